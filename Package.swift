@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Reveille",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ReveilleKit", targets: ["ReveilleKit"]),
+        .executable(name: "reveille", targets: ["reveille"]),
+        .executable(name: "reveille-agent", targets: ["reveille-agent"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+    ],
+    targets: [
+        // System libraries, each wrapped by exactly one Swift file.
+        .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0",
+                       providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(name: "CNotify", pkgConfig: "libnotify",
+                       providers: [.apt(["libnotify-dev"])]),
+        .systemLibrary(name: "CPulse", pkgConfig: "libpulse-mainloop-glib",
+                       providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CSndfile", pkgConfig: "sndfile",
+                       providers: [.apt(["libsndfile1-dev"])]),
+
+        // Values and rules: model, schedule math, state machine, store, parsing.
+        .target(name: "ReveilleCore", dependencies: [
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
+        // The GLib main loop as a Swift global actor, and GDBus behind a typed wrapper.
+        .target(name: "ReveilleBus", dependencies: ["CGLib"]),
+        // The daemon's parts: scheduler, presenter, D-Bus service.
+        .target(name: "ReveilleAgent", dependencies: [
+            "ReveilleCore", "ReveilleBus", "CNotify", "CPulse", "CSndfile",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // AlarmKit's client API, speaking D-Bus to the agent.
+        .target(name: "ReveilleKit", dependencies: ["ReveilleCore", "ReveilleBus"]),
+
+        .executableTarget(name: "reveille", dependencies: [
+            "ReveilleKit", "ReveilleCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "reveille-agent", dependencies: [
+            "ReveilleAgent",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // A recording org.freedesktop.Notifications server for the end-to-end tests.
+        .executableTarget(name: "reveille-test-notifyd", dependencies: ["ReveilleBus"],
+                          path: "Tests/Support/reveille-test-notifyd"),
+
+        .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ReveilleCore", "ReveilleBus"]),
+    ]
+)

@@ -1,0 +1,4 @@
+#pragma once
+#include <gio/gio.h>
+#include <glib-unix.h>
+#include <gio/gunixfdlist.h>

@@ -1,0 +1,3 @@
+#pragma once
+#include <pulse/pulseaudio.h>
+#include <pulse/glib-mainloop.h>

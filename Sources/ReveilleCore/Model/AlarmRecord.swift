@@ -1,0 +1,62 @@
+import Foundation
+
+/// What an app asks the agent to schedule: AlarmKit's `AlarmConfiguration`
+/// without its generic parameter (metadata travels as JSON text).
+public struct AlarmRequest: Codable, Hashable, Sendable {
+    public var schedule: Alarm.Schedule?
+    public var countdownDuration: Alarm.CountdownDuration?
+    public var presentation: AlarmPresentation
+    public var metadata: String?
+    public var tintColor: Color
+    public var sound: AlertConfiguration.AlertSound
+
+    public init(schedule: Alarm.Schedule?, countdownDuration: Alarm.CountdownDuration?,
+                presentation: AlarmPresentation, metadata: String? = nil,
+                tintColor: Color = .blue, sound: AlertConfiguration.AlertSound = .default) {
+        self.schedule = schedule
+        self.countdownDuration = countdownDuration
+        self.presentation = presentation
+        self.metadata = metadata
+        self.tintColor = tintColor
+        self.sound = sound
+    }
+}
+
+/// An alarm as the agent stores and lists it: the alarm, what it shows, and
+/// the instants the agent tracks for it.
+public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
+    public var alarm: Alarm
+    public var presentation: AlarmPresentation
+    public var metadata: String?
+    public var tintColor: Color
+    public var sound: AlertConfiguration.AlertSound
+    /// The app that scheduled it.
+    public var appID: String
+    /// In `scheduled`: the instant it alerts. In `countdown`: the instant the countdown ends.
+    public var fireDate: Date?
+    /// The length of the running or paused countdown, for its progress.
+    public var countdownLength: TimeInterval?
+    /// In `paused`: the time that was left when it was paused.
+    public var pausedTimeRemaining: TimeInterval?
+    /// In `alerting`: when it started to alert.
+    public var alertingSince: Date?
+
+    public var id: UUID { alarm.id }
+    public var title: String { presentation.alert.title }
+
+    public init(alarm: Alarm, presentation: AlarmPresentation, metadata: String? = nil,
+                tintColor: Color = .blue, sound: AlertConfiguration.AlertSound = .default,
+                appID: String, fireDate: Date? = nil, countdownLength: TimeInterval? = nil,
+                pausedTimeRemaining: TimeInterval? = nil, alertingSince: Date? = nil) {
+        self.alarm = alarm
+        self.presentation = presentation
+        self.metadata = metadata
+        self.tintColor = tintColor
+        self.sound = sound
+        self.appID = appID
+        self.fireDate = fireDate
+        self.countdownLength = countdownLength
+        self.pausedTimeRemaining = pausedTimeRemaining
+        self.alertingSince = alertingSince
+    }
+}

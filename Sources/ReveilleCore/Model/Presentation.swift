@@ -1,0 +1,111 @@
+import Foundation
+
+/// How an alarm shows itself in each of its states.
+public struct AlarmPresentation: Codable, Hashable, Sendable {
+    /// The alerting notification.
+    public var alert: Alert
+    /// The live countdown notification (timer, pre-alert, snooze); none when `nil`.
+    public var countdown: Countdown?
+    /// The paused countdown notification.
+    public var paused: Paused?
+
+    public init(alert: Alert, countdown: Countdown? = nil, paused: Paused? = nil) {
+        self.alert = alert
+        self.countdown = countdown
+        self.paused = paused
+    }
+
+    /// The alert: title, the Stop button and an optional secondary button.
+    public struct Alert: Codable, Hashable, Sendable {
+        public var title: String
+        public var stopButton: AlarmButton
+        public var secondaryButton: AlarmButton?
+        public var secondaryButtonBehavior: SecondaryButtonBehavior?
+
+        public init(title: String, stopButton: AlarmButton = .stopButton,
+                    secondaryButton: AlarmButton? = nil,
+                    secondaryButtonBehavior: SecondaryButtonBehavior? = nil) {
+            self.title = title
+            self.stopButton = stopButton
+            self.secondaryButton = secondaryButton
+            self.secondaryButtonBehavior = secondaryButtonBehavior
+        }
+
+        /// What the secondary button does.
+        public enum SecondaryButtonBehavior: String, Codable, Hashable, Sendable {
+            /// Starts the post-alert countdown: snooze or repeat.
+            case countdown
+            /// Runs the secondary intent, such as opening the app.
+            case custom
+        }
+    }
+
+    /// The countdown notification's title and its Pause button.
+    public struct Countdown: Codable, Hashable, Sendable {
+        public var title: String
+        public var pauseButton: AlarmButton
+
+        public init(title: String, pauseButton: AlarmButton = .pauseButton) {
+            self.title = title
+            self.pauseButton = pauseButton
+        }
+    }
+
+    /// The paused notification's title and its Resume button.
+    public struct Paused: Codable, Hashable, Sendable {
+        public var title: String
+        public var resumeButton: AlarmButton
+
+        public init(title: String, resumeButton: AlarmButton = .resumeButton) {
+            self.title = title
+            self.resumeButton = resumeButton
+        }
+    }
+}
+
+/// A button on an alarm's notification. `systemImageName` is a freedesktop icon name,
+/// shown where the notification server draws action icons.
+public struct AlarmButton: Codable, Hashable, Sendable {
+    public var text: String
+    public var textColor: Color
+    public var systemImageName: String
+
+    public init(text: String, textColor: Color, systemImageName: String) {
+        self.text = text
+        self.textColor = textColor
+        self.systemImageName = systemImageName
+    }
+
+    public static let stopButton = AlarmButton(text: "Stop", textColor: .white, systemImageName: "media-playback-stop")
+    public static let snoozeButton = AlarmButton(text: "Snooze", textColor: .white, systemImageName: "alarm-symbolic")
+    public static let repeatButton = AlarmButton(text: "Repeat", textColor: .white, systemImageName: "view-refresh")
+    public static let pauseButton = AlarmButton(text: "Pause", textColor: .white, systemImageName: "media-playback-pause")
+    public static let resumeButton = AlarmButton(text: "Resume", textColor: .white, systemImageName: "media-playback-start")
+    public static let openAppButton = AlarmButton(text: "Open", textColor: .white, systemImageName: "window-new")
+}
+
+/// A plain RGB colour, components from 0 to 1.
+public struct Color: Codable, Hashable, Sendable {
+    public var red: Double
+    public var green: Double
+    public var blue: Double
+
+    public init(red: Double, green: Double, blue: Double) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+
+    public static let black = Color(red: 0, green: 0, blue: 0)
+    public static let white = Color(red: 1, green: 1, blue: 1)
+    public static let gray = Color(red: 0.56, green: 0.56, blue: 0.58)
+    public static let red = Color(red: 1, green: 0.23, blue: 0.19)
+    public static let orange = Color(red: 1, green: 0.58, blue: 0)
+    public static let yellow = Color(red: 1, green: 0.8, blue: 0)
+    public static let green = Color(red: 0.2, green: 0.78, blue: 0.35)
+    public static let mint = Color(red: 0, green: 0.78, blue: 0.75)
+    public static let blue = Color(red: 0, green: 0.48, blue: 1)
+    public static let indigo = Color(red: 0.35, green: 0.34, blue: 0.84)
+    public static let purple = Color(red: 0.69, green: 0.32, blue: 0.87)
+    public static let pink = Color(red: 1, green: 0.18, blue: 0.33)
+}

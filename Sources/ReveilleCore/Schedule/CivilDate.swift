@@ -1,0 +1,81 @@
+import Foundation
+
+/// A calendar day without a time zone, with integer day arithmetic
+/// (Howard Hinnant's days-from-civil algorithms, proleptic Gregorian).
+struct CivilDate: Hashable, Sendable {
+    var year: Int
+    var month: Int
+    var day: Int
+
+    /// Days since 1970-01-01.
+    var daysSinceEpoch: Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let shiftedMonth = month > 2 ? month - 3 : month + 9
+        let dayOfYear = (153 * shiftedMonth + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    init(daysSinceEpoch days: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    }
+
+    /// Whether the day exists (month 1–12, day within that month).
+    var isValid: Bool {
+        guard (1...12).contains(month), day >= 1 else { return false }
+        return CivilDate(daysSinceEpoch: daysSinceEpoch) == self
+    }
+
+    func adding(days: Int) -> CivilDate { CivilDate(daysSinceEpoch: daysSinceEpoch + days) }
+
+    var weekday: Locale.Weekday {
+        // 1970-01-01 was a Thursday.
+        let index = ((daysSinceEpoch % 7) + 7 + 4) % 7
+        return [.sunday, .monday, .tuesday, .wednesday, .thursday, .friday, .saturday][index]
+    }
+
+    /// The local calendar day of `instant` in `timeZone`.
+    init(containing instant: Date, in timeZone: TimeZone) {
+        let local = instant.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: instant))
+        self.init(daysSinceEpoch: Int((local / 86_400).rounded(.down)))
+    }
+}
+
+/// Turns a wall-clock time on a calendar day into an instant, with defined rules for
+/// daylight-saving transitions.
+enum WallClock {
+    /// The instant at which the wall clock of `timeZone` shows `date` at `hour:minute:second`.
+    ///
+    /// In a spring-forward gap the time does not exist: it resolves with the UTC offset in
+    /// force before the transition (02:30 in a one-hour gap is 03:30 new time, as mktime does).
+    /// In a fall-back overlap the time happens twice: it resolves to the earlier instant.
+    static func instant(on date: CivilDate, hour: Int, minute: Int, second: Double = 0,
+                        in timeZone: TimeZone) -> Date {
+        let asIfUTC = Double(date.daysSinceEpoch) * 86_400 + Double(hour * 3600 + minute * 60) + second
+        let offsetBefore = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: asIfUTC - 86_400))
+        let offsetAfter = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: asIfUTC + 86_400))
+        let candidates = Set([offsetBefore, offsetAfter,
+                              timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: asIfUTC - Double(offsetBefore))),
+                              timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: asIfUTC - Double(offsetAfter)))])
+        let matching = candidates
+            .map { Date(timeIntervalSince1970: asIfUTC - Double($0)) }
+            .filter { Double(timeZone.secondsFromGMT(for: $0)) == asIfUTC - $0.timeIntervalSince1970 }
+        return matching.min() ?? Date(timeIntervalSince1970: asIfUTC - Double(offsetBefore))
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+
+/// The operations a person or an app can apply to an alarm.
+public enum AlarmAction: String, Codable, Sendable, CaseIterable {
+    /// Start the post-alert countdown of an alerting alarm (snooze / repeat).
+    case countdown
+    case pause
+    case resume
+    case stop
+    case cancel
+
+    /// The states in which the action is allowed.
+    public var allowedStates: Set<Alarm.State> {
+        switch self {
+        case .countdown: [.alerting]
+        case .pause: [.countdown]
+        case .resume: [.paused]
+        case .stop: [.alerting, .countdown, .paused]
+        case .cancel: Set(Alarm.State.allCases)
+        }
+    }
+}
+
+/// What the clock did to an alarm.
+public enum AlarmAdvance: Hashable, Sendable {
+    /// Nothing was due.
+    case unchanged
+    /// It entered its countdown or began to alert.
+    case updated(AlarmRecord)
+    /// It was due longer ago than the late window allows: the occurrence at `missedDate`
+    /// is reported instead of alerting. `next` is the following occurrence, if any.
+    case missed(missedDate: Date, next: AlarmRecord?)
+}
+
+extension AlarmRecord {
+    /// A new alarm from a validated request, already advanced to `now`.
+    public init(id: UUID, request: AlarmRequest, appID: String, now: Date, timeZone: TimeZone) throws {
+        try request.validate(now: now)
+        let preAlert = request.countdownDuration?.preAlert
+        self.init(alarm: Alarm(id: id, schedule: request.schedule,
+                               countdownDuration: request.countdownDuration, state: .scheduled),
+                  presentation: request.presentation, metadata: request.metadata,
+                  tintColor: request.tintColor, sound: request.sound, appID: appID)
+        if let schedule = request.schedule {
+            guard let next = schedule.nextFireDate(after: now, in: timeZone) else {
+                throw AlarmError.invalidConfiguration("the schedule has no instant after now")
+            }
+            fireDate = next
+            if let preAlert, next.timeIntervalSince(now) <= preAlert {
+                enterCountdown(until: next, length: preAlert)
+            }
+        } else if let preAlert {
+            enterCountdown(until: now.addingTimeInterval(preAlert), length: preAlert)
+        }
+    }
+
+    /// The next instant at which the agent must act on this alarm, if any.
+    public var dueDate: Date? {
+        switch alarm.state {
+        case .scheduled:
+            guard let fireDate else { return nil }
+            if let preAlert = alarm.countdownDuration?.preAlert {
+                return fireDate.addingTimeInterval(-preAlert)
+            }
+            return fireDate
+        case .countdown:
+            return fireDate
+        case .paused, .alerting:
+            return nil
+        }
+    }
+
+    /// Moves the alarm along its schedule to `now`: into its pre-alert countdown or its alert.
+    /// An alert due more than `lateWindow` ago is reported as missed instead.
+    public func advanced(to now: Date, lateWindow: TimeInterval, timeZone: TimeZone) -> AlarmAdvance {
+        guard let due = dueDate, due <= now, let fireDate else { return .unchanged }
+        if now >= fireDate {
+            if now.timeIntervalSince(fireDate) > lateWindow {
+                return .missed(missedDate: fireDate, next: nextOccurrence(after: now, timeZone: timeZone))
+            }
+            var alerting = self
+            alerting.alarm.state = .alerting
+            alerting.alertingSince = now
+            alerting.countdownLength = nil
+            return .updated(alerting)
+        }
+        var counting = self
+        counting.enterCountdown(until: fireDate, length: alarm.countdownDuration?.preAlert ?? fireDate.timeIntervalSince(now))
+        return .updated(counting)
+    }
+
+    /// Applies a person's or an app's action. Returns the changed alarm, or `nil` when the
+    /// alarm has ended. Throws `invalidState` when the action is not allowed in its state.
+    public func applying(_ action: AlarmAction, now: Date, timeZone: TimeZone) throws -> AlarmRecord? {
+        guard action.allowedStates.contains(alarm.state) else {
+            let allowed = Alarm.State.allCases.filter(action.allowedStates.contains).map(\.rawValue)
+            throw AlarmError.invalidState(
+                "alarm \(id.uuidString.lowercased()) is \(alarm.state.rawValue): \(action.rawValue) is allowed only when it is \(allowed.joined(separator: " or "))")
+        }
+        var next = self
+        switch action {
+        case .cancel:
+            return nil
+        case .stop:
+            return nextOccurrence(after: max(now, fireDate ?? now), timeZone: timeZone)
+        case .countdown:
+            guard let postAlert = alarm.countdownDuration?.postAlert else {
+                throw AlarmError.invalidState(
+                    "alarm \(id.uuidString.lowercased()) has no post-alert duration: it cannot snooze or repeat")
+            }
+            next.enterCountdown(until: now.addingTimeInterval(postAlert), length: postAlert)
+        case .pause:
+            next.alarm.state = .paused
+            next.pausedTimeRemaining = max(0, (fireDate ?? now).timeIntervalSince(now))
+            next.fireDate = nil
+        case .resume:
+            next.enterCountdown(until: now.addingTimeInterval(pausedTimeRemaining ?? 0),
+                                length: countdownLength ?? pausedTimeRemaining ?? 0)
+        }
+        return next
+    }
+
+    /// After a time-zone or wall-clock change: a relative alarm that is not yet due moves to
+    /// the next occurrence of its wall-clock time. Fixed alarms keep their instant; alarms
+    /// already due are left for `advanced(to:)`, so a jump forward does not skip them.
+    public func rescheduled(now: Date, timeZone: TimeZone) -> AlarmRecord {
+        guard alarm.state == .scheduled, case .relative = alarm.schedule,
+              let fireDate, fireDate > now,
+              let next = alarm.schedule?.nextFireDate(after: now, in: timeZone) else { return self }
+        var moved = self
+        moved.fireDate = next
+        return moved
+    }
+
+    /// This alarm moved to its occurrence after `instant`, or `nil` if it does not repeat.
+    private func nextOccurrence(after instant: Date, timeZone: TimeZone) -> AlarmRecord? {
+        guard alarm.isRepeating, let next = alarm.schedule?.nextFireDate(after: instant, in: timeZone) else {
+            return nil
+        }
+        var moved = self
+        moved.alarm.state = .scheduled
+        moved.fireDate = next
+        moved.countdownLength = nil
+        moved.pausedTimeRemaining = nil
+        moved.alertingSince = nil
+        return moved
+    }
+
+    private mutating func enterCountdown(until end: Date, length: TimeInterval) {
+        alarm.state = .countdown
+        fireDate = end
+        countdownLength = length
+        pausedTimeRemaining = nil
+        alertingSince = nil
+    }
+}

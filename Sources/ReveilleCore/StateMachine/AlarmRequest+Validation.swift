@@ -1,0 +1,50 @@
+import Foundation
+
+extension AlarmRequest {
+    /// The longest countdown accepted: a year.
+    public static let maximumCountdown: TimeInterval = 366 * 86_400
+    /// The longest title accepted, in characters.
+    public static let maximumTitleLength = 500
+
+    /// Checks the request against AlarmKit's rules; throws `invalidConfiguration`
+    /// naming what is wrong and what is accepted.
+    public func validate(now: Date) throws {
+        func invalid(_ text: String) -> AlarmError { .invalidConfiguration(text) }
+        for (name, value) in [("preAlert", countdownDuration?.preAlert), ("postAlert", countdownDuration?.postAlert)] {
+            guard let value else { continue }
+            guard value.isFinite, value > 0, value <= Self.maximumCountdown else {
+                throw invalid("\(name) is \(value) seconds; accepted: more than 0 and at most \(Int(Self.maximumCountdown)) seconds (366 days)")
+            }
+        }
+        switch schedule {
+        case nil:
+            guard countdownDuration?.preAlert != nil else {
+                throw invalid("a timer (no schedule) needs countdownDuration.preAlert, the time until it alerts")
+            }
+        case .fixed(let date):
+            guard date > now else {
+                throw invalid("the fixed instant \(ISO8601Local.string(from: date, in: .current)) is not in the future")
+            }
+        case .relative(let relative):
+            guard (0...23).contains(relative.time.hour), (0...59).contains(relative.time.minute) else {
+                throw invalid("time \(relative.time.hour):\(relative.time.minute) is not a time of day; accepted: hour 0–23, minute 0–59")
+            }
+            if case .weekly(let days) = relative.repeats, days.isEmpty {
+                throw invalid("a weekly recurrence needs at least one weekday; use .never for a one-time alarm")
+            }
+        }
+        let alert = presentation.alert
+        guard alert.title.count <= Self.maximumTitleLength else {
+            throw invalid("the title has \(alert.title.count) characters; at most \(Self.maximumTitleLength) are accepted")
+        }
+        if alert.secondaryButton != nil, alert.secondaryButtonBehavior == nil {
+            throw invalid("a secondary button needs a secondaryButtonBehavior: .countdown (snooze/repeat) or .custom")
+        }
+        if alert.secondaryButtonBehavior == .countdown, countdownDuration?.postAlert == nil {
+            throw invalid("secondaryButtonBehavior .countdown needs countdownDuration.postAlert, the snooze/repeat length")
+        }
+        if let metadata, (try? JSONSerialization.jsonObject(with: Data(metadata.utf8), options: [.fragmentsAllowed])) == nil {
+            throw invalid("metadata is not valid JSON text")
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Replaces a file's content so that a crash at any point leaves either the old or the
+/// new content: write a temporary file, fsync it, rename it over the target, fsync the folder.
+public enum AtomicFile {
+    /// The points between the steps of a write, where a test can simulate a crash.
+    public enum Step: CaseIterable, Sendable {
+        case createdTemporary, wrotePart, wroteAll, syncedTemporary, renamed
+    }
+
+    /// Writes `data` to `path` with mode 0600. `continueAfter` is for tests: returning
+    /// `false` stops the write at that step and leaves everything as a crash would.
+    public static func write(_ data: Data, to path: FilePath,
+                             continueAfter: (Step) -> Bool = { _ in true }) throws {
+        let temporary = FilePath(path.string + ".tmp")
+        let descriptor = try FileDescriptor.open(
+            temporary, .writeOnly, options: [.create, .truncate],
+            permissions: [.ownerRead, .ownerWrite])
+        var renamed = false
+        defer { if !renamed { try? FileDescriptor.close(descriptor)(); _ = unlink(temporary.string) } }
+        // The file may predate us with wider permissions; a crash left it, or a person did.
+        guard fchmod(descriptor.rawValue, 0o600) == 0 else { throw Errno(rawValue: errno) }
+        guard continueAfter(.createdTemporary) else { renamed = true; return }
+        let half = data.count / 2
+        _ = try descriptor.writeAll(data.prefix(half))
+        guard continueAfter(.wrotePart) else { renamed = true; return }
+        _ = try descriptor.writeAll(data.dropFirst(half))
+        guard continueAfter(.wroteAll) else { renamed = true; return }
+        guard fsync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
+        guard continueAfter(.syncedTemporary) else { renamed = true; return }
+        try descriptor.close()
+        guard rename(temporary.string, path.string) == 0 else { throw Errno(rawValue: errno) }
+        renamed = true
+        guard continueAfter(.renamed) else { return }
+        try syncDirectory(containing: path)
+    }
+
+    /// fsync(2) of the folder, so the rename itself survives a power cut.
+    static func syncDirectory(containing path: FilePath) throws {
+        let directory = try FileDescriptor.open(path.removingLastComponent(), .readOnly, options: [.directory])
+        defer { try? directory.close() }
+        guard fsync(directory.rawValue) == 0 else { throw Errno(rawValue: errno) }
+    }
+
+    /// Creates `path` and its parents with mode 0700 if missing, and tightens an existing one.
+    public static func makePrivateDirectory(_ path: FilePath) throws {
+        try FileManager.default.createDirectory(atPath: path.string, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        guard chmod(path.string, 0o700) == 0 else { throw Errno(rawValue: errno) }
+    }
+}
+
+private extension FileDescriptor {
+    // `close()` as a value, for `defer` blocks that must not throw.
+    static func close(_ descriptor: FileDescriptor) -> () throws -> Void { { try descriptor.close() } }
+}

@@ -1,0 +1,21 @@
+import Foundation
+import SystemPackage
+
+/// Where Reveille keeps its files, following the XDG Base Directory specification.
+public struct ReveillePaths: Sendable {
+    /// `$XDG_STATE_HOME/reveille`, by default `~/.local/state/reveille`: the alarms.
+    public var stateDirectory: FilePath
+    /// `$XDG_CONFIG_HOME/reveille`, by default `~/.config/reveille`: settings and decisions.
+    public var configDirectory: FilePath
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        func base(_ variable: String, _ fallback: String) -> FilePath {
+            // The spec says relative values are invalid and must be ignored.
+            if let value = environment[variable], value.hasPrefix("/") { return FilePath(value) }
+            return FilePath(home).appending(fallback)
+        }
+        stateDirectory = base("XDG_STATE_HOME", ".local/state").appending("reveille")
+        configDirectory = base("XDG_CONFIG_HOME", ".config").appending("reveille")
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import ReveilleCore
+
+/// `reveille next`: check a schedule before trusting it, like `systemd-analyze calendar`.
+struct Next: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the next instants a schedule would ring at (needs no agent).",
+        discussion: """
+            Prints one ISO 8601 local time with its UTC offset per line, in the process's \
+            time zone (set TZ to try another). A time of day repeats (daily, or on --days); \
+            a date rings once.
+            """)
+
+    @Argument(help: "A time of day (\(InputParser.acceptedTimes)) or a date (\(InputParser.acceptedDates)).")
+    var time: String
+
+    @Option(help: "Weekdays the time repeats on: \(InputParser.acceptedWeekdays). Default: every day.")
+    var days: String?
+
+    @Option(help: "How many instants to print (1–1000).")
+    var count: Int = 5
+
+    @Option(help: "Count from this instant instead of now (\(InputParser.acceptedDates)).")
+    var from: String?
+
+    @Flag(help: "Print a JSON array of the same strings.")
+    var json = false
+
+    func validate() throws {
+        guard (1...1000).contains(count) else {
+            throw ValidationError("--count is \(count); accepted: a whole number from 1 to 1000")
+        }
+    }
+
+    func run() throws {
+        let timeZone = TimeZone.current
+        let now = Date()
+        let start = try from.map { try InputParser.instant($0, now: now, timeZone: timeZone) } ?? now
+        var schedule = try InputParser.schedule(time, days: days, now: start, timeZone: timeZone)
+        // A time of day without --days: `reveille next` shows how it recurs daily.
+        if case .relative(var relative) = schedule, relative.repeats == .never {
+            relative.repeats = .weekly([.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday])
+            schedule = .relative(relative)
+        }
+        let lines = schedule.fireDates(after: start, count: count, in: timeZone)
+            .map { ISO8601Local.string(from: $0, in: timeZone) }
+        guard !lines.isEmpty else {
+            throw ValidationError("'\(time)' has no instant after \(ISO8601Local.string(from: start, in: timeZone))")
+        }
+        if json {
+            let data = try JSONCoding.compactEncoder.encode(lines)
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            lines.forEach { print($0) }
+        }
+    }
+}

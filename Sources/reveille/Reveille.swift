@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct Reveille: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reveille",
+        abstract: "Alarms and timers that ring even when no app is open.",
+        discussion: "Times are read in the local time zone (honours TZ). Alarm IDs may be shortened to any unique prefix.",
+        subcommands: [Next.self])
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import ReveilleCore
+
+@Suite("Input parsing")
+struct InputParserTests {
+    let berlin = zone("Europe/Berlin")
+    let now = instant("2027-06-01T10:00:00Z")
+
+    @Test(arguments: [("07:30", 7, 30), ("7:30", 7, 30), ("7:30pm", 19, 30), ("7:30 PM", 19, 30),
+                      ("19:30", 19, 30), ("7pm", 19, 0), ("12am", 0, 0), ("12:15pm", 12, 15), ("0:00", 0, 0)])
+    func acceptedTimes(_ text: String, _ hour: Int, _ minute: Int) throws {
+        #expect(try InputParser.timeOfDay(text) == .init(hour: hour, minute: minute))
+    }
+
+    @Test(arguments: ["24:00", "7:60", "13pm", "7", "seven", "7:3", "", "07:30:00x"])
+    func rejectedTimes(_ text: String) {
+        #expect {
+            try InputParser.timeOfDay(text)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("as a time of day") && text.contains("accepted: 07:30")
+        }
+    }
+
+    @Test(arguments: [("90s", 90.0), ("10m", 600), ("1h30m", 5400), ("1h 30m", 5400), ("1.5h", 5400),
+                      ("2d", 172_800), ("1:30:00", 5400), ("5:00", 300), ("10min", 600), ("45sec", 45)])
+    func acceptedDurations(_ text: String, _ seconds: Double) throws {
+        #expect(try InputParser.duration(text) == seconds)
+    }
+
+    @Test(arguments: ["10", "0s", "1:61", "h", "10x", "1::00", "-5m", ""])
+    func rejectedDurations(_ text: String) {
+        #expect {
+            try InputParser.duration(text)
+        } throws: { error in
+            "\(error)".contains("'\(text)'") && "\(error)".contains("accepted: 90s")
+        }
+    }
+
+    @Test func weekdayLists() throws {
+        #expect(try InputParser.weekdays("mon,wed,fri") == [.monday, .wednesday, .friday])
+        #expect(try InputParser.weekdays("Friday, monday") == [.monday, .friday])
+        #expect(try InputParser.weekdays("weekdays") == [.monday, .tuesday, .wednesday, .thursday, .friday])
+        #expect(try InputParser.weekdays("weekends") == [.saturday, .sunday])
+        #expect(try InputParser.weekdays("daily") == everyDay)
+        #expect(try InputParser.weekdays("fri-mon") == [.monday, .friday, .saturday, .sunday])
+        #expect(try InputParser.weekdays("tu,th") == [.tuesday, .thursday])
+        for bad in ["", "funday", "mon-", "m", "mon-tue-wed"] {
+            #expect(throws: InputError.self) { try InputParser.weekdays(bad) }
+        }
+    }
+
+    @Test func timeOfDayMakesRelativeAndDateMakesFixed() throws {
+        #expect(try InputParser.schedule("7:30", now: now, timeZone: berlin) == relative(7, 30))
+        #expect(try InputParser.schedule("7:30", days: "weekdays", now: now, timeZone: berlin)
+                == relative(7, 30, [.monday, .tuesday, .wednesday, .thursday, .friday]))
+        #expect(try InputParser.schedule("2026-12-24 18:00", now: now, timeZone: berlin)
+                == .fixed(instant("2026-12-24T17:00:00Z")))
+        #expect(try InputParser.schedule("2026-12-24T18:00", now: now, timeZone: berlin)
+                == .fixed(instant("2026-12-24T17:00:00Z")))
+        #expect(try InputParser.schedule("2026-12-24T18:00+05:00", now: now, timeZone: berlin)
+                == .fixed(instant("2026-12-24T13:00:00Z")))
+        #expect(try InputParser.schedule("2026-12-24T18:00:30Z", now: now, timeZone: berlin)
+                == .fixed(instant("2026-12-24T18:00:30Z")))
+        #expect(throws: InputError.self) { try InputParser.schedule("2026-12-24 18:00", days: "mon", now: now, timeZone: berlin) }
+    }
+
+    @Test func todayAndTomorrowAreLocalDays() throws {
+        // 10:00Z is 12:00 in Berlin on 1 June.
+        #expect(try InputParser.instant("today 18:00", now: now, timeZone: berlin) == instant("2027-06-01T16:00:00Z"))
+        #expect(try InputParser.instant("tomorrow 7:30", now: now, timeZone: berlin) == instant("2027-06-02T05:30:00Z"))
+        #expect(try InputParser.instant("now", now: now, timeZone: berlin) == now)
+    }
+
+    @Test(arguments: ["2026-13-01 10:00", "2026-02-30 10:00", "2026-12-24", "yesterday 7:00", "2026-12-24 25:00",
+                      "2026-12-24T18:00+25:00"])
+    func rejectedDates(_ text: String) {
+        #expect {
+            try InputParser.instant(text, now: now, timeZone: berlin)
+        } throws: { error in
+            "\(error)".contains("'\(text)'") && "\(error)".contains("today 18:00")
+        }
+    }
+
+    @Test func iso8601FormatsOffsetsIncludingHalfHours() {
+        let date = instant("2027-01-15T12:00:00Z")
+        #expect(ISO8601Local.string(from: date, in: zone("Asia/Kolkata")) == "2027-01-15T17:30:00+05:30")
+        #expect(ISO8601Local.string(from: date, in: zone("America/St_Johns")) == "2027-01-15T08:30:00-03:30")
+        #expect(ISO8601Local.string(from: date, in: zone("UTC")) == "2027-01-15T12:00:00+00:00")
+        #expect(ISO8601Local.utcString(from: date.addingTimeInterval(0.25)) == "2027-01-15T12:00:00.250Z")
+    }
+}

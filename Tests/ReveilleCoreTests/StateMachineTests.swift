@@ -1,0 +1,168 @@
+import Foundation
+import Testing
+@testable import ReveilleCore
+
+@Suite("State machine")
+struct StateMachineTests {
+    let utc = zone("UTC")
+    let now = instant("2027-06-01T12:00:00Z")
+
+    func record(_ schedule: Alarm.Schedule?, preAlert: TimeInterval? = nil, postAlert: TimeInterval? = 300,
+                at time: Date? = nil) throws -> AlarmRecord {
+        try AlarmRecord(id: UUID(), request: request(schedule: schedule, preAlert: preAlert, postAlert: postAlert),
+                        appID: "test", now: time ?? now, timeZone: utc)
+    }
+
+    func alerting(_ base: AlarmRecord) -> AlarmRecord {
+        guard case .updated(let fired) = base.advanced(to: base.fireDate!, lateWindow: 600, timeZone: utc) else {
+            Issue.record("expected the alarm to fire"); return base
+        }
+        return fired
+    }
+
+    @Test func timerStartsCountingDownAndFiresAfterPreAlert() throws {
+        let timer = try record(nil, preAlert: 90)
+        #expect(timer.alarm.state == .countdown)
+        #expect(timer.fireDate == now.addingTimeInterval(90))
+        #expect(timer.dueDate == now.addingTimeInterval(90))
+        #expect(timer.advanced(to: now.addingTimeInterval(89), lateWindow: 600, timeZone: utc) == .unchanged)
+        #expect(alerting(timer).alarm.state == .alerting)
+    }
+
+    @Test func scheduledWithPreAlertEntersCountdownBeforeItsInstant() throws {
+        let alarm = try record(relative(13, 0), preAlert: 600)
+        #expect(alarm.alarm.state == .scheduled)
+        #expect(alarm.dueDate == instant("2027-06-01T12:50:00Z"))
+        guard case .updated(let counting) = alarm.advanced(to: instant("2027-06-01T12:50:00Z"), lateWindow: 600, timeZone: utc) else {
+            Issue.record("expected the pre-alert countdown"); return
+        }
+        #expect(counting.alarm.state == .countdown)
+        #expect(counting.fireDate == instant("2027-06-01T13:00:00Z"))
+        #expect(counting.countdownLength == 600)
+    }
+
+    @Test func preAlertLongerThanTheWaitStartsCountingAtOnce() throws {
+        let alarm = try record(relative(12, 5), preAlert: 600)
+        #expect(alarm.alarm.state == .countdown)
+        #expect(alarm.fireDate == instant("2027-06-01T12:05:00Z"))
+    }
+
+    @Test func snoozeCountsDownPostAlertThenAlertsAgain() throws {
+        let fired = alerting(try record(relative(12, 30)))
+        let snoozed = try #require(try fired.applying(.countdown, now: now, timeZone: utc))
+        #expect(snoozed.alarm.state == .countdown)
+        #expect(snoozed.fireDate == now.addingTimeInterval(300))
+        #expect(alerting(snoozed).alarm.state == .alerting)
+    }
+
+    @Test func pauseKeepsTheTimeLeftAndResumeContinuesFromIt() throws {
+        let timer = try record(nil, preAlert: 100)
+        let paused = try #require(try timer.applying(.pause, now: now.addingTimeInterval(40), timeZone: utc))
+        #expect(paused.alarm.state == .paused)
+        #expect(paused.pausedTimeRemaining == 60)
+        #expect(paused.dueDate == nil)
+        let resumed = try #require(try paused.applying(.resume, now: now.addingTimeInterval(1000), timeZone: utc))
+        #expect(resumed.alarm.state == .countdown)
+        #expect(resumed.fireDate == now.addingTimeInterval(1060))
+        #expect(resumed.countdownLength == 100)
+    }
+
+    @Test func stopEndsAOneTimeAlarm() throws {
+        #expect(try alerting(try record(relative(12, 30))).applying(.stop, now: now, timeZone: utc) == nil)
+        #expect(try alerting(try record(.fixed(instant("2027-06-02T00:00:00Z")))).applying(.stop, now: now, timeZone: utc) == nil)
+    }
+
+    @Test func stopMovesARepeatingAlarmToItsNextOccurrence() throws {
+        let fired = alerting(try record(relative(12, 30, [.tuesday, .thursday])))
+        let stopAt = instant("2027-06-01T12:31:00Z")
+        let next = try #require(try fired.applying(.stop, now: stopAt, timeZone: utc))
+        #expect(next.alarm.state == .scheduled)
+        #expect(next.fireDate == instant("2027-06-03T12:30:00Z"))
+        #expect(next.alertingSince == nil)
+    }
+
+    @Test func stopEndsARunningOrPausedTimer() throws {
+        let timer = try record(nil, preAlert: 100)
+        #expect(try timer.applying(.stop, now: now, timeZone: utc) == nil)
+        let paused = try #require(try timer.applying(.pause, now: now, timeZone: utc))
+        #expect(try paused.applying(.stop, now: now, timeZone: utc) == nil)
+    }
+
+    @Test(arguments: Alarm.State.allCases)
+    func cancelEndsEveryState(_ state: Alarm.State) throws {
+        var alarm = try record(nil, preAlert: 100)
+        alarm.alarm.state = state
+        #expect(try alarm.applying(.cancel, now: now, timeZone: utc) == nil)
+    }
+
+    /// Every action in every state it is not allowed in is refused with the state and what is allowed.
+    @Test(arguments: AlarmAction.allCases)
+    func refusedTransitionsNameTheStateAndWhatIsAllowed(_ action: AlarmAction) throws {
+        for state in Alarm.State.allCases where !action.allowedStates.contains(state) {
+            var alarm = try record(nil, preAlert: 100)
+            alarm.alarm.state = state
+            #expect {
+                try alarm.applying(action, now: now, timeZone: utc)
+            } throws: { error in
+                guard case AlarmError.invalidState(let text) = error else { return false }
+                return text.contains("is \(state.rawValue)") && text.contains("\(action.rawValue) is allowed only when")
+            }
+        }
+    }
+
+    @Test func snoozeWithoutPostAlertIsRefused() throws {
+        let fired = alerting(try record(relative(12, 30), postAlert: nil))
+        #expect(throws: AlarmError.self) { try fired.applying(.countdown, now: now, timeZone: utc) }
+    }
+
+    @Test func lateBeyondTheWindowIsMissedNotRung() throws {
+        let oneTime = try record(relative(12, 30))
+        let late = instant("2027-06-01T12:41:00Z")
+        #expect(oneTime.advanced(to: late, lateWindow: 600, timeZone: utc)
+                == .missed(missedDate: instant("2027-06-01T12:30:00Z"), next: nil))
+        let withinWindow = instant("2027-06-01T12:39:00Z")
+        guard case .updated(let rung) = oneTime.advanced(to: withinWindow, lateWindow: 600, timeZone: utc) else {
+            Issue.record("a 9-minute-late alarm must ring"); return
+        }
+        #expect(rung.alarm.state == .alerting)
+
+        let repeating = try record(relative(12, 30, everyDay))
+        guard case .missed(_, let next?) = repeating.advanced(to: late, lateWindow: 600, timeZone: utc) else {
+            Issue.record("a missed repeating alarm moves on"); return
+        }
+        #expect(next.fireDate == instant("2027-06-02T12:30:00Z"))
+    }
+
+    @Test func timeZoneChangeMovesRelativeButNotFixed() throws {
+        let wake = try record(relative(18, 0))
+        let moved = wake.rescheduled(now: now, timeZone: zone("America/New_York"))
+        #expect(moved.fireDate == instant("2027-06-01T22:00:00Z"))
+        let fixed = try record(.fixed(instant("2027-06-01T18:00:00Z")))
+        #expect(fixed.rescheduled(now: now, timeZone: zone("America/New_York")).fireDate == fixed.fireDate)
+        // An alarm already due is left to fire (a clock jump forward must not skip it).
+        #expect(wake.rescheduled(now: instant("2027-06-01T18:05:00Z"), timeZone: utc).fireDate == wake.fireDate)
+    }
+
+    @Test func invalidRequestsNameWhatIsWrong() {
+        let cases: [(AlarmRequest, String)] = [
+            (request(schedule: nil), "needs countdownDuration.preAlert"),
+            (request(schedule: .fixed(instant("2027-06-01T11:00:00Z"))), "not in the future"),
+            (request(schedule: relative(24, 0)), "hour 0–23"),
+            (request(schedule: relative(7, 0, [])), "at least one weekday"),
+            (request(schedule: nil, preAlert: -1), "preAlert is -1.0 seconds"),
+            (request(schedule: relative(7, 0), title: String(repeating: "x", count: 501)), "at most 500"),
+        ]
+        for (bad, phrase) in cases {
+            #expect {
+                try bad.validate(now: now)
+            } throws: { error in
+                guard case AlarmError.invalidConfiguration(let text) = error else { return false }
+                return text.contains(phrase)
+            }
+        }
+        var noPostAlert = request(schedule: relative(7, 0), postAlert: nil)
+        noPostAlert.presentation.alert.secondaryButtonBehavior = .countdown
+        noPostAlert.presentation.alert.secondaryButton = .snoozeButton
+        #expect(throws: AlarmError.self) { try noPostAlert.validate(now: now) }
+    }
+}

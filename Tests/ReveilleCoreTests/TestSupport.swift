@@ -1,0 +1,28 @@
+import Foundation
+@testable import ReveilleCore
+
+func zone(_ identifier: String) -> TimeZone { TimeZone(identifier: identifier)! }
+
+/// Parses an ISO 8601 instant in a test, failing loudly on a typo.
+func instant(_ text: String, in timeZone: TimeZone = zone("UTC")) -> Date {
+    guard let date = ISO8601Local.parse(text, defaultTimeZone: timeZone) else {
+        fatalError("test instant '\(text)' does not parse")
+    }
+    return date
+}
+
+func relative(_ hour: Int, _ minute: Int, _ days: [Locale.Weekday]? = nil) -> Alarm.Schedule {
+    .relative(.init(time: .init(hour: hour, minute: minute), repeats: days.map { .weekly($0) } ?? .never))
+}
+
+let everyDay: [Locale.Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday]
+
+func request(schedule: Alarm.Schedule?, preAlert: TimeInterval? = nil, postAlert: TimeInterval? = 540,
+             title: String = "Wake up") -> AlarmRequest {
+    AlarmRequest(
+        schedule: schedule,
+        countdownDuration: .init(preAlert: preAlert, postAlert: postAlert),
+        presentation: AlarmPresentation(alert: .init(
+            title: title, secondaryButton: postAlert == nil ? nil : .snoozeButton,
+            secondaryButtonBehavior: postAlert == nil ? nil : .countdown)))
+}
