@@ -22,6 +22,7 @@ let package = Package(
                        providers: [.apt(["libnotify-dev"])]),
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse-mainloop-glib",
                        providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CLinux"), // timerfd
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile",
                        providers: [.apt(["libsndfile1-dev"])]),
 
@@ -34,7 +35,7 @@ let package = Package(
         .target(name: "ReveilleBus", dependencies: ["CGLib"]),
         // The daemon's parts: scheduler, presenter, D-Bus service.
         .target(name: "ReveilleAgent", dependencies: [
-            "ReveilleCore", "ReveilleBus", "CNotify", "CPulse", "CSndfile",
+            "ReveilleCore", "ReveilleBus", "CNotify", "CPulse", "CSndfile", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // AlarmKit's client API, speaking D-Bus to the agent.

@@ -1,1 +1,44 @@
-print("agent")
+import ArgumentParser
+import Foundation
+import Logging
+import ReveilleAgent
+import ReveilleCore
+
+@main
+struct ReveilleAgentCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reveille-agent",
+        abstract: "The Reveille user-session agent: owns, persists and rings every alarm.",
+        discussion: "Normally started by D-Bus activation, systemd or `reveille`. Logs to stderr.")
+
+    @Flag(help: "Take over from a running agent.")
+    var replace = false
+
+    @Option(help: "Report an alarm as missed instead of ringing it when it is later than this (\(InputParser.acceptedDurations)).")
+    var lateWindow = "10m"
+
+    @Option(help: "The link naming the local time zone, watched for changes (ignored when TZ is set).")
+    var localtime = "/etc/localtime"
+
+    @Flag(help: "Log debug detail.")
+    var verbose = false
+
+    func run() async throws {
+        var options = Agent.Options()
+        options.replace = replace
+        do {
+            options.lateWindow = try InputParser.duration(lateWindow)
+        } catch {
+            throw ValidationError("--late-window: \(error)")
+        }
+        options.localtimePath = localtime
+        let level: Logger.Level = verbose ? .debug : .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let status = await Agent(options: options, logger: Logger(label: "reveille-agent")).run()
+        if status != 0 { throw ExitCode(status) }
+    }
+}

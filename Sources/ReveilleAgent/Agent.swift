@@ -1,0 +1,116 @@
+import Foundation
+import Glibc
+import Logging
+import ReveilleBus
+import ReveilleCore
+
+/// reveille-agent: start-up and shutdown in one place.
+@GLibActor
+public final class Agent {
+    public struct Options: Sendable {
+        /// Take the bus name from a running agent.
+        public var replace = false
+        /// See `AlarmScheduler.Settings.lateWindow`.
+        public var lateWindow: TimeInterval = 600
+        /// The link that names the local time zone; watched for changes.
+        public var localtimePath = "/etc/localtime"
+        public var environment = ProcessInfo.processInfo.environment
+
+        public init() {}
+    }
+
+    private let options: Options
+    private let logger: Logger
+    private var finished: CheckedContinuation<Int32, Never>?
+    private var exitCode: Int32?
+    private var parts: (bus: BusConnection, scheduler: AlarmScheduler, presenter: AlertPresenter,
+                        service: AlarmService, timeZone: LocalTimeZone)?
+
+    public init(options: Options, logger: Logger) {
+        self.options = options
+        self.logger = logger
+    }
+
+    /// Runs until SIGTERM or SIGINT, or until another agent replaces this one.
+    /// Returns the process's exit status.
+    public func run() async -> Int32 {
+        do {
+            try start()
+        } catch {
+            logger.critical("\(error)")
+            return 1
+        }
+        return await withCheckedContinuation { continuation in
+            if let exitCode { return continuation.resume(returning: exitCode) }
+            finished = continuation
+        }
+    }
+
+    private func start() throws {
+        let bus: BusConnection
+        do {
+            bus = try BusConnection.session()
+        } catch {
+            throw AgentError("cannot connect to the session bus (\(error.message)); is DBUS_SESSION_BUS_ADDRESS set?")
+        }
+        if !DesktopNotification.initialize(appName: "Reveille") {
+            logger.error("libnotify did not initialize; alarms will ring without notifications")
+        }
+        let paths = ReveillePaths(environment: options.environment)
+        var scheduler: AlarmScheduler!
+        let timeZone = LocalTimeZone(localtimePath: options.localtimePath, environment: options.environment) { [weak self] zone in
+            self?.logger.info("time zone changed to \(zone.identifier)")
+            scheduler.timeZoneChanged()
+        }
+        scheduler = AlarmScheduler(store: AlarmStore(directory: paths.stateDirectory, logger: logger),
+                                   settings: .init(lateWindow: options.lateWindow), logger: logger,
+                                   timeZone: { timeZone.current })
+        let presenter = AlertPresenter(logger: logger, timeZone: { timeZone.current })
+        let service = try AlarmService(bus: bus, scheduler: scheduler, logger: logger)
+        presenter.onAction = { [logger] id, action in
+            do { try scheduler.apply(action, to: id.uuidString) } catch {
+                logger.notice("button \(action.rawValue) on \(id): \(error)")
+            }
+        }
+        scheduler.onMissed = { record, due in presenter.showMissed(record, due: due) }
+        scheduler.observers = [{ presenter.reconcile($0) }, { service.publish($0) }]
+        parts = (bus, scheduler, presenter, service, timeZone)
+
+        for signal in [SIGTERM, SIGINT] {
+            MainLoopSources.onSignal(signal) { [weak self] in self?.stop(status: 0, reason: "signal \(signal)") }
+        }
+        var owned = false
+        bus.ownName(AgentInterface.busName, replace: options.replace) { [weak self] event in
+            guard let self else { return }
+            switch event {
+            case .acquired:
+                owned = true
+                do {
+                    try scheduler.start()
+                    self.logger.info("reveille-agent \(ProcessInfo.processInfo.processIdentifier) owns \(AgentInterface.busName); time zone \(timeZone.current.identifier)")
+                } catch {
+                    self.stop(status: 1, reason: "cannot start the wall-clock timer: \(error)")
+                }
+            case .lost where owned:
+                self.stop(status: 0, reason: "another reveille-agent replaced this one")
+            case .lost:
+                self.stop(status: 1, reason: "another reveille-agent already owns \(AgentInterface.busName); stop it, or start this one with --replace")
+            }
+        }
+    }
+
+    private func stop(status: Int32, reason: String) {
+        if status == 0 { logger.info("stopping: \(reason)") } else { logger.critical("\(reason)") }
+        parts?.presenter.withdrawAll()
+        parts?.bus.flush()
+        parts = nil
+        exitCode = status
+        finished?.resume(returning: status)
+        finished = nil
+    }
+}
+
+struct AgentError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

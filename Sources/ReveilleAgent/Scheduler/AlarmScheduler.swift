@@ -1,0 +1,179 @@
+import Foundation
+import Logging
+import ReveilleBus
+import ReveilleCore
+
+/// Owns every alarm: applies the state machine, persists each change before it is
+/// acknowledged, and keeps the wall-clock timer armed for the earliest due instant.
+@GLibActor
+final class AlarmScheduler {
+    struct Settings {
+        /// An alert due longer ago than this (agent down, machine suspended) is reported
+        /// as missed instead of ringing hours late.
+        var lateWindow: TimeInterval = 600
+        /// How many alarms one app may have.
+        var limitPerApp = 100
+    }
+
+    private var alarms: [UUID: AlarmRecord] = [:]
+    private let store: AlarmStore
+    private let settings: Settings
+    private let now: () -> Date
+    private let timeZone: () -> TimeZone
+    private let logger: Logger
+    private var timer: WallClockTimer?
+
+    /// Hear every change, with the full list in display order.
+    var observers: [@GLibActor ([AlarmRecord]) -> Void] = []
+    /// Hears an occurrence that was missed, with the instant it was due.
+    var onMissed: (@GLibActor (AlarmRecord, Date) -> Void)?
+
+    init(store: AlarmStore, settings: Settings, logger: Logger,
+         now: @escaping () -> Date = Date.init, timeZone: @escaping () -> TimeZone) {
+        self.store = store
+        self.settings = settings
+        self.logger = logger
+        self.now = now
+        self.timeZone = timeZone
+    }
+
+    /// Loads the store, catches up with what happened while the agent was not running,
+    /// and arms the timer.
+    func start() throws {
+        timer = try WallClockTimer(onFire: { [unowned self] in self.advance() },
+                                   onClockChange: { [unowned self] in self.recompute(reason: "the wall clock changed") })
+        alarms = Dictionary(store.load().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        logger.info("loaded \(alarms.count) alarm(s) from \(store.file)")
+        recompute(reason: "start")
+    }
+
+    /// All alarms: alerting first, then by the instant they next act.
+    var list: [AlarmRecord] {
+        alarms.values.sorted { lhs, rhs in
+            let order: [Alarm.State: Int] = [.alerting: 0, .countdown: 1, .scheduled: 2, .paused: 3]
+            if lhs.alarm.state != rhs.alarm.state { return order[lhs.alarm.state]! < order[rhs.alarm.state]! }
+            return (lhs.fireDate ?? .distantFuture, lhs.id.uuidString) < (rhs.fireDate ?? .distantFuture, rhs.id.uuidString)
+        }
+    }
+
+    /// Registers a new alarm; it is on disk when this returns.
+    func schedule(id: UUID, request: AlarmRequest, appID: String) throws(AlarmError) -> AlarmRecord {
+        guard alarms[id] == nil else {
+            throw .invalidConfiguration("an alarm with id \(id.uuidString.lowercased()) exists already; cancel it first or use a new id")
+        }
+        guard alarms.values.count(where: { $0.appID == appID }) < settings.limitPerApp else {
+            throw .maximumLimitReached
+        }
+        let record: AlarmRecord
+        do {
+            record = try AlarmRecord(id: id, request: request, appID: appID, now: now(), timeZone: timeZone())
+        } catch let error as AlarmError {
+            throw error
+        } catch {
+            throw .invalidConfiguration("\(error)")
+        }
+        var next = alarms
+        next[id] = record
+        try commit(next)
+        logger.info("scheduled \(record.title.debugDescription) \(id) for \(record.fireDate.map(ISO8601Local.utcString) ?? "-")")
+        return record
+    }
+
+    /// Applies an action to the alarm whose id starts with `idPrefix`. Returns the alarm
+    /// after the change, or `nil` when it has ended.
+    @discardableResult
+    func apply(_ action: AlarmAction, to idPrefix: String) throws(AlarmError) -> AlarmRecord? {
+        let id = try resolve(idPrefix)
+        let changed: AlarmRecord?
+        do {
+            changed = try alarms[id]!.applying(action, now: now(), timeZone: timeZone())
+        } catch let error as AlarmError {
+            throw error
+        } catch {
+            throw .invalidState("\(error)")
+        }
+        var next = alarms
+        next[id] = changed
+        try commit(next)
+        logger.info("\(action.rawValue) \(id): now \(changed?.alarm.state.rawValue ?? "ended")")
+        return changed
+    }
+
+    /// The one alarm whose id starts with `prefix` (case-insensitive).
+    func resolve(_ prefix: String) throws(AlarmError) -> UUID {
+        let wanted = prefix.lowercased().trimmingCharacters(in: .whitespaces)
+        guard !wanted.isEmpty else { throw .notFound("no alarm id given; `reveille list` shows them") }
+        let matches = alarms.keys.filter { $0.uuidString.lowercased().hasPrefix(wanted) }
+        switch matches.count {
+        case 1: return matches[0]
+        case 0: throw .notFound("no alarm has an id starting with '\(prefix)'; `reveille list` shows them")
+        default:
+            throw .ambiguousID("'\(prefix)' starts \(matches.count) alarm ids (\(matches.map { $0.uuidString.lowercased().prefix(8) }.sorted().joined(separator: ", "))); give more characters")
+        }
+    }
+
+    /// The time zone changed: relative alarms follow it.
+    func timeZoneChanged() {
+        recompute(reason: "the time zone is now \(timeZone().identifier)")
+    }
+
+    /// Recomputes every relative alarm's next instant, then fires what is due.
+    private func recompute(reason: String) {
+        logger.info("recomputing alarms: \(reason)")
+        let current = now(), zone = timeZone()
+        alarms = alarms.mapValues { $0.rescheduled(now: current, timeZone: zone) }
+        advance(persistEvenIfUnchanged: true)
+    }
+
+    /// Moves every due alarm along (countdown, alert, missed), persists, re-arms.
+    private func advance(persistEvenIfUnchanged: Bool = false) {
+        let current = now(), zone = timeZone()
+        var next = alarms
+        var changed = persistEvenIfUnchanged
+        for (id, record) in alarms {
+            switch record.advanced(to: current, lateWindow: settings.lateWindow, timeZone: zone) {
+            case .unchanged:
+                continue
+            case .updated(let moved):
+                next[id] = moved
+                if moved.alarm.state == .alerting { logger.info("alerting \(record.title.debugDescription) \(id)") }
+            case .missed(let missedDate, let following):
+                next[id] = following
+                logger.warning("missed \(record.title.debugDescription) \(id), due \(ISO8601Local.string(from: missedDate, in: zone)): later than the \(Int(settings.lateWindow)) s late window")
+                onMissed?(record, missedDate)
+            }
+            changed = true
+        }
+        guard changed else { return arm() }
+        do {
+            try commit(next)
+        } catch {
+            // Keep ringing from memory; the next successful write persists it.
+            logger.error("\(error)")
+            alarms = next
+            arm()
+            publish()
+        }
+    }
+
+    /// Persists `next`, then makes it current, re-arms and tells the observers.
+    private func commit(_ next: [UUID: AlarmRecord]) throws(AlarmError) {
+        do {
+            try store.save(Array(next.values))
+        } catch {
+            throw .storageFailure("could not write \(store.file): \(error); nothing was changed")
+        }
+        alarms = next
+        arm()
+        publish()
+    }
+
+    private func arm() {
+        timer?.arm(at: alarms.values.compactMap(\.dueDate).min())
+    }
+
+    private func publish() {
+        let current = list
+        for observer in observers { observer(current) }
+    }
+}

@@ -1,0 +1,211 @@
+import CGLib
+
+/// A connection to a D-Bus bus (GDBus's `GDBusConnection`), isolated to the GLib loop.
+@GLibActor
+public final class BusConnection {
+    /// `GDBusConnection*`, owned (one reference).
+    nonisolated(unsafe) private let connection: OpaquePointer
+
+    private init(connection: OpaquePointer) { self.connection = connection }
+
+    deinit { g_object_unref(UnsafeMutableRawPointer(connection)) }
+
+    /// The session bus of `DBUS_SESSION_BUS_ADDRESS` (`g_bus_get_sync`), a new private
+    /// connection so that closing it does not affect other users in the process.
+    public static func session() throws(BusError) -> BusConnection {
+        var error: UnsafeMutablePointer<GError>?
+        let address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, nil, &error)
+        guard let address else { throw BusError(consuming: error) }
+        defer { g_free(address) }
+        let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+                                         | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
+        guard let connection = g_dbus_connection_new_for_address_sync(address, flags, nil, nil, &error) else {
+            throw BusError(consuming: error)
+        }
+        // A lost bus must not kill a process with alarms to ring; callers watch `closed` instead.
+        g_dbus_connection_set_exit_on_close(connection, 0)
+        return BusConnection(connection: connection)
+    }
+
+    /// This connection's unique name, such as `:1.42`.
+    public var uniqueName: String {
+        g_dbus_connection_get_unique_name(connection).map { String(cString: $0) } ?? ""
+    }
+
+    /// Calls a method (`g_dbus_connection_call`) and returns the reply's arguments.
+    public func call(destination: String, path: String, interface: String, method: String,
+                     arguments: [Variant] = [], timeoutMilliseconds: Int32 = 25_000,
+                     autoStart: Bool = true) async throws(BusError) -> [Variant] {
+        let result: Result<[Variant], BusError> = await withCheckedContinuation { continuation in
+            typealias Reply = (OpaquePointer?, UnsafeMutablePointer<GError>?) -> Void
+            let finish: Reply = { reply, error in
+                guard let reply else { return continuation.resume(returning: .failure(BusError(consuming: error))) }
+                defer { g_variant_unref(reply) }
+                guard case .tuple(let values) = Variant(reply) else { return continuation.resume(returning: .success([])) }
+                continuation.resume(returning: .success(values))
+            }
+            let box = CallbackBox((connection, finish))
+            g_dbus_connection_call(
+                connection, destination, path, interface, method,
+                Variant.tuple(arguments).makeGVariant(), nil,
+                autoStart ? G_DBUS_CALL_FLAGS_NONE : G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                timeoutMilliseconds, nil,
+                { _, result, userData in
+                    let unmanaged = Unmanaged<CallbackBox>.fromOpaque(userData!)
+                    let (connection, finish) = unmanaged.takeUnretainedValue().value as! (OpaquePointer, Reply)
+                    var error: UnsafeMutablePointer<GError>?
+                    let reply = g_dbus_connection_call_finish(connection, result, &error)
+                    finish(reply, error)
+                    unmanaged.release()
+                },
+                box.retainedPointer)
+        }
+        return try result.get()
+    }
+
+    /// Emits a signal (`g_dbus_connection_emit_signal`); to `destination` only when given.
+    public func emitSignal(destination: String? = nil, path: String, interface: String, name: String,
+                           arguments: [Variant]) throws(BusError) {
+        var error: UnsafeMutablePointer<GError>?
+        guard g_dbus_connection_emit_signal(connection, destination, path, interface, name,
+                                            Variant.tuple(arguments).makeGVariant(), &error) != 0 else {
+            throw BusError(consuming: error)
+        }
+    }
+
+    /// A received signal: who sent it, and its arguments.
+    public struct Signal {
+        public var sender: String
+        public var path: String
+        public var name: String
+        public var arguments: [Variant]
+    }
+
+    /// Subscribes to signals (`g_dbus_connection_signal_subscribe`); `nil` matches anything.
+    /// Returns the id for `unsubscribe`.
+    @discardableResult
+    public func subscribe(sender: String?, interface: String?, name: String?, path: String?,
+                          handler: @escaping @GLibActor (Signal) -> Void) -> UInt32 {
+        let box = CallbackBox(handler)
+        return g_dbus_connection_signal_subscribe(
+            connection, sender, interface, name, path, nil, G_DBUS_SIGNAL_FLAGS_NONE,
+            { _, sender, path, _, name, parameters, userData in
+                let handler = CallbackBox.from(userData, as: (@GLibActor (Signal) -> Void).self)
+                var arguments: [Variant] = []
+                if let parameters, case .tuple(let values) = Variant(parameters) { arguments = values }
+                let signal = Signal(sender: sender.map { String(cString: $0) } ?? "",
+                                    path: path.map { String(cString: $0) } ?? "",
+                                    name: name.map { String(cString: $0) } ?? "", arguments: arguments)
+                GLibActor.assumeIsolated { handler(signal) }
+            },
+            box.retainedPointer, CallbackBox.release)
+    }
+
+    public func unsubscribe(_ id: UInt32) {
+        g_dbus_connection_signal_unsubscribe(connection, id)
+    }
+
+    /// Exports an object implementing the interfaces described by `introspectionXML`
+    /// (`g_dbus_connection_register_object`); every method call goes to `handler`,
+    /// which must answer it exactly once.
+    public func register(path: String, introspectionXML: String,
+                         handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) {
+        var error: UnsafeMutablePointer<GError>?
+        guard let node = g_dbus_node_info_new_for_xml(introspectionXML, &error) else { throw BusError(consuming: error) }
+        defer { g_dbus_node_info_unref(node) }
+        var index = 0
+        while let interface = node.pointee.interfaces[index] {
+            var vtable = GDBusInterfaceVTable()
+            vtable.method_call = { _, sender, _, interface, method, parameters, invocation, userData in
+                let handler = CallbackBox.from(userData, as: (@GLibActor (MethodCall) -> Void).self)
+                var arguments: [Variant] = []
+                if let parameters, case .tuple(let values) = Variant(parameters) { arguments = values }
+                let call = MethodCall(invocation: invocation!, sender: sender.map { String(cString: $0) } ?? "",
+                                      interface: interface.map { String(cString: $0) } ?? "",
+                                      method: method.map { String(cString: $0) } ?? "", arguments: arguments)
+                GLibActor.assumeIsolated { handler(call) }
+            }
+            let box = CallbackBox(handler)
+            guard g_dbus_connection_register_object(connection, path, interface, &vtable, box.retainedPointer,
+                                                    CallbackBox.release, &error) != 0 else {
+                throw BusError(consuming: error)
+            }
+            index += 1
+        }
+    }
+
+    /// What happened to a requested bus name.
+    public enum NameEvent: Sendable { case acquired, lost }
+
+    /// Requests a well-known name (`g_bus_own_name_on_connection`); `replace` takes it from
+    /// an owner that allows replacement. `onEvent` hears when it is acquired or lost.
+    public func ownName(_ name: String, replace: Bool, onEvent: @escaping @GLibActor (NameEvent) -> Void) {
+        var flags = G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT.rawValue
+        if replace { flags |= G_BUS_NAME_OWNER_FLAGS_REPLACE.rawValue }
+        let box = CallbackBox(onEvent)
+        _ = g_bus_own_name_on_connection(
+            connection, name, GBusNameOwnerFlags(rawValue: flags),
+            { _, _, userData in
+                let onEvent = CallbackBox.from(userData, as: (@GLibActor (NameEvent) -> Void).self)
+                GLibActor.assumeIsolated { onEvent(.acquired) }
+            },
+            { _, _, userData in
+                let onEvent = CallbackBox.from(userData, as: (@GLibActor (NameEvent) -> Void).self)
+                GLibActor.assumeIsolated { onEvent(.lost) }
+            },
+            box.retainedPointer, CallbackBox.release)
+    }
+
+    /// Watches who owns a name (`g_bus_watch_name_on_connection`): `onChange` gets the owner's
+    /// unique name when it appears and `nil` when it vanishes. Returns the id for `unwatchName`.
+    @discardableResult
+    public func watchName(_ name: String, onChange: @escaping @GLibActor (String?) -> Void) -> UInt32 {
+        let box = CallbackBox(onChange)
+        return g_bus_watch_name_on_connection(
+            connection, name, G_BUS_NAME_WATCHER_FLAGS_NONE,
+            { _, _, owner, userData in
+                let onChange = CallbackBox.from(userData, as: (@GLibActor (String?) -> Void).self)
+                let owner = owner.map { String(cString: $0) }
+                GLibActor.assumeIsolated { onChange(owner) }
+            },
+            { _, _, userData in
+                let onChange = CallbackBox.from(userData, as: (@GLibActor (String?) -> Void).self)
+                GLibActor.assumeIsolated { onChange(nil) }
+            },
+            box.retainedPointer, CallbackBox.release)
+    }
+
+    public func unwatchName(_ id: UInt32) { g_bus_unwatch_name(id) }
+
+    /// Sends everything queued and waits for it to leave (`g_dbus_connection_flush_sync`).
+    public func flush() { g_dbus_connection_flush_sync(connection, nil, nil) }
+}
+
+/// One incoming method call; answer it with `reply` or `fail`, exactly once.
+@GLibActor
+public final class MethodCall {
+    /// `GDBusMethodInvocation*`; GDBus gives us its reference, the reply consumes it.
+    private let invocation: OpaquePointer
+    public let sender: String
+    public let interface: String
+    public let method: String
+    public let arguments: [Variant]
+
+    init(invocation: OpaquePointer, sender: String, interface: String, method: String, arguments: [Variant]) {
+        self.invocation = invocation
+        self.sender = sender
+        self.interface = interface
+        self.method = method
+        self.arguments = arguments
+    }
+
+    /// `g_dbus_method_invocation_return_value`.
+    public func reply(_ values: [Variant] = []) {
+        g_dbus_method_invocation_return_value(invocation, Variant.tuple(values).makeGVariant())
+    }
+
+    /// `g_dbus_method_invocation_return_dbus_error`.
+    public func fail(name: String, message: String) {
+        g_dbus_method_invocation_return_dbus_error(invocation, name, message)
+    }
+}

@@ -1,0 +1,87 @@
+import CGLib
+import Foundation
+
+/// Runs Swift jobs on the thread that runs GLib's default main context, so that GLib,
+/// GDBus and libnotify calls and their callbacks all happen on the thread that owns them.
+public final class GLibExecutor: SerialExecutor, @unchecked Sendable {
+    /// `GMainContext*` of the default context; the loop thread owns it.
+    private let context: OpaquePointer
+
+    init() {
+        context = g_main_context_default()
+        nonisolated(unsafe) let context = self.context
+        let thread = Thread {
+            let loop = g_main_loop_new(context, 0)
+            g_main_loop_run(loop)
+        }
+        thread.name = "glib-main-loop"
+        thread.start()
+    }
+
+    /// Attaches an idle source that runs the job. (`g_main_context_invoke` would run it
+    /// inline when called on the owner thread, breaking the executor's ordering.)
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let box = JobBox(job: UnownedJob(job), executor: asUnownedSerialExecutor())
+        let source = g_idle_source_new()
+        g_source_set_priority(source, G_PRIORITY_DEFAULT)
+        g_source_set_callback(source, { data in
+            Unmanaged<JobBox>.fromOpaque(data!).takeUnretainedValue().run()
+            return gboolean(G_SOURCE_REMOVE)
+        }, Unmanaged.passRetained(box).toOpaque(), { data in
+            Unmanaged<JobBox>.fromOpaque(data!).release()
+        })
+        g_source_attach(source, context)
+        g_source_unref(source)
+    }
+
+    /// Isolated exactly when running on the loop thread (`g_main_context_is_owner`).
+    public func checkIsolated() {
+        precondition(g_main_context_is_owner(context) != 0, "not on the GLib main loop thread")
+    }
+
+    private final class JobBox {
+        let job: UnownedJob
+        let executor: UnownedSerialExecutor
+        init(job: UnownedJob, executor: UnownedSerialExecutor) {
+            self.job = job
+            self.executor = executor
+        }
+        func run() { job.runSynchronously(on: executor) }
+    }
+}
+
+/// The global actor of everything that touches GLib: its jobs run on the GLib main loop.
+@globalActor public actor GLibActor {
+    public static let shared = GLibActor()
+    static let executor = GLibExecutor()
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        Self.executor.asUnownedSerialExecutor()
+    }
+
+    /// Runs `operation` as isolated to the actor from a C callback that GLib called on
+    /// the loop thread; traps if called from any other thread.
+    public static func assumeIsolated<T>(_ operation: @GLibActor () throws -> T) rethrows -> T {
+        shared.preconditionIsolated()
+        return try withoutActuallyEscaping(operation) { isolated in
+            try unsafeBitCast(isolated, to: (() throws -> T).self)()
+        }
+    }
+}
+
+/// Keeps a Swift value alive while C holds it as `user_data`; `release` is its `GDestroyNotify`.
+package final class CallbackBox {
+    package let value: Any
+    package init(_ value: Any) { self.value = value }
+
+    /// A +1 pointer for `user_data`, balanced by `release`.
+    package var retainedPointer: UnsafeMutableRawPointer { Unmanaged.passRetained(self).toOpaque() }
+
+    package static func from<Value>(_ pointer: UnsafeMutableRawPointer?, as type: Value.Type = Value.self) -> Value {
+        Unmanaged<CallbackBox>.fromOpaque(pointer!).takeUnretainedValue().value as! Value
+    }
+
+    package static let release: GDestroyNotify = { pointer in
+        Unmanaged<CallbackBox>.fromOpaque(pointer!).release()
+    }
+}

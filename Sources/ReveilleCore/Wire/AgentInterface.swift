@@ -1,0 +1,70 @@
+/// The agent's D-Bus names and interface, shared by the agent and its clients.
+///
+/// Alarms and configurations travel as JSON text in `JSONCoding`'s dialect (an
+/// `AlarmRecord`, a list of them, or an `AlarmRequest`), so any D-Bus tool can use them.
+public enum AgentInterface {
+    public static let busName = "io.github.reveille.Reveille"
+    public static let objectPath = "/io/github/reveille/Reveille"
+    public static let interface = "io.github.reveille.Reveille1"
+    /// D-Bus error names are this prefix plus `AlarmError.code`.
+    public static let errorPrefix = "io.github.reveille.Error."
+
+    /// The methods that apply an `AlarmAction` to one alarm, by the action they apply.
+    public static let actionMethods: [AlarmAction: String] = [
+        .cancel: "Cancel", .stop: "Stop", .countdown: "Countdown", .pause: "Pause", .resume: "Resume",
+    ]
+
+    /// The introspection XML; `desktop/io.github.reveille.Reveille1.xml` is a copy, checked by a test.
+    public static let introspectionXML = """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        <node>
+          <!--
+            io.github.reveille.Reveille1: schedule and answer alarms owned by reveille-agent.
+            Alarms and configurations are JSON text. An ID argument may be any unique prefix of
+            an alarm's UUID. Errors are io.github.reveille.Error.NotFound, AmbiguousID,
+            InvalidState, InvalidConfiguration, MaximumLimitReached, NotAuthorized, StorageFailure.
+          -->
+          <interface name="io.github.reveille.Reveille1">
+            <!-- Schedules an alarm. id: a UUID, or "" for a new one. configuration: an
+                 AlarmRequest. options: "app-id" (s), the calling app. Returns the AlarmRecord. -->
+            <method name="Schedule">
+              <arg name="id" type="s" direction="in"/>
+              <arg name="configuration" type="s" direction="in"/>
+              <arg name="options" type="a{sv}" direction="in"/>
+              <arg name="alarm" type="s" direction="out"/>
+            </method>
+            <!-- Each returns the alarm after the change, or "null" when it has ended. -->
+            <method name="Cancel">
+              <arg name="id" type="s" direction="in"/>
+              <arg name="alarm" type="s" direction="out"/>
+            </method>
+            <method name="Stop">
+              <arg name="id" type="s" direction="in"/>
+              <arg name="alarm" type="s" direction="out"/>
+            </method>
+            <method name="Countdown">
+              <arg name="id" type="s" direction="in"/>
+              <arg name="alarm" type="s" direction="out"/>
+            </method>
+            <method name="Pause">
+              <arg name="id" type="s" direction="in"/>
+              <arg name="alarm" type="s" direction="out"/>
+            </method>
+            <method name="Resume">
+              <arg name="id" type="s" direction="in"/>
+              <arg name="alarm" type="s" direction="out"/>
+            </method>
+            <!-- All alarms, as a JSON array of AlarmRecord. -->
+            <method name="List">
+              <arg name="alarms" type="s" direction="out"/>
+            </method>
+            <!-- Emitted on every change, with the full list. -->
+            <signal name="AlarmsChanged">
+              <arg name="alarms" type="s"/>
+            </signal>
+          </interface>
+        </node>
+
+        """
+}
