@@ -22,7 +22,7 @@ let package = Package(
                        providers: [.apt(["libnotify-dev"])]),
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse-mainloop-glib",
                        providers: [.apt(["libpulse-dev"])]),
-        .systemLibrary(name: "CLinux"), // timerfd
+        .systemLibrary(name: "CLinux"), // timerfd, posix_spawn flags
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile",
                        providers: [.apt(["libsndfile1-dev"])]),
 
@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "ReveilleKit", dependencies: ["ReveilleCore", "ReveilleBus"]),
 
         .executableTarget(name: "reveille", dependencies: [
-            "ReveilleKit", "ReveilleCore",
+            "ReveilleKit", "ReveilleCore", "ReveilleBus", "CLinux",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "reveille-agent", dependencies: [

@@ -56,6 +56,9 @@ final class AlarmScheduler {
         }
     }
 
+    /// The alarm with `id`; callers resolve ids first.
+    func alarm(_ id: UUID) -> AlarmRecord? { alarms[id] }
+
     /// Registers a new alarm; it is on disk when this returns.
     func schedule(id: UUID, request: AlarmRequest, appID: String) throws(AlarmError) -> AlarmRecord {
         guard alarms[id] == nil else {

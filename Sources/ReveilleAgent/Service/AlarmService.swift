@@ -47,6 +47,8 @@ final class AlarmService {
         switch call.method {
         case "List":
             return try Self.json(scheduler.list)
+        case "Get":
+            return try Self.json(scheduler.alarm(try scheduler.resolve(strings[0])))
         case "Schedule":
             let id = try Self.uuid(strings[0])
             let request = try Self.request(strings[1])

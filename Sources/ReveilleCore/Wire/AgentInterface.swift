@@ -55,6 +55,11 @@ public enum AgentInterface {
               <arg name="id" type="s" direction="in"/>
               <arg name="alarm" type="s" direction="out"/>
             </method>
+            <!-- One alarm, as an AlarmRecord. -->
+            <method name="Get">
+              <arg name="id" type="s" direction="in"/>
+              <arg name="alarm" type="s" direction="out"/>
+            </method>
             <!-- All alarms, as a JSON array of AlarmRecord. -->
             <method name="List">
               <arg name="alarms" type="s" direction="out"/>

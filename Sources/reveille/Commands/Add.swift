@@ -1,0 +1,33 @@
+import ArgumentParser
+import Foundation
+import ReveilleKit
+
+/// `reveille add`: an alarm at a time of day (repeating on --days) or at a date.
+struct Add: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Add an alarm at a time of day or a date.",
+        discussion: "A time of day rings at its next occurrence, or every --days. A date rings once.")
+
+    @Argument(help: "A time of day (\(InputParser.acceptedTimes)) or a date (\(InputParser.acceptedDates)).")
+    var time: String
+
+    @Option(help: "Repeat on these weekdays: \(InputParser.acceptedWeekdays).")
+    var days: String?
+
+    @OptionGroup var alert: AlertOptions
+
+    @Option(help: "Show a countdown this long before the alarm rings (\(InputParser.acceptedDurations)).")
+    var preAlert: String?
+
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let schedule = try InputParser.schedule(time, days: days, now: Date(), timeZone: .current)
+        let request = try alert.request(schedule: schedule, preAlert: try preAlert.map { try Parse.duration($0, option: "--pre-alert") },
+                                        defaultTitle: "Alarm")
+        let record = try await AgentConnection.perform { client throws(AlarmError) in
+            try await client.schedule(id: UUID(), request: request)
+        }
+        try output.show(record, verb: "Scheduled")
+    }
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import ReveilleKit
+
+/// `reveille list`: every alarm the agent holds.
+struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List all alarms and timers.")
+
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let records = try await AgentConnection.perform { client throws(AlarmError) in try await client.list() }
+        let summaries = records.map { AlarmSummary($0) }
+        if output.json {
+            try Output.json(summaries)
+        } else if summaries.isEmpty {
+            Output.line("No alarms. Add one with `reveille add 7:30` or `reveille timer 5m`.")
+        } else {
+            Output.line(AlarmSummary.table(summaries))
+        }
+    }
+}
+
+/// `reveille show`: one alarm in detail.
+struct Show: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show one alarm.")
+
+    @Argument(help: "The alarm's ID, or any unique prefix of it (see `reveille list`).")
+    var id: String
+
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let id = self.id
+        let record = try await AgentConnection.perform { client throws(AlarmError) in try await client.alarm(id) }
+        if output.json { try Output.json(AlarmSummary(record)) } else { Output.line(AlarmSummary(record).details) }
+    }
+}

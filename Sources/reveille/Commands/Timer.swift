@@ -1,0 +1,29 @@
+import ArgumentParser
+import Foundation
+import ReveilleKit
+
+/// `reveille timer`: a countdown that rings when it reaches zero.
+struct Timer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Start a timer.")
+
+    @Argument(help: "How long (\(InputParser.acceptedDurations)).")
+    var duration: String
+
+    @OptionGroup var alert: AlertOptions
+
+    @Option(name: .customLong("repeat"),
+            help: "Offer Repeat instead of Snooze: it starts the timer again for this long.")
+    var repeatAfter: String?
+
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let length = try Parse.duration(duration, option: "duration")
+        let request = try alert.request(schedule: nil, preAlert: length, defaultTitle: "Timer",
+                                        repeatAfter: try repeatAfter.map { try Parse.duration($0, option: "--repeat") })
+        let record = try await AgentConnection.perform { client throws(AlarmError) in
+            try await client.schedule(id: UUID(), request: request)
+        }
+        try output.show(record, verb: "Started")
+    }
+}

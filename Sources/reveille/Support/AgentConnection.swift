@@ -1,0 +1,70 @@
+import Foundation
+import CLinux
+import Glibc
+import ReveilleBus
+import ReveilleKit
+
+/// The CLI's way to the agent: runs a request, and when no agent is running starts
+/// `reveille-agent` from beside this binary, says so, and tries once more.
+enum AgentConnection {
+    static let appID = "reveille"
+
+    @GLibActor
+    static func perform<Result: Sendable>(_ request: @GLibActor (AgentClient) async throws(AlarmError) -> Result) async throws -> Result {
+        let client = AgentClient(appID: appID)
+        do {
+            return try await request(client)
+        } catch .agentUnavailable(let reason) {
+            guard try await !client.agentIsRunning() else { throw AlarmError.agentUnavailable(reason) }
+            try await startAgent(client)
+            return try await request(client)
+        }
+    }
+
+    /// Spawns the agent in its own session (so Ctrl-C here does not reach it), logging to the
+    /// state folder, and waits up to 5 s for it to own its bus name.
+    @GLibActor
+    private static func startAgent(_ client: AgentClient) async throws {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("reveille-agent").path
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw AlarmError.agentUnavailable("no reveille-agent is running, and none was found at \(executable) to start")
+        }
+        let stateDirectory = ReveillePaths().stateDirectory
+        try AtomicFile.makePrivateDirectory(stateDirectory)
+        let log = stateDirectory.appending("agent.log").string
+        let pid = try spawnDetached(executable, log: log)
+        FileHandle.standardError.write(Data("reveille: no agent was running; started reveille-agent (pid \(pid)), logging to \(log)\n".utf8))
+        for _ in 0..<100 {
+            if try await client.agentIsRunning() { return }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                throw AlarmError.agentUnavailable("reveille-agent exited at once; see \(log)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw AlarmError.agentUnavailable("reveille-agent (pid \(pid)) did not take its bus name within 5 s; see \(log)")
+    }
+
+    /// posix_spawn(3) with POSIX_SPAWN_SETSID: no shell, stdin from /dev/null, output to `log`.
+    private static func spawnDetached(_ executable: String, log: String) throws -> pid_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, reveille_posix_spawn_setsid)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), nil]
+        defer { argv.forEach { free($0) } }
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        guard result == 0 else {
+            throw AlarmError.agentUnavailable("could not start \(executable): \(String(cString: strerror(result)))")
+        }
+        return pid
+    }
+}

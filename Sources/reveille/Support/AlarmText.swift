@@ -1,0 +1,114 @@
+import Foundation
+import ReveilleKit
+
+/// How the CLI shows an alarm: one table row, a detail block, or a JSON object.
+struct AlarmSummary: Codable, Equatable {
+    var id: String
+    var title: String
+    var state: String
+    var kind: String
+    /// When it next alerts (scheduled, countdown) or alerted (alerting): local ISO 8601 with offset.
+    var fireDate: String?
+    /// Seconds left in a running or paused countdown.
+    var timeRemaining: Double?
+    /// The wall-clock time of a relative alarm, HH:MM.
+    var time: String?
+    /// Weekdays of a repeating alarm.
+    var repeats: [String]?
+    var snooze: Double?
+    var preAlert: Double?
+    var app: String
+
+    init(_ record: AlarmRecord, now: Date = Date(), timeZone: TimeZone = .current) {
+        id = record.id.uuidString.lowercased()
+        title = record.title
+        state = record.alarm.state.rawValue
+        kind = record.alarm.schedule == nil ? "timer" : "alarm"
+        let shownDate = record.alarm.state == .alerting ? record.alertingSince : record.fireDate
+        fireDate = shownDate.map { ISO8601Local.string(from: $0, in: timeZone) }
+        switch record.alarm.state {
+        case .paused: timeRemaining = record.pausedTimeRemaining
+        case .countdown: timeRemaining = record.fireDate.map { max(0, $0.timeIntervalSince(now)) }
+        default: timeRemaining = nil
+        }
+        if case .relative(let relative) = record.alarm.schedule {
+            time = String(format: "%02d:%02d", relative.time.hour, relative.time.minute)
+            if case .weekly(let days) = relative.repeats { repeats = days.map(\.rawValue) }
+        }
+        snooze = record.alarm.countdownDuration?.postAlert
+        preAlert = record.alarm.schedule == nil ? nil : record.alarm.countdownDuration?.preAlert
+        app = record.appID
+    }
+
+    var shortID: String { String(id.prefix(8)) }
+
+    /// `in 11h 07m`, `in 42s`, `3m ago`.
+    static func relative(_ seconds: Double) -> String {
+        let total = Int(abs(seconds).rounded())
+        let (days, hours, minutes, secs) = (total / 86_400, total / 3600 % 24, total / 60 % 60, total % 60)
+        let text = days > 0 ? "\(days)d \(hours)h" : hours > 0 ? "\(hours)h \(String(format: "%02d", minutes))m"
+            : minutes > 0 ? "\(minutes)m \(String(format: "%02d", secs))s" : "\(secs)s"
+        return seconds >= 0 ? "in \(text)" : "\(text) ago"
+    }
+
+    /// What the NEXT column says: when it rings, or how it stands.
+    func when(now: Date = Date()) -> String {
+        switch state {
+        case "paused": return "paused, \(Self.relative(timeRemaining ?? 0).dropFirst(3)) left"
+        case "alerting": return "ringing"
+        default:
+            guard let fireDate, let date = ISO8601Local.parse(fireDate, defaultTimeZone: .current) else { return "-" }
+            return "\(fireDate.prefix(16).replacingOccurrences(of: "T", with: " ")) (\(Self.relative(date.timeIntervalSince(now))))"
+        }
+    }
+
+    var repeatText: String {
+        guard let repeats else { return kind == "timer" ? "timer" : "once" }
+        switch Set(repeats) {
+        case ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]: return "daily"
+        case ["mon", "tue", "wed", "thu", "fri"]: return "weekdays"
+        case ["sat", "sun"]: return "weekends"
+        default: return repeats.joined(separator: ",")
+        }
+    }
+
+    /// `Scheduled alarm 3f2a9c1e "Wake up": rings 2026-11-22 07:30 (in 11h 07m)`.
+    func sentence(verb: String) -> String {
+        let status = switch state {
+        case "alerting", "paused": when()
+        default: "rings \(when())"
+        }
+        return "\(verb) \(kind) \(shortID) \(title.debugDescription): \(status)"
+    }
+
+    /// `key: value` lines for `reveille show`.
+    var details: String {
+        var lines = [("id", id), ("title", title), ("state", state), ("kind", kind), ("next", when()), ("repeats", repeatText)]
+        if let snooze { lines.append(("snooze", Self.relative(snooze).dropFirst(3).description)) }
+        if let preAlert { lines.append(("pre-alert", Self.relative(preAlert).dropFirst(3).description)) }
+        lines.append(("app", app))
+        return lines.map { "\($0.0):".padding(toLength: 11, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
+    }
+
+    static func table(_ summaries: [AlarmSummary]) -> String {
+        let header = ["ID", "STATE", "NEXT", "REPEATS", "TITLE"]
+        let rows = summaries.map { [$0.shortID, $0.state, $0.when(), $0.repeatText, $0.title] }
+        let widths = (0..<header.count).map { column in ([header] + rows).map { $0[column].count }.max()! }
+        return ([header] + rows).map { row in
+            row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}
+
+/// Printing for humans or for `--json`, flushed at once so pipes see every line.
+enum Output {
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    static func json<Value: Encodable>(_ value: Value) throws {
+        line(String(decoding: try JSONCoding.compactEncoder.encode(value), as: UTF8.self))
+    }
+}
