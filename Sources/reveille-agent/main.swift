@@ -23,7 +23,14 @@ struct ReveilleAgentCommand: AsyncParsableCommand {
     @Flag(help: "Log debug detail.")
     var verbose = false
 
+    @Flag(help: .hidden)
+    var printInterface = false
+
     func run() async throws {
+        if printInterface {
+            print(AgentInterface.introspectionXML, terminator: "")
+            return
+        }
         var options = Agent.Options()
         options.replace = replace
         do {

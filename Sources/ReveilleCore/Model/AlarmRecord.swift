@@ -20,6 +20,21 @@ public struct AlarmRequest: Codable, Hashable, Sendable {
         self.tintColor = tintColor
         self.sound = sound
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case schedule, countdownDuration, presentation, metadata, tintColor, sound
+    }
+
+    /// Decodes with the initializer's defaults: `tintColor` blue, `sound` default.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        schedule = try container.decodeIfPresent(Alarm.Schedule.self, forKey: .schedule)
+        countdownDuration = try container.decodeIfPresent(Alarm.CountdownDuration.self, forKey: .countdownDuration)
+        presentation = try container.decode(AlarmPresentation.self, forKey: .presentation)
+        metadata = try container.decodeIfPresent(String.self, forKey: .metadata)
+        tintColor = try container.decodeIfPresent(Color.self, forKey: .tintColor) ?? .blue
+        sound = try container.decodeIfPresent(AlertConfiguration.AlertSound.self, forKey: .sound) ?? .default
+    }
 }
 
 /// An alarm as the agent stores and lists it: the alarm, what it shows, and

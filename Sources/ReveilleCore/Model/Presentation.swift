@@ -31,6 +31,19 @@ public struct AlarmPresentation: Codable, Hashable, Sendable {
             self.secondaryButtonBehavior = secondaryButtonBehavior
         }
 
+        private enum CodingKeys: String, CodingKey {
+            case title, stopButton, secondaryButton, secondaryButtonBehavior
+        }
+
+        /// Decodes with the initializer's defaults, so a hand-written configuration may omit `stopButton`.
+        public init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            title = try container.decode(String.self, forKey: .title)
+            stopButton = try container.decodeIfPresent(AlarmButton.self, forKey: .stopButton) ?? .stopButton
+            secondaryButton = try container.decodeIfPresent(AlarmButton.self, forKey: .secondaryButton)
+            secondaryButtonBehavior = try container.decodeIfPresent(SecondaryButtonBehavior.self, forKey: .secondaryButtonBehavior)
+        }
+
         /// What the secondary button does.
         public enum SecondaryButtonBehavior: String, Codable, Hashable, Sendable {
             /// Starts the post-alert countdown: snooze or repeat.

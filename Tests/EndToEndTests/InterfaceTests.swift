@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import ReveilleCore
+
+@Suite("D-Bus interface and CLI end to end", .serialized)
+struct InterfaceTests {
+    @Test func introspectionShowsTheInterfaceAndMatchesTheCommittedXML() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        let introspection = try session.gdbus(["introspect", "--session", "--dest", AgentInterface.busName,
+                                               "--object-path", AgentInterface.objectPath])
+        #expect(introspection.status == 0)
+        for method in ["Schedule", "Cancel", "Stop", "Countdown", "Pause", "Resume", "Get", "List", "AlarmsChanged"] {
+            #expect(introspection.stdout.contains(method), "introspection lists \(method)")
+        }
+        let committed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("desktop/io.github.reveille.Reveille1.xml")
+        #expect(try String(contentsOf: committed, encoding: .utf8) == AgentInterface.introspectionXML,
+                "regenerate desktop/io.github.reveille.Reveille1.xml with `reveille-agent --print-interface`")
+    }
+
+    @Test func malformedCallsGetNamedErrorsAndTheAgentStaysUp() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        let call = { (method: String, arguments: [String]) in
+            try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                  method: "\(AgentInterface.interface).\(method)", arguments)
+        }
+        let cases: [(String, [String], String)] = [
+            ("Schedule", ["", "{not json", "{}"], "InvalidConfiguration"),
+            ("Schedule", ["not-a-uuid", "{}", "{}"], "is not a UUID"),
+            ("Schedule", ["", #"{"presentation":{"alert":{"title":"x"}}}"#, "{}"],
+             "needs countdownDuration.preAlert"),
+            ("Stop", ["ffff"], "NotFound"),
+            ("Pause", [""], "no alarm id given"),
+            ("Schedule", ["only one argument"], "InvalidArgs"),
+        ]
+        for (method, arguments, expected) in cases {
+            let result = try call(method, arguments)
+            #expect(result.status != 0)
+            #expect(result.stderr.contains(expected), "\(method) \(arguments): \(result.stderr)")
+        }
+        #expect(try call("List", []).stdout.contains("[]"))
+        // An invalid transition names the state and what is allowed.
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1h")
+        let resume = try session.cli("resume", timer.id)
+        #expect(resume.status != 0)
+        #expect(resume.stderr.contains("is countdown: resume is allowed only when it is paused"))
+    }
+
+    @Test func cliReportsBadInputAndUnknownIDsClearly() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        let badTime = try session.cli("add", "25:00")
+        #expect(badTime.status != 0)
+        #expect(badTime.stderr.contains("could not read '25:00'") && badTime.stderr.contains("accepted"))
+        let badDuration = try session.cli("timer", "soon")
+        #expect(badDuration.status != 0)
+        #expect(badDuration.stderr.contains("accepted: 90s"))
+        let unknown = try session.cli("cancel", "0000")
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("no alarm has an id starting with '0000'"))
+        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty, "nothing was stored by the failed commands")
+    }
+
+    @Test func cliStartsTheAgentWhenNoneRunsAndSaysSo() throws {
+        let session = try TestSession(startPulseAudio: false)
+        let result = try session.cli("list")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("No alarms"))
+        let said = try #require(result.stderr.firstMatch(of: /started reveille-agent \(pid (\d+)\)/))
+        let pid = Int32(said.1)!
+        defer { kill(pid, SIGTERM) }
+        try session.waitForName(AgentInterface.busName, owned: true)
+        #expect(kill(pid, 0) == 0)
+    }
+
+    @Test func secondAgentRefusesUnlessReplacing() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        let first = try #require(session.agent)
+        let second = try Subprocess.run(session.binaries + "/reveille-agent", [], environment: session.environment)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("already owns io.github.reveille.Reveille") && second.stderr.contains("--replace"))
+        #expect(first.isRunning)
+        // --replace takes over; the first agent exits cleanly.
+        let replacing = try Subprocess.start(session.binaries + "/reveille-agent", ["--replace"], environment: session.environment)
+        defer { replacing.terminate() }
+        #expect(first.wait(timeout: 10) == 0)
+        try session.waitForName(AgentInterface.busName, owned: true)
+    }
+
+    @Test func watchPrintsEveryChange() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        let output = session.directory + "/watch.jsonl"
+        let watch = try Subprocess.start(session.binaries + "/reveille", ["watch", "--json"], environment: session.environment,
+                                         stdout: output)
+        defer { watch.terminate() }
+        usleep(500_000)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Watched")
+        _ = try eventually(timeout: 6, "watch to report the alert") {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            return text.contains(#""state":"alerting""#) ? true : nil
+        }
+        try session.cli("cancel", timer.id)
+        let lines = try eventually(timeout: 5, "watch to report the end") { () -> [String]? in
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            return text.contains(#""change":"ended""#) ? text.split(separator: "\n").map(String.init) : nil
+        }
+        #expect(lines.count == 3, "added, alerting, ended: \(lines)")
+        #expect(lines.first?.contains(#""change":"added""#) == true)
+    }
+}

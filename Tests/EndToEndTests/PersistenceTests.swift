@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import ReveilleCore
+
+@Suite("Persistence and time end to end", .serialized)
+struct PersistenceTests {
+    @Test func fixedAlarmSurvivesKill9AndRingsAfterRestart() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let later = try session.cliJSON(AlarmJSON.self, "add", "2030-01-01 08:00", "--title", "Far")
+        let soon = ISO8601Local.string(from: Date().addingTimeInterval(3), in: TimeZone(identifier: "UTC")!)
+        let near = try session.cliJSON(AlarmJSON.self, "add", String(soon.prefix(19)), "--title", "Near")
+        try session.killAgent(signal: SIGKILL)
+        // While no agent runs, the Near alarm comes due; the restarted agent rings it (within the late window).
+        usleep(3_500_000)
+        try session.startAgent()
+        let listed = try session.cliJSON([AlarmJSON].self, "list")
+        #expect(listed.first { $0.id == later.id }?.fireDate == "2030-01-01T08:00:00+00:00")
+        #expect(listed.first { $0.id == near.id }?.state == "alerting")
+        _ = try eventually(timeout: 5, "the Near alert after the restart") { try session.notifications(titled: "Near").first }
+    }
+
+    @Test func alarmMissedBeyondTheLateWindowIsReportedNotRung() throws {
+        let session = try TestSession()
+        try session.startAgent(["--late-window", "1s"])
+        let soon = ISO8601Local.string(from: Date().addingTimeInterval(2), in: TimeZone(identifier: "UTC")!)
+        _ = try session.cliJSON(AlarmJSON.self, "add", String(soon.prefix(19)), "--title", "Gone")
+        try session.killAgent(signal: SIGKILL)
+        usleep(4_500_000)
+        try session.startAgent(["--late-window", "1s"])
+        let missed = try eventually(timeout: 5, "the missed notice") { try session.notifications(titled: "Missed: Gone").first }
+        #expect(missed.hints?["urgency"] == .number(1))
+        #expect(try session.notifications(titled: "Gone").isEmpty, "a missed alarm does not ring late")
+        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
+    }
+
+    @Test func relativeAlarmFollowsATimeZoneChange() throws {
+        let session = try TestSession(startPulseAudio: false)
+        let link = session.directory + "/localtime"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/usr/share/zoneinfo/Europe/Berlin")
+        try session.startAgent(["--localtime", link], environment: ["TZ": nil])
+        let alarm = try session.cliJSON(AlarmJSON.self, "add", "7:30", "--title", "Wake")
+        let berlin = Alarm.Schedule.relative(.init(time: .init(hour: 7, minute: 30), repeats: .never))
+            .nextFireDate(after: Date(), in: TimeZone(identifier: "Europe/Berlin")!)!
+        #expect(alarm.fireDate == ISO8601Local.string(from: berlin, in: TimeZone(identifier: "UTC")!))
+
+        // Replace the link as timedatectl does: a new link renamed over the old one.
+        try FileManager.default.createSymbolicLink(atPath: link + ".new", withDestinationPath: "/usr/share/zoneinfo/America/New_York")
+        guard rename(link + ".new", link) == 0 else { throw Subprocess.Failure("rename failed") }
+        let newYork = Alarm.Schedule.relative(.init(time: .init(hour: 7, minute: 30), repeats: .never))
+            .nextFireDate(after: Date(), in: TimeZone(identifier: "America/New_York")!)!
+        let expected = ISO8601Local.string(from: newYork, in: TimeZone(identifier: "UTC")!)
+        _ = try eventually(timeout: 5, "the alarm to move to 07:30 New York time") {
+            try session.cliJSON(AlarmJSON.self, "show", alarm.id).fireDate == expected ? true : nil
+        }
+    }
+}

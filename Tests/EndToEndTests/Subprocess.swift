@@ -1,0 +1,125 @@
+import Foundation
+import Glibc
+
+/// Runs programs for the end-to-end tests with posix_spawn and waitpid: never through a
+/// shell, always with a deadline, and every child known by its PID.
+enum Subprocess {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// A started program.
+    final class Child: @unchecked Sendable {
+        let pid: pid_t
+        private(set) var status: Int32?
+
+        init(pid: pid_t) { self.pid = pid }
+
+        /// Whether it still runs; reaps it when it has ended.
+        var isRunning: Bool {
+            guard status == nil else { return false }
+            var raw: Int32 = 0
+            let reaped = waitpid(pid, &raw, WNOHANG)
+            if reaped == pid {
+                status = Self.exitStatus(raw)
+            } else if reaped < 0, errno == ECHILD, kill(pid, 0) != 0 {
+                // Not our child (a daemon that forked): gone when it no longer takes signals.
+                status = 0
+            }
+            return status == nil
+        }
+
+        /// Waits for it to end (killing it after `timeout`), and returns its exit status.
+        @discardableResult
+        func wait(timeout: TimeInterval = 20) -> Int32 {
+            let deadline = Date().addingTimeInterval(timeout)
+            while isRunning {
+                if Date() > deadline { kill(pid, SIGKILL) }
+                usleep(2_000)
+            }
+            return status!
+        }
+
+        /// SIGTERM, then SIGKILL if it has not ended within a second.
+        func terminate() {
+            guard isRunning else { return }
+            kill(pid, SIGTERM)
+            let deadline = Date().addingTimeInterval(1)
+            while isRunning && Date() < deadline { usleep(5_000) }
+            if isRunning { kill(pid, SIGKILL); wait() }
+        }
+
+        private static func exitStatus(_ raw: Int32) -> Int32 {
+            (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+        }
+    }
+
+    /// The full path of `name` on PATH (and the sbin folders), or a failure that says what to install.
+    static func find(_ name: String, package: String) throws -> String {
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "") + ":/usr/sbin:/usr/bin:/sbin:/bin"
+        for folder in path.split(separator: ":") {
+            let candidate = "\(folder)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw Failure("\(name) is not installed; the end-to-end tests need it (Debian package \(package); `make deps` installs it)")
+    }
+
+    /// Starts `executable` and returns at once; its output is appended to the given files.
+    static func start(_ executable: String, _ arguments: [String], environment: [String: String],
+                      stdout: String = "/dev/null", stderr: String = "/dev/null") throws -> Child {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard result == 0 else { throw Failure("cannot start \(executable): \(String(cString: strerror(result)))") }
+        return Child(pid: pid)
+    }
+
+    /// Runs `executable` to completion (killed after `timeout` seconds) and captures its output.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String],
+                    timeout: TimeInterval = 20) throws -> Result {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-run-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Files, not pipes: a grandchild that keeps a pipe open (a daemon forking, the CLI
+        // starting an agent) must not keep us waiting for end-of-file.
+        let out = directory + "/out", err = directory + "/err"
+        let child = try start(executable, arguments, environment: environment, stdout: out, stderr: err)
+        let deadline = Date().addingTimeInterval(timeout)
+        while child.isRunning {
+            if Date() > deadline {
+                kill(child.pid, SIGKILL)
+                child.wait()
+                throw Failure("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
+            }
+            usleep(2_000)
+        }
+        return Result(status: child.wait(),
+                      stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+                      stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    }
+}
+
+/// Polls `condition` every 20 ms until it returns a value or `timeout` passes.
+func eventually<T>(timeout: TimeInterval = 10, _ what: String, _ condition: () throws -> T?) throws -> T {
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+        if let value = try condition() { return value }
+        if Date() > deadline { throw Subprocess.Failure("timed out after \(timeout) s waiting for \(what)") }
+        usleep(20_000)
+    }
+}

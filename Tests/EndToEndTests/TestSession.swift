@@ -1,0 +1,235 @@
+import Foundation
+import ReveilleCore
+
+/// A private desktop session for one test: a dbus-daemon, the recording notification
+/// server and PulseAudio with a null sink, all on addresses inside a temporary folder,
+/// all stopped by PID when the session ends. The agent and the CLI are the real binaries.
+final class TestSession {
+    let directory: String
+    private(set) var environment: [String: String]
+    private var peers: [(name: String, child: Subprocess.Child)] = []
+    private(set) var agent: Subprocess.Child?
+    let binaries: String
+    private let gdbus: String
+
+    /// The notification server's record of events, one JSON object per line.
+    var notificationLog: String { directory + "/notifications.jsonl" }
+    var agentLog: String { directory + "/agent.log" }
+    var stateDirectory: String { directory + "/state/reveille" }
+
+    init(notificationCapabilities: [String]? = nil, startPulseAudio: Bool = true) throws {
+        binaries = try TestSession.findBinaries()
+        gdbus = try Subprocess.find("gdbus", package: "libglib2.0-bin")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-e2e-\(UUID().uuidString.prefix(8))").path
+        for folder in ["", "/runtime", "/home", "/state", "/config"] {
+            try FileManager.default.createDirectory(atPath: directory + folder, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = directory + "/home"
+        environment["XDG_RUNTIME_DIR"] = directory + "/runtime"
+        environment["XDG_STATE_HOME"] = directory + "/state"
+        environment["XDG_CONFIG_HOME"] = directory + "/config"
+        environment["PULSE_SERVER"] = "unix:\(directory)/pulse.sock"
+        environment["PULSE_CLIENTCONFIG"] = directory + "/client.conf"
+        environment["TZ"] = "UTC"
+        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        self.environment = environment
+        do {
+            try startBus()
+            try startNotificationServer(capabilities: notificationCapabilities)
+            if startPulseAudio { try startPulse() }
+        } catch {
+            stopAll()
+            throw error
+        }
+    }
+
+    deinit { stopAll() }
+
+    // MARK: Peers
+
+    private func startBus() throws {
+        let daemon = try Subprocess.find("dbus-daemon", package: "dbus-daemon")
+        let result = try Subprocess.run(daemon, ["--session", "--fork", "--nopidfile", "--print-address=1", "--print-pid=1"],
+                                        environment: environment)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        guard result.status == 0, lines.count >= 2, let pid = Int32(lines[1]) else {
+            throw Subprocess.Failure("dbus-daemon did not start: \(result.stderr)")
+        }
+        // --fork: the daemon is a child of the process that ended; it is known by its PID alone.
+        peers.append(("dbus-daemon", Subprocess.Child(pid: pid)))
+        environment["DBUS_SESSION_BUS_ADDRESS"] = lines[0]
+    }
+
+    func startNotificationServer(capabilities: [String]? = nil) throws {
+        var arguments = ["--record", notificationLog]
+        if let capabilities { arguments += ["--capabilities", capabilities.joined(separator: ",")] }
+        let server = try Subprocess.start(binaries + "/reveille-test-notifyd", arguments, environment: environment,
+                                          stderr: directory + "/notifyd.log")
+        peers.append(("reveille-test-notifyd", server))
+        try waitForName("org.freedesktop.Notifications", owned: true)
+    }
+
+    /// Stops the notification server, as a crash or restart of the desktop shell would.
+    func stopNotificationServer() throws {
+        stop(named: "reveille-test-notifyd")
+        try waitForName("org.freedesktop.Notifications", owned: false)
+    }
+
+    private func startPulse() throws {
+        let pulseaudio = try Subprocess.find("pulseaudio", package: "pulseaudio")
+        let pactl = try Subprocess.find("pactl", package: "pulseaudio-utils")
+        try "autospawn = no\n".write(toFile: directory + "/client.conf", atomically: true, encoding: .utf8)
+        let pulse = try Subprocess.start(pulseaudio, [
+            "-n", "--daemonize=no", "--system=false", "--exit-idle-time=-1", "--use-pid-file=false",
+            "--realtime=false", "--high-priority=false", "--disallow-exit=false",
+            "-L", "module-native-protocol-unix auth-anonymous=1 auth-cookie-enabled=0 socket=\(directory)/pulse.sock",
+            "-L", "module-null-sink sink_name=testsink",
+        ], environment: environment, stderr: directory + "/pulseaudio.log")
+        peers.append(("pulseaudio", pulse))
+        _ = try eventually("PulseAudio to answer on \(directory)/pulse.sock") {
+            try Subprocess.run(pactl, ["info"], environment: environment, timeout: 5).status == 0 ? true : nil
+        }
+    }
+
+    // MARK: Agent and CLI
+
+    /// Starts reveille-agent and waits until it owns its bus name.
+    func startAgent(_ arguments: [String] = [], environment extra: [String: String?] = [:]) throws {
+        var environment = self.environment
+        for (key, value) in extra { environment[key] = value }
+        let process = try Subprocess.start(binaries + "/reveille-agent", arguments, environment: environment,
+                                           stderr: agentLog)
+        agent = process
+        try waitForName(AgentInterface.busName, owned: true)
+    }
+
+    /// Kills the agent with `signal` and waits until it is gone from the bus.
+    func killAgent(signal: Int32 = SIGKILL) throws {
+        guard let agent else { return }
+        kill(agent.pid, signal)
+        agent.wait()
+        self.agent = nil
+        try waitForName(AgentInterface.busName, owned: false)
+    }
+
+    /// Runs `reveille` with `arguments`.
+    @discardableResult
+    func cli(_ arguments: String..., environment extra: [String: String] = [:]) throws -> Subprocess.Result {
+        try Subprocess.run(binaries + "/reveille", arguments, environment: environment.merging(extra) { $1 })
+    }
+
+    /// Runs `reveille ARGS --json` and decodes its output.
+    func cliJSON<Value: Decodable>(_ type: Value.Type, _ arguments: String...) throws -> Value {
+        let result = try Subprocess.run(binaries + "/reveille", arguments + ["--json"], environment: environment)
+        guard result.status == 0 else {
+            throw Subprocess.Failure("reveille \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.stderr)")
+        }
+        return try JSONDecoder().decode(type, from: Data(result.stdout.utf8))
+    }
+
+    /// Calls a method with gdbus, as any D-Bus client could.
+    @discardableResult
+    func gdbusCall(destination: String, path: String, method: String, _ arguments: [String]) throws -> Subprocess.Result {
+        try Subprocess.run(gdbus, ["call", "--session", "--dest", destination, "--object-path", path, "--method", method, "--"]
+                           + arguments, environment: environment)
+    }
+
+    func gdbus(_ arguments: [String]) throws -> Subprocess.Result {
+        try Subprocess.run(gdbus, arguments, environment: environment)
+    }
+
+    // MARK: The notification server's record
+
+    struct Event: Decodable {
+        var event: String
+        var id: UInt32
+        var summary: String?
+        var body: String?
+        var actions: [String]?
+        var hints: [String: HintValue]?
+        var timeout: Int?
+        var reason: UInt32?
+        var key: String?
+        var time: Double
+    }
+
+    /// A hint's value as the server recorded it.
+    enum HintValue: Decodable, Equatable {
+        case number(Double), text(String), flag(Bool), other
+
+        init(from decoder: Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let flag = try? container.decode(Bool.self) { self = .flag(flag) }
+            else if let number = try? container.decode(Double.self) { self = .number(number) }
+            else if let text = try? container.decode(String.self) { self = .text(text) }
+            else { self = .other }
+        }
+    }
+
+    var events: [Event] {
+        get throws {
+            guard let text = try? String(contentsOfFile: notificationLog, encoding: .utf8) else { return [] }
+            return try text.split(separator: "\n").map { try JSONDecoder().decode(Event.self, from: Data($0.utf8)) }
+        }
+    }
+
+    /// The Notify calls whose summary is `summary`, in order.
+    func notifications(titled summary: String) throws -> [Event] {
+        try events.filter { $0.event == "notify" && $0.summary == summary }
+    }
+
+    /// Presses a button on a notification, as a person would.
+    func press(_ key: String, on id: UInt32) throws {
+        let result = try gdbusCall(destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+                                   method: "io.github.reveille.TestNotifications.InvokeAction", ["\(id)", key])
+        guard result.status == 0 else { throw Subprocess.Failure("InvokeAction failed: \(result.stderr)") }
+    }
+
+    // MARK: Plumbing
+
+    func waitForName(_ name: String, owned: Bool, timeout: TimeInterval = 10) throws {
+        _ = try eventually(timeout: timeout, "\(name) to be \(owned ? "owned" : "released") on the test bus") {
+            let result = try gdbusCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                       method: "org.freedesktop.DBus.NameHasOwner", [name])
+            return result.stdout.contains(owned ? "true" : "false") ? true : nil
+        }
+    }
+
+    private func stop(named name: String) {
+        for peer in peers where peer.name == name { peer.child.terminate() }
+        peers.removeAll { $0.name == name }
+    }
+
+    private func stopAll() {
+        agent?.terminate()
+        agent = nil
+        for peer in peers.reversed() { peer.child.terminate() }
+        peers = []
+        if ProcessInfo.processInfo.environment["REVEILLE_KEEP_TEST_FILES"] == nil {
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    /// Where `swift build` put the executables: beside this test bundle, or `REVEILLE_BUILD_DIR`.
+    private static func findBinaries() throws -> String {
+        let folder = ProcessInfo.processInfo.environment["REVEILLE_BUILD_DIR"]
+            ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
+        for name in ["reveille", "reveille-agent", "reveille-test-notifyd"]
+        where !FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)") {
+            throw Subprocess.Failure("\(folder)/\(name) is missing: build the executables first (`swift build --build-tests`, or `make test`)")
+        }
+        return folder
+    }
+}
+
+/// `reveille --json`'s alarm object.
+struct AlarmJSON: Decodable, Equatable {
+    var id: String
+    var title: String
+    var state: String
+    var kind: String
+    var fireDate: String?
+    var timeRemaining: Double?
+}
