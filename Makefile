@@ -32,5 +32,25 @@ release: deps
 test: build
 	$(SWIFT) test --skip-build
 
+## run: build, start the agent in this desktop session and ring a demo timer in 5 seconds
+run: release
+	@bus="$${DBUS_SESSION_BUS_ADDRESS:-}"; \
+	if [ -z "$$bus" ] && [ -S "/run/user/$$(id -u)/bus" ]; then bus="unix:path=/run/user/$$(id -u)/bus"; fi; \
+	if [ -z "$$bus" ]; then \
+		echo "No D-Bus session bus: run this inside a desktop session (DBUS_SESSION_BUS_ADDRESS is unset and /run/user/$$(id -u)/bus does not exist)."; \
+		echo "On a machine without a desktop, try: dbus-run-session -- make run"; exit 1; fi; \
+	export DBUS_SESSION_BUS_ADDRESS="$$bus"; bin=$$($(SWIFT) build -c release --show-bin-path); \
+	if ! gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+		--method org.freedesktop.DBus.NameHasOwner org.freedesktop.Notifications | grep -q true; then \
+		echo "Note: no notification server is running (GNOME Shell, KDE Plasma, dunst, mako, xfce4-notifyd...);"; \
+		echo "      the alarm will be scheduled, but nothing can be shown until one runs."; fi; \
+	"$$bin/reveille" timer 5s --title "Reveille demo" --snooze 1m && "$$bin/reveille" list && \
+	echo "The demo timer alerts in 5 seconds. Stop it with the notification's Stop button or: $$bin/reveille stop <ID>"
+
 clean:
 	rm -rf .build
+
+## bench: release build, then figures against a private bus, notification server and PulseAudio
+bench: deps
+	$(SWIFT) build -c release
+	REVEILLE_BUILD_DIR=$$($(SWIFT) build -c release --show-bin-path) $$($(SWIFT) build -c release --show-bin-path)/reveille-bench

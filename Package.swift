@@ -54,7 +54,13 @@ let package = Package(
         .executableTarget(name: "reveille-test-notifyd", dependencies: ["ReveilleBus"],
                           path: "Tests/Support/reveille-test-notifyd"),
 
+        // The private session (bus, notification server, PulseAudio) for end-to-end tests and the benchmark.
+        .target(name: "ReveilleTestSupport", dependencies: ["ReveilleCore"],
+                path: "Tests/Support/ReveilleTestSupport"),
+        .executableTarget(name: "reveille-bench", dependencies: ["ReveilleTestSupport", "ReveilleCore"],
+                          path: "Benchmarks/reveille-bench"),
+
         .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ReveilleCore", "ReveilleBus"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ReveilleCore", "ReveilleTestSupport"]),
     ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ReveilleCore
+import ReveilleTestSupport
 
 /// The vertical slice against real peers: a private bus, the recording notification
 /// server, PulseAudio, and the real agent and CLI binaries.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ReveilleCore
+import ReveilleTestSupport
 
 @Suite("D-Bus interface and CLI end to end", .serialized)
 struct InterfaceTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ReveilleCore
+import ReveilleTestSupport
 
 @Suite("Persistence and time end to end", .serialized)
 struct PersistenceTests {

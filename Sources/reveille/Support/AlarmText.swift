@@ -28,7 +28,7 @@ struct AlarmSummary: Codable, Equatable {
         fireDate = shownDate.map { ISO8601Local.string(from: $0, in: timeZone) }
         switch record.alarm.state {
         case .paused: timeRemaining = record.pausedTimeRemaining
-        case .countdown: timeRemaining = record.fireDate.map { max(0, $0.timeIntervalSince(now)) }
+        case .countdown: timeRemaining = record.fireDate.map { (max(0, $0.timeIntervalSince(now)) * 10).rounded() / 10 }
         default: timeRemaining = nil
         }
         if case .relative(let relative) = record.alarm.schedule {

@@ -4,22 +4,22 @@ import ReveilleCore
 /// A private desktop session for one test: a dbus-daemon, the recording notification
 /// server and PulseAudio with a null sink, all on addresses inside a temporary folder,
 /// all stopped by PID when the session ends. The agent and the CLI are the real binaries.
-final class TestSession {
-    let directory: String
-    private(set) var environment: [String: String]
+public final class TestSession {
+    public let directory: String
+    public private(set) var environment: [String: String]
     private var peers: [(name: String, child: Subprocess.Child)] = []
-    private(set) var agent: Subprocess.Child?
-    let binaries: String
-    private let gdbus: String
+    public private(set) var agent: Subprocess.Child?
+    public let binaries: String
+    private let gdbusPath: String
 
     /// The notification server's record of events, one JSON object per line.
-    var notificationLog: String { directory + "/notifications.jsonl" }
-    var agentLog: String { directory + "/agent.log" }
-    var stateDirectory: String { directory + "/state/reveille" }
+    public var notificationLog: String { directory + "/notifications.jsonl" }
+    public var agentLog: String { directory + "/agent.log" }
+    public var stateDirectory: String { directory + "/state/reveille" }
 
-    init(notificationCapabilities: [String]? = nil, startPulseAudio: Bool = true) throws {
+    public init(notificationCapabilities: [String]? = nil, startPulseAudio: Bool = true) throws {
         binaries = try TestSession.findBinaries()
-        gdbus = try Subprocess.find("gdbus", package: "libglib2.0-bin")
+        gdbusPath = try Subprocess.find("gdbus", package: "libglib2.0-bin")
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-e2e-\(UUID().uuidString.prefix(8))").path
         for folder in ["", "/runtime", "/home", "/state", "/config"] {
             try FileManager.default.createDirectory(atPath: directory + folder, withIntermediateDirectories: true,
@@ -62,7 +62,7 @@ final class TestSession {
         environment["DBUS_SESSION_BUS_ADDRESS"] = lines[0]
     }
 
-    func startNotificationServer(capabilities: [String]? = nil) throws {
+    public func startNotificationServer(capabilities: [String]? = nil) throws {
         var arguments = ["--record", notificationLog]
         if let capabilities { arguments += ["--capabilities", capabilities.joined(separator: ",")] }
         let server = try Subprocess.start(binaries + "/reveille-test-notifyd", arguments, environment: environment,
@@ -72,7 +72,7 @@ final class TestSession {
     }
 
     /// Stops the notification server, as a crash or restart of the desktop shell would.
-    func stopNotificationServer() throws {
+    public func stopNotificationServer() throws {
         stop(named: "reveille-test-notifyd")
         try waitForName("org.freedesktop.Notifications", owned: false)
     }
@@ -96,7 +96,7 @@ final class TestSession {
     // MARK: Agent and CLI
 
     /// Starts reveille-agent and waits until it owns its bus name.
-    func startAgent(_ arguments: [String] = [], environment extra: [String: String?] = [:]) throws {
+    public func startAgent(_ arguments: [String] = [], environment extra: [String: String?] = [:]) throws {
         var environment = self.environment
         for (key, value) in extra { environment[key] = value }
         let process = try Subprocess.start(binaries + "/reveille-agent", arguments, environment: environment,
@@ -106,7 +106,7 @@ final class TestSession {
     }
 
     /// Kills the agent with `signal` and waits until it is gone from the bus.
-    func killAgent(signal: Int32 = SIGKILL) throws {
+    public func killAgent(signal: Int32 = SIGKILL) throws {
         guard let agent else { return }
         kill(agent.pid, signal)
         agent.wait()
@@ -116,12 +116,12 @@ final class TestSession {
 
     /// Runs `reveille` with `arguments`.
     @discardableResult
-    func cli(_ arguments: String..., environment extra: [String: String] = [:]) throws -> Subprocess.Result {
+    public func cli(_ arguments: String..., environment extra: [String: String] = [:]) throws -> Subprocess.Result {
         try Subprocess.run(binaries + "/reveille", arguments, environment: environment.merging(extra) { $1 })
     }
 
     /// Runs `reveille ARGS --json` and decodes its output.
-    func cliJSON<Value: Decodable>(_ type: Value.Type, _ arguments: String...) throws -> Value {
+    public func cliJSON<Value: Decodable>(_ type: Value.Type, _ arguments: String...) throws -> Value {
         let result = try Subprocess.run(binaries + "/reveille", arguments + ["--json"], environment: environment)
         guard result.status == 0 else {
             throw Subprocess.Failure("reveille \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.stderr)")
@@ -131,35 +131,35 @@ final class TestSession {
 
     /// Calls a method with gdbus, as any D-Bus client could.
     @discardableResult
-    func gdbusCall(destination: String, path: String, method: String, _ arguments: [String]) throws -> Subprocess.Result {
-        try Subprocess.run(gdbus, ["call", "--session", "--dest", destination, "--object-path", path, "--method", method, "--"]
+    public func gdbusCall(destination: String, path: String, method: String, _ arguments: [String]) throws -> Subprocess.Result {
+        try Subprocess.run(gdbusPath, ["call", "--session", "--dest", destination, "--object-path", path, "--method", method, "--"]
                            + arguments, environment: environment)
     }
 
-    func gdbus(_ arguments: [String]) throws -> Subprocess.Result {
-        try Subprocess.run(gdbus, arguments, environment: environment)
+    public func gdbus(_ arguments: [String]) throws -> Subprocess.Result {
+        try Subprocess.run(gdbusPath, arguments, environment: environment)
     }
 
     // MARK: The notification server's record
 
-    struct Event: Decodable {
-        var event: String
-        var id: UInt32
-        var summary: String?
-        var body: String?
-        var actions: [String]?
-        var hints: [String: HintValue]?
-        var timeout: Int?
-        var reason: UInt32?
-        var key: String?
-        var time: Double
+    public struct Event: Decodable {
+        public var event: String
+        public var id: UInt32
+        public var summary: String?
+        public var body: String?
+        public var actions: [String]?
+        public var hints: [String: HintValue]?
+        public var timeout: Int?
+        public var reason: UInt32?
+        public var key: String?
+        public var time: Double
     }
 
     /// A hint's value as the server recorded it.
-    enum HintValue: Decodable, Equatable {
+    public enum HintValue: Decodable, Equatable {
         case number(Double), text(String), flag(Bool), other
 
-        init(from decoder: Decoder) throws {
+        public init(from decoder: Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let flag = try? container.decode(Bool.self) { self = .flag(flag) }
             else if let number = try? container.decode(Double.self) { self = .number(number) }
@@ -168,7 +168,7 @@ final class TestSession {
         }
     }
 
-    var events: [Event] {
+    public var events: [Event] {
         get throws {
             guard let text = try? String(contentsOfFile: notificationLog, encoding: .utf8) else { return [] }
             return try text.split(separator: "\n").map { try JSONDecoder().decode(Event.self, from: Data($0.utf8)) }
@@ -176,12 +176,12 @@ final class TestSession {
     }
 
     /// The Notify calls whose summary is `summary`, in order.
-    func notifications(titled summary: String) throws -> [Event] {
+    public func notifications(titled summary: String) throws -> [Event] {
         try events.filter { $0.event == "notify" && $0.summary == summary }
     }
 
     /// Presses a button on a notification, as a person would.
-    func press(_ key: String, on id: UInt32) throws {
+    public func press(_ key: String, on id: UInt32) throws {
         let result = try gdbusCall(destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
                                    method: "io.github.reveille.TestNotifications.InvokeAction", ["\(id)", key])
         guard result.status == 0 else { throw Subprocess.Failure("InvokeAction failed: \(result.stderr)") }
@@ -189,7 +189,7 @@ final class TestSession {
 
     // MARK: Plumbing
 
-    func waitForName(_ name: String, owned: Bool, timeout: TimeInterval = 10) throws {
+    public func waitForName(_ name: String, owned: Bool, timeout: TimeInterval = 10) throws {
         _ = try eventually(timeout: timeout, "\(name) to be \(owned ? "owned" : "released") on the test bus") {
             let result = try gdbusCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                        method: "org.freedesktop.DBus.NameHasOwner", [name])
@@ -225,11 +225,11 @@ final class TestSession {
 }
 
 /// `reveille --json`'s alarm object.
-struct AlarmJSON: Decodable, Equatable {
-    var id: String
-    var title: String
-    var state: String
-    var kind: String
-    var fireDate: String?
-    var timeRemaining: Double?
+public struct AlarmJSON: Decodable, Equatable {
+    public var id: String
+    public var title: String
+    public var state: String
+    public var kind: String
+    public var fireDate: String?
+    public var timeRemaining: Double?
 }

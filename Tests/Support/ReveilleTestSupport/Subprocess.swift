@@ -3,27 +3,27 @@ import Glibc
 
 /// Runs programs for the end-to-end tests with posix_spawn and waitpid: never through a
 /// shell, always with a deadline, and every child known by its PID.
-enum Subprocess {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
+public enum Subprocess {
+    public struct Result {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        public init(_ description: String) { self.description = description }
     }
 
     /// A started program.
-    final class Child: @unchecked Sendable {
-        let pid: pid_t
-        private(set) var status: Int32?
+    public final class Child: @unchecked Sendable {
+        public let pid: pid_t
+        public private(set) var status: Int32?
 
-        init(pid: pid_t) { self.pid = pid }
+        public init(pid: pid_t) { self.pid = pid }
 
         /// Whether it still runs; reaps it when it has ended.
-        var isRunning: Bool {
+        public var isRunning: Bool {
             guard status == nil else { return false }
             var raw: Int32 = 0
             let reaped = waitpid(pid, &raw, WNOHANG)
@@ -38,7 +38,7 @@ enum Subprocess {
 
         /// Waits for it to end (killing it after `timeout`), and returns its exit status.
         @discardableResult
-        func wait(timeout: TimeInterval = 20) -> Int32 {
+        public func wait(timeout: TimeInterval = 20) -> Int32 {
             let deadline = Date().addingTimeInterval(timeout)
             while isRunning {
                 if Date() > deadline { kill(pid, SIGKILL) }
@@ -48,7 +48,7 @@ enum Subprocess {
         }
 
         /// SIGTERM, then SIGKILL if it has not ended within a second.
-        func terminate() {
+        public func terminate() {
             guard isRunning else { return }
             kill(pid, SIGTERM)
             let deadline = Date().addingTimeInterval(1)
@@ -62,7 +62,7 @@ enum Subprocess {
     }
 
     /// The full path of `name` on PATH (and the sbin folders), or a failure that says what to install.
-    static func find(_ name: String, package: String) throws -> String {
+    public static func find(_ name: String, package: String) throws -> String {
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "") + ":/usr/sbin:/usr/bin:/sbin:/bin"
         for folder in path.split(separator: ":") {
             let candidate = "\(folder)/\(name)"
@@ -72,7 +72,7 @@ enum Subprocess {
     }
 
     /// Starts `executable` and returns at once; its output is appended to the given files.
-    static func start(_ executable: String, _ arguments: [String], environment: [String: String],
+    public static func start(_ executable: String, _ arguments: [String], environment: [String: String],
                       stdout: String = "/dev/null", stderr: String = "/dev/null") throws -> Child {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -90,7 +90,7 @@ enum Subprocess {
     }
 
     /// Runs `executable` to completion (killed after `timeout` seconds) and captures its output.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String],
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String],
                     timeout: TimeInterval = 20) throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-run-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -115,7 +115,7 @@ enum Subprocess {
 }
 
 /// Polls `condition` every 20 ms until it returns a value or `timeout` passes.
-func eventually<T>(timeout: TimeInterval = 10, _ what: String, _ condition: () throws -> T?) throws -> T {
+public func eventually<T>(timeout: TimeInterval = 10, _ what: String, _ condition: () throws -> T?) throws -> T {
     let deadline = Date().addingTimeInterval(timeout)
     while true {
         if let value = try condition() { return value }
