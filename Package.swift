@@ -37,6 +37,7 @@ let package = Package(
         .target(name: "ReveilleAgent", dependencies: [
             "ReveilleCore", "ReveilleBus", "CNotify", "CPulse", "CSndfile", "CLinux",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // AlarmKit's client API, speaking D-Bus to the agent.
         .target(name: "ReveilleKit", dependencies: ["ReveilleCore", "ReveilleBus"]),

@@ -24,7 +24,7 @@ public final class Agent {
     private var finished: CheckedContinuation<Int32, Never>?
     private var exitCode: Int32?
     private var parts: (bus: BusConnection, scheduler: AlarmScheduler, presenter: AlertPresenter,
-                        service: AlarmService, timeZone: LocalTimeZone)?
+                        sounder: AlarmSounder, service: AlarmService, timeZone: LocalTimeZone)?
 
     public init(options: Options, logger: Logger) {
         self.options = options
@@ -65,16 +65,23 @@ public final class Agent {
         scheduler = AlarmScheduler(store: AlarmStore(directory: paths.stateDirectory, logger: logger),
                                    settings: .init(lateWindow: options.lateWindow), logger: logger,
                                    timeZone: { timeZone.current })
-        let presenter = AlertPresenter(logger: logger, timeZone: { timeZone.current })
-        let service = try AlarmService(bus: bus, scheduler: scheduler, logger: logger)
+        let settings = AgentSettings.load(from: paths.configDirectory, logger: logger)
+        let sounder = AlarmSounder(library: SoundLibrary(environment: options.environment),
+                                   sinkGuard: SinkGuard(stateDirectory: paths.stateDirectory,
+                                                        enabled: settings.unmuteMutedSink, logger: logger),
+                                   logger: logger)
+        let presenter = AlertPresenter(logger: logger, timeZone: { timeZone.current },
+                                       isSounding: { sounder.isPlaying($0) })
+        let service = try AlarmService(bus: bus, scheduler: scheduler, sounder: sounder, logger: logger)
         presenter.onAction = { [logger] id, action in
             do { try scheduler.apply(action, to: id.uuidString) } catch {
                 logger.notice("button \(action.rawValue) on \(id): \(error)")
             }
         }
-        scheduler.onMissed = { record, due in presenter.showMissed(record, due: due) }
-        scheduler.observers = [{ presenter.reconcile($0) }, { service.publish($0) }]
-        parts = (bus, scheduler, presenter, service, timeZone)
+        scheduler.onMissed = { record, due, reason in presenter.showMissed(record, due: due, reason: reason) }
+        // Sound first: the alert asks the notification server for a sound only if Reveille has none.
+        scheduler.observers = [{ sounder.reconcile($0) }, { presenter.reconcile($0) }, { service.publish($0) }]
+        parts = (bus, scheduler, presenter, sounder, service, timeZone)
 
         for signal in [SIGTERM, SIGINT] {
             MainLoopSources.onSignal(signal) { [weak self] in self?.stop(status: 0, reason: "signal \(signal)") }
@@ -102,11 +109,16 @@ public final class Agent {
     private func stop(status: Int32, reason: String) {
         if status == 0 { logger.info("stopping: \(reason)") } else { logger.critical("\(reason)") }
         parts?.presenter.withdrawAll()
+        parts?.sounder.reconcile([])
         parts?.bus.flush()
-        parts = nil
-        exitCode = status
-        finished?.resume(returning: status)
-        finished = nil
+        // Give PulseAudio a moment to receive the sink restore before the process ends.
+        MainLoopSources.after(milliseconds: 150) { [weak self] in
+            guard let self else { return }
+            self.parts = nil
+            self.exitCode = status
+            self.finished?.resume(returning: status)
+            self.finished = nil
+        }
     }
 }
 

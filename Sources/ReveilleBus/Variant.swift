@@ -36,6 +36,14 @@ public indirect enum Variant: Hashable, Sendable {
         }
     }
 
+    public var double: Double? {
+        switch self {
+        case .double(let value): value
+        case .variant(let inner): inner.double
+        default: int64.map(Double.init)
+        }
+    }
+
     public var uint32: UInt32? {
         switch self {
         case .uint32(let value): value

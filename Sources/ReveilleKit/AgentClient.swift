@@ -2,6 +2,13 @@ import Foundation
 import ReveilleBus
 @_exported import ReveilleCore
 
+/// A sound the agent can ring: its name, file, and where it was found (`user`, `bundled`, `theme`).
+public struct SoundEntry: Codable, Sendable, Equatable {
+    public var name: String
+    public var path: String
+    public var source: String
+}
+
 /// A connection to reveille-agent over the session bus, with the agent's full view of
 /// each alarm (`AlarmRecord`). `AlarmManager` builds AlarmKit's API on it; the CLI uses it directly.
 @GLibActor
@@ -40,6 +47,16 @@ public final class AgentClient {
     /// or `nil` when it has ended.
     public func apply(_ action: AlarmAction, to idPrefix: String) async throws(AlarmError) -> AlarmRecord? {
         try Self.decode(AlarmRecord?.self, from: try await call(AgentInterface.actionMethods[action]!, [.string(idPrefix)]))
+    }
+
+    /// Every sound the agent can resolve by name.
+    public func sounds() async throws(AlarmError) -> [SoundEntry] {
+        try Self.decode([SoundEntry].self, from: try await call("ListSounds"))
+    }
+
+    /// Plays `sound` (a name, or a path for the user's CLI) for `seconds`; returns the file played.
+    public func playSound(_ sound: String, seconds: Double) async throws(AlarmError) -> String {
+        try await call("PlaySound", [.string(sound), .double(seconds)])
     }
 
     /// Whether any process owns the agent's bus name (`org.freedesktop.DBus.NameHasOwner`).

@@ -119,7 +119,7 @@ struct StateMachineTests {
         let oneTime = try record(relative(12, 30))
         let late = instant("2027-06-01T12:41:00Z")
         #expect(oneTime.advanced(to: late, lateWindow: 600, timeZone: utc)
-                == .missed(missedDate: instant("2027-06-01T12:30:00Z"), next: nil))
+                == .missed(missedDate: instant("2027-06-01T12:30:00Z"), reason: .late, next: nil))
         let withinWindow = instant("2027-06-01T12:39:00Z")
         guard case .updated(let rung) = oneTime.advanced(to: withinWindow, lateWindow: 600, timeZone: utc) else {
             Issue.record("a 9-minute-late alarm must ring"); return
@@ -127,10 +127,42 @@ struct StateMachineTests {
         #expect(rung.alarm.state == .alerting)
 
         let repeating = try record(relative(12, 30, everyDay))
-        guard case .missed(_, let next?) = repeating.advanced(to: late, lateWindow: 600, timeZone: utc) else {
+        guard case .missed(_, .late, let next?) = repeating.advanced(to: late, lateWindow: 600, timeZone: utc) else {
             Issue.record("a missed repeating alarm moves on"); return
         }
         #expect(next.fireDate == instant("2027-06-02T12:30:00Z"))
+    }
+
+    @Test func unansweredAlertStopsAtItsRingLimitAndIsMissed() throws {
+        var request = request(schedule: relative(12, 30, everyDay))
+        request.ring = RingOptions(ringLimit: 60)
+        let alarm = try AlarmRecord(id: UUID(), request: request, appID: "test", now: now, timeZone: utc)
+        let fired = alerting(alarm)
+        #expect(fired.dueDate == instant("2027-06-01T12:31:00Z"))
+        #expect(fired.advanced(to: instant("2027-06-01T12:30:59Z"), lateWindow: 600, timeZone: utc) == .unchanged)
+        guard case .missed(let rang, .unanswered, let next?) = fired.advanced(to: instant("2027-06-01T12:31:00Z"), lateWindow: 600, timeZone: utc) else {
+            Issue.record("an alert at its ring limit is missed"); return
+        }
+        #expect(rang == instant("2027-06-01T12:30:00Z"))
+        #expect(next.alarm.state == .scheduled)
+        #expect(next.fireDate == instant("2027-06-02T12:30:00Z"))
+        // Without a ring limit of its own, an alert rings for the default ten minutes.
+        let plain = alerting(try record(relative(12, 30)))
+        #expect(plain.dueDate == instant("2027-06-01T12:40:00Z"))
+    }
+
+    @Test func ringOptionsOutOfRangeAreRefused() {
+        for (ring, phrase) in [(RingOptions(volume: 1.5), "volume is 1.5"), (RingOptions(ringLimit: 1), "ringLimit is 1.0"),
+                               (RingOptions(fadeIn: 700), "fadeIn is 700.0")] {
+            var bad = request(schedule: relative(7, 0))
+            bad.ring = ring
+            #expect {
+                try bad.validate(now: now)
+            } throws: { error in
+                guard case AlarmError.invalidConfiguration(let text) = error else { return false }
+                return text.contains(phrase)
+            }
+        }
     }
 
     @Test func timeZoneChangeMovesRelativeButNotFixed() throws {

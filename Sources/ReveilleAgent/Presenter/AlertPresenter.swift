@@ -14,13 +14,15 @@ final class AlertPresenter {
     private var missed: [ObjectIdentifier: DesktopNotification] = [:]
     private let logger: Logger
     private let timeZone: () -> TimeZone
+    private let isSounding: (UUID) -> Bool
     private lazy var capabilities = DesktopNotification.serverCapabilities()
     /// Called when a button asks for an action on an alarm.
     var onAction: (@GLibActor (UUID, AlarmAction) -> Void)?
 
-    init(logger: Logger, timeZone: @escaping () -> TimeZone) {
+    init(logger: Logger, timeZone: @escaping () -> TimeZone, isSounding: @escaping (UUID) -> Bool) {
         self.logger = logger
         self.timeZone = timeZone
+        self.isSounding = isSounding
     }
 
     /// Makes the notifications match the alarms: one alert per alerting alarm.
@@ -47,11 +49,15 @@ final class AlertPresenter {
     }
 
     /// A persistent notice that an occurrence did not ring.
-    func showMissed(_ record: AlarmRecord, due: Date) {
-        let when = ISO8601Local.string(from: due, in: timeZone())
+    func showMissed(_ record: AlarmRecord, due: Date, reason: MissReason) {
+        let when = ISO8601Local.string(from: due, in: timeZone()).prefix(16).replacingOccurrences(of: "T", with: " ")
+        let text = switch reason {
+        case .late: "It was due at \(when) while Reveille could not ring it."
+        case .unanswered: "It rang at \(when) and stopped after its ring limit without an answer."
+        }
         let notification = DesktopNotification(
             summary: "Missed: \(record.title)",
-            body: bodyText("It was due at \(when.prefix(16).replacingOccurrences(of: "T", with: " ")) while Reveille could not ring it."),
+            body: bodyText(text),
             icon: Self.icon)
         notification.setUrgency(.normal)
         notification.setTimeout(milliseconds: nil)
@@ -72,6 +78,12 @@ final class AlertPresenter {
         notification.setHint("resident", .bool(true))
         notification.setHint("desktop-entry", .string(Self.desktopEntry))
         notification.setHint("category", .string("x-reveille.alarm"))
+        // Reveille rings itself; when it cannot, the server may play the theme's alarm sound.
+        if isSounding(record.id) {
+            notification.setHint("suppress-sound", .bool(true))
+        } else {
+            notification.setHint("sound-name", .string(SoundLibrary.themeFallback))
+        }
         var actions = [(key: "stop", label: alert.stopButton.text)]
         if let secondary = alert.secondaryButton { actions.append((key: "secondary", label: secondary.text)) }
         notification.setActions(actions)

@@ -25,8 +25,8 @@ final class AlarmScheduler {
 
     /// Hear every change, with the full list in display order.
     var observers: [@GLibActor ([AlarmRecord]) -> Void] = []
-    /// Hears an occurrence that was missed, with the instant it was due.
-    var onMissed: (@GLibActor (AlarmRecord, Date) -> Void)?
+    /// Hears an occurrence that was missed, with the instant it was due (or began to ring) and why.
+    var onMissed: (@GLibActor (AlarmRecord, Date, MissReason) -> Void)?
 
     init(store: AlarmStore, settings: Settings, logger: Logger,
          now: @escaping () -> Date = Date.init, timeZone: @escaping () -> TimeZone) {
@@ -140,10 +140,14 @@ final class AlarmScheduler {
             case .updated(let moved):
                 next[id] = moved
                 if moved.alarm.state == .alerting { logger.info("alerting \(record.title.debugDescription) \(id)") }
-            case .missed(let missedDate, let following):
+            case .missed(let missedDate, let reason, let following):
                 next[id] = following
-                logger.warning("missed \(record.title.debugDescription) \(id), due \(ISO8601Local.string(from: missedDate, in: zone)): later than the \(Int(settings.lateWindow)) s late window")
-                onMissed?(record, missedDate)
+                let when = ISO8601Local.string(from: missedDate, in: zone)
+                switch reason {
+                case .late: logger.warning("missed \(record.title.debugDescription) \(id), due \(when): later than the \(Int(settings.lateWindow)) s late window")
+                case .unanswered: logger.warning("missed \(record.title.debugDescription) \(id): it rang from \(when) to its ring limit unanswered")
+                }
+                onMissed?(record, missedDate, reason)
             }
             changed = true
         }

@@ -9,11 +9,15 @@ import ReveilleCore
 final class AlarmService {
     private let bus: BusConnection
     private let scheduler: AlarmScheduler
+    private let sounder: AlarmSounder
     private let logger: Logger
+    /// The CLI is the user's own app: it may name sound files by path.
+    static let userAppID = "reveille"
 
-    init(bus: BusConnection, scheduler: AlarmScheduler, logger: Logger) throws(BusError) {
+    init(bus: BusConnection, scheduler: AlarmScheduler, sounder: AlarmSounder, logger: Logger) throws(BusError) {
         self.bus = bus
         self.scheduler = scheduler
+        self.sounder = sounder
         self.logger = logger
         try bus.register(path: AgentInterface.objectPath, introspectionXML: AgentInterface.introspectionXML) {
             [unowned self] call in self.handle(call)
@@ -54,7 +58,14 @@ final class AlarmService {
             let request = try Self.request(strings[1])
             let options = call.arguments[2].dictionary ?? [:]
             let appID = options["app-id"]?.string.flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+            _ = try sounder.library.resolve(request.sound, allowPaths: appID == Self.userAppID)
             return try Self.json(try scheduler.schedule(id: id, request: request, appID: appID))
+        case "ListSounds":
+            return try Self.json(sounder.library.entries())
+        case "PlaySound":
+            let seconds = call.arguments[1].double ?? 3
+            let sound: AlertConfiguration.AlertSound = strings[0].isEmpty || strings[0] == "default" ? .default : .named(strings[0])
+            return try sounder.preview(sound, seconds: seconds)
         default:
             guard let action = AgentInterface.actionMethods.first(where: { $0.value == call.method })?.key else {
                 throw AlarmError.invalidConfiguration("no method \(call.method)")

@@ -9,20 +9,23 @@ public struct AlarmRequest: Codable, Hashable, Sendable {
     public var metadata: String?
     public var tintColor: Color
     public var sound: AlertConfiguration.AlertSound
+    public var ring: RingOptions
 
     public init(schedule: Alarm.Schedule?, countdownDuration: Alarm.CountdownDuration?,
                 presentation: AlarmPresentation, metadata: String? = nil,
-                tintColor: Color = .blue, sound: AlertConfiguration.AlertSound = .default) {
+                tintColor: Color = .blue, sound: AlertConfiguration.AlertSound = .default,
+                ring: RingOptions = RingOptions()) {
         self.schedule = schedule
         self.countdownDuration = countdownDuration
         self.presentation = presentation
         self.metadata = metadata
         self.tintColor = tintColor
         self.sound = sound
+        self.ring = ring
     }
 
     private enum CodingKeys: String, CodingKey {
-        case schedule, countdownDuration, presentation, metadata, tintColor, sound
+        case schedule, countdownDuration, presentation, metadata, tintColor, sound, ring
     }
 
     /// Decodes with the initializer's defaults: `tintColor` blue, `sound` default.
@@ -34,6 +37,7 @@ public struct AlarmRequest: Codable, Hashable, Sendable {
         metadata = try container.decodeIfPresent(String.self, forKey: .metadata)
         tintColor = try container.decodeIfPresent(Color.self, forKey: .tintColor) ?? .blue
         sound = try container.decodeIfPresent(AlertConfiguration.AlertSound.self, forKey: .sound) ?? .default
+        ring = try container.decodeIfPresent(RingOptions.self, forKey: .ring) ?? RingOptions()
     }
 }
 
@@ -45,6 +49,7 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
     public var metadata: String?
     public var tintColor: Color
     public var sound: AlertConfiguration.AlertSound
+    public var ring: RingOptions
     /// The app that scheduled it.
     public var appID: String
     /// In `scheduled`: the instant it alerts. In `countdown`: the instant the countdown ends.
@@ -61,13 +66,14 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
 
     public init(alarm: Alarm, presentation: AlarmPresentation, metadata: String? = nil,
                 tintColor: Color = .blue, sound: AlertConfiguration.AlertSound = .default,
-                appID: String, fireDate: Date? = nil, countdownLength: TimeInterval? = nil,
+                ring: RingOptions = RingOptions(), appID: String, fireDate: Date? = nil, countdownLength: TimeInterval? = nil,
                 pausedTimeRemaining: TimeInterval? = nil, alertingSince: Date? = nil) {
         self.alarm = alarm
         self.presentation = presentation
         self.metadata = metadata
         self.tintColor = tintColor
         self.sound = sound
+        self.ring = ring
         self.appID = appID
         self.fireDate = fireDate
         self.countdownLength = countdownLength

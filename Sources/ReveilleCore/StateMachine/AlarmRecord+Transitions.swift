@@ -27,9 +27,18 @@ public enum AlarmAdvance: Hashable, Sendable {
     case unchanged
     /// It entered its countdown or began to alert.
     case updated(AlarmRecord)
-    /// It was due longer ago than the late window allows: the occurrence at `missedDate`
-    /// is reported instead of alerting. `next` is the following occurrence, if any.
-    case missed(missedDate: Date, next: AlarmRecord?)
+    /// The occurrence at `missedDate` is reported instead of ringing on: it was due longer ago
+    /// than the late window allows, or it rang unanswered to its ring limit.
+    /// `next` is the following occurrence, if any.
+    case missed(missedDate: Date, reason: MissReason, next: AlarmRecord?)
+}
+
+/// Why an occurrence was missed.
+public enum MissReason: String, Hashable, Sendable {
+    /// Due while nothing could ring it (agent not running, machine suspended).
+    case late
+    /// It rang until its ring limit without an answer.
+    case unanswered
 }
 
 extension AlarmRecord {
@@ -40,7 +49,7 @@ extension AlarmRecord {
         self.init(alarm: Alarm(id: id, schedule: request.schedule,
                                countdownDuration: request.countdownDuration, state: .scheduled),
                   presentation: request.presentation, metadata: request.metadata,
-                  tintColor: request.tintColor, sound: request.sound, appID: appID)
+                  tintColor: request.tintColor, sound: request.sound, ring: request.ring, appID: appID)
         if let schedule = request.schedule {
             guard let next = schedule.nextFireDate(after: now, in: timeZone) else {
                 throw AlarmError.invalidConfiguration("the schedule has no instant after now")
@@ -65,7 +74,9 @@ extension AlarmRecord {
             return fireDate
         case .countdown:
             return fireDate
-        case .paused, .alerting:
+        case .alerting:
+            return alertingSince?.addingTimeInterval(ring.ringLimit ?? RingOptions.defaultRingLimit)
+        case .paused:
             return nil
         }
     }
@@ -73,10 +84,15 @@ extension AlarmRecord {
     /// Moves the alarm along its schedule to `now`: into its pre-alert countdown or its alert.
     /// An alert due more than `lateWindow` ago is reported as missed instead.
     public func advanced(to now: Date, lateWindow: TimeInterval, timeZone: TimeZone) -> AlarmAdvance {
-        guard let due = dueDate, due <= now, let fireDate else { return .unchanged }
+        guard let due = dueDate, due <= now else { return .unchanged }
+        if alarm.state == .alerting {
+            return .missed(missedDate: alertingSince ?? due, reason: .unanswered,
+                           next: nextOccurrence(after: now, timeZone: timeZone))
+        }
+        guard let fireDate else { return .unchanged }
         if now >= fireDate {
             if now.timeIntervalSince(fireDate) > lateWindow {
-                return .missed(missedDate: fireDate, next: nextOccurrence(after: now, timeZone: timeZone))
+                return .missed(missedDate: fireDate, reason: .late, next: nextOccurrence(after: now, timeZone: timeZone))
             }
             var alerting = self
             alerting.alarm.state = .alerting

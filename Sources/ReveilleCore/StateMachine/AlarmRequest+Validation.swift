@@ -33,6 +33,7 @@ extension AlarmRequest {
                 throw invalid("a weekly recurrence needs at least one weekday; use .never for a one-time alarm")
             }
         }
+        try ring.validate()
         let alert = presentation.alert
         guard alert.title.count <= Self.maximumTitleLength else {
             throw invalid("the title has \(alert.title.count) characters; at most \(Self.maximumTitleLength) are accepted")

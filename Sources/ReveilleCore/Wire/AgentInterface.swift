@@ -27,7 +27,8 @@ public enum AgentInterface {
           -->
           <interface name="io.github.reveille.Reveille1">
             <!-- Schedules an alarm. id: a UUID, or "" for a new one. configuration: an
-                 AlarmRequest. options: "app-id" (s), the calling app. Returns the AlarmRecord. -->
+                 AlarmRequest. options: "app-id" (s), the calling app. Returns the AlarmRecord.
+                 A sound name that cannot be found is refused with the names that exist. -->
             <method name="Schedule">
               <arg name="id" type="s" direction="in"/>
               <arg name="configuration" type="s" direction="in"/>
@@ -63,6 +64,16 @@ public enum AgentInterface {
             <!-- All alarms, as a JSON array of AlarmRecord. -->
             <method name="List">
               <arg name="alarms" type="s" direction="out"/>
+            </method>
+            <!-- Every sound name the agent can resolve: a JSON array of {name, path, source}. -->
+            <method name="ListSounds">
+              <arg name="sounds" type="s" direction="out"/>
+            </method>
+            <!-- Plays a sound (a name, or a path for the user's own CLI) for some seconds; returns its file. -->
+            <method name="PlaySound">
+              <arg name="sound" type="s" direction="in"/>
+              <arg name="seconds" type="d" direction="in"/>
+              <arg name="path" type="s" direction="out"/>
             </method>
             <!-- Emitted on every change, with the full list. -->
             <signal name="AlarmsChanged">

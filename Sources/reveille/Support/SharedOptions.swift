@@ -21,6 +21,18 @@ struct AlertOptions: ParsableArguments {
     @Option(help: "How long Snooze waits before ringing again (\(InputParser.acceptedDurations)).")
     var snooze = "9m"
 
+    @Option(help: "A sound name (see `reveille sounds`) or a path to a sound file. Default: Reveille's alarm.")
+    var sound: String?
+
+    @Option(help: "The alarm's loudness, 0% to 100%.")
+    var volume: String?
+
+    @Option(help: "Rise from silence to full volume over this long (\(InputParser.acceptedDurations)).")
+    var fade: String?
+
+    @Option(help: "Stop ringing unanswered after this long and report the alarm missed. Default: 10m.")
+    var ringLimit: String?
+
     /// The request for `schedule`, with a Stop button and a Snooze (or Repeat) button.
     func request(schedule: Alarm.Schedule?, preAlert: TimeInterval?, defaultTitle: String,
                  repeatAfter: TimeInterval? = nil) throws -> AlarmRequest {
@@ -31,8 +43,11 @@ struct AlertOptions: ParsableArguments {
                          secondaryButton: repeatAfter == nil ? .snoozeButton : .repeatButton,
                          secondaryButtonBehavior: .countdown),
             countdown: .init(title: title), paused: .init(title: title))
+        let ring = RingOptions(volume: try volume.map(Parse.percentage),
+                               fadeIn: try fade.map { try Parse.duration($0, option: "--fade") },
+                               ringLimit: try ringLimit.map { try Parse.duration($0, option: "--ring-limit") })
         return AlarmRequest(schedule: schedule, countdownDuration: .init(preAlert: preAlert, postAlert: postAlert),
-                            presentation: presentation)
+                            presentation: presentation, sound: Parse.sound(sound), ring: ring)
     }
 }
 
@@ -40,5 +55,23 @@ struct AlertOptions: ParsableArguments {
 enum Parse {
     static func duration(_ text: String, option: String) throws -> TimeInterval {
         do { return try InputParser.duration(text) } catch { throw ValidationError("\(option): \(error)") }
+    }
+
+    /// `80%`, `80` or `0.8` → 0.8.
+    static func percentage(_ text: String) throws -> Double {
+        let number = text.hasSuffix("%") ? String(text.dropLast()) : text
+        guard let value = Double(number), value.isFinite, value >= 0 else {
+            throw ValidationError("--volume: could not read '\(text)'; accepted: 0% to 100%, like 80%")
+        }
+        let fraction = text.hasSuffix("%") || value > 1 ? value / 100 : value
+        guard fraction <= 1 else { throw ValidationError("--volume: '\(text)' is over 100%; accepted: 0% to 100%") }
+        return fraction
+    }
+
+    /// A sound option: a name, or a path made absolute (the agent may run in another folder).
+    static func sound(_ text: String?) -> AlertConfiguration.AlertSound {
+        guard let text, text != "default" else { return .default }
+        guard text.contains("/") else { return .named(text) }
+        return .named(URL(fileURLWithPath: text).standardizedFileURL.path)
     }
 }

@@ -77,10 +77,23 @@ public final class TestSession {
         try waitForName("org.freedesktop.Notifications", owned: false)
     }
 
-    private func startPulse() throws {
+    /// Kills PulseAudio (SIGKILL, as a crash would).
+    public func killPulseAudio() {
+        for peer in peers where peer.name == "pulseaudio" { kill(peer.child.pid, SIGKILL); peer.child.wait() }
+        peers.removeAll { $0.name == "pulseaudio" }
+    }
+
+    /// Runs `pactl` against the session's PulseAudio.
+    public func pactl(_ arguments: String...) throws -> Subprocess.Result {
+        try Subprocess.run(try Subprocess.find("pactl", package: "pulseaudio-utils"), arguments, environment: environment)
+    }
+
+    public func startPulse() throws {
         let pulseaudio = try Subprocess.find("pulseaudio", package: "pulseaudio")
         let pactl = try Subprocess.find("pactl", package: "pulseaudio-utils")
         try "autospawn = no\n".write(toFile: directory + "/client.conf", atomically: true, encoding: .utf8)
+        // A killed daemon leaves its socket behind.
+        try? FileManager.default.removeItem(atPath: directory + "/pulse.sock")
         let pulse = try Subprocess.start(pulseaudio, [
             "-n", "--daemonize=no", "--system=false", "--exit-idle-time=-1", "--use-pid-file=false",
             "--realtime=false", "--high-priority=false", "--disallow-exit=false",

@@ -1,0 +1,219 @@
+import CGLib
+import CPulse
+import Foundation
+import ReveilleBus
+
+/// A PulseAudio client on the agent's GLib loop (`pa_glib_mainloop`), so its callbacks run
+/// on the loop thread. The only file that calls libpulse; no pulse pointer leaves it.
+@GLibActor
+final class PulseAudio {
+    /// `pa_glib_mainloop*`, owned.
+    nonisolated(unsafe) private let mainloop: OpaquePointer
+    /// `pa_context*` of the current connection.
+    private var context: OpaquePointer?
+    private let appName: String
+    private let appID: String
+    /// Hears `true` when the connection is ready and `false` when it failed or ended.
+    var onReadyChange: (@GLibActor (Bool) -> Void)?
+    private(set) var isReady = false
+
+    init(appName: String, appID: String) {
+        mainloop = pa_glib_mainloop_new(g_main_context_default())
+        self.appName = appName
+        self.appID = appID
+    }
+
+    deinit { pa_glib_mainloop_free(mainloop) }
+
+    /// Opens a new connection (`pa_context_connect`) unless one is ready or under way; the
+    /// server is `PULSE_SERVER` or the session's default. Never autospawns a daemon.
+    func connect() {
+        guard context == nil else { return }
+        let properties = Self.proplist(["application.name": appName, "application.id": appID,
+                                        "application.icon_name": "io.github.reveille.Reveille"])
+        defer { pa_proplist_free(properties) }
+        guard let context = pa_context_new_with_proplist(pa_glib_mainloop_get_api(mainloop), appName, properties) else { return }
+        self.context = context
+        pa_context_set_state_callback(context, { context, userData in
+            let pulse = Unmanaged<PulseAudio>.fromOpaque(userData!).takeUnretainedValue()
+            let state = pa_context_get_state(context)
+            GLibActor.assumeIsolated { pulse.contextStateChanged(state) }
+        }, Unmanaged.passUnretained(self).toOpaque())
+        if pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
+            contextStateChanged(PA_CONTEXT_FAILED)
+        }
+    }
+
+    /// The last error of the connection, for the log.
+    var lastError: String {
+        guard let context else { return "not connected" }
+        return String(cString: pa_strerror(pa_context_errno(context)))
+    }
+
+    private func contextStateChanged(_ state: pa_context_state_t) {
+        switch state {
+        case PA_CONTEXT_READY:
+            isReady = true
+            onReadyChange?(true)
+        case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
+            if let context {
+                // Clear the callback first: the context must not call into us once dropped.
+                pa_context_set_state_callback(context, nil, nil)
+                pa_context_disconnect(context)
+                pa_context_unref(context)
+            }
+            context = nil
+            let wasReady = isReady
+            isReady = false
+            if wasReady || state == PA_CONTEXT_FAILED { onReadyChange?(false) }
+        default:
+            break
+        }
+    }
+
+    /// Starts `sound` looping until `stop()`; `nil` when not connected or the stream cannot open.
+    func play(_ sound: DecodedSound, volume: Double, fadeIn: TimeInterval, mediaName: String,
+              eventID: String) -> LoopingStream? {
+        guard isReady, let context else { return nil }
+        return LoopingStream(context: context, sound: sound, volume: volume, fadeIn: fadeIn,
+                             properties: ["media.role": "event", "media.name": mediaName, "event.id": eventID,
+                                          "application.name": appName, "application.id": appID])
+    }
+
+    /// What a sink's mute and volume were, to put them back exactly.
+    struct SinkState: Codable, Equatable {
+        var name: String
+        var muted: Bool
+        /// Per-channel volumes, `pa_volume_t` values (65536 is 100%).
+        var volumes: [UInt32]
+
+        var loudest: Double { Double(volumes.max() ?? 0) / Double(PA_VOLUME_NORM) }
+    }
+
+    /// The default sink's state (`pa_context_get_sink_info_by_name` of `@DEFAULT_SINK@`).
+    func defaultSink(_ completion: @escaping @GLibActor (SinkState?) -> Void) {
+        guard isReady, let context else { return completion(nil) }
+        let box = CallbackBox(completion)
+        let operation = pa_context_get_sink_info_by_name(context, "@DEFAULT_SINK@", { _, info, endOfList, userData in
+            let unmanaged = Unmanaged<CallbackBox>.fromOpaque(userData!)
+            let completion = unmanaged.takeUnretainedValue().value as! @GLibActor (SinkState?) -> Void
+            guard let info else {
+                // The end of the list (eol > 0), or an error (eol < 0): the box is done either way.
+                if endOfList != 0 { unmanaged.release() }
+                if endOfList < 0 { GLibActor.assumeIsolated { completion(nil) } }
+                return
+            }
+            var volume = info.pointee.volume
+            let channels = Int(volume.channels)
+            let values = withUnsafeBytes(of: &volume.values) { Array($0.bindMemory(to: pa_volume_t.self).prefix(channels)) }
+            let state = SinkState(name: String(cString: info.pointee.name), muted: info.pointee.mute != 0, volumes: values)
+            GLibActor.assumeIsolated { completion(state) }
+        }, box.retainedPointer)
+        if let operation { pa_operation_unref(operation) } else { CallbackBox.release(box.retainedPointer); completion(nil) }
+    }
+
+    /// Sets a sink's mute and per-channel volumes (`pa_context_set_sink_mute_by_name`,
+    /// `pa_context_set_sink_volume_by_name`).
+    func setSink(_ state: SinkState) {
+        guard isReady, let context, !state.volumes.isEmpty else { return }
+        var volume = pa_cvolume()
+        volume.channels = UInt8(min(state.volumes.count, Int(PA_CHANNELS_MAX)))
+        withUnsafeMutableBytes(of: &volume.values) { raw in
+            let values = raw.bindMemory(to: pa_volume_t.self)
+            for (index, value) in state.volumes.prefix(Int(volume.channels)).enumerated() { values[index] = value }
+        }
+        if let operation = pa_context_set_sink_volume_by_name(context, state.name, &volume, nil, nil) { pa_operation_unref(operation) }
+        if let operation = pa_context_set_sink_mute_by_name(context, state.name, state.muted ? 1 : 0, nil, nil) {
+            pa_operation_unref(operation)
+        }
+    }
+
+    fileprivate static func proplist(_ values: [String: String]) -> OpaquePointer {
+        let list = pa_proplist_new()!
+        for (key, value) in values { pa_proplist_sets(list, key, value) }
+        return list
+    }
+}
+
+/// One sound looping without gaps on its own stream, until `stop()`.
+@GLibActor
+final class LoopingStream {
+    /// `pa_stream*`; nil once stopped.
+    private var stream: OpaquePointer?
+    private let sound: DecodedSound
+    private let fadeFrames: Double
+    private var position = 0
+    private var framesWritten = 0
+    /// Hears the stream fail (the server went away); not called after `stop()`.
+    var onFailure: (@GLibActor () -> Void)?
+
+    fileprivate init?(context: OpaquePointer, sound: DecodedSound, volume: Double, fadeIn: TimeInterval,
+                      properties: [String: String]) {
+        self.sound = sound
+        fadeFrames = fadeIn * Double(sound.sampleRate)
+        var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(sound.sampleRate), channels: UInt8(sound.channels))
+        let list = PulseAudio.proplist(properties)
+        defer { pa_proplist_free(list) }
+        guard let stream = pa_stream_new_with_proplist(context, properties["media.name"], &spec, nil, list) else { return nil }
+        self.stream = stream
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        pa_stream_set_write_callback(stream, { _, bytes, userData in
+            let player = Unmanaged<LoopingStream>.fromOpaque(userData!).takeUnretainedValue()
+            GLibActor.assumeIsolated { player.write(bytes) }
+        }, me)
+        pa_stream_set_state_callback(stream, { stream, userData in
+            let player = Unmanaged<LoopingStream>.fromOpaque(userData!).takeUnretainedValue()
+            let state = pa_stream_get_state(stream)
+            GLibActor.assumeIsolated { if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED { player.failed() } }
+        }, me)
+        // A small target latency: the first sample comes fast and Stop is silent fast.
+        let bytesPerSecond = UInt32(sound.sampleRate * sound.channels * MemoryLayout<Float>.size)
+        var attributes = pa_buffer_attr(maxlength: UInt32.max, tlength: bytesPerSecond / 20, prebuf: UInt32.max,
+                                        minreq: UInt32.max, fragsize: UInt32.max)
+        var cvolume = pa_cvolume()
+        pa_cvolume_set(&cvolume, UInt32(sound.channels), pa_sw_volume_from_linear(volume))
+        let flags = pa_stream_flags_t(rawValue: PA_STREAM_START_UNMUTED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue)
+        guard pa_stream_connect_playback(stream, nil, &attributes, flags, &cvolume, nil) == 0 else {
+            stop()
+            return nil
+        }
+    }
+
+    /// Ends the sound at once: the stream is disconnected, not drained.
+    func stop() {
+        guard let stream else { return }
+        self.stream = nil
+        pa_stream_set_write_callback(stream, nil, nil)
+        pa_stream_set_state_callback(stream, nil, nil)
+        pa_stream_disconnect(stream)
+        pa_stream_unref(stream)
+    }
+
+    private func failed() {
+        stop()
+        onFailure?()
+    }
+
+    /// Fills what the server asks for (`pa_stream_begin_write` / `pa_stream_write`), wrapping
+    /// around the sound's end and applying the fade-in.
+    private func write(_ requested: Int) {
+        guard let stream, sound.frameCount > 0 else { return }
+        var data: UnsafeMutableRawPointer?
+        var bytes = requested
+        guard pa_stream_begin_write(stream, &data, &bytes) == 0, let data, bytes > 0 else { return }
+        let channels = sound.channels
+        let frames = bytes / (channels * MemoryLayout<Float>.size)
+        let output = data.bindMemory(to: Float.self, capacity: frames * channels)
+        sound.samples.withUnsafeBufferPointer { samples in
+            for frame in 0..<frames {
+                let gain = fadeFrames > 0 ? Float(min(1, Double(framesWritten + frame) / fadeFrames)) : 1
+                let source = position * channels
+                for channel in 0..<channels { output[frame * channels + channel] = samples[source + channel] * gain }
+                position += 1
+                if position == sound.frameCount { position = 0 }
+            }
+        }
+        framesWritten += frames
+        pa_stream_write(stream, data, frames * channels * MemoryLayout<Float>.size, nil, 0, PA_SEEK_RELATIVE)
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import ReveilleCore
+
+/// Finds sound files by name: the user's folders, Reveille's bundled sounds, then the
+/// freedesktop sound theme. A name can never reach outside those folders.
+struct SoundLibrary: Sendable {
+    /// One resolvable sound.
+    struct Entry: Codable, Equatable, Sendable {
+        var name: String
+        var path: String
+        /// `user`, `bundled` or `theme`.
+        var source: String
+    }
+
+    /// The bundled sound that `.default` plays.
+    static let defaultName = "alarm"
+    /// What the notification server is asked to play when Reveille cannot.
+    static let themeFallback = "alarm-clock-elapsed"
+    static let extensions = ["oga", "ogg", "opus", "flac", "wav"]
+
+    private let folders: [(path: String, source: String)]
+    private let themeFolders: [String]
+
+    init(environment: [String: String] = ProcessInfo.processInfo.environment,
+         executable: String = CommandLine.arguments.first ?? "") {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share"
+        let installed = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("share/reveille/sounds").path
+        // The build tree's Sounds/, for running from a checkout.
+        let buildTree = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sounds").path
+        folders = [(dataHome + "/sounds/reveille", "user"), (dataHome + "/sounds", "user"),
+                   (installed, "bundled"), (buildTree, "bundled")]
+        let dataDirs = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
+            .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        themeFolders = dataDirs.map { $0 + "/sounds/freedesktop/stereo" }
+    }
+
+    /// Every name it can resolve, each with the file that wins.
+    func entries() -> [Entry] {
+        var seen = Set<String>()
+        var result: [Entry] = []
+        for (folder, source) in folders + themeFolders.map({ ($0, "theme") }) {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            for file in files.sorted() {
+                let url = URL(fileURLWithPath: file)
+                guard Self.extensions.contains(url.pathExtension.lowercased()) else { continue }
+                let name = url.deletingPathExtension().lastPathComponent
+                guard !seen.contains(name), FileManager.default.isReadableFile(atPath: folder + "/" + file) else { continue }
+                seen.insert(name)
+                result.append(Entry(name: name, path: folder + "/" + file, source: source))
+            }
+        }
+        return result
+    }
+
+    /// The file for `sound`. A path is accepted only when `allowPaths` (the user's own CLI);
+    /// a name must be a plain file name. Throws `invalidConfiguration` listing what exists.
+    func resolve(_ sound: AlertConfiguration.AlertSound, allowPaths: Bool) throws(AlarmError) -> String {
+        let name: String
+        switch sound {
+        case .default: name = Self.defaultName
+        case .named(let text): name = text
+        }
+        if name.contains("/") {
+            guard allowPaths else {
+                throw .invalidConfiguration("sound '\(name)' is a path; apps may only name a sound (see `reveille sounds`)")
+            }
+            guard name.hasPrefix("/"), FileManager.default.isReadableFile(atPath: name) else {
+                throw .invalidConfiguration("sound file '\(name)' cannot be read; give an absolute path to a readable file")
+            }
+            return name
+        }
+        guard name.wholeMatch(of: /[A-Za-z0-9][A-Za-z0-9._+-]{0,99}/) != nil, !name.contains("..") else {
+            throw .invalidConfiguration("sound name '\(name)' is not a plain name; accepted: letters, digits, '.', '_', '+', '-'")
+        }
+        for folder in folders.map(\.path) + themeFolders {
+            for ext in Self.extensions {
+                let path = "\(folder)/\(name).\(ext)"
+                if FileManager.default.isReadableFile(atPath: path) { return path }
+            }
+        }
+        let names = entries().map(\.name)
+        throw .invalidConfiguration("no sound named '\(name)'; available: \(names.isEmpty ? "none" : names.joined(separator: ", "))")
+    }
+}

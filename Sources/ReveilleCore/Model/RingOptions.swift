@@ -1,0 +1,33 @@
+import Foundation
+
+/// How an alarm rings: Reveille's additions to AlarmKit's sound.
+public struct RingOptions: Codable, Hashable, Sendable {
+    /// The stream's volume from 0 to 1; full volume when `nil`.
+    public var volume: Double?
+    /// Seconds over which the sound rises from silence to `volume`.
+    public var fadeIn: TimeInterval?
+    /// Seconds an unanswered alert rings before it stops and is reported missed;
+    /// `defaultRingLimit` when `nil`.
+    public var ringLimit: TimeInterval?
+
+    public static let defaultRingLimit: TimeInterval = 600
+
+    public init(volume: Double? = nil, fadeIn: TimeInterval? = nil, ringLimit: TimeInterval? = nil) {
+        self.volume = volume
+        self.fadeIn = fadeIn
+        self.ringLimit = ringLimit
+    }
+
+    /// Checks the ranges; throws `invalidConfiguration` naming the value and what is accepted.
+    public func validate() throws {
+        if let volume, !(volume.isFinite && (0...1).contains(volume)) {
+            throw AlarmError.invalidConfiguration("volume is \(volume); accepted: 0 to 1 (0% to 100%)")
+        }
+        if let ringLimit, !(ringLimit.isFinite && (5...86_400).contains(ringLimit)) {
+            throw AlarmError.invalidConfiguration("ringLimit is \(ringLimit) seconds; accepted: 5 seconds to 24 hours")
+        }
+        if let fadeIn, !(fadeIn.isFinite && fadeIn >= 0 && fadeIn <= (ringLimit ?? Self.defaultRingLimit)) {
+            throw AlarmError.invalidConfiguration("fadeIn is \(fadeIn) seconds; accepted: 0 up to the ring limit")
+        }
+    }
+}

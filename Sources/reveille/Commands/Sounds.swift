@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import ReveilleKit
+
+/// `reveille sounds`: every sound name the agent can ring.
+struct Sounds: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the sounds an alarm can ring, with their files.",
+        discussion: """
+            Names are looked up in ~/.local/share/sounds/reveille, ~/.local/share/sounds, Reveille's \
+            bundled sounds, then the freedesktop sound theme; the first file with a name wins.
+            """)
+
+    @Flag(help: "Print a JSON array of {name, path, source}.")
+    var json = false
+
+    func run() async throws {
+        let sounds = try await AgentConnection.perform { client throws(AlarmError) in try await client.sounds() }
+        if json { return try Output.json(sounds) }
+        let width = (sounds.map(\.name.count).max() ?? 4) + 2
+        Output.line("NAME".padding(toLength: width, withPad: " ", startingAt: 0) + "SOURCE   FILE")
+        for sound in sounds {
+            Output.line(sound.name.padding(toLength: width, withPad: " ", startingAt: 0)
+                        + sound.source.padding(toLength: 9, withPad: " ", startingAt: 0) + sound.path)
+        }
+    }
+}
+
+/// `reveille play`: hear a sound before choosing it.
+struct Play: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Play a sound for a few seconds.")
+
+    @Argument(help: "A sound name (see `reveille sounds`), `default`, or a path to a sound file.")
+    var sound: String
+
+    @Option(help: "How long to play it (\(InputParser.acceptedDurations)); at most 60s.")
+    var duration = "3s"
+
+    func run() async throws {
+        let seconds = try Parse.duration(duration, option: "--duration")
+        let name: String = switch Parse.sound(sound) {
+        case .default: "default"
+        case .named(let text): text
+        }
+        let path = try await AgentConnection.perform { client throws(AlarmError) in try await client.playSound(name, seconds: seconds) }
+        Output.line("Playing \(path) for \(AlarmSummary.relative(min(seconds, 60)).dropFirst(3)).")
+    }
+}

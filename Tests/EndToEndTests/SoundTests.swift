@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+import ReveilleCore
+import ReveilleTestSupport
+
+/// Sound against a real PulseAudio with a null sink, heard through its monitor.
+@Suite("Sound end to end", .serialized)
+struct SoundTests {
+    /// A fixed instant `seconds` from now, on a whole second, as the CLI takes it.
+    func wholeSecond(in seconds: Double) -> (text: String, date: Date) {
+        let date = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + seconds).rounded(.up))
+        return (String(ISO8601Local.string(from: date, in: TimeZone(identifier: "UTC")!).prefix(19)), date)
+    }
+
+    @Test func alarmRingsAtItsInstantLoopsPastTheFileAndStopsAtOnce() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let recorder = try SinkRecorder(session: session)
+        let due = wholeSecond(in: 2)
+        let alarm = try session.cliJSON(AlarmJSON.self, "add", due.text, "--title", "Ring")
+        #expect(!recorder.heard(from: Date.distantPast, to: due.date.addingTimeInterval(-0.3)), "silent before it is due")
+        let first = try eventually(timeout: 6, "the alarm to be heard") { recorder.firstAudible(after: due.date.addingTimeInterval(-0.3)) }
+        #expect(first.timeIntervalSince(due.date) < 1, "it rings at its instant, not later")
+        // alarm.wav is 1.1 s long: still ringing at 2.5 s means it loops.
+        usleep(2_800_000)
+        #expect(recorder.heard(from: due.date.addingTimeInterval(2.3), to: due.date.addingTimeInterval(2.8)))
+        let notification = try #require(try session.notifications(titled: "Ring").first)
+        #expect(notification.hints?["suppress-sound"] == .flag(true), "Reveille rings itself, so the server need not")
+        let stopped = Date()
+        #expect(try session.cli("stop", alarm.id).status == 0)
+        usleep(1_000_000)
+        let last = try #require(recorder.lastAudible())
+        #expect(last.timeIntervalSince(stopped) < 0.5, "silent soon after Stop")
+        #expect(!recorder.heard(from: stopped.addingTimeInterval(0.5), to: Date()))
+    }
+
+    @Test func freedesktopThemeSoundPlaysByName() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let recorder = try SinkRecorder(session: session)
+        let listed = try session.cliJSON([SoundEntry].self, "sounds")
+        let bell = try #require(listed.first { $0.name == "bell" })
+        #expect(bell.source == "theme" && bell.path.hasSuffix("freedesktop/stereo/bell.oga"))
+        #expect(listed.contains { $0.name == "alarm" && $0.source == "bundled" })
+        let started = Date()
+        let play = try session.cli("play", "bell", "--duration", "1s")
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(play.stdout.contains("bell.oga"))
+        _ = try eventually(timeout: 4, "the bell to be heard") { recorder.firstAudible(after: started) }
+        // And an alarm may ring it.
+        let alarm = try session.cli("add", "07:00", "--sound", "bell", "--json")
+        #expect(alarm.status == 0, "\(alarm.stderr)")
+    }
+
+    @Test func unknownOrEscapingSoundNamesAreRefusedWithTheNamesThatExist() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let missing = try session.cli("add", "07:00", "--sound", "no-such-sound")
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("no sound named 'no-such-sound'; available:"))
+        #expect(missing.stderr.contains("alarm") && missing.stderr.contains("bell"))
+        // A name may not climb out of the sound folders, and only the user's CLI may give a path.
+        let escaping = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                             method: "\(AgentInterface.interface).Schedule",
+                                             ["", #"{"presentation":{"alert":{"title":"x"}},"countdownDuration":{"preAlert":60},"sound":{"named":"../../../etc/passwd"}}"#,
+                                              "{'app-id': <'some-app'>}"])
+        #expect(escaping.status != 0)
+        #expect(escaping.stderr.contains("is a path; apps may only name a sound"))
+        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
+    }
+
+    @Test func pulseAudioKilledMidRingLeavesTheAlertUpAndRingingResumes() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        var recorder = try SinkRecorder(session: session)
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Outage")
+        _ = try eventually(timeout: 5, "the timer to be heard") { recorder.firstAudible(after: Date.distantPast) }
+        recorder.stop()
+        session.killPulseAudio()
+        usleep(1_500_000)
+        #expect(session.agent?.isRunning == true, "the agent survives losing PulseAudio")
+        #expect(try session.events.allSatisfy { $0.event != "closed" }, "the alert stays up")
+        #expect(try session.cliJSON([AlarmJSON].self, "list").map(\.state) == ["alerting"])
+        try session.startPulse()
+        recorder = try SinkRecorder(session: session)
+        let back = Date()
+        _ = try eventually(timeout: 6, "ringing to resume on the new PulseAudio") { recorder.firstAudible(after: back) }
+    }
+
+    @Test func mutedSinkIsUnmutedForTheAlarmAndMutedAgainAfterStop() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        #expect(try session.pactl("set-sink-mute", "testsink", "1").status == 0)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Muted")
+        _ = try eventually(timeout: 5, "the sink to be unmuted for the alarm") {
+            try session.pactl("get-sink-mute", "testsink").stdout.contains("no") ? true : nil
+        }
+        #expect(FileManager.default.fileExists(atPath: session.stateDirectory + "/sink-override.json"),
+                "what was changed is on disk before the change, to survive a crash")
+        #expect(try session.cli("stop", timer.id).status == 0)
+        _ = try eventually(timeout: 5, "the sink to be muted again") {
+            try session.pactl("get-sink-mute", "testsink").stdout.contains("yes") ? true : nil
+        }
+        #expect(!FileManager.default.fileExists(atPath: session.stateDirectory + "/sink-override.json"))
+    }
+
+    @Test func ringLimitStopsAnUnansweredAlarmAndReportsItMissed() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let recorder = try SinkRecorder(session: session)
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Nobody", "--ring-limit", "5s")
+        _ = try eventually(timeout: 5, "the timer to be heard") { recorder.firstAudible(after: Date.distantPast) }
+        let missed = try eventually(timeout: 9, "the missed notice") { try session.notifications(titled: "Missed: Nobody").first }
+        #expect(missed.body?.contains("without an answer") == true)
+        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
+        usleep(500_000)
+        #expect(!recorder.heard(from: Date(timeIntervalSince1970: missed.time + 0.4), to: Date()), "ringing stopped")
+    }
+}
+
+/// `reveille sounds --json`'s entries.
+struct SoundEntry: Decodable {
+    var name: String
+    var path: String
+    var source: String
+}
