@@ -124,3 +124,29 @@ struct SoundEntry: Decodable {
     var path: String
     var source: String
 }
+
+@Suite("Sound after a crash", .serialized)
+struct SoundCrashTests {
+    @Test func sinkChangedBeforeACrashIsRestoredAtTheNextStart() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        #expect(try session.pactl("set-sink-mute", "testsink", "1").status == 0)
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Crash")
+        _ = try eventually(timeout: 5, "the sink to be unmuted for the alarm") {
+            try session.pactl("get-sink-mute", "testsink").stdout.contains("no") ? true : nil
+        }
+        try session.killAgent(signal: SIGKILL)
+        #expect(try session.pactl("get-sink-mute", "testsink").stdout.contains("no"), "the crash left it unmuted")
+        // The restarted agent puts the sink back; the timer still alerts, but the setting now forbids unmuting.
+        try FileManager.default.createDirectory(atPath: session.directory + "/config/reveille", withIntermediateDirectories: true)
+        try Data(#"{"unmuteMutedSink": false}"#.utf8).write(to: URL(fileURLWithPath: session.directory + "/config/reveille/settings.json"))
+        try session.startAgent()
+        _ = try eventually(timeout: 5, "the sink to be muted again after the restart") {
+            try session.pactl("get-sink-mute", "testsink").stdout.contains("yes") ? true : nil
+        }
+        #expect(!FileManager.default.fileExists(atPath: session.stateDirectory + "/sink-override.json"))
+        // With the setting off, a ringing alarm leaves the muted sink alone.
+        usleep(500_000)
+        #expect(try session.pactl("get-sink-mute", "testsink").stdout.contains("yes"))
+    }
+}

@@ -18,6 +18,11 @@ final class AlarmSounder {
     private var reconnectPending = false
     private var reportedOutage = false
     private var previews: [UUID: LoopingStream] = [:]
+    /// Corked streams opened just before an alarm is due, by alarm.
+    private var prepared: [UUID: LoopingStream] = [:]
+    private var prepareTimer: (id: UUID, due: Date, source: UInt32)?
+    /// How long before an alert its stream is opened corked.
+    static let prepareAhead: TimeInterval = 1.5
 
     init(library: SoundLibrary, sinkGuard: SinkGuard, logger: Logger) {
         self.library = library
@@ -39,6 +44,12 @@ final class AlarmSounder {
             stream.stop()
             streams[id] = nil
         }
+        let upcoming = records.filter { $0.alarm.state == .scheduled || $0.alarm.state == .countdown }
+        for (id, stream) in prepared where !upcoming.contains(where: { $0.id == id }) && ringing[id] == nil {
+            stream.stop()
+            prepared[id] = nil
+        }
+        prepareNext(upcoming)
         if ringing.isEmpty {
             sinkGuard.restore(pulse)
             return
@@ -67,7 +78,42 @@ final class AlarmSounder {
         return path
     }
 
+    /// Arms a one-shot loop timeout to open the next alert's stream corked, just before it is due.
+    /// Only an optimisation: the alert itself is driven by the scheduler's timerfd.
+    private func prepareNext(_ upcoming: [AlarmRecord]) {
+        let next = upcoming.filter { prepared[$0.id] == nil }.compactMap { record in record.fireDate.map { (record, $0) } }
+            .min { $0.1 < $1.1 }
+        if let armed = prepareTimer, armed.id == next?.0.id, armed.due == next?.1 { return }
+        if let armed = prepareTimer { MainLoopSources.remove(armed.source) }
+        prepareTimer = nil
+        guard let (record, due) = next else { return }
+        let wait = due.timeIntervalSinceNow - Self.prepareAhead
+        // One wakeup, not a poll. GLib timeouts run on the monotonic clock, which stops in
+        // suspend: after a resume this may come late, and the alert then simply opens uncorked.
+        guard wait < 40 * 86_400 else { return }
+        let source = MainLoopSources.after(milliseconds: UInt32(max(0, wait) * 1000)) { [weak self] in
+            guard let self else { return }
+            self.prepareTimer = nil
+            if self.pulse.isReady, self.prepared[record.id] == nil, let stream = self.openStream(for: record, corked: true) {
+                self.prepared[record.id] = stream
+            }
+        }
+        prepareTimer = (record.id, due, source)
+    }
+
     private func start(_ record: AlarmRecord) {
+        let id = record.id
+        if let stream = prepared.removeValue(forKey: id) {
+            stream.uncork()
+            streams[id] = stream
+            return
+        }
+        guard let stream = openStream(for: record, corked: false) else { return }
+        streams[id] = stream
+    }
+
+    /// Opens the alarm's sound (its own, else the default), failures logged.
+    private func openStream(for record: AlarmRecord, corked: Bool) -> LoopingStream? {
         var path = try? library.resolve(record.sound, allowPaths: true)
         if path == nil {
             logger.warning("sound \(record.sound) of \(record.id) is gone; ringing the default sound instead")
@@ -75,22 +121,24 @@ final class AlarmSounder {
         }
         guard let path, let sound = decode(path) ?? (try? library.resolve(.default, allowPaths: false)).flatMap(decode) else {
             logger.error("no playable sound for \(record.id); the notification asks the server to play \(SoundLibrary.themeFallback)")
-            return
+            return nil
         }
         let stream = pulse.play(sound, volume: record.ring.volume ?? 1, fadeIn: record.ring.fadeIn ?? 0,
-                                mediaName: "Alarm: \(record.title)", eventID: "alarm-clock-elapsed")
+                                mediaName: "Alarm: \(record.title)", eventID: "alarm-clock-elapsed", corked: corked)
         guard let stream else {
             logger.error("could not open a PulseAudio stream for \(record.id): \(pulse.lastError)")
-            return
+            return nil
         }
         let id = record.id
         stream.onFailure = { [weak self] in
-            guard let self, self.streams[id] === stream else { return }
+            guard let self else { return }
+            if self.prepared[id] === stream { self.prepared[id] = nil }
+            guard self.streams[id] === stream else { return }
             self.streams[id] = nil
             self.logger.error("the sound stream of \(id) failed: \(self.pulse.lastError)")
             self.waitForPulse()
         }
-        streams[id] = stream
+        return stream
     }
 
     /// Decodes once per file; a file that cannot be decoded is logged, not fatal.
@@ -113,8 +161,9 @@ final class AlarmSounder {
             sinkGuard.restore(pulse)   // a change left behind by a crash
             reconcile(Array(ringing.values))
         } else {
-            for stream in streams.values { stream.stop() }
+            for stream in Array(streams.values) + Array(prepared.values) { stream.stop() }
             streams = [:]
+            prepared = [:]
             if !ringing.isEmpty { waitForPulse() }
         }
     }

@@ -72,10 +72,12 @@ final class PulseAudio {
     }
 
     /// Starts `sound` looping until `stop()`; `nil` when not connected or the stream cannot open.
+    /// A `corked` stream is opened and filled but silent until `uncork()`: it wakes a
+    /// suspended sink ahead of time, so the first sample comes at once.
     func play(_ sound: DecodedSound, volume: Double, fadeIn: TimeInterval, mediaName: String,
-              eventID: String) -> LoopingStream? {
+              eventID: String, corked: Bool = false) -> LoopingStream? {
         guard isReady, let context else { return nil }
-        return LoopingStream(context: context, sound: sound, volume: volume, fadeIn: fadeIn,
+        return LoopingStream(context: context, sound: sound, volume: volume, fadeIn: fadeIn, corked: corked,
                              properties: ["media.role": "event", "media.name": mediaName, "event.id": eventID,
                                           "application.name": appName, "application.id": appID])
     }
@@ -148,7 +150,7 @@ final class LoopingStream {
     var onFailure: (@GLibActor () -> Void)?
 
     fileprivate init?(context: OpaquePointer, sound: DecodedSound, volume: Double, fadeIn: TimeInterval,
-                      properties: [String: String]) {
+                      corked: Bool, properties: [String: String]) {
         self.sound = sound
         fadeFrames = fadeIn * Double(sound.sampleRate)
         var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(sound.sampleRate), channels: UInt8(sound.channels))
@@ -172,11 +174,18 @@ final class LoopingStream {
                                         minreq: UInt32.max, fragsize: UInt32.max)
         var cvolume = pa_cvolume()
         pa_cvolume_set(&cvolume, UInt32(sound.channels), pa_sw_volume_from_linear(volume))
-        let flags = pa_stream_flags_t(rawValue: PA_STREAM_START_UNMUTED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue)
+        let flags = pa_stream_flags_t(rawValue: PA_STREAM_START_UNMUTED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue
+                                      | (corked ? PA_STREAM_START_CORKED.rawValue : 0))
         guard pa_stream_connect_playback(stream, nil, &attributes, flags, &cvolume, nil) == 0 else {
             stop()
             return nil
         }
+    }
+
+    /// Starts a stream opened corked (`pa_stream_cork`).
+    func uncork() {
+        guard let stream, let operation = pa_stream_cork(stream, 0, nil, nil) else { return }
+        pa_operation_unref(operation)
     }
 
     /// Ends the sound at once: the stream is disconnected, not drained.
