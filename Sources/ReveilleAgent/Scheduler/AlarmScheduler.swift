@@ -67,14 +67,7 @@ final class AlarmScheduler {
         guard alarms.values.count(where: { $0.appID == appID }) < settings.limitPerApp else {
             throw .maximumLimitReached
         }
-        let record: AlarmRecord
-        do {
-            record = try AlarmRecord(id: id, request: request, appID: appID, now: now(), timeZone: timeZone())
-        } catch let error as AlarmError {
-            throw error
-        } catch {
-            throw .invalidConfiguration("\(error)")
-        }
+        let record = try AlarmRecord(id: id, request: request, appID: appID, now: now(), timeZone: timeZone())
         var next = alarms
         next[id] = record
         try commit(next)
@@ -87,14 +80,7 @@ final class AlarmScheduler {
     @discardableResult
     func apply(_ action: AlarmAction, to idPrefix: String) throws(AlarmError) -> AlarmRecord? {
         let id = try resolve(idPrefix)
-        let changed: AlarmRecord?
-        do {
-            changed = try alarms[id]!.applying(action, now: now(), timeZone: timeZone())
-        } catch let error as AlarmError {
-            throw error
-        } catch {
-            throw .invalidState("\(error)")
-        }
+        let changed = try alarms[id]!.applying(action, now: now(), timeZone: timeZone())
         var next = alarms
         next[id] = changed
         try commit(next)
@@ -124,8 +110,10 @@ final class AlarmScheduler {
     private func recompute(reason: String) {
         logger.info("recomputing alarms: \(reason)")
         let current = now(), zone = timeZone()
-        alarms = alarms.mapValues { $0.rescheduled(now: current, timeZone: zone) }
-        advance(persistEvenIfUnchanged: true)
+        let moved = alarms.mapValues { $0.rescheduled(now: current, timeZone: zone) }
+        let changed = moved != alarms
+        alarms = moved
+        advance(persistEvenIfUnchanged: changed)
     }
 
     /// Moves every due alarm along (countdown, alert, missed), persists, re-arms.

@@ -19,15 +19,15 @@ public struct RingOptions: Codable, Hashable, Sendable {
     }
 
     /// Checks the ranges; throws `invalidConfiguration` naming the value and what is accepted.
-    public func validate() throws {
+    public func validate() throws(AlarmError) {
         if let volume, !(volume.isFinite && (0...1).contains(volume)) {
-            throw AlarmError.invalidConfiguration("volume is \(volume); accepted: 0 to 1 (0% to 100%)")
+            throw .invalidConfiguration("volume is \(volume); accepted: 0 to 1 (0% to 100%)")
         }
         if let ringLimit, !(ringLimit.isFinite && (5...86_400).contains(ringLimit)) {
-            throw AlarmError.invalidConfiguration("ringLimit is \(ringLimit) seconds; accepted: 5 seconds to 24 hours")
+            throw .invalidConfiguration("ringLimit is \(ringLimit) seconds; accepted: 5 seconds to 24 hours")
         }
         if let fadeIn, !(fadeIn.isFinite && fadeIn >= 0 && fadeIn <= (ringLimit ?? Self.defaultRingLimit)) {
-            throw AlarmError.invalidConfiguration("fadeIn is \(fadeIn) seconds; accepted: 0 up to the ring limit")
+            throw .invalidConfiguration("fadeIn is \(fadeIn) seconds; accepted: 0 up to the ring limit")
         }
     }
 }

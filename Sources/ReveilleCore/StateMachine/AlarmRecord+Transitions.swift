@@ -43,7 +43,7 @@ public enum MissReason: String, Hashable, Sendable {
 
 extension AlarmRecord {
     /// A new alarm from a validated request, already advanced to `now`.
-    public init(id: UUID, request: AlarmRequest, appID: String, now: Date, timeZone: TimeZone) throws {
+    public init(id: UUID, request: AlarmRequest, appID: String, now: Date, timeZone: TimeZone) throws(AlarmError) {
         try request.validate(now: now)
         let preAlert = request.countdownDuration?.preAlert
         self.init(alarm: Alarm(id: id, schedule: request.schedule,
@@ -52,7 +52,7 @@ extension AlarmRecord {
                   tintColor: request.tintColor, sound: request.sound, ring: request.ring, appID: appID)
         if let schedule = request.schedule {
             guard let next = schedule.nextFireDate(after: now, in: timeZone) else {
-                throw AlarmError.invalidConfiguration("the schedule has no instant after now")
+                throw .invalidConfiguration("the schedule has no instant after now")
             }
             fireDate = next
             if let preAlert, next.timeIntervalSince(now) <= preAlert {
@@ -107,10 +107,10 @@ extension AlarmRecord {
 
     /// Applies a person's or an app's action. Returns the changed alarm, or `nil` when the
     /// alarm has ended. Throws `invalidState` when the action is not allowed in its state.
-    public func applying(_ action: AlarmAction, now: Date, timeZone: TimeZone) throws -> AlarmRecord? {
+    public func applying(_ action: AlarmAction, now: Date, timeZone: TimeZone) throws(AlarmError) -> AlarmRecord? {
         guard action.allowedStates.contains(alarm.state) else {
             let allowed = Alarm.State.allCases.filter(action.allowedStates.contains).map(\.rawValue)
-            throw AlarmError.invalidState(
+            throw .invalidState(
                 "alarm \(id.uuidString.lowercased()) is \(alarm.state.rawValue): \(action.rawValue) is allowed only when it is \(allowed.joined(separator: " or "))")
         }
         var next = self
@@ -121,7 +121,7 @@ extension AlarmRecord {
             return nextOccurrence(after: max(now, fireDate ?? now), timeZone: timeZone)
         case .countdown:
             guard let postAlert = alarm.countdownDuration?.postAlert else {
-                throw AlarmError.invalidState(
+                throw .invalidState(
                     "alarm \(id.uuidString.lowercased()) has no post-alert duration: it cannot snooze or repeat")
             }
             next.enterCountdown(until: now.addingTimeInterval(postAlert), length: postAlert)

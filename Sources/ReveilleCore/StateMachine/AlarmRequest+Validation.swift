@@ -8,7 +8,7 @@ extension AlarmRequest {
 
     /// Checks the request against AlarmKit's rules; throws `invalidConfiguration`
     /// naming what is wrong and what is accepted.
-    public func validate(now: Date) throws {
+    public func validate(now: Date) throws(AlarmError) {
         func invalid(_ text: String) -> AlarmError { .invalidConfiguration(text) }
         for (name, value) in [("preAlert", countdownDuration?.preAlert), ("postAlert", countdownDuration?.postAlert)] {
             guard let value else { continue }

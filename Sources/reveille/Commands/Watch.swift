@@ -20,7 +20,7 @@ struct Watch: AsyncParsableCommand {
         _ = try await AgentConnection.perform { client throws(AlarmError) in try await client.list() }
         var previous: [String: AlarmSummary]?
         for await records in AgentClient(appID: AgentConnection.appID).updates() {
-            let current = Dictionary(records.map { (AlarmSummary($0).id, AlarmSummary($0)) }, uniquingKeysWith: { a, _ in a })
+            let current = Dictionary(records.map { AlarmSummary($0) }.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             var changes: [Change] = []
             for (id, summary) in current.sorted(by: { $0.key < $1.key }) {
                 guard let old = previous?[id] else {

@@ -21,26 +21,10 @@ public final class SinkRecorder: @unchecked Sendable {
     /// first chunk (an idle null sink can take up to two seconds to deliver one).
     public init(session: TestSession) throws {
         let parec = try Subprocess.find("parec", package: "pulseaudio-utils")
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw Subprocess.Failure("pipe failed") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        posix_spawn_file_actions_addclose(&actions, fds[1])
-        posix_spawn_file_actions_addopen(&actions, 2, session.directory + "/parec.log", O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        let arguments = [parec, "-d", "testsink.monitor", "--raw", "--format=s16le", "--rate=44100", "--channels=1",
-                         "--latency-msec=10"]
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = session.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, parec, &actions, nil, argv, envp)
-        close(fds[1])
-        guard result == 0 else { close(fds[0]); throw Subprocess.Failure("cannot start parec: \(String(cString: strerror(result)))") }
-        child = Subprocess.Child(pid: pid)
-        let reader = fds[0]
+        let (child, reader) = try Subprocess.startPiped(
+            parec, ["-d", "testsink.monitor", "--raw", "--format=s16le", "--rate=44100", "--channels=1", "--latency-msec=10"],
+            environment: session.environment, stderr: session.directory + "/parec.log")
+        self.child = child
         let thread = Thread { [weak self] in
             var buffer = [Int16](repeating: 0, count: 2048)
             while true {

@@ -74,11 +74,37 @@ public enum Subprocess {
     /// Starts `executable` and returns at once; its output is appended to the given files.
     public static func start(_ executable: String, _ arguments: [String], environment: [String: String],
                       stdout: String = "/dev/null", stderr: String = "/dev/null") throws -> Child {
+        try start(executable, arguments, environment: environment, stderr: stderr) { actions in
+            posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        }
+    }
+
+    /// Starts `executable` with its stdout on the write end of a pipe; returns the read end.
+    public static func startPiped(_ executable: String, _ arguments: [String], environment: [String: String],
+                                  stderr: String = "/dev/null") throws -> (child: Child, stdout: Int32) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw Failure("pipe failed") }
+        defer { close(fds[1]) }
+        do {
+            let child = try start(executable, arguments, environment: environment, stderr: stderr) { actions in
+                posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+                posix_spawn_file_actions_addclose(&actions, fds[0])
+                posix_spawn_file_actions_addclose(&actions, fds[1])
+            }
+            return (child, fds[0])
+        } catch {
+            close(fds[0])
+            throw error
+        }
+    }
+
+    private static func start(_ executable: String, _ arguments: [String], environment: [String: String],
+                              stderr: String, stdout: (inout posix_spawn_file_actions_t) -> Void) throws -> Child {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        stdout(&actions)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
