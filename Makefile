@@ -5,10 +5,11 @@ SHELL := /bin/bash
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PREFIX ?= /usr/local
 DEBIAN_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libnotify-dev libpulse-dev \
-	libsndfile1-dev pulseaudio pulseaudio-utils dbus-daemon dbus-bin sound-theme-freedesktop tzdata
+	libsndfile1-dev pulseaudio pulseaudio-utils dbus-daemon dbus-bin sound-theme-freedesktop tzdata \
+	desktop-file-utils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build release test bench run clean
+.PHONY: deps build release test bench run install uninstall man clean
 
 ## deps: install the Debian packages Reveille builds and tests with, if any is missing
 deps:
@@ -46,6 +47,20 @@ run: release
 		echo "      the alarm will be scheduled, but nothing can be shown until one runs."; fi; \
 	"$$bin/reveille" timer 5s --title "Reveille demo" --snooze 1m && "$$bin/reveille" list && \
 	echo "The demo timer alerts in 5 seconds. Stop it with the notification's Stop button or: $$bin/reveille stop <ID>"
+
+## man: manual pages generated from the argument parser, into .build/man
+man:
+	mkdir -p .build/man
+	$(SWIFT) package --allow-writing-to-directory .build/man generate-manual --output-directory .build/man
+
+## install: release binaries, sounds, desktop files, D-Bus activation, systemd unit, man pages, completions
+## (PREFIX=/usr/local by default, PREFIX=~/.local for one user; DESTDIR for packagers)
+install: release man
+	scripts/install --prefix "$(PREFIX)" --destdir "$(DESTDIR)" --bin-dir "$$($(SWIFT) build -c release --show-bin-path)" --man-dir .build/man
+
+## uninstall: remove exactly what install put there; alarms are kept
+uninstall:
+	scripts/install --uninstall --prefix "$(PREFIX)" --destdir "$(DESTDIR)"
 
 clean:
 	rm -rf .build

@@ -10,6 +10,8 @@ public final class Agent {
     public struct Options: Sendable {
         /// Take the bus name from a running agent.
         public var replace = false
+        /// Exit quietly with status 0 when another agent runs (autostart, activation).
+        public var exitIfRunning = false
         /// See `AlarmScheduler.Settings.lateWindow`.
         public var lateWindow: TimeInterval = 600
         /// The link that names the local time zone; watched for changes.
@@ -100,6 +102,8 @@ public final class Agent {
                 }
             case .lost where owned:
                 self.stop(status: 0, reason: "another reveille-agent replaced this one")
+            case .lost where self.options.exitIfRunning:
+                self.stop(status: 0, reason: "another reveille-agent already runs")
             case .lost:
                 self.stop(status: 1, reason: "another reveille-agent already owns \(AgentInterface.busName); stop it, or start this one with --replace")
             }

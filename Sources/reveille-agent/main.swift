@@ -14,6 +14,9 @@ struct ReveilleAgentCommand: AsyncParsableCommand {
     @Flag(help: "Take over from a running agent.")
     var replace = false
 
+    @Flag(help: "Exit with status 0 when another agent already runs (for autostart and D-Bus activation).")
+    var exitIfRunning = false
+
     @Option(help: "Report an alarm as missed instead of ringing it when it is later than this (\(InputParser.acceptedDurations)).")
     var lateWindow = "10m"
 
@@ -33,6 +36,7 @@ struct ReveilleAgentCommand: AsyncParsableCommand {
         }
         var options = Agent.Options()
         options.replace = replace
+        options.exitIfRunning = exitIfRunning
         do {
             options.lateWindow = try InputParser.duration(lateWindow)
         } catch {

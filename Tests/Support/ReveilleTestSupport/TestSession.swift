@@ -17,7 +17,10 @@ public final class TestSession {
     public var agentLog: String { directory + "/agent.log" }
     public var stateDirectory: String { directory + "/state/reveille" }
 
-    public init(notificationCapabilities: [String]? = nil, startPulseAudio: Bool = true) throws {
+    /// `busEnvironment` is added to the dbus-daemon's environment only; it passes it on to the
+    /// services it activates (`XDG_DATA_DIRS` chooses where it looks for .service files).
+    public init(notificationCapabilities: [String]? = nil, startPulseAudio: Bool = true,
+                busEnvironment: [String: String] = [:]) throws {
         binaries = try TestSession.findBinaries()
         gdbusPath = try Subprocess.find("gdbus", package: "libglib2.0-bin")
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-e2e-\(UUID().uuidString.prefix(8))").path
@@ -36,7 +39,7 @@ public final class TestSession {
         environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         self.environment = environment
         do {
-            try startBus()
+            try startBus(extra: busEnvironment)
             try startNotificationServer(capabilities: notificationCapabilities)
             if startPulseAudio { try startPulse() }
         } catch {
@@ -49,10 +52,10 @@ public final class TestSession {
 
     // MARK: Peers
 
-    private func startBus() throws {
+    private func startBus(extra: [String: String]) throws {
         let daemon = try Subprocess.find("dbus-daemon", package: "dbus-daemon")
         let result = try Subprocess.run(daemon, ["--session", "--fork", "--nopidfile", "--print-address=1", "--print-pid=1"],
-                                        environment: environment)
+                                        environment: environment.merging(extra) { $1 })
         let lines = result.stdout.split(separator: "\n").map(String.init)
         guard result.status == 0, lines.count >= 2, let pid = Int32(lines[1]) else {
             throw Subprocess.Failure("dbus-daemon did not start: \(result.stderr)")

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import ReveilleCore
+import ReveilleTestSupport
+
+@Suite("Install and D-Bus activation", .serialized)
+struct InstallTests {
+    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// Every path below `folder`, relative to it.
+    func listing(_ folder: String) -> [String] {
+        (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).sorted()
+    }
+
+    @Test func installedAgentStartsByDBusActivationAndUninstallLeavesThePrefixAsItWas() throws {
+        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-prefix-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+        try Data("someone else's\n".utf8).write(to: URL(fileURLWithPath: prefix + "/bin/other-tool"))
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
+        let before = listing(prefix)
+
+        let session = try TestSession(startPulseAudio: false, busEnvironment: ["XDG_DATA_DIRS": prefix + "/share"])
+        let installer = repository + "/scripts/install"
+        let install = try Subprocess.run(installer, ["--prefix", prefix, "--bin-dir", session.binaries],
+                                         environment: session.environment)
+        #expect(install.status == 0, "\(install.stderr)")
+        for entry in ["share/applications/io.github.reveille.Reveille.desktop",
+                      "etc/xdg/autostart/io.github.reveille.Reveille.Agent.desktop"] {
+            let validate = try Subprocess.run(try Subprocess.find("desktop-file-validate", package: "desktop-file-utils"),
+                                              [prefix + "/" + entry], environment: session.environment)
+            #expect(validate.status == 0, "\(entry): \(validate.stdout)\(validate.stderr)")
+        }
+        let service = try String(contentsOfFile: prefix + "/share/dbus-1/services/io.github.reveille.Reveille.service", encoding: .utf8)
+        #expect(service.contains("Exec=\(prefix)/bin/reveille-agent"))
+
+        // No agent runs; the installed CLI's first call makes the bus start one.
+        let list = try Subprocess.run(prefix + "/bin/reveille", ["timer", "1h", "--title", "Activated"], environment: session.environment)
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(!list.stderr.contains("started reveille-agent"), "D-Bus activation, not the CLI's fallback, started it")
+        let owner = try session.gdbusCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                          method: "org.freedesktop.DBus.GetConnectionUnixProcessID", [AgentInterface.busName])
+        let pid = try #require(owner.stdout.firstMatch(of: /uint32 (\d+)/).flatMap { Int32($0.1) })
+        defer { kill(pid, SIGTERM) }
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe") == prefix + "/bin/reveille-agent")
+        kill(pid, SIGTERM)
+        try session.waitForName(AgentInterface.busName, owned: false)
+
+        let uninstall = try Subprocess.run(installer, ["--uninstall", "--prefix", prefix], environment: session.environment)
+        #expect(uninstall.status == 0, "\(uninstall.stderr)")
+        #expect(listing(prefix) == before, "uninstall removes exactly what install added")
+        #expect(FileManager.default.fileExists(atPath: session.stateDirectory + "/alarms.json"), "the alarms are kept")
+    }
+}
