@@ -45,6 +45,9 @@ run: release
 		--method org.freedesktop.DBus.NameHasOwner org.freedesktop.Notifications | grep -q true; then \
 		echo "Note: no notification server is running (GNOME Shell, KDE Plasma, dunst, mako, xfce4-notifyd...);"; \
 		echo "      the alarm will be scheduled, but nothing can be shown until one runs."; fi; \
+	if ! pactl info >/dev/null 2>&1; then \
+		echo "Note: no sound server answers (PulseAudio, or PipeWire's pipewire-pulse);"; \
+		echo "      the alarm will alert without Reveille's sound. Install and start pulseaudio or pipewire-pulse."; fi; \
 	"$$bin/reveille" timer 5s --title "Reveille demo" --snooze 1m && "$$bin/reveille" list && \
 	echo "The demo timer alerts in 5 seconds. Stop it with the notification's Stop button or: $$bin/reveille stop <ID>"
 
