@@ -25,7 +25,7 @@ public final class Agent {
     private let logger: Logger
     private var finished: CheckedContinuation<Int32, Never>?
     private var exitCode: Int32?
-    private var parts: (bus: BusConnection, scheduler: AlarmScheduler, presenter: AlertPresenter,
+    private var parts: (bus: BusConnection, scheduler: AlarmScheduler, presenter: AlarmPresenter,
                         sounder: AlarmSounder, service: AlarmService, timeZone: LocalTimeZone)?
 
     public init(options: Options, logger: Logger) {
@@ -72,7 +72,7 @@ public final class Agent {
                                    sinkGuard: SinkGuard(stateDirectory: paths.stateDirectory,
                                                         enabled: settings.unmuteMutedSink, logger: logger),
                                    logger: logger)
-        let presenter = AlertPresenter(logger: logger, timeZone: { timeZone.current },
+        let presenter = AlarmPresenter(bus: bus, logger: logger, timeZone: { timeZone.current },
                                        isSounding: { sounder.isPlaying($0) })
         let service = try AlarmService(bus: bus, scheduler: scheduler, sounder: sounder, logger: logger)
         presenter.onAction = { [logger] id, action in

@@ -14,29 +14,32 @@ struct AlertTests {
         #expect(timer.state == "countdown")
         #expect(timer.kind == "timer")
 
-        let alert = try eventually(timeout: 8, "the Tea alert") { try session.notifications(titled: "Tea").first }
+        let alert = try eventually(timeout: 8, "the Tea alert") { try session.alerts(titled: "Tea").first }
         #expect(alert.hints?["urgency"] == .number(2))
         #expect(alert.hints?["resident"] == .flag(true))
         #expect(alert.hints?["desktop-entry"] == .text("io.github.reveille.Reveille"))
         #expect(alert.timeout == 0, "an alarm's notification never expires")
-        #expect(alert.actions == ["stop", "Stop", "secondary", "Snooze"])
+        // The server reads action keys as icon names (it has action-icons).
+        #expect(alert.actions == ["media-playback-stop", "Stop", "alarm-symbolic", "Snooze"])
+        #expect(alert.hints?["action-icons"] == .flag(true))
         #expect(try session.cliJSON([AlarmJSON].self, "list").map(\.state) == ["alerting"])
 
-        // Snooze: the alert is withdrawn, the alarm counts down its postAlert, then alerts again.
-        try session.press("secondary", on: alert.id)
+        // Snooze: the alert becomes the snooze countdown in the same slot, then alerts again.
+        try session.press(label: "Snooze", on: alert.id)
         let pressed = Date().timeIntervalSince1970
         _ = try eventually("the snoozed timer to count down") {
             try session.cliJSON([AlarmJSON].self, "list").first { $0.state == "countdown" }
         }
-        _ = try eventually("the alert to be withdrawn") {
-            try session.events.first { $0.event == "closed" && $0.id == alert.id }
+        let snoozing = try eventually("the countdown to replace the alert") {
+            try session.notifications(titled: "Tea").first { $0.time >= pressed && $0.hints?["urgency"] == .number(1) }
         }
-        let again = try eventually(timeout: 8, "the second alert") { try session.notifications(titled: "Tea").dropFirst().first }
+        #expect(snoozing.id == alert.id, "the same notification, updated in place")
+        let again = try eventually(timeout: 8, "the second alert") { try session.alerts(titled: "Tea").first { $0.time > pressed } }
         #expect(again.time - pressed >= 1.8, "it alerted again only after the 2 s snooze")
         #expect(again.time - pressed < 5)
 
         // Stop ends the timer and withdraws the alert.
-        try session.press("stop", on: again.id)
+        try session.press(label: "Stop", on: again.id)
         _ = try eventually("the stopped timer to end") { try session.cliJSON([AlarmJSON].self, "list").isEmpty ? true : nil }
         _ = try eventually("the second alert to be withdrawn") {
             try session.events.first { $0.event == "closed" && $0.id == again.id }
@@ -47,13 +50,14 @@ struct AlertTests {
         let session = try TestSession()
         try session.startAgent()
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Eggs")
-        let alert = try eventually(timeout: 6, "the Eggs alert") { try session.notifications(titled: "Eggs").first }
+        let alert = try eventually(timeout: 6, "the Eggs alert") { try session.alerts(titled: "Eggs").first }
         // A person dismisses the notification without answering: it comes back.
         let closed = try session.gdbusCall(destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
                                            method: "io.github.reveille.TestNotifications.Close", ["\(alert.id)", "2"])
         #expect(closed.status == 0)
+        let dismissed = Date().timeIntervalSince1970
         let shownAgain = try eventually(timeout: 3, "the dismissed alert to come back") {
-            try session.notifications(titled: "Eggs").dropFirst().first
+            try session.alerts(titled: "Eggs").first { $0.time > dismissed }
         }
         #expect(try session.cliJSON([AlarmJSON].self, "list").map(\.state) == ["alerting"])
         // Stop from the CLI, by a short prefix of the id.
@@ -69,7 +73,7 @@ struct AlertTests {
         let session = try TestSession(notificationCapabilities: ["body"])
         try session.startAgent()
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Plain")
-        let alert = try eventually(timeout: 6, "the Plain alert") { try session.notifications(titled: "Plain").first }
+        let alert = try eventually(timeout: 6, "the Plain alert") { try session.alerts(titled: "Plain").first }
         #expect(alert.body?.contains("reveille stop \(timer.id.prefix(8))") == true)
         #expect(alert.body?.contains("reveille snooze \(timer.id.prefix(8))") == true)
     }

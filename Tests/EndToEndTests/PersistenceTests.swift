@@ -18,7 +18,7 @@ struct PersistenceTests {
         let listed = try session.cliJSON([AlarmJSON].self, "list")
         #expect(listed.first { $0.id == later.id }?.fireDate == "2030-01-01T08:00:00+00:00")
         #expect(listed.first { $0.id == near.id }?.state == "alerting")
-        _ = try eventually(timeout: 5, "the Near alert after the restart") { try session.notifications(titled: "Near").first }
+        _ = try eventually(timeout: 5, "the Near alert after the restart") { try session.alerts(titled: "Near").first }
     }
 
     @Test func alarmMissedBeyondTheLateWindowIsReportedNotRung() throws {

@@ -24,7 +24,7 @@ struct SoundTests {
         // alarm.wav is 1.1 s long: still ringing at 2.5 s means it loops.
         usleep(2_800_000)
         #expect(recorder.heard(from: due.date.addingTimeInterval(2.3), to: due.date.addingTimeInterval(2.8)))
-        let notification = try #require(try session.notifications(titled: "Ring").first)
+        let notification = try #require(try session.alerts(titled: "Ring").first)
         #expect(notification.hints?["suppress-sound"] == .flag(true), "Reveille rings itself, so the server need not")
         let stopped = Date()
         #expect(try session.cli("stop", alarm.id).status == 0)

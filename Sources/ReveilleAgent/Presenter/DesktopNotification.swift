@@ -69,6 +69,9 @@ final class DesktopNotification {
         notify_notification_set_timeout(notification, milliseconds ?? NOTIFY_EXPIRES_NEVER)
     }
 
+    /// `notify_notification_clear_hints`.
+    func clearHints() { notify_notification_clear_hints(notification) }
+
     /// `notify_notification_set_hint`.
     func setHint(_ key: String, _ value: Variant) {
         notify_notification_set_hint(notification, key, value.makeGVariant())

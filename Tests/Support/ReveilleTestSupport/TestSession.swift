@@ -196,7 +196,21 @@ public final class TestSession {
         try events.filter { $0.event == "notify" && $0.summary == summary }
     }
 
-    /// Presses a button on a notification, as a person would.
+    /// The critical (alert) notifications whose summary is `summary`, in order.
+    public func alerts(titled summary: String) throws -> [Event] {
+        try notifications(titled: summary).filter { $0.hints?["urgency"] == .number(2) }
+    }
+
+    /// Presses the button labelled `label` on notification `id` as last shown, as a person would.
+    public func press(label: String, on id: UInt32) throws {
+        guard let shown = try events.last(where: { $0.event == "notify" && $0.id == id }), let actions = shown.actions,
+              let index = stride(from: 1, to: actions.count, by: 2).first(where: { actions[$0] == label }) else {
+            throw Subprocess.Failure("notification \(id) shows no button labelled \(label)")
+        }
+        try press(actions[index - 1], on: id)
+    }
+
+    /// Sends `ActionInvoked` for the action key `key` of notification `id`.
     public func press(_ key: String, on id: UInt32) throws {
         let result = try gdbusCall(destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
                                    method: "io.github.reveille.TestNotifications.InvokeAction", ["\(id)", key])

@@ -82,10 +82,14 @@ final class Server {
 
     init(options: Options) throws {
         capabilities = options.capabilities
-        guard !options.recordPath.isEmpty, FileManager.default.createFile(atPath: options.recordPath, contents: nil),
-              let record = FileHandle(forWritingAtPath: options.recordPath) else {
+        // Append: a restarted server adds to the record of the one before.
+        if !options.recordPath.isEmpty, !FileManager.default.fileExists(atPath: options.recordPath) {
+            FileManager.default.createFile(atPath: options.recordPath, contents: nil)
+        }
+        guard !options.recordPath.isEmpty, let record = FileHandle(forWritingAtPath: options.recordPath) else {
             fail("--record FILE is required and must be writable")
         }
+        record.seekToEndOfFile()
         self.record = record
         bus = try BusConnection.session()
         try bus.register(path: path, introspectionXML: introspection) { [unowned self] call in self.handle(call) }

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import ReveilleCore
+import ReveilleTestSupport
+
+/// AlarmKit's countdown and paused presentations as live notifications, against the recording server.
+@Suite("Live presentation end to end", .serialized)
+struct LivePresentationTests {
+    @Test func countdownPausesResumesAndTurnsIntoTheAlertInOneSlot() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "4s", "--title", "Pasta")
+        let countdown = try eventually(timeout: 3, "the countdown notification") { try session.notifications(titled: "Pasta").first }
+        #expect(countdown.hints?["urgency"] == .number(1))
+        #expect(countdown.actions?.contains("Pause") == true && countdown.actions?.contains("Cancel") == true)
+        guard case .number(let progress)? = countdown.hints?["value"] else {
+            Issue.record("the countdown carries a value hint: \(String(describing: countdown.hints))"); return
+        }
+        #expect((0...100).contains(progress))
+        #expect(countdown.body?.contains("Rings at") == true && countdown.body?.contains("left") == true)
+
+        // Pause: the same slot shows the paused presentation, and the timer does not ring while paused.
+        usleep(1_000_000)
+        try session.press(label: "Pause", on: countdown.id)
+        let paused = try eventually("the paused notification") {
+            try session.notifications(titled: "Pasta").first { $0.actions?.contains("Resume") == true }
+        }
+        #expect(paused.id == countdown.id, "updated in place")
+        #expect(paused.body?.contains("Paused") == true)
+        let listed = try session.cliJSON(AlarmJSON.self, "show", timer.id)
+        #expect(listed.state == "paused")
+        let left = try #require(listed.timeRemaining)
+        #expect(left > 2 && left < 3.5)
+        usleep(4_000_000)
+        #expect(try session.alerts(titled: "Pasta").isEmpty, "a paused timer does not ring")
+
+        // Resume continues from the time left, and the alert takes over the same slot.
+        let resumed = Date().timeIntervalSince1970
+        try session.press(label: "Resume", on: paused.id)
+        let alert = try eventually(timeout: 6, "the alert after resuming") { try session.alerts(titled: "Pasta").first }
+        #expect(alert.id == countdown.id, "the alert replaces the countdown notification")
+        #expect(alert.time - resumed > left - 0.6 && alert.time - resumed < left + 1.5,
+                "rang \(alert.time - resumed) s after Resume with \(left) s left")
+    }
+
+    @Test func restartedServerGetsTheAlertAgainWithinASecondWithItsCapabilities() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Restart")
+        _ = try eventually(timeout: 5, "the alert") { try session.alerts(titled: "Restart").first }
+        try session.stopNotificationServer()
+        let stopped = Date().timeIntervalSince1970
+        // The new server has no action buttons: the agent must notice and explain in the body.
+        try session.startNotificationServer(capabilities: ["body"])
+        let back = Date().timeIntervalSince1970
+        let again = try eventually(timeout: 3, "the alert on the new server") {
+            try session.alerts(titled: "Restart").first { $0.time > stopped }
+        }
+        #expect(again.time - back < 1, "shown again \(again.time - back) s after the server came back")
+        #expect(again.body?.contains("reveille stop \(timer.id.prefix(8))") == true)
+    }
+
+    @Test func alarmDueWithoutAServerAlertsWhenOneAppears() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.stopNotificationServer()
+        try session.startAgent()
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Late server")
+        usleep(2_000_000)
+        #expect(try session.cliJSON([AlarmJSON].self, "list").map(\.state) == ["alerting"])
+        try session.startNotificationServer()
+        _ = try eventually(timeout: 3, "the alert once a server appears") { try session.alerts(titled: "Late server").first }
+    }
+}
