@@ -6,7 +6,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PREFIX ?= /usr/local
 DEBIAN_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libnotify-dev libpulse-dev \
 	libsndfile1-dev pulseaudio pulseaudio-utils dbus-daemon dbus-bin sound-theme-freedesktop tzdata \
-	desktop-file-utils
+	desktop-file-utils tmux
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: deps build release test bench run install uninstall man clean

@@ -71,3 +71,37 @@ struct LivePresentationTests {
         _ = try eventually(timeout: 3, "the alert once a server appears") { try session.alerts(titled: "Late server").first }
     }
 }
+
+@Suite("reveille watch in a terminal", .serialized)
+struct WatchTerminalTests {
+    @Test func liveViewShowsProgressAndAnswersKeys() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        let tmux = try Subprocess.find("tmux", package: "tmux")
+        let server = ["-L", "reveille-\(UUID().uuidString.prefix(8))"]
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "10m", "--title", "Bread")
+        let command = ["env"] + session.environment.filter { ["DBUS_SESSION_BUS_ADDRESS", "XDG_STATE_HOME", "HOME"].contains($0.key) }
+            .map { "\($0.key)=\($0.value)" } + [session.binaries + "/reveille", "watch"]
+        let started = try Subprocess.run(tmux, server + ["new-session", "-d", "-s", "watch", "-x", "100", "-y", "10"] + command,
+                                         environment: session.environment)
+        #expect(started.status == 0, "\(started.stderr)")
+        defer { _ = try? Subprocess.run(tmux, server + ["kill-server"], environment: session.environment) }
+        let screen = { try Subprocess.run(tmux, server + ["capture-pane", "-p", "-t", "watch"], environment: session.environment).stdout }
+        let row = try eventually(timeout: 5, "the live row") { try screen().split(separator: "\n").first { $0.contains("Bread") } }
+        #expect(row.contains("countdown") && row.contains("[") && row.contains("left"), "\(row)")
+
+        _ = try Subprocess.run(tmux, server + ["send-keys", "-t", "watch", "p"], environment: session.environment)
+        _ = try eventually(timeout: 5, "p to pause the timer") {
+            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "paused" ? true : nil
+        }
+        _ = try eventually(timeout: 5, "the row to show paused") { try screen().contains("paused") ? true : nil }
+        _ = try Subprocess.run(tmux, server + ["send-keys", "-t", "watch", "r"], environment: session.environment)
+        _ = try eventually(timeout: 5, "r to resume it") {
+            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "countdown" ? true : nil
+        }
+        _ = try Subprocess.run(tmux, server + ["send-keys", "-t", "watch", "q"], environment: session.environment)
+        _ = try eventually(timeout: 5, "q to quit") {
+            try Subprocess.run(tmux, server + ["has-session", "-t", "watch"], environment: session.environment).status != 0 ? true : nil
+        }
+    }
+}

@@ -2,14 +2,20 @@ import ArgumentParser
 import Foundation
 import ReveilleKit
 
-/// `reveille watch`: a line per change, until interrupted.
+/// `reveille watch`: a live view in a terminal; a line (or JSON object) per change otherwise.
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print a line (or JSON object) for every change to an alarm, until interrupted.")
+        abstract: "Watch alarms live; in a terminal, answer them with keys.",
+        discussion: """
+            In a terminal: one row per alarm with its state, and a progress bar and the time left \
+            for countdowns, redrawn every second while a countdown runs. Keys: up/down select, \
+            s stop, z snooze, p pause, r resume, c cancel, q quit. When the output is not a \
+            terminal, or with --json, prints one line (or JSON object) per change until interrupted.
+            """)
 
     @OptionGroup var output: OutputOptions
 
-    /// One change: `added`, `changed` or `ended`, and the alarm.
+    /// One change: `present`, `added`, `changed` or `ended`, and the alarm.
     struct Change: Codable {
         var change: String
         var alarm: AlarmSummary
@@ -18,8 +24,17 @@ struct Watch: AsyncParsableCommand {
     func run() async throws {
         // Fail fast (and start the agent) before waiting on the stream.
         _ = try await AgentConnection.perform { client throws(AlarmError) in try await client.list() }
+        let updates = AgentClient(appID: AgentConnection.appID).updates()
+        if Terminal.isInteractive && !output.json {
+            try await LiveView().run(updates)
+        } else {
+            try await printChanges(updates)
+        }
+    }
+
+    private func printChanges(_ updates: AsyncStream<[AlarmRecord]>) async throws {
         var previous: [String: AlarmSummary]?
-        for await records in AgentClient(appID: AgentConnection.appID).updates() {
+        for await records in updates {
             let current = Dictionary(records.map { AlarmSummary($0) }.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             var changes: [Change] = []
             for (id, summary) in current.sorted(by: { $0.key < $1.key }) {
@@ -47,4 +62,86 @@ struct Watch: AsyncParsableCommand {
         }
         throw AlarmError.agentUnavailable("lost the session bus")
     }
+}
+
+/// The interactive view: the latest list, the selection, and a one-line status.
+private actor LiveView {
+    private var records: [AlarmRecord] = []
+    /// The selected row, followed by id: the list re-sorts as alarms change state.
+    private var selectedID: UUID?
+    private var selected: Int {
+        get { records.firstIndex { $0.id == selectedID } ?? 0 }
+        set { selectedID = records.indices.contains(newValue) ? records[newValue].id : nil }
+    }
+    private var status = "s stop · z snooze · p pause · r resume · c cancel · q quit"
+    private let terminal = Terminal()
+
+    func run(_ updates: AsyncStream<[AlarmRecord]>) async throws {
+        terminal.enterRawMode()
+        defer { terminal.restore() }
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { for await list in updates { await self.show(list) }; return false }
+            group.addTask { for await key in self.terminal.keys() { if await self.press(key) { return true } }; return true }
+            group.addTask { while !Task.isCancelled { try await Task.sleep(for: .seconds(1)); await self.tick() }; return false }
+            _ = try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func show(_ list: [AlarmRecord]) {
+        let index = selected
+        records = list
+        if !list.contains(where: { $0.id == selectedID }) { selected = min(index, max(0, list.count - 1)) }
+        draw()
+    }
+
+    /// Redraws each second only while a countdown runs; idle otherwise.
+    private func tick() {
+        if records.contains(where: { $0.alarm.state == .countdown }) { draw() }
+    }
+
+    /// Handles a key; returns true to quit.
+    private func press(_ key: String) async -> Bool {
+        let actions: [String: AlarmAction] = ["s": .stop, "z": .countdown, "p": .pause, "r": .resume, "c": .cancel]
+        switch key {
+        case "q", "\u{03}", "\u{04}": return true
+        case "up": selected = max(0, selected - 1)
+        case "down": selected = min(max(0, records.count - 1), selected + 1)
+        default:
+            guard let action = actions[key], records.indices.contains(selected) else { return false }
+            let id = records[selected].id.uuidString
+            do {
+                _ = try await AgentConnection.perform { client throws(AlarmError) in try await client.apply(action, to: id) }
+                status = "\(action.rawValue): done"
+            } catch {
+                status = "\(error)"
+            }
+        }
+        draw()
+        return false
+    }
+
+    private func draw() {
+        let now = Date()
+        var lines = ["Reveille — \(records.count) alarm\(records.count == 1 ? "" : "s")", ""]
+        if records.isEmpty { lines.append("  No alarms. Add one with `reveille add 7:30` or `reveille timer 5m`.") }
+        for (index, record) in records.enumerated() {
+            let summary = AlarmSummary(record, now: now)
+            var row = "\(index == selected ? ">" : " ") \(summary.shortID)  \(summary.state.padding(toLength: 9, withPad: " ", startingAt: 0))  "
+            if let length = record.countdownLength, length > 0, let left = summary.timeRemaining {
+                let filled = Int(((length - left) / length * 20).rounded()).clamped(0, 20)
+                row += "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled) + "] "
+                row += AlarmSummary.relative(left).dropFirst(3) + " left"
+            } else {
+                row += summary.when(now: now)
+            }
+            lines.append(row + "  " + summary.title)
+        }
+        lines += ["", status]
+        terminal.draw(lines)
+    }
+}
+
+private extension Int {
+    func clamped(_ low: Int, _ high: Int) -> Int { Swift.min(Swift.max(self, low), high) }
 }
