@@ -25,8 +25,9 @@ struct AlertTests {
         #expect(try session.cliJSON([AlarmJSON].self, "list").map(\.state) == ["alerting"])
 
         // Snooze: the alert becomes the snooze countdown in the same slot, then alerts again.
-        try session.press(label: "Snooze", on: alert.id)
+        // The instant before the press: the agent may answer before the press call returns.
         let pressed = Date().timeIntervalSince1970
+        try session.press(label: "Snooze", on: alert.id)
         _ = try eventually("the snoozed timer to count down") {
             try session.cliJSON([AlarmJSON].self, "list").first { $0.state == "countdown" }
         }
@@ -52,10 +53,10 @@ struct AlertTests {
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Eggs")
         let alert = try eventually(timeout: 6, "the Eggs alert") { try session.alerts(titled: "Eggs").first }
         // A person dismisses the notification without answering: it comes back.
+        let dismissed = Date().timeIntervalSince1970
         let closed = try session.gdbusCall(destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
                                            method: "io.github.reveille.TestNotifications.Close", ["\(alert.id)", "2"])
         #expect(closed.status == 0)
-        let dismissed = Date().timeIntervalSince1970
         let shownAgain = try eventually(timeout: 3, "the dismissed alert to come back") {
             try session.alerts(titled: "Eggs").first { $0.time > dismissed }
         }
