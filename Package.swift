@@ -58,6 +58,9 @@ let package = Package(
         // The private session (bus, notification server, PulseAudio) for end-to-end tests and the benchmark.
         .target(name: "ReveilleTestSupport", dependencies: ["ReveilleCore"],
                 path: "Tests/Support/ReveilleTestSupport"),
+        // An app on ReveilleKit, driven by the end-to-end tests.
+        .executableTarget(name: "reveille-test-app", dependencies: ["ReveilleKit"],
+                          path: "Tests/Support/reveille-test-app"),
         .executableTarget(name: "reveille-bench", dependencies: ["ReveilleTestSupport", "ReveilleCore"],
                           path: "Benchmarks/reveille-bench"),
 

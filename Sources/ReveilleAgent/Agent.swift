@@ -74,7 +74,8 @@ public final class Agent {
                                    logger: logger)
         let presenter = AlarmPresenter(bus: bus, logger: logger, timeZone: { timeZone.current },
                                        isSounding: { sounder.isPlaying($0) })
-        let service = try AlarmService(bus: bus, scheduler: scheduler, sounder: sounder, logger: logger)
+        let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger), logger: logger)
+        let service = try AlarmService(bus: bus, scheduler: scheduler, sounder: sounder, authorizer: authorizer, logger: logger)
         presenter.onAction = { [logger] id, action in
             do { try scheduler.apply(action, to: id.uuidString) } catch {
                 logger.notice("button \(action.rawValue) on \(id): \(error)")

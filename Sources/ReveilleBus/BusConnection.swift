@@ -17,6 +17,12 @@ public final class BusConnection {
         let address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, nil, &error)
         guard let address else { throw BusError(consuming: error) }
         defer { g_free(address) }
+        return try connect(address: String(cString: address))
+    }
+
+    /// A new connection to the message bus at `address` (`g_dbus_connection_new_for_address_sync`).
+    public static func connect(address: String) throws(BusError) -> BusConnection {
+        var error: UnsafeMutablePointer<GError>?
         let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
                                          | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
         guard let connection = g_dbus_connection_new_for_address_sync(address, flags, nil, nil, &error) else {

@@ -11,14 +11,56 @@ public struct SoundEntry: Codable, Sendable, Equatable {
 
 /// A connection to reveille-agent over the session bus, with the agent's full view of
 /// each alarm (`AlarmRecord`). `AlarmManager` builds AlarmKit's API on it; the CLI uses it directly.
+///
+/// A client with an app id other than `ClientIdentity.userAppID` is an app: it introduces
+/// itself (Hello) before its first call, sees only its own alarms, and needs the user's
+/// authorization to schedule. The user's client sees and manages everything.
 @GLibActor
 public final class AgentClient {
     /// The app this client schedules for.
     public nonisolated let appID: String
+    /// Why the app wants alarms, shown when the user is asked (NSAlarmKitUsageDescription).
+    public nonisolated let usageDescription: String?
+    private nonisolated let busAddress: String?
     private var connection: BusConnection?
+    private var introduced = false
 
-    public nonisolated init(appID: String) {
+    /// `busAddress` picks a bus other than the session bus (tests).
+    public nonisolated init(appID: String, usageDescription: String? = nil, busAddress: String? = nil) {
         self.appID = appID
+        self.usageDescription = usageDescription
+        self.busAddress = busAddress
+    }
+
+    private nonisolated var isUser: Bool { appID == ClientIdentity.userAppID }
+
+    /// The identity the agent gave this client.
+    @discardableResult
+    public func introduce() async throws(AlarmError) -> ClientIdentity {
+        guard !isUser else { return .user }
+        let reply = try await call("Hello", [.string(appID), .string(usageDescription ?? "")], introducing: true)
+        introduced = true
+        return try Self.decode(ClientIdentity.self, from: reply)
+    }
+
+    /// Asks the user (once; later calls return the decision) whether this app may schedule alarms.
+    public func requestAuthorization() async throws(AlarmError) -> AuthorizationState {
+        try Self.state(try await call("RequestAuthorization", waitsForUser: true))
+    }
+
+    /// This app's current decision.
+    public func authorizationState() async throws(AlarmError) -> AuthorizationState {
+        try Self.state(try await call("AuthorizationState"))
+    }
+
+    /// Every app's decision (the user's client only).
+    public func authorizations() async throws(AlarmError) -> [AppAuthorization] {
+        try Self.decode([AppAuthorization].self, from: try await call("Authorizations"))
+    }
+
+    /// Sets an app's decision (the user's client only).
+    public func setAuthorization(_ state: AuthorizationState, for app: String) async throws(AlarmError) {
+        _ = try await call("SetAuthorization", [.string(app), .string(state.rawValue)])
     }
 
     /// All alarms the agent holds, in its display order.
@@ -39,7 +81,7 @@ public final class AgentClient {
         } catch {
             throw .invalidConfiguration("the configuration cannot be encoded: \(error)")
         }
-        let reply = try await call("Schedule", [.string(id.uuidString), .string(json), .vardict(["app-id": .string(appID)])])
+        let reply = try await call("Schedule", [.string(id.uuidString), .string(json), .vardict([:])], waitsForUser: true)
         return try Self.decode(AlarmRecord.self, from: reply)
     }
 
@@ -76,17 +118,38 @@ public final class AgentClient {
     /// The full list now, then again after every change, until the sequence is dropped.
     /// Ends at once when the session bus cannot be reached.
     public nonisolated func updates() -> AsyncStream<[AlarmRecord]> {
-        let (stream, continuation) = AsyncStream.makeStream(of: [AlarmRecord].self, bufferingPolicy: .bufferingNewest(16))
+        signals("AlarmsChanged", first: { client throws(AlarmError) in
+            try Self.decode([AlarmRecord].self, from: try await client.call("Subscribe"))
+        }) { arguments in
+            arguments.first?.string.flatMap { try? Self.decode([AlarmRecord].self, from: $0) }
+        }
+    }
+
+    /// This app's decision now, then at every change.
+    public nonisolated func authorizationUpdates() -> AsyncStream<AuthorizationState> {
+        let appID = self.appID
+        return signals("AuthorizationChanged", first: { client throws(AlarmError) in
+            _ = try await client.call("Subscribe")
+            return try await client.authorizationState()
+        }) { arguments in
+            guard arguments.first?.string == appID else { return nil }
+            return arguments.dropFirst().first?.string.flatMap(AuthorizationState.init(rawValue:))
+        }
+    }
+
+    /// A stream of one signal's values: subscribe first (so nothing is missed), then the
+    /// current value from `first`, then each signal that `parse` accepts.
+    private nonisolated func signals<Value: Sendable>(_ name: String, first: @escaping @GLibActor (AgentClient) async throws(AlarmError) -> Value,
+                                                      parse: @escaping @Sendable ([Variant]) -> Value?) -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(16))
         Task { @GLibActor in
             guard let bus = try? self.bus() else { return continuation.finish() }
             let subscription = bus.subscribe(sender: AgentInterface.busName, interface: AgentInterface.interface,
-                                             name: "AlarmsChanged", path: AgentInterface.objectPath) { signal in
-                guard let json = signal.arguments.first?.string,
-                      let alarms = try? Self.decode([AlarmRecord].self, from: json) else { return }
-                continuation.yield(alarms)
+                                             name: name, path: AgentInterface.objectPath) { signal in
+                if let value = parse(signal.arguments) { continuation.yield(value) }
             }
             continuation.onTermination = { _ in Task { @GLibActor in bus.unsubscribe(subscription) } }
-            if let current = try? await self.list() { continuation.yield(current) }
+            if let current = try? await first(self) { continuation.yield(current) }
         }
         return stream
     }
@@ -94,18 +157,24 @@ public final class AgentClient {
     private func bus() throws(AlarmError) -> BusConnection {
         if let connection { return connection }
         do {
-            let connection = try BusConnection.session()
+            let connection = try busAddress.map { address throws(BusError) in try BusConnection.connect(address: address) }
+                ?? BusConnection.session()
             self.connection = connection
             return connection
         } catch {
-            throw .agentUnavailable("cannot connect to the session bus (\(error.message)); is DBUS_SESSION_BUS_ADDRESS set?")
+            throw .agentUnavailable("cannot connect to the session bus (\((error as? BusError)?.message ?? "\(error)")); is DBUS_SESSION_BUS_ADDRESS set?")
         }
     }
 
-    private func call(_ method: String, _ arguments: [Variant] = []) async throws(AlarmError) -> String {
+    /// Calls the agent; an app introduces itself first. A call that may wait for the user
+    /// (a prompt) has no timeout.
+    private func call(_ method: String, _ arguments: [Variant] = [], waitsForUser: Bool = false,
+                      introducing: Bool = false) async throws(AlarmError) -> String {
+        if !isUser, !introduced, !introducing { try await introduce() }
         do {
             let reply = try await bus().call(destination: AgentInterface.busName, path: AgentInterface.objectPath,
-                                             interface: AgentInterface.interface, method: method, arguments: arguments)
+                                             interface: AgentInterface.interface, method: method, arguments: arguments,
+                                             timeoutMilliseconds: waitsForUser ? Int32.max : 25_000)
             return reply.first?.string ?? "null"
         } catch let error as BusError {
             if error.name.hasPrefix(AgentInterface.errorPrefix) {
@@ -120,7 +189,14 @@ public final class AgentClient {
         }
     }
 
-    private static func decode<Value: Decodable>(_ type: Value.Type, from json: String) throws(AlarmError) -> Value {
+    private nonisolated static func state(_ text: String) throws(AlarmError) -> AuthorizationState {
+        guard let state = AuthorizationState(rawValue: text) else {
+            throw .agentUnavailable("reveille-agent answered an unknown authorization state '\(text)'")
+        }
+        return state
+    }
+
+    private nonisolated static func decode<Value: Decodable>(_ type: Value.Type, from json: String) throws(AlarmError) -> Value {
         do {
             return try JSONCoding.decoder.decode(type, from: Data(json.utf8))
         } catch {

@@ -1,22 +1,56 @@
 import Foundation
 import ReveilleBus
+import Synchronization
 
 /// The entry point of AlarmKit's API: schedule, list, observe and answer this app's alarms.
 /// The alarms belong to reveille-agent and ring while the app is not running.
 ///
-/// Differences from AlarmKit: `alarms` and the operations are `async`, since each is a
-/// D-Bus round trip to the agent.
+/// Differences from AlarmKit: `alarms`, `authorizationState` and the operations are `async`,
+/// since each is a D-Bus round trip to the agent; the app's id and usage description (AlarmKit's
+/// NSAlarmKitUsageDescription) are given to `configureShared` or the initializer, not an Info.plist.
 public final class AlarmManager: Sendable {
-    /// The manager for this process's app, named after the executable (set
-    /// `REVEILLE_APP_ID` to choose another id).
-    public static let shared = AlarmManager(
-        appID: ProcessInfo.processInfo.environment["REVEILLE_APP_ID"] ?? ProcessInfo.processInfo.processName)
+    public typealias AuthorizationState = ReveilleCore.AuthorizationState
+
+    private static let sharedManager = Mutex<AlarmManager?>(nil)
+
+    /// The manager for this process's app: as set by `configureShared`, else from the
+    /// environment (`REVEILLE_APP_ID`, default the executable's name; `REVEILLE_USAGE_DESCRIPTION`).
+    public static var shared: AlarmManager {
+        sharedManager.withLock { manager in
+            if let manager { return manager }
+            let environment = ProcessInfo.processInfo.environment
+            let created = AlarmManager(appID: environment["REVEILLE_APP_ID"] ?? ProcessInfo.processInfo.processName,
+                                       usageDescription: environment["REVEILLE_USAGE_DESCRIPTION"])
+            manager = created
+            return created
+        }
+    }
+
+    /// Sets who `shared` speaks for; call it before the first use of `shared`.
+    public static func configureShared(appID: String, usageDescription: String) {
+        sharedManager.withLock { $0 = AlarmManager(appID: appID, usageDescription: usageDescription) }
+    }
 
     private let client: AgentClient
 
-    public init(appID: String) {
-        client = AgentClient(appID: appID)
+    /// A manager for `appID`; `usageDescription` is what the user is shown when asked.
+    /// `busAddress` picks a bus other than the session bus.
+    public init(appID: String, usageDescription: String?, busAddress: String? = nil) {
+        client = AgentClient(appID: appID, usageDescription: usageDescription, busAddress: busAddress)
     }
+
+    /// Asks the user once whether this app may schedule alarms; later calls return the decision.
+    public func requestAuthorization() async throws -> AuthorizationState {
+        try await client.requestAuthorization()
+    }
+
+    /// This app's current decision.
+    public var authorizationState: AuthorizationState {
+        get async throws { try await client.authorizationState() }
+    }
+
+    /// This app's decision now, then at every change.
+    public var authorizationUpdates: AsyncStream<AuthorizationState> { client.authorizationUpdates() }
 
     /// What to schedule: AlarmKit's `AlarmManager.AlarmConfiguration`.
     public struct AlarmConfiguration<Metadata: AlarmMetadata>: Sendable {
@@ -39,10 +73,11 @@ public final class AlarmManager: Sendable {
             Self(schedule: schedule, attributes: attributes, sound: sound)
         }
 
-        /// A timer that alerts `duration` seconds from now.
+        /// A timer that alerts `duration` seconds from now; its Repeat (the secondary
+        /// countdown button) runs it again for the same duration.
         public static func timer(duration: TimeInterval, attributes: AlarmAttributes<Metadata>,
                                  sound: AlertConfiguration.AlertSound = .default) -> Self {
-            Self(countdownDuration: .init(preAlert: duration, postAlert: nil), attributes: attributes, sound: sound)
+            Self(countdownDuration: .init(preAlert: duration, postAlert: duration), attributes: attributes, sound: sound)
         }
     }
 
@@ -59,15 +94,22 @@ public final class AlarmManager: Sendable {
         return try await client.schedule(id: id, request: request).alarm
     }
 
-    /// This app's alarms.
+    /// This app's alarms (the agent shows an app nothing else).
     public var alarms: [Alarm] {
-        get async throws { try await client.list().filter { $0.appID == client.appID }.map(\.alarm) }
+        get async throws { try await client.list().map(\.alarm) }
     }
 
     /// This app's alarms now, then after every change; an alarm missing from a list is no longer scheduled.
     public var alarmUpdates: AsyncMapSequence<AsyncStream<[AlarmRecord]>, [Alarm]> {
-        let appID = client.appID
-        return client.updates().map { $0.filter { $0.appID == appID }.map(\.alarm) }
+        client.updates().map { $0.map(\.alarm) }
+    }
+
+    /// This app's alarms with their metadata decoded as `Metadata` (`nil` where an alarm has
+    /// none or it does not decode as that type).
+    public func alarmMetadata<Metadata: AlarmMetadata>(_ type: Metadata.Type) async throws -> [(alarm: Alarm, metadata: Metadata?)] {
+        try await client.list().map { record in
+            (record.alarm, record.metadata.flatMap { try? JSONCoding.decoder.decode(type, from: Data($0.utf8)) })
+        }
     }
 
     /// Removes the alarm whatever its state.

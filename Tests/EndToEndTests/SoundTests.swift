@@ -59,13 +59,19 @@ struct SoundTests {
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("no sound named 'no-such-sound'; available:"))
         #expect(missing.stderr.contains("alarm") && missing.stderr.contains("bell"))
-        // A name may not climb out of the sound folders, and only the user's CLI may give a path.
-        let escaping = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+        // The user's own tools may give a file, but only by an absolute path to a readable one.
+        let relative = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
                                              method: "\(AgentInterface.interface).Schedule",
-                                             ["", #"{"presentation":{"alert":{"title":"x"}},"countdownDuration":{"preAlert":60},"sound":{"named":"../../../etc/passwd"}}"#,
-                                              "{'app-id': <'some-app'>}"])
-        #expect(escaping.status != 0)
-        #expect(escaping.stderr.contains("is a path; apps may only name a sound"))
+                                             ["", #"{"presentation":{"alert":{"title":"x"}},"countdownDuration":{"preAlert":60},"sound":{"named":"../../../etc/passwd"}}"#, "{}"])
+        #expect(relative.status != 0)
+        #expect(relative.stderr.contains("give an absolute path"))
+        // An app may only name a sound: no path, relative or absolute, reaches outside the sound folders.
+        #expect(try session.cli("auth", "allow", "org.test.Noisy").status == 0)
+        for path in ["../../../etc/passwd", "/etc/passwd"] {
+            let fromApp = try Subprocess.run(session.binaries + "/reveille-test-app", ["org.test.Noisy", "Timers", "timer", "60"],
+                                             environment: session.environment.merging(["REVEILLE_TEST_SOUND": path]) { $1 })
+            #expect(fromApp.status == 3 && fromApp.stderr.contains("is a path; apps may only name a sound"), "\(path): \(fromApp.stderr)")
+        }
         #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
     }
 

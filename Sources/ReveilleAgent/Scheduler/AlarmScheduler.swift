@@ -62,6 +62,7 @@ final class AlarmScheduler {
     /// Registers a new alarm; it is on disk when this returns.
     func schedule(id: UUID, request: AlarmRequest, appID: String) throws(AlarmError) -> AlarmRecord {
         guard alarms[id] == nil else {
+            // Whoever owns it, the id is taken; say so without showing another app's alarm.
             throw .invalidConfiguration("an alarm with id \(id.uuidString.lowercased()) exists already; cancel it first or use a new id")
         }
         guard alarms.values.count(where: { $0.appID == appID }) < settings.limitPerApp else {
@@ -75,11 +76,11 @@ final class AlarmScheduler {
         return record
     }
 
-    /// Applies an action to the alarm whose id starts with `idPrefix`. Returns the alarm
-    /// after the change, or `nil` when it has ended.
+    /// Applies an action to the alarm whose id starts with `idPrefix` (among `owner`'s
+    /// alarms when given). Returns the alarm after the change, or `nil` when it has ended.
     @discardableResult
-    func apply(_ action: AlarmAction, to idPrefix: String) throws(AlarmError) -> AlarmRecord? {
-        let id = try resolve(idPrefix)
+    func apply(_ action: AlarmAction, to idPrefix: String, owner: String? = nil) throws(AlarmError) -> AlarmRecord? {
+        let id = try resolve(idPrefix, owner: owner)
         let changed = try alarms[id]!.applying(action, now: now(), timeZone: timeZone())
         var next = alarms
         next[id] = changed
@@ -88,11 +89,13 @@ final class AlarmScheduler {
         return changed
     }
 
-    /// The one alarm whose id starts with `prefix` (case-insensitive).
-    func resolve(_ prefix: String) throws(AlarmError) -> UUID {
+    /// The one alarm whose id starts with `prefix` (case-insensitive), among `owner`'s
+    /// alarms when given: another app's alarms are not found.
+    func resolve(_ prefix: String, owner: String? = nil) throws(AlarmError) -> UUID {
         let wanted = prefix.lowercased().trimmingCharacters(in: .whitespaces)
         guard !wanted.isEmpty else { throw .notFound("no alarm id given; `reveille list` shows them") }
-        let matches = alarms.keys.filter { $0.uuidString.lowercased().hasPrefix(wanted) }
+        let matches = alarms.values.filter { owner == nil || $0.appID == owner }.map(\.id)
+            .filter { $0.uuidString.lowercased().hasPrefix(wanted) }
         switch matches.count {
         case 1: return matches[0]
         case 0: throw .notFound("no alarm has an id starting with '\(prefix)'; `reveille list` shows them")

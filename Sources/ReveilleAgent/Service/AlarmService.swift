@@ -10,59 +10,106 @@ final class AlarmService {
     private let bus: BusConnection
     private let scheduler: AlarmScheduler
     private let sounder: AlarmSounder
+    private let registry: ClientRegistry
+    private let authorizer: Authorizer
     private let logger: Logger
-    /// The CLI is the user's own app: it may name sound files by path.
-    static let userAppID = "reveille"
+    /// What each subscriber was last sent: a view is sent again only when it changed.
+    private var lastSent: [String: [AlarmRecord]] = [:]
 
-    init(bus: BusConnection, scheduler: AlarmScheduler, sounder: AlarmSounder, logger: Logger) throws(BusError) {
+    init(bus: BusConnection, scheduler: AlarmScheduler, sounder: AlarmSounder, authorizer: Authorizer,
+         logger: Logger) throws(BusError) {
         self.bus = bus
         self.scheduler = scheduler
         self.sounder = sounder
+        self.authorizer = authorizer
         self.logger = logger
+        registry = ClientRegistry(bus: bus, logger: logger)
         try bus.register(path: AgentInterface.objectPath, introspectionXML: AgentInterface.introspectionXML) {
-            [unowned self] call in self.handle(call)
+            [unowned self] call in Task { await self.handle(call) }
         }
+        authorizer.onChange = { [weak self] appID, state in self?.publishAuthorization(appID, state) }
     }
 
-    /// Emits `AlarmsChanged` with the full list.
+    /// Emits `AlarmsChanged` to each subscriber whose view changed, with the alarms it may see
+    /// (an app learns nothing of other apps' changes, not even that they happened).
     func publish(_ alarms: [AlarmRecord]) {
-        do {
-            try bus.emitSignal(path: AgentInterface.objectPath, interface: AgentInterface.interface,
-                               name: "AlarmsChanged", arguments: [.string(try Self.json(alarms))])
-        } catch {
-            logger.error("could not emit AlarmsChanged: \(error)")
+        let subscribers = registry.subscribers
+        lastSent = lastSent.filter { sent in subscribers.contains { $0.name == sent.key } }
+        for (name, identity) in subscribers {
+            let visible = identity.isUser ? alarms : alarms.filter { $0.appID == identity.appID }
+            guard lastSent[name] != visible else { continue }
+            lastSent[name] = visible
+            emit("AlarmsChanged", to: name, [.string((try? Self.json(visible)) ?? "[]")])
         }
     }
 
-    private func handle(_ call: MethodCall) {
+    private func publishAuthorization(_ appID: String, _ state: AuthorizationState) {
+        for (name, identity) in registry.subscribers where identity.isUser || identity.appID == appID {
+            emit("AuthorizationChanged", to: name, [.string(appID), .string(state.rawValue)])
+        }
+    }
+
+    private func emit(_ signal: String, to name: String, _ arguments: [Variant]) {
         do {
-            call.reply([.string(try answer(call))])
+            try bus.emitSignal(destination: name, path: AgentInterface.objectPath, interface: AgentInterface.interface,
+                               name: signal, arguments: arguments)
+        } catch {
+            logger.error("could not emit \(signal) to \(name): \(error)")
+        }
+    }
+
+    private func handle(_ call: MethodCall) async {
+        let identity = await registry.identity(of: call.sender)
+        do {
+            call.reply([.string(try await answer(call, from: identity))])
         } catch let error as AlarmError {
-            logger.notice("\(call.method) from \(call.sender) refused: \(error.reason)")
+            logger.notice("\(call.method) from \(call.sender) (\(identity.appID)) refused: \(error.reason)")
             call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
         } catch {
             call.fail(name: AgentInterface.errorPrefix + "Failed", message: "\(error)")
         }
     }
 
-    private func answer(_ call: MethodCall) throws -> String {
+    private func answer(_ call: MethodCall, from identity: ClientIdentity) async throws -> String {
         // GDBus has already checked the argument types against the introspection XML.
         let strings = call.arguments.map { $0.string ?? "" }
+        let owner = identity.isUser ? nil : identity.appID
         switch call.method {
+        case "Hello":
+            return try Self.json(try await registry.hello(call.sender, declaredID: strings[0], usageDescription: strings[1]))
+        case "Subscribe":
+            registry.subscribe(call.sender, as: identity)
+            lastSent[call.sender] = visible(to: identity)
+            return try Self.json(visible(to: identity))
         case "List":
-            return try Self.json(scheduler.list)
+            return try Self.json(visible(to: identity))
         case "Get":
-            return try Self.json(scheduler.alarm(try scheduler.resolve(strings[0])))
+            return try Self.json(scheduler.alarm(try scheduler.resolve(strings[0], owner: owner)))
         case "Schedule":
             let id = try Self.uuid(strings[0])
             let request = try Self.request(strings[1])
-            let options = call.arguments[2].dictionary ?? [:]
-            let appID = options["app-id"]?.string.flatMap { $0.isEmpty ? nil : $0 } ?? "default"
-            _ = try sounder.library.resolve(request.sound, allowPaths: appID == Self.userAppID)
-            return try Self.json(try scheduler.schedule(id: id, request: request, appID: appID))
+            try await requireAuthorization(identity, sender: call.sender)
+            _ = try sounder.library.resolve(request.sound, allowPaths: identity.isUser)
+            return try Self.json(try scheduler.schedule(id: id, request: request, appID: identity.appID))
+        case "RequestAuthorization":
+            let usage = registry.client(call.sender)?.usageDescription
+            return await authorizer.request(for: identity, usageDescription: usage).rawValue
+        case "AuthorizationState":
+            return authorizer.state(of: identity).rawValue
+        case "Authorizations":
+            try requireUser(identity, to: "list the apps' authorizations")
+            return try Self.json(authorizer.all)
+        case "SetAuthorization":
+            try requireUser(identity, to: "change an app's authorization")
+            guard let state = AuthorizationState(rawValue: strings[1]) else {
+                throw AlarmError.invalidConfiguration("state '\(strings[1])' is not one of authorized, denied, notDetermined")
+            }
+            try authorizer.set(strings[0], state)
+            return state.rawValue
         case "ListSounds":
             return try Self.json(sounder.library.entries())
         case "PlaySound":
+            try requireUser(identity, to: "play sounds")
             let seconds = call.arguments[1].double ?? 3
             let sound: AlertConfiguration.AlertSound = strings[0].isEmpty || strings[0] == "default" ? .default : .named(strings[0])
             return try sounder.preview(sound, seconds: seconds)
@@ -70,8 +117,29 @@ final class AlarmService {
             guard let action = AgentInterface.actionMethods.first(where: { $0.value == call.method })?.key else {
                 throw AlarmError.invalidConfiguration("no method \(call.method)")
             }
-            return try Self.json(try scheduler.apply(action, to: strings[0]))
+            return try Self.json(try scheduler.apply(action, to: strings[0], owner: owner))
         }
+    }
+
+    private func visible(to identity: ClientIdentity) -> [AlarmRecord] {
+        identity.isUser ? scheduler.list : scheduler.list.filter { $0.appID == identity.appID }
+    }
+
+    /// An app may schedule once the user allowed it; an undecided one is asked now.
+    private func requireAuthorization(_ identity: ClientIdentity, sender: String) async throws(AlarmError) {
+        guard !identity.isUser else { return }
+        guard let usage = registry.client(sender)?.usageDescription else {
+            throw .notAuthorized("\(identity.appID) gave no usage description (AlarmKit's NSAlarmKitUsageDescription); say Hello with one first")
+        }
+        switch await authorizer.request(for: identity, usageDescription: usage) {
+        case .authorized: return
+        case .denied: throw .notAuthorized("the user did not allow \(identity.appID) to schedule alarms; `reveille auth allow \(identity.appID)` changes that")
+        case .notDetermined: throw .notAuthorized("the user has not decided whether \(identity.appID) may schedule alarms")
+        }
+    }
+
+    private func requireUser(_ identity: ClientIdentity, to what: String) throws(AlarmError) {
+        guard identity.isUser else { throw .notAuthorized("only the user's own tools may \(what); \(identity.appID) is an app") }
     }
 
     private static func uuid(_ text: String) throws(AlarmError) -> UUID {

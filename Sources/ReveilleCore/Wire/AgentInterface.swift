@@ -24,10 +24,27 @@ public enum AgentInterface {
             Alarms and configurations are JSON text. An ID argument may be any unique prefix of
             an alarm's UUID. Errors are io.github.reveille.Error.NotFound, AmbiguousID,
             InvalidState, InvalidConfiguration, MaximumLimitReached, NotAuthorized, StorageFailure.
+            A connection that says Hello is an app: it sees and changes only its own alarms and
+            must be authorized by the user to schedule. Other unsandboxed connections are the
+            user's own tools and see everything. A Flatpak sandbox is always its app.
           -->
           <interface name="io.github.reveille.Reveille1">
+            <!-- An app introduces itself: its id and why it wants alarms (AlarmKit's
+                 NSAlarmKitUsageDescription). Returns the identity the agent established:
+                 {appID, sandboxed, source}. -->
+            <method name="Hello">
+              <arg name="app_id" type="s" direction="in"/>
+              <arg name="usage_description" type="s" direction="in"/>
+              <arg name="identity" type="s" direction="out"/>
+            </method>
+            <!-- Start receiving AlarmsChanged and AuthorizationChanged (own view only).
+                 Returns the alarms now. -->
+            <method name="Subscribe">
+              <arg name="alarms" type="s" direction="out"/>
+            </method>
             <!-- Schedules an alarm. id: a UUID, or "" for a new one. configuration: an
-                 AlarmRequest. options: "app-id" (s), the calling app. Returns the AlarmRecord.
+                 AlarmRequest. options: reserved, pass {}. Returns the AlarmRecord. An app
+                 not yet decided on is asked about first; the call waits for the answer.
                  A sound name that cannot be found is refused with the names that exist. -->
             <method name="Schedule">
               <arg name="id" type="s" direction="in"/>
@@ -75,9 +92,31 @@ public enum AgentInterface {
               <arg name="seconds" type="d" direction="in"/>
               <arg name="path" type="s" direction="out"/>
             </method>
-            <!-- Emitted on every change, with the full list. -->
+            <!-- The caller's authorization: notDetermined, authorized or denied; asks the user
+                 (and waits for the answer) when not yet decided. -->
+            <method name="RequestAuthorization">
+              <arg name="state" type="s" direction="out"/>
+            </method>
+            <method name="AuthorizationState">
+              <arg name="state" type="s" direction="out"/>
+            </method>
+            <!-- The user's tools only: every app's decision, and changing one. -->
+            <method name="Authorizations">
+              <arg name="apps" type="s" direction="out"/>
+            </method>
+            <method name="SetAuthorization">
+              <arg name="app_id" type="s" direction="in"/>
+              <arg name="state" type="s" direction="in"/>
+              <arg name="result" type="s" direction="out"/>
+            </method>
+            <!-- To each subscriber on every change: the alarms it may see. -->
             <signal name="AlarmsChanged">
               <arg name="alarms" type="s"/>
+            </signal>
+            <!-- To subscribers of that app (and the user's tools) when a decision changes. -->
+            <signal name="AuthorizationChanged">
+              <arg name="app_id" type="s"/>
+              <arg name="state" type="s"/>
             </signal>
           </interface>
         </node>

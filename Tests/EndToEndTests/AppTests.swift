@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import ReveilleCore
+import ReveilleTestSupport
+
+/// Apps on ReveilleKit (the reveille-test-app process): authorization, isolation, limits, metadata.
+@Suite("Apps end to end", .serialized)
+struct AppTests {
+    /// Runs one AlarmManager call as app `app`.
+    func app(_ session: TestSession, _ app: String, usage: String? = "Kitchen timers for your recipes",
+             _ command: String...) throws -> Subprocess.Result {
+        try Subprocess.run(session.binaries + "/reveille-test-app", [app, usage ?? "-"] + command,
+                           environment: session.environment, timeout: 30)
+    }
+
+    func startApp(_ session: TestSession, _ app: String, _ command: String..., output: String) throws -> Subprocess.Child {
+        try Subprocess.start(session.binaries + "/reveille-test-app", [app, "Kitchen timers for your recipes"] + command,
+                             environment: session.environment, stdout: output, stderr: output + ".err")
+    }
+
+    @Test func undecidedAppIsAskedAndDontAllowRefusesIt() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        let output = session.directory + "/cook.out"
+        let attempt = try startApp(session, "org.test.Cook", "timer", "60", output: output)
+        let prompt = try eventually(timeout: 5, "the authorization prompt") {
+            try session.notifications(titled: "org.test.Cook wants to schedule alarms").first
+        }
+        #expect(prompt.body == "Kitchen timers for your recipes")
+        #expect(prompt.actions?.contains("Allow") == true && prompt.actions?.contains("Don't Allow") == true)
+        try session.press(label: "Don't Allow", on: prompt.id)
+        #expect(attempt.wait(timeout: 10) == 3)
+        let error = (try? String(contentsOfFile: output + ".err", encoding: .utf8)) ?? ""
+        #expect(error.contains("NotAuthorized") && error.contains("reveille auth allow org.test.Cook"), "\(error)")
+        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
+        #expect(try app(session, "org.test.Cook", "state").stdout == "denied\n")
+    }
+
+    @Test func allowIsAskedOnceAndPersistsAcrossAnAgentRestart() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        let output = session.directory + "/baker.out"
+        let request = try startApp(session, "org.test.Baker", "request-authorization", output: output)
+        let prompt = try eventually(timeout: 5, "the prompt") {
+            try session.notifications(titled: "org.test.Baker wants to schedule alarms").first
+        }
+        try session.press(label: "Allow", on: prompt.id)
+        #expect(request.wait(timeout: 10) == 0)
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "authorized\n")
+
+        try session.killAgent(signal: SIGTERM)
+        try session.startAgent()
+        #expect(try app(session, "org.test.Baker", "request-authorization").stdout == "authorized\n")
+        let scheduled = try app(session, "org.test.Baker", "timer", "600")
+        #expect(scheduled.status == 0, "\(scheduled.stderr)")
+        #expect(try session.notifications(titled: "org.test.Baker wants to schedule alarms").count == 1, "asked once")
+        let auth = try session.cli("auth", "list")
+        #expect(auth.stdout.contains("org.test.Baker") && auth.stdout.contains("authorized"))
+        let mode = try FileManager.default.attributesOfItem(atPath: session.directory + "/config/reveille/authorizations.json")[.posixPermissions] as! NSNumber
+        #expect(mode.intValue == 0o600)
+    }
+
+    @Test func appsSeeAndChangeOnlyTheirOwnAlarmsAndTheUserSeesAll() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        for name in ["org.test.A", "org.test.B"] { #expect(try session.cli("auth", "allow", name).status == 0) }
+        let updates = session.directory + "/b-updates.out"
+        let watcher = try startApp(session, "org.test.B", "updates", "2", output: updates)
+        defer { watcher.terminate() }
+        _ = try eventually(timeout: 5, "B's first update") { (try? String(contentsOfFile: updates, encoding: .utf8))?.isEmpty == false ? true : nil }
+        let a = try JSONDecoder().decode([String: String].self, from: Data(try app(session, "org.test.A", "timer", "600").stdout.utf8))
+        let b = try JSONDecoder().decode([String: String].self, from: Data(try app(session, "org.test.B", "timer", "600").stdout.utf8))
+        #expect(try app(session, "org.test.B", "list").stdout == "[\"\(b["id"]!)\"]\n")
+        let steal = try app(session, "org.test.B", "cancel", a["id"]!)
+        #expect(steal.status == 3 && steal.stderr.contains("NotFound"), "\(steal.stderr)")
+        #expect(watcher.wait(timeout: 10) == 0)
+        let seen = try String(contentsOfFile: updates, encoding: .utf8).split(separator: "\n")
+        #expect(seen == ["[]", "[\"\(b["id"]!)\"]"], "B's updates carry only B's alarms: \(seen)")
+        let all = try session.cliJSON([AlarmJSON].self, "list").map { $0.id.uppercased() }
+        #expect(Set(all) == [a["id"]!, b["id"]!])
+    }
+
+    @Test func theHundredAndFirstAlarmOfAnAppIsRefused() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        #expect(try session.cli("auth", "allow", "org.test.Many").status == 0)
+        let filled = try app(session, "org.test.Many", "fill", "100")
+        #expect(filled.stdout == "100\n", "\(filled.stderr)")
+        let over = try app(session, "org.test.Many", "timer", "60")
+        #expect(over.status == 3 && over.stderr.contains("MaximumLimitReached"), "\(over.stderr)")
+        #expect(try app(session, "org.test.Other", "state").stdout == "notDetermined\n")
+    }
+
+    @Test func anAppWithoutAUsageDescriptionCannotSchedule() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        let result = try app(session, "org.test.Silent", usage: nil, "timer", "60")
+        #expect(result.status == 3 && result.stderr.contains("gave no usage description"), "\(result.stderr)")
+    }
+
+    @Test func metadataTravelsWithTheAlarmAndSurvivesARestart() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        #expect(try session.cli("auth", "allow", "org.test.Chef").status == 0)
+        #expect(try app(session, "org.test.Chef", "timer", "600", #"{"dish":"Risotto","minutes":18}"#).status == 0)
+        try session.killAgent(signal: SIGKILL)
+        try session.startAgent()
+        #expect(try app(session, "org.test.Chef", "metadata").stdout == #"[{"dish":"Risotto","minutes":18}]"# + "\n")
+    }
+}
