@@ -2,3 +2,4 @@
 #include <gio/gio.h>
 #include <glib-unix.h>
 #include <gio/gunixfdlist.h>
+#include <gio/gdesktopappinfo.h>

@@ -76,10 +76,16 @@ public final class Agent {
                                        isSounding: { sounder.isPlaying($0) })
         let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger), logger: logger)
         let service = try AlarmService(bus: bus, scheduler: scheduler, sounder: sounder, authorizer: authorizer, logger: logger)
-        presenter.onAction = { [logger] id, action in
+        let intents = IntentRunner(bus: bus, logger: logger)
+        presenter.onAction = { [logger] id, action, button in
+            guard let alarm = scheduler.alarm(id) else { return }
             do { try scheduler.apply(action, to: id.uuidString) } catch {
-                logger.notice("button \(action.rawValue) on \(id): \(error)")
+                logger.notice("button \(button) on \(id): \(error)")
+                return
             }
+            let intent = button == "stop" ? alarm.stopIntent : button == "secondary" ? alarm.secondaryIntent : nil
+            if let intent { intents.perform(intent, alarm: alarm, button: button) }
+            service.actionInvoked(on: alarm, button: button)
         }
         scheduler.onMissed = { record, due, reason in presenter.showMissed(record, due: due, reason: reason) }
         // Sound first: the alert asks the notification server for a sound only if Reveille has none.

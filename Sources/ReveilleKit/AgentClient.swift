@@ -125,6 +125,19 @@ public final class AgentClient {
         }
     }
 
+    /// Presses of this app's alarms' buttons (the alarm's id and `stop`, `secondary`, `pause`,
+    /// `resume` or `cancel`), so a running app can react.
+    public nonisolated func actions() -> AsyncStream<(alarmID: UUID, button: String)> {
+        signals("ActionInvoked", first: { client throws(AlarmError) in
+            _ = try await client.call("Subscribe")
+            return nil
+        }) { arguments in
+            guard let id = arguments.first?.string.flatMap(UUID.init(uuidString:)),
+                  let button = arguments.dropFirst().first?.string else { return nil }
+            return (id, button)
+        }
+    }
+
     /// This app's decision now, then at every change.
     public nonisolated func authorizationUpdates() -> AsyncStream<AuthorizationState> {
         let appID = self.appID
@@ -138,8 +151,8 @@ public final class AgentClient {
     }
 
     /// A stream of one signal's values: subscribe first (so nothing is missed), then the
-    /// current value from `first`, then each signal that `parse` accepts.
-    private nonisolated func signals<Value: Sendable>(_ name: String, first: @escaping @GLibActor (AgentClient) async throws(AlarmError) -> Value,
+    /// current value from `first` (if it has one), then each signal that `parse` accepts.
+    private nonisolated func signals<Value: Sendable>(_ name: String, first: @escaping @GLibActor (AgentClient) async throws(AlarmError) -> Value?,
                                                       parse: @escaping @Sendable ([Variant]) -> Value?) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(16))
         Task { @GLibActor in
@@ -149,7 +162,11 @@ public final class AgentClient {
                 if let value = parse(signal.arguments) { continuation.yield(value) }
             }
             continuation.onTermination = { _ in Task { @GLibActor in bus.unsubscribe(subscription) } }
-            if let current = try? await first(self) { continuation.yield(current) }
+            do {
+                if let current = try await first(self) { continuation.yield(current) }
+            } catch {
+                // The agent is gone or refused: the stream simply has no first value.
+            }
         }
         return stream
     }

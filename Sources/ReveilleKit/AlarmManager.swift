@@ -58,12 +58,19 @@ public final class AlarmManager: Sendable {
         public var schedule: Alarm.Schedule?
         public var attributes: AlarmAttributes<Metadata>
         public var sound: AlertConfiguration.AlertSound
+        /// Runs when the alert's Stop button is pressed.
+        public var stopIntent: AlarmIntent?
+        /// Runs when the secondary button is pressed (with `.custom` behaviour, instead of a countdown).
+        public var secondaryIntent: AlarmIntent?
 
         public init(countdownDuration: Alarm.CountdownDuration? = nil, schedule: Alarm.Schedule? = nil,
-                    attributes: AlarmAttributes<Metadata>, sound: AlertConfiguration.AlertSound = .default) {
+                    attributes: AlarmAttributes<Metadata>, stopIntent: AlarmIntent? = nil,
+                    secondaryIntent: AlarmIntent? = nil, sound: AlertConfiguration.AlertSound = .default) {
             self.countdownDuration = countdownDuration
             self.schedule = schedule
             self.attributes = attributes
+            self.stopIntent = stopIntent
+            self.secondaryIntent = secondaryIntent
             self.sound = sound
         }
 
@@ -90,7 +97,8 @@ public final class AlarmManager: Sendable {
         }
         let request = AlarmRequest(schedule: configuration.schedule, countdownDuration: configuration.countdownDuration,
                                    presentation: configuration.attributes.presentation, metadata: metadata,
-                                   tintColor: configuration.attributes.tintColor, sound: configuration.sound)
+                                   tintColor: configuration.attributes.tintColor, sound: configuration.sound,
+                                   stopIntent: configuration.stopIntent, secondaryIntent: configuration.secondaryIntent)
         return try await client.schedule(id: id, request: request).alarm
     }
 
@@ -111,6 +119,10 @@ public final class AlarmManager: Sendable {
             (record.alarm, record.metadata.flatMap { try? JSONCoding.decoder.decode(type, from: Data($0.utf8)) })
         }
     }
+
+    /// Presses of this app's alarms' buttons, while the app runs: the alarm's id and the
+    /// button (`stop`, `secondary`, `pause`, `resume`, `cancel`). The intents run without the app.
+    public var alarmActions: AsyncStream<(alarmID: Alarm.ID, button: String)> { client.actions() }
 
     /// Removes the alarm whatever its state.
     public func cancel(id: Alarm.ID) async throws { try await apply(.cancel, id) }

@@ -108,3 +108,54 @@ struct AppTests {
         #expect(try app(session, "org.test.Chef", "metadata").stdout == #"[{"dish":"Risotto","minutes":18}]"# + "\n")
     }
 }
+
+@Suite("Custom actions end to end", .serialized)
+struct CustomActionTests {
+    @Test func runActionRunsExactlyItsArgvWithoutAShellAndTheAppHearsIt() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        #expect(try session.cli("auth", "allow", "org.test.Runner").status == 0)
+        let recordFile = session.directory + "/ran.json"
+        let tricky = ["a b", "$HOME", ";rm -rf /tmp/x", "*", "'quoted'"]
+        let argv = [session.binaries + "/reveille-test-app", "org.test.Recorder", "-", "record-argv", recordFile] + tricky
+        let argvJSON = String(decoding: try JSONEncoder().encode(argv), as: UTF8.self)
+        let listenOutput = session.directory + "/actions.out"
+        let listener = try Subprocess.start(session.binaries + "/reveille-test-app", ["org.test.Runner", "Timers", "actions", "1"],
+                                            environment: session.environment, stdout: listenOutput)
+        defer { listener.terminate() }
+        _ = try eventually(timeout: 5, "the app to listen") {
+            (try? String(contentsOfFile: listenOutput, encoding: .utf8))?.contains("listening") == true ? true : nil
+        }
+        let scheduled = try Subprocess.run(session.binaries + "/reveille-test-app", ["org.test.Runner", "Timers", "timer-run", "1", argvJSON],
+                                           environment: session.environment)
+        #expect(scheduled.status == 0, "\(scheduled.stderr)")
+        let alarmID = try JSONDecoder().decode([String: String].self, from: Data(scheduled.stdout.utf8))["id"]!
+        let alert = try eventually(timeout: 5, "the Runner alert") { try session.alerts(titled: "Runner").first }
+        try session.press(label: "Run", on: alert.id)
+
+        let ran = try eventually(timeout: 5, "the command to run") { FileManager.default.contents(atPath: recordFile) }
+        let record = try JSONDecoder().decode([String: [String]].self, from: ran)
+        #expect(record["arguments"] == tricky, "exactly the argv, nothing expanded")
+        #expect(record["alarm"] == [alarmID.lowercased(), "secondary"])
+        #expect(listener.wait(timeout: 5) == 0)
+        let heard = try String(contentsOfFile: listenOutput, encoding: .utf8)
+        #expect(heard.contains(alarmID) && heard.contains("\"button\":\"secondary\""), "\(heard)")
+        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty, "a custom secondary button ends the alarm")
+    }
+
+    @Test func cliSecondaryRunTakesAQuotedCommandLine() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        let recordFile = session.directory + "/cli-ran.json"
+        let command = "run:\(session.binaries)/reveille-test-app org.x - record-argv \(recordFile) 'two words' \"say \\\"hi\\\"\" plain"
+        let timer = try session.cli("timer", "1s", "--title", "CLI run", "--secondary", command)
+        #expect(timer.status == 0, "\(timer.stderr)")
+        let alert = try eventually(timeout: 5, "the alert") { try session.alerts(titled: "CLI run").first }
+        #expect(alert.actions?.contains("Run") == true)
+        try session.press(label: "Run", on: alert.id)
+        let ran = try eventually(timeout: 5, "the command to run") { FileManager.default.contents(atPath: recordFile) }
+        #expect(try JSONDecoder().decode([String: [String]].self, from: ran)["arguments"] == ["two words", #"say "hi""#, "plain"])
+        let bad = try session.cli("timer", "1s", "--secondary", "run:relative/tool")
+        #expect(bad.status != 0 && bad.stderr.contains("absolute program path"))
+    }
+}

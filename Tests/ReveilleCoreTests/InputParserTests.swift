@@ -91,3 +91,22 @@ struct InputParserTests {
         #expect(ISO8601Local.utcString(from: date.addingTimeInterval(0.25)) == "2027-01-15T12:00:00.250Z")
     }
 }
+
+@Suite("Command-line splitting")
+struct ArgumentSplittingTests {
+    @Test(arguments: [
+        (#"/usr/bin/notify-send Tea ready"#, ["/usr/bin/notify-send", "Tea", "ready"]),
+        (#"/bin/echo 'a b' "c d" e\ f"#, ["/bin/echo", "a b", "c d", "e f"]),
+        (#"/bin/echo '$HOME' "~" ;rm *"#, ["/bin/echo", "$HOME", "~", ";rm", "*"]),
+        (#"/bin/echo "say \"hi\" \\ \n" ''"#, ["/bin/echo", #"say "hi" \ \n"#, ""]),
+        ("  /bin/true   ", ["/bin/true"]),
+    ])
+    func splitsWithoutAShell(_ text: String, _ expected: [String]) throws {
+        #expect(try InputParser.arguments(text) == expected)
+    }
+
+    @Test(arguments: ["/bin/echo 'open", #"/bin/echo "open"#, #"/bin/echo \"#])
+    func unbalancedQuotesAreRefused(_ text: String) {
+        #expect(throws: InputError.self) { try InputParser.arguments(text) }
+    }
+}

@@ -17,7 +17,7 @@ final class AlarmPresenter {
         var notification: DesktopNotification
         var content: NotificationContent
         var state: Alarm.State
-        var actionKeys: [String: AlarmAction] = [:]
+        var actionKeys: [String: NotificationContent.Button] = [:]
         var refresh: UInt32?
         /// A countdown or paused notice the user dismissed stays away until the next change.
         var dismissed = false
@@ -37,8 +37,8 @@ final class AlarmPresenter {
     private let logger: Logger
     private let timeZone: () -> TimeZone
     private let isSounding: (UUID) -> Bool
-    /// Called when a button asks for an action on an alarm.
-    var onAction: (@GLibActor (UUID, AlarmAction) -> Void)?
+    /// Called when a button is pressed: the alarm, the action, and the button's role.
+    var onAction: (@GLibActor (UUID, AlarmAction, String) -> Void)?
 
     init(bus: BusConnection, logger: Logger, timeZone: @escaping () -> TimeZone, isSounding: @escaping (UUID) -> Bool) {
         self.logger = logger
@@ -128,7 +128,7 @@ final class AlarmPresenter {
         let useIcons = capabilities.contains("action-icons") && Set(icons).count == icons.count
         notification.setHint("action-icons", .bool(useIcons))
         let keyed = content.buttons.map { (key: useIcons ? $0.icon : $0.action.rawValue, button: $0) }
-        slot.actionKeys = Dictionary(keyed.map { ($0.key, $0.button.action) }, uniquingKeysWith: { first, _ in first })
+        slot.actionKeys = Dictionary(keyed.map { ($0.key, $0.button) }, uniquingKeysWith: { first, _ in first })
         notification.setActions(keyed.map { (key: $0.key, label: $0.button.label) })
         show(notification, what: "the \(record.alarm.state.rawValue) notification for \(record.id)")
         scheduleRefresh(slot, record: record)
@@ -136,8 +136,8 @@ final class AlarmPresenter {
 
     private func wire(_ slot: Slot, id: UUID) {
         slot.notification.onAction = { [weak self, weak slot] key in
-            guard let self, let slot, let action = slot.actionKeys[key] else { return }
-            self.onAction?(id, action)
+            guard let self, let slot, let button = slot.actionKeys[key] else { return }
+            self.onAction?(id, button.action, button.role)
         }
         slot.notification.onClosed = { [weak self, weak slot] reason in
             guard let self, let slot, self.slots[id] === slot else { return }

@@ -16,6 +16,8 @@ struct NotificationContent: Equatable {
         var label: String
         var icon: String
         var action: AlarmAction
+        /// Which of the alarm's buttons it is: `stop`, `secondary`, `pause`, `resume`, `cancel`.
+        var role: String
     }
 
     static let cancelButton = AlarmButton(text: "Cancel", textColor: .white, systemImageName: "window-close")
@@ -36,11 +38,11 @@ struct NotificationContent: Equatable {
             let at = record.alertingSince.map { Self.clock($0, timeZone) } ?? Self.clock(now, timeZone)
             lines = ["\(record.alarm.schedule == nil ? "Timer" : "Alarm") · rang at \(at)"]
             urgency = .critical
-            buttons = [Button(label: alert.stopButton.text, icon: alert.stopButton.systemImageName, action: .stop)]
+            buttons = [Button(label: alert.stopButton.text, icon: alert.stopButton.systemImageName, action: .stop, role: "stop")]
             help = ["To stop: reveille stop \(short)"]
             if let secondary = alert.secondaryButton {
                 let action: AlarmAction = alert.secondaryButtonBehavior == .countdown ? .countdown : .stop
-                buttons.append(Button(label: secondary.text, icon: secondary.systemImageName, action: action))
+                buttons.append(Button(label: secondary.text, icon: secondary.systemImageName, action: action, role: "secondary"))
                 if action == .countdown { help.append("To snooze: reveille snooze \(short)") }
             }
             progress = nil
@@ -50,8 +52,8 @@ struct NotificationContent: Equatable {
             let left = max(0, fireDate.timeIntervalSince(now))
             lines = ["Rings at \(Self.clock(fireDate, timeZone)) · \(Self.timeLeft(left)) left"]
             urgency = .normal
-            buttons = [Button(label: countdown.pauseButton.text, icon: countdown.pauseButton.systemImageName, action: .pause),
-                       Button(label: Self.cancelButton.text, icon: Self.cancelButton.systemImageName, action: .cancel)]
+            buttons = [Button(label: countdown.pauseButton.text, icon: countdown.pauseButton.systemImageName, action: .pause, role: "pause"),
+                       Button(label: Self.cancelButton.text, icon: Self.cancelButton.systemImageName, action: .cancel, role: "cancel")]
             help = ["To pause: reveille pause \(short)"]
             let length = record.countdownLength ?? left
             progress = length > 0 ? Int(((length - left) / length * 100).rounded()).clamped(to: 0...100) : 100
@@ -60,8 +62,8 @@ struct NotificationContent: Equatable {
             summary = paused.title
             lines = ["Paused · \(Self.timeLeft(record.pausedTimeRemaining ?? 0)) left"]
             urgency = .normal
-            buttons = [Button(label: paused.resumeButton.text, icon: paused.resumeButton.systemImageName, action: .resume),
-                       Button(label: Self.cancelButton.text, icon: Self.cancelButton.systemImageName, action: .cancel)]
+            buttons = [Button(label: paused.resumeButton.text, icon: paused.resumeButton.systemImageName, action: .resume, role: "resume"),
+                       Button(label: Self.cancelButton.text, icon: Self.cancelButton.systemImageName, action: .cancel, role: "cancel")]
             help = ["To resume: reveille resume \(short)"]
             let length = record.countdownLength ?? 0
             progress = length > 0 ? Int(((length - (record.pausedTimeRemaining ?? 0)) / length * 100).rounded()).clamped(to: 0...100) : nil

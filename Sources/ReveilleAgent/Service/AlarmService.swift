@@ -43,6 +43,13 @@ final class AlarmService {
         }
     }
 
+    /// Tells the alarm's app (and the user's tools) that one of its buttons was pressed.
+    func actionInvoked(on alarm: AlarmRecord, button: String) {
+        for (name, identity) in registry.subscribers where identity.isUser || identity.appID == alarm.appID {
+            emit("ActionInvoked", to: name, [.string(alarm.id.uuidString), .string(button)])
+        }
+    }
+
     private func publishAuthorization(_ appID: String, _ state: AuthorizationState) {
         for (name, identity) in registry.subscribers where identity.isUser || identity.appID == appID {
             emit("AuthorizationChanged", to: name, [.string(appID), .string(state.rawValue)])
@@ -89,6 +96,7 @@ final class AlarmService {
             let id = try Self.uuid(strings[0])
             let request = try Self.request(strings[1])
             try await requireAuthorization(identity, sender: call.sender)
+            try IntentRunner.check(request, for: identity)
             _ = try sounder.library.resolve(request.sound, allowPaths: identity.isUser)
             return try Self.json(try scheduler.schedule(id: id, request: request, appID: identity.appID))
         case "RequestAuthorization":

@@ -10,11 +10,13 @@ public struct AlarmRequest: Codable, Hashable, Sendable {
     public var tintColor: Color
     public var sound: AlertConfiguration.AlertSound
     public var ring: RingOptions
+    public var stopIntent: AlarmIntent?
+    public var secondaryIntent: AlarmIntent?
 
     public init(schedule: Alarm.Schedule?, countdownDuration: Alarm.CountdownDuration?,
                 presentation: AlarmPresentation, metadata: String? = nil,
                 tintColor: Color = .blue, sound: AlertConfiguration.AlertSound = .default,
-                ring: RingOptions = RingOptions()) {
+                ring: RingOptions = RingOptions(), stopIntent: AlarmIntent? = nil, secondaryIntent: AlarmIntent? = nil) {
         self.schedule = schedule
         self.countdownDuration = countdownDuration
         self.presentation = presentation
@@ -22,10 +24,12 @@ public struct AlarmRequest: Codable, Hashable, Sendable {
         self.tintColor = tintColor
         self.sound = sound
         self.ring = ring
+        self.stopIntent = stopIntent
+        self.secondaryIntent = secondaryIntent
     }
 
     private enum CodingKeys: String, CodingKey {
-        case schedule, countdownDuration, presentation, metadata, tintColor, sound, ring
+        case schedule, countdownDuration, presentation, metadata, tintColor, sound, ring, stopIntent, secondaryIntent
     }
 
     /// Decodes with the initializer's defaults: `tintColor` blue, `sound` default.
@@ -38,6 +42,8 @@ public struct AlarmRequest: Codable, Hashable, Sendable {
         tintColor = try container.decodeIfPresent(Color.self, forKey: .tintColor) ?? .blue
         sound = try container.decodeIfPresent(AlertConfiguration.AlertSound.self, forKey: .sound) ?? .default
         ring = try container.decodeIfPresent(RingOptions.self, forKey: .ring) ?? RingOptions()
+        stopIntent = try container.decodeIfPresent(AlarmIntent.self, forKey: .stopIntent)
+        secondaryIntent = try container.decodeIfPresent(AlarmIntent.self, forKey: .secondaryIntent)
     }
 }
 
@@ -50,6 +56,8 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
     public var tintColor: Color
     public var sound: AlertConfiguration.AlertSound
     public var ring: RingOptions
+    public var stopIntent: AlarmIntent?
+    public var secondaryIntent: AlarmIntent?
     /// The app that scheduled it.
     public var appID: String
     /// In `scheduled`: the instant it alerts. In `countdown`: the instant the countdown ends.
@@ -66,7 +74,8 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
 
     public init(alarm: Alarm, presentation: AlarmPresentation, metadata: String? = nil,
                 tintColor: Color = .blue, sound: AlertConfiguration.AlertSound = .default,
-                ring: RingOptions = RingOptions(), appID: String, fireDate: Date? = nil, countdownLength: TimeInterval? = nil,
+                ring: RingOptions = RingOptions(), stopIntent: AlarmIntent? = nil, secondaryIntent: AlarmIntent? = nil,
+                appID: String, fireDate: Date? = nil, countdownLength: TimeInterval? = nil,
                 pausedTimeRemaining: TimeInterval? = nil, alertingSince: Date? = nil) {
         self.alarm = alarm
         self.presentation = presentation
@@ -74,6 +83,8 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
         self.tintColor = tintColor
         self.sound = sound
         self.ring = ring
+        self.stopIntent = stopIntent
+        self.secondaryIntent = secondaryIntent
         self.appID = appID
         self.fireDate = fireDate
         self.countdownLength = countdownLength

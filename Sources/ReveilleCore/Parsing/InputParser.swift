@@ -122,6 +122,54 @@ public enum InputParser {
         throw InputError(text: text, expected: "a date and time", accepted: acceptedDates)
     }
 
+    /// Splits a command line into arguments, without a shell: spaces separate; 'single quotes'
+    /// keep everything literally; "double quotes" keep spaces, with \" and \\ inside; a
+    /// backslash outside quotes keeps the next character. Nothing is expanded (no $, ~, *).
+    public static func arguments(_ text: String) throws -> [String] {
+        var arguments: [String] = []
+        var current = ""
+        var inWord = false
+        var iterator = text.makeIterator()
+        let error = { (what: String) in
+            InputError(text: text, expected: "a command line (\(what))",
+                       accepted: "words separated by spaces; 'single' or \"double\" quotes; \\ before a character to keep it")
+        }
+        while let character = iterator.next() {
+            switch character {
+            case " ", "\t":
+                if inWord { arguments.append(current); current = ""; inWord = false }
+            case "'":
+                inWord = true
+                while true {
+                    guard let next = iterator.next() else { throw error("a ' is not closed") }
+                    if next == "'" { break }
+                    current.append(next)
+                }
+            case "\"":
+                inWord = true
+                while true {
+                    guard let next = iterator.next() else { throw error("a \" is not closed") }
+                    if next == "\"" { break }
+                    if next == "\\", let escaped = iterator.next() {
+                        if escaped != "\"" && escaped != "\\" { current.append("\\") }
+                        current.append(escaped)
+                    } else {
+                        current.append(next)
+                    }
+                }
+            case "\\":
+                guard let escaped = iterator.next() else { throw error("it ends with a \\") }
+                current.append(escaped)
+                inWord = true
+            default:
+                current.append(character)
+                inWord = true
+            }
+        }
+        if inWord { arguments.append(current) }
+        return arguments
+    }
+
     private static func matches(_ name: String, _ day: Locale.Weekday) -> Bool {
         let full: String = switch day {
         case .monday: "monday"

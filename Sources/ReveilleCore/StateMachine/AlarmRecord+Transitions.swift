@@ -49,7 +49,8 @@ extension AlarmRecord {
         self.init(alarm: Alarm(id: id, schedule: request.schedule,
                                countdownDuration: request.countdownDuration, state: .scheduled),
                   presentation: request.presentation, metadata: request.metadata,
-                  tintColor: request.tintColor, sound: request.sound, ring: request.ring, appID: appID)
+                  tintColor: request.tintColor, sound: request.sound, ring: request.ring,
+                  stopIntent: request.stopIntent, secondaryIntent: request.secondaryIntent, appID: appID)
         if let schedule = request.schedule {
             guard let next = schedule.nextFireDate(after: now, in: timeZone) else {
                 throw .invalidConfiguration("the schedule has no instant after now")

@@ -34,7 +34,12 @@ extension AlarmRequest {
             }
         }
         try ring.validate()
+        try stopIntent?.validate()
+        try secondaryIntent?.validate()
         let alert = presentation.alert
+        if alert.secondaryButtonBehavior == .custom, secondaryIntent == nil {
+            throw invalid("secondaryButtonBehavior .custom needs a secondaryIntent: open an app or run a command")
+        }
         guard alert.title.count <= Self.maximumTitleLength else {
             throw invalid("the title has \(alert.title.count) characters; at most \(Self.maximumTitleLength) are accepted")
         }

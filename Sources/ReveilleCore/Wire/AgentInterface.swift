@@ -113,6 +113,12 @@ public enum AgentInterface {
             <signal name="AlarmsChanged">
               <arg name="alarms" type="s"/>
             </signal>
+            <!-- To subscribers of the alarm's app (and the user's tools) when one of its
+                 notification's buttons is pressed: stop, secondary, pause, resume, cancel. -->
+            <signal name="ActionInvoked">
+              <arg name="alarm_id" type="s"/>
+              <arg name="button" type="s"/>
+            </signal>
             <!-- To subscribers of that app (and the user's tools) when a decision changes. -->
             <signal name="AuthorizationChanged">
               <arg name="app_id" type="s"/>

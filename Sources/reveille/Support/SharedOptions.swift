@@ -21,6 +21,16 @@ struct AlertOptions: ParsableArguments {
     @Option(help: "How long Snooze waits before ringing again (\(InputParser.acceptedDurations)).")
     var snooze = "9m"
 
+    @Option(help: ArgumentHelp(
+        "The alert's second button: snooze (default), repeat, none, open:DESKTOP_ID, or run:'COMMAND'.",
+        discussion: """
+            open:org.gnome.Calendar opens that app with the alarm's id. run:'/usr/bin/notify-send "Tea ready"' \
+            runs the command without a shell: spaces separate arguments, 'single' or "double" quotes group \
+            them, a backslash keeps the next character; the program needs an absolute path. Both get \
+            REVEILLE_ALARM_ID and REVEILLE_ACTION in their environment.
+            """))
+    var secondary = "snooze"
+
     @Option(help: "A sound name (see `reveille sounds`) or a path to a sound file. Default: Reveille's alarm.")
     var sound: String?
 
@@ -38,16 +48,15 @@ struct AlertOptions: ParsableArguments {
                  repeatAfter: TimeInterval? = nil) throws -> AlarmRequest {
         let postAlert = try repeatAfter ?? Parse.duration(snooze, option: "--snooze")
         let title = title ?? defaultTitle
+        let (button, behavior, intent) = try Parse.secondary(repeatAfter == nil ? secondary : "repeat")
         let presentation = AlarmPresentation(
-            alert: .init(title: title, stopButton: .stopButton,
-                         secondaryButton: repeatAfter == nil ? .snoozeButton : .repeatButton,
-                         secondaryButtonBehavior: .countdown),
+            alert: .init(title: title, stopButton: .stopButton, secondaryButton: button, secondaryButtonBehavior: behavior),
             countdown: .init(title: title), paused: .init(title: title))
         let ring = RingOptions(volume: try volume.map(Parse.percentage),
                                fadeIn: try fade.map { try Parse.duration($0, option: "--fade") },
                                ringLimit: try ringLimit.map { try Parse.duration($0, option: "--ring-limit") })
         return AlarmRequest(schedule: schedule, countdownDuration: .init(preAlert: preAlert, postAlert: postAlert),
-                            presentation: presentation, sound: Parse.sound(sound), ring: ring)
+                            presentation: presentation, sound: Parse.sound(sound), ring: ring, secondaryIntent: intent)
     }
 }
 
@@ -55,6 +64,29 @@ struct AlertOptions: ParsableArguments {
 enum Parse {
     static func duration(_ text: String, option: String) throws -> TimeInterval {
         do { return try InputParser.duration(text) } catch { throw ValidationError("\(option): \(error)") }
+    }
+
+    /// `--secondary`: the button, what it does, and its intent.
+    static func secondary(_ text: String) throws -> (AlarmButton?, AlarmPresentation.Alert.SecondaryButtonBehavior?, AlarmIntent?) {
+        switch text {
+        case "snooze": return (.snoozeButton, .countdown, nil)
+        case "repeat": return (.repeatButton, .countdown, nil)
+        case "none": return (nil, nil, nil)
+        default: break
+        }
+        let intent: AlarmIntent
+        let button: AlarmButton
+        if text.hasPrefix("open:") {
+            intent = .openApp(desktopID: String(text.dropFirst(5)))
+            button = .openAppButton
+        } else if text.hasPrefix("run:") {
+            intent = .run(arguments: try InputParser.arguments(String(text.dropFirst(4))))
+            button = AlarmButton(text: "Run", textColor: .white, systemImageName: "system-run")
+        } else {
+            throw ValidationError("--secondary: '\(text)' is not snooze, repeat, none, open:DESKTOP_ID or run:'COMMAND'")
+        }
+        do { try intent.validate() } catch { throw ValidationError("--secondary: \(error.reason)") }
+        return (button, .custom, intent)
     }
 
     /// `80%`, `80` or `0.8` → 0.8.

@@ -3,7 +3,8 @@
 //   reveille-test-app APP_ID [USAGE|-] COMMAND [ARG]
 //   commands: request-authorization, state, timer SECONDS [METADATA_JSON] (sound from
 //             REVEILLE_TEST_SOUND), list, cancel ID,
-//             updates COUNT, fill COUNT, metadata
+//             updates COUNT, fill COUNT, metadata, timer-run SECONDS ARGV_JSON, actions COUNT,
+//             record-argv FILE ARG... (writes its arguments and REVEILLE_ALARM_ID/ACTION to FILE)
 // Prints results as JSON lines; an AlarmError as "error: CODE: REASON" on stderr, exit 3.
 import Foundation
 import ReveilleKit
@@ -48,6 +49,34 @@ do {
         let alarm = try await manager.schedule(id: UUID(), configuration: .init(
             countdownDuration: .init(preAlert: seconds, postAlert: seconds), attributes: attributes(recipe), sound: sound))
         try printJSON(["id": alarm.id.uuidString, "state": alarm.state.rawValue])
+    case "timer-run":
+        // A timer whose secondary button runs the JSON argument vector in arguments[4].
+        let argv = try JSONDecoder().decode([String].self, from: Data(arguments[4].utf8))
+        let presentation = AlarmPresentation(alert: .init(
+            title: "Runner", stopButton: .stopButton,
+            secondaryButton: AlarmButton(text: "Run", textColor: .white, systemImageName: "system-run"),
+            secondaryButtonBehavior: .custom))
+        let alarm = try await manager.schedule(id: UUID(), configuration: .init(
+            countdownDuration: .init(preAlert: Double(argument) ?? 1, postAlert: nil),
+            attributes: AlarmAttributes<Recipe>(presentation: presentation, tintColor: .green),
+            secondaryIntent: .run(arguments: argv)))
+        try printJSON(["id": alarm.id.uuidString, "state": alarm.state.rawValue])
+    case "actions":
+        var left = Int(argument) ?? 1
+        print("listening")
+        fflush(nil)
+        for await action in manager.alarmActions {
+            try printJSON(["id": action.alarmID.uuidString, "button": action.button])
+            fflush(nil)
+            left -= 1
+            if left == 0 { break }
+        }
+    case "record-argv":
+        // Writes this process's arguments after the file name, and its alarm environment, to the file.
+        let record = ["arguments": Array(arguments.dropFirst(4)),
+                      "alarm": [ProcessInfo.processInfo.environment["REVEILLE_ALARM_ID"] ?? "",
+                                ProcessInfo.processInfo.environment["REVEILLE_ACTION"] ?? ""]]
+        try JSONEncoder().encode(record).write(to: URL(fileURLWithPath: argument))
     case "list":
         try printJSON(try await manager.alarms.map(\.id.uuidString))
     case "cancel":
