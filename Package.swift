@@ -58,6 +58,9 @@ let package = Package(
         // The private session (bus, notification server, PulseAudio) for end-to-end tests and the benchmark.
         .target(name: "ReveilleTestSupport", dependencies: ["ReveilleCore"],
                 path: "Tests/Support/ReveilleTestSupport"),
+        // The README's walk-through: a cooking timer after AlarmKit's sample.
+        .executableTarget(name: "reveille-example-cooking", dependencies: ["ReveilleKit"],
+                          path: "Examples/CookingTimer"),
         // An app on ReveilleKit, driven by the end-to-end tests.
         .executableTarget(name: "reveille-test-app", dependencies: ["ReveilleKit"],
                           path: "Tests/Support/reveille-test-app"),

@@ -112,6 +112,11 @@ public final class AlarmManager: Sendable {
         client.updates().map { $0.map(\.alarm) }
     }
 
+    /// What each of this app's alarms presents now (nothing for merely scheduled ones).
+    public var presentationStates: [AlarmPresentationState] {
+        get async throws { try await client.list().compactMap { $0.presentationState(in: .current) } }
+    }
+
     /// This app's alarms with their metadata decoded as `Metadata` (`nil` where an alarm has
     /// none or it does not decode as that type).
     public func alarmMetadata<Metadata: AlarmMetadata>(_ type: Metadata.Type) async throws -> [(alarm: Alarm, metadata: Metadata?)] {

@@ -159,3 +159,23 @@ struct CustomActionTests {
         #expect(bad.status != 0 && bad.stderr.contains("absolute program path"))
     }
 }
+
+@Suite("The example app end to end", .serialized)
+struct ExampleAppTests {
+    @Test func cookingTimerExampleRunsAgainstALiveAgent() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        #expect(try session.cli("auth", "allow", "io.github.reveille.CookingTimer").status == 0)
+        let result = try Subprocess.run(session.binaries + "/reveille-example-cooking", ["--seconds", "2"],
+                                        environment: session.environment, timeout: 20)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("scheduled ") == true)
+        #expect(lines.contains { $0.hasPrefix("update:") && $0.contains("countdown") })
+        #expect(lines.contains { $0.hasPrefix("update:") && $0.contains("alerting") })
+        #expect(lines.last == "metadata: Spaghetti, boil")
+        let alert = try #require(try session.alerts(titled: "Pasta is ready").first)
+        #expect(alert.actions?.contains("Repeat") == true)
+        #expect(try session.notifications(titled: "Cooking pasta").first?.actions?.contains("Pause") == true)
+    }
+}

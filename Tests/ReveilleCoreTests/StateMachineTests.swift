@@ -165,6 +165,19 @@ struct StateMachineTests {
         }
     }
 
+    @Test func presentationStateFollowsTheState() throws {
+        let timer = try record(nil, preAlert: 100)
+        guard case .countdown(let countdown)? = timer.presentationState(in: utc)?.mode else {
+            Issue.record("a running timer presents a countdown"); return
+        }
+        #expect(countdown.fireDate == now.addingTimeInterval(100) && countdown.totalCountdownDuration == 100)
+        let paused = try #require(try timer.applying(.pause, now: now.addingTimeInterval(30), timeZone: utc))
+        #expect(paused.presentationState(in: utc)?.mode == .paused(.init(totalCountdownDuration: 100, previouslyElapsedDuration: 30)))
+        let fired = alerting(try record(relative(12, 30)))
+        #expect(fired.presentationState(in: utc)?.mode == .alert(.init(time: .init(hour: 12, minute: 30))))
+        #expect(try record(relative(13, 0)).presentationState(in: utc) == nil)
+    }
+
     @Test func timeZoneChangeMovesRelativeButNotFixed() throws {
         let wake = try record(relative(18, 0))
         let moved = wake.rescheduled(now: now, timeZone: zone("America/New_York"))

@@ -1,0 +1,63 @@
+import Foundation
+
+/// What an alarm's presentation shows right now (AlarmKit's `AlarmPresentationState`):
+/// the alert, a running countdown, or a paused one.
+public struct AlarmPresentationState: Codable, Hashable, Sendable {
+    public var alarmID: Alarm.ID
+    public var mode: Mode
+
+    public init(alarmID: Alarm.ID, mode: Mode) {
+        self.alarmID = alarmID
+        self.mode = mode
+    }
+
+    public enum Mode: Codable, Hashable, Sendable {
+        case alert(Alert)
+        case countdown(Countdown)
+        case paused(Paused)
+    }
+
+    /// Alerting since `time` (its wall-clock time of day).
+    public struct Alert: Codable, Hashable, Sendable {
+        public var time: Alarm.Schedule.Relative.Time
+    }
+
+    /// Counting down to `fireDate`.
+    public struct Countdown: Codable, Hashable, Sendable {
+        public var fireDate: Date
+        public var totalCountdownDuration: TimeInterval
+        public var previouslyElapsedDuration: TimeInterval
+        public var startDate: Date
+    }
+
+    /// Paused with `totalCountdownDuration - previouslyElapsedDuration` left.
+    public struct Paused: Codable, Hashable, Sendable {
+        public var totalCountdownDuration: TimeInterval
+        public var previouslyElapsedDuration: TimeInterval
+    }
+}
+
+extension AlarmRecord {
+    /// The presentation state, or `nil` while merely scheduled (nothing is shown).
+    public func presentationState(in timeZone: TimeZone) -> AlarmPresentationState? {
+        let mode: AlarmPresentationState.Mode
+        switch alarm.state {
+        case .scheduled:
+            return nil
+        case .alerting:
+            let since = alertingSince ?? fireDate ?? Date()
+            let local = ISO8601Local.string(from: since, in: timeZone)
+            let hour = Int(local.dropFirst(11).prefix(2)) ?? 0, minute = Int(local.dropFirst(14).prefix(2)) ?? 0
+            mode = .alert(.init(time: .init(hour: hour, minute: minute)))
+        case .countdown:
+            guard let fireDate else { return nil }
+            let total = countdownLength ?? 0
+            mode = .countdown(.init(fireDate: fireDate, totalCountdownDuration: total, previouslyElapsedDuration: 0,
+                                    startDate: fireDate.addingTimeInterval(-total)))
+        case .paused:
+            let total = countdownLength ?? 0
+            mode = .paused(.init(totalCountdownDuration: total, previouslyElapsedDuration: max(0, total - (pausedTimeRemaining ?? 0))))
+        }
+        return AlarmPresentationState(alarmID: id, mode: mode)
+    }
+}
