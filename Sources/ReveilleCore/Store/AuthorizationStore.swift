@@ -3,42 +3,28 @@ import Logging
 import SystemPackage
 
 /// The user's decisions per app, in `$XDG_CONFIG_HOME/reveille/authorizations.json`
-/// (mode 0600, atomic writes; an unreadable file is kept aside like the alarm store's).
+/// (`VersionedFile`'s rules: atomic, 0600, an unreadable file kept aside).
 public struct AuthorizationStore: Sendable {
-    public static let formatVersion = 1
-    public let file: FilePath
-    private let logger: Logger
+    private let document: VersionedFile<Contents>
+    public var file: FilePath { document.file }
 
     public init(directory: FilePath, logger: Logger = Logger(label: "reveille.authorizations")) {
-        file = directory.appending("authorizations.json")
-        self.logger = logger
+        document = VersionedFile(file: directory.appending("authorizations.json"), logger: logger)
     }
 
-    private struct Contents: Codable {
+    struct Contents: VersionedDocument {
+        static let formatVersion = 1
         var format = "reveille-authorizations"
-        var version: Int
+        var version = formatVersion
         var apps: [AppAuthorization]
     }
 
     public func load() -> [String: AppAuthorization] {
-        guard let data = FileManager.default.contents(atPath: file.string) else { return [:] }
-        do {
-            let contents = try JSONCoding.decoder.decode(Contents.self, from: data)
-            guard contents.version <= Self.formatVersion else {
-                throw StoreError("it was written by a newer Reveille (format version \(contents.version))")
-            }
-            return Dictionary(contents.apps.map { ($0.appID, $0) }, uniquingKeysWith: { _, last in last })
-        } catch {
-            let aside = FilePath(file.string + ".unreadable-\(ISO8601Local.compactStamp(Date()))")
-            try? FileManager.default.moveItem(atPath: file.string, toPath: aside.string)
-            logger.error("\(file) could not be read (\((error as? StoreError)?.text ?? "\(error)")); kept as \(aside); every app is undecided again")
-            return [:]
-        }
+        let apps = document.load(whatIsLost: "every app is undecided again")?.apps ?? []
+        return Dictionary(apps.map { ($0.appID, $0) }, uniquingKeysWith: { _, last in last })
     }
 
     public func save(_ apps: [String: AppAuthorization]) throws {
-        try AtomicFile.makePrivateDirectory(file.removingLastComponent())
-        let contents = Contents(version: Self.formatVersion, apps: apps.values.sorted { $0.appID < $1.appID })
-        try AtomicFile.write(try JSONCoding.encoder.encode(contents), to: file)
+        try document.save(Contents(apps: apps.values.sorted { $0.appID < $1.appID }))
     }
 }
