@@ -10,8 +10,47 @@ import Foundation
 import ReveilleCore
 import ReveilleTestSupport
 
-let count = Int(ProcessInfo.processInfo.environment["REVEILLE_BENCH_ALARMS"] ?? "") ?? 25
-let spacing = 0.15
+let environment = ProcessInfo.processInfo.environment
+let count = Int(environment["REVEILLE_BENCH_ALARMS"] ?? "") ?? 100
+let spacing = 0.05
+let idleSeconds = Double(environment["REVEILLE_BENCH_IDLE_SECONDS"] ?? "") ?? 60
+let idleAlarms = Int(environment["REVEILLE_BENCH_IDLE_ALARMS"] ?? "") ?? 1000
+
+/// Context switches (voluntary and not) of each thread of `pid`, by thread id
+/// (/proc/PID/task/*/status): each is a wakeup.
+func contextSwitches(_ pid: Int32) -> [String: Int] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    var counts: [String: Int] = [:]
+    for task in tasks {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+        counts[task] = status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
+            .compactMap { Int($0.split(separator: "\t").last ?? "") }.reduce(0, +)
+    }
+    return counts
+}
+
+/// Wakeups between two readings: growth of threads that lived through both, plus threads born between.
+func wakeups(from before: [String: Int], to after: [String: Int]) -> Int {
+    after.reduce(0) { total, entry in total + entry.value - (before[entry.key] ?? 0) }
+}
+
+/// Resident memory of `pid` in MiB (/proc/PID/status VmRSS).
+func residentMiB(_ pid: Int32) -> Double {
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return Double(line.split(separator: " ").dropFirst().first ?? "0").map { $0 / 1024 } ?? 0
+}
+
+/// Median wall time of `runs` runs of `body`, in ms.
+func medianMilliseconds(runs: Int, _ body: () throws -> Void) rethrows -> Double {
+    var times: [Double] = []
+    for _ in 0..<runs {
+        let start = Date()
+        try body()
+        times.append(Date().timeIntervalSince(start) * 1000)
+    }
+    return times.sorted()[runs / 2]
+}
 
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
     sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
@@ -56,6 +95,34 @@ do {
     }
     recorder.stop()
 
+    // reveille list against gdbus calling the same method, with 100 alarms.
+    for alarm in try session.cliJSON([AlarmJSON].self, "list") { try session.cli("cancel", alarm.id) }
+    let far = ISO8601Local.utcString(from: Date().addingTimeInterval(30 * 86_400))
+    func addFar(_ n: Int) throws {
+        for index in 0..<n {
+            let configuration = #"{"schedule":{"fixed":"\#(far)"},"presentation":{"alert":{"title":"idle-\#(index)"}}}"#
+            _ = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                      method: "\(AgentInterface.interface).Schedule", ["", configuration, "{}"])
+        }
+    }
+    try addFar(100)
+    let cliList = try medianMilliseconds(runs: 21) { _ = try session.cli("list") }
+    let gdbusList = try medianMilliseconds(runs: 21) {
+        _ = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                  method: "\(AgentInterface.interface).List", [])
+    }
+
+    // Idle: up to `idleAlarms` alarms, none due soon; count the agent's wakeups and memory.
+    let addStart = Date()
+    try addFar(idleAlarms - 100)
+    let addSeconds = Date().timeIntervalSince(addStart)
+    let agent = session.agent!.pid
+    usleep(1_000_000)
+    let switchesBefore = contextSwitches(agent)
+    usleep(UInt32(idleSeconds * 1_000_000))
+    let idleWakeups = wakeups(from: switchesBefore, to: contextSwitches(agent))
+    let rss = residentMiB(agent)
+
     print("Reveille benchmark (binaries: \(session.binaries))")
     print("")
     let columns = ["samples", "min", "p50", "p90", "p99", "max"]
@@ -68,6 +135,21 @@ do {
                                               percentile(sorted, 0.99), sorted.last!].map { String(format: "%.1f", $0) }
         print("| " + label.padding(toLength: 33, withPad: " ", startingAt: 0) + " | "
               + cells.map { $0.padding(toLength: 7, withPad: " ", startingAt: 0) }.joined(separator: " | ") + " |")
+    }
+    print("")
+    print("| measure                                             | value     | target    |")
+    print("|-----------------------------------------------------|-----------|-----------|")
+    let rows: [(String, String, String)] = [
+        ("agent wakeups in \(Int(idleSeconds)) s idle, \(idleAlarms) alarms", "\(idleWakeups)", "0"),
+        ("agent RSS idle with \(idleAlarms) alarms (MiB)", String(format: "%.1f", rss), "≤ 20"),
+        ("`reveille list`, 100 alarms (ms, median of 21)", String(format: "%.1f", cliList), ""),
+        ("`gdbus call List`, 100 alarms (ms, median of 21)", String(format: "%.1f", gdbusList), ""),
+        ("`reveille list` / `gdbus call`", String(format: "%.2f×", cliList / gdbusList), "≤ 1.5×"),
+        ("adding alarms 101 to \(idleAlarms) by gdbus (s)", String(format: "%.1f", addSeconds), ""),
+    ]
+    for (label, value, target) in rows {
+        print("| " + label.padding(toLength: 51, withPad: " ", startingAt: 0) + " | " + value.padding(toLength: 9, withPad: " ", startingAt: 0)
+              + " | " + target.padding(toLength: 9, withPad: " ", startingAt: 0) + " |")
     }
 } catch {
     FileHandle.standardError.write(Data("reveille-bench: \(error)\n".utf8))

@@ -33,6 +33,29 @@ public final class Agent {
         self.logger = logger
     }
 
+    /// Runs an agent on the GLib loop's actor and blocks the calling thread until it stops;
+    /// returns the process's exit status.
+    ///
+    /// Nothing here uses Swift's global concurrent executor, so libdispatch's worker pool,
+    /// and the monitor timer that wakes it every second, never start: an idle agent makes
+    /// no wakeups.
+    public nonisolated static func runUntilStopped(options: Options, logger: Logger) -> Int32 {
+        // A daemon sets its own signal mask instead of inheriting its starter's: a parent that
+        // blocked SIGTERM (a test runner, some launchers) would leave us unstoppable. Threads
+        // started from here on inherit this mask.
+        var all = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_UNBLOCK, &all, nil)
+        let finished = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var status: Int32 = 0
+        Task { @GLibActor in
+            status = await Agent(options: options, logger: logger).run()
+            finished.signal()
+        }
+        finished.wait()
+        return status
+    }
+
     /// Runs until SIGTERM or SIGINT, or until another agent replaces this one.
     /// Returns the process's exit status.
     public func run() async -> Int32 {

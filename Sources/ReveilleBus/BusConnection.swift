@@ -69,6 +69,21 @@ public final class BusConnection {
         return try result.get()
     }
 
+    /// Calls a method and waits for the reply on this thread (`g_dbus_connection_call_sync`).
+    /// For short calls to the bus daemon on paths that must not resume a continuation.
+    public func callSync(destination: String, path: String, interface: String, method: String,
+                         arguments: [Variant] = [], timeoutMilliseconds: Int32 = 1000) throws(BusError) -> [Variant] {
+        var error: UnsafeMutablePointer<GError>?
+        guard let reply = g_dbus_connection_call_sync(connection, destination, path, interface, method,
+                                                      Variant.tuple(arguments).makeGVariant(), nil,
+                                                      G_DBUS_CALL_FLAGS_NO_AUTO_START, timeoutMilliseconds, nil, &error) else {
+            throw BusError(consuming: error)
+        }
+        defer { g_variant_unref(reply) }
+        guard case .tuple(let values) = Variant(reply) else { return [] }
+        return values
+    }
+
     /// Emits a signal (`g_dbus_connection_emit_signal`); to `destination` only when given.
     public func emitSignal(destination: String? = nil, path: String, interface: String, name: String,
                            arguments: [Variant]) throws(BusError) {

@@ -5,7 +5,7 @@ import ReveilleAgent
 import ReveilleCore
 
 @main
-struct ReveilleAgentCommand: AsyncParsableCommand {
+struct ReveilleAgentCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reveille-agent",
         abstract: "The Reveille user-session agent: owns, persists and rings every alarm.",
@@ -29,7 +29,7 @@ struct ReveilleAgentCommand: AsyncParsableCommand {
     @Flag(help: .hidden)
     var printInterface = false
 
-    func run() async throws {
+    func run() throws {
         if printInterface {
             print(AgentInterface.introspectionXML, terminator: "")
             return
@@ -49,7 +49,7 @@ struct ReveilleAgentCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
-        let status = await Agent(options: options, logger: Logger(label: "reveille-agent")).run()
+        let status = Agent.runUntilStopped(options: options, logger: Logger(label: "reveille-agent"))
         if status != 0 { throw ExitCode(status) }
     }
 }

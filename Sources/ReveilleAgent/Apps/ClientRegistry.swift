@@ -28,7 +28,7 @@ final class ClientRegistry {
     func identity(of sender: String) async -> ClientIdentity {
         if let client = clients[sender] { return client.identity }
         var identity = ClientIdentity.user
-        if let sandboxed = await Self.flatpakID(of: await processID(of: sender)) {
+        if let sandboxed = Self.flatpakID(of: processID(of: sender)) {
             identity = ClientIdentity(appID: sandboxed, sandboxed: true, source: "flatpak")
         }
         // Remembered for the connection's life: one lookup per client, not per call.
@@ -43,9 +43,9 @@ final class ClientRegistry {
         guard declaredID.wholeMatch(of: /[A-Za-z0-9_][A-Za-z0-9._-]{0,254}/) != nil else {
             throw .invalidConfiguration("app id '\(declaredID)' is not valid; use a reverse-DNS id like org.example.Cook")
         }
-        let pid = await processID(of: sender)
+        let pid = processID(of: sender)
         let identity: ClientIdentity
-        if let sandboxed = await Self.flatpakID(of: pid) {
+        if let sandboxed = Self.flatpakID(of: pid) {
             identity = ClientIdentity(appID: sandboxed, sandboxed: true, source: "flatpak")
         } else if let unit = pid.flatMap(Self.systemdID), unit != declaredID {
             identity = ClientIdentity(appID: unit, sandboxed: false, source: "systemd")
@@ -86,15 +86,18 @@ final class ClientRegistry {
         }
     }
 
-    private func processID(of sender: String) async -> Int32? {
-        guard let reply = try? await bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                              interface: "org.freedesktop.DBus", method: "GetConnectionUnixProcessID",
-                                              arguments: [.string(sender)]) else { return nil }
+    /// The caller's process (`GetConnectionUnixProcessID`), asked synchronously: a local round
+    /// trip once per connection. (Resuming a continuation would start Swift's global executor
+    /// and its once-a-second libdispatch monitor; an idle agent must make no wakeups.)
+    private func processID(of sender: String) -> Int32? {
+        guard let reply = try? bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                            interface: "org.freedesktop.DBus", method: "GetConnectionUnixProcessID",
+                                            arguments: [.string(sender)]) else { return nil }
         return reply.first?.int64.map { Int32($0) }
     }
 
     /// The `[Application] name=` of `/proc/PID/root/.flatpak-info`, present only inside a Flatpak sandbox.
-    private static func flatpakID(of pid: Int32?) async -> String? {
+    private static func flatpakID(of pid: Int32?) -> String? {
         guard let pid, let text = try? String(contentsOfFile: "/proc/\(pid)/root/.flatpak-info", encoding: .utf8) else { return nil }
         var inApplication = false
         for line in text.split(separator: "\n") {

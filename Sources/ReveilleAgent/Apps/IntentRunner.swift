@@ -58,7 +58,7 @@ final class IntentRunner {
             return
         }
         let path = "/" + desktopID.replacingOccurrences(of: ".", with: "/").replacingOccurrences(of: "-", with: "_")
-        Task {
+        Task { @GLibActor in
             do {
                 _ = try await bus.call(destination: desktopID, path: path, interface: "org.freedesktop.Application",
                                        method: "ActivateAction",

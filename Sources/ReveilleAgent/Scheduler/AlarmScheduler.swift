@@ -143,14 +143,16 @@ final class AlarmScheduler {
             changed = true
         }
         guard changed else { return arm() }
+        // The firing path rings first and persists after: nobody waits on an answer here,
+        // and the fsync must not delay the alert. (Requests persist before they are answered.)
+        alarms = next
+        arm()
+        publish()
         do {
-            try commit(next)
+            try store.save(Array(next.values))
         } catch {
             // Keep ringing from memory; the next successful write persists it.
-            logger.error("\(error)")
-            alarms = next
-            arm()
-            publish()
+            logger.error("could not write \(store.file): \(error); the change lives in memory until the next write")
         }
     }
 

@@ -25,7 +25,7 @@ final class AlarmService {
         self.logger = logger
         registry = ClientRegistry(bus: bus, logger: logger)
         try bus.register(path: AgentInterface.objectPath, introspectionXML: AgentInterface.introspectionXML) {
-            [unowned self] call in Task { await self.handle(call) }
+            [unowned self] call in Task { @GLibActor in await self.handle(call) }
         }
         authorizer.onChange = { [weak self] appID, state in self?.publishAuthorization(appID, state) }
     }

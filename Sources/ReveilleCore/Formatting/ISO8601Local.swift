@@ -25,30 +25,44 @@ public enum ISO8601Local {
 
     /// Reads `YYYY-MM-DD[T| ]HH:MM[:SS[.fff]][Z|±HH:MM|±HHMM|±HH]`. Without an offset the
     /// text is a wall-clock time in `defaultTimeZone`, resolved by `WallClock`'s DST rules.
+    /// A byte scanner, not a Regex: every stored date passes through here.
     public static func parse(_ text: String, defaultTimeZone: TimeZone) -> Date? {
-        let pattern = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/
-        guard let match = text.wholeMatch(of: pattern),
-              let year = Int(match.1), let month = Int(match.2), let day = Int(match.3),
-              let hour = Int(match.4), let minute = Int(match.5) else { return nil }
-        let second = match.6.flatMap { Int($0) } ?? 0
-        let fraction = match.7.flatMap { Double("0." + $0) } ?? 0
+        var scanner = ByteScanner(text)
+        guard let year = scanner.digits(4), scanner.skip("-"), let month = scanner.digits(2), scanner.skip("-"),
+              let day = scanner.digits(2), scanner.skip("T") || scanner.skip("t") || scanner.skip(" "),
+              let hour = scanner.digits(2) ?? scanner.digits(1), scanner.skip(":"), let minute = scanner.digits(2) else { return nil }
+        var second = 0
+        var fraction = 0.0
+        if scanner.skip(":") {
+            guard let value = scanner.digits(2) else { return nil }
+            second = value
+            if scanner.skip(".") || scanner.skip(",") {
+                guard let digits = scanner.digitRun(max: 9) else { return nil }
+                fraction = Double(digits.value) / pow(10, Double(digits.count))
+            }
+        }
         let date = CivilDate(year: year, month: month, day: day)
         guard date.isValid, (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second) else {
             return nil
         }
-        guard let zone = match.8 else {
+        let asIfUTC = Double(date.daysSinceEpoch) * 86_400 + Double(hour * 3600 + minute * 60 + second) + fraction
+        if scanner.atEnd {
             return WallClock.instant(on: date, hour: hour, minute: minute, second: Double(second) + fraction,
                                      in: defaultTimeZone)
         }
         var offset = 0
-        if zone != "Z" && zone != "z" {
-            let digits = zone.dropFirst().filter(\.isNumber)
-            let hours = Int(digits.prefix(2)) ?? 0
-            let minutes = digits.count > 2 ? Int(digits.dropFirst(2)) ?? 0 : 0
-            guard hours <= 23, minutes <= 59 else { return nil }
-            offset = (hours * 3600 + minutes * 60) * (zone.hasPrefix("-") ? -1 : 1)
+        if !(scanner.skip("Z") || scanner.skip("z")) {
+            let sign = scanner.skip("+") ? 1 : scanner.skip("-") ? -1 : 0
+            guard sign != 0, let hours = scanner.digits(2), hours <= 23 else { return nil }
+            var minutes = 0
+            if !scanner.atEnd {
+                _ = scanner.skip(":")
+                guard let value = scanner.digits(2), value <= 59 else { return nil }
+                minutes = value
+            }
+            offset = sign * (hours * 3600 + minutes * 60)
         }
-        let asIfUTC = Double(date.daysSinceEpoch) * 86_400 + Double(hour * 3600 + minute * 60 + second) + fraction
+        guard scanner.atEnd else { return nil }
         return Date(timeIntervalSince1970: asIfUTC - Double(offset))
     }
 
@@ -64,5 +78,47 @@ public enum ISO8601Local {
     private static func pad(_ value: Int, width: Int = 2) -> String {
         let digits = String(value)
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}
+
+/// Reads ASCII digits and separators from UTF-8 bytes.
+private struct ByteScanner {
+    private let bytes: [UInt8]
+    private var index = 0
+
+    init(_ text: String) { bytes = Array(text.utf8) }
+
+    var atEnd: Bool { index == bytes.count }
+
+    /// Consumes `character` if it is next.
+    mutating func skip(_ character: Character) -> Bool {
+        guard index < bytes.count, let ascii = character.asciiValue, bytes[index] == ascii else { return false }
+        index += 1
+        return true
+    }
+
+    /// Exactly `count` digits as a number; consumes nothing when they are not there.
+    mutating func digits(_ count: Int) -> Int? {
+        guard index + count <= bytes.count else { return nil }
+        var value = 0
+        for byte in bytes[index..<(index + count)] {
+            guard (48...57).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - 48)
+        }
+        // A one-digit field must not be followed by another digit.
+        if index + count < bytes.count, (48...57).contains(bytes[index + count]) { return nil }
+        index += count
+        return value
+    }
+
+    /// One to `max` digits, with how many there were.
+    mutating func digitRun(max: Int) -> (value: Int, count: Int)? {
+        var value = 0, count = 0
+        while index < bytes.count, count < max, (48...57).contains(bytes[index]) {
+            value = value * 10 + Int(bytes[index] - 48)
+            index += 1
+            count += 1
+        }
+        return count > 0 ? (value, count) : nil
     }
 }
