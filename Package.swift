@@ -67,7 +67,9 @@ let package = Package(
         .executableTarget(name: "reveille-bench", dependencies: ["ReveilleTestSupport", "ReveilleCore"],
                           path: "Benchmarks/reveille-bench"),
 
-        .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore"]),
+        .testTarget(name: "ReveilleCoreTests", dependencies: [
+            "ReveilleCore", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "EndToEndTests", dependencies: ["ReveilleCore", "ReveilleTestSupport"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SystemPackage
 import Testing
 @testable import ReveilleCore
@@ -65,7 +66,9 @@ struct StoreTests {
         ("newer version", #"{"format":"reveille-alarms","version":99,"alarms":[]}"#),
     ])
     func unreadableFileIsMovedAsideNeverLost(_ kind: String, _ content: String) throws {
-        let store = AlarmStore(directory: directory)
+        var quiet = Logger(label: "fuzz")
+        quiet.logLevel = .critical
+        let store = AlarmStore(directory: directory, logger: quiet)
         try AtomicFile.makePrivateDirectory(directory)
         try Data(content.utf8).write(to: URL(fileURLWithPath: store.file.string))
         #expect(store.load().isEmpty, "\(kind)")
@@ -89,5 +92,43 @@ struct StoreTests {
         #expect(paths.configDirectory == "/home/ann/.config/reveille")
         let fallback = ReveillePaths(environment: ["HOME": "/home/ann", "XDG_STATE_HOME": "relative"])
         #expect(fallback.stateDirectory == "/home/ann/.local/state/reveille")
+    }
+}
+
+@Suite("Store fuzzing")
+struct StoreFuzzTests {
+    @Test func damagedFilesNeverCrashTheLoadAndAreKeptAside() throws {
+        let directory = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("reveille-fuzz-\(UUID())").path)
+        defer { try? FileManager.default.removeItem(atPath: directory.string) }
+        var quiet = Logger(label: "fuzz")
+        quiet.logLevel = .critical
+        let store = AlarmStore(directory: directory, logger: quiet)
+        try AtomicFile.makePrivateDirectory(directory)
+        let alarms = try (0..<5).map { index in
+            try AlarmRecord(id: UUID(), request: request(schedule: relative(7, index, [.monday]), title: "fuzz \(index)"),
+                            appID: "cli", now: Date(), timeZone: zone("UTC"))
+        }
+        let valid = [UInt8](try AlarmStore.encode(alarms))
+        var generator = SystemRandomNumberGenerator()
+        let cases = ProcessInfo.processInfo.environment["REVEILLE_LONG_TESTS"] != nil ? 10_000 : 1_000
+        for _ in 0..<cases {
+            var bytes = valid
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0: bytes.removeLast(Int.random(in: 1..<bytes.count, using: &generator))
+            case 1: for _ in 0..<Int.random(in: 1...8, using: &generator) { bytes[Int.random(in: 0..<bytes.count, using: &generator)] = .random(in: 0...255, using: &generator) }
+            case 2: bytes.insert(contentsOf: (0..<20).map { _ in UInt8.random(in: 0...255, using: &generator) }, at: Int.random(in: 0..<bytes.count, using: &generator))
+            default: bytes = Array(bytes[Int.random(in: 0..<bytes.count, using: &generator)...])
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: store.file.string))
+            let loaded = store.load()
+            // Either it still reads (a change inside a string, say) and stays, or it is kept aside whole.
+            if FileManager.default.fileExists(atPath: store.file.string) {
+                #expect(loaded.count == 5)
+            } else {
+                #expect(loaded.isEmpty)
+            }
+        }
+        let aside = try FileManager.default.contentsOfDirectory(atPath: directory.string).filter { $0.contains("unreadable") }
+        #expect(!aside.isEmpty, "damaged files were kept, not deleted")
     }
 }

@@ -62,7 +62,7 @@ final class Authorizer {
     private func prompt(_ appID: String, usageDescription: String) {
         guard prompts[appID] == nil else { return }
         let notification = DesktopNotification(summary: "\(appID) wants to schedule alarms",
-                                               body: usageDescription, icon: AlarmPresenter.icon)
+                                               body: NotificationContent.displayable(usageDescription), icon: AlarmPresenter.icon)
         notification.setUrgency(.normal)
         notification.setTimeout(milliseconds: nil)
         notification.setHint("desktop-entry", .string(AlarmPresenter.desktopEntry))

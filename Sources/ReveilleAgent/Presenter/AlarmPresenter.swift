@@ -66,7 +66,8 @@ final class AlarmPresenter {
         case .late: "It was due at \(when) while Reveille could not ring it."
         case .unanswered: "It rang at \(when) and stopped after its ring limit without an answer."
         }
-        let notification = DesktopNotification(summary: "Missed: \(record.title)", body: bodyText(text), icon: Self.icon)
+        let notification = DesktopNotification(summary: "Missed: \(NotificationContent.displayable(record.title))",
+                                                body: bodyText(text), icon: Self.icon)
         notification.setUrgency(.normal)
         notification.setTimeout(milliseconds: nil)
         notification.setHint("desktop-entry", .string(Self.desktopEntry))

@@ -34,7 +34,7 @@ struct NotificationContent: Equatable {
             return nil
         case .alerting:
             let alert = presentation.alert
-            summary = alert.title.isEmpty ? "Alarm" : alert.title
+            summary = alert.title.isEmpty ? "Alarm" : Self.displayable(alert.title)
             let at = record.alertingSince.map { Self.clock($0, timeZone) } ?? Self.clock(now, timeZone)
             lines = ["\(record.alarm.schedule == nil ? "Timer" : "Alarm") · rang at \(at)"]
             urgency = .critical
@@ -48,7 +48,7 @@ struct NotificationContent: Equatable {
             progress = nil
         case .countdown:
             guard let countdown = presentation.countdown, let fireDate = record.fireDate else { return nil }
-            summary = countdown.title
+            summary = Self.displayable(countdown.title)
             let left = max(0, fireDate.timeIntervalSince(now))
             lines = ["Rings at \(Self.clock(fireDate, timeZone)) · \(Self.timeLeft(left)) left"]
             urgency = .normal
@@ -59,7 +59,7 @@ struct NotificationContent: Equatable {
             progress = length > 0 ? Int(((length - left) / length * 100).rounded()).clamped(to: 0...100) : 100
         case .paused:
             guard let paused = presentation.paused else { return nil }
-            summary = paused.title
+            summary = Self.displayable(paused.title)
             lines = ["Paused · \(Self.timeLeft(record.pausedTimeRemaining ?? 0)) left"]
             urgency = .normal
             buttons = [Button(label: paused.resumeButton.text, icon: paused.resumeButton.systemImageName, action: .resume, role: "resume"),
@@ -70,6 +70,14 @@ struct NotificationContent: Equatable {
         }
         if !hasActions { lines += help }
         body = lines.joined(separator: "\n")
+    }
+
+    /// Text from an app, made safe to show: control characters (a bell, an escape sequence,
+    /// a NUL) become spaces, runs of white space one space, and it is cut to 200 characters.
+    static func displayable(_ text: String) -> String {
+        let cleaned = String(text.unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? " " : Character($0) })
+        let collapsed = cleaned.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return collapsed.count > 200 ? String(collapsed.prefix(199)) + "…" : collapsed
     }
 
     /// `14:32` in `timeZone`.

@@ -130,6 +130,13 @@ public final class TestSession {
         try waitForName(AgentInterface.busName, owned: false)
     }
 
+    /// The PID of whoever owns `name` on the bus, if anyone does.
+    public func ownerPID(of name: String) throws -> Int32? {
+        let result = try gdbusCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                   method: "org.freedesktop.DBus.GetConnectionUnixProcessID", [name])
+        return result.stdout.firstMatch(of: /uint32 (\d+)/).flatMap { Int32($0.1) }
+    }
+
     /// Runs `reveille` with `arguments`.
     @discardableResult
     public func cli(_ arguments: String..., environment extra: [String: String] = [:]) throws -> Subprocess.Result {

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+import ReveilleCore
+import ReveilleTestSupport
+
+/// Faults under load. `REVEILLE_LONG_TESTS=1` runs the long variants (1,000 mutations,
+/// 10,000 fuzz cases); the default counts keep `make test` short.
+@Suite("Faults end to end", .serialized)
+struct FaultTests {
+    static let long = ProcessInfo.processInfo.environment["REVEILLE_LONG_TESTS"] != nil
+
+    /// Thread-safe record of what the clients were told.
+    final class Ledger: @unchecked Sendable {
+        private let lock = NSLock()
+        private var added: Set<String> = []
+        private var cancelled: Set<String> = []
+        func add(_ id: String) { lock.withLock { _ = added.insert(id) } }
+        func cancel(_ id: String) { lock.withLock { _ = cancelled.insert(id) } }
+        var snapshot: (added: Set<String>, cancelled: Set<String>) { lock.withLock { (added, cancelled) } }
+    }
+
+    @Test func noAcknowledgedChangeIsLostWhenTheAgentIsKilledMidStream() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        let mutations = Self.long ? 1000 : 90, clients = 3, kills = Self.long ? 25 : 4
+        let ledger = Ledger()
+        let group = DispatchGroup()
+        // The clients run the real CLI concurrently; they share only these values.
+        let cli = session.binaries + "/reveille", environment = session.environment
+        let run = { @Sendable (arguments: [String]) in try? Subprocess.run(cli, arguments, environment: environment) }
+        for client in 0..<clients {
+            DispatchQueue.global().async(group: group) {
+                var mine: [String] = []
+                for step in 0..<(mutations / clients) {
+                    // Two adds for every cancel of one of this client's acknowledged alarms.
+                    if step % 3 == 2, let id = mine.popLast() {
+                        if run(["cancel", id])?.status == 0 { ledger.cancel(id) }
+                        continue
+                    }
+                    guard let result = run(["add", "2031-0\(client + 1)-1\(step % 10) 08:00", "--title", "c\(client)-\(step)", "--json"]),
+                          result.status == 0, let alarm = try? JSONDecoder().decode(AlarmJSON.self, from: Data(result.stdout.utf8)) else { continue }
+                    ledger.add(alarm.id)
+                    mine.append(alarm.id)
+                }
+            }
+        }
+        // Meanwhile: kill -9 whoever owns the bus name, at random moments. The CLI starts a new
+        // agent itself when it finds none, as it would for a person.
+        for _ in 0..<kills {
+            usleep(UInt32.random(in: 200_000...700_000))
+            if let pid = try session.ownerPID(of: AgentInterface.busName) { kill(pid, SIGKILL) }
+        }
+        group.wait()
+        #expect(try session.cli("list").status == 0)
+        defer { if let pid = try? session.ownerPID(of: AgentInterface.busName) { kill(pid, SIGTERM) } }
+        let listed = Set(try session.cliJSON([AlarmJSON].self, "list").map(\.id))
+        let (added, cancelled) = ledger.snapshot
+        #expect(added.count > mutations / 3, "most mutations were acknowledged: \(added.count)")
+        #expect(added.subtracting(cancelled).isSubset(of: listed), "every acknowledged alarm survives")
+        #expect(cancelled.isDisjoint(with: listed), "every acknowledged cancel stays cancelled")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: session.stateDirectory).filter { $0.contains("unreadable") }
+        #expect(leftovers.isEmpty, "the store always loaded: \(leftovers)")
+    }
+
+    @Test func randomAndMalformedDBusCallsGetErrorsAndLoseNothing() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        let keep = try session.cliJSON(AlarmJSON.self, "add", "2031-05-05 05:05", "--title", "Keep me")
+        var generator = SystemRandomNumberGenerator()
+        let methods = ["Schedule", "Cancel", "Stop", "Countdown", "Pause", "Resume", "Get", "List", "Hello", "Subscribe",
+                       "RequestAuthorization", "SetAuthorization", "PlaySound", "Nope"]
+        let fragments = ["", "{", "}", "[", "null", "\"", "\\u0000", "{\"schedule\":", "{\"fixed\":\"2031-13-45T99:99\"}",
+                         "{\"presentation\":{\"alert\":{\"title\":", String(repeating: "é", count: 3000), "../", "%s%n",
+                         "{\"countdownDuration\":{\"preAlert\":-1e308}}", "ffff", keep.id.prefix(4).description, "true", "1e999"]
+        let cases = Self.long ? 10_000 : 150
+        var answered = 0
+        for _ in 0..<cases {
+            let method = methods.randomElement(using: &generator)!
+            let arguments = (0..<Int.random(in: 0...3, using: &generator)).map { _ in
+                (0..<Int.random(in: 1...4, using: &generator)).map { _ in fragments.randomElement(using: &generator)! }.joined()
+            }
+            let result = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                               method: "\(AgentInterface.interface).\(method)", arguments.map { "'\($0.replacingOccurrences(of: "'", with: ""))'" })
+            // Every call gets an answer: a result, or an error with a name and a message.
+            if result.status == 0 || result.stderr.contains("GDBus.Error:") || result.stderr.contains("Error parsing") { answered += 1 }
+        }
+        #expect(answered == cases)
+        #expect(session.agent?.isRunning == true, "the agent survived \(cases) random calls")
+        #expect(try session.cliJSON(AlarmJSON.self, "show", keep.id).title == "Keep me", "nothing stored was lost")
+    }
+
+    @Test func randomCommandLinesFailCleanly() throws {
+        let session = try TestSession(startPulseAudio: false)
+        try session.startAgent()
+        var generator = SystemRandomNumberGenerator()
+        let words = ["add", "timer", "next", "stop", "list", "--days", "--count", "--from", "--snooze", "--volume", "--fade",
+                     "--ring-limit", "--secondary", "--sound", "25:00", "7:30pm", "0s", "-5m", "1:61", "mon-", "run:", "open:",
+                     "run:'x", "999999999999999999999", "2026-02-30 10:00", "--json", "é", "--", "%n", "tomorrow 7:30", "101%"]
+        let cases = Self.long ? 10_000 : 150
+        for _ in 0..<cases {
+            let argv = (0..<Int.random(in: 1...5, using: &generator)).map { _ in words.randomElement(using: &generator)! }
+            let result = try Subprocess.run(session.binaries + "/reveille", argv, environment: session.environment)
+            // 0 (it made sense), 1 (refused with a reason) or 64 (usage): never a crash.
+            #expect([0, 1, 64].contains(result.status), "reveille \(argv) exited \(result.status): \(result.stderr)")
+            if result.status != 0 { #expect(!result.stderr.isEmpty, "reveille \(argv) failed without saying why") }
+        }
+        #expect(session.agent?.isRunning == true)
+    }
+}
