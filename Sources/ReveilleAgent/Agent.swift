@@ -82,14 +82,14 @@ public final class Agent {
             logger.error("libnotify did not initialize; alarms will ring without notifications")
         }
         let paths = ReveillePaths(environment: options.environment)
-        var scheduler: AlarmScheduler!
-        let timeZone = LocalTimeZone(localtimePath: options.localtimePath, environment: options.environment) { [weak self] zone in
+        let timeZone = LocalTimeZone(localtimePath: options.localtimePath, environment: options.environment)
+        let scheduler = AlarmScheduler(store: AlarmStore(directory: paths.stateDirectory, logger: logger),
+                                       settings: .init(lateWindow: options.lateWindow), logger: logger,
+                                       timeZone: { timeZone.current })
+        timeZone.onChange = { [weak self] zone in
             self?.logger.info("time zone changed to \(zone.identifier)")
             scheduler.timeZoneChanged()
         }
-        scheduler = AlarmScheduler(store: AlarmStore(directory: paths.stateDirectory, logger: logger),
-                                   settings: .init(lateWindow: options.lateWindow), logger: logger,
-                                   timeZone: { timeZone.current })
         let settings = AgentSettings.load(from: paths.configDirectory, logger: logger)
         let sounder = AlarmSounder(library: SoundLibrary(environment: options.environment),
                                    sinkGuard: SinkGuard(stateDirectory: paths.stateDirectory,

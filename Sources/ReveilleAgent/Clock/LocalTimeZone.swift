@@ -8,8 +8,10 @@ final class LocalTimeZone {
     private(set) var current: TimeZone
     private let path: String
     private var monitor: FileMonitor?
+    /// Hears the new zone when the link is replaced.
+    var onChange: (@GLibActor (TimeZone) -> Void)?
 
-    init(localtimePath: String, environment: [String: String], onChange: @escaping @GLibActor (TimeZone) -> Void) {
+    init(localtimePath: String, environment: [String: String]) {
         path = localtimePath
         if let tz = environment["TZ"], !tz.isEmpty {
             current = TimeZone(identifier: tz.hasPrefix(":") ? String(tz.dropFirst()) : tz) ?? .current
@@ -20,7 +22,7 @@ final class LocalTimeZone {
             let zone = Self.read(self.path)
             guard zone != self.current else { return }
             self.current = zone
-            onChange(zone)
+            self.onChange?(zone)
         }
     }
 
