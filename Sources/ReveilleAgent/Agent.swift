@@ -16,6 +16,9 @@ public final class Agent {
         public var lateWindow: TimeInterval = 600
         /// The link that names the local time zone; watched for changes.
         public var localtimePath = "/etc/localtime"
+        /// For tests: a file holding seconds to add to the wall clock, re-read on SIGUSR1 as if
+        /// the clock had been set (the same path as timerfd's ECANCELED).
+        public var testClockOffsetFile: String?
         public var environment = ProcessInfo.processInfo.environment
 
         public init() {}
@@ -83,9 +86,16 @@ public final class Agent {
         }
         let paths = ReveillePaths(environment: options.environment)
         let timeZone = LocalTimeZone(localtimePath: options.localtimePath, environment: options.environment)
+        let clock = TestClock(file: options.testClockOffsetFile)
         let scheduler = AlarmScheduler(store: AlarmStore(directory: paths.stateDirectory, logger: logger),
                                        settings: .init(lateWindow: options.lateWindow), logger: logger,
-                                       timeZone: { timeZone.current })
+                                       now: { clock.now }, timeZone: { timeZone.current })
+        if options.testClockOffsetFile != nil {
+            MainLoopSources.onSignal(SIGUSR1) {
+                clock.reload()
+                scheduler.clockChanged()
+            }
+        }
         timeZone.onChange = { [weak self] zone in
             self?.logger.info("time zone changed to \(zone.identifier)")
             scheduler.timeZoneChanged()
@@ -153,6 +163,25 @@ public final class Agent {
             self.finished?.resume(returning: status)
             self.finished = nil
         }
+    }
+}
+
+/// The wall clock, shifted by the seconds in a file for tests; the real clock otherwise.
+@GLibActor
+final class TestClock {
+    private let file: String?
+    private var offset: TimeInterval = 0
+
+    init(file: String?) {
+        self.file = file
+        reload()
+    }
+
+    var now: Date { Date().addingTimeInterval(offset) }
+
+    func reload() {
+        guard let file else { return }
+        offset = (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
     }
 }
 

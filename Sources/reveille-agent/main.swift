@@ -29,6 +29,9 @@ struct ReveilleAgentCommand: ParsableCommand {
     @Flag(help: .hidden)
     var printInterface = false
 
+    @Option(help: .hidden)
+    var testClockOffsetFile: String?
+
     func run() throws {
         if printInterface {
             print(AgentInterface.introspectionXML, terminator: "")
@@ -43,6 +46,7 @@ struct ReveilleAgentCommand: ParsableCommand {
             throw ValidationError("--late-window: \(error)")
         }
         options.localtimePath = localtime
+        options.testClockOffsetFile = testClockOffsetFile
         let level: Logger.Level = verbose ? .debug : .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

@@ -56,3 +56,49 @@ struct PersistenceTests {
         }
     }
 }
+
+/// Wall-clock jumps through the agent's test clock (the same recompute path as timerfd's
+/// ECANCELED). The real ECANCELED path is not exercised: setting the machine's clock would
+/// disturb everything else running on a shared CI machine.
+@Suite("Clock jumps end to end", .serialized)
+struct ClockJumpTests {
+    @Test func jumpsForwardRingOnceOrReportMissedAndJumpsBackNeverRingTwice() throws {
+        let session = try TestSession(startPulseAudio: false)
+        let offsetFile = session.directory + "/clock-offset"
+        try "0".write(toFile: offsetFile, atomically: true, encoding: .utf8)
+        try session.startAgent(["--test-clock-offset-file", offsetFile])
+        let agent = try #require(session.agent)
+        func jump(to seconds: Int) throws {
+            try "\(seconds)".write(toFile: offsetFile, atomically: true, encoding: .utf8)
+            kill(agent.pid, SIGUSR1)
+        }
+        let utc = TimeZone(identifier: "UTC")!
+        let inThirtyMinutes = ISO8601Local.string(from: Date().addingTimeInterval(30 * 60), in: utc)
+        let time = String(inThirtyMinutes.dropFirst(11).prefix(5))
+        let daily = try session.cliJSON(AlarmJSON.self, "add", time, "--days", "daily", "--title", "Daily")
+        let farFixed = try session.cliJSON(AlarmJSON.self, "add", String(ISO8601Local.string(from: Date().addingTimeInterval(40 * 60), in: utc).prefix(19)),
+                                           "--title", "Fixed")
+
+        // Forward 31 minutes: the daily alarm came due a minute ago and rings, once.
+        try jump(to: 31 * 60)
+        _ = try eventually(timeout: 5, "the daily alarm after the jump") { try session.alerts(titled: "Daily").first }
+        usleep(1_500_000)
+        #expect(try session.alerts(titled: "Daily").count == 1)
+        #expect(try session.cli("stop", daily.id).status == 0)
+
+        // Back to 25 minutes from the start: before today's occurrence again, which must not ring twice.
+        try jump(to: 25 * 60)
+        usleep(1_500_000)
+        try jump(to: 31 * 60 + 2)   // and past the wall time once more
+        usleep(1_500_000)
+        #expect(try session.alerts(titled: "Daily").count == 1, "no double fire after the clock was set back")
+        let tomorrow = try session.cliJSON(AlarmJSON.self, "show", daily.id)
+        #expect(tomorrow.state == "scheduled")
+
+        // Forward three hours: the fixed alarm is far past its late window, reported missed, not rung.
+        try jump(to: 3 * 3600)
+        _ = try eventually(timeout: 5, "the missed notice") { try session.notifications(titled: "Missed: Fixed").first }
+        #expect(try session.alerts(titled: "Fixed").isEmpty)
+        #expect(try session.cliJSON([AlarmJSON].self, "list").allSatisfy { $0.id != farFixed.id })
+    }
+}

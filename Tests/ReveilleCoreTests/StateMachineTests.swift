@@ -178,6 +178,35 @@ struct StateMachineTests {
         #expect(try record(relative(13, 0)).presentationState(in: utc) == nil)
     }
 
+    @Test func aWallClockSetBackNeverRingsAnOccurrenceTwice() throws {
+        // A daily 12:30 alarm rings and is stopped; then the clock is set back to 11:45.
+        let fired = alerting(try record(relative(12, 30, everyDay)))
+        #expect(fired.lastOccurrence == instant("2027-06-01T12:30:00Z"))
+        let stopped = try #require(try fired.applying(.stop, now: instant("2027-06-01T12:31:00Z"), timeZone: utc))
+        #expect(stopped.fireDate == instant("2027-06-02T12:30:00Z"))
+        let afterJumpBack = stopped.rescheduled(now: instant("2027-06-01T11:45:00Z"), timeZone: utc)
+        #expect(afterJumpBack.fireDate == instant("2027-06-02T12:30:00Z"), "today's 12:30 already rang")
+        // Without that memory, the same jump would have brought today's 12:30 back.
+        var forgetful = stopped
+        forgetful.lastOccurrence = nil
+        #expect(forgetful.rescheduled(now: instant("2027-06-01T11:45:00Z"), timeZone: utc).fireDate == instant("2027-06-01T12:30:00Z"))
+    }
+
+    @Test func aWallClockSetForwardRingsWhatCameDueOnceOrReportsItMissed() throws {
+        let alarm = try record(relative(12, 30, everyDay))
+        // Forward past 12:30 by five minutes: rings (within the late window), once.
+        guard case .updated(let rung) = alarm.advanced(to: instant("2027-06-01T12:35:00Z"), lateWindow: 600, timeZone: utc) else {
+            Issue.record("a jump forward past the alarm rings it"); return
+        }
+        #expect(rung.alarm.state == .alerting)
+        #expect(rung.advanced(to: instant("2027-06-01T12:36:00Z"), lateWindow: 600, timeZone: utc) == .unchanged)
+        // Forward by two hours: reported missed, and the next occurrence is tomorrow's.
+        guard case .missed(_, .late, let next?) = alarm.advanced(to: instant("2027-06-01T14:30:00Z"), lateWindow: 600, timeZone: utc) else {
+            Issue.record("a jump far past the alarm reports it missed"); return
+        }
+        #expect(next.fireDate == instant("2027-06-02T12:30:00Z"))
+    }
+
     @Test func timeZoneChangeMovesRelativeButNotFixed() throws {
         let wake = try record(relative(18, 0))
         let moved = wake.rescheduled(now: now, timeZone: zone("America/New_York"))

@@ -41,7 +41,7 @@ final class AlarmScheduler {
     /// and arms the timer.
     func start() throws {
         timer = try WallClockTimer(onFire: { [unowned self] in self.advance() },
-                                   onClockChange: { [unowned self] in self.recompute(reason: "the wall clock changed") })
+                                   onClockChange: { [unowned self] in self.clockChanged() })
         alarms = Dictionary(store.load().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         logger.info("loaded \(alarms.count) alarm(s) from \(store.file)")
         recompute(reason: "start")
@@ -102,6 +102,11 @@ final class AlarmScheduler {
         default:
             throw .ambiguousID("'\(prefix)' starts \(matches.count) alarm ids (\(matches.map { $0.uuidString.lowercased().prefix(8) }.sorted().joined(separator: ", "))); give more characters")
         }
+    }
+
+    /// The wall clock jumped (set, or a resume from suspend): recompute and fire what is due.
+    func clockChanged() {
+        recompute(reason: "the wall clock changed")
     }
 
     /// The time zone changed: relative alarms follow it.
@@ -169,7 +174,9 @@ final class AlarmScheduler {
     }
 
     private func arm() {
-        timer?.arm(at: alarms.values.compactMap(\.dueDate).min())
+        // The timer runs on the real clock; `now` may be shifted (the test clock).
+        let skew = now().timeIntervalSinceNow
+        timer?.arm(at: alarms.values.compactMap(\.dueDate).min()?.addingTimeInterval(-skew))
     }
 
     private func publish() {

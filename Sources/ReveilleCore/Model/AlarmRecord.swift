@@ -68,6 +68,9 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
     public var pausedTimeRemaining: TimeInterval?
     /// In `alerting`: when it started to alert.
     public var alertingSince: Date?
+    /// The occurrence that last came due (rang or was missed): no occurrence at or before it
+    /// is scheduled again, so a wall clock set back cannot make an alarm ring twice.
+    public var lastOccurrence: Date?
 
     public var id: UUID { alarm.id }
     public var title: String { presentation.alert.title }

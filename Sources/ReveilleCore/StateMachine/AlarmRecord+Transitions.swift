@@ -92,14 +92,15 @@ extension AlarmRecord {
         }
         guard let fireDate else { return .unchanged }
         if now >= fireDate {
+            var came = self
+            came.lastOccurrence = fireDate
             if now.timeIntervalSince(fireDate) > lateWindow {
-                return .missed(missedDate: fireDate, reason: .late, next: nextOccurrence(after: now, timeZone: timeZone))
+                return .missed(missedDate: fireDate, reason: .late, next: came.nextOccurrence(after: now, timeZone: timeZone))
             }
-            var alerting = self
-            alerting.alarm.state = .alerting
-            alerting.alertingSince = now
-            alerting.countdownLength = nil
-            return .updated(alerting)
+            came.alarm.state = .alerting
+            came.alertingSince = now
+            came.countdownLength = nil
+            return .updated(came)
         }
         var counting = self
         counting.enterCountdown(until: fireDate, length: alarm.countdownDuration?.preAlert ?? fireDate.timeIntervalSince(now))
@@ -143,7 +144,7 @@ extension AlarmRecord {
     public func rescheduled(now: Date, timeZone: TimeZone) -> AlarmRecord {
         guard alarm.state == .scheduled, case .relative = alarm.schedule,
               let fireDate, fireDate > now,
-              let next = alarm.schedule?.nextFireDate(after: now, in: timeZone) else { return self }
+              let next = alarm.schedule?.nextFireDate(after: max(now, lastOccurrence ?? now), in: timeZone) else { return self }
         var moved = self
         moved.fireDate = next
         return moved
@@ -151,7 +152,8 @@ extension AlarmRecord {
 
     /// This alarm moved to its occurrence after `instant`, or `nil` if it does not repeat.
     private func nextOccurrence(after instant: Date, timeZone: TimeZone) -> AlarmRecord? {
-        guard alarm.isRepeating, let next = alarm.schedule?.nextFireDate(after: instant, in: timeZone) else {
+        let after = max(instant, lastOccurrence ?? instant)
+        guard alarm.isRepeating, let next = alarm.schedule?.nextFireDate(after: after, in: timeZone) else {
             return nil
         }
         var moved = self
