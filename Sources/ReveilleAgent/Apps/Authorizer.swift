@@ -27,15 +27,16 @@ final class Authorizer {
 
     var all: [AppAuthorization] { decisions.values.sorted { $0.appID < $1.appID } }
 
-    /// The decision for the app, asking the user first if there is none. Without a usage
-    /// description there is nothing to ask with: the app stays undecided.
-    func request(for identity: ClientIdentity, usageDescription: String?) async -> AuthorizationState {
+    /// Hands `completion` the decision for the app, asking the user first if there is none
+    /// (then later, from the prompt's buttons). Without a usage description there is nothing to
+    /// ask with: the app stays undecided. A callback, not an `await`: resuming a continuation
+    /// would start Swift's global executor and its once-a-second wakeups.
+    func request(for identity: ClientIdentity, usageDescription: String?,
+                 completion: @escaping @GLibActor (AuthorizationState) -> Void) {
         let current = state(of: identity)
-        guard current == .notDetermined, let usageDescription else { return current }
-        return await withCheckedContinuation { continuation in
-            waiting[identity.appID, default: []].append { continuation.resume(returning: $0) }
-            prompt(identity.appID, usageDescription: usageDescription)
-        }
+        guard current == .notDetermined, let usageDescription else { return completion(current) }
+        waiting[identity.appID, default: []].append(completion)
+        prompt(identity.appID, usageDescription: usageDescription)
     }
 
     /// Records the user's decision (the prompt's buttons, or `reveille auth`).

@@ -25,7 +25,7 @@ final class ClientRegistry {
     }
 
     /// The caller's identity: what it said in Hello, else its sandbox's, else the user's.
-    func identity(of sender: String) async -> ClientIdentity {
+    func identity(of sender: String) -> ClientIdentity {
         if let client = clients[sender] { return client.identity }
         var identity = ClientIdentity.user
         if let sandboxed = Self.flatpakID(of: processID(of: sender)) {
@@ -39,7 +39,7 @@ final class ClientRegistry {
     func client(_ sender: String) -> Client? { clients[sender] }
 
     /// An app introduces itself: its app id and why it wants alarms.
-    func hello(_ sender: String, declaredID: String, usageDescription: String) async throws(AlarmError) -> ClientIdentity {
+    func hello(_ sender: String, declaredID: String, usageDescription: String) throws(AlarmError) -> ClientIdentity {
         guard declaredID.wholeMatch(of: /[A-Za-z0-9_][A-Za-z0-9._-]{0,254}/) != nil else {
             throw .invalidConfiguration("app id '\(declaredID)' is not valid; use a reverse-DNS id like org.example.Cook")
         }

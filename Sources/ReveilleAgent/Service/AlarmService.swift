@@ -25,7 +25,7 @@ final class AlarmService {
         self.logger = logger
         registry = ClientRegistry(bus: bus, logger: logger)
         try bus.register(path: AgentInterface.objectPath, introspectionXML: AgentInterface.introspectionXML) {
-            [unowned self] call in Task { @GLibActor in await self.handle(call) }
+            [unowned self] call in self.handle(call)
         }
         authorizer.onChange = { [weak self] appID, state in self?.publishAuthorization(appID, state) }
     }
@@ -65,10 +65,25 @@ final class AlarmService {
         }
     }
 
-    private func handle(_ call: MethodCall) async {
-        let identity = await registry.identity(of: call.sender)
+    /// Answers on the loop, synchronously, except where the user must decide first: then the
+    /// call is parked and answered from the prompt's callback.
+    private func handle(_ call: MethodCall) {
+        let identity = registry.identity(of: call.sender)
+        let waitsForTheUser = call.method == "RequestAuthorization"
+            || (call.method == "Schedule" && !identity.isUser && authorizer.state(of: identity) == .notDetermined)
+        guard waitsForTheUser else { return respond(call, from: identity) }
+        authorizer.request(for: identity, usageDescription: registry.client(call.sender)?.usageDescription) { [weak self] state in
+            if call.method == "RequestAuthorization" {
+                call.reply([.string(state.rawValue)])
+            } else {
+                self?.respond(call, from: identity)
+            }
+        }
+    }
+
+    private func respond(_ call: MethodCall, from identity: ClientIdentity) {
         do {
-            call.reply([.string(try await answer(call, from: identity))])
+            call.reply([.string(try answer(call, from: identity))])
         } catch let error as AlarmError {
             logger.notice("\(call.method) from \(call.sender) (\(identity.appID)) refused: \(error.reason)")
             call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
@@ -77,13 +92,13 @@ final class AlarmService {
         }
     }
 
-    private func answer(_ call: MethodCall, from identity: ClientIdentity) async throws -> String {
+    private func answer(_ call: MethodCall, from identity: ClientIdentity) throws -> String {
         // GDBus has already checked the argument types against the introspection XML.
         let strings = call.arguments.map { $0.string ?? "" }
         let owner = identity.isUser ? nil : identity.appID
         switch call.method {
         case "Hello":
-            return try Self.json(try await registry.hello(call.sender, declaredID: strings[0], usageDescription: strings[1]))
+            return try Self.json(try registry.hello(call.sender, declaredID: strings[0], usageDescription: strings[1]))
         case "Subscribe":
             registry.subscribe(call.sender, as: identity)
             lastSent[call.sender] = visible(to: identity)
@@ -95,14 +110,11 @@ final class AlarmService {
         case "Schedule":
             let id = try Self.uuid(strings[0])
             let request = try Self.request(strings[1])
-            try await requireAuthorization(identity, sender: call.sender)
+            try requireAuthorization(identity, sender: call.sender)
             try IntentRunner.check(request, for: identity)
             _ = try sounder.library.resolve(request.sound, allowPaths: identity.isUser)
             return try Self.json(try scheduler.schedule(id: id, request: request, appID: identity.appID))
-        case "RequestAuthorization":
-            let usage = registry.client(call.sender)?.usageDescription
-            return await authorizer.request(for: identity, usageDescription: usage).rawValue
-        case "AuthorizationState":
+        case "RequestAuthorization", "AuthorizationState":
             return authorizer.state(of: identity).rawValue
         case "Authorizations":
             try requireUser(identity, to: "list the apps' authorizations")
@@ -133,13 +145,13 @@ final class AlarmService {
         identity.isUser ? scheduler.list : scheduler.list.filter { $0.appID == identity.appID }
     }
 
-    /// An app may schedule once the user allowed it; an undecided one is asked now.
-    private func requireAuthorization(_ identity: ClientIdentity, sender: String) async throws(AlarmError) {
+    /// An app may schedule once the user allowed it (an undecided one was asked in `handle`).
+    private func requireAuthorization(_ identity: ClientIdentity, sender: String) throws(AlarmError) {
         guard !identity.isUser else { return }
-        guard let usage = registry.client(sender)?.usageDescription else {
+        guard registry.client(sender)?.usageDescription != nil else {
             throw .notAuthorized("\(identity.appID) gave no usage description (AlarmKit's NSAlarmKitUsageDescription); say Hello with one first")
         }
-        switch await authorizer.request(for: identity, usageDescription: usage) {
+        switch authorizer.state(of: identity) {
         case .authorized: return
         case .denied: throw .notAuthorized("the user did not allow \(identity.appID) to schedule alarms; `reveille auth allow \(identity.appID)` changes that")
         case .notDetermined: throw .notAuthorized("the user has not decided whether \(identity.appID) may schedule alarms")
