@@ -69,6 +69,13 @@ public final class BusConnection {
         return try result.get()
     }
 
+    /// Calls a method without waiting for or reading the reply (`g_dbus_connection_call`
+    /// with no callback); D-Bus activation of the destination still happens.
+    public func send(destination: String, path: String, interface: String, method: String, arguments: [Variant] = []) {
+        g_dbus_connection_call(connection, destination, path, interface, method, Variant.tuple(arguments).makeGVariant(),
+                               nil, G_DBUS_CALL_FLAGS_NONE, -1, nil, nil, nil)
+    }
+
     /// Calls a method and waits for the reply on this thread (`g_dbus_connection_call_sync`).
     /// For short calls to the bus daemon on paths that must not resume a continuation.
     public func callSync(destination: String, path: String, interface: String, method: String,

@@ -58,15 +58,11 @@ final class IntentRunner {
             return
         }
         let path = "/" + desktopID.replacingOccurrences(of: ".", with: "/").replacingOccurrences(of: "-", with: "_")
-        Task { @GLibActor in
-            do {
-                _ = try await bus.call(destination: desktopID, path: path, interface: "org.freedesktop.Application",
-                                       method: "ActivateAction",
-                                       arguments: [.string("alarm"), .array(elementType: "v", [.variant(.string(alarm.id.uuidString.lowercased()))]),
-                                                   .vardict([:])])
-            } catch {
-                logger.error("could not activate \(desktopID): \(error)")
-            }
-        }
+        // Sent without awaiting the reply: the app may take its time to start, and the agent
+        // waits for nothing (an awaited reply would also wake Swift's global executor).
+        bus.send(destination: desktopID, path: path, interface: "org.freedesktop.Application", method: "ActivateAction",
+                 arguments: [.string("alarm"), .array(elementType: "v", [.variant(.string(alarm.id.uuidString.lowercased()))]),
+                             .vardict([:])])
+        logger.info("asked \(desktopID) to activate its alarm action for \(alarm.id)")
     }
 }
