@@ -114,7 +114,7 @@ final class AlarmService {
             try IntentRunner.check(request, for: identity)
             _ = try sounder.library.resolve(request.sound, allowPaths: identity.isUser)
             return try Self.json(try scheduler.schedule(id: id, request: request, appID: identity.appID))
-        case "RequestAuthorization", "AuthorizationState":
+        case "AuthorizationState":  // RequestAuthorization is answered in `handle`, after the user decides
             return authorizer.state(of: identity).rawValue
         case "Authorizations":
             try requireUser(identity, to: "list the apps' authorizations")
