@@ -64,7 +64,7 @@ let package = Package(
         // An app on ReveilleKit, driven by the end-to-end tests.
         .executableTarget(name: "reveille-test-app", dependencies: ["ReveilleKit"],
                           path: "Tests/Support/reveille-test-app"),
-        .executableTarget(name: "reveille-bench", dependencies: ["ReveilleTestSupport", "ReveilleCore"],
+        .executableTarget(name: "reveille-bench", dependencies: ["ReveilleTestSupport", "ReveilleCore", "ReveilleBus"],
                           path: "Benchmarks/reveille-bench"),
 
         .testTarget(name: "ReveilleCoreTests", dependencies: [

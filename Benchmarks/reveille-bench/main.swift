@@ -6,7 +6,11 @@
 // Due instant → first audible chunk, and Stop → silence: one alarm at a time, heard on
 // the null sink's monitor through parec (10 ms chunks, timed on arrival, so each figure
 // includes up to one chunk of recording latency).
+//
+// Large store: adds `REVEILLE_BENCH_LARGE` alarms (10,000) one Schedule call after another
+// from one bus client, then times the agent's start (spawn → bus name owned) and `reveille list`.
 import Foundation
+import ReveilleBus
 import ReveilleCore
 import ReveilleTestSupport
 
@@ -15,6 +19,46 @@ let count = Int(environment["REVEILLE_BENCH_ALARMS"] ?? "") ?? 100
 let spacing = 0.05
 let idleSeconds = Double(environment["REVEILLE_BENCH_IDLE_SECONDS"] ?? "") ?? 60
 let idleAlarms = Int(environment["REVEILLE_BENCH_IDLE_ALARMS"] ?? "") ?? 1000
+let largeAlarms = Int(environment["REVEILLE_BENCH_LARGE"] ?? "") ?? 10_000
+
+/// Schedules `count` alarms far in the future through one bus connection, one call after
+/// another (each answered only once it is on disk); returns the seconds it took.
+@GLibActor
+func scheduleMany(_ count: Int, address: String) throws -> Double {
+    let bus = try BusConnection.connect(address: address)
+    let far = ISO8601Local.utcString(from: Date().addingTimeInterval(30 * 86_400))
+    let start = Date()
+    for index in 0..<count {
+        let configuration = #"{"schedule":{"fixed":"\#(far)"},"presentation":{"alert":{"title":"large-\#(index)"}}}"#
+        _ = try bus.callSync(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                             interface: AgentInterface.interface, method: "Schedule",
+                             arguments: [.string(""), .string(configuration), .vardict([:])], timeoutMilliseconds: 60_000)
+    }
+    return Date().timeIntervalSince(start)
+}
+
+/// Milliseconds from spawning the agent to its first answer from the loop: a `Get` of an id
+/// that does not exist, retried every millisecond while nobody owns the name, and answered
+/// (NotFound) only once the store is loaded.
+@GLibActor
+func timeAgentStart(_ session: TestSession) throws -> (milliseconds: Double, agent: Subprocess.Child) {
+    let bus = try BusConnection.connect(address: session.environment["DBUS_SESSION_BUS_ADDRESS"]!)
+    let start = Date()
+    let agent = try Subprocess.start(session.binaries + "/reveille-agent", [], environment: session.environment,
+                                     stderr: session.agentLog)
+    while true {
+        do {
+            _ = try bus.callSync(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                 interface: AgentInterface.interface, method: "Get",
+                                 arguments: [.string("00000000")], timeoutMilliseconds: 10_000)
+            throw Subprocess.Failure("Get of id 00000000 found an alarm")
+        } catch let error as BusError where error.name.hasPrefix(AgentInterface.errorPrefix) {
+            return (Date().timeIntervalSince(start) * 1000, agent)
+        } catch let error as BusError where error.isServiceMissing {}
+        guard agent.isRunning else { throw Subprocess.Failure("the agent exited while starting; see \(session.agentLog)") }
+        usleep(1_000)
+    }
+}
 
 /// Context switches (voluntary and not) of each thread of `pid`, by thread id
 /// (/proc/PID/task/*/status): each is a wakeup.
@@ -101,8 +145,9 @@ do {
     func addFar(_ n: Int) throws {
         for index in 0..<n {
             let configuration = #"{"schedule":{"fixed":"\#(far)"},"presentation":{"alert":{"title":"idle-\#(index)"}}}"#
-            _ = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
-                                      method: "\(AgentInterface.interface).Schedule", ["", configuration, "{}"])
+            let result = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                               method: "\(AgentInterface.interface).Schedule", ["", configuration, "{}"])
+            guard result.status == 0 else { throw Subprocess.Failure("Schedule \(index + 1) of \(n) failed: \(result.stderr)") }
         }
     }
     try addFar(100)
@@ -122,6 +167,25 @@ do {
     usleep(UInt32(idleSeconds * 1_000_000))
     let idleWakeups = wakeups(from: switchesBefore, to: contextSwitches(agent))
     let rss = residentMiB(agent)
+
+    try session.killAgent(signal: SIGTERM)
+
+    // A large store, in a session of its own.
+    let large = try TestSession(startPulseAudio: false)
+    try large.startAgent()
+    let largeAddSeconds = try await scheduleMany(largeAlarms, address: large.environment["DBUS_SESSION_BUS_ADDRESS"]!)
+    let largeList = try medianMilliseconds(runs: 5) { _ = try large.cli("list") }
+    try large.killAgent(signal: SIGTERM)
+    var starts: [Double] = []
+    for _ in 0..<5 {
+        let (milliseconds, agent) = try await timeAgentStart(large)
+        starts.append(milliseconds)
+        agent.terminate()
+        try large.waitForName(AgentInterface.busName, owned: false)
+    }
+    let largeStart = starts.sorted()[2]
+    let journal = (try? FileManager.default.attributesOfItem(atPath: large.stateDirectory + "/alarms.journal")[.size] as? Int) ?? 0
+    let snapshot = (try? FileManager.default.attributesOfItem(atPath: large.stateDirectory + "/alarms.json")[.size] as? Int) ?? 0
 
     print("Reveille benchmark (binaries: \(session.binaries))")
     print("")
@@ -146,6 +210,11 @@ do {
         ("`gdbus call List`, 100 alarms (ms, median of 21)", String(format: "%.1f", gdbusList), ""),
         ("`reveille list` / `gdbus call`", String(format: "%.2f×", cliList / gdbusList), "≤ 1.5×"),
         ("adding alarms 101 to \(idleAlarms) by gdbus (s)", String(format: "%.1f", addSeconds), ""),
+        ("adding \(largeAlarms) alarms, one client (s)", String(format: "%.1f", largeAddSeconds), ""),
+        ("  per Schedule call (ms)", String(format: "%.2f", largeAddSeconds * 1000 / Double(largeAlarms)), ""),
+        ("agent start with \(largeAlarms) alarms (ms, median of 5)", String(format: "%.0f", largeStart), "≤ 300"),
+        ("`reveille list`, \(largeAlarms) alarms (ms, median of 5)", String(format: "%.0f", largeList), "≤ 200"),
+        ("store on disk: snapshot + journal (MiB)", String(format: "%.1f + %.1f", Double(snapshot) / 1_048_576, Double(journal) / 1_048_576), ""),
     ]
     for (label, value, target) in rows {
         print("| " + label.padding(toLength: 51, withPad: " ", startingAt: 0) + " | " + value.padding(toLength: 9, withPad: " ", startingAt: 0)

@@ -104,7 +104,7 @@ public final class Agent {
         let sounder = AlarmSounder(library: SoundLibrary(environment: options.environment),
                                    sinkGuard: SinkGuard(stateDirectory: paths.stateDirectory,
                                                         enabled: settings.unmuteMutedSink, logger: logger),
-                                   logger: logger)
+                                   logger: logger, alarm: { scheduler.alarm($0) })
         let presenter = AlarmPresenter(bus: bus, logger: logger, timeZone: { timeZone.current },
                                        isSounding: { sounder.isPlaying($0) })
         let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger), logger: logger)
@@ -122,7 +122,7 @@ public final class Agent {
         }
         scheduler.onMissed = { record, due, reason in presenter.showMissed(record, due: due, reason: reason) }
         // Sound first: the alert asks the notification server for a sound only if Reveille has none.
-        scheduler.observers = [{ sounder.reconcile($0) }, { presenter.reconcile($0) }, { service.publish($0) }]
+        scheduler.observers = [{ sounder.update($0) }, { presenter.update($0) }, { service.publish($0) }]
         parts = (bus, scheduler, presenter, sounder, service, timeZone)
 
         for signal in [SIGTERM, SIGINT] {
@@ -153,7 +153,7 @@ public final class Agent {
     private func stop(status: Int32, reason: String) {
         if status == 0 { logger.info("stopping: \(reason)") } else { logger.critical("\(reason)") }
         parts?.presenter.withdrawAll()
-        parts?.sounder.reconcile([])
+        parts?.sounder.silenceAll()
         parts?.bus.flush()
         // Give PulseAudio a moment to receive the sink restore before the process ends.
         MainLoopSources.after(milliseconds: 150) { [weak self] in

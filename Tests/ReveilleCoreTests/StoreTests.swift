@@ -34,7 +34,7 @@ struct StoreTests {
         #expect(try mode(store.file) == 0o600)
         #expect(try mode(directory) == 0o700)
         let text = try String(contentsOfFile: store.file.string, encoding: .utf8)
-        #expect(text.contains(#""version" : 1"#))
+        #expect(text.contains(#""version":1"#))
         #expect(text.contains("Stand-up"))
     }
 
@@ -84,6 +84,86 @@ struct StoreTests {
         let alarm = try sample("after")
         try store.save([alarm])
         #expect(store.load() == [alarm])
+    }
+
+    // MARK: Journal
+
+    @Test func changesAreJournalledAndReplayedInOrder() throws {
+        let store = AlarmStore(directory: directory)
+        let (first, second) = (try sample("first"), try sample("second"))
+        var renamed = first
+        renamed.presentation.alert.title = "renamed"
+        try store.write([AlarmChange(id: first.id, record: first)], alarmCount: 1, all: { [first] })
+        try store.write([AlarmChange(id: second.id, record: second)], alarmCount: 2, all: { [first, second] })
+        try store.write([AlarmChange(id: first.id, record: renamed), AlarmChange(id: second.id, record: nil)], alarmCount: 1, all: { [renamed] })
+        #expect(store.journalLength == 4)
+        #expect(!FileManager.default.fileExists(atPath: store.file.string), "no snapshot yet: each change is one appended line")
+        #expect(try mode(store.journalFile) == 0o600)
+        #expect(AlarmStore(directory: directory).load() == [renamed])
+    }
+
+    @Test func aLongJournalIsCompactedIntoTheSnapshot() throws {
+        let store = AlarmStore(directory: directory)
+        var alarms: [AlarmRecord] = []
+        for index in 0..<(AlarmStore.minimumJournalLength + 10) {
+            let alarm = try sample("alarm \(index)")
+            alarms.append(alarm)
+            try store.write([AlarmChange(id: alarm.id, record: alarm)], alarmCount: alarms.count, all: { alarms })
+        }
+        #expect(store.journalLength <= max(AlarmStore.minimumJournalLength, alarms.count / 2), "the snapshot took the journal's entries")
+        #expect(store.journalLength < alarms.count)
+        #expect(Set(AlarmStore(directory: directory).load()) == Set(alarms))
+        // The snapshot stays ordinary JSON that any reader can parse.
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: store.file.string))) as? [String: Any]
+        #expect((object?["alarms"] as? [Any])?.count ?? 0 > AlarmStore.minimumJournalLength)
+    }
+
+    /// A crash after the new snapshot but before the journal was emptied replays entries the
+    /// snapshot already holds: the same alarms, nothing twice, nothing resurrected.
+    @Test func replayingAJournalOverItsOwnSnapshotChangesNothing() throws {
+        let store = AlarmStore(directory: directory)
+        let (kept, ended) = (try sample("kept"), try sample("ended"))
+        try store.write([AlarmChange(id: kept.id, record: kept), AlarmChange(id: ended.id, record: ended)], alarmCount: 2, all: { [kept, ended] })
+        try store.write([AlarmChange(id: ended.id, record: nil)], alarmCount: 1, all: { [kept] })
+        let journal = try Data(contentsOf: URL(fileURLWithPath: store.journalFile.string))
+        try store.save([kept])
+        try journal.write(to: URL(fileURLWithPath: store.journalFile.string))
+        #expect(AlarmStore(directory: directory).load() == [kept])
+    }
+
+    @Test func aTornLastLineIsDroppedAndTheRestKept() throws {
+        let store = AlarmStore(directory: directory)
+        let (first, second) = (try sample("first"), try sample("second"))
+        try store.write([AlarmChange(id: first.id, record: first)], alarmCount: 1, all: { [first] })
+        try store.write([AlarmChange(id: second.id, record: second)], alarmCount: 2, all: { [first, second] })
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: store.journalFile.string))
+        bytes.removeLast(40)   // the crash came in the middle of the second append
+        try bytes.write(to: URL(fileURLWithPath: store.journalFile.string))
+        let reopened = AlarmStore(directory: directory)
+        #expect(reopened.load() == [first])
+        #expect(!files().contains { $0.contains("unreadable") }, "an unfinished write is not damage")
+        // The next write starts from a clean file, not glued to the torn line.
+        let third = try sample("third")
+        try reopened.write([AlarmChange(id: third.id, record: third)], alarmCount: 2, all: { [first, third] })
+        #expect(Set(AlarmStore(directory: directory).load()) == Set([first, third]))
+    }
+
+    @Test func aDamagedLineIsKeptAsideAndTheOthersReplayed() throws {
+        var quiet = Logger(label: "journal")
+        quiet.logLevel = .critical
+        let store = AlarmStore(directory: directory, logger: quiet)
+        let alarms = try (0..<3).map { try sample("alarm \($0)") }
+        for (index, alarm) in alarms.enumerated() {
+            try store.write([AlarmChange(id: alarm.id, record: alarm)], alarmCount: index + 1, all: { Array(alarms[...index]) })
+        }
+        var lines = try String(contentsOfFile: store.journalFile.string, encoding: .utf8).split(separator: "\n").map(String.init)
+        lines[2] = "{not json"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: store.journalFile.string, atomically: false, encoding: .utf8)
+        let loaded = AlarmStore(directory: directory, logger: quiet).load()
+        #expect(loaded == [alarms[0], alarms[2]])
+        #expect(files().filter { $0.hasPrefix("alarms.journal.unreadable-") }.count == 1)
+        // What was recovered is now the snapshot.
+        #expect(AlarmStore(directory: directory, logger: quiet).load() == [alarms[0], alarms[2]])
     }
 
     @Test func xdgStateHomeIsHonouredAndRelativeValuesIgnored() {

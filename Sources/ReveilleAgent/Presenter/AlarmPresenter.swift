@@ -47,11 +47,12 @@ final class AlarmPresenter {
         bus.watchName(Self.serverName) { [weak self] owner in self?.serverChanged(owner: owner) }
     }
 
-    /// Makes the notifications match the alarms.
-    func reconcile(_ list: [AlarmRecord]) {
-        records = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        for id in slots.keys where records[id] == nil { withdraw(id) }
-        for record in list { present(record) }
+    /// Makes the notifications follow the alarms' changes.
+    func update(_ changes: [AlarmChange]) {
+        for change in changes {
+            records[change.id] = change.record
+            if let record = change.record { present(record) } else { withdraw(change.id) }
+        }
     }
 
     /// Closes every notification, so none is left with buttons nobody answers.

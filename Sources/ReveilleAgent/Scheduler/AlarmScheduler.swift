@@ -11,8 +11,10 @@ final class AlarmScheduler {
         /// An alert due longer ago than this (agent down, machine suspended) is reported
         /// as missed instead of ringing hours late.
         var lateWindow: TimeInterval = 600
-        /// How many alarms one app may have.
+        /// How many alarms one app may have (AlarmKit's `maximumLimitReached`).
         var limitPerApp = 100
+        /// How many alarms the user's own tools (`reveille`, `gdbus`) may have.
+        var limitForUser = 10_000
     }
 
     private var alarms: [UUID: AlarmRecord] = [:]
@@ -23,8 +25,8 @@ final class AlarmScheduler {
     private let logger: Logger
     private var timer: WallClockTimer?
 
-    /// Hear every change, with the full list in display order.
-    var observers: [@GLibActor ([AlarmRecord]) -> Void] = []
+    /// Hear every change: the alarms that changed or ended (all of them once, at start).
+    var observers: [@GLibActor ([AlarmChange]) -> Void] = []
     /// Hears an occurrence that was missed, with the instant it was due (or began to ring) and why.
     var onMissed: (@GLibActor (AlarmRecord, Date, MissReason) -> Void)?
 
@@ -44,15 +46,40 @@ final class AlarmScheduler {
                                    onClockChange: { [unowned self] in self.clockChanged() })
         alarms = Dictionary(store.load().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         logger.info("loaded \(alarms.count) alarm(s) from \(store.file)")
+        publish(alarms.map { AlarmChange(id: $0.key, record: $0.value) })
         recompute(reason: "start")
     }
 
     /// All alarms: alerting first, then by the instant they next act.
     var list: [AlarmRecord] {
-        alarms.values.sorted { lhs, rhs in
-            let order: [Alarm.State: Int] = [.alerting: 0, .countdown: 1, .scheduled: 2, .paused: 3]
-            if lhs.alarm.state != rhs.alarm.state { return order[lhs.alarm.state]! < order[rhs.alarm.state]! }
-            return (lhs.fireDate ?? .distantFuture, lhs.id.uuidString) < (rhs.fireDate ?? .distantFuture, rhs.id.uuidString)
+        // Sorts small keys rather than whole records: this runs for every List call.
+        alarms.values.map(DisplayKey.init).sorted().map { alarms[$0.id]! }
+    }
+
+    /// Where an alarm stands in `list`.
+    private struct DisplayKey: Comparable {
+        var rank: Int
+        var date: Date
+        var id: UUID
+
+        init(_ record: AlarmRecord) {
+            rank = switch record.alarm.state {
+            case .alerting: 0
+            case .countdown: 1
+            case .scheduled: 2
+            case .paused: 3
+            }
+            date = record.fireDate ?? .distantFuture
+            id = record.id
+        }
+
+        static func < (lhs: Self, rhs: Self) -> Bool {
+            if lhs.rank != rhs.rank { return lhs.rank < rhs.rank }
+            if lhs.date != rhs.date { return lhs.date < rhs.date }
+            // The ids' bytes sort as their text does, without making strings.
+            return withUnsafeBytes(of: lhs.id.uuid) { left in
+                withUnsafeBytes(of: rhs.id.uuid) { right in left.lexicographicallyPrecedes(right) }
+            }
         }
     }
 
@@ -65,13 +92,12 @@ final class AlarmScheduler {
             // Whoever owns it, the id is taken; say so without showing another app's alarm.
             throw .invalidConfiguration("an alarm with id \(id.uuidString.lowercased()) exists already; cancel it first or use a new id")
         }
-        guard alarms.values.count(where: { $0.appID == appID }) < settings.limitPerApp else {
+        let limit = appID == ClientIdentity.userAppID ? settings.limitForUser : settings.limitPerApp
+        guard alarms.values.count(where: { $0.appID == appID }) < limit else {
             throw .maximumLimitReached
         }
         let record = try AlarmRecord(id: id, request: request, appID: appID, now: now(), timeZone: timeZone())
-        var next = alarms
-        next[id] = record
-        try commit(next)
+        try commit([AlarmChange(id: id, record: record)])
         logger.info("scheduled \(record.title.debugDescription) \(id) for \(record.fireDate.map(ISO8601Local.utcString) ?? "-")")
         return record
     }
@@ -82,9 +108,7 @@ final class AlarmScheduler {
     func apply(_ action: AlarmAction, to idPrefix: String, owner: String? = nil) throws(AlarmError) -> AlarmRecord? {
         let id = try resolve(idPrefix, owner: owner)
         let changed = try alarms[id]!.applying(action, now: now(), timeZone: timeZone())
-        var next = alarms
-        next[id] = changed
-        try commit(next)
+        try commit([AlarmChange(id: id, record: changed)])
         logger.info("\(action.rawValue) \(id): now \(changed?.alarm.state.rawValue ?? "ended")")
         return changed
     }
@@ -118,26 +142,28 @@ final class AlarmScheduler {
     private func recompute(reason: String) {
         logger.info("recomputing alarms: \(reason)")
         let current = now(), zone = timeZone()
-        let moved = alarms.mapValues { $0.rescheduled(now: current, timeZone: zone) }
-        let changed = moved != alarms
-        alarms = moved
-        advance(persistEvenIfUnchanged: changed)
+        var moved: [AlarmChange] = []
+        for (id, record) in alarms {
+            let rescheduled = record.rescheduled(now: current, timeZone: zone)
+            if rescheduled != record { moved.append(AlarmChange(id: id, record: rescheduled)) }
+        }
+        for change in moved { alarms[change.id] = change.record }
+        advance(alreadyChanged: moved)
     }
 
     /// Moves every due alarm along (countdown, alert, missed), persists, re-arms.
-    private func advance(persistEvenIfUnchanged: Bool = false) {
+    private func advance(alreadyChanged: [AlarmChange] = []) {
         let current = now(), zone = timeZone()
-        var next = alarms
-        var changed = persistEvenIfUnchanged
+        var changes: [AlarmChange] = []
         for (id, record) in alarms {
             switch record.advanced(to: current, lateWindow: settings.lateWindow, timeZone: zone) {
             case .unchanged:
                 continue
             case .updated(let moved):
-                next[id] = moved
+                changes.append(AlarmChange(id: id, record: moved))
                 if moved.alarm.state == .alerting { logger.info("alerting \(record.title.debugDescription) \(id)") }
             case .missed(let missedDate, let reason, let following):
-                next[id] = following
+                changes.append(AlarmChange(id: id, record: following))
                 let when = ISO8601Local.string(from: missedDate, in: zone)
                 switch reason {
                 case .late: logger.warning("missed \(record.title.debugDescription) \(id), due \(when): later than the \(Int(settings.lateWindow)) s late window")
@@ -145,42 +171,47 @@ final class AlarmScheduler {
                 }
                 onMissed?(record, missedDate, reason)
             }
-            changed = true
         }
-        guard changed else { return arm() }
+        changes = alreadyChanged + changes
+        guard !changes.isEmpty else { return arm() }
         // The firing path rings first and persists after: nobody waits on an answer here,
         // and the fsync must not delay the alert. (Requests persist before they are answered.)
-        alarms = next
+        for change in changes { alarms[change.id] = change.record }
         arm()
-        publish()
+        publish(changes)
         do {
-            try store.save(Array(next.values))
+            try store.write(changes, alarmCount: alarms.count, all: { Array(alarms.values) })
         } catch {
-            // Keep ringing from memory; the next successful write persists it.
+            // Keep ringing from memory; the store writes a whole snapshot next time.
             logger.error("could not write \(store.file): \(error); the change lives in memory until the next write")
         }
     }
 
-    /// Persists `next`, then makes it current, re-arms and tells the observers.
-    private func commit(_ next: [UUID: AlarmRecord]) throws(AlarmError) {
+    /// Persists `changes`, then makes them current, re-arms and tells the observers.
+    private func commit(_ changes: [AlarmChange]) throws(AlarmError) {
+        let previous = changes.map { ($0.id, alarms[$0.id]) }
+        for change in changes { alarms[change.id] = change.record }
         do {
-            try store.save(Array(next.values))
+            try store.write(changes, alarmCount: alarms.count, all: { Array(alarms.values) })
         } catch {
+            for (id, record) in previous.reversed() { alarms[id] = record }
             throw .storageFailure("could not write \(store.file): \(error); nothing was changed")
         }
-        alarms = next
         arm()
-        publish()
+        publish(changes)
     }
 
     private func arm() {
         // The timer runs on the real clock; `now` may be shifted (the test clock).
         let skew = now().timeIntervalSinceNow
-        timer?.arm(at: alarms.values.compactMap(\.dueDate).min()?.addingTimeInterval(-skew))
+        var earliest: Date?
+        for record in alarms.values {
+            if let due = record.dueDate, due < earliest ?? .distantFuture { earliest = due }
+        }
+        timer?.arm(at: earliest?.addingTimeInterval(-skew))
     }
 
-    private func publish() {
-        let current = list
-        for observer in observers { observer(current) }
+    private func publish(_ changes: [AlarmChange]) {
+        for observer in observers { observer(changes) }
     }
 }

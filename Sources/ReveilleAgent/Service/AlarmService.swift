@@ -15,6 +15,7 @@ final class AlarmService {
     private let logger: Logger
     /// What each subscriber was last sent: a view is sent again only when it changed.
     private var lastSent: [String: [AlarmRecord]] = [:]
+    private let json = AlarmJSONCache()
 
     init(bus: BusConnection, scheduler: AlarmScheduler, sounder: AlarmSounder, authorizer: Authorizer,
          logger: Logger) throws(BusError) {
@@ -32,14 +33,17 @@ final class AlarmService {
 
     /// Emits `AlarmsChanged` to each subscriber whose view changed, with the alarms it may see
     /// (an app learns nothing of other apps' changes, not even that they happened).
-    func publish(_ alarms: [AlarmRecord]) {
+    func publish(_ changes: [AlarmChange]) {
+        json.forget(changes)
         let subscribers = registry.subscribers
         lastSent = lastSent.filter { sent in subscribers.contains { $0.name == sent.key } }
+        guard !subscribers.isEmpty else { return }
+        let alarms = scheduler.list
         for (name, identity) in subscribers {
             let visible = identity.isUser ? alarms : alarms.filter { $0.appID == identity.appID }
             guard lastSent[name] != visible else { continue }
             lastSent[name] = visible
-            emit("AlarmsChanged", to: name, [.string((try? Self.json(visible)) ?? "[]")])
+            emit("AlarmsChanged", to: name, [.string((try? json.array(visible)) ?? "[]")])
         }
     }
 
@@ -101,10 +105,11 @@ final class AlarmService {
             return try Self.json(try registry.hello(call.sender, declaredID: strings[0], usageDescription: strings[1]))
         case "Subscribe":
             registry.subscribe(call.sender, as: identity)
-            lastSent[call.sender] = visible(to: identity)
-            return try Self.json(visible(to: identity))
+            let view = visible(to: identity)
+            lastSent[call.sender] = view
+            return try json.array(view)
         case "List":
-            return try Self.json(visible(to: identity))
+            return try json.array(visible(to: identity))
         case "Get":
             return try Self.json(scheduler.alarm(try scheduler.resolve(strings[0], owner: owner)))
         case "Schedule":

@@ -13,6 +13,10 @@ final class AlarmSounder {
     private let sinkGuard: SinkGuard
     private let logger: Logger
     private var ringing: [UUID: AlarmRecord] = [:]
+    /// When each scheduled or counting-down alarm is due.
+    private var upcoming: [UUID: Date] = [:]
+    /// The alarm with an id, as the scheduler has it now.
+    private let alarm: (UUID) -> AlarmRecord?
     private var streams: [UUID: LoopingStream] = [:]
     private var decoded: [String: DecodedSound] = [:]
     private var reconnectPending = false
@@ -24,8 +28,9 @@ final class AlarmSounder {
     /// How long before an alert its stream is opened corked.
     static let prepareAhead: TimeInterval = 1.5
 
-    init(library: SoundLibrary, sinkGuard: SinkGuard, logger: Logger) {
+    init(library: SoundLibrary, sinkGuard: SinkGuard, logger: Logger, alarm: @escaping (UUID) -> AlarmRecord?) {
         self.library = library
+        self.alarm = alarm
         self.sinkGuard = sinkGuard
         self.logger = logger
         pulse = PulseAudio(appName: "Reveille", appID: "io.github.reveille.Reveille")
@@ -37,19 +42,26 @@ final class AlarmSounder {
     /// Whether the alarm's own sound is playing (else the notification should carry a sound hint).
     func isPlaying(_ id: UUID) -> Bool { streams[id] != nil }
 
-    /// Makes the streams match the alarms: one per alerting alarm.
-    func reconcile(_ records: [AlarmRecord]) {
-        ringing = Dictionary(records.filter { $0.alarm.state == .alerting }.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        for (id, stream) in streams where ringing[id] == nil {
-            stream.stop()
-            streams[id] = nil
+    /// Follows the alarms' changes: one stream per alerting alarm, and a corked stream opened
+    /// just before the next alarm is due.
+    func update(_ changes: [AlarmChange]) {
+        for change in changes {
+            let state = change.record?.alarm.state
+            ringing[change.id] = state == .alerting ? change.record : nil
+            upcoming[change.id] = state == .scheduled || state == .countdown ? change.record?.fireDate : nil
+            if state != .alerting, let stream = streams.removeValue(forKey: change.id) { stream.stop() }
+            if upcoming[change.id] == nil, state != .alerting, let stream = prepared.removeValue(forKey: change.id) { stream.stop() }
         }
-        let upcoming = records.filter { $0.alarm.state == .scheduled || $0.alarm.state == .countdown }
-        for (id, stream) in prepared where !upcoming.contains(where: { $0.id == id }) && ringing[id] == nil {
-            stream.stop()
-            prepared[id] = nil
-        }
-        prepareNext(upcoming)
+        reconcile()
+    }
+
+    /// Stops every sound and gives the sink back, as at shutdown.
+    func silenceAll() {
+        update(ringing.keys.map { AlarmChange(id: $0, record: nil) } + upcoming.keys.map { AlarmChange(id: $0, record: nil) })
+    }
+
+    private func reconcile() {
+        prepareNext()
         if ringing.isEmpty {
             sinkGuard.restore(pulse)
             return
@@ -80,13 +92,13 @@ final class AlarmSounder {
 
     /// Arms a one-shot loop timeout to open the next alert's stream corked, just before it is due.
     /// Only an optimisation: the alert itself is driven by the scheduler's timerfd.
-    private func prepareNext(_ upcoming: [AlarmRecord]) {
-        let next = upcoming.filter { prepared[$0.id] == nil }.compactMap { record in record.fireDate.map { (record, $0) } }
-            .min { $0.1 < $1.1 }
-        if let armed = prepareTimer, armed.id == next?.0.id, armed.due == next?.1 { return }
+    private func prepareNext() {
+        var next: (key: UUID, value: Date)?
+        for entry in upcoming where prepared[entry.key] == nil && entry.value < (next?.value ?? .distantFuture) { next = entry }
+        if let armed = prepareTimer, armed.id == next?.key, armed.due == next?.value { return }
         if let armed = prepareTimer { MainLoopSources.remove(armed.source) }
         prepareTimer = nil
-        guard let (record, due) = next else { return }
+        guard let (id, due) = next else { return }
         let wait = due.timeIntervalSinceNow - Self.prepareAhead
         // One wakeup, not a poll. GLib timeouts run on the monotonic clock, which stops in
         // suspend: after a resume this may come late, and the alert then simply opens uncorked.
@@ -94,11 +106,12 @@ final class AlarmSounder {
         let source = MainLoopSources.after(milliseconds: UInt32(max(0, wait) * 1000)) { [weak self] in
             guard let self else { return }
             self.prepareTimer = nil
-            if self.pulse.isReady, self.prepared[record.id] == nil, let stream = self.openStream(for: record, corked: true) {
-                self.prepared[record.id] = stream
+            if self.pulse.isReady, self.prepared[id] == nil, self.upcoming[id] != nil, let record = self.alarm(id),
+               let stream = self.openStream(for: record, corked: true) {
+                self.prepared[id] = stream
             }
         }
-        prepareTimer = (record.id, due, source)
+        prepareTimer = (id, due, source)
     }
 
     private func start(_ record: AlarmRecord) {
@@ -159,7 +172,7 @@ final class AlarmSounder {
             if reportedOutage { logger.info("PulseAudio is back; ringing resumes") }
             reportedOutage = false
             sinkGuard.restore(pulse)   // a change left behind by a crash
-            reconcile(Array(ringing.values))
+            reconcile()
         } else {
             for stream in Array(streams.values) + Array(prepared.values) { stream.stop() }
             streams = [:]

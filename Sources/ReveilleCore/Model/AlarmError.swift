@@ -36,7 +36,7 @@ public enum AlarmError: Error, Hashable, Sendable {
 
     public var reason: String {
         switch self {
-        case .maximumLimitReached: "the app has reached its limit of alarms; cancel some first"
+        case .maximumLimitReached: "the limit of alarms is reached (100 for each app, 10000 for the user's own tools); cancel some first"
         case .notFound(let text), .ambiguousID(let text), .invalidState(let text),
              .invalidConfiguration(let text), .notAuthorized(let text),
              .agentUnavailable(let text), .storageFailure(let text):

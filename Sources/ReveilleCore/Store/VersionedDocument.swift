@@ -28,7 +28,7 @@ struct VersionedFile<Document: VersionedDocument>: Sendable {
         } catch {
             let reason = (error as? StoreError)?.text ?? Self.describe(error)
             do {
-                let aside = try moveAside()
+                let aside = try Self.moveAside(file)
                 logger.error("\(file.string) could not be read (\(reason)); kept as \(aside.string); \(whatIsLost)")
             } catch {
                 logger.error("\(file.string) could not be read (\(reason)) nor moved aside (\(error)); \(whatIsLost)")
@@ -42,7 +42,8 @@ struct VersionedFile<Document: VersionedDocument>: Sendable {
         try AtomicFile.write(try JSONCoding.encoder.encode(document), to: file)
     }
 
-    private func moveAside() throws -> FilePath {
+    /// Renames `file` to a new `.unreadable-STAMP` name beside it, never over another file.
+    static func moveAside(_ file: FilePath) throws -> FilePath {
         let stamp = ISO8601Local.compactStamp(Date())
         var attempt = 0
         while true {
@@ -55,7 +56,7 @@ struct VersionedFile<Document: VersionedDocument>: Sendable {
         }
     }
 
-    private static func describe(_ error: Error) -> String {
+    static func describe(_ error: Error) -> String {
         switch error {
         case DecodingError.dataCorrupted(let context):
             return context.underlyingError.map { "not valid JSON: \($0.localizedDescription)" } ?? context.debugDescription

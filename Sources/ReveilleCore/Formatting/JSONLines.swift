@@ -1,0 +1,73 @@
+import Foundation
+
+/// A JSON array written one element per line, which stays ordinary JSON for any reader
+/// but lets Reveille decode it in parallel: the alarm store's snapshot and the agent's
+/// alarm lists. (Compact JSON never holds a raw newline, so each line is one element.)
+public enum JSONLines {
+    /// `[` + the elements, one per line + `]`.
+    public static func array(_ elements: [String]) -> String {
+        elements.isEmpty ? "[]" : "[\n" + elements.joined(separator: ",\n") + "\n]"
+    }
+
+    /// Decodes `data`, an array as `array` writes it with `prefix` before and `suffix` after
+    /// it, on up to one thread per core. Anything else (hand-written, pretty-printed) is
+    /// decoded as `Wrapper` whole, and `unwrap` takes the elements out of it.
+    public static func decode<Element: Decodable & Sendable, Wrapper: Decodable>(
+        _ data: Data, prefix: String = "", suffix: String = "", as wrapper: Wrapper.Type,
+        unwrap: (Wrapper) -> [Element]
+    ) throws -> [Element] {
+        if let lines = elementLines(data, prefix: prefix, suffix: suffix),
+           let elements = try? decodeInParallel(Element.self, lines: lines) {
+            return elements
+        }
+        return unwrap(try JSONCoding.decoder.decode(Wrapper.self, from: data))
+    }
+
+    /// The element lines, when `data` has exactly the shape `array` writes.
+    static func elementLines(_ data: Data, prefix: String, suffix: String) -> [Data.SubSequence]? {
+        let newline = UInt8(ascii: "\n")
+        var lines = data.split(separator: newline, omittingEmptySubsequences: false)
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        guard lines.count >= 2, lines.first!.elementsEqual((prefix + "[").utf8),
+              lines.last!.elementsEqual(("]" + suffix).utf8) else { return nil }
+        return Array(lines.dropFirst().dropLast())
+    }
+
+    /// Decodes each line as one `Element`, in chunks on up to one thread per core.
+    public static func decodeInParallel<Element: Decodable & Sendable>(_ type: Element.Type, lines: [Data.SubSequence]) throws -> [Element] {
+        let chunkCount = max(1, min(ProcessInfo.processInfo.activeProcessorCount, lines.count / 1000))
+        let chunkSize = (lines.count + chunkCount - 1) / max(1, chunkCount)
+        let chunks = stride(from: 0, to: lines.count, by: max(1, chunkSize)).map { start in
+            ChunkDecoding<Element>(lines: Array(lines[start..<min(lines.count, start + chunkSize)]))
+        }
+        // Plain threads, joined before returning: no thread pool is left behind to wake up.
+        let done = DispatchSemaphore(value: 0)
+        for chunk in chunks.dropFirst() {
+            Thread { chunk.run(); done.signal() }.start()
+        }
+        chunks.first?.run()
+        for _ in chunks.dropFirst() { done.wait() }
+        return try chunks.flatMap { try $0.result!.get() }
+    }
+
+    /// One thread's share: its lines, decoded as one array.
+    private final class ChunkDecoding<Element: Decodable & Sendable>: @unchecked Sendable {
+        let lines: [Data.SubSequence]
+        // Written by the one thread that runs `run`, read after the semaphore says it is done.
+        var result: Result<[Element], Error>?
+
+        init(lines: [Data.SubSequence]) { self.lines = lines }
+
+        func run() {
+            var joined = Data("[".utf8)
+            joined.reserveCapacity(lines.reduce(2) { $0 + $1.count + 1 })
+            for (index, line) in lines.enumerated() {
+                if index > 0 { joined.append(UInt8(ascii: ",")) }
+                // `array` ends every line but the last with a comma.
+                joined.append(contentsOf: line.last == UInt8(ascii: ",") ? line.dropLast() : line)
+            }
+            joined.append(UInt8(ascii: "]"))
+            result = Result { try JSONCoding.decoder.decode([Element].self, from: joined) }
+        }
+    }
+}
