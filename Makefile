@@ -8,6 +8,9 @@ DEBIAN_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libnotify-dev libpul
 	libsndfile1-dev pulseaudio pulseaudio-utils dbus-daemon dbus-bin sound-theme-freedesktop tzdata \
 	desktop-file-utils tmux
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Release binaries carry the Swift runtime and Foundation inside them: they run without a
+# Swift toolchain installed, start faster (no dynamic Swift libraries to bind) and map less.
+RELEASE := -c release --static-swift-stdlib
 
 .PHONY: deps build release test bench run install uninstall man clean
 
@@ -25,9 +28,9 @@ deps:
 build: deps
 	$(SWIFT) build --build-tests
 
-## release: optimized binaries in .build/release
+## release: optimized, self-contained binaries in .build/release
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE)
 
 ## test: unit and end-to-end tests (the end-to-end tests start their own bus, notification server and PulseAudio)
 test: build
@@ -40,7 +43,7 @@ run: release
 	if [ -z "$$bus" ]; then \
 		echo "No D-Bus session bus: run this inside a desktop session (DBUS_SESSION_BUS_ADDRESS is unset and /run/user/$$(id -u)/bus does not exist)."; \
 		echo "On a machine without a desktop, try: dbus-run-session -- make run"; exit 1; fi; \
-	export DBUS_SESSION_BUS_ADDRESS="$$bus"; bin=$$($(SWIFT) build -c release --show-bin-path); \
+	export DBUS_SESSION_BUS_ADDRESS="$$bus"; bin=$$($(SWIFT) build $(RELEASE) --show-bin-path); \
 	if ! gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
 		--method org.freedesktop.DBus.NameHasOwner org.freedesktop.Notifications | grep -q true; then \
 		echo "Note: no notification server is running (GNOME Shell, KDE Plasma, dunst, mako, xfce4-notifyd...);"; \
@@ -59,7 +62,7 @@ man:
 ## install: release binaries, sounds, desktop files, D-Bus activation, systemd unit, man pages, completions
 ## (PREFIX=/usr/local by default, PREFIX=~/.local for one user; DESTDIR for packagers)
 install: release man
-	scripts/install --prefix "$(PREFIX)" --destdir "$(DESTDIR)" --bin-dir "$$($(SWIFT) build -c release --show-bin-path)" --man-dir .build/man
+	scripts/install --prefix "$(PREFIX)" --destdir "$(DESTDIR)" --bin-dir "$$($(SWIFT) build $(RELEASE) --show-bin-path)" --man-dir .build/man
 
 ## uninstall: remove exactly what install put there; alarms are kept
 uninstall:
@@ -70,5 +73,5 @@ clean:
 
 ## bench: release build, then figures against a private bus, notification server and PulseAudio
 bench: deps
-	$(SWIFT) build -c release
-	REVEILLE_BUILD_DIR=$$($(SWIFT) build -c release --show-bin-path) $$($(SWIFT) build -c release --show-bin-path)/reveille-bench
+	$(SWIFT) build $(RELEASE)
+	REVEILLE_BUILD_DIR=$$($(SWIFT) build $(RELEASE) --show-bin-path) $$($(SWIFT) build $(RELEASE) --show-bin-path)/reveille-bench

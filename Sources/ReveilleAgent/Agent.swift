@@ -91,10 +91,10 @@ public final class Agent {
                                        settings: .init(lateWindow: options.lateWindow), logger: logger,
                                        now: { clock.now }, timeZone: { timeZone.current })
         if options.testClockOffsetFile != nil {
-            MainLoopSources.onSignal(SIGUSR1) {
-                clock.reload()
-                scheduler.clockChanged()
-            }
+            // The test clock follows its file whenever the agent looks at the clock again:
+            // on SIGUSR1, and when the kernel says the real clock was set (timerfd's ECANCELED).
+            scheduler.onClockChange = { clock.reload() }
+            MainLoopSources.onSignal(SIGUSR1) { scheduler.clockChanged() }
         }
         timeZone.onChange = { [weak self] zone in
             self?.logger.info("time zone changed to \(zone.identifier)")

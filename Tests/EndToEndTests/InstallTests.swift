@@ -49,6 +49,6 @@ struct InstallTests {
         let uninstall = try Subprocess.run(installer, ["--uninstall", "--prefix", prefix], environment: session.environment)
         #expect(uninstall.status == 0, "\(uninstall.stderr)")
         #expect(listing(prefix) == before, "uninstall removes exactly what install added")
-        #expect(FileManager.default.fileExists(atPath: session.stateDirectory + "/alarms.json"), "the alarms are kept")
+        #expect(FileManager.default.fileExists(atPath: session.stateDirectory + "/alarms.journal"), "the alarms are kept")
     }
 }

@@ -32,7 +32,11 @@ struct SecurityTests {
             (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as! NSNumber).intValue
         }
         #expect(try mode(session.stateDirectory) == 0o700)
-        #expect(try mode(session.stateDirectory + "/alarms.json") == 0o600)
+        #expect(try mode(session.stateDirectory + "/alarms.journal") == 0o600)
+        // Every file the agent keeps there, whatever its name.
+        for file in try FileManager.default.contentsOfDirectory(atPath: session.stateDirectory) {
+            #expect(try mode(session.stateDirectory + "/" + file) == 0o600, "\(file)")
+        }
         #expect(try mode(session.directory + "/config/reveille") == 0o700)
         #expect(try mode(session.directory + "/config/reveille/authorizations.json") == 0o600)
     }

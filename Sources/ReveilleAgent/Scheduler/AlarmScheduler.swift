@@ -128,8 +128,12 @@ final class AlarmScheduler {
         }
     }
 
+    /// Hears that the wall clock was set, before the alarms are recomputed.
+    var onClockChange: (@GLibActor () -> Void)?
+
     /// The wall clock jumped (set, or a resume from suspend): recompute and fire what is due.
     func clockChanged() {
+        onClockChange?()
         recompute(reason: "the wall clock changed")
     }
 

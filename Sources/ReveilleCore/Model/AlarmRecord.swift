@@ -94,4 +94,47 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
         self.pausedTimeRemaining = pausedTimeRemaining
         self.alertingSince = alertingSince
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case alarm, presentation, metadata, tintColor, sound, ring, stopIntent, secondaryIntent, appID, fireDate,
+             countdownLength, pausedTimeRemaining, alertingSince, lastOccurrence
+    }
+
+    /// `tintColor`, `sound` and `ring` may be left out: their defaults.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        alarm = try container.decode(Alarm.self, forKey: .alarm)
+        presentation = try container.decode(AlarmPresentation.self, forKey: .presentation)
+        metadata = try container.decodeIfPresent(String.self, forKey: .metadata)
+        tintColor = try container.decodeIfPresent(Color.self, forKey: .tintColor) ?? .blue
+        sound = try container.decodeIfPresent(AlertConfiguration.AlertSound.self, forKey: .sound) ?? .default
+        ring = try container.decodeIfPresent(RingOptions.self, forKey: .ring) ?? RingOptions()
+        stopIntent = try container.decodeIfPresent(AlarmIntent.self, forKey: .stopIntent)
+        secondaryIntent = try container.decodeIfPresent(AlarmIntent.self, forKey: .secondaryIntent)
+        appID = try container.decode(String.self, forKey: .appID)
+        fireDate = try container.decodeIfPresent(Date.self, forKey: .fireDate)
+        countdownLength = try container.decodeIfPresent(TimeInterval.self, forKey: .countdownLength)
+        pausedTimeRemaining = try container.decodeIfPresent(TimeInterval.self, forKey: .pausedTimeRemaining)
+        alertingSince = try container.decodeIfPresent(Date.self, forKey: .alertingSince)
+        lastOccurrence = try container.decodeIfPresent(Date.self, forKey: .lastOccurrence)
+    }
+
+    /// Leaves out what is at its default, so the store and the lists carry only what differs.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(alarm, forKey: .alarm)
+        try container.encode(presentation, forKey: .presentation)
+        try container.encodeIfPresent(metadata, forKey: .metadata)
+        if tintColor != .blue { try container.encode(tintColor, forKey: .tintColor) }
+        if sound != .default { try container.encode(sound, forKey: .sound) }
+        if ring != RingOptions() { try container.encode(ring, forKey: .ring) }
+        try container.encodeIfPresent(stopIntent, forKey: .stopIntent)
+        try container.encodeIfPresent(secondaryIntent, forKey: .secondaryIntent)
+        try container.encode(appID, forKey: .appID)
+        try container.encodeIfPresent(fireDate, forKey: .fireDate)
+        try container.encodeIfPresent(countdownLength, forKey: .countdownLength)
+        try container.encodeIfPresent(pausedTimeRemaining, forKey: .pausedTimeRemaining)
+        try container.encodeIfPresent(alertingSince, forKey: .alertingSince)
+        try container.encodeIfPresent(lastOccurrence, forKey: .lastOccurrence)
+    }
 }

@@ -44,6 +44,15 @@ public struct AlarmPresentation: Codable, Hashable, Sendable {
             secondaryButtonBehavior = try container.decodeIfPresent(SecondaryButtonBehavior.self, forKey: .secondaryButtonBehavior)
         }
 
+        /// Leaves out a default Stop button: every stored and listed alarm is shorter for it.
+        public func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(title, forKey: .title)
+            if stopButton != .stopButton { try container.encode(stopButton, forKey: .stopButton) }
+            try container.encodeIfPresent(secondaryButton, forKey: .secondaryButton)
+            try container.encodeIfPresent(secondaryButtonBehavior, forKey: .secondaryButtonBehavior)
+        }
+
         /// What the secondary button does.
         public enum SecondaryButtonBehavior: String, Codable, Hashable, Sendable {
             /// Starts the post-alert countdown: snooze or repeat.
@@ -87,6 +96,23 @@ public struct AlarmButton: Codable, Hashable, Sendable {
         self.text = text
         self.textColor = textColor
         self.systemImageName = systemImageName
+    }
+
+    private enum CodingKeys: String, CodingKey { case text, textColor, systemImageName }
+
+    /// `textColor` may be left out: white.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        text = try container.decode(String.self, forKey: .text)
+        textColor = try container.decodeIfPresent(Color.self, forKey: .textColor) ?? .white
+        systemImageName = try container.decode(String.self, forKey: .systemImageName)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(text, forKey: .text)
+        if textColor != .white { try container.encode(textColor, forKey: .textColor) }
+        try container.encode(systemImageName, forKey: .systemImageName)
     }
 
     public static let stopButton = AlarmButton(text: "Stop", textColor: .white, systemImageName: "media-playback-stop")
