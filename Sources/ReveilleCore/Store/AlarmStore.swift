@@ -102,7 +102,14 @@ public final class AlarmStore {
             bytes.append(try encoder.encode(entry))
             bytes.append(UInt8(ascii: "\n"))
         }
-        try append(bytes)
+        do {
+            try append(bytes)
+        } catch {
+            // The agent may keep these changes in memory (an alarm that fired rings on); a
+            // later journal line alone would not carry them, a whole snapshot will.
+            needsSnapshot = true
+            throw error
+        }
         journalLength += changes.count
     }
 
@@ -174,7 +181,7 @@ public final class AlarmStore {
             _ = try descriptor.writeAll(bytes)
             guard fdatasync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
         } catch {
-            if (try? descriptor.resize(to: end)) == nil { needsSnapshot = true }
+            try? descriptor.resize(to: end)
             throw error
         }
     }
