@@ -106,7 +106,8 @@ public final class Agent {
                                                         enabled: settings.unmuteMutedSink, logger: logger),
                                    logger: logger, alarm: { scheduler.alarm($0) })
         let presenter = AlarmPresenter(bus: bus, logger: logger, timeZone: { timeZone.current },
-                                       isSounding: { sounder.isPlaying($0) })
+                                       isSounding: { sounder.isPlaying($0) },
+                                       alarm: { scheduler.alarm($0) }, allAlarms: { scheduler.list })
         let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger), logger: logger)
         let service = try AlarmService(bus: bus, scheduler: scheduler, sounder: sounder, authorizer: authorizer, logger: logger)
         let intents = IntentRunner(bus: bus, logger: logger)

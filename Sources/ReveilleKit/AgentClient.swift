@@ -224,7 +224,7 @@ public final class AgentClient {
     /// A list of alarms; the agent writes one per line, so a long one decodes in parallel.
     private nonisolated static func decode(_ type: [AlarmRecord].Type, from json: String) throws(AlarmError) -> [AlarmRecord] {
         do {
-            return try JSONLines.decode(Data(json.utf8), as: [AlarmRecord].self, unwrap: { $0 })
+            return try JSONLines.decode([AlarmRecord].self, from: Data(json.utf8))
         } catch {
             throw .agentUnavailable("reveille-agent sent an answer this client cannot read: \(error)")
         }

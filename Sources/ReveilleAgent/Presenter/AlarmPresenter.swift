@@ -30,7 +30,9 @@ final class AlarmPresenter {
     }
 
     private var slots: [UUID: Slot] = [:]
-    private var records: [UUID: AlarmRecord] = [:]
+    /// The alarm with an id, and every alarm, as the scheduler has them now.
+    private let alarm: (UUID) -> AlarmRecord?
+    private let allAlarms: () -> [AlarmRecord]
     private var missed: [ObjectIdentifier: DesktopNotification] = [:]
     private var capabilities: Set<String> = []
     private var serverPresent = false
@@ -40,8 +42,11 @@ final class AlarmPresenter {
     /// Called when a button is pressed: the alarm, the action, and the button's role.
     var onAction: (@GLibActor (UUID, AlarmAction, String) -> Void)?
 
-    init(bus: BusConnection, logger: Logger, timeZone: @escaping () -> TimeZone, isSounding: @escaping (UUID) -> Bool) {
+    init(bus: BusConnection, logger: Logger, timeZone: @escaping () -> TimeZone, isSounding: @escaping (UUID) -> Bool,
+         alarm: @escaping (UUID) -> AlarmRecord?, allAlarms: @escaping () -> [AlarmRecord]) {
         self.logger = logger
+        self.alarm = alarm
+        self.allAlarms = allAlarms
         self.timeZone = timeZone
         self.isSounding = isSounding
         bus.watchName(Self.serverName) { [weak self] owner in self?.serverChanged(owner: owner) }
@@ -50,7 +55,6 @@ final class AlarmPresenter {
     /// Makes the notifications follow the alarms' changes.
     func update(_ changes: [AlarmChange]) {
         for change in changes {
-            records[change.id] = change.record
             if let record = change.record { present(record) } else { withdraw(change.id) }
         }
     }
@@ -150,7 +154,7 @@ final class AlarmPresenter {
             // An alert needs an answer: dismissed or lost, it comes back.
             self.logger.info("alert for \(id) was closed (reason \(reason)) while still alerting; showing it again")
             MainLoopSources.after(milliseconds: 250) { [weak self] in
-                guard let self, let record = self.records[id], record.alarm.state == .alerting, self.slots[id] === slot else { return }
+                guard let self, let record = self.alarm(id), record.alarm.state == .alerting, self.slots[id] === slot else { return }
                 self.renew(id)
             }
         }
@@ -163,7 +167,7 @@ final class AlarmPresenter {
             slot.notification.onClosed = nil
             if let refresh = slot.refresh { MainLoopSources.remove(refresh) }
         }
-        if let record = records[id] { present(record) }
+        if let record = alarm(id) { present(record) }
     }
 
     private func withdraw(_ id: UUID) {
@@ -182,7 +186,7 @@ final class AlarmPresenter {
         slot.refresh = MainLoopSources.after(milliseconds: UInt32(wait * 1000)) { [weak self, weak slot] in
             guard let self, let slot, self.slots[id] === slot else { return }
             slot.refresh = nil
-            if let record = self.records[id] { self.present(record) }
+            if let record = self.alarm(id) { self.present(record) }
         }
     }
 
@@ -198,7 +202,7 @@ final class AlarmPresenter {
         logger.info("notification server \(owner!) with \(capabilities.sorted().joined(separator: ", "))")
         // A new server knows none of our notifications: show every slot afresh.
         for id in Array(slots.keys) { renew(id) }
-        for record in records.values where slots[record.id] == nil { present(record) }
+        for record in allAlarms() where slots[record.id] == nil { present(record) }
     }
 
     private func show(_ notification: DesktopNotification, what: String) {

@@ -9,18 +9,14 @@ public enum JSONLines {
         elements.isEmpty ? "[]" : "[\n" + elements.joined(separator: ",\n") + "\n]"
     }
 
-    /// Decodes `data`, an array as `array` writes it with `prefix` before and `suffix` after
-    /// it, on up to one thread per core. Anything else (hand-written, pretty-printed) is
-    /// decoded as `Wrapper` whole, and `unwrap` takes the elements out of it.
-    public static func decode<Element: Decodable & Sendable, Wrapper: Decodable>(
-        _ data: Data, prefix: String = "", suffix: String = "", as wrapper: Wrapper.Type,
-        unwrap: (Wrapper) -> [Element]
-    ) throws -> [Element] {
-        if let lines = elementLines(data, prefix: prefix, suffix: suffix),
+    /// Decodes `data`, an array as `array` writes it, on up to one thread per core; any
+    /// other form of the same array (hand-written, pretty-printed) is decoded as usual.
+    public static func decode<Element: Decodable & Sendable>(_ type: [Element].Type, from data: Data) throws -> [Element] {
+        if let lines = elementLines(data, prefix: "", suffix: ""),
            let elements = try? decodeInParallel(Element.self, lines: lines) {
             return elements
         }
-        return unwrap(try JSONCoding.decoder.decode(Wrapper.self, from: data))
+        return try JSONCoding.decoder.decode(type, from: data)
     }
 
     /// The element lines, when `data` has exactly the shape `array` writes.
