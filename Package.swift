@@ -31,20 +31,23 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // The system's time zones, read by GLib, as Core's TimeZoneRules.
+        .target(name: "ReveilleTimeZone", dependencies: ["ReveilleCore", "CGLib"]),
         // The GLib main loop as a Swift global actor, and GDBus behind a typed wrapper.
         .target(name: "ReveilleBus", dependencies: ["CGLib"]),
         // The daemon's parts: scheduler, presenter, D-Bus service.
         .target(name: "ReveilleAgent", dependencies: [
-            "ReveilleCore", "ReveilleBus", "CNotify", "CPulse", "CSndfile", "CLinux",
+            "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CNotify", "CPulse", "CSndfile", "CLinux",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // AlarmKit's client API, speaking D-Bus to the agent.
-        .target(name: "ReveilleKit", dependencies: ["ReveilleCore", "ReveilleBus"]),
+        .target(name: "ReveilleKit", dependencies: ["ReveilleCore", "ReveilleTimeZone", "ReveilleBus"]),
 
         .executableTarget(name: "reveille", dependencies: [
-            "ReveilleKit", "ReveilleCore", "ReveilleBus", "CLinux",
+            "ReveilleKit", "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CLinux",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .executableTarget(name: "reveille-agent", dependencies: [
             "ReveilleAgent",
@@ -68,8 +71,8 @@ let package = Package(
                           path: "Benchmarks/reveille-bench"),
 
         .testTarget(name: "ReveilleCoreTests", dependencies: [
-            "ReveilleCore", .product(name: "Logging", package: "swift-log"),
+            "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ReveilleCore", "ReveilleTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ReveilleCore", "ReveilleTimeZone", "ReveilleTestSupport"]),
     ]
 )

@@ -127,7 +127,7 @@ do {
     var audibleDelays: [Double] = [], silenceDelays: [Double] = []
     for round in 0..<rounds {
         let instant = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 2.5).rounded(.up))
-        let alarm = try session.cliJSON(AlarmJSON.self, "add", String(ISO8601Local.string(from: instant, in: TimeZone(identifier: "UTC")!).prefix(19)),
+        let alarm = try session.cliJSON(AlarmJSON.self, "add", String(ISO8601Local.string(from: instant, in: UTCTimeZone()).prefix(19)),
                                         "--title", "sound-\(round)")
         let heard = try eventually(timeout: 6, "sound \(round)") { recorder.firstAudible(after: instant.addingTimeInterval(-0.5)) }
         audibleDelays.append(heard.timeIntervalSince(instant) * 1000)

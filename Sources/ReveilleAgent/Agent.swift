@@ -1,4 +1,5 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Glibc
 import Logging
 import ReveilleBus
@@ -182,7 +183,7 @@ final class TestClock {
 
     func reload() {
         guard let file else { return }
-        offset = (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+        offset = (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { Double($0.trimmed()) } ?? 0
     }
 }
 

@@ -1,5 +1,5 @@
 import CGLib
-import Foundation
+import FoundationEssentials
 
 /// Runs Swift jobs on the thread that runs GLib's default main context, so that GLib,
 /// GDBus and libnotify calls and their callbacks all happen on the thread that owns them.
@@ -9,13 +9,11 @@ public final class GLibExecutor: SerialExecutor, @unchecked Sendable {
 
     init() {
         context = g_main_context_default()
-        nonisolated(unsafe) let context = self.context
-        let thread = Thread {
-            let loop = g_main_loop_new(context, 0)
-            g_main_loop_run(loop)
-        }
-        thread.name = "glib-main-loop"
-        thread.start()
+        // The loop runs for the life of the process, so the thread is never joined.
+        g_thread_unref(g_thread_new("glib-main-loop", { context in
+            g_main_loop_run(g_main_loop_new(OpaquePointer(context), 0))
+            return nil
+        }, UnsafeMutableRawPointer(context)))
     }
 
     /// Attaches an idle source that runs the job. (`g_main_context_invoke` would run it

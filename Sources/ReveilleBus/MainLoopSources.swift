@@ -3,6 +3,7 @@ import CGLib
 /// Event sources on the GLib main loop: Unix signals, readable file descriptors, file changes.
 @GLibActor
 public enum MainLoopSources {
+
     /// Calls `handler` on the loop whenever `signal` arrives (`g_unix_signal_add`);
     /// the signal's default action is replaced.
     public static func onSignal(_ signal: Int32, handler: @escaping @GLibActor () -> Void) {
@@ -10,7 +11,7 @@ public enum MainLoopSources {
         _ = g_unix_signal_add_full(G_PRIORITY_DEFAULT, signal, { userData in
             let handler = CallbackBox.from(userData, as: (@GLibActor () -> Void).self)
             GLibActor.assumeIsolated { handler() }
-            return gboolean(G_SOURCE_CONTINUE)
+            return 1 // G_SOURCE_CONTINUE (TRUE), a macro Swift cannot import
         }, box.retainedPointer, CallbackBox.release)
     }
 
@@ -22,7 +23,7 @@ public enum MainLoopSources {
         return g_unix_fd_add_full(G_PRIORITY_DEFAULT, descriptor, G_IO_IN, { _, _, userData in
             let handler = CallbackBox.from(userData, as: (@GLibActor () -> Void).self)
             GLibActor.assumeIsolated { handler() }
-            return gboolean(G_SOURCE_CONTINUE)
+            return 1 // G_SOURCE_CONTINUE (TRUE), a macro Swift cannot import
         }, box.retainedPointer, CallbackBox.release)
     }
 

@@ -1,5 +1,5 @@
 import CGLib
-import Foundation
+import FoundationEssentials
 
 /// Starting programs and desktop apps through GLib (`g_spawn_async`, `GDesktopAppInfo`).
 public enum Processes {

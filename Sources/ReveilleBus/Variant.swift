@@ -1,5 +1,5 @@
 import CGLib
-import Foundation
+import FoundationEssentials
 
 /// A D-Bus value as Swift sees it, converted to and from `GVariant`.
 public indirect enum Variant: Hashable, Sendable {
@@ -168,6 +168,6 @@ public indirect enum Variant: Hashable, Sendable {
     // GVariant aborts on invalid UTF-8; Swift strings are valid already, but C strings
     // from elsewhere may carry NULs, which D-Bus strings cannot.
     private static func validUTF8(_ text: String) -> String {
-        text.contains("\0") ? text.replacingOccurrences(of: "\0", with: "\u{FFFD}") : text
+        text.contains("\0") ? text.replacing("\0", with: "\u{FFFD}") : text
     }
 }

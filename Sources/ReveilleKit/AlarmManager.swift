@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import ReveilleBus
+import ReveilleTimeZone
 import Synchronization
 
 /// The entry point of AlarmKit's API: schedule, list, observe and answer this app's alarms.
@@ -114,7 +115,7 @@ public final class AlarmManager: Sendable {
 
     /// What each of this app's alarms presents now (nothing for merely scheduled ones).
     public var presentationStates: [AlarmPresentationState] {
-        get async throws { try await client.list().compactMap { $0.presentationState(in: .current) } }
+        get async throws { try await client.list().compactMap { $0.presentationState(in: GLibTimeZone.local) } }
     }
 
     /// This app's alarms with their metadata decoded as `Metadata` (`nil` where an alarm has

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ReveilleCore
+import ReveilleTimeZone
 import ReveilleTestSupport
 
 @Suite("Persistence and time end to end", .serialized)
@@ -9,7 +10,7 @@ struct PersistenceTests {
         let session = try TestSession()
         try session.startAgent()
         let later = try session.cliJSON(AlarmJSON.self, "add", "2030-01-01 08:00", "--title", "Far")
-        let soon = ISO8601Local.string(from: Date().addingTimeInterval(3), in: TimeZone(identifier: "UTC")!)
+        let soon = ISO8601Local.string(from: Date().addingTimeInterval(3), in: UTCTimeZone())
         let near = try session.cliJSON(AlarmJSON.self, "add", String(soon.prefix(19)), "--title", "Near")
         try session.killAgent(signal: SIGKILL)
         // While no agent runs, the Near alarm comes due; the restarted agent rings it (within the late window).
@@ -24,7 +25,7 @@ struct PersistenceTests {
     @Test func alarmMissedBeyondTheLateWindowIsReportedNotRung() throws {
         let session = try TestSession()
         try session.startAgent(["--late-window", "1s"])
-        let soon = ISO8601Local.string(from: Date().addingTimeInterval(2), in: TimeZone(identifier: "UTC")!)
+        let soon = ISO8601Local.string(from: Date().addingTimeInterval(2), in: UTCTimeZone())
         _ = try session.cliJSON(AlarmJSON.self, "add", String(soon.prefix(19)), "--title", "Gone")
         try session.killAgent(signal: SIGKILL)
         usleep(4_500_000)
@@ -42,15 +43,15 @@ struct PersistenceTests {
         try session.startAgent(["--localtime", link], environment: ["TZ": nil])
         let alarm = try session.cliJSON(AlarmJSON.self, "add", "7:30", "--title", "Wake")
         let berlin = Alarm.Schedule.relative(.init(time: .init(hour: 7, minute: 30), repeats: .never))
-            .nextFireDate(after: Date(), in: TimeZone(identifier: "Europe/Berlin")!)!
-        #expect(alarm.fireDate == ISO8601Local.string(from: berlin, in: TimeZone(identifier: "UTC")!))
+            .nextFireDate(after: Date(), in: GLibTimeZone(identifier: "Europe/Berlin")!)!
+        #expect(alarm.fireDate == ISO8601Local.string(from: berlin, in: UTCTimeZone()))
 
         // Replace the link as timedatectl does: a new link renamed over the old one.
         try FileManager.default.createSymbolicLink(atPath: link + ".new", withDestinationPath: "/usr/share/zoneinfo/America/New_York")
         guard rename(link + ".new", link) == 0 else { throw Subprocess.Failure("rename failed") }
         let newYork = Alarm.Schedule.relative(.init(time: .init(hour: 7, minute: 30), repeats: .never))
-            .nextFireDate(after: Date(), in: TimeZone(identifier: "America/New_York")!)!
-        let expected = ISO8601Local.string(from: newYork, in: TimeZone(identifier: "UTC")!)
+            .nextFireDate(after: Date(), in: GLibTimeZone(identifier: "America/New_York")!)!
+        let expected = ISO8601Local.string(from: newYork, in: UTCTimeZone())
         _ = try eventually(timeout: 5, "the alarm to move to 07:30 New York time") {
             try session.cliJSON(AlarmJSON.self, "show", alarm.id).fireDate == expected ? true : nil
         }
@@ -81,7 +82,7 @@ struct ClockJumpTests {
         try "0".write(toFile: offsetFile, atomically: true, encoding: .utf8)
         try session.startAgent(["--test-clock-offset-file", offsetFile])
         let due = Date().addingTimeInterval(3600)
-        let alarm = try session.cliJSON(AlarmJSON.self, "add", String(ISO8601Local.string(from: due, in: TimeZone(identifier: "UTC")!).prefix(19)),
+        let alarm = try session.cliJSON(AlarmJSON.self, "add", String(ISO8601Local.string(from: due, in: UTCTimeZone()).prefix(19)),
                                         "--title", "Kernel")
         try "3605".write(toFile: offsetFile, atomically: true, encoding: .utf8)
         usleep(1_500_000)
@@ -107,7 +108,7 @@ struct ClockJumpTests {
             try "\(seconds)".write(toFile: offsetFile, atomically: true, encoding: .utf8)
             kill(agent.pid, SIGUSR1)
         }
-        let utc = TimeZone(identifier: "UTC")!
+        let utc = UTCTimeZone()
         let inThirtyMinutes = ISO8601Local.string(from: Date().addingTimeInterval(30 * 60), in: utc)
         let time = String(inThirtyMinutes.dropFirst(11).prefix(5))
         let daily = try session.cliJSON(AlarmJSON.self, "add", time, "--days", "daily", "--title", "Daily")

@@ -9,7 +9,7 @@ struct SoundTests {
     /// A fixed instant `seconds` from now, on a whole second, as the CLI takes it.
     func wholeSecond(in seconds: Double) -> (text: String, date: Date) {
         let date = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + seconds).rounded(.up))
-        return (String(ISO8601Local.string(from: date, in: TimeZone(identifier: "UTC")!).prefix(19)), date)
+        return (String(ISO8601Local.string(from: date, in: UTCTimeZone()).prefix(19)), date)
     }
 
     @Test func alarmRingsAtItsInstantLoopsPastTheFileAndStopsAtOnce() throws {

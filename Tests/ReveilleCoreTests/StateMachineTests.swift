@@ -157,7 +157,7 @@ struct StateMachineTests {
             var bad = request(schedule: relative(7, 0))
             bad.ring = ring
             #expect {
-                try bad.validate(now: now)
+                try bad.validate(now: now, timeZone: UTCTimeZone())
             } throws: { error in
                 guard case AlarmError.invalidConfiguration(let text) = error else { return false }
                 return text.contains(phrase)
@@ -228,7 +228,7 @@ struct StateMachineTests {
         ]
         for (bad, phrase) in cases {
             #expect {
-                try bad.validate(now: now)
+                try bad.validate(now: now, timeZone: UTCTimeZone())
             } throws: { error in
                 guard case AlarmError.invalidConfiguration(let text) = error else { return false }
                 return text.contains(phrase)
@@ -237,6 +237,6 @@ struct StateMachineTests {
         var noPostAlert = request(schedule: relative(7, 0), postAlert: nil)
         noPostAlert.presentation.alert.secondaryButtonBehavior = .countdown
         noPostAlert.presentation.alert.secondaryButton = .snoozeButton
-        #expect(throws: AlarmError.self) { try noPostAlert.validate(now: now) }
+        #expect(throws: AlarmError.self) { try noPostAlert.validate(now: now, timeZone: UTCTimeZone()) }
     }
 }

@@ -1,10 +1,12 @@
 import Foundation
 @testable import ReveilleCore
+import ReveilleTimeZone
 
-func zone(_ identifier: String) -> TimeZone { TimeZone(identifier: identifier)! }
+/// A zone of the system's tz database, as the agent and the CLI read it.
+func zone(_ identifier: String) -> GLibTimeZone { GLibTimeZone(identifier: identifier)! }
 
 /// Parses an ISO 8601 instant in a test, failing loudly on a typo.
-func instant(_ text: String, in timeZone: TimeZone = zone("UTC")) -> Date {
+func instant(_ text: String, in timeZone: any TimeZoneRules = UTCTimeZone()) -> Date {
     guard let date = ISO8601Local.parse(text, defaultTimeZone: timeZone) else {
         fatalError("test instant '\(text)' does not parse")
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import ReveilleBus
 import ReveilleCore
@@ -58,7 +58,7 @@ final class ClientRegistry {
         if identity.appID != declaredID {
             logger.notice("\(sender) declared \(declaredID) but is \(identity.appID) (\(identity.source))")
         }
-        let usage = usageDescription.trimmingCharacters(in: .whitespacesAndNewlines)
+        let usage = usageDescription.trimmed()
         remember(sender, Client(identity: identity, usageDescription: usage.isEmpty ? nil : String(usage.prefix(500))))
         return identity
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import ReveilleBus
 import ReveilleCore
@@ -57,7 +57,7 @@ final class IntentRunner {
             }
             return
         }
-        let path = "/" + desktopID.replacingOccurrences(of: ".", with: "/").replacingOccurrences(of: "-", with: "_")
+        let path = "/" + desktopID.replacing(".", with: "/").replacing("-", with: "_")
         // Sent without awaiting the reply: the app may take its time to start, and the agent
         // waits for nothing (an awaited reply would also wake Swift's global executor).
         bus.send(destination: desktopID, path: path, interface: "org.freedesktop.Application", method: "ActivateAction",

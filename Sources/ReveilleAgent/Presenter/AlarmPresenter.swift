@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import ReveilleBus
 import ReveilleCore
@@ -37,12 +37,12 @@ final class AlarmPresenter {
     private var capabilities: Set<String> = []
     private var serverPresent = false
     private let logger: Logger
-    private let timeZone: () -> TimeZone
+    private let timeZone: () -> any TimeZoneRules
     private let isSounding: (UUID) -> Bool
     /// Called when a button is pressed: the alarm, the action, and the button's role.
     var onAction: (@GLibActor (UUID, AlarmAction, String) -> Void)?
 
-    init(bus: BusConnection, logger: Logger, timeZone: @escaping () -> TimeZone, isSounding: @escaping (UUID) -> Bool,
+    init(bus: BusConnection, logger: Logger, timeZone: @escaping () -> any TimeZoneRules, isSounding: @escaping (UUID) -> Bool,
          alarm: @escaping (UUID) -> AlarmRecord?, allAlarms: @escaping () -> [AlarmRecord]) {
         self.logger = logger
         self.alarm = alarm
@@ -66,7 +66,7 @@ final class AlarmPresenter {
 
     /// A persistent notice that an occurrence did not ring, or rang unanswered.
     func showMissed(_ record: AlarmRecord, due: Date, reason: MissReason) {
-        let when = ISO8601Local.string(from: due, in: timeZone()).prefix(16).replacingOccurrences(of: "T", with: " ")
+        let when = ISO8601Local.string(from: due, in: timeZone()).prefix(16).replacing("T", with: " ")
         let text = switch reason {
         case .late: "It was due at \(when) while Reveille could not ring it."
         case .unanswered: "It rang at \(when) and stopped after its ring limit without an answer."
@@ -213,7 +213,6 @@ final class AlarmPresenter {
     /// Plain text as the server reads bodies: escaped where it reads markup.
     private func bodyText(_ text: String) -> String {
         guard capabilities.contains("body-markup") else { return text }
-        return text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
+        return text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ReveilleCore
 
 /// What one alarm's notification says in its current state: the alert, the live
@@ -24,7 +24,7 @@ struct NotificationContent: Equatable {
 
     /// The content for `record` at `now`, or `nil` when its state shows nothing
     /// (scheduled, or a countdown without a countdown presentation).
-    init?(_ record: AlarmRecord, now: Date, timeZone: TimeZone, hasActions: Bool) {
+    init?(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules, hasActions: Bool) {
         let short = record.id.uuidString.lowercased().prefix(8)
         let presentation = record.presentation
         var lines: [String]
@@ -75,13 +75,13 @@ struct NotificationContent: Equatable {
     /// Text from an app, made safe to show: control characters (a bell, an escape sequence,
     /// a NUL) become spaces, runs of white space one space, and it is cut to 200 characters.
     static func displayable(_ text: String) -> String {
-        let cleaned = String(text.unicodeScalars.map { CharacterSet.controlCharacters.contains($0) ? " " : Character($0) })
+        let cleaned = String(text.unicodeScalars.map { [.control, .format].contains($0.properties.generalCategory) ? " " : Character($0) })
         let collapsed = cleaned.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         return collapsed.count > 200 ? String(collapsed.prefix(199)) + "…" : collapsed
     }
 
     /// `14:32` in `timeZone`.
-    static func clock(_ date: Date, _ timeZone: TimeZone) -> String {
+    static func clock(_ date: Date, _ timeZone: any TimeZoneRules) -> String {
         String(ISO8601Local.string(from: date, in: timeZone).dropFirst(11).prefix(5))
     }
 

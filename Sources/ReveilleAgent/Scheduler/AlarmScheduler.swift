@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import ReveilleBus
 import ReveilleCore
@@ -21,7 +21,7 @@ final class AlarmScheduler {
     private let store: AlarmStore
     private let settings: Settings
     private let now: () -> Date
-    private let timeZone: () -> TimeZone
+    private let timeZone: () -> any TimeZoneRules
     private let logger: Logger
     private var timer: WallClockTimer?
 
@@ -31,7 +31,7 @@ final class AlarmScheduler {
     var onMissed: (@GLibActor (AlarmRecord, Date, MissReason) -> Void)?
 
     init(store: AlarmStore, settings: Settings, logger: Logger,
-         now: @escaping () -> Date = Date.init, timeZone: @escaping () -> TimeZone) {
+         now: @escaping () -> Date = Date.init, timeZone: @escaping () -> any TimeZoneRules) {
         self.store = store
         self.settings = settings
         self.logger = logger
@@ -116,7 +116,7 @@ final class AlarmScheduler {
     /// The one alarm whose id starts with `prefix` (case-insensitive), among `owner`'s
     /// alarms when given: another app's alarms are not found.
     func resolve(_ prefix: String, owner: String? = nil) throws(AlarmError) -> UUID {
-        let wanted = prefix.lowercased().trimmingCharacters(in: .whitespaces)
+        let wanted = prefix.lowercased().trimmed()
         guard !wanted.isEmpty else { throw .notFound("no alarm id given; `reveille list` shows them") }
         let matches = alarms.values.filter { owner == nil || $0.appID == owner }.map(\.id)
             .filter { $0.uuidString.lowercased().hasPrefix(wanted) }

@@ -1,5 +1,5 @@
 import CSndfile
-import Foundation
+import FoundationEssentials
 
 /// A sound file decoded once into interleaved 32-bit float frames (libsndfile). The only
 /// file that calls libsndfile: it reads WAV, FLAC, Ogg Vorbis/Opus and the rest it knows.

@@ -1,6 +1,6 @@
 import CGLib
 import CPulse
-import Foundation
+import FoundationEssentials
 import ReveilleBus
 
 /// A PulseAudio client on the agent's GLib loop (`pa_glib_mainloop`), so its callbacks run

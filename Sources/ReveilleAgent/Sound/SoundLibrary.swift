@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import ReveilleCore
 
 /// Finds sound files by name: the user's folders, Reveille's bundled sounds, then the
@@ -23,7 +23,7 @@ struct SoundLibrary: Sendable {
 
     init(environment: [String: String] = ProcessInfo.processInfo.environment,
          executable: String = CommandLine.arguments.first ?? "") {
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share"
         let installed = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("share/reveille/sounds").path

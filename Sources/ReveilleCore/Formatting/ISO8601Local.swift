@@ -1,13 +1,13 @@
-import Foundation
+import FoundationEssentials
 
 /// ISO 8601 text for instants, in a given time zone with its offset.
 public enum ISO8601Local {
     /// `2027-03-28T03:30:00+02:00`: the wall-clock time in `timeZone` and its UTC offset.
-    public static func string(from date: Date, in timeZone: TimeZone) -> String {
+    public static func string(from date: Date, in timeZone: any TimeZoneRules) -> String {
         let offset = timeZone.secondsFromGMT(for: date)
         let sign = offset < 0 ? "-" : "+"
         let magnitude = abs(offset) / 60
-        return wallClock(date, offset: offset) + sign + pad(magnitude / 60) + ":" + pad(magnitude % 60)
+        return wallClock(date, offset: offset) + sign + (magnitude / 60).zeroPadded() + ":" + (magnitude % 60).zeroPadded()
     }
 
     /// `2026-12-24T17:00:00.000Z`: UTC with milliseconds, for files and the wire.
@@ -15,7 +15,7 @@ public enum ISO8601Local {
         let millis = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
         let fraction = ((millis % 1000) + 1000) % 1000
         let whole = Date(timeIntervalSince1970: Double((millis - fraction) / 1000))
-        return wallClock(whole, offset: 0) + "." + pad(fraction, width: 3) + "Z"
+        return wallClock(whole, offset: 0) + "." + fraction.zeroPadded(3) + "Z"
     }
 
     /// `20261121T201500Z`, for file names.
@@ -26,7 +26,7 @@ public enum ISO8601Local {
     /// Reads `YYYY-MM-DD[T| ]HH:MM[:SS[.fff]][Z|±HH:MM|±HHMM|±HH]`. Without an offset the
     /// text is a wall-clock time in `defaultTimeZone`, resolved by `WallClock`'s DST rules.
     /// A byte scanner, not a Regex: every stored date passes through here.
-    public static func parse(_ text: String, defaultTimeZone: TimeZone) -> Date? {
+    public static func parse(_ text: String, defaultTimeZone: any TimeZoneRules) -> Date? {
         var scanner = ByteScanner(text)
         guard let year = scanner.digits(4), scanner.skip("-"), let month = scanner.digits(2), scanner.skip("-"),
               let day = scanner.digits(2), scanner.skip("T") || scanner.skip("t") || scanner.skip(" "),
@@ -38,7 +38,7 @@ public enum ISO8601Local {
             second = value
             if scanner.skip(".") || scanner.skip(",") {
                 guard let digits = scanner.digitRun(max: 9) else { return nil }
-                fraction = Double(digits.value) / pow(10, Double(digits.count))
+                fraction = Double(digits.value) / (0..<digits.count).reduce(1.0) { scale, _ in scale * 10 }
             }
         }
         let date = CivilDate(year: year, month: month, day: day)
@@ -71,14 +71,10 @@ public enum ISO8601Local {
         let days = Int((Double(local) / 86_400).rounded(.down))
         let seconds = local - days * 86_400
         let civil = CivilDate(daysSinceEpoch: days)
-        return "\(pad(civil.year, width: 4))-\(pad(civil.month))-\(pad(civil.day))T"
-            + "\(pad(seconds / 3600)):\(pad(seconds / 60 % 60)):\(pad(seconds % 60))"
+        return "\(civil.year.zeroPadded(4))-\(civil.month.zeroPadded())-\(civil.day.zeroPadded())T"
+            + "\((seconds / 3600).zeroPadded()):\((seconds / 60 % 60).zeroPadded()):\((seconds % 60).zeroPadded())"
     }
 
-    private static func pad(_ value: Int, width: Int = 2) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
 }
 
 /// Reads ASCII digits and separators from UTF-8 bytes.

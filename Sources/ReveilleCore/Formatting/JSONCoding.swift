@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The one JSON dialect of Reveille's store and wire: sorted keys, dates as ISO 8601 UTC
 /// with milliseconds (so a timer does not lose its fraction of a second on a restart).
@@ -25,7 +25,7 @@ public enum JSONCoding {
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
-            guard let date = ISO8601Local.parse(text, defaultTimeZone: TimeZone(identifier: "UTC")!) else {
+            guard let date = ISO8601Local.parse(text, defaultTimeZone: UTCTimeZone()) else {
                 throw DecodingError.dataCorruptedError(in: container,
                     debugDescription: "'\(text)' is not an ISO 8601 date like 2026-12-24T17:00:00Z")
             }

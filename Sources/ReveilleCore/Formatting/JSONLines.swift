@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A JSON array written one element per line, which stays ordinary JSON for any reader
 /// but lets Reveille decode it in parallel: the alarm store's snapshot and the agent's
@@ -12,8 +12,8 @@ public enum JSONLines {
     /// Decodes `data`, an array as `array` writes it, on up to one thread per core; any
     /// other form of the same array (hand-written, pretty-printed) is decoded as usual.
     public static func decode<Element: Decodable & Sendable>(_ type: [Element].Type, from data: Data) throws -> [Element] {
-        if let lines = elementLines(data, prefix: "", suffix: ""),
-           let elements = try? decodeInParallel(Element.self, lines: lines) {
+        if ProcessInfo.processInfo.activeProcessorCount > 1, let lines = elementLines(data, prefix: "", suffix: ""),
+           lines.count >= 2 * linesPerThread, let elements = try? decodeInParallel(Element.self, lines: lines) {
             return elements
         }
         return try JSONCoding.decoder.decode(type, from: data)
@@ -29,27 +29,27 @@ public enum JSONLines {
         return Array(lines.dropFirst().dropLast())
     }
 
+    /// Below this many lines per thread, a thread costs more than it saves.
+    static let linesPerThread = 1000
+
     /// Decodes each line as one `Element`, in chunks on up to one thread per core.
     public static func decodeInParallel<Element: Decodable & Sendable>(_ type: Element.Type, lines: [Data.SubSequence]) throws -> [Element] {
-        let chunkCount = max(1, min(ProcessInfo.processInfo.activeProcessorCount, lines.count / 1000))
+        let chunkCount = max(1, min(ProcessInfo.processInfo.activeProcessorCount, lines.count / linesPerThread))
         let chunkSize = (lines.count + chunkCount - 1) / max(1, chunkCount)
         let chunks = stride(from: 0, to: lines.count, by: max(1, chunkSize)).map { start in
             ChunkDecoding<Element>(lines: Array(lines[start..<min(lines.count, start + chunkSize)]))
         }
         // Plain threads, joined before returning: no thread pool is left behind to wake up.
-        let done = DispatchSemaphore(value: 0)
-        for chunk in chunks.dropFirst() {
-            Thread { chunk.run(); done.signal() }.start()
-        }
+        let threads = chunks.dropFirst().map { chunk in PosixThread { chunk.run() } }
         chunks.first?.run()
-        for _ in chunks.dropFirst() { done.wait() }
+        for thread in threads { thread.join() }
         return try chunks.flatMap { try $0.result!.get() }
     }
 
     /// One thread's share: its lines, decoded as one array.
     private final class ChunkDecoding<Element: Decodable & Sendable>: @unchecked Sendable {
         let lines: [Data.SubSequence]
-        // Written by the one thread that runs `run`, read after the semaphore says it is done.
+        // Written by the one thread that runs `run`, read after that thread is joined.
         var result: Result<[Element], Error>?
 
         init(lines: [Data.SubSequence]) { self.lines = lines }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An alarm the agent owns, with AlarmKit's shape: an identifier, when it alerts,
 /// the countdowns around the alert, and the state it is in.

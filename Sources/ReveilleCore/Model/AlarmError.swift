@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why an alarm operation failed. Every case but `maximumLimitReached` carries
 /// a sentence that names what was wrong and what is accepted.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a button does besides its state change, without the app running (AlarmKit's stop
 /// and secondary intents). The owning app is also sent `ActionInvoked` in every case.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What an alarm's presentation shows right now (AlarmKit's `AlarmPresentationState`):
 /// the alert, a running countdown, or a paused one.
@@ -39,7 +39,7 @@ public struct AlarmPresentationState: Codable, Hashable, Sendable {
 
 extension AlarmRecord {
     /// The presentation state, or `nil` while merely scheduled (nothing is shown).
-    public func presentationState(in timeZone: TimeZone) -> AlarmPresentationState? {
+    public func presentationState(in timeZone: any TimeZoneRules) -> AlarmPresentationState? {
         let mode: AlarmPresentationState.Mode
         switch alarm.state {
         case .scheduled:

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What an app asks the agent to schedule: AlarmKit's `AlarmConfiguration`
 /// without its generic parameter (metadata travels as JSON text).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// App data carried with an alarm; may be an empty struct.
 public protocol AlarmMetadata: Codable, Hashable, Sendable {}

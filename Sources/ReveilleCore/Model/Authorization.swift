@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Whether the user lets an app schedule alarms (AlarmKit's `AlarmManager.AuthorizationState`).
 public enum AuthorizationState: String, Codable, Hashable, Sendable, CaseIterable {

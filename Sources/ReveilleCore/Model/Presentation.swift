@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How an alarm shows itself in each of its states.
 public struct AlarmPresentation: Codable, Hashable, Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How an alarm rings: Reveille's additions to AlarmKit's sound.
 public struct RingOptions: Codable, Hashable, Sendable {

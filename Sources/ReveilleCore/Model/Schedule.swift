@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Alarm {
     /// When an alarm alerts: a fixed instant, or a wall-clock time that follows the time zone.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The app id in a systemd unit name, as desktop environments name app units
 /// (`app[-<launcher>]-<ID>[@<random>].service`, `app[-<launcher>]-<ID>-<random>.scope`),
@@ -26,7 +26,7 @@ public enum SystemdAppID {
         if let dash = name.firstIndex(of: "-"), !name[..<dash].contains("."), name[name.index(after: dash)...].contains(".") {
             name = name[name.index(after: dash)...]
         }
-        let id = name.replacingOccurrences(of: "\\x2d", with: "-")
+        let id = String(name.replacing("\\x2d", with: "-"))
         return id.isEmpty ? nil : id
     }
 }

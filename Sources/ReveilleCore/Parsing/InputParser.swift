@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reads the times, dates, durations and weekday lists people type.
 public enum InputParser {
@@ -11,7 +11,7 @@ public enum InputParser {
     public static func timeOfDay(_ text: String) throws -> Alarm.Schedule.Relative.Time {
         let error = InputError(text: text, expected: "a time of day", accepted: acceptedTimes)
         let pattern = /^(\d{1,2})(?::(\d{2}))?\s*([aApP][mM])?$/
-        guard let match = text.trimmingCharacters(in: .whitespaces).wholeMatch(of: pattern),
+        guard let match = text.trimmed().wholeMatch(of: pattern),
               var hour = Int(match.1) else { throw error }
         let minute = match.2.flatMap { Int($0) } ?? 0
         if let meridiem = match.3?.lowercased() {
@@ -27,7 +27,7 @@ public enum InputParser {
     /// A length of time: `90s`, `10m`, `1h30m`, `1.5h`, `2d`, `1:30:00`, `5:00`.
     public static func duration(_ text: String) throws -> TimeInterval {
         let error = InputError(text: text, expected: "a duration", accepted: acceptedDurations)
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = text.trimmed().lowercased()
         var seconds: Double
         if trimmed.contains(":") {
             let parts = trimmed.split(separator: ":", omittingEmptySubsequences: false)
@@ -90,7 +90,7 @@ public enum InputParser {
 
     /// A time of day (relative: the next occurrence, or on `days`) or a date and time (fixed).
     public static func schedule(_ text: String, days: String? = nil, now: Date,
-                                timeZone: TimeZone) throws -> Alarm.Schedule {
+                                timeZone: any TimeZoneRules) throws -> Alarm.Schedule {
         if let time = try? timeOfDay(text) {
             let repeats: Alarm.Schedule.Relative.Recurrence = try days.map { .weekly(try weekdays($0)) } ?? .never
             return .relative(.init(time: time, repeats: repeats))
@@ -109,8 +109,8 @@ public enum InputParser {
 
     /// An instant: a date and time (`2026-12-24 18:00`, with or without a UTC offset),
     /// `today 18:00`, `tomorrow 7:30`, or `now`.
-    public static func instant(_ text: String, now: Date, timeZone: TimeZone) throws -> Date {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+    public static func instant(_ text: String, now: Date, timeZone: any TimeZoneRules) throws -> Date {
+        let trimmed = text.trimmed()
         if trimmed.lowercased() == "now" { return now }
         if let date = ISO8601Local.parse(trimmed, defaultTimeZone: timeZone) { return date }
         let words = trimmed.split(separator: " ", maxSplits: 1)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A calendar day without a time zone, with integer day arithmetic
 /// (Howard Hinnant's days-from-civil algorithms, proleptic Gregorian).
@@ -51,7 +51,7 @@ struct CivilDate: Hashable, Sendable {
     }
 
     /// The local calendar day of `instant` in `timeZone`.
-    init(containing instant: Date, in timeZone: TimeZone) {
+    init(containing instant: Date, in timeZone: any TimeZoneRules) {
         let local = instant.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: instant))
         self.init(daysSinceEpoch: Int((local / 86_400).rounded(.down)))
     }
@@ -66,7 +66,7 @@ enum WallClock {
     /// force before the transition (02:30 in a one-hour gap is 03:30 new time, as mktime does).
     /// In a fall-back overlap the time happens twice: it resolves to the earlier instant.
     static func instant(on date: CivilDate, hour: Int, minute: Int, second: Double = 0,
-                        in timeZone: TimeZone) -> Date {
+                        in timeZone: any TimeZoneRules) -> Date {
         let asIfUTC = Double(date.daysSinceEpoch) * 86_400 + Double(hour * 3600 + minute * 60) + second
         let offsetBefore = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: asIfUTC - 86_400))
         let offsetAfter = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: asIfUTC + 86_400))

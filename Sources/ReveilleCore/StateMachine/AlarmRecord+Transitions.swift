@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The operations a person or an app can apply to an alarm.
 public enum AlarmAction: String, Codable, Sendable, CaseIterable {
@@ -43,8 +43,8 @@ public enum MissReason: String, Hashable, Sendable {
 
 extension AlarmRecord {
     /// A new alarm from a validated request, already advanced to `now`.
-    public init(id: UUID, request: AlarmRequest, appID: String, now: Date, timeZone: TimeZone) throws(AlarmError) {
-        try request.validate(now: now)
+    public init(id: UUID, request: AlarmRequest, appID: String, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) {
+        try request.validate(now: now, timeZone: timeZone)
         let preAlert = request.countdownDuration?.preAlert
         self.init(alarm: Alarm(id: id, schedule: request.schedule,
                                countdownDuration: request.countdownDuration, state: .scheduled),
@@ -84,7 +84,7 @@ extension AlarmRecord {
 
     /// Moves the alarm along its schedule to `now`: into its pre-alert countdown or its alert.
     /// An alert due more than `lateWindow` ago is reported as missed instead.
-    public func advanced(to now: Date, lateWindow: TimeInterval, timeZone: TimeZone) -> AlarmAdvance {
+    public func advanced(to now: Date, lateWindow: TimeInterval, timeZone: any TimeZoneRules) -> AlarmAdvance {
         guard let due = dueDate, due <= now else { return .unchanged }
         if alarm.state == .alerting {
             return .missed(missedDate: alertingSince ?? due, reason: .unanswered,
@@ -109,7 +109,7 @@ extension AlarmRecord {
 
     /// Applies a person's or an app's action. Returns the changed alarm, or `nil` when the
     /// alarm has ended. Throws `invalidState` when the action is not allowed in its state.
-    public func applying(_ action: AlarmAction, now: Date, timeZone: TimeZone) throws(AlarmError) -> AlarmRecord? {
+    public func applying(_ action: AlarmAction, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord? {
         guard action.allowedStates.contains(alarm.state) else {
             let allowed = Alarm.State.allCases.filter(action.allowedStates.contains).map(\.rawValue)
             throw .invalidState(
@@ -141,7 +141,7 @@ extension AlarmRecord {
     /// After a time-zone or wall-clock change: a relative alarm that is not yet due moves to
     /// the next occurrence of its wall-clock time. Fixed alarms keep their instant; alarms
     /// already due are left for `advanced(to:)`, so a jump forward does not skip them.
-    public func rescheduled(now: Date, timeZone: TimeZone) -> AlarmRecord {
+    public func rescheduled(now: Date, timeZone: any TimeZoneRules) -> AlarmRecord {
         guard alarm.state == .scheduled, case .relative = alarm.schedule,
               let fireDate, fireDate > now,
               let next = alarm.schedule?.nextFireDate(after: max(now, lastOccurrence ?? now), in: timeZone) else { return self }
@@ -151,7 +151,7 @@ extension AlarmRecord {
     }
 
     /// This alarm moved to its occurrence after `instant`, or `nil` if it does not repeat.
-    private func nextOccurrence(after instant: Date, timeZone: TimeZone) -> AlarmRecord? {
+    private func nextOccurrence(after instant: Date, timeZone: any TimeZoneRules) -> AlarmRecord? {
         let after = max(instant, lastOccurrence ?? instant)
         guard alarm.isRepeating, let next = alarm.schedule?.nextFireDate(after: after, in: timeZone) else {
             return nil

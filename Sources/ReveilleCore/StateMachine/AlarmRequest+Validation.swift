@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension AlarmRequest {
     /// The longest countdown accepted: a year.
@@ -8,7 +8,7 @@ extension AlarmRequest {
 
     /// Checks the request against AlarmKit's rules; throws `invalidConfiguration`
     /// naming what is wrong and what is accepted.
-    public func validate(now: Date) throws(AlarmError) {
+    public func validate(now: Date, timeZone: any TimeZoneRules) throws(AlarmError) {
         func invalid(_ text: String) -> AlarmError { .invalidConfiguration(text) }
         for (name, value) in [("preAlert", countdownDuration?.preAlert), ("postAlert", countdownDuration?.postAlert)] {
             guard let value else { continue }
@@ -23,7 +23,7 @@ extension AlarmRequest {
             }
         case .fixed(let date):
             guard date > now else {
-                throw invalid("the fixed instant \(ISO8601Local.string(from: date, in: .current)) is not in the future")
+                throw invalid("the fixed instant \(ISO8601Local.string(from: date, in: timeZone)) is not in the future")
             }
         case .relative(let relative):
             guard (0...23).contains(relative.time.hour), (0...59).contains(relative.time.minute) else {
@@ -49,7 +49,7 @@ extension AlarmRequest {
         if alert.secondaryButtonBehavior == .countdown, countdownDuration?.postAlert == nil {
             throw invalid("secondaryButtonBehavior .countdown needs countdownDuration.postAlert, the snooze/repeat length")
         }
-        if let metadata, (try? JSONSerialization.jsonObject(with: Data(metadata.utf8), options: [.fragmentsAllowed])) == nil {
+        if let metadata, !JSONText.isValid(metadata) {
             throw invalid("metadata is not valid JSON text")
         }
     }

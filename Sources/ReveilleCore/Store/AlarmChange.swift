@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One alarm's new value, or its end (`record == nil`): what the store journals and what
 /// the agent's parts are told after each change.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import SystemPackage
 
 /// Where Reveille keeps its files, following the XDG Base Directory specification.
@@ -9,7 +9,7 @@ public struct ReveillePaths: Sendable {
     public var configDirectory: FilePath
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         func base(_ variable: String, _ fallback: String) -> FilePath {
             // The spec says relative values are invalid and must be ignored.
             if let value = environment[variable], value.hasPrefix("/") { return FilePath(value) }

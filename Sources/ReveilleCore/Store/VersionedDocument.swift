@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Logging
 import SystemPackage
 
@@ -59,7 +59,7 @@ struct VersionedFile<Document: VersionedDocument>: Sendable {
     static func describe(_ error: Error) -> String {
         switch error {
         case DecodingError.dataCorrupted(let context):
-            return context.underlyingError.map { "not valid JSON: \($0.localizedDescription)" } ?? context.debugDescription
+            return context.underlyingError.map { "not valid JSON: \(String(describing: $0))" } ?? context.debugDescription
         case DecodingError.keyNotFound(let key, let context):
             return "missing \(key.stringValue) at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):

@@ -1,10 +1,12 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import ReveilleTimeZone
 import ReveilleKit
 
 /// `reveille add`: an alarm at a time of day (repeating on --days) or at a date.
 struct Add: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "add",
         abstract: "Add an alarm at a time of day or a date.",
         discussion: "A time of day rings at its next occurrence, or every --days. A date rings once.")
 
@@ -22,7 +24,7 @@ struct Add: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let schedule = try InputParser.schedule(time, days: days, now: Date(), timeZone: .current)
+        let schedule = try InputParser.schedule(time, days: days, now: Date(), timeZone: GLibTimeZone.local)
         let request = try alert.request(schedule: schedule, preAlert: try preAlert.map { try Parse.duration($0, option: "--pre-alert") },
                                         defaultTitle: "Alarm")
         let record = try await AgentConnection.perform { client throws(AlarmError) in

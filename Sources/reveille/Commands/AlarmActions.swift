@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ReveilleKit
 
 /// A command that applies one `AlarmAction` to one alarm.
@@ -33,7 +33,7 @@ extension AlarmActionCommand {
 }
 
 struct Cancel: AlarmActionCommand {
-    static let configuration = CommandConfiguration(abstract: "Remove an alarm, whatever its state.")
+    static let configuration = CommandConfiguration(commandName: "cancel", abstract: "Remove an alarm, whatever its state.")
     static let action = AlarmAction.cancel
     static let done = "Cancelled"
     @OptionGroup var target: AlarmTarget
@@ -41,6 +41,7 @@ struct Cancel: AlarmActionCommand {
 
 struct Stop: AlarmActionCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stop",
         abstract: "Stop a ringing alarm or a running timer.",
         discussion: "A one-time alarm ends; a repeating one waits for its next day.")
     static let action = AlarmAction.stop
@@ -49,21 +50,21 @@ struct Stop: AlarmActionCommand {
 }
 
 struct Snooze: AlarmActionCommand {
-    static let configuration = CommandConfiguration(abstract: "Snooze a ringing alarm: it rings again after its snooze length.")
+    static let configuration = CommandConfiguration(commandName: "snooze", abstract: "Snooze a ringing alarm: it rings again after its snooze length.")
     static let action = AlarmAction.countdown
     static let done = "Snoozed"
     @OptionGroup var target: AlarmTarget
 }
 
 struct Pause: AlarmActionCommand {
-    static let configuration = CommandConfiguration(abstract: "Pause a running countdown.")
+    static let configuration = CommandConfiguration(commandName: "pause", abstract: "Pause a running countdown.")
     static let action = AlarmAction.pause
     static let done = "Paused"
     @OptionGroup var target: AlarmTarget
 }
 
 struct Resume: AlarmActionCommand {
-    static let configuration = CommandConfiguration(abstract: "Resume a paused countdown.")
+    static let configuration = CommandConfiguration(commandName: "resume", abstract: "Resume a paused countdown.")
     static let action = AlarmAction.resume
     static let done = "Resumed"
     @OptionGroup var target: AlarmTarget

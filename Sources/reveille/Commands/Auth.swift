@@ -1,10 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ReveilleKit
 
 /// `reveille auth`: the user's decisions about which apps may schedule alarms.
 struct Auth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "auth",
         abstract: "See and change which apps may schedule alarms.",
         subcommands: [AuthList.self, AuthAllow.self, AuthDeny.self, AuthReset.self],
         defaultSubcommand: AuthList.self)
@@ -21,10 +22,10 @@ struct AuthList: AsyncParsableCommand {
         if json { return try Output.json(apps) }
         if apps.isEmpty { return Output.line("No app has asked to schedule alarms.") }
         let width = max(4, apps.map(\.appID.count).max()!) + 2
-        Output.line("APP".padding(toLength: width, withPad: " ", startingAt: 0) + "STATE          WHY")
+        Output.line("APP".padded(to: width) + "STATE          WHY")
         for app in apps {
-            Output.line(app.appID.padding(toLength: width, withPad: " ", startingAt: 0)
-                        + app.state.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0) + (app.usageDescription ?? ""))
+            Output.line(app.appID.padded(to: width)
+                        + app.state.rawValue.padded(to: 15) + (app.usageDescription ?? ""))
         }
     }
 }

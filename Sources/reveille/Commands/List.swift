@@ -1,10 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ReveilleKit
 
 /// `reveille list`: every alarm the agent holds.
 struct List: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List all alarms and timers.")
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List all alarms and timers.")
 
     @OptionGroup var output: OutputOptions
 
@@ -23,7 +23,7 @@ struct List: AsyncParsableCommand {
 
 /// `reveille show`: one alarm in detail.
 struct Show: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show one alarm.")
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one alarm.")
 
     @Argument(help: "The alarm's ID, or any unique prefix of it (see `reveille list`).")
     var id: String

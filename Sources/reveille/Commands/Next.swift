@@ -1,10 +1,12 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import ReveilleTimeZone
 import ReveilleCore
 
 /// `reveille next`: check a schedule before trusting it, like `systemd-analyze calendar`.
 struct Next: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "next",
         abstract: "Print the next instants a schedule would ring at (needs no agent).",
         discussion: """
             Prints one ISO 8601 local time with its UTC offset per line, in the process's \
@@ -34,7 +36,7 @@ struct Next: ParsableCommand {
     }
 
     func run() throws {
-        let timeZone = TimeZone.current
+        let timeZone = GLibTimeZone.local
         let now = Date()
         let start = try from.map { try InputParser.instant($0, now: now, timeZone: timeZone) } ?? now
         var schedule = try InputParser.schedule(time, days: days, now: start, timeZone: timeZone)

@@ -1,10 +1,11 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ReveilleKit
 
 /// `reveille sounds`: every sound name the agent can ring.
 struct Sounds: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "sounds",
         abstract: "List the sounds an alarm can ring, with their files.",
         discussion: """
             Names are looked up in ~/.local/share/sounds/reveille, ~/.local/share/sounds, Reveille's \
@@ -18,17 +19,17 @@ struct Sounds: AsyncParsableCommand {
         let sounds = try await AgentConnection.perform { client throws(AlarmError) in try await client.sounds() }
         if json { return try Output.json(sounds) }
         let width = (sounds.map(\.name.count).max() ?? 4) + 2
-        Output.line("NAME".padding(toLength: width, withPad: " ", startingAt: 0) + "SOURCE   FILE")
+        Output.line("NAME".padded(to: width) + "SOURCE   FILE")
         for sound in sounds {
-            Output.line(sound.name.padding(toLength: width, withPad: " ", startingAt: 0)
-                        + sound.source.padding(toLength: 9, withPad: " ", startingAt: 0) + sound.path)
+            Output.line(sound.name.padded(to: width)
+                        + sound.source.padded(to: 9) + sound.path)
         }
     }
 }
 
 /// `reveille play`: hear a sound before choosing it.
 struct Play: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Play a sound for a few seconds.")
+    static let configuration = CommandConfiguration(commandName: "play", abstract: "Play a sound for a few seconds.")
 
     @Argument(help: "A sound name (see `reveille sounds`), `default`, or a path to a sound file.")
     var sound: String

@@ -1,10 +1,10 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ReveilleKit
 
 /// `reveille timer`: a countdown that rings when it reaches zero.
 struct Timer: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Start a timer.")
+    static let configuration = CommandConfiguration(commandName: "timer", abstract: "Start a timer.")
 
     @Argument(help: "How long (\(InputParser.acceptedDurations)).")
     var duration: String

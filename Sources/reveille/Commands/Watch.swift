@@ -1,10 +1,12 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import ReveilleTimeZone
 import ReveilleKit
 
 /// `reveille watch`: a live view in a terminal; a line (or JSON object) per change otherwise.
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Watch alarms live; in a terminal, answer them with keys.",
         discussion: """
             In a terminal: one row per alarm with its state, and a progress bar and the time left \
@@ -55,8 +57,8 @@ struct Watch: AsyncParsableCommand {
                     try Output.json(change)
                 } else {
                     let state = change.change == "ended" ? "ended" : change.alarm.state
-                    Output.line("\(ISO8601Local.string(from: Date(), in: .current).prefix(19))  \(change.alarm.shortID)  "
-                                + "\(state.padding(toLength: 9, withPad: " ", startingAt: 0))  \(change.alarm.title)")
+                    Output.line("\(ISO8601Local.string(from: Date(), in: GLibTimeZone.local).prefix(19))  \(change.alarm.shortID)  "
+                                + "\(state.padded(to: 9))  \(change.alarm.title)")
                 }
             }
         }
@@ -127,7 +129,7 @@ private actor LiveView {
         if records.isEmpty { lines.append("  No alarms. Add one with `reveille add 7:30` or `reveille timer 5m`.") }
         for (index, record) in records.enumerated() {
             let summary = AlarmSummary(record, now: now)
-            var row = "\(index == selected ? ">" : " ") \(summary.shortID)  \(summary.state.padding(toLength: 9, withPad: " ", startingAt: 0))  "
+            var row = "\(index == selected ? ">" : " ") \(summary.shortID)  \(summary.state.padded(to: 9))  "
             if let length = record.countdownLength, length > 0, let left = summary.timeRemaining {
                 let filled = Int(((length - left) / length * 20).rounded()).clamped(0, 20)
                 row += "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled) + "] "

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import CLinux
 import Glibc
 import ReveilleBus
@@ -34,7 +34,7 @@ enum AgentConnection {
         try AtomicFile.makePrivateDirectory(stateDirectory)
         let log = stateDirectory.appending("agent.log").string
         let pid = try spawnDetached(executable, log: log)
-        FileHandle.standardError.write(Data("reveille: no agent was running; started reveille-agent (pid \(pid)), logging to \(log)\n".utf8))
+        Output.note("reveille: no agent was running; started reveille-agent (pid \(pid)), logging to \(log)")
         for _ in 0..<100 {
             if try await client.agentIsRunning() { return }
             var status: Int32 = 0

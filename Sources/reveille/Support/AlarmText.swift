@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import SystemPackage
+import ReveilleTimeZone
 import ReveilleKit
 
 /// How the CLI shows an alarm: one table row, a detail block, or a JSON object.
@@ -19,7 +21,7 @@ struct AlarmSummary: Codable, Equatable {
     var preAlert: Double?
     var app: String
 
-    init(_ record: AlarmRecord, now: Date = Date(), timeZone: TimeZone = .current) {
+    init(_ record: AlarmRecord, now: Date = Date(), timeZone: any TimeZoneRules = GLibTimeZone.local) {
         id = record.id.uuidString.lowercased()
         title = record.title
         state = record.alarm.state.rawValue
@@ -32,7 +34,7 @@ struct AlarmSummary: Codable, Equatable {
         default: timeRemaining = nil
         }
         if case .relative(let relative) = record.alarm.schedule {
-            time = String(format: "%02d:%02d", relative.time.hour, relative.time.minute)
+            time = "\(relative.time.hour.zeroPadded()):\(relative.time.minute.zeroPadded())"
             if case .weekly(let days) = relative.repeats { repeats = days.map(\.rawValue) }
         }
         snooze = record.alarm.countdownDuration?.postAlert
@@ -46,8 +48,8 @@ struct AlarmSummary: Codable, Equatable {
     static func relative(_ seconds: Double) -> String {
         let total = Int(abs(seconds).rounded())
         let (days, hours, minutes, secs) = (total / 86_400, total / 3600 % 24, total / 60 % 60, total % 60)
-        let text = days > 0 ? "\(days)d \(hours)h" : hours > 0 ? "\(hours)h \(String(format: "%02d", minutes))m"
-            : minutes > 0 ? "\(minutes)m \(String(format: "%02d", secs))s" : "\(secs)s"
+        let text = days > 0 ? "\(days)d \(hours)h" : hours > 0 ? "\(hours)h \(minutes.zeroPadded())m"
+            : minutes > 0 ? "\(minutes)m \(secs.zeroPadded())s" : "\(secs)s"
         return seconds >= 0 ? "in \(text)" : "\(text) ago"
     }
 
@@ -57,8 +59,8 @@ struct AlarmSummary: Codable, Equatable {
         case "paused": return "paused, \(Self.relative(timeRemaining ?? 0).dropFirst(3)) left"
         case "alerting": return "ringing"
         default:
-            guard let fireDate, let date = ISO8601Local.parse(fireDate, defaultTimeZone: .current) else { return "-" }
-            return "\(fireDate.prefix(16).replacingOccurrences(of: "T", with: " ")) (\(Self.relative(date.timeIntervalSince(now))))"
+            guard let fireDate, let date = ISO8601Local.parse(fireDate, defaultTimeZone: GLibTimeZone.local) else { return "-" }
+            return "\(fireDate.prefix(16).replacing("T", with: " ")) (\(Self.relative(date.timeIntervalSince(now))))"
         }
     }
 
@@ -87,7 +89,7 @@ struct AlarmSummary: Codable, Equatable {
         if let snooze { lines.append(("snooze", Self.relative(snooze).dropFirst(3).description)) }
         if let preAlert { lines.append(("pre-alert", Self.relative(preAlert).dropFirst(3).description)) }
         lines.append(("app", app))
-        return lines.map { "\($0.0):".padding(toLength: 11, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n")
+        return lines.map { "\($0.0):".padded(to: 11) + $0.1 }.joined(separator: "\n")
     }
 
     static func table(_ summaries: [AlarmSummary]) -> String {
@@ -96,7 +98,7 @@ struct AlarmSummary: Codable, Equatable {
         let widths = (0..<header.count).map { column in ([header] + rows).map { $0[column].count }.max()! }
         return ([header] + rows).map { row in
             row.enumerated().map { index, cell in
-                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                index == row.count - 1 ? cell : cell.padded(to: widths[index])
             }.joined(separator: "  ")
         }.joined(separator: "\n")
     }
@@ -105,7 +107,17 @@ struct AlarmSummary: Codable, Equatable {
 /// Printing for humans or for `--json`, flushed at once so pipes see every line.
 enum Output {
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        write(text + "\n")
+    }
+
+    /// Writes `text` to standard output unbuffered.
+    static func write(_ text: String) {
+        _ = try? FileDescriptor.standardOutput.writeAll(text.utf8)
+    }
+
+    /// Writes a line to standard error.
+    static func note(_ text: String) {
+        _ = try? FileDescriptor.standardError.writeAll((text + "\n").utf8)
     }
 
     static func json<Value: Encodable>(_ value: Value) throws {

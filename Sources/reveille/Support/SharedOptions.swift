@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import ReveilleKit
 
 /// `--json`, for every command that prints alarms.

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import Glibc
+import ReveilleCore
 
 /// The terminal for `reveille watch`: raw key input and whole-screen redraws, restored on exit.
 final class Terminal: @unchecked Sendable {
@@ -39,7 +40,7 @@ final class Terminal: @unchecked Sendable {
     /// Key presses as they come: arrows as "up"/"down", others as their character.
     func keys() -> AsyncStream<String> {
         AsyncStream { continuation in
-            let thread = Thread {
+            _ = PosixThread {
                 var buffer = [UInt8](repeating: 0, count: 8)
                 while true {
                     let count = read(STDIN_FILENO, &buffer, buffer.count)
@@ -53,11 +54,10 @@ final class Terminal: @unchecked Sendable {
                 }
                 continuation.finish()
             }
-            thread.start()
         }
     }
 
     private func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        Output.write(text)
     }
 }

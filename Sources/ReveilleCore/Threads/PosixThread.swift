@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A POSIX thread running one closure: Foundation's `Thread` without the rest of
+/// corelibs Foundation, which it would link in. One never joined runs until its body returns.
+public final class PosixThread {
+    private var thread: pthread_t?
+
+    /// Starts `body` on a new thread (`pthread_create`); runs it here if no thread can be made.
+    public init(_ body: @escaping @Sendable () -> Void) {
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var handle = pthread_t()
+        if pthread_create(&handle, nil, { context in
+            let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+            box.body()
+            return nil
+        }, box) == 0 {
+            thread = handle
+        } else {
+            Unmanaged<Box>.fromOpaque(box).takeRetainedValue().body()
+        }
+    }
+
+    /// Waits for the thread to finish (`pthread_join`).
+    public func join() {
+        guard let thread else { return }
+        pthread_join(thread, nil)
+        self.thread = nil
+    }
+
+    private final class Box {
+        let body: @Sendable () -> Void
+        public init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+}
