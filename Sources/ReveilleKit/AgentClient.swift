@@ -65,7 +65,12 @@ public final class AgentClient {
 
     /// All alarms the agent holds, in its display order.
     public func list() async throws(AlarmError) -> [AlarmRecord] {
-        try Self.decode([AlarmRecord].self, from: try await call("List"))
+        try Self.decodeList(AlarmRecord.self, from: try await call("List"))
+    }
+
+    /// The same list, read only as far as a table of alarms needs (`AlarmListing`).
+    public func listings() async throws(AlarmError) -> [AlarmListing] {
+        try Self.decodeList(AlarmListing.self, from: try await call("List"))
     }
 
     /// The alarm whose id starts with `idPrefix`.
@@ -119,9 +124,9 @@ public final class AgentClient {
     /// Ends at once when the session bus cannot be reached.
     public nonisolated func updates() -> AsyncStream<[AlarmRecord]> {
         signals("AlarmsChanged", first: { client throws(AlarmError) in
-            try Self.decode([AlarmRecord].self, from: try await client.call("Subscribe"))
+            try Self.decodeList(AlarmRecord.self, from: try await client.call("Subscribe"))
         }) { arguments in
-            arguments.first?.string.flatMap { try? Self.decode([AlarmRecord].self, from: $0) }
+            arguments.first?.string.flatMap { try? Self.decodeList(AlarmRecord.self, from: $0) }
         }
     }
 
@@ -222,9 +227,9 @@ public final class AgentClient {
     }
 
     /// A list of alarms; the agent writes one per line, so a long one decodes in parallel.
-    private nonisolated static func decode(_ type: [AlarmRecord].Type, from json: String) throws(AlarmError) -> [AlarmRecord] {
+    private nonisolated static func decodeList<Element: Decodable & Sendable>(_ type: Element.Type, from json: String) throws(AlarmError) -> [Element] {
         do {
-            return try JSONLines.decode([AlarmRecord].self, from: Data(json.utf8))
+            return try JSONLines.decode([Element].self, from: Data(json.utf8))
         } catch {
             throw .agentUnavailable("reveille-agent sent an answer this client cannot read: \(error)")
         }

@@ -240,3 +240,32 @@ struct StateMachineTests {
         #expect(throws: AlarmError.self) { try noPostAlert.validate(now: now, timeZone: UTCTimeZone()) }
     }
 }
+
+@Suite("Alarm listings")
+struct AlarmListingTests {
+    /// A listing read from an alarm's JSON says what the full record says, in every state.
+    @Test func decodedListingsMatchTheirRecords() throws {
+        let utc = UTCTimeZone()
+        let now = instant("2027-06-01T12:00:00Z")
+        let timer = try AlarmRecord(id: UUID(), request: request(schedule: nil, preAlert: 90, title: "Tea"),
+                                    appID: "org.example.Tea", now: now, timeZone: utc)
+        let weekly = try AlarmRecord(id: UUID(), request: request(schedule: relative(7, 30, [.monday, .friday]), title: "Up"),
+                                     appID: "reveille", now: now, timeZone: utc)
+        let paused = try #require(try timer.applying(.pause, now: now + 30, timeZone: utc))
+        guard case .updated(let ringing) = weekly.advanced(to: weekly.fireDate!, lateWindow: 600, timeZone: utc) else {
+            Issue.record("expected the weekly alarm to fire"); return
+        }
+        let records = [timer, weekly, paused, ringing]
+        let listings = try JSONCoding.decoder.decode([AlarmListing].self, from: JSONCoding.compactEncoder.encode(records))
+        for (record, listing) in zip(records, listings) {
+            let expected = AlarmListing(record)
+            #expect(listing.alarm == expected.alarm)
+            #expect((listing.appID, listing.title) == (expected.appID, expected.title))
+            #expect(listing.fireDate == expected.fireDate)
+            #expect(listing.pausedTimeRemaining == expected.pausedTimeRemaining)
+            #expect(listing.alertingSince == expected.alertingSince)
+        }
+        #expect(listings.map(\.alarm.state) == [.countdown, .scheduled, .paused, .alerting])
+        #expect(listings[2].pausedTimeRemaining == 60)
+    }
+}

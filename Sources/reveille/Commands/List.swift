@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import ReveilleKit
+import ReveilleTimeZone
 
 /// `reveille list`: every alarm the agent holds.
 struct List: AsyncParsableCommand {
@@ -9,8 +10,9 @@ struct List: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let records = try await AgentConnection.perform { client throws(AlarmError) in try await client.list() }
-        let summaries = records.map { AlarmSummary($0) }
+        let listings = try await AgentConnection.perform { client throws(AlarmError) in try await client.listings() }
+        let timeZone = GLibTimeZone.local
+        let summaries = listings.map { AlarmSummary($0, timeZone: timeZone) }
         if output.json {
             try Output.json(summaries)
         } else if summaries.isEmpty {

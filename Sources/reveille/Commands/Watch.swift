@@ -18,7 +18,7 @@ struct Watch: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     /// One change: `present`, `added`, `changed` or `ended`, and the alarm.
-    struct Change: Codable {
+    struct Change: Encodable {
         var change: String
         var alarm: AlarmSummary
     }

@@ -4,7 +4,7 @@ import ReveilleTimeZone
 import ReveilleKit
 
 /// How the CLI shows an alarm: one table row, a detail block, or a JSON object.
-struct AlarmSummary: Codable, Equatable {
+struct AlarmSummary: Encodable, Equatable {
     var id: String
     var title: String
     var state: String
@@ -21,25 +21,37 @@ struct AlarmSummary: Codable, Equatable {
     var preAlert: Double?
     var app: String
 
-    init(_ record: AlarmRecord, now: Date = Date(), timeZone: any TimeZoneRules = GLibTimeZone.local) {
-        id = record.id.uuidString.lowercased()
-        title = record.title
-        state = record.alarm.state.rawValue
-        kind = record.alarm.schedule == nil ? "timer" : "alarm"
-        let shownDate = record.alarm.state == .alerting ? record.alertingSince : record.fireDate
+    /// The instant `fireDate` writes, kept to avoid reading the text back.
+    private var shownDate: Date?
+
+    private enum CodingKeys: String, CodingKey {
+        case id, title, state, kind, fireDate, timeRemaining, time, repeats, snooze, preAlert, app
+    }
+
+    init(_ listing: AlarmListing, now: Date = Date(), timeZone: any TimeZoneRules = GLibTimeZone.local) {
+        let alarm = listing.alarm
+        id = listing.id.uuidString.lowercased()
+        title = listing.title
+        state = alarm.state.rawValue
+        kind = alarm.schedule == nil ? "timer" : "alarm"
+        shownDate = alarm.state == .alerting ? listing.alertingSince : listing.fireDate
         fireDate = shownDate.map { ISO8601Local.string(from: $0, in: timeZone) }
-        switch record.alarm.state {
-        case .paused: timeRemaining = record.pausedTimeRemaining
-        case .countdown: timeRemaining = record.fireDate.map { (max(0, $0.timeIntervalSince(now)) * 10).rounded() / 10 }
+        switch alarm.state {
+        case .paused: timeRemaining = listing.pausedTimeRemaining
+        case .countdown: timeRemaining = listing.fireDate.map { (max(0, $0.timeIntervalSince(now)) * 10).rounded() / 10 }
         default: timeRemaining = nil
         }
-        if case .relative(let relative) = record.alarm.schedule {
+        if case .relative(let relative) = alarm.schedule {
             time = "\(relative.time.hour.zeroPadded()):\(relative.time.minute.zeroPadded())"
             if case .weekly(let days) = relative.repeats { repeats = days.map(\.rawValue) }
         }
-        snooze = record.alarm.countdownDuration?.postAlert
-        preAlert = record.alarm.schedule == nil ? nil : record.alarm.countdownDuration?.preAlert
-        app = record.appID
+        snooze = alarm.countdownDuration?.postAlert
+        preAlert = alarm.schedule == nil ? nil : alarm.countdownDuration?.preAlert
+        app = listing.appID
+    }
+
+    init(_ record: AlarmRecord, now: Date = Date()) {
+        self.init(AlarmListing(record), now: now)
     }
 
     var shortID: String { String(id.prefix(8)) }
@@ -59,8 +71,8 @@ struct AlarmSummary: Codable, Equatable {
         case "paused": return "paused, \(Self.relative(timeRemaining ?? 0).dropFirst(3)) left"
         case "alerting": return "ringing"
         default:
-            guard let fireDate, let date = ISO8601Local.parse(fireDate, defaultTimeZone: GLibTimeZone.local) else { return "-" }
-            return "\(fireDate.prefix(16).replacing("T", with: " ")) (\(Self.relative(date.timeIntervalSince(now))))"
+            guard let fireDate, let shownDate else { return "-" }
+            return "\(fireDate.prefix(16).replacing("T", with: " ")) (\(Self.relative(shownDate.timeIntervalSince(now))))"
         }
     }
 
