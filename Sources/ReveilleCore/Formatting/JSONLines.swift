@@ -21,12 +21,25 @@ public enum JSONLines {
 
     /// The element lines, when `data` has exactly the shape `array` writes.
     static func elementLines(_ data: Data, prefix: String, suffix: String) -> [Data.SubSequence]? {
-        let newline = UInt8(ascii: "\n")
-        var lines = data.split(separator: newline, omittingEmptySubsequences: false)
-        if lines.last?.isEmpty == true { lines.removeLast() }
+        let lines = lineRanges(data).map { data[$0] }
         guard lines.count >= 2, lines.first!.elementsEqual((prefix + "[").utf8),
               lines.last!.elementsEqual(("]" + suffix).utf8) else { return nil }
         return Array(lines.dropFirst().dropLast())
+    }
+
+    /// The ranges of `data`'s lines, without their newlines and without an empty last line.
+    /// (A scan of the raw bytes: `Data.split` took a tenth of the time of decoding 10,000 alarms.)
+    static func lineRanges(_ data: Data) -> [Range<Data.Index>] {
+        data.withUnsafeBytes { bytes in
+            var ranges: [Range<Data.Index>] = []
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+                ranges.append(data.startIndex + start ..< data.startIndex + end)
+                start = end + 1
+            }
+            return ranges
+        }
     }
 
     /// Below this many lines per thread, a thread costs more than it saves.

@@ -200,8 +200,8 @@ public final class AlarmStore {
     private func readJournal() -> Replay {
         var replay = Replay()
         guard let data = FileManager.default.contents(atPath: journalFile.string), !data.isEmpty else { return replay }
-        var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        if lines.last?.isEmpty == true { lines.removeLast() } else { replay.tornTail = true }
+        let lines = JSONLines.lineRanges(data).map { data[$0] }
+        replay.tornTail = data.last != UInt8(ascii: "\n")
         let decoder = JSONCoding.decoder
         var problems: [String] = []
         if let header = lines.first.flatMap({ try? decoder.decode(JournalHeader.self, from: Data($0)) }),
