@@ -76,9 +76,14 @@ struct FaultTests {
         var answered = 0
         for _ in 0..<cases {
             let method = methods.randomElement(using: &generator)!
-            let arguments = (0..<Int.random(in: 0...3, using: &generator)).map { _ in
-                (0..<Int.random(in: 1...4, using: &generator)).map { _ in fragments.randomElement(using: &generator)! }.joined()
-            }
+            var arguments: [String]
+            // A Cancel or Stop naming the kept alarm (its prefix is a fragment) would remove it
+            // rightly; such a call is drawn again, so a missing alarm can only mean a loss.
+            repeat {
+                arguments = (0..<Int.random(in: 0...3, using: &generator)).map { _ in
+                    (0..<Int.random(in: 1...4, using: &generator)).map { _ in fragments.randomElement(using: &generator)! }.joined()
+                }
+            } while ["Cancel", "Stop"].contains(method) && arguments.first.map { !$0.isEmpty && keep.id.hasPrefix($0) } == true
             let result = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
                                                method: "\(AgentInterface.interface).\(method)", arguments.map { "'\($0.replacingOccurrences(of: "'", with: ""))'" })
             // Every call gets an answer: a result, or an error with a name and a message.
