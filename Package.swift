@@ -18,8 +18,6 @@ let package = Package(
         // System libraries, each wrapped by exactly one Swift file.
         .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0",
                        providers: [.apt(["libglib2.0-dev"])]),
-        .systemLibrary(name: "CNotify", pkgConfig: "libnotify",
-                       providers: [.apt(["libnotify-dev"])]),
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse-mainloop-glib",
                        providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CLinux"), // timerfd, posix_spawn flags
@@ -37,7 +35,7 @@ let package = Package(
         .target(name: "ReveilleBus", dependencies: ["CGLib"]),
         // The daemon's parts: scheduler, presenter, D-Bus service.
         .target(name: "ReveilleAgent", dependencies: [
-            "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CNotify", "CPulse", "CSndfile", "CLinux",
+            "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CPulse", "CSndfile", "CLinux",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),

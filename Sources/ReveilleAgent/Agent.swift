@@ -82,9 +82,6 @@ public final class Agent {
         } catch {
             throw AgentError("cannot connect to the session bus (\(error.message)); is DBUS_SESSION_BUS_ADDRESS set?")
         }
-        if !DesktopNotification.initialize(appName: "Reveille") {
-            logger.error("libnotify did not initialize; alarms will ring without notifications")
-        }
         let paths = ReveillePaths(environment: options.environment)
         let timeZone = LocalTimeZone(localtimePath: options.localtimePath, environment: options.environment)
         let clock = TestClock(file: options.testClockOffsetFile)
@@ -106,10 +103,12 @@ public final class Agent {
                                    sinkGuard: SinkGuard(stateDirectory: paths.stateDirectory,
                                                         enabled: settings.unmuteMutedSink, logger: logger),
                                    logger: logger, alarm: { scheduler.alarm($0) })
-        let presenter = AlarmPresenter(bus: bus, logger: logger, timeZone: { timeZone.current },
+        let notifications = NotificationServer(bus: bus, logger: logger)
+        let presenter = AlarmPresenter(server: notifications, logger: logger, timeZone: { timeZone.current },
                                        isSounding: { sounder.isPlaying($0) },
                                        alarm: { scheduler.alarm($0) }, allAlarms: { scheduler.list })
-        let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger), logger: logger)
+        let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger),
+                                    server: notifications, logger: logger)
         let service = try AlarmService(bus: bus, scheduler: scheduler, sounder: sounder, authorizer: authorizer, logger: logger)
         let intents = IntentRunner(bus: bus, logger: logger)
         presenter.onAction = { [logger] id, action, button in

@@ -43,30 +43,40 @@ public final class BusConnection {
                      arguments: [Variant] = [], timeoutMilliseconds: Int32 = 25_000,
                      autoStart: Bool = true) async throws(BusError) -> [Variant] {
         let result: Result<[Variant], BusError> = await withCheckedContinuation { continuation in
-            typealias Reply = (OpaquePointer?, UnsafeMutablePointer<GError>?) -> Void
-            let finish: Reply = { reply, error in
-                guard let reply else { return continuation.resume(returning: .failure(BusError(consuming: error))) }
-                defer { g_variant_unref(reply) }
-                guard case .tuple(let values) = Variant(reply) else { return continuation.resume(returning: .success([])) }
-                continuation.resume(returning: .success(values))
-            }
-            let box = CallbackBox((connection, finish))
-            g_dbus_connection_call(
-                connection, destination, path, interface, method,
-                Variant.tuple(arguments).makeGVariant(), nil,
-                autoStart ? G_DBUS_CALL_FLAGS_NONE : G_DBUS_CALL_FLAGS_NO_AUTO_START,
-                timeoutMilliseconds, nil,
-                { _, result, userData in
-                    let unmanaged = Unmanaged<CallbackBox>.fromOpaque(userData!)
-                    let (connection, finish) = unmanaged.takeUnretainedValue().value as! (OpaquePointer, Reply)
-                    var error: UnsafeMutablePointer<GError>?
-                    let reply = g_dbus_connection_call_finish(connection, result, &error)
-                    finish(reply, error)
-                    unmanaged.release()
-                },
-                box.retainedPointer)
+            call(destination: destination, path: path, interface: interface, method: method, arguments: arguments,
+                 timeoutMilliseconds: timeoutMilliseconds, autoStart: autoStart) { continuation.resume(returning: $0) }
         }
         return try result.get()
+    }
+
+    /// Calls a method (`g_dbus_connection_call`) without blocking: `reply` hears the reply's
+    /// arguments or the error later, on the loop. A callback, not an `await`, for the agent's
+    /// paths that must never wait on a peer nor start Swift's global executor.
+    public func call(destination: String, path: String, interface: String, method: String,
+                     arguments: [Variant] = [], timeoutMilliseconds: Int32 = 25_000, autoStart: Bool = true,
+                     reply: @escaping @GLibActor (Result<[Variant], BusError>) -> Void) {
+        let box = CallbackBox((connection, reply))
+        g_dbus_connection_call(
+            connection, destination, path, interface, method,
+            Variant.tuple(arguments).makeGVariant(), nil,
+            autoStart ? G_DBUS_CALL_FLAGS_NONE : G_DBUS_CALL_FLAGS_NO_AUTO_START,
+            timeoutMilliseconds, nil,
+            { _, result, userData in
+                let unmanaged = Unmanaged<CallbackBox>.fromOpaque(userData!)
+                defer { unmanaged.release() }
+                let (connection, reply) = unmanaged.takeUnretainedValue().value
+                    as! (OpaquePointer, @GLibActor (Result<[Variant], BusError>) -> Void)
+                var error: UnsafeMutablePointer<GError>?
+                let answer: Result<[Variant], BusError>
+                if let value = g_dbus_connection_call_finish(connection, result, &error) {
+                    if case .tuple(let values) = Variant(value) { answer = .success(values) } else { answer = .success([]) }
+                    g_variant_unref(value)
+                } else {
+                    answer = .failure(BusError(consuming: error))
+                }
+                GLibActor.assumeIsolated { reply(answer) }
+            },
+            box.retainedPointer)
     }
 
     /// Calls a method without waiting for or reading the reply (`g_dbus_connection_call`

@@ -10,13 +10,16 @@ final class Authorizer {
     private let store: AuthorizationStore
     private let logger: Logger
     private var decisions: [String: AppAuthorization]
-    private var prompts: [String: DesktopNotification] = [:]
+    /// The prompt per app: its notification's id once the server showed it.
+    private var prompts: [String: UInt32?] = [:]
+    private let server: NotificationServer
     private var waiting: [String: [@GLibActor (AuthorizationState) -> Void]] = [:]
     /// Hears every change of an app's state.
     var onChange: (@GLibActor (String, AuthorizationState) -> Void)?
 
-    init(store: AuthorizationStore, logger: Logger) {
+    init(store: AuthorizationStore, server: NotificationServer, logger: Logger) {
         self.store = store
+        self.server = server
         self.logger = logger
         decisions = store.load()
     }
@@ -55,36 +58,43 @@ final class Authorizer {
         }
         decisions = next
         logger.info("\(appID) is now \(state.rawValue)")
-        prompts.removeValue(forKey: appID).map { $0.onClosed = nil; $0.close() }
+        if case .some(.some(let id)) = prompts.removeValue(forKey: appID) { server.close(id) }
         finish(appID, with: state)
         onChange?(appID, state)
     }
 
     private func prompt(_ appID: String, usageDescription: String) {
         guard prompts[appID] == nil else { return }
-        let notification = DesktopNotification(summary: "\(appID) wants to schedule alarms",
-                                               body: NotificationContent.displayable(usageDescription), icon: AlarmPresenter.icon)
-        notification.setUrgency(.normal)
-        notification.setTimeout(milliseconds: nil)
-        notification.setHint("desktop-entry", .string(AlarmPresenter.desktopEntry))
-        notification.setHint("resident", .bool(true))
-        notification.setActions([(key: "allow", label: "Allow"), (key: "deny", label: "Don't Allow")])
-        notification.onAction = { [weak self] key in
-            do { try self?.set(appID, key == "allow" ? .authorized : .denied, usageDescription: usageDescription) } catch {
-                self?.logger.error("\(error)")
+        prompts[appID] = .some(nil)
+        let request = NotificationServer.Request(
+            summary: "\(NotificationContent.displayable(appID, limit: 100)) wants to schedule alarms",
+            body: NotificationContent.displayable(usageDescription), icon: AlarmPresenter.icon,
+            actions: [(key: "allow", label: "Allow"), (key: "deny", label: "Don't Allow")],
+            hints: ["urgency": .byte(1), "desktop-entry": .string(AlarmPresenter.desktopEntry), "resident": .bool(true)])
+        let handlers = NotificationServer.Handlers(
+            onAction: { [weak self] _, key in
+                do { try self?.set(appID, key == "allow" ? .authorized : .denied, usageDescription: usageDescription) } catch {
+                    self?.logger.error("\(error)")
+                }
+            },
+            // Closed without an answer: the app stays undecided and may ask again.
+            onClosed: { [weak self] id, _ in
+                guard let self, case .some(.some(id)) = self.prompts[appID] else { return }
+                self.prompts[appID] = nil
+                self.finish(appID, with: .notDetermined)
+            })
+        server.show(request, handlers: handlers) { [weak self] id in
+            guard let self, case .some(.none) = self.prompts[appID] else {
+                // Decided (by `reveille auth`) while the server was being asked.
+                if let id { self?.server.close(id) }
+                return
             }
-        }
-        // Closed without an answer: the app stays undecided and may ask again.
-        notification.onClosed = { [weak self] _ in
-            guard let self, self.prompts[appID] === notification else { return }
-            self.prompts[appID] = nil
-            self.finish(appID, with: .notDetermined)
-        }
-        prompts[appID] = notification
-        do { try notification.show() } catch {
-            logger.error("could not ask about \(appID): \(error)")
-            prompts[appID] = nil
-            finish(appID, with: .notDetermined)
+            guard let id else {
+                self.logger.error("could not ask about \(appID): the notification server did not show the prompt")
+                self.prompts[appID] = nil
+                return self.finish(appID, with: .notDetermined)
+            }
+            self.prompts[appID] = id
         }
     }
 

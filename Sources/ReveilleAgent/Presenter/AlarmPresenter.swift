@@ -3,53 +3,56 @@ import Logging
 import ReveilleBus
 import ReveilleCore
 
-/// Shows each alarm that has something to show as one notification slot, updated in place
-/// as the alarm moves between countdown, paused and alert; turns its buttons into actions;
-/// follows the notification server as it comes, goes and changes capabilities.
+/// Shows each alarm that has something to show as one notification: the countdown and the
+/// paused notice updated in place, every alert as a fresh notification (a server may keep a
+/// replaced banner collapsed, without its buttons); turns button presses into actions;
+/// follows the notification server as it comes, goes and changes.
 @GLibActor
 final class AlarmPresenter {
     static let icon = "io.github.reveille.Reveille"
     static let desktopEntry = "io.github.reveille.Reveille"
-    static let serverName = "org.freedesktop.Notifications"
 
-    /// One alarm's notification and what it shows.
+    /// One alarm's notification.
     private final class Slot {
-        var notification: DesktopNotification
-        var content: NotificationContent
+        /// The server's id of what is on screen; `nil` when nothing is (or not yet).
+        var shownID: UInt32?
+        /// A Notify call has not answered yet; `needsUpdate` says the alarm changed meanwhile.
+        var inFlight = false
+        var needsUpdate = false
+        var content: NotificationContent?
         var state: Alarm.State
-        var actionKeys: [String: NotificationContent.Button] = [:]
-        var refresh: UInt32?
+        /// A button of the notification on screen was pressed: servers may close it after that.
+        var answered = false
         /// A countdown or paused notice the user dismissed stays away until the next change.
         var dismissed = false
+        var reshow = AlertReshowPolicy()
+        var pendingReshow: UInt32?
+        var refresh: UInt32?
 
-        init(notification: DesktopNotification, content: NotificationContent, state: Alarm.State) {
-            self.notification = notification
-            self.content = content
-            self.state = state
-        }
+        init(state: Alarm.State) { self.state = state }
     }
 
     private var slots: [UUID: Slot] = [:]
+    private let server: NotificationServer
     /// The alarm with an id, and every alarm, as the scheduler has them now.
     private let alarm: (UUID) -> AlarmRecord?
     private let allAlarms: () -> [AlarmRecord]
-    private var missed: [ObjectIdentifier: DesktopNotification] = [:]
-    private var capabilities: Set<String> = []
-    private var serverPresent = false
     private let logger: Logger
     private let timeZone: () -> any TimeZoneRules
     private let isSounding: (UUID) -> Bool
     /// Called when a button is pressed: the alarm, the action, and the button's role.
     var onAction: (@GLibActor (UUID, AlarmAction, String) -> Void)?
 
-    init(bus: BusConnection, logger: Logger, timeZone: @escaping () -> any TimeZoneRules, isSounding: @escaping (UUID) -> Bool,
-         alarm: @escaping (UUID) -> AlarmRecord?, allAlarms: @escaping () -> [AlarmRecord]) {
+    init(server: NotificationServer, logger: Logger, timeZone: @escaping () -> any TimeZoneRules,
+         isSounding: @escaping (UUID) -> Bool, alarm: @escaping (UUID) -> AlarmRecord?,
+         allAlarms: @escaping () -> [AlarmRecord]) {
+        self.server = server
         self.logger = logger
         self.alarm = alarm
         self.allAlarms = allAlarms
         self.timeZone = timeZone
         self.isSounding = isSounding
-        bus.watchName(Self.serverName) { [weak self] owner in self?.serverChanged(owner: owner) }
+        server.onServerChange = { [weak self] profile in self?.serverChanged(profile) }
     }
 
     /// Makes the notifications follow the alarms' changes.
@@ -71,113 +74,152 @@ final class AlarmPresenter {
         case .late: "It was due at \(when) while Reveille could not ring it."
         case .unanswered: "It rang at \(when) and stopped after its ring limit without an answer."
         }
-        let notification = DesktopNotification(summary: "Missed: \(NotificationContent.displayable(record.title))",
-                                                body: bodyText(text), icon: Self.icon)
-        notification.setUrgency(.normal)
-        notification.setTimeout(milliseconds: nil)
-        notification.setHint("desktop-entry", .string(Self.desktopEntry))
-        let key = ObjectIdentifier(notification)
-        notification.setActions([(key: "default", label: "Dismiss")])
-        notification.onAction = { [weak self] _ in self?.missed.removeValue(forKey: key)?.close() }
-        notification.onClosed = { [weak self] _ in self?.missed[key] = nil }
-        missed[key] = notification
-        show(notification, what: "the missed-alarm notice")
+        let request = NotificationServer.Request(
+            summary: "Missed: \(NotificationContent.displayable(record.title))", body: text, icon: Self.icon,
+            actions: [(key: "default", label: "Dismiss")],
+            hints: ["urgency": .byte(1), "desktop-entry": .string(Self.desktopEntry)])
+        // Its one button dismisses it; nothing else to follow.
+        server.show(request, handlers: .init(onAction: { [weak self] id, _ in self?.server.close(id) })) { _ in }
     }
 
     // MARK: Slots
 
     private func present(_ record: AlarmRecord) {
-        let hasActions = capabilities.contains("actions")
-        guard let content = NotificationContent(record, now: Date(), timeZone: timeZone(), hasActions: hasActions) else {
+        let profile = server.profile
+        let showsProgress = !(profile?.quirks.contains(.valueHintHidesEverything) ?? false)
+        guard let content = NotificationContent(record, now: Date(), timeZone: timeZone(), showsProgress: showsProgress) else {
             return withdraw(record.id)
         }
-        if let slot = slots[record.id] {
-            if slot.state == record.alarm.state && (slot.dismissed || slot.content == content) { return }
+        let slot = slots[record.id] ?? Slot(state: record.alarm.state)
+        slots[record.id] = slot
+        let stateChanged = slot.state != record.alarm.state
+        if !stateChanged && (slot.dismissed || (slot.content == content && (slot.shownID != nil || slot.inFlight))) { return }
+        if slot.inFlight {
+            slot.needsUpdate = true
+            return
+        }
+        if stateChanged {
             slot.dismissed = false
-            fill(slot, with: content, record: record)
-        } else {
-            let notification = DesktopNotification(summary: content.summary, body: bodyText(content.body), icon: Self.icon)
-            let slot = Slot(notification: notification, content: content, state: record.alarm.state)
-            slots[record.id] = slot
-            wire(slot, id: record.id)
-            fill(slot, with: content, record: record)
+            slot.reshow = AlertReshowPolicy()
+            cancelReshow(slot)
         }
-    }
-
-    /// Updates the slot's notification in place (libnotify sends `replaces_id`) and shows it.
-    private func fill(_ slot: Slot, with content: NotificationContent, record: AlarmRecord) {
-        let notification = slot.notification
-        slot.content = content
+        // What needs attention (an alert) comes as a new notification, and so does anything
+        // after a button press (the server may have closed the old one and reuse its id).
+        let fresh = slot.shownID == nil || slot.answered || (stateChanged && record.alarm.state == .alerting)
+        if fresh, let old = slot.shownID { server.close(old) }
+        let replacing = fresh ? 0 : slot.shownID ?? 0
+        if fresh { slot.shownID = nil }
         slot.state = record.alarm.state
-        notification.update(summary: content.summary, body: bodyText(content.body), icon: Self.icon)
-        // First: libnotify keeps the urgency among the hints.
-        notification.clearHints()
-        notification.setUrgency(content.urgency)
-        notification.setTimeout(milliseconds: nil)
-        notification.setHint("desktop-entry", .string(Self.desktopEntry))
-        notification.setHint("resident", .bool(true))
-        if let progress = content.progress { notification.setHint("value", .int32(Int32(progress))) }
-        if content.urgency == .critical {
-            notification.setHint("category", .string("x-reveille.alarm"))
-            // Reveille rings itself; when it cannot, the server may play the theme's alarm sound.
-            if isSounding(record.id) {
-                notification.setHint("suppress-sound", .bool(true))
-            } else {
-                notification.setHint("sound-name", .string(SoundLibrary.themeFallback))
+        slot.content = content
+        slot.answered = false
+        slot.inFlight = true
+        let id = record.id
+        server.show(request(content, record: record), replacing: replacing, handlers: handlers(for: slot, id: id)) {
+            [weak self, weak slot] shownID in
+            guard let self, let slot else { return }
+            slot.inFlight = false
+            guard self.slots[id] === slot else {
+                // Withdrawn while the server was being asked.
+                if let shownID { self.server.close(shownID) }
+                return
             }
-        } else {
-            notification.setHint("category", .string("x-reveille.countdown"))
-            notification.setHint("suppress-sound", .bool(true))
+            slot.shownID = shownID
+            if shownID == nil { self.shownNothing(slot, id: id) }
+            if slot.needsUpdate {
+                slot.needsUpdate = false
+                if let record = self.alarm(id) { self.present(record) }
+            }
         }
-        // With action-icons, a server reads each action key as an icon name.
-        let icons = content.buttons.map(\.icon)
-        let useIcons = capabilities.contains("action-icons") && Set(icons).count == icons.count
-        notification.setHint("action-icons", .bool(useIcons))
-        let keyed = content.buttons.map { (key: useIcons ? $0.icon : $0.action.rawValue, button: $0) }
-        slot.actionKeys = Dictionary(keyed.map { ($0.key, $0.button) }, uniquingKeysWith: { first, _ in first })
-        notification.setActions(keyed.map { (key: $0.key, label: $0.button.label) })
-        show(notification, what: "the \(record.alarm.state.rawValue) notification for \(record.id)")
         scheduleRefresh(slot, record: record)
     }
 
-    private func wire(_ slot: Slot, id: UUID) {
-        slot.notification.onAction = { [weak self, weak slot] key in
-            guard let self, let slot, let button = slot.actionKeys[key] else { return }
-            self.onAction?(id, button.action, button.role)
-        }
-        slot.notification.onClosed = { [weak self, weak slot] reason in
-            guard let self, let slot, self.slots[id] === slot else { return }
-            guard slot.state == .alerting else {
-                slot.dismissed = true
-                return
+    private func request(_ content: NotificationContent, record: AlarmRecord) -> NotificationServer.Request {
+        var hints: [String: Variant] = [
+            "urgency": .byte(content.urgency.rawValue),
+            "desktop-entry": .string(Self.desktopEntry),
+            "resident": .bool(true),
+        ]
+        if let progress = content.progress { hints["value"] = .int32(Int32(progress)) }
+        if content.urgency == .critical {
+            hints["category"] = .string("x-reveille.alarm")
+            // Reveille rings itself; when it cannot, the server may play the theme's alarm sound.
+            if isSounding(record.id) {
+                hints["suppress-sound"] = .bool(true)
+            } else {
+                hints["sound-name"] = .string(SoundLibrary.themeFallback)
             }
-            // An alert needs an answer: dismissed or lost, it comes back.
-            self.logger.info("alert for \(id) was closed (reason \(reason)) while still alerting; showing it again")
-            MainLoopSources.after(milliseconds: 250) { [weak self] in
-                guard let self, let record = self.alarm(id), record.alarm.state == .alerting, self.slots[id] === slot else { return }
-                self.renew(id)
+        } else {
+            hints["category"] = .string("x-reveille.countdown")
+            hints["suppress-sound"] = .bool(true)
+        }
+        // Labels, never `action-icons`: servers that honour it draw an icon instead of the label.
+        return NotificationServer.Request(summary: content.summary, body: content.body, icon: Self.icon,
+                                          actions: content.buttons.map { (key: $0.role, label: $0.label) }, hints: hints)
+    }
+
+    private func handlers(for slot: Slot, id: UUID) -> NotificationServer.Handlers {
+        NotificationServer.Handlers(
+            onAction: { [weak self, weak slot] _, key in
+                guard let self, let slot, self.slots[id] === slot,
+                      let button = slot.content?.buttons.first(where: { $0.role == key }) else { return }
+                slot.answered = true
+                self.onAction?(id, button.action, button.role)
+            },
+            onClosed: { [weak self, weak slot] _, reason in
+                guard let self, let slot, self.slots[id] === slot else { return }
+                self.closed(slot, id: id, reason: reason)
+            })
+    }
+
+    private func closed(_ slot: Slot, id: UUID, reason: UInt32) {
+        let afterAction = slot.answered
+        slot.shownID = nil
+        slot.answered = false
+        guard slot.state == .alerting else {
+            if !afterAction { slot.dismissed = true }
+            return
+        }
+        decide(slot.reshow.closed(reason: reason, afterAction: afterAction), slot, id: id, reason: "closed (reason \(reason))")
+    }
+
+    /// The server did not show the notification (it failed, or did not answer in time).
+    private func shownNothing(_ slot: Slot, id: UUID) {
+        guard slot.state == .alerting else { return }
+        decide(slot.reshow.failedToShow(), slot, id: id, reason: "could not be shown")
+    }
+
+    private func decide(_ decision: AlertReshowPolicy.Decision, _ slot: Slot, id: UUID, reason: String) {
+        switch decision {
+        case .ignore:
+            break
+        case .giveUp:
+            logger.notice("alert for \(id) \(reason) again; not showing it again (stop it with: reveille stop \(id.uuidString.lowercased().prefix(8)))")
+        case .reshow(let pause):
+            logger.info("alert for \(id) \(reason) while still ringing; showing it again in \(pause) s")
+            cancelReshow(slot)
+            slot.pendingReshow = MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self, weak slot] in
+                guard let self, let slot, self.slots[id] === slot else { return }
+                slot.pendingReshow = nil
+                guard slot.shownID == nil, !slot.inFlight, let record = self.alarm(id), record.alarm.state == .alerting else { return }
+                slot.content = nil
+                self.present(record)
             }
         }
     }
 
-    /// Drops the slot's notification (without closing it: it is gone or will be replaced)
-    /// and shows a fresh one.
-    private func renew(_ id: UUID) {
-        if let slot = slots.removeValue(forKey: id) {
-            slot.notification.onClosed = nil
-            if let refresh = slot.refresh { MainLoopSources.remove(refresh) }
-        }
-        if let record = alarm(id) { present(record) }
+    private func cancelReshow(_ slot: Slot) {
+        if let pending = slot.pendingReshow { MainLoopSources.remove(pending) }
+        slot.pendingReshow = nil
     }
 
     private func withdraw(_ id: UUID) {
         guard let slot = slots.removeValue(forKey: id) else { return }
         if let refresh = slot.refresh { MainLoopSources.remove(refresh) }
-        slot.notification.onClosed = nil
-        if serverPresent { slot.notification.close() }
+        cancelReshow(slot)
+        if let shownID = slot.shownID { server.close(shownID) }
     }
 
-    /// Redraws a countdown at its next minute (or ten-second) boundary.
+    /// Redraws a countdown when its text next changes.
     private func scheduleRefresh(_ slot: Slot, record: AlarmRecord) {
         if let refresh = slot.refresh { MainLoopSources.remove(refresh) }
         slot.refresh = nil
@@ -192,27 +234,14 @@ final class AlarmPresenter {
 
     // MARK: The server
 
-    private func serverChanged(owner: String?) {
-        serverPresent = owner != nil
-        guard owner != nil else {
-            logger.warning("no notification server on the bus; alarms still ring, and show as soon as one appears")
-            return
+    private func serverChanged(_ profile: NotificationServerProfile?) {
+        // A server that left took our notifications with it; a new one knows none of them.
+        for slot in slots.values {
+            slot.shownID = nil
+            slot.answered = false
+            slot.content = nil
         }
-        capabilities = DesktopNotification.serverCapabilities()
-        logger.info("notification server \(owner!) with \(capabilities.sorted().joined(separator: ", "))")
-        // A new server knows none of our notifications: show every slot afresh.
-        for id in Array(slots.keys) { renew(id) }
-        for record in allAlarms() where slots[record.id] == nil { present(record) }
-    }
-
-    private func show(_ notification: DesktopNotification, what: String) {
-        guard serverPresent else { return }
-        do { try notification.show() } catch { logger.error("could not show \(what): \(error)") }
-    }
-
-    /// Plain text as the server reads bodies: escaped where it reads markup.
-    private func bodyText(_ text: String) -> String {
-        guard capabilities.contains("body-markup") else { return text }
-        return text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
+        guard profile != nil else { return }
+        for record in allAlarms() where !(slots[record.id]?.inFlight ?? false) { present(record) }
     }
 }

@@ -6,29 +6,35 @@ import ReveilleCore
 struct NotificationContent: Equatable {
     var summary: String
     var body: String
-    var urgency: DesktopNotification.Urgency
+    var urgency: Urgency
     /// Buttons: key, label, icon name, and the action they apply.
     var buttons: [Button]
     /// Progress 0–100 of a countdown, for the `value` hint.
     var progress: Int?
 
+    /// The protocol's urgency levels (the `urgency` hint).
+    enum Urgency: UInt8 { case low = 0, normal = 1, critical = 2 }
+
     struct Button: Equatable {
         var label: String
-        var icon: String
         var action: AlarmAction
-        /// Which of the alarm's buttons it is: `stop`, `secondary`, `pause`, `resume`, `cancel`.
+        /// Which of the alarm's buttons it is, and its action key: `stop`, `secondary`, `pause`,
+        /// `resume`, `cancel`. Unique within a notification, whatever the buttons' labels or icons.
         var role: String
     }
 
     static let cancelButton = AlarmButton(text: "Cancel", textColor: .white, systemImageName: "window-close")
 
     /// The content for `record` at `now`, or `nil` when its state shows nothing
-    /// (scheduled, or a countdown without a countdown presentation).
-    init?(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules, hasActions: Bool) {
+    /// (scheduled, or a countdown without a countdown presentation). `showsProgress`: whether
+    /// the server may get a `value` hint.
+    init?(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules, showsProgress: Bool = true) {
         let short = record.id.uuidString.lowercased().prefix(8)
         let presentation = record.presentation
         var lines: [String]
-        var help: [String] = []
+        // How to answer from a terminal, in every body: buttons may be unreachable (a server
+        // without actions, dunst without dmenu), and the id keeps two alarms' texts apart.
+        var help: [String]
         switch record.alarm.state {
         case .scheduled:
             return nil
@@ -38,11 +44,11 @@ struct NotificationContent: Equatable {
             let at = record.alertingSince.map { Self.clock($0, timeZone) } ?? Self.clock(now, timeZone)
             lines = ["\(record.alarm.schedule == nil ? "Timer" : "Alarm") · rang at \(at)"]
             urgency = .critical
-            buttons = [Button(label: alert.stopButton.text, icon: alert.stopButton.systemImageName, action: .stop, role: "stop")]
+            buttons = [Button(label: Self.label(alert.stopButton.text, or: "Stop"), action: .stop, role: "stop")]
             help = ["To stop: reveille stop \(short)"]
             if let secondary = alert.secondaryButton {
                 let action: AlarmAction = alert.secondaryButtonBehavior == .countdown ? .countdown : .stop
-                buttons.append(Button(label: secondary.text, icon: secondary.systemImageName, action: action, role: "secondary"))
+                buttons.append(Button(label: Self.label(secondary.text, or: "More"), action: action, role: "secondary"))
                 if action == .countdown { help.append("To snooze: reveille snooze \(short)") }
             }
             progress = nil
@@ -52,8 +58,8 @@ struct NotificationContent: Equatable {
             let left = max(0, fireDate.timeIntervalSince(now))
             lines = ["Rings at \(Self.clock(fireDate, timeZone)) · \(Self.timeLeft(left)) left"]
             urgency = .normal
-            buttons = [Button(label: countdown.pauseButton.text, icon: countdown.pauseButton.systemImageName, action: .pause, role: "pause"),
-                       Button(label: Self.cancelButton.text, icon: Self.cancelButton.systemImageName, action: .cancel, role: "cancel")]
+            buttons = [Button(label: Self.label(countdown.pauseButton.text, or: "Pause"), action: .pause, role: "pause"),
+                       Button(label: Self.cancelButton.text, action: .cancel, role: "cancel")]
             help = ["To pause: reveille pause \(short)"]
             let length = record.countdownLength ?? left
             progress = length > 0 ? Int(((length - left) / length * 100).rounded()).clamped(to: 0...100) : 100
@@ -62,22 +68,39 @@ struct NotificationContent: Equatable {
             summary = Self.displayable(paused.title)
             lines = ["Paused · \(Self.timeLeft(record.pausedTimeRemaining ?? 0)) left"]
             urgency = .normal
-            buttons = [Button(label: paused.resumeButton.text, icon: paused.resumeButton.systemImageName, action: .resume, role: "resume"),
-                       Button(label: Self.cancelButton.text, icon: Self.cancelButton.systemImageName, action: .cancel, role: "cancel")]
+            buttons = [Button(label: Self.label(paused.resumeButton.text, or: "Resume"), action: .resume, role: "resume"),
+                       Button(label: Self.cancelButton.text, action: .cancel, role: "cancel")]
             help = ["To resume: reveille resume \(short)"]
             let length = record.countdownLength ?? 0
             progress = length > 0 ? Int(((length - (record.pausedTimeRemaining ?? 0)) / length * 100).rounded()).clamped(to: 0...100) : nil
         }
-        if !hasActions { lines += help }
-        body = lines.joined(separator: "\n")
+        if !showsProgress { progress = nil }
+        body = (lines + help).joined(separator: "\n")
     }
 
-    /// Text from an app, made safe to show: control characters (a bell, an escape sequence,
-    /// a NUL) become spaces, runs of white space one space, and it is cut to 200 characters.
-    static func displayable(_ text: String) -> String {
-        let cleaned = String(text.unicodeScalars.map { [.control, .format].contains($0.properties.generalCategory) ? " " : Character($0) })
+    /// A button's text made safe and short; `fallback` when nothing printable is left.
+    static func label(_ text: String, or fallback: String) -> String {
+        let shown = displayable(text, limit: 40)
+        return shown.isEmpty ? fallback : shown
+    }
+
+    /// Text from an app, made safe to show: control and format characters (a bell, an escape
+    /// sequence, a NUL, a direction override) become spaces, runs of white space one space, and
+    /// it is cut to `limit` characters of at most 8 Unicode scalars each (so a letter carrying
+    /// thousands of combining marks cannot make it long).
+    static func displayable(_ text: String, limit: Int = 200) -> String {
+        let cleaned = String(text.unicodeScalars.prefix(limit * 16).map {
+            [.control, .format].contains($0.properties.generalCategory) ? " " : Character($0)
+        })
         let collapsed = cleaned.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        return collapsed.count > 200 ? String(collapsed.prefix(199)) + "…" : collapsed
+        var shown = ""
+        var count = 0
+        for character in collapsed {
+            guard count < limit else { break }
+            shown.unicodeScalars.append(contentsOf: character.unicodeScalars.prefix(8))
+            count += 1
+        }
+        return count == limit && collapsed.count > limit ? String(shown.dropLast()) + "…" : shown
     }
 
     /// `14:32` in `timeZone`.
@@ -85,27 +108,34 @@ struct NotificationContent: Equatable {
         String(ISO8601Local.string(from: date, in: timeZone).dropFirst(11).prefix(5))
     }
 
-    /// `5 min`, `1 h 20 min`, or in the last minute `40 s` (to ten seconds).
+    /// `5 min`, `1 h 20 min` (to the nearest minute), then in the last 50 seconds `50 s`, `40 s`
+    /// ... `10 s` (rounded up to ten seconds). Never more than half a minute off, and it only
+    /// ever counts down.
     static func timeLeft(_ seconds: TimeInterval) -> String {
-        if seconds > 60 {
-            let minutes = Int((seconds / 60).rounded(.up))
+        if seconds > 50 {
+            let minutes = max(1, Int((seconds / 60).rounded()))
             return minutes >= 60 ? "\(minutes / 60) h \(minutes % 60) min" : "\(minutes) min"
         }
-        return "\(Int((seconds / 10).rounded(.up)) * 10) s"
+        return "\(max(1, Int((seconds / 10).rounded(.up))) * 10) s"
     }
 
-    /// When a countdown's text next changes: at each minute boundary, then every ten seconds
-    /// in the last minute; a rhythm notification servers tolerate.
+    /// How long after `now` a countdown's text next changes: just past the instant its time
+    /// left crosses the next step of `timeLeft` (the half minutes above 90 s, then 50, 40 ... 10 s).
     static func nextRefresh(_ record: AlarmRecord, now: Date) -> TimeInterval? {
         guard record.alarm.state == .countdown, let fireDate = record.fireDate else { return nil }
         let left = fireDate.timeIntervalSince(now)
         guard left > 10 else { return nil }
-        if left > 60 {
-            let intoMinute = left.truncatingRemainder(dividingBy: 60)
-            return intoMinute > 0.5 ? intoMinute : 60
+        let step: TimeInterval
+        if left > 90 {
+            // The minute shown changes at each half minute: 90, 150, 210 ... seconds left.
+            step = ((left - 30) / 60).rounded(.up) * 60 - 30
+        } else if left > 50 {
+            step = 50
+        } else {
+            step = ((left / 10).rounded(.up) - 1) * 10
         }
-        let intoTen = left.truncatingRemainder(dividingBy: 10)
-        return intoTen > 0.5 ? intoTen : 10
+        // A little past the step, so the text is read after it changed, not just before.
+        return left - step + 0.05
     }
 }
 
