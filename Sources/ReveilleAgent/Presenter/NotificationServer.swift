@@ -47,6 +47,8 @@ final class NotificationServer {
     /// The running server, once `GetServerInformation` and `GetCapabilities` have answered.
     private(set) var profile: NotificationServerProfile?
     private var probing = false
+    /// Seconds before asking a server that did not answer again; doubles up to five minutes.
+    private var retryPause: UInt32 = 5
     private var waiting: [@GLibActor (NotificationServerProfile) -> Void] = []
     private var routes: [UInt32: Handlers] = [:]
     /// Hears a new server (after its profile is known) and `nil` when the server left.
@@ -137,7 +139,10 @@ final class NotificationServer {
 
     /// Asks a server that did not answer again, while something waits to be shown.
     private func retryProbe() {
-        MainLoopSources.after(milliseconds: 5000) { [weak self] in
+        // Growing pauses: an activatable server that crashes at start is not started in a loop.
+        let pause = retryPause
+        retryPause = min(retryPause * 2, 300)
+        MainLoopSources.after(milliseconds: pause * 1000) { [weak self] in
             guard let self, !self.waiting.isEmpty else { return }
             self.probe()
         }
@@ -145,6 +150,7 @@ final class NotificationServer {
 
     private func ready(_ profile: NotificationServerProfile) {
         self.profile = profile
+        retryPause = 5
         let behaviours = profile.quirks.map(\.rawValue).sorted().joined(separator: ", ")
         logger.info("notification server \(profile.name) \(profile.version) with \(profile.capabilities.sorted().joined(separator: ", "))\(behaviours.isEmpty ? "" : "; known behaviour: \(behaviours)")")
         let pending = waiting

@@ -35,6 +35,9 @@ final class AlarmSounder {
         self.logger = logger
         pulse = PulseAudio(appName: "Reveille", appID: "io.github.reveille.Reveille")
         pulse.onReadyChange = { [weak self] ready in self?.readyChanged(ready) }
+        pulse.onBreakthrough = { [logger] muted, volume in
+            logger.info("an alarm's sound came up \(muted ? "muted" : "at \(Int(volume * 100))%") (a stored stream setting); made it audible")
+        }
         // Connect now, so the first alarm does not wait for it.
         pulse.connect()
     }

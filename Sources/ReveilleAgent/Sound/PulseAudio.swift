@@ -16,6 +16,11 @@ final class PulseAudio {
     /// Hears `true` when the connection is ready and `false` when it failed or ended.
     var onReadyChange: (@GLibActor (Bool) -> Void)?
     private(set) var isReady = false
+    /// Our alarm streams' sink inputs and the volume each must keep, by sink-input index.
+    private var audibleInputs: [UInt32: Double] = [:]
+    private var subscribed = false
+    /// Hears a sink input of ours that was found muted or turned down, and by how much.
+    var onBreakthrough: (@GLibActor (_ muted: Bool, _ volume: Double) -> Void)?
 
     init(appName: String, appID: String) {
         mainloop = pa_glib_mainloop_new(g_main_context_default())
@@ -63,6 +68,8 @@ final class PulseAudio {
                 pa_context_unref(context)
             }
             context = nil
+            subscribed = false
+            audibleInputs = [:]
             let wasReady = isReady
             isReady = false
             if wasReady || state == PA_CONTEXT_FAILED { onReadyChange?(false) }
@@ -77,9 +84,74 @@ final class PulseAudio {
     func play(_ sound: DecodedSound, volume: Double, fadeIn: TimeInterval, mediaName: String,
               eventID: String, corked: Bool = false) -> LoopingStream? {
         guard isReady, let context else { return nil }
-        return LoopingStream(context: context, sound: sound, volume: volume, fadeIn: fadeIn, corked: corked,
-                             properties: ["media.role": "event", "media.name": mediaName, "event.id": eventID,
-                                          "application.name": appName, "application.id": appID])
+        // Not "event": pipewire-pulse files that under the "Notification" role, and WirePlumber
+        // puts the role's stored mute and volume (the desktop's "notification sounds" switch)
+        // on every new stream of it. The alarm's own role keeps the user's setting untouched;
+        // `keepAudible` undoes whatever is restored onto it.
+        let stream = LoopingStream(context: context, sound: sound, volume: volume, fadeIn: fadeIn, corked: corked,
+                                   properties: ["media.role": "alarm", "media.name": mediaName, "event.id": eventID,
+                                                "application.name": appName, "application.id": appID])
+        stream?.onPlaying = { [weak self] index in self?.keepAudible(sinkInput: index, volume: volume) }
+        return stream
+    }
+
+    /// Keeps a sink input of ours unmuted at `volume`, whatever a stream-restore policy puts
+    /// on it (WirePlumber restores a role's volume after the stream appears). Changing it
+    /// saves only the alarm role's own setting.
+    private func keepAudible(sinkInput index: UInt32, volume: Double) {
+        guard let context else { return }
+        audibleInputs[index] = volume
+        if !subscribed {
+            subscribed = true
+            pa_context_set_subscribe_callback(context, { _, event, index, userData in
+                let pulse = Unmanaged<PulseAudio>.fromOpaque(userData!).takeUnretainedValue()
+                let facility = event.rawValue & PA_SUBSCRIPTION_EVENT_FACILITY_MASK.rawValue
+                let type = event.rawValue & PA_SUBSCRIPTION_EVENT_TYPE_MASK.rawValue
+                guard facility == PA_SUBSCRIPTION_EVENT_SINK_INPUT.rawValue else { return }
+                GLibActor.assumeIsolated {
+                    if type == PA_SUBSCRIPTION_EVENT_REMOVE.rawValue { pulse.audibleInputs[index] = nil } else { pulse.checkAudible(index) }
+                }
+            }, Unmanaged.passUnretained(self).toOpaque())
+            if let operation = pa_context_subscribe(context, PA_SUBSCRIPTION_MASK_SINK_INPUT, nil, nil) { pa_operation_unref(operation) }
+        }
+        checkAudible(index)
+    }
+
+    /// Reads a guarded sink input (`pa_context_get_sink_input_info`) and puts back its mute and
+    /// volume when something changed them.
+    private func checkAudible(_ index: UInt32) {
+        guard let context, audibleInputs[index] != nil else { return }
+        let box = CallbackBox({ [weak self] (muted: Bool, volumes: [UInt32]) in self?.enforce(index, muted: muted, volumes: volumes) }
+                              as @GLibActor (Bool, [UInt32]) -> Void)
+        let operation = pa_context_get_sink_input_info(context, index, { _, info, endOfList, userData in
+            let unmanaged = Unmanaged<CallbackBox>.fromOpaque(userData!)
+            guard let info else {
+                if endOfList != 0 { unmanaged.release() }
+                return
+            }
+            let found = unmanaged.takeUnretainedValue().value as! @GLibActor (Bool, [UInt32]) -> Void
+            var volume = info.pointee.volume
+            let channels = Int(volume.channels)
+            let values = withUnsafeBytes(of: &volume.values) { Array($0.bindMemory(to: pa_volume_t.self).prefix(channels)) }
+            let muted = info.pointee.mute != 0
+            GLibActor.assumeIsolated { found(muted, values) }
+        }, box.retainedPointer)
+        if let operation { pa_operation_unref(operation) } else { CallbackBox.release(box.retainedPointer) }
+    }
+
+    private func enforce(_ index: UInt32, muted: Bool, volumes: [UInt32]) {
+        guard let context, let wanted = audibleInputs[index], !volumes.isEmpty else { return }
+        let target = pa_sw_volume_from_linear(wanted)
+        // Within 1 %: volumes round-trip through floats in PipeWire.
+        let quiet = volumes.contains { Double($0) < Double(target) * 0.99 }
+        guard muted || quiet else { return }
+        if quiet {
+            var volume = pa_cvolume()
+            pa_cvolume_set(&volume, UInt32(volumes.count), target)
+            if let operation = pa_context_set_sink_input_volume(context, index, &volume, nil, nil) { pa_operation_unref(operation) }
+        }
+        if muted, let operation = pa_context_set_sink_input_mute(context, index, 0, nil, nil) { pa_operation_unref(operation) }
+        onBreakthrough?(muted, Double(volumes.max() ?? 0) / Double(PA_VOLUME_NORM))
     }
 
     /// What a sink's mute and volume were, to put them back exactly.
@@ -148,6 +220,8 @@ final class LoopingStream {
     private var framesWritten = 0
     /// Hears the stream fail (the server went away); not called after `stop()`.
     var onFailure: (@GLibActor () -> Void)?
+    /// Hears the stream's sink-input index once it plays (`PA_STREAM_READY`).
+    var onPlaying: (@GLibActor (UInt32) -> Void)?
 
     fileprivate init?(context: OpaquePointer, sound: DecodedSound, volume: Double, fadeIn: TimeInterval,
                       corked: Bool, properties: [String: String]) {
@@ -166,7 +240,11 @@ final class LoopingStream {
         pa_stream_set_state_callback(stream, { stream, userData in
             let player = Unmanaged<LoopingStream>.fromOpaque(userData!).takeUnretainedValue()
             let state = pa_stream_get_state(stream)
-            GLibActor.assumeIsolated { if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED { player.failed() } }
+            let index = pa_stream_get_index(stream)
+            GLibActor.assumeIsolated {
+                if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED { player.failed() }
+                if state == PA_STREAM_READY { player.onPlaying?(index) }
+            }
         }, me)
         // A small target latency: the first sample comes fast and Stop is silent fast.
         let bytesPerSecond = UInt32(sound.sampleRate * sound.channels * MemoryLayout<Float>.size)
