@@ -71,6 +71,7 @@ let package = Package(
         .testTarget(name: "ReveilleCoreTests", dependencies: [
             "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
         ]),
+        .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleCore", "ReveilleTimeZone"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ReveilleCore", "ReveilleTimeZone", "ReveilleTestSupport"]),
     ]
 )

@@ -171,7 +171,7 @@ do {
     try session.killAgent(signal: SIGTERM)
 
     // A large store, in a session of its own.
-    let large = try TestSession(startPulseAudio: false)
+    let large = try TestSession(audio: .none)
     try large.startAgent()
     let largeAddSeconds = try await scheduleMany(largeAlarms, address: large.environment["DBUS_SESSION_BUS_ADDRESS"]!)
     let largeList = try medianMilliseconds(runs: 5) { _ = try large.cli("list") }

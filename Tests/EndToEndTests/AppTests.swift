@@ -19,7 +19,7 @@ struct AppTests {
     }
 
     @Test func undecidedAppIsAskedAndDontAllowRefusesIt() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         let output = session.directory + "/cook.out"
         let attempt = try startApp(session, "org.test.Cook", "timer", "60", output: output)
@@ -37,7 +37,7 @@ struct AppTests {
     }
 
     @Test func allowIsAskedOnceAndPersistsAcrossAnAgentRestart() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         let output = session.directory + "/baker.out"
         let request = try startApp(session, "org.test.Baker", "request-authorization", output: output)
@@ -61,7 +61,7 @@ struct AppTests {
     }
 
     @Test func appsSeeAndChangeOnlyTheirOwnAlarmsAndTheUserSeesAll() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         for name in ["org.test.A", "org.test.B"] { #expect(try session.cli("auth", "allow", name).status == 0) }
         let updates = session.directory + "/b-updates.out"
@@ -81,7 +81,7 @@ struct AppTests {
     }
 
     @Test func theHundredAndFirstAlarmOfAnAppIsRefused() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         #expect(try session.cli("auth", "allow", "org.test.Many").status == 0)
         let filled = try app(session, "org.test.Many", "fill", "100")
@@ -92,14 +92,14 @@ struct AppTests {
     }
 
     @Test func anAppWithoutAUsageDescriptionCannotSchedule() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         let result = try app(session, "org.test.Silent", usage: nil, "timer", "60")
         #expect(result.status == 3 && result.stderr.contains("gave no usage description"), "\(result.stderr)")
     }
 
     @Test func metadataTravelsWithTheAlarmAndSurvivesARestart() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         #expect(try session.cli("auth", "allow", "org.test.Chef").status == 0)
         #expect(try app(session, "org.test.Chef", "timer", "600", #"{"dish":"Risotto","minutes":18}"#).status == 0)
@@ -112,7 +112,7 @@ struct AppTests {
 @Suite("Custom actions end to end", .serialized)
 struct CustomActionTests {
     @Test func runActionRunsExactlyItsArgvWithoutAShellAndTheAppHearsIt() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         #expect(try session.cli("auth", "allow", "org.test.Runner").status == 0)
         let recordFile = session.directory + "/ran.json"
@@ -144,7 +144,7 @@ struct CustomActionTests {
     }
 
     @Test func cliSecondaryRunTakesAQuotedCommandLine() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         let recordFile = session.directory + "/cli-ran.json"
         let command = "run:\(session.binaries)/reveille-test-app org.x - record-argv \(recordFile) 'two words' \"say \\\"hi\\\"\" plain"
@@ -163,7 +163,7 @@ struct CustomActionTests {
 @Suite("The example app end to end", .serialized)
 struct ExampleAppTests {
     @Test func cookingTimerExampleRunsAgainstALiveAgent() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         #expect(try session.cli("auth", "allow", "io.github.reveille.CookingTimer").status == 0)
         let result = try Subprocess.run(session.binaries + "/reveille-example-cooking", ["--seconds", "2"],

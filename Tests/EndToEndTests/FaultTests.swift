@@ -20,7 +20,7 @@ struct FaultTests {
     }
 
     @Test func noAcknowledgedChangeIsLostWhenTheAgentIsKilledMidStream() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         let mutations = Self.long ? 1000 : 90, clients = 3, kills = Self.long ? 25 : 4
         let ledger = Ledger()
@@ -63,7 +63,7 @@ struct FaultTests {
     }
 
     @Test func randomAndMalformedDBusCallsGetErrorsAndLoseNothing() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         let keep = try session.cliJSON(AlarmJSON.self, "add", "2031-05-05 05:05", "--title", "Keep me")
         var generator = SystemRandomNumberGenerator()
@@ -95,7 +95,7 @@ struct FaultTests {
     }
 
     @Test func randomCommandLinesFailCleanly() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         var generator = SystemRandomNumberGenerator()
         let words = ["add", "timer", "next", "stop", "list", "--days", "--count", "--from", "--snooze", "--volume", "--fade",

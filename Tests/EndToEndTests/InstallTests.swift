@@ -16,11 +16,13 @@ struct InstallTests {
     @Test func installedAgentStartsByDBusActivationAndUninstallLeavesThePrefixAsItWas() throws {
         let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-prefix-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+        // The bus watches the folder the install writes its activation file into.
+        try FileManager.default.createDirectory(atPath: prefix + "/share/dbus-1/services", withIntermediateDirectories: true)
         try Data("someone else's\n".utf8).write(to: URL(fileURLWithPath: prefix + "/bin/other-tool"))
         defer { try? FileManager.default.removeItem(atPath: prefix) }
         let before = listing(prefix)
 
-        let session = try TestSession(startPulseAudio: false, busEnvironment: ["XDG_DATA_DIRS": prefix + "/share"])
+        let session = try TestSession(audio: .none, serviceDirectories: [prefix + "/share/dbus-1/services"])
         let installer = repository + "/scripts/install"
         let install = try Subprocess.run(installer, ["--prefix", prefix, "--bin-dir", session.binaries],
                                          environment: session.environment)

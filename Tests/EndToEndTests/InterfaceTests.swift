@@ -6,7 +6,7 @@ import ReveilleTestSupport
 @Suite("D-Bus interface and CLI end to end", .serialized)
 struct InterfaceTests {
     @Test func introspectionShowsTheInterfaceAndMatchesTheCommittedXML() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         let introspection = try session.gdbus(["introspect", "--session", "--dest", AgentInterface.busName,
                                                "--object-path", AgentInterface.objectPath])
@@ -21,7 +21,7 @@ struct InterfaceTests {
     }
 
     @Test func malformedCallsGetNamedErrorsAndTheAgentStaysUp() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         let call = { (method: String, arguments: [String]) in
             try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
@@ -50,7 +50,7 @@ struct InterfaceTests {
     }
 
     @Test func cliReportsBadInputAndUnknownIDsClearly() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         let badTime = try session.cli("add", "25:00")
         #expect(badTime.status != 0)
@@ -65,7 +65,7 @@ struct InterfaceTests {
     }
 
     @Test func cliStartsTheAgentWhenNoneRunsAndSaysSo() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         let result = try session.cli("list")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("No alarms"))
@@ -77,7 +77,7 @@ struct InterfaceTests {
     }
 
     @Test func secondAgentRefusesUnlessReplacing() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         let first = try #require(session.agent)
         let second = try Subprocess.run(session.binaries + "/reveille-agent", [], environment: session.environment)
@@ -92,7 +92,7 @@ struct InterfaceTests {
     }
 
     @Test func watchPrintsEveryChange() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         let output = session.directory + "/watch.jsonl"
         let watch = try Subprocess.start(session.binaries + "/reveille", ["watch", "--json"], environment: session.environment,

@@ -37,7 +37,7 @@ struct PersistenceTests {
     }
 
     @Test func relativeAlarmFollowsATimeZoneChange() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         let link = session.directory + "/localtime"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/usr/share/zoneinfo/Europe/Berlin")
         try session.startAgent(["--localtime", link], environment: ["TZ": nil])
@@ -77,7 +77,7 @@ struct ClockJumpTests {
             Issue.record("cannot set CLOCK_REALTIME (\(String(cString: strerror(errno)))): this test needs CAP_SYS_TIME, as root on a VM has; set REVEILLE_NO_CLOCK_SET=1 to leave it out")
             return
         }
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         let offsetFile = session.directory + "/clock-offset"
         try "0".write(toFile: offsetFile, atomically: true, encoding: .utf8)
         try session.startAgent(["--test-clock-offset-file", offsetFile])
@@ -99,7 +99,7 @@ struct ClockJumpTests {
     }
 
     @Test func jumpsForwardRingOnceOrReportMissedAndJumpsBackNeverRingTwice() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         let offsetFile = session.directory + "/clock-offset"
         try "0".write(toFile: offsetFile, atomically: true, encoding: .utf8)
         try session.startAgent(["--test-clock-offset-file", offsetFile])

@@ -7,7 +7,7 @@ import ReveilleTestSupport
 @Suite("Security end to end", .serialized)
 struct SecurityTests {
     @Test func controlCharactersAndMarkupInTitlesAreShownSafely() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         let title = "<b>Tea</b> & \u{07}bell\u{1B}[31mred\ttab"
         #expect(try session.cli("timer", "1s", "--title", title).status == 0)
@@ -24,7 +24,7 @@ struct SecurityTests {
     }
 
     @Test func stateAndConfigFilesArePrivate() throws {
-        let session = try TestSession(startPulseAudio: false)
+        let session = try TestSession(audio: .none)
         try session.startAgent()
         #expect(try session.cli("timer", "1h").status == 0)
         #expect(try session.cli("auth", "allow", "org.test.Private").status == 0)

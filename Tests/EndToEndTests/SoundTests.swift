@@ -81,11 +81,12 @@ struct SoundTests {
         var recorder = try SinkRecorder(session: session)
         _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Outage")
         _ = try eventually(timeout: 5, "the timer to be heard") { recorder.firstAudible(after: Date.distantPast) }
+        let alert = try eventually(timeout: 5, "the alert") { try session.alerts(titled: "Outage").first }
         recorder.stop()
         session.killPulseAudio()
         usleep(1_500_000)
         #expect(session.agent?.isRunning == true, "the agent survives losing PulseAudio")
-        #expect(try session.events.allSatisfy { $0.event != "closed" }, "the alert stays up")
+        #expect(try session.events.allSatisfy { $0.event != "closed" || $0.id != alert.id }, "the alert stays up")
         #expect(try session.cliJSON([AlarmJSON].self, "list").map(\.state) == ["alerting"])
         try session.startPulse()
         recorder = try SinkRecorder(session: session)
@@ -154,5 +155,39 @@ struct SoundCrashTests {
         // With the setting off, a ringing alarm leaves the muted sink alone.
         usleep(500_000)
         #expect(try session.pactl("get-sink-mute", "testsink").stdout.contains("yes"))
+    }
+}
+
+/// Sound through PipeWire as desktops run it now: pipewire, WirePlumber and pipewire-pulse.
+@Suite("Sound on PipeWire", .serialized)
+struct PipeWireSoundTests {
+    @Test func mutedNotificationSoundsDoNotSilenceTheAlarmAndStayMuted() throws {
+        let session = try TestSession(audio: .pipeWire)
+        // What a desktop's "notification sounds" switch stores (pipewire-pulse files media.role
+        // "event" under "Notification"), and a mute left on the alarm's own role.
+        for role in ["Notification", "alarm"] {
+            let set = try session.pwMetadata(["-n", "route-settings", "0", "restore.stream.Output/Audio.media.role:\(role)",
+                                              #"{"mute":true,"volumes":[0.0,0.0],"channels":["FL","FR"]}"#, "Spa:String:JSON"])
+            #expect(set.status == 0, "\(set.stderr)")
+        }
+        try session.startAgent()
+        let recorder = try SinkRecorder(session: session)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Loud")
+        _ = try eventually(timeout: 6, "the alarm to be heard through muted notification sounds") {
+            recorder.firstAudible(after: .distantPast)
+        }
+        #expect(try session.cli("stop", timer.id).status == 0)
+        recorder.stop()
+
+        // The user's setting is as it was: a new notification sound still comes up muted.
+        let pacat = try Subprocess.find("pacat", package: "pulseaudio-utils")
+        let event = try Subprocess.start(pacat, ["--playback", "--raw", "--property=media.role=event", "/dev/zero"],
+                                         environment: session.environment)
+        defer { event.terminate() }
+        _ = try eventually("a notification sound to come up muted") { () -> Bool? in
+            let inputs = try session.pactl("list", "sink-inputs").stdout
+            let stream = inputs.components(separatedBy: "Sink Input #").first { $0.contains("media.role = \"event\"") }
+            return stream?.contains("Mute: yes") == true ? true : nil
+        }
     }
 }

@@ -268,4 +268,23 @@ struct AlarmListingTests {
         #expect(listings.map(\.alarm.state) == [.countdown, .scheduled, .paused, .alerting])
         #expect(listings[2].pausedTimeRemaining == 60)
     }
+
+    @Test func textsAreBoundedByBytesAsWellAsCharacters() throws {
+        let now = instant("2027-06-01T12:00:00Z"), utc = zone("UTC")
+        // One letter with 40,000 combining marks is one character and 80,001 bytes.
+        let zalgo = request(schedule: nil, preAlert: 60, title: "a" + String(repeating: "\u{0301}", count: 40_000))
+        do {
+            try zalgo.validate(now: now, timeZone: utc)
+            Issue.record("a title of 80,001 bytes was accepted")
+        } catch {
+            #expect("\(error)".contains("the title is 80001 bytes long in UTF-8; at most 2000 are accepted"))
+        }
+        var button = request(schedule: nil, preAlert: 60)
+        button.presentation.alert.stopButton.text = String(repeating: "x", count: 100_000)
+        #expect(throws: AlarmError.self) { try button.validate(now: now, timeZone: utc) }
+        var metadata = request(schedule: nil, preAlert: 60)
+        metadata.metadata = "\"" + String(repeating: "x", count: 70_000) + "\""
+        #expect(throws: AlarmError.self) { try metadata.validate(now: now, timeZone: utc) }
+        try request(schedule: nil, preAlert: 60, title: String(repeating: "é", count: 500)).validate(now: now, timeZone: utc)
+    }
 }

@@ -85,9 +85,7 @@ final class AlarmPresenter {
     // MARK: Slots
 
     private func present(_ record: AlarmRecord) {
-        let profile = server.profile
-        let showsProgress = !(profile?.quirks.contains(.valueHintHidesEverything) ?? false)
-        guard let content = NotificationContent(record, now: Date(), timeZone: timeZone(), showsProgress: showsProgress) else {
+        guard let content = NotificationContent(record, now: Date(), timeZone: timeZone()) else {
             return withdraw(record.id)
         }
         let slot = slots[record.id] ?? Slot(state: record.alarm.state)
@@ -241,7 +239,15 @@ final class AlarmPresenter {
             slot.answered = false
             slot.content = nil
         }
-        guard profile != nil else { return }
+        guard profile != nil else {
+            // An alert must not wait for someone else to start a server: asking again starts an
+            // activatable one. Counted like a close, so a server that dies at once is not
+            // restarted in a loop.
+            for (id, slot) in slots where slot.state == .alerting && !slot.inFlight {
+                decide(slot.reshow.failedToShow(), slot, id: id, reason: "was lost with the notification server")
+            }
+            return
+        }
         for record in allAlarms() where !(slots[record.id]?.inFlight ?? false) { present(record) }
     }
 }

@@ -26,9 +26,8 @@ struct NotificationContent: Equatable {
     static let cancelButton = AlarmButton(text: "Cancel", textColor: .white, systemImageName: "window-close")
 
     /// The content for `record` at `now`, or `nil` when its state shows nothing
-    /// (scheduled, or a countdown without a countdown presentation). `showsProgress`: whether
-    /// the server may get a `value` hint.
-    init?(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules, showsProgress: Bool = true) {
+    /// (scheduled, or a countdown without a countdown presentation).
+    init?(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules) {
         let short = record.id.uuidString.lowercased().prefix(8)
         let presentation = record.presentation
         var lines: [String]
@@ -74,7 +73,6 @@ struct NotificationContent: Equatable {
             let length = record.countdownLength ?? 0
             progress = length > 0 ? Int(((length - (record.pausedTimeRemaining ?? 0)) / length * 100).rounded()).clamped(to: 0...100) : nil
         }
-        if !showsProgress { progress = nil }
         body = (lines + help).joined(separator: "\n")
     }
 

@@ -71,9 +71,11 @@ final class NotificationServer {
             guard let self else { return }
             let body = profile.readsMarkup ? Self.escapingMarkup(request.body) : request.body
             let actions = profile.hasActions ? request.actions.flatMap { [$0.key, $0.label] } : []
+            var hints = request.hints
+            if profile.quirks.contains(.valueHintHidesEverything) { hints["value"] = nil }
             self.bus.call(destination: Self.busName, path: Self.path, interface: Self.busName, method: "Notify",
                           arguments: [.string("Reveille"), .uint32(id), .string(request.icon), .string(request.summary),
-                                      .string(body), .strings(actions), .vardict(request.hints), .int32(request.timeout)]) {
+                                      .string(body), .strings(actions), .vardict(hints), .int32(request.timeout)]) {
                 [weak self] result in
                 guard let self else { return }
                 switch result {
@@ -186,7 +188,7 @@ final class NotificationServer {
     }
 
     /// Plain text as a server that reads markup must receive it.
-    static func escapingMarkup(_ text: String) -> String {
+    nonisolated static func escapingMarkup(_ text: String) -> String {
         text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
     }
 }

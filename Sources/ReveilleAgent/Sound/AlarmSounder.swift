@@ -140,7 +140,7 @@ final class AlarmSounder {
             return nil
         }
         let stream = pulse.play(sound, volume: record.ring.volume ?? 1, fadeIn: record.ring.fadeIn ?? 0,
-                                mediaName: "Alarm: \(record.title)", eventID: "alarm-clock-elapsed", corked: corked)
+                                mediaName: "Alarm: \(NotificationContent.displayable(record.title, limit: 80))", eventID: "alarm-clock-elapsed", corked: corked)
         guard let stream else {
             logger.error("could not open a PulseAudio stream for \(record.id): \(pulse.lastError)")
             return nil

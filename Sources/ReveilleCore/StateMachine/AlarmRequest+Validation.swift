@@ -5,6 +5,16 @@ extension AlarmRequest {
     public static let maximumCountdown: TimeInterval = 366 * 86_400
     /// The longest title accepted, in characters.
     public static let maximumTitleLength = 500
+    /// The longest title accepted, in UTF-8 bytes: one character may carry any number of
+    /// combining marks, and every byte reaches the notification and sound servers.
+    public static let maximumTitleBytes = 2000
+    /// The longest button text accepted, in characters and in UTF-8 bytes.
+    public static let maximumButtonTextLength = 64
+    public static let maximumButtonTextBytes = 256
+    /// The longest icon name accepted, in UTF-8 bytes.
+    public static let maximumIconNameBytes = 128
+    /// The largest metadata accepted, in UTF-8 bytes.
+    public static let maximumMetadataBytes = 65_536
 
     /// Checks the request against AlarmKit's rules; throws `invalidConfiguration`
     /// naming what is wrong and what is accepted.
@@ -40,8 +50,20 @@ extension AlarmRequest {
         if alert.secondaryButtonBehavior == .custom, secondaryIntent == nil {
             throw invalid("secondaryButtonBehavior .custom needs a secondaryIntent: open an app or run a command")
         }
-        guard alert.title.count <= Self.maximumTitleLength else {
-            throw invalid("the title has \(alert.title.count) characters; at most \(Self.maximumTitleLength) are accepted")
+        for (name, title) in [("title", alert.title), ("countdown title", presentation.countdown?.title),
+                              ("paused title", presentation.paused?.title)] {
+            guard let title else { continue }
+            try Self.check(name, title, characters: Self.maximumTitleLength, bytes: Self.maximumTitleBytes)
+        }
+        for (name, button) in [("stopButton", alert.stopButton), ("secondaryButton", alert.secondaryButton),
+                               ("pauseButton", presentation.countdown?.pauseButton), ("resumeButton", presentation.paused?.resumeButton)] {
+            guard let button else { continue }
+            try Self.check("\(name).text", button.text, characters: Self.maximumButtonTextLength, bytes: Self.maximumButtonTextBytes)
+            try Self.check("\(name).systemImageName", button.systemImageName, characters: Self.maximumIconNameBytes,
+                           bytes: Self.maximumIconNameBytes)
+        }
+        if let metadata, metadata.utf8.count > Self.maximumMetadataBytes {
+            throw invalid("metadata is \(metadata.utf8.count) bytes; at most \(Self.maximumMetadataBytes) are accepted")
         }
         if alert.secondaryButton != nil, alert.secondaryButtonBehavior == nil {
             throw invalid("a secondary button needs a secondaryButtonBehavior: .countdown (snooze/repeat) or .custom")
@@ -51,6 +73,15 @@ extension AlarmRequest {
         }
         if let metadata, !JSONText.isValid(metadata) {
             throw invalid("metadata is not valid JSON text")
+        }
+    }
+
+    private static func check(_ name: String, _ text: String, characters: Int, bytes: Int) throws(AlarmError) {
+        guard text.count <= characters else {
+            throw .invalidConfiguration("the \(name) has \(text.count) characters; at most \(characters) are accepted")
+        }
+        guard text.utf8.count <= bytes else {
+            throw .invalidConfiguration("the \(name) is \(text.utf8.count) bytes long in UTF-8; at most \(bytes) are accepted")
         }
     }
 }

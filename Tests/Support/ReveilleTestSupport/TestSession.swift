@@ -1,30 +1,55 @@
 import Foundation
 import ReveilleCore
 
-/// A private desktop session for one test: a dbus-daemon, the recording notification
-/// server and PulseAudio with a null sink, all on addresses inside a temporary folder,
-/// all stopped by PID when the session ends. The agent and the CLI are the real binaries.
+/// A private desktop session for one test: a dbus-daemon, a notification server and a sound
+/// server, all on addresses inside a temporary folder, all stopped by PID when the session
+/// ends. The agent and the CLI are the real binaries.
 public final class TestSession {
+    /// Who answers `org.freedesktop.Notifications`.
+    public enum NotificationPeer: Sendable {
+        /// The recording server, started by the test, answering as the named real server does
+        /// (`gnome`, `kde`, `dunst`, `xfce`, `mako`, `plain`: see reveille-test-notifyd).
+        case recording(profile: String = "gnome")
+        /// The recording server, installed as a D-Bus service: started by the first call.
+        case activatableRecording(profile: String = "gnome")
+        /// Real dunst under Xvfb, started by D-Bus activation as on Debian; its action menu
+        /// runs a stand-in for dmenu that picks the line `pressInDunst` asked for.
+        case dunst
+        /// Real xfce4-notifyd under Xvfb, started by D-Bus activation.
+        case xfce4Notifyd
+        /// Nobody, and nothing to activate.
+        case none
+    }
+
+    /// Who plays sound: PulseAudio, or PipeWire with WirePlumber and pipewire-pulse; each with
+    /// a null sink `testsink` as the default.
+    public enum AudioPeer: Sendable { case pulseAudio, pipeWire, none }
+
     public let directory: String
     public private(set) var environment: [String: String]
     private var peers: [(name: String, child: Subprocess.Child)] = []
     public private(set) var agent: Subprocess.Child?
     public let binaries: String
     private let gdbusPath: String
+    private let notificationPeer: NotificationPeer
+    /// The X display of the session's Xvfb, when a real notification server needs one.
+    public private(set) var display: String?
 
     /// The notification server's record of events, one JSON object per line.
     public var notificationLog: String { directory + "/notifications.jsonl" }
     public var agentLog: String { directory + "/agent.log" }
     public var stateDirectory: String { directory + "/state/reveille" }
+    /// Where the bus looks for D-Bus service files.
+    public var serviceDirectory: String { directory + "/dbus-services" }
 
-    /// `busEnvironment` is added to the dbus-daemon's environment only; it passes it on to the
-    /// services it activates (`XDG_DATA_DIRS` chooses where it looks for .service files).
-    public init(notificationCapabilities: [String]? = nil, startPulseAudio: Bool = true,
-                busEnvironment: [String: String] = [:]) throws {
+    /// `serviceDirectories` are added to where the bus looks for services to activate.
+    public init(notifications: NotificationPeer = .recording(), audio: AudioPeer = .pulseAudio,
+                serviceDirectories: [String] = []) throws {
         binaries = try TestSession.findBinaries()
         gdbusPath = try Subprocess.find("gdbus", package: "libglib2.0-bin")
+        notificationPeer = notifications
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-e2e-\(UUID().uuidString.prefix(8))").path
-        for folder in ["", "/runtime", "/home", "/state", "/config"] {
+        for folder in ["", "/runtime", "/home", "/state", "/config", "/dbus-services"] {
             try FileManager.default.createDirectory(atPath: directory + folder, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         }
@@ -33,15 +58,25 @@ public final class TestSession {
         environment["XDG_RUNTIME_DIR"] = directory + "/runtime"
         environment["XDG_STATE_HOME"] = directory + "/state"
         environment["XDG_CONFIG_HOME"] = directory + "/config"
+        environment["XDG_CACHE_HOME"] = directory + "/home/.cache"
         environment["PULSE_SERVER"] = "unix:\(directory)/pulse.sock"
         environment["PULSE_CLIENTCONFIG"] = directory + "/client.conf"
         environment["TZ"] = "UTC"
-        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        for key in ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"] { environment.removeValue(forKey: key) }
         self.environment = environment
         do {
-            try startBus(extra: busEnvironment)
-            try startNotificationServer(capabilities: notificationCapabilities)
-            if startPulseAudio { try startPulse() }
+            switch notifications {
+            case .dunst, .xfce4Notifyd: try startXvfb()
+            default: break
+            }
+            try prepareNotificationService(notifications)
+            try startBus(serviceDirectories: [serviceDirectory] + serviceDirectories)
+            if case .recording(let profile) = notifications { try startNotificationServer(profile: profile) }
+            switch audio {
+            case .pulseAudio: try startPulse()
+            case .pipeWire: try startPipeWire()
+            case .none: break
+            }
         } catch {
             stopAll()
             throw error
@@ -52,10 +87,29 @@ public final class TestSession {
 
     // MARK: Peers
 
-    private func startBus(extra: [String: String]) throws {
+    /// A bus that activates services from `serviceDirectories` only (not the system's
+    /// folders, where several notification servers may be installed side by side).
+    private func startBus(serviceDirectories: [String]) throws {
         let daemon = try Subprocess.find("dbus-daemon", package: "dbus-daemon")
-        let result = try Subprocess.run(daemon, ["--session", "--fork", "--nopidfile", "--print-address=1", "--print-pid=1"],
-                                        environment: environment.merging(extra) { $1 })
+        let configuration = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:dir=\(directory)</listen>
+              <auth>EXTERNAL</auth>
+            \(serviceDirectories.map { "  <servicedir>\($0)</servicedir>" }.joined(separator: "\n"))
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """
+        try configuration.write(toFile: directory + "/bus.conf", atomically: true, encoding: .utf8)
+        let result = try Subprocess.run(daemon, ["--config-file=\(directory)/bus.conf", "--fork", "--nopidfile",
+                                                 "--print-address=1", "--print-pid=1"],
+                                        environment: environment)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         guard result.status == 0, lines.count >= 2, let pid = Int32(lines[1]) else {
             throw Subprocess.Failure("dbus-daemon did not start: \(result.stderr)")
@@ -65,19 +119,72 @@ public final class TestSession {
         environment["DBUS_SESSION_BUS_ADDRESS"] = lines[0]
     }
 
-    public func startNotificationServer(capabilities: [String]? = nil) throws {
-        var arguments = ["--record", notificationLog]
-        if let capabilities { arguments += ["--capabilities", capabilities.joined(separator: ",")] }
-        let server = try Subprocess.start(binaries + "/reveille-test-notifyd", arguments, environment: environment,
-                                          stderr: directory + "/notifyd.log")
+    private func startXvfb() throws {
+        let xvfb = try Subprocess.find("Xvfb", package: "xvfb")
+        let displayFile = directory + "/display"
+        let server = try Subprocess.start(xvfb, ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
+                                          environment: environment, stdout: displayFile, stderr: directory + "/xvfb.log")
+        peers.append(("Xvfb", server))
+        let number = try eventually("Xvfb to name its display") {
+            (try? String(contentsOfFile: displayFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                .nilIfEmpty
+        }
+        display = ":" + number
+        environment["DISPLAY"] = display
+    }
+
+    /// Writes the D-Bus service file that starts the chosen notification server on demand.
+    private func prepareNotificationService(_ peer: NotificationPeer) throws {
+        let exec: String
+        switch peer {
+        case .activatableRecording(let profile):
+            exec = "\(binaries)/reveille-test-notifyd --record \(notificationLog) --profile \(profile)"
+        case .dunst:
+            let dunst = try Subprocess.find("dunst", package: "dunst")
+            _ = try Subprocess.find("dunstctl", package: "dunst")
+            // dunst feeds its menu's lines ("#Label (summary) [id,key]") to this command and invokes the one it prints.
+            try """
+                [global]
+                dmenu = /usr/bin/grep -m1 -F -f \(directory)/dunst-choice
+                """.write(toFile: directory + "/dunstrc", atomically: true, encoding: .utf8)
+            exec = "\(dunst) -config \(directory)/dunstrc"
+        case .xfce4Notifyd:
+            let candidates = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib", "/usr/libexec"]
+                .map { $0 + "/xfce4/notifyd/xfce4-notifyd" }
+            guard let found = candidates.first(where: FileManager.default.isExecutableFile(atPath:)) else {
+                throw Subprocess.Failure("xfce4-notifyd is not installed; the end-to-end tests need it (Debian package xfce4-notifyd; `make deps` installs it)")
+            }
+            exec = found
+        case .recording, .none:
+            return
+        }
+        try """
+            [D-BUS Service]
+            Name=org.freedesktop.Notifications
+            Exec=\(exec)
+            """.write(toFile: serviceDirectory + "/org.freedesktop.Notifications.service", atomically: true, encoding: .utf8)
+    }
+
+    public func startNotificationServer(profile: String = "gnome") throws {
+        let server = try Subprocess.start(binaries + "/reveille-test-notifyd", ["--record", notificationLog, "--profile", profile],
+                                          environment: environment, stderr: directory + "/notifyd.log")
         peers.append(("reveille-test-notifyd", server))
         try waitForName("org.freedesktop.Notifications", owned: true)
     }
 
-    /// Stops the notification server, as a crash or restart of the desktop shell would.
+    /// Stops the notification server, as a crash or restart of the desktop shell would, and
+    /// waits until that process no longer owns the name (the agent may start a new one at once).
     public func stopNotificationServer() throws {
-        stop(named: "reveille-test-notifyd")
-        try waitForName("org.freedesktop.Notifications", owned: false)
+        let pid = try ownerPID(of: "org.freedesktop.Notifications")
+        if peers.contains(where: { $0.name == "reveille-test-notifyd" }) {
+            stop(named: "reveille-test-notifyd")
+        } else if let pid {
+            // Started by activation: known by the bus only.
+            Subprocess.Child(pid: pid).terminate()
+        }
+        _ = try eventually("the notification server \(pid.map(String.init) ?? "") to leave the bus") {
+            try ownerPID(of: "org.freedesktop.Notifications") != pid || pid == nil ? true : nil
+        }
     }
 
     /// Kills PulseAudio (SIGKILL, as a crash would).
@@ -86,7 +193,7 @@ public final class TestSession {
         peers.removeAll { $0.name == "pulseaudio" }
     }
 
-    /// Runs `pactl` against the session's PulseAudio.
+    /// Runs `pactl` against the session's sound server.
     public func pactl(_ arguments: String...) throws -> Subprocess.Result {
         try Subprocess.run(try Subprocess.find("pactl", package: "pulseaudio-utils"), arguments, environment: environment)
     }
@@ -107,6 +214,84 @@ public final class TestSession {
         _ = try eventually("PulseAudio to answer on \(directory)/pulse.sock") {
             try Subprocess.run(pactl, ["info"], environment: environment, timeout: 5).status == 0 ? true : nil
         }
+    }
+
+    /// PipeWire, WirePlumber and pipewire-pulse as a desktop runs them, with their state in
+    /// the session's folders; the pulse socket replaces PulseAudio's.
+    public func startPipeWire() throws {
+        let pipewire = try Subprocess.find("pipewire", package: "pipewire-bin")
+        let wireplumber = try Subprocess.find("wireplumber", package: "wireplumber")
+        let pipewirePulse = try Subprocess.find("pipewire-pulse", package: "pipewire-pulse")
+        let pactl = try Subprocess.find("pactl", package: "pulseaudio-utils")
+        try "autospawn = no\n".write(toFile: directory + "/client.conf", atomically: true, encoding: .utf8)
+        environment["PULSE_SERVER"] = "unix:\(directory)/runtime/pulse/native"
+        peers.append(("pipewire", try Subprocess.start(pipewire, [], environment: environment, stderr: directory + "/pipewire.log")))
+        _ = try eventually("PipeWire's socket") {
+            FileManager.default.fileExists(atPath: directory + "/runtime/pipewire-0") ? true : nil
+        }
+        peers.append(("wireplumber", try Subprocess.start(wireplumber, [], environment: environment, stderr: directory + "/wireplumber.log")))
+        peers.append(("pipewire-pulse", try Subprocess.start(pipewirePulse, [], environment: environment,
+                                                             stderr: directory + "/pipewire-pulse.log")))
+        _ = try eventually("pipewire-pulse to answer") {
+            try Subprocess.run(pactl, ["info"], environment: environment, timeout: 5).status == 0 ? true : nil
+        }
+        let load = try Subprocess.run(pactl, ["load-module", "module-null-sink", "sink_name=testsink"], environment: environment)
+        guard load.status == 0 else { throw Subprocess.Failure("pipewire-pulse did not load a null sink: \(load.stderr)") }
+        _ = try eventually("the null sink to appear") {
+            try Subprocess.run(pactl, ["set-default-sink", "testsink"], environment: environment).status == 0 ? true : nil
+        }
+    }
+
+    /// Runs `pw-metadata` against the session's PipeWire.
+    public func pwMetadata(_ arguments: [String]) throws -> Subprocess.Result {
+        try Subprocess.run(try Subprocess.find("pw-metadata", package: "pipewire-bin"), arguments, environment: environment)
+    }
+
+    /// Runs `dunstctl` against the session's dunst.
+    @discardableResult
+    public func dunstctl(_ arguments: String...) throws -> Subprocess.Result {
+        try Subprocess.run(try Subprocess.find("dunstctl", package: "dunst"), arguments, environment: environment)
+    }
+
+    /// Presses the button labelled `label` on the first notification dunst lists with it, as a
+    /// person does through dunst's context menu (`dunstctl context`).
+    public func pressInDunst(label: String, summary: String) throws {
+        try "#\(label) (\(summary))".write(toFile: directory + "/dunst-choice", atomically: true, encoding: .utf8)
+        let result = try dunstctl("context")
+        guard result.status == 0 else { throw Subprocess.Failure("dunstctl context failed: \(result.stderr)") }
+    }
+
+    /// A notification bubble of xfce4-notifyd on the session's display.
+    public struct Window: Equatable {
+        public var id: String
+        public var x: Int, y: Int, width: Int, height: Int
+    }
+
+    /// xfce4-notifyd's bubbles on screen, top to bottom.
+    public func xfceBubbles() throws -> [Window] {
+        let xdotool = try Subprocess.find("xdotool", package: "xdotool")
+        let ids = try Subprocess.run(xdotool, ["search", "--onlyvisible", "--classname", "xfce4-notifyd"], environment: environment)
+        return try ids.stdout.split(separator: "\n").compactMap { id -> Window? in
+            let shell = try Subprocess.run(xdotool, ["getwindowgeometry", "--shell", String(id)], environment: environment).stdout
+            var values: [String: Int] = [:]
+            for line in shell.split(separator: "\n") {
+                let parts = line.split(separator: "=")
+                if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
+            }
+            guard let x = values["X"], let y = values["Y"], let width = values["WIDTH"], let height = values["HEIGHT"],
+                  width > 20 else { return nil } // xfce4-notifyd's hidden 10×10 helper window
+            return Window(id: String(id), x: x, y: y, width: width, height: height)
+        }.sorted { $0.y < $1.y }
+    }
+
+    /// Clicks a button of an xfce4-notifyd bubble as a person would: `fromRight` 0 is the last
+    /// button (the secondary, or Cancel), 1 the one before it (Stop, Pause). The buttons sit
+    /// right-aligned in the bubble's bottom row, 92 px apart (Debian 12's GTK theme).
+    public func clickXfceButton(_ bubble: Window, fromRight index: Int) throws {
+        let xdotool = try Subprocess.find("xdotool", package: "xdotool")
+        let x = bubble.x + bubble.width - 57 - 92 * index, y = bubble.y + bubble.height - 31
+        let click = try Subprocess.run(xdotool, ["mousemove", "\(x)", "\(y)", "click", "1"], environment: environment)
+        guard click.status == 0 else { throw Subprocess.Failure("xdotool could not click: \(click.stderr)") }
     }
 
     // MARK: Agent and CLI
@@ -242,6 +427,11 @@ public final class TestSession {
     private func stopAll() {
         agent?.terminate()
         agent = nil
+        // A server the bus started is no child of ours: find it by its bus name while the bus is up.
+        if environment["DBUS_SESSION_BUS_ADDRESS"] != nil, let pid = try? ownerPID(of: "org.freedesktop.Notifications"),
+           !peers.contains(where: { $0.child.pid == pid }) {
+            Subprocess.Child(pid: pid).terminate()
+        }
         for peer in peers.reversed() { peer.child.terminate() }
         peers = []
         if ProcessInfo.processInfo.environment["REVEILLE_KEEP_TEST_FILES"] == nil {
@@ -269,4 +459,8 @@ public struct AlarmJSON: Decodable, Equatable {
     public var kind: String
     public var fireDate: String?
     public var timeRemaining: Double?
+}
+
+extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
 }
