@@ -153,3 +153,43 @@ struct ActivationTests {
         }
     }
 }
+
+@Suite("Real GNOME Shell", .serialized)
+struct GnomeShellTests {
+    /// Where GNOME Shell 43 draws the buttons of the banner at the top of the 1024×768 screen,
+    /// for an alert with a three-line body.
+    static let stopButton = (x: 381, y: 168), snoozeButton = (x: 631, y: 168)
+
+    /// Clicks at a place until `done` holds (a banner slides in; a click during the slide misses).
+    func click(_ session: TestSession, _ point: (x: Int, y: Int), until what: String, _ done: () throws -> Bool) throws {
+        let xdotool = try Subprocess.find("xdotool", package: "xdotool")
+        for _ in 0..<4 {
+            usleep(600_000)
+            _ = try Subprocess.run(xdotool, ["mousemove", "\(point.x)", "\(point.y)", "click", "1"], environment: session.environment)
+            if (try? eventually(timeout: 2, what) { try done() ? true : nil }) != nil { return }
+        }
+        // A picture of the screen for REVEILLE_KEEP_TEST_FILES=1, where ImageMagick is installed.
+        _ = try? Subprocess.run("/usr/bin/import", ["-window", "root", session.directory + "/failed.png"], environment: session.environment)
+        throw Subprocess.Failure("clicking at \(point) never led to \(what)")
+    }
+
+    @Test func alertAfterACountdownComesExpandedWithItsButtons() throws {
+        let session = try TestSession(notifications: .gnomeShell, audio: .none)
+        try session.startAgent()
+        // The countdown banner is still on screen when the timer rings: an alert that replaced it
+        // in place would stay collapsed, and a click where Snooze belongs would do nothing.
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "3s", "--title", "Tea", "--snooze", "2s")
+        _ = try eventually(timeout: 8, "the timer to ring") {
+            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+        }
+        try click(session, Self.snoozeButton, until: "Snooze to start the snooze countdown") {
+            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "countdown"
+        }
+        _ = try eventually(timeout: 8, "the second alert") {
+            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+        }
+        try click(session, Self.stopButton, until: "Stop to end the timer") {
+            try session.cliJSON([AlarmJSON].self, "list").isEmpty
+        }
+    }
+}

@@ -17,6 +17,9 @@ public final class TestSession {
         case dunst
         /// Real xfce4-notifyd under Xvfb, started by D-Bus activation.
         case xfce4Notifyd
+        /// Real GNOME Shell (X11) under Xvfb, with logind from python3-dbusmock on a private
+        /// system bus; its notification daemon (gjs) is started by D-Bus activation as in GNOME.
+        case gnomeShell
         /// Nobody, and nothing to activate.
         case none
     }
@@ -66,12 +69,16 @@ public final class TestSession {
         self.environment = environment
         do {
             switch notifications {
-            case .dunst, .xfce4Notifyd: try startXvfb()
+            case .dunst, .xfce4Notifyd, .gnomeShell: try startXvfb()
             default: break
             }
             try prepareNotificationService(notifications)
             try startBus(serviceDirectories: [serviceDirectory] + serviceDirectories)
-            if case .recording(let profile) = notifications { try startNotificationServer(profile: profile) }
+            switch notifications {
+            case .recording(let profile): try startNotificationServer(profile: profile)
+            case .gnomeShell: try startGnomeShell()
+            default: break
+            }
             switch audio {
             case .pulseAudio: try startPulse()
             case .pipeWire: try startPipeWire()
@@ -89,13 +96,14 @@ public final class TestSession {
 
     /// A bus that activates services from `serviceDirectories` only (not the system's
     /// folders, where several notification servers may be installed side by side).
-    private func startBus(serviceDirectories: [String]) throws {
+    private func startBus(serviceDirectories: [String], system: Bool = false) throws {
         let daemon = try Subprocess.find("dbus-daemon", package: "dbus-daemon")
+        let name = system ? "system-bus" : "bus"
         let configuration = """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
             <busconfig>
-              <type>session</type>
+              <type>\(system ? "system" : "session")</type>
               <listen>unix:dir=\(directory)</listen>
               <auth>EXTERNAL</auth>
             \(serviceDirectories.map { "  <servicedir>\($0)</servicedir>" }.joined(separator: "\n"))
@@ -106,8 +114,8 @@ public final class TestSession {
               </policy>
             </busconfig>
             """
-        try configuration.write(toFile: directory + "/bus.conf", atomically: true, encoding: .utf8)
-        let result = try Subprocess.run(daemon, ["--config-file=\(directory)/bus.conf", "--fork", "--nopidfile",
+        try configuration.write(toFile: directory + "/\(name).conf", atomically: true, encoding: .utf8)
+        let result = try Subprocess.run(daemon, ["--config-file=\(directory)/\(name).conf", "--fork", "--nopidfile",
                                                  "--print-address=1", "--print-pid=1"],
                                         environment: environment)
         let lines = result.stdout.split(separator: "\n").map(String.init)
@@ -115,8 +123,33 @@ public final class TestSession {
             throw Subprocess.Failure("dbus-daemon did not start: \(result.stderr)")
         }
         // --fork: the daemon is a child of the process that ended; it is known by its PID alone.
-        peers.append(("dbus-daemon", Subprocess.Child(pid: pid)))
-        environment["DBUS_SESSION_BUS_ADDRESS"] = lines[0]
+        peers.append((system ? "system dbus-daemon" : "dbus-daemon", Subprocess.Child(pid: pid)))
+        environment[system ? "DBUS_SYSTEM_BUS_ADDRESS" : "DBUS_SESSION_BUS_ADDRESS"] = lines[0]
+    }
+
+    /// GNOME Shell in X11 mode on the session's Xvfb, and what it needs of the system: a
+    /// system bus with logind (python3-dbusmock's template).
+    private func startGnomeShell() throws {
+        let shell = try Subprocess.find("gnome-shell", package: "gnome-shell")
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
+              (try? Subprocess.run("/usr/bin/python3", ["-c", "import dbusmock"], environment: environment).status) == 0 else {
+            throw Subprocess.Failure("python3-dbusmock is not installed; the GNOME Shell tests need it for logind (Debian package python3-dbusmock)")
+        }
+        try startBus(serviceDirectories: [], system: true)
+        peers.append(("logind mock", try Subprocess.start("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "logind"],
+                                                          environment: environment, stderr: directory + "/logind.log")))
+        _ = try eventually("logind (dbusmock) on the system bus") {
+            let owner = try gdbus(["call", "--system", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                                   "--method", "org.freedesktop.DBus.NameHasOwner", "org.freedesktop.login1"])
+            return owner.stdout.contains("true") ? true : nil
+        }
+        var shellEnvironment = environment
+        shellEnvironment["XDG_SESSION_TYPE"] = "x11"
+        shellEnvironment["GSETTINGS_BACKEND"] = "memory"
+        peers.append(("gnome-shell", try Subprocess.start(shell, ["--x11", "--replace"], environment: shellEnvironment,
+                                                          stderr: directory + "/gnome-shell.log")))
+        // The shell starts its notification daemon (org.gnome.Shell.Notifications) by activation.
+        try waitForName("org.freedesktop.Notifications", owned: true, timeout: 30)
     }
 
     private func startXvfb() throws {
@@ -155,6 +188,14 @@ public final class TestSession {
                 throw Subprocess.Failure("xfce4-notifyd is not installed; the end-to-end tests need it (Debian package xfce4-notifyd; `make deps` installs it)")
             }
             exec = found
+        case .gnomeShell:
+            _ = try Subprocess.find("gjs", package: "gjs")
+            let file = "/usr/share/dbus-1/services/org.gnome.Shell.Notifications.service"
+            guard FileManager.default.fileExists(atPath: file) else {
+                throw Subprocess.Failure("\(file) is missing; the GNOME Shell tests need it (Debian package gnome-shell)")
+            }
+            try FileManager.default.copyItem(atPath: file, toPath: serviceDirectory + "/org.gnome.Shell.Notifications.service")
+            return
         case .recording, .none:
             return
         }
