@@ -40,4 +40,26 @@ struct SecurityTests {
         #expect(try mode(session.directory + "/config/reveille") == 0o700)
         #expect(try mode(session.directory + "/config/reveille/authorizations.json") == 0o600)
     }
+
+    @Test func aCallerThatLeftBeforeItWasLookedAtIsNobodyNotTheUser() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let agent = try #require(session.agent)
+        let kept = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Kept")
+        // The agent is stopped while the caller sends and disconnects: when it reads the call,
+        // the caller's process is gone. A sandboxed app did this to be taken for the user.
+        kill(agent.pid, SIGSTOP)
+        let send = try Subprocess.run(try Subprocess.find("dbus-send", package: "dbus-bin"), [
+            "--session", "--type=method_call", "--dest=\(AgentInterface.busName)", AgentInterface.objectPath,
+            "\(AgentInterface.interface).Cancel",
+            "string:\(kept.id)",
+        ], environment: session.environment)
+        kill(agent.pid, SIGCONT)
+        #expect(send.status == 0, "\(send.stderr)")
+        _ = try eventually("the agent to refuse the departed caller") {
+            let log = (try? String(contentsOfFile: session.agentLog, encoding: .utf8)) ?? ""
+            return log.contains("Cancel from") && log.contains("cannot tell who is calling") ? true : nil
+        }
+        #expect(try session.cliJSON([AlarmJSON].self, "list").map(\.id) == [kept.id], "the user's alarm is still there")
+    }
 }

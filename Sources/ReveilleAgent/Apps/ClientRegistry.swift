@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import Logging
 import ReveilleBus
 import ReveilleCore
@@ -25,10 +26,12 @@ final class ClientRegistry {
     }
 
     /// The caller's identity: what it said in Hello, else its sandbox's, else the user's.
-    func identity(of sender: String) -> ClientIdentity {
+    /// Fails closed: a caller whose process cannot be looked at (it left the bus, or its
+    /// process is gone) is nobody, not the user.
+    func identity(of sender: String) throws(AlarmError) -> ClientIdentity {
         if let client = clients[sender] { return client.identity }
         var identity = ClientIdentity.user
-        if let sandboxed = Self.flatpakID(of: processID(of: sender)) {
+        if let sandboxed = try process(of: sender).flatpakID {
             identity = ClientIdentity(appID: sandboxed, sandboxed: true, source: "flatpak")
         }
         // Remembered for the connection's life: one lookup per client, not per call.
@@ -43,11 +46,11 @@ final class ClientRegistry {
         guard declaredID.wholeMatch(of: /[A-Za-z0-9_][A-Za-z0-9._-]{0,254}/) != nil else {
             throw .invalidConfiguration("app id '\(declaredID)' is not valid; use a reverse-DNS id like org.example.Cook")
         }
-        let pid = processID(of: sender)
+        let process = try process(of: sender)
         let identity: ClientIdentity
-        if let sandboxed = Self.flatpakID(of: pid) {
+        if let sandboxed = process.flatpakID {
             identity = ClientIdentity(appID: sandboxed, sandboxed: true, source: "flatpak")
-        } else if let unit = pid.flatMap(Self.systemdID), unit != declaredID {
+        } else if let unit = process.systemdID, unit != declaredID {
             identity = ClientIdentity(appID: unit, sandboxed: false, source: "systemd")
         } else {
             identity = ClientIdentity(appID: declaredID, sandboxed: false, source: "declared")
@@ -86,19 +89,52 @@ final class ClientRegistry {
         }
     }
 
-    /// The caller's process (`GetConnectionUnixProcessID`), asked synchronously: a local round
-    /// trip once per connection. (Resuming a continuation would start Swift's global executor
-    /// and its once-a-second libdispatch monitor; an idle agent must make no wakeups.)
-    private func processID(of sender: String) -> Int32? {
-        guard let reply = try? bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                            interface: "org.freedesktop.DBus", method: "GetConnectionUnixProcessID",
-                                            arguments: [.string(sender)]) else { return nil }
-        return reply.first?.int64.map { Int32($0) }
+    /// What the caller's process is: its sandbox's app id, its systemd app unit's.
+    private struct Process {
+        var flatpakID: String?
+        var systemdID: String?
+    }
+
+    /// Looks at the caller's process, found by the bus's credentials of its connection
+    /// (`GetConnectionCredentials`), asked synchronously: a local round trip once per
+    /// connection. (Resuming a continuation would start Swift's global executor and its
+    /// once-a-second libdispatch monitor.) The credentials are asked again afterwards: the same
+    /// process id on a connection still open means the process read was the caller's, not a
+    /// new one that got a freed id. (Debian 12's dbus-daemon offers no `ProcessFD`.)
+    private func process(of sender: String) throws(AlarmError) -> Process {
+        let pid = try credentials(of: sender)
+        guard FileManager.default.fileExists(atPath: "/proc/\(pid)") else {
+            throw .notAuthorized("cannot tell who is calling: process \(pid) of \(sender) is gone; the call is refused")
+        }
+        let process = Process(flatpakID: Self.flatpakID(of: pid), systemdID: Self.systemdID(pid))
+        guard try credentials(of: sender) == pid else {
+            throw .notAuthorized("cannot tell who is calling: \(sender) changed process; the call is refused")
+        }
+        return process
+    }
+
+    private func credentials(of sender: String) throws(AlarmError) -> Int32 {
+        let reply: [Variant]
+        do {
+            reply = try bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                     interface: "org.freedesktop.DBus", method: "GetConnectionCredentials",
+                                     arguments: [.string(sender)])
+        } catch {
+            throw .notAuthorized("cannot tell who is calling: \(sender) has left the bus (\(error.message)); the call is refused")
+        }
+        let values = reply.first?.dictionary ?? [:]
+        guard let pid = values["ProcessID"]?.int64.map({ Int32($0) }) else {
+            throw .notAuthorized("cannot tell who is calling: the bus gives no process id for \(sender); the call is refused")
+        }
+        if let uid = values["UnixUserID"]?.int64, uid != Int64(getuid()) {
+            throw .notAuthorized("\(sender) runs as user \(uid), not as this session's user; the call is refused")
+        }
+        return pid
     }
 
     /// The `[Application] name=` of `/proc/PID/root/.flatpak-info`, present only inside a Flatpak sandbox.
-    private static func flatpakID(of pid: Int32?) -> String? {
-        guard let pid, let text = try? String(contentsOfFile: "/proc/\(pid)/root/.flatpak-info", encoding: .utf8) else { return nil }
+    private static func flatpakID(of pid: Int32) -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/root/.flatpak-info", encoding: .utf8) else { return nil }
         var inApplication = false
         for line in text.split(separator: "\n") {
             if line.hasPrefix("[") { inApplication = line == "[Application]"; continue }

@@ -72,7 +72,11 @@ final class AlarmService {
     /// Answers on the loop, synchronously, except where the user must decide first: then the
     /// call is parked and answered from the prompt's callback.
     private func handle(_ call: MethodCall) {
-        let identity = registry.identity(of: call.sender)
+        let identity: ClientIdentity
+        do { identity = try registry.identity(of: call.sender) } catch {
+            logger.notice("\(call.method) from \(call.sender) refused: \(error.reason)")
+            return call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
+        }
         let waitsForTheUser = call.method == "RequestAuthorization"
             || (call.method == "Schedule" && !identity.isUser && authorizer.state(of: identity) == .notDetermined)
         guard waitsForTheUser else { return respond(call, from: identity) }
