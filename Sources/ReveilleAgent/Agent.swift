@@ -141,6 +141,9 @@ public final class Agent {
                 } catch {
                     self.stop(status: 1, reason: "cannot start the wall-clock timer: \(error)")
                 }
+            case .connectionClosed:
+                // Exit non-zero, so systemd's Restart=on-failure brings the agent back.
+                self.stop(status: 1, reason: "lost the session bus: it closed the connection or went away")
             case .lost where owned:
                 self.stop(status: 0, reason: "another reveille-agent replaced this one")
             case .lost where self.options.exitIfRunning:

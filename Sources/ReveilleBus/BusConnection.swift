@@ -173,7 +173,13 @@ public final class BusConnection {
     }
 
     /// What happened to a requested bus name.
-    public enum NameEvent: Sendable { case acquired, lost }
+    public enum NameEvent: Sendable {
+        case acquired
+        /// Another connection took the name (or had it first).
+        case lost
+        /// This connection to the bus closed: the bus went away.
+        case connectionClosed
+    }
 
     /// Requests a well-known name (`g_bus_own_name_on_connection`); `replace` takes it from
     /// an owner that allows replacement. `onEvent` hears when it is acquired or lost.
@@ -187,9 +193,11 @@ public final class BusConnection {
                 let onEvent = CallbackBox.from(userData, as: (@GLibActor (NameEvent) -> Void).self)
                 GLibActor.assumeIsolated { onEvent(.acquired) }
             },
-            { _, _, userData in
+            { connection, _, userData in
                 let onEvent = CallbackBox.from(userData, as: (@GLibActor (NameEvent) -> Void).self)
-                GLibActor.assumeIsolated { onEvent(.lost) }
+                // GDBus passes no connection, or a closed one, when the bus itself went away.
+                let closed = connection == nil || g_dbus_connection_is_closed(connection) != 0
+                GLibActor.assumeIsolated { onEvent(closed ? .connectionClosed : .lost) }
             },
             box.retainedPointer, CallbackBox.release)
     }

@@ -94,6 +94,18 @@ struct FaultTests {
         #expect(try session.cliJSON(AlarmJSON.self, "show", keep.id).title == "Keep me", "nothing stored was lost")
     }
 
+    @Test func losingTheBusExitsNonZeroSoTheServiceManagerRestartsTheAgent() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let agent = try #require(session.agent)
+        session.killBus()
+        let status = agent.wait(timeout: 10)
+        #expect(status != 0, "Restart=on-failure restarts only a failed agent")
+        let log = try String(contentsOfFile: session.agentLog, encoding: .utf8)
+        #expect(log.contains("lost the session bus"), "\(log)")
+        #expect(!log.contains("another reveille-agent replaced"), "the log says what happened: \(log)")
+    }
+
     @Test func randomCommandLinesFailCleanly() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()

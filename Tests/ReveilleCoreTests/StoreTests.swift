@@ -88,6 +88,20 @@ struct StoreTests {
 
     // MARK: Journal
 
+    @Test func aLinkPlantedAsTheTemporaryFileIsNotFollowed() throws {
+        try AtomicFile.makePrivateDirectory(directory)
+        let victim = directory.removingLastComponent().appending("victim")
+        try Data("someone else's\n".utf8).write(to: URL(fileURLWithPath: victim.string))
+        chmod(victim.string, 0o644)
+        let target = directory.appending("alarms.json")
+        symlink(victim.string, target.string + ".tmp")
+        try AtomicFile.write(Data("new\n".utf8), to: target)
+        #expect(try String(contentsOfFile: victim.string, encoding: .utf8) == "someone else's\n")
+        #expect(try mode(victim) == 0o644)
+        #expect(try String(contentsOfFile: target.string, encoding: .utf8) == "new\n")
+        #expect(try mode(target) == 0o600)
+    }
+
     @Test func changesAreJournalledAndReplayedInOrder() throws {
         let store = AlarmStore(directory: directory)
         let (first, second) = (try sample("first"), try sample("second"))

@@ -17,12 +17,15 @@ public enum AtomicFile {
     public static func write(_ data: Data, to path: FilePath,
                              continueAfter: (Step) -> Bool = { _ in true }) throws {
         let temporary = FilePath(path.string + ".tmp")
+        // A new file of our own, never one found there: a crash may have left one, and a link
+        // planted there must not make us write (and chmod) a file elsewhere.
+        if unlink(temporary.string) != 0 && errno != ENOENT { throw Errno(rawValue: errno) }
         let descriptor = try FileDescriptor.open(
-            temporary, .writeOnly, options: [.create, .truncate],
+            temporary, .writeOnly, options: [.create, .exclusiveCreate, .noFollow],
             permissions: [.ownerRead, .ownerWrite])
         var renamed = false
         defer { if !renamed { try? FileDescriptor.close(descriptor)(); _ = unlink(temporary.string) } }
-        // The file may predate us with wider permissions; a crash left it, or a person did.
+        // Whatever the umask.
         guard fchmod(descriptor.rawValue, 0o600) == 0 else { throw Errno(rawValue: errno) }
         guard continueAfter(.createdTemporary) else { renamed = true; return }
         let half = data.count / 2

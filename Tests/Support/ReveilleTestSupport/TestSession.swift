@@ -228,6 +228,13 @@ public final class TestSession {
         }
     }
 
+    /// Kills the session bus (SIGKILL), as a crashed or ended session would.
+    public func killBus() {
+        for peer in peers where peer.name == "dbus-daemon" { kill(peer.child.pid, SIGKILL); peer.child.wait() }
+        peers.removeAll { $0.name == "dbus-daemon" }
+        environment["DBUS_SESSION_BUS_ADDRESS"] = nil
+    }
+
     /// Kills PulseAudio (SIGKILL, as a crash would).
     public func killPulseAudio() {
         for peer in peers where peer.name == "pulseaudio" { kill(peer.child.pid, SIGKILL); peer.child.wait() }
