@@ -29,6 +29,7 @@ public final class Agent {
     private let logger: Logger
     private var finished: CheckedContinuation<Int32, Never>?
     private var exitCode: Int32?
+    private var stateLock: StateLock?
     private var parts: (bus: BusConnection, scheduler: AlarmScheduler, presenter: AlarmPresenter,
                         sounder: AlarmSounder, service: AlarmService, timeZone: LocalTimeZone)?
 
@@ -135,6 +136,14 @@ public final class Agent {
             switch event {
             case .acquired:
                 owned = true
+                // Only the agent that owns the name and the state folder touches the alarms,
+                // the sink or the files.
+                do {
+                    self.stateLock = try StateLock(directory: paths.stateDirectory)
+                } catch {
+                    return self.stop(status: 1, reason: "\(error)")
+                }
+                sounder.start()
                 do {
                     try scheduler.start()
                     self.logger.info("reveille-agent \(ProcessInfo.processInfo.processIdentifier) owns \(AgentInterface.busName); time zone \(timeZone.current.identifier)")

@@ -106,6 +106,26 @@ struct FaultTests {
         #expect(!log.contains("another reveille-agent replaced"), "the log says what happened: \(log)")
     }
 
+    @Test func aSecondAgentOnAnotherBusRefusesTheSameStateFolderAndNamesTheHolder() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let first = try #require(session.agent)
+        #expect(try session.cli("timer", "1h", "--title", "Once").status == 0)
+        // A second session bus (another login, a nested session) with the same XDG_STATE_HOME.
+        let daemon = try Subprocess.find("dbus-daemon", package: "dbus-daemon")
+        let bus = try Subprocess.run(daemon, ["--session", "--fork", "--nopidfile", "--print-address=1", "--print-pid=1"],
+                                     environment: session.environment)
+        let lines = bus.stdout.split(separator: "\n").map(String.init)
+        let busPID = try #require(lines.count >= 2 ? Int32(lines[1]) : nil)
+        defer { kill(busPID, SIGTERM) }
+        var environment = session.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = lines[0]
+        let second = try Subprocess.run(session.binaries + "/reveille-agent", [], environment: environment)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("another reveille-agent (process \(first.pid)) keeps its alarms in"), "\(second.stderr)")
+        #expect(try session.cliJSON([AlarmJSON].self, "list").map(\.title) == ["Once"])
+    }
+
     @Test func randomCommandLinesFailCleanly() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()

@@ -111,6 +111,22 @@ struct SoundTests {
         #expect(!FileManager.default.fileExists(atPath: session.stateDirectory + "/sink-override.json"))
     }
 
+    @Test func aSecondAgentThatLosesTheRaceLeavesTheSinkAndItsRecordAlone() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        #expect(try session.pactl("set-sink-mute", "testsink", "1").status == 0)
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Ringing")
+        _ = try eventually(timeout: 5, "the sink to be unmuted for the alarm") {
+            try session.pactl("get-sink-mute", "testsink").stdout.contains("no") ? true : nil
+        }
+        // Autostart racing D-Bus activation: a second agent starts, finds the name taken, exits.
+        let second = try Subprocess.run(session.binaries + "/reveille-agent", [], environment: session.environment)
+        #expect(second.status == 1 && second.stderr.contains("already owns"), "\(second.stderr)")
+        #expect(try session.pactl("get-sink-mute", "testsink").stdout.contains("no"), "the ringing alarm's sink stays unmuted")
+        #expect(FileManager.default.fileExists(atPath: session.stateDirectory + "/sink-override.json"),
+                "the running agent's record of what to restore is kept")
+    }
+
     @Test func ringLimitStopsAnUnansweredAlarmAndReportsItMissed() throws {
         let session = try TestSession()
         try session.startAgent()

@@ -25,6 +25,8 @@ final class AlarmSounder {
     /// Corked streams opened just before an alarm is due, by alarm.
     private var prepared: [UUID: LoopingStream] = [:]
     private var prepareTimer: (id: UUID, due: Date, source: UInt32)?
+    /// Whether `start()` was called; before, nothing touches the sound server or the sink.
+    private var started = false
     /// How long before an alert its stream is opened corked.
     static let prepareAhead: TimeInterval = 1.5
 
@@ -38,7 +40,13 @@ final class AlarmSounder {
         pulse.onBreakthrough = { [logger] muted, volume in
             logger.info("an alarm's sound came up \(muted ? "muted" : "at \(Int(volume * 100))%") (a stored stream setting); made it audible")
         }
-        // Connect now, so the first alarm does not wait for it.
+    }
+
+    /// Connects to the sound server (and repairs a sink a crashed agent left raised): only
+    /// once this agent owns the bus name and the state folder. Connecting early means the
+    /// first alarm does not wait for it.
+    func start() {
+        started = true
         pulse.connect()
     }
 
@@ -64,6 +72,7 @@ final class AlarmSounder {
     }
 
     private func reconcile() {
+        guard started else { return }
         prepareNext()
         if ringing.isEmpty {
             sinkGuard.restore(pulse)
@@ -77,6 +86,7 @@ final class AlarmSounder {
     /// Plays a sound for `seconds`, for `reveille play`. Returns the file played.
     func preview(_ sound: AlertConfiguration.AlertSound, seconds: TimeInterval) throws(AlarmError) -> String {
         let path = try library.resolve(sound, allowPaths: true)
+        guard started else { throw .agentUnavailable("this reveille-agent does not run the alarms (it does not own the bus name)") }
         guard pulse.isReady else {
             pulse.connect()
             throw .agentUnavailable("PulseAudio is not reachable (\(pulse.lastError)); cannot play \(path)")
