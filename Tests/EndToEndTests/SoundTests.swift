@@ -127,6 +127,30 @@ struct SoundTests {
                 "the running agent's record of what to restore is kept")
     }
 
+    @Test func aFrozenNotificationServerDelaysNeitherTheSoundNorTheAgent() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let recorder = try SinkRecorder(session: session)
+        let server = try #require(try session.ownerPID(of: "org.freedesktop.Notifications"))
+        kill(server, SIGSTOP)
+        defer { kill(server, SIGCONT) }
+        // Three alarms due together: each Notify now waits for a server that never answers.
+        let started = Date()
+        for title in ["One", "Two", "Three"] { #expect(try session.cli("timer", "1s", "--title", title).status == 0) }
+        let heard = try eventually(timeout: 5, "the alarms to be heard while the server is frozen") {
+            recorder.firstAudible(after: started)
+        }
+        #expect(heard.timeIntervalSince(started) < 2.5, "rang \(heard.timeIntervalSince(started)) s after scheduling 1 s timers")
+        // The agent still answers: every alarm rings, none waits for its notification.
+        _ = try eventually(timeout: 3, "all three to ring") {
+            try session.cliJSON([AlarmJSON].self, "list").allSatisfy { $0.state == "alerting" } ? true : nil
+        }
+        kill(server, SIGCONT)
+        _ = try eventually(timeout: 10, "the alerts once the server answers again") {
+            try session.alerts(titled: "Three").first
+        }
+    }
+
     @Test func ringLimitStopsAnUnansweredAlarmAndReportsItMissed() throws {
         let session = try TestSession()
         try session.startAgent()
