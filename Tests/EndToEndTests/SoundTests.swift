@@ -151,6 +151,26 @@ struct SoundTests {
         }
     }
 
+    @Test func aKilledStreamIsStartedAgainWhileTheAlarmRings() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let recorder = try SinkRecorder(session: session)
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Killed")
+        _ = try eventually(timeout: 5, "the alarm to be heard") { recorder.firstAudible(after: .distantPast) }
+        let input = try eventually("the alarm's sink input") { () -> String? in
+            try session.pactl("list", "short", "sink-inputs").stdout.split(separator: "\n").first?.split(separator: "\t").first.map(String.init)
+        }
+        try session.pulseCommand("kill-sink-input \(input)")
+        let killed = Date()
+        _ = try eventually(timeout: 5, "the alarm to ring again on a new stream") { () -> Bool? in
+            let inputs = try session.pactl("list", "short", "sink-inputs").stdout
+            return !inputs.isEmpty && !inputs.hasPrefix(input + "\t") && recorder.firstAudible(after: killed.addingTimeInterval(0.3)) != nil
+                ? true : nil
+        }
+        let log = try String(contentsOfFile: session.agentLog, encoding: .utf8)
+        #expect(!log.contains("not reachable"), "the log says what happened: \(log)")
+    }
+
     @Test func ringLimitStopsAnUnansweredAlarmAndReportsItMissed() throws {
         let session = try TestSession()
         try session.startAgent()

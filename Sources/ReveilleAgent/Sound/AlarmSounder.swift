@@ -27,6 +27,8 @@ final class AlarmSounder {
     private var prepareTimer: (id: UUID, due: Date, source: UInt32)?
     /// Whether `start()` was called; before, nothing touches the sound server or the sink.
     private var started = false
+    /// How often each ringing alarm's stream was started again after it ended.
+    private var restarts: [UUID: Int] = [:]
     /// How long before an alert its stream is opened corked.
     static let prepareAhead: TimeInterval = 1.5
 
@@ -61,6 +63,7 @@ final class AlarmSounder {
             ringing[change.id] = state == .alerting ? change.record : nil
             upcoming[change.id] = state == .scheduled || state == .countdown ? change.record?.fireDate : nil
             if state != .alerting, let stream = streams.removeValue(forKey: change.id) { stream.stop() }
+            if state != .alerting { restarts[change.id] = nil }
             if upcoming[change.id] == nil, state != .alerting, let stream = prepared.removeValue(forKey: change.id) { stream.stop() }
         }
         reconcile()
@@ -161,8 +164,14 @@ final class AlarmSounder {
             if self.prepared[id] === stream { self.prepared[id] = nil }
             guard self.streams[id] === stream else { return }
             self.streams[id] = nil
-            self.logger.error("the sound stream of \(id) failed: \(self.pulse.lastError)")
-            self.waitForPulse()
+            guard self.pulse.isReady else { return self.waitForPulse() }
+            // The server is there but the stream ended (its sink input killed, the sink gone,
+            // the server stalled past its deadline): ring again, with growing pauses.
+            let attempt = self.restarts[id, default: 0]
+            self.restarts[id] = attempt + 1
+            let pause = min(30, 0.25 * Double(1 << min(attempt, 8)))
+            self.logger.error("the sound stream of \(id) ended (\(self.pulse.lastError)); starting it again in \(pause) s")
+            MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self] in self?.reconcile() }
         }
         return stream
     }

@@ -241,6 +241,35 @@ public final class TestSession {
         peers.removeAll { $0.name == "pulseaudio" }
     }
 
+    /// Sends one line to PulseAudio's command-line interface (`module-cli-protocol-unix`,
+    /// loaded on first use), for what pactl cannot do, such as `kill-sink-input N`.
+    public func pulseCommand(_ line: String) throws {
+        let socketPath = directory + "/pulse-cli.sock"
+        if !FileManager.default.fileExists(atPath: socketPath) {
+            let load = try pactl("load-module", "module-cli-protocol-unix", "socket=\(socketPath)")
+            guard load.status == 0 else { throw Subprocess.Failure("cannot load PulseAudio's CLI: \(load.stderr)") }
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Subprocess.Failure("socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            let bytes = Array(socketPath.utf8.prefix(raw.count - 1))
+            raw.copyBytes(from: bytes + [0])
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { throw Subprocess.Failure("cannot connect to \(socketPath)") }
+        // One line, then end-of-file ("exit" would end the daemon, not the session).
+        let command = Array((line + "\n").utf8)
+        guard write(fd, command, command.count) == command.count else { throw Subprocess.Failure("cannot send \(line)") }
+        shutdown(fd, Int32(SHUT_WR))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while read(fd, &buffer, buffer.count) > 0 {}
+    }
+
     /// Runs `pactl` against the session's sound server.
     public func pactl(_ arguments: String...) throws -> Subprocess.Result {
         try Subprocess.run(try Subprocess.find("pactl", package: "pulseaudio-utils"), arguments, environment: environment)
