@@ -123,6 +123,10 @@ public final class Agent {
             service.actionInvoked(on: alarm, button: button)
         }
         scheduler.onMissed = { record, due, reason in presenter.showMissed(record, due: due, reason: reason) }
+        scheduler.onUnsaved = { reason in
+            presenter.showNotice(summary: "Reveille could not save a change",
+                                 body: "The alarm was silenced, but \(reason). If Reveille restarts before it can save, the alarm may ring again.")
+        }
         // Sound first: the alert asks the notification server for a sound only if Reveille has none.
         scheduler.observers = [{ sounder.update($0) }, { presenter.update($0) }, { service.publish($0) }]
         parts = (bus, scheduler, presenter, sounder, service, timeZone)

@@ -126,6 +126,46 @@ struct FaultTests {
         #expect(try session.cliJSON([AlarmJSON].self, "list").map(\.title) == ["Once"])
     }
 
+    @Test func aRingingAlarmIsStoppedEvenWhenTheStateFolderIsFull() throws {
+        let session = try TestSession(audio: .none)
+        // The state folder on a small file system of its own, filled up while the alarm rings.
+        let state = session.directory + "/small-state"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let mount = try Subprocess.run(try Subprocess.find("mount", package: "mount"), ["-t", "tmpfs", "-o", "size=256k,mode=700", "tmpfs", state],
+                                       environment: session.environment)
+        guard mount.status == 0 else {
+            Issue.record("this test needs to mount a small tmpfs (root with CAP_SYS_ADMIN): \(mount.stderr)"); return
+        }
+        defer { _ = try? Subprocess.run(try Subprocess.find("umount", package: "mount"), [state], environment: session.environment) }
+        try session.startAgent(environment: ["XDG_STATE_HOME": state])
+        let cli = { (arguments: [String]) in
+            try Subprocess.run(session.binaries + "/reveille", arguments, environment: session.environment.merging(["XDG_STATE_HOME": state]) { $1 })
+        }
+        let timer = try cli(["timer", "1s", "--title", "Full", "--json"])
+        #expect(timer.status == 0, "\(timer.stderr)")
+        _ = try eventually(timeout: 5, "the alert") { try session.alerts(titled: "Full").first }
+        // Fill it: write until the file system says it is full.
+        let filler = open(state + "/filler", O_WRONLY | O_CREAT, 0o600)
+        let block = [UInt8](repeating: 0, count: 4096)
+        while write(filler, block, block.count) == block.count {}
+        close(filler)
+        // New alarms fill what is left of the journal's last page, then are refused.
+        var refused: Subprocess.Result?
+        for _ in 0..<60 {
+            let attempt = try cli(["timer", "1h", "--title", "No room"])
+            if attempt.status != 0 { refused = attempt; break }
+        }
+        #expect(refused?.stderr.contains("could not write") == true, "a new alarm is refused: \(refused?.stderr ?? "never")")
+        let id = try JSONDecoder().decode(AlarmJSON.self, from: Data(timer.stdout.utf8)).id
+        let stop = try cli(["stop", id])
+        #expect(stop.status == 0, "Stop is never refused: \(stop.stderr)")
+        let list = try cli(["list", "--json"])
+        #expect(!list.stdout.contains("alerting"), "\(list.stdout)")
+        _ = try eventually("the user to be told the stop was not saved") {
+            try session.notifications(titled: "Reveille could not save a change").first
+        }
+    }
+
     @Test func randomCommandLinesFailCleanly() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()

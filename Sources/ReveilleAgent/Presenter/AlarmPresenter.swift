@@ -74,9 +74,13 @@ final class AlarmPresenter {
         case .late: "It was due at \(when) while Reveille could not ring it."
         case .unanswered: "It rang at \(when) and stopped after its ring limit without an answer."
         }
+        showNotice(summary: "Missed: \(NotificationContent.displayable(record.title))", body: text)
+    }
+
+    /// A persistent notice with one Dismiss button, for what the user should know.
+    func showNotice(summary: String, body: String) {
         let request = NotificationServer.Request(
-            summary: "Missed: \(NotificationContent.displayable(record.title))", body: text, icon: Self.icon,
-            actions: [(key: "default", label: "Dismiss")],
+            summary: summary, body: body, icon: Self.icon, actions: [(key: "default", label: "Dismiss")],
             hints: ["urgency": .byte(1), "desktop-entry": .string(Self.desktopEntry)])
         // Its one button dismisses it; nothing else to follow.
         server.show(request, handlers: .init(onAction: { [weak self] id, _ in self?.server.close(id) })) { _ in }

@@ -107,8 +107,22 @@ final class AlarmScheduler {
     @discardableResult
     func apply(_ action: AlarmAction, to idPrefix: String, owner: String? = nil) throws(AlarmError) -> AlarmRecord? {
         let id = try resolve(idPrefix, owner: owner)
+        let ringing = alarms[id]!.alarm.state == .alerting
         let changed = try alarms[id]!.applying(action, now: now(), timeZone: timeZone())
-        try commit([AlarmChange(id: id, record: changed)])
+        let change = AlarmChange(id: id, record: changed)
+        do {
+            try commit([change])
+        } catch where ringing {
+            // Silencing a ringing alarm is never refused: it takes effect now, from memory,
+            // and is written as soon as the disk allows.
+            alarms[id] = changed
+            arm()
+            publish([change])
+            let why = error.reason.replacing("; nothing was changed", with: "")
+            logger.error("\(action.rawValue) \(id) applied but not saved (\(why)); after a restart before the next successful write it may ring again")
+            onUnsaved?(why)
+            retryWrite()
+        }
         logger.info("\(action.rawValue) \(id): now \(changed?.alarm.state.rawValue ?? "ended")")
         return changed
     }
@@ -125,6 +139,27 @@ final class AlarmScheduler {
         case 0: throw .notFound("no alarm has an id starting with '\(prefix)'; `reveille list` shows them")
         default:
             throw .ambiguousID("'\(prefix)' starts \(matches.count) alarm ids (\(matches.map { $0.uuidString.lowercased().prefix(8) }.sorted().joined(separator: ", "))); give more characters")
+        }
+    }
+
+    /// Hears a change that took effect but could not be saved (a ringing alarm silenced while
+    /// the state folder is full or read-only).
+    var onUnsaved: (@GLibActor (String) -> Void)?
+    private var retryPending = false
+
+    /// Writes every alarm again after a pause, until a write succeeds.
+    private func retryWrite() {
+        guard !retryPending else { return }
+        retryPending = true
+        MainLoopSources.after(milliseconds: 30_000) { [weak self] in
+            guard let self else { return }
+            self.retryPending = false
+            do {
+                try self.store.save(Array(self.alarms.values))
+                self.logger.info("the alarms are saved again in \(self.store.file)")
+            } catch {
+                self.retryWrite()
+            }
         }
     }
 
@@ -187,7 +222,8 @@ final class AlarmScheduler {
             try store.write(changes, alarmCount: alarms.count, all: { Array(alarms.values) })
         } catch {
             // Keep ringing from memory; the store writes a whole snapshot next time.
-            logger.error("could not write \(store.file): \(error); the change lives in memory until the next write")
+            logger.error("could not write \(error); the change lives in memory until the next write")
+            retryWrite()
         }
     }
 
@@ -199,7 +235,7 @@ final class AlarmScheduler {
             try store.write(changes, alarmCount: alarms.count, all: { Array(alarms.values) })
         } catch {
             for (id, record) in previous.reversed() { alarms[id] = record }
-            throw .storageFailure("could not write \(store.file): \(error); nothing was changed")
+            throw .storageFailure("could not write \(error); nothing was changed")
         }
         arm()
         publish(changes)

@@ -111,28 +111,42 @@ public final class AlarmStore {
             // The agent may keep these changes in memory (an alarm that fired rings on); a
             // later journal line alone would not carry them, a whole snapshot will.
             needsSnapshot = true
-            throw error
+            throw WriteError(file: journalFile, underlying: error)
         }
         journalLength += changes.count
     }
 
     /// Replaces the stored alarms with a new snapshot and an empty journal.
     public func save(_ alarms: [AlarmRecord]) throws {
-        try AtomicFile.makePrivateDirectory(file.removingLastComponent())
-        try AtomicFile.write(try Self.encode(alarms), to: file)
+        // The journal first: a snapshot written when the journal then cannot be emptied would
+        // keep a change the caller is told failed.
+        let descriptor: FileDescriptor
+        do { descriptor = try openJournal() } catch { throw WriteError(file: journalFile, underlying: error) }
+        do {
+            try AtomicFile.makePrivateDirectory(file.removingLastComponent())
+            try AtomicFile.write(try Self.encode(alarms), to: file)
+        } catch {
+            throw WriteError(file: file, underlying: error)
+        }
         // The snapshot now holds everything the journal did; a crash before the journal is
         // emptied only replays entries the snapshot already reflects.
-        let descriptor = try openJournal()
         do {
             try descriptor.resize(to: 0)
             _ = try descriptor.writeAll(Self.headerLine())
             guard fsync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
         } catch {
             needsSnapshot = true
-            throw error
+            throw WriteError(file: journalFile, underlying: error)
         }
         journalLength = 0
         needsSnapshot = false
+    }
+
+    /// A write that failed, naming the file.
+    public struct WriteError: Error, CustomStringConvertible {
+        public var file: FilePath
+        public var underlying: any Error
+        public var description: String { "\(file): \(underlying)" }
     }
 
     /// The snapshot's bytes for `alarms`: `Contents` as JSON, one alarm per line.
