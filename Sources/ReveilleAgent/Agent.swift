@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import ReveilleBus
 import ReveilleCore
+import SystemPackage
 
 /// reveille-agent: start-up and shutdown in one place.
 @GLibActor
@@ -142,17 +143,14 @@ public final class Agent {
                 owned = true
                 // Only the agent that owns the name and the state folder touches the alarms,
                 // the sink or the files.
-                do {
-                    self.stateLock = try StateLock(directory: paths.stateDirectory)
-                } catch {
-                    return self.stop(status: 1, reason: "\(error)")
-                }
-                sounder.start()
-                do {
-                    try scheduler.start()
-                    self.logger.info("reveille-agent \(ProcessInfo.processInfo.processIdentifier) owns \(AgentInterface.busName); time zone \(timeZone.current.identifier)")
-                } catch {
-                    self.stop(status: 1, reason: "cannot start the wall-clock timer: \(error)")
+                self.takeStateLock(paths.stateDirectory, triesLeft: 50) {
+                    sounder.start()
+                    do {
+                        try scheduler.start()
+                        self.logger.info("reveille-agent \(ProcessInfo.processInfo.processIdentifier) owns \(AgentInterface.busName); time zone \(timeZone.current.identifier)")
+                    } catch {
+                        self.stop(status: 1, reason: "cannot start the wall-clock timer: \(error)")
+                    }
                 }
             case .connectionClosed:
                 // Exit non-zero, so systemd's Restart=on-failure brings the agent back.
@@ -164,6 +162,21 @@ public final class Agent {
             case .lost:
                 self.stop(status: 1, reason: "another reveille-agent already owns \(AgentInterface.busName); stop it, or start this one with --replace")
             }
+        }
+    }
+
+    /// Takes the state folder's lock, then runs `body`. An agent this one replaced (`--replace`)
+    /// still holds it while it shuts down: wait for it, 100 ms at a time, for up to `triesLeft` tries.
+    private func takeStateLock(_ directory: FilePath, triesLeft: Int, then body: @escaping @GLibActor () -> Void) {
+        do {
+            stateLock = try StateLock(directory: directory)
+            body()
+        } catch let held as StateLock.Held where triesLeft > 0 && held.holder != ProcessInfo.processInfo.processIdentifier {
+            MainLoopSources.after(milliseconds: 100) { [weak self] in
+                self?.takeStateLock(directory, triesLeft: triesLeft - 1, then: body)
+            }
+        } catch {
+            stop(status: 1, reason: "\(error)")
         }
     }
 

@@ -41,11 +41,15 @@ final class AlarmScheduler {
 
     /// Loads the store, catches up with what happened while the agent was not running,
     /// and arms the timer.
+    /// Whether `start()` loaded the alarms: before, nothing may read or change them.
+    private(set) var isRunning = false
+
     func start() throws {
         timer = try WallClockTimer(onFire: { [unowned self] in self.advance() },
                                    onClockChange: { [unowned self] in self.clockChanged() })
         alarms = Dictionary(store.load().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         logger.info("loaded \(alarms.count) alarm(s) from \(store.file)")
+        isRunning = true
         publish(alarms.map { AlarmChange(id: $0.key, record: $0.value) })
         recompute(reason: "start")
     }

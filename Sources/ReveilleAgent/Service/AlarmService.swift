@@ -72,6 +72,11 @@ final class AlarmService {
     /// Answers on the loop, synchronously, except where the user must decide first: then the
     /// call is parked and answered from the prompt's callback.
     private func handle(_ call: MethodCall) {
+        guard scheduler.isRunning else {
+            // Between taking the bus name and the state folder (an agent it replaced is exiting).
+            return call.fail(name: AgentInterface.errorPrefix + AlarmError.agentUnavailable("").code,
+                             message: "reveille-agent is starting; try again in a moment")
+        }
         let identity: ClientIdentity
         do { identity = try registry.identity(of: call.sender) } catch {
             logger.notice("\(call.method) from \(call.sender) refused: \(error.reason)")
