@@ -171,6 +171,55 @@ struct SoundTests {
         #expect(!log.contains("not reachable"), "the log says what happened: \(log)")
     }
 
+    /// A 16-bit stereo 48 kHz WAV of `bytes` bytes of audio: `loudSeconds` of a square wave,
+    /// then silence left sparse on disk.
+    static func writeWAV(_ path: String, bytes: Int, loudSeconds: Int) throws {
+        func le32(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(value).littleEndian, Array.init) }
+        func le16(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt16(value).littleEndian, Array.init) }
+        var header: [UInt8] = Array("RIFF".utf8) + le32(36 + bytes) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(2)
+        header += le32(48_000) + le32(48_000 * 4) + le16(4) + le16(16) + Array("data".utf8) + le32(bytes)
+        var loud: [UInt8] = []
+        for frame in 0..<(48_000 * loudSeconds) {
+            let sample = le16(frame / 50 % 2 == 0 ? 12_000 : Int(UInt16(bitPattern: -12_000)))
+            loud += sample + sample
+        }
+        FileManager.default.createFile(atPath: path, contents: Data(header + loud))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: UInt64(header.count + bytes))
+        try handle.close()
+    }
+
+    @Test func aLongSoundPlaysFromItsFileInBoundedMemory() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let song = session.directory + "/song.wav"
+        // 400 MB of audio, 35 minutes: decoded whole it would take 800 MB.
+        try Self.writeWAV(song, bytes: 400_000_000, loudSeconds: 5)
+        let recorder = try SinkRecorder(session: session)
+        let timer = try session.cli("timer", "1s", "--title", "Song", "--sound", song)
+        #expect(timer.status == 0, "\(timer.stderr)")
+        _ = try eventually(timeout: 5, "the song to be heard") { recorder.firstAudible(after: .distantPast) }
+        let agent = try #require(session.agent)
+        let status = try String(contentsOfFile: "/proc/\(agent.pid)/status", encoding: .utf8)
+        let rss = try #require(status.firstMatch(of: /VmRSS:\s+(\d+) kB/).flatMap { Int($0.1) })
+        #expect(rss < 100_000, "the agent holds \(rss) kB while ringing a 35-minute sound")
+    }
+
+    @Test func aFIFOOrAnOversizedFileIsRefusedAsASoundAndNothingBlocks() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let fifo = session.directory + "/fifo.wav"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let refused = try session.cli("timer", "1m", "--sound", fifo)
+        #expect(refused.status != 0 && refused.stderr.contains("is not a regular file"), "\(refused.stderr)")
+        let huge = session.directory + "/huge.wav"
+        try Self.writeWAV(huge, bytes: 600_000_000, loudSeconds: 0)
+        let tooBig = try session.cli("timer", "1m", "--sound", huge)
+        #expect(tooBig.status != 0 && tooBig.stderr.contains("accepted: at most 512 MiB"), "\(tooBig.stderr)")
+        #expect(try session.cli("list").status == 0, "the agent still answers")
+        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
+    }
+
     @Test func ringLimitStopsAnUnansweredAlarmAndReportsItMissed() throws {
         let session = try TestSession()
         try session.startAgent()

@@ -19,6 +19,10 @@ final class AlarmSounder {
     private let alarm: (UUID) -> AlarmRecord?
     private var streams: [UUID: LoopingStream] = [:]
     private var decoded: [String: DecodedSound] = [:]
+    /// Files too long to keep in memory: read as they play.
+    private var streamed: Set<String> = []
+    /// The most decoded sound kept in memory, in bytes.
+    static let cacheBudget = 64 << 20
     private var reconnectPending = false
     private var reportedOutage = false
     private var previews: [UUID: LoopingStream] = [:]
@@ -176,13 +180,20 @@ final class AlarmSounder {
         return stream
     }
 
-    /// Decodes once per file; a file that cannot be decoded is logged, not fatal.
-    private func decode(_ path: String) -> DecodedSound? {
-        if let sound = decoded[path] { return sound }
+    /// A reader for the file: short sounds are decoded once and kept (up to `cacheBudget`
+    /// bytes in all), long ones are read from the file as they play. A file that cannot be
+    /// played is logged, not fatal.
+    private func decode(_ path: String) -> (any SoundReader)? {
         do {
-            let sound = try DecodedSound(path: path)
-            decoded[path] = sound
-            return sound
+            if decoded[path] == nil, !streamed.contains(path) {
+                if let sound = try DecodedSound.decodeIfShort(path) {
+                    if decoded.values.reduce(sound.bytes, { $0 + $1.bytes }) > Self.cacheBudget { decoded = [:] }
+                    decoded[path] = sound
+                } else {
+                    streamed.insert(path)
+                }
+            }
+            return try SoundFile.reader(for: path, memory: decoded[path])
         } catch {
             logger.error("\(error)")
             return nil

@@ -81,7 +81,7 @@ final class PulseAudio {
     /// Starts `sound` looping until `stop()`; `nil` when not connected or the stream cannot open.
     /// A `corked` stream is opened and filled but silent until `uncork()`: it wakes a
     /// suspended sink ahead of time, so the first sample comes at once.
-    func play(_ sound: DecodedSound, volume: Double, fadeIn: TimeInterval, mediaName: String,
+    func play(_ sound: any SoundReader, volume: Double, fadeIn: TimeInterval, mediaName: String,
               eventID: String, corked: Bool = false) -> LoopingStream? {
         guard isReady, let context else { return nil }
         // Not "event": pipewire-pulse files that under the "Notification" role, and WirePlumber
@@ -214,16 +214,15 @@ final class PulseAudio {
 final class LoopingStream {
     /// `pa_stream*`; nil once stopped.
     private var stream: OpaquePointer?
-    private let sound: DecodedSound
+    private let sound: any SoundReader
     private let fadeFrames: Double
-    private var position = 0
     private var framesWritten = 0
     /// Hears the stream fail (the server went away); not called after `stop()`.
     var onFailure: (@GLibActor () -> Void)?
     /// Hears the stream's sink-input index once it plays (`PA_STREAM_READY`).
     var onPlaying: (@GLibActor (UInt32) -> Void)?
 
-    fileprivate init?(context: OpaquePointer, sound: DecodedSound, volume: Double, fadeIn: TimeInterval,
+    fileprivate init?(context: OpaquePointer, sound: any SoundReader, volume: Double, fadeIn: TimeInterval,
                       corked: Bool, properties: [String: String]) {
         self.sound = sound
         fadeFrames = fadeIn * Double(sound.sampleRate)
@@ -284,20 +283,18 @@ final class LoopingStream {
     /// Fills what the server asks for (`pa_stream_begin_write` / `pa_stream_write`), wrapping
     /// around the sound's end and applying the fade-in.
     private func write(_ requested: Int) {
-        guard let stream, sound.frameCount > 0 else { return }
+        guard let stream else { return }
         var data: UnsafeMutableRawPointer?
         var bytes = requested
         guard pa_stream_begin_write(stream, &data, &bytes) == 0, let data, bytes > 0 else { return }
         let channels = sound.channels
         let frames = bytes / (channels * MemoryLayout<Float>.size)
         let output = data.bindMemory(to: Float.self, capacity: frames * channels)
-        sound.samples.withUnsafeBufferPointer { samples in
+        sound.read(into: output, frames: frames)
+        if fadeFrames > 0, Double(framesWritten) < fadeFrames {
             for frame in 0..<frames {
-                let gain = fadeFrames > 0 ? Float(min(1, Double(framesWritten + frame) / fadeFrames)) : 1
-                let source = position * channels
-                for channel in 0..<channels { output[frame * channels + channel] = samples[source + channel] * gain }
-                position += 1
-                if position == sound.frameCount { position = 0 }
+                let gain = Float(min(1, Double(framesWritten + frame) / fadeFrames))
+                for channel in 0..<channels { output[frame * channels + channel] *= gain }
             }
         }
         framesWritten += frames

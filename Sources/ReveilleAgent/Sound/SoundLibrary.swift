@@ -70,7 +70,7 @@ struct SoundLibrary: Sendable {
             guard name.hasPrefix("/"), FileManager.default.isReadableFile(atPath: name) else {
                 throw .invalidConfiguration("sound file '\(name)' cannot be read; give an absolute path to a readable file")
             }
-            return name
+            return try Self.playable(name)
         }
         guard name.wholeMatch(of: /[A-Za-z0-9][A-Za-z0-9._+-]{0,99}/) != nil, !name.contains("..") else {
             throw .invalidConfiguration("sound name '\(name)' is not a plain name; accepted: letters, digits, '.', '_', '+', '-'")
@@ -78,10 +78,21 @@ struct SoundLibrary: Sendable {
         for folder in folders.map(\.path) + themeFolders {
             for ext in Self.extensions {
                 let path = "\(folder)/\(name).\(ext)"
-                if FileManager.default.isReadableFile(atPath: path) { return path }
+                if FileManager.default.isReadableFile(atPath: path) { return try Self.playable(path) }
             }
         }
         let names = entries().map(\.name)
         throw .invalidConfiguration("no sound named '\(name)'; available: \(names.isEmpty ? "none" : names.joined(separator: ", "))")
+    }
+
+    /// `path` when it is a sound Reveille can play (a regular file of bounded size and length
+    /// that libsndfile reads); else why not.
+    static func playable(_ path: String) throws(AlarmError) -> String {
+        do {
+            _ = try SoundFile.check(path)
+        } catch {
+            throw .invalidConfiguration("sound \(error.description)")
+        }
+        return path
     }
 }
