@@ -283,7 +283,7 @@ struct AlarmListingTests {
         button.presentation.alert.stopButton.text = String(repeating: "x", count: 100_000)
         #expect(throws: AlarmError.self) { try button.validate(now: now, timeZone: utc) }
         var metadata = request(schedule: nil, preAlert: 60)
-        metadata.metadata = "\"" + String(repeating: "x", count: 70_000) + "\""
+        metadata.metadata = "\"" + String(repeating: "x", count: 5000) + "\""
         #expect(throws: AlarmError.self) { try metadata.validate(now: now, timeZone: utc) }
         try request(schedule: nil, preAlert: 60, title: String(repeating: "é", count: 500)).validate(now: now, timeZone: utc)
     }

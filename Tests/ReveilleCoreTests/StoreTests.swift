@@ -102,6 +102,30 @@ struct StoreTests {
         #expect(try mode(target) == 0o600)
     }
 
+    @Test(arguments: ["alarms.json", "alarms.journal"])
+    func aFIFOOrAGiantFileInTheStoresPlaceIsKeptAsideWithoutBlocking(_ name: String) throws {
+        try AtomicFile.makePrivateDirectory(directory)
+        let store = AlarmStore(directory: directory)
+        let kept = try sample("Kept")
+        try store.save([kept])
+        let path = directory.appending(name).string
+        try FileManager.default.removeItem(atPath: path)
+        #expect(mkfifo(path, 0o600) == 0)
+        // Read as empty it would block for ever (a FIFO) or be lost silently; it is kept aside.
+        _ = AlarmStore(directory: directory).load()
+        #expect(files().contains { $0.hasPrefix(name + ".unreadable-") }, "\(files())")
+        #expect(!files().contains(name) || name == "alarms.journal")
+
+        // A sparse file larger than any store of Reveille's is not read into memory.
+        let giant = FileManager.default.createFile(atPath: path, contents: nil)
+        #expect(giant)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: 300 << 20)
+        try handle.close()
+        _ = AlarmStore(directory: directory).load()
+        #expect(files().filter { $0.hasPrefix(name + ".unreadable-") }.count == 2, "\(files())")
+    }
+
     @Test func changesAreJournalledAndReplayedInOrder() throws {
         let store = AlarmStore(directory: directory)
         let (first, second) = (try sample("first"), try sample("second"))

@@ -14,7 +14,7 @@ extension AlarmRequest {
     /// The longest icon name accepted, in UTF-8 bytes.
     public static let maximumIconNameBytes = 128
     /// The largest metadata accepted, in UTF-8 bytes.
-    public static let maximumMetadataBytes = 65_536
+    public static let maximumMetadataBytes = 4096
 
     /// Checks the request against AlarmKit's rules; throws `invalidConfiguration`
     /// naming what is wrong and what is accepted.

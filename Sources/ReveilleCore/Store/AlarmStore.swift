@@ -162,7 +162,7 @@ public final class AlarmStore {
     /// The snapshot's alarms: decoded in parallel when it has the shape `encode` writes,
     /// else through `VersionedFile`, which reads any valid form and keeps a bad file aside.
     private func loadSnapshot() -> [AlarmRecord] {
-        if let data = FileManager.default.contents(atPath: file.string),
+        if let data = try? StoredFile.read(file),
            let lines = JSONLines.elementLines(data, prefix: Self.snapshotPrefix, suffix: Self.snapshotSuffix),
            let alarms = try? JSONLines.decodeInParallel(AlarmRecord.self, lines: lines) {
             return alarms
@@ -213,7 +213,15 @@ public final class AlarmStore {
 
     private func readJournal() -> Replay {
         var replay = Replay()
-        guard let data = FileManager.default.contents(atPath: journalFile.string), !data.isEmpty else { return replay }
+        let data: Data
+        do {
+            guard let read = try StoredFile.read(journalFile), !read.isEmpty else { return replay }
+            data = read
+        } catch {
+            keepJournalAside(error.text)
+            replay.damaged = true
+            return replay
+        }
         let lines = JSONLines.lineRanges(data).map { data[$0] }
         replay.tornTail = data.last != UInt8(ascii: "\n")
         let decoder = JSONCoding.decoder

@@ -1,6 +1,9 @@
 import FoundationEssentials
 import Logging
 import SystemPackage
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A JSON document on disk with a format name and version, such as the alarm store.
 public protocol VersionedDocument: Codable {
@@ -19,22 +22,31 @@ struct VersionedFile<Document: VersionedDocument>: Sendable {
 
     /// The document, or `nil` when there is none or it was unreadable (and moved aside).
     func load(whatIsLost: String) -> Document? {
-        guard let data = FileManager.default.contents(atPath: file.string) else { return nil }
+        let data: Data
+        do {
+            guard let read = try StoredFile.read(file) else { return nil }
+            data = read
+        } catch {
+            return keepAside(reason: error.text, whatIsLost: whatIsLost)
+        }
         do {
             if let probe = try? JSONCoding.decoder.decode(VersionProbe.self, from: data), probe.version > Document.formatVersion {
                 throw StoreError("it was written by a newer Reveille (format version \(probe.version); this one reads \(Document.formatVersion))")
             }
             return try JSONCoding.decoder.decode(Document.self, from: data)
         } catch {
-            let reason = (error as? StoreError)?.text ?? Self.describe(error)
-            do {
-                let aside = try Self.moveAside(file)
-                logger.error("\(file.string) could not be read (\(reason)); kept as \(aside.string); \(whatIsLost)")
-            } catch {
-                logger.error("\(file.string) could not be read (\(reason)) nor moved aside (\(error)); \(whatIsLost)")
-            }
-            return nil
+            return keepAside(reason: (error as? StoreError)?.text ?? Self.describe(error), whatIsLost: whatIsLost)
         }
+    }
+
+    private func keepAside(reason: String, whatIsLost: String) -> Document? {
+        do {
+            let aside = try Self.moveAside(file)
+            logger.error("\(file.string) could not be read (\(reason)); kept as \(aside.string); \(whatIsLost)")
+        } catch {
+            logger.error("\(file.string) could not be read (\(reason)) nor moved aside (\(error)); \(whatIsLost)")
+        }
+        return nil
     }
 
     func save(_ document: Document) throws {
@@ -71,3 +83,40 @@ struct VersionedFile<Document: VersionedDocument>: Sendable {
 }
 
 struct StoreError: Error { var text: String; init(_ text: String) { self.text = text } }
+
+/// Reads a stored file in bounded memory, without ever blocking: only a regular file (a FIFO
+/// put in its place would block the read for ever) of at most `maximumBytes`, more than any
+/// store within Reveille's limits can reach.
+enum StoredFile {
+    static let maximumBytes = 256 << 20
+
+    /// The file's bytes; `nil` when there is no file; throws why it cannot be one of ours.
+    static func read(_ path: FilePath) throws(StoreError) -> Data? {
+        let descriptor = open(path.string, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw StoreError("it cannot be opened: \(String(cString: strerror(errno)))")
+        }
+        let handle = FileDescriptor(rawValue: descriptor)
+        defer { try? handle.close() }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            throw StoreError("it is not a regular file")
+        }
+        guard Int(status.st_size) <= maximumBytes else {
+            throw StoreError("it is \(status.st_size >> 20) MiB, more than the \(maximumBytes >> 20) MiB any store of Reveille's can reach")
+        }
+        var data = Data(count: Int(status.st_size))
+        var done = 0
+        while done < data.count {
+            let count = data.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + done, $0.count - done) }
+            guard count > 0 else {
+                if count < 0 && errno == EINTR { continue }
+                if count == 0 { break }
+                throw StoreError("it cannot be read: \(String(cString: strerror(errno)))")
+            }
+            done += count
+        }
+        return data.prefix(done)
+    }
+}
