@@ -243,6 +243,26 @@ struct SoundEntry: Decodable {
 
 @Suite("Sound after a crash", .serialized)
 struct SoundCrashTests {
+    @Test func aSinkTheUserChangedAfterACrashIsLeftAsTheUserSetIt() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        #expect(try session.pactl("set-sink-mute", "testsink", "1").status == 0)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Crash")
+        _ = try eventually(timeout: 5, "the sink to be unmuted for the alarm") {
+            try session.pactl("get-sink-mute", "testsink").stdout.contains("no") ? true : nil
+        }
+        try session.killAgent(signal: SIGKILL)
+        // Meanwhile the user sets the sink themselves: unmuted, at 30 %.
+        #expect(try session.pactl("set-sink-volume", "testsink", "30%").status == 0)
+        try session.startAgent()
+        #expect(try session.cli("stop", timer.id).status == 0)
+        _ = try eventually("the agent to settle the sink record") {
+            FileManager.default.fileExists(atPath: session.stateDirectory + "/sink-override.json") ? nil : true
+        }
+        #expect(try session.pactl("get-sink-mute", "testsink").stdout.contains("no"), "not muted again over the user's change")
+        #expect(try session.pactl("get-sink-volume", "testsink").stdout.contains("30%"))
+    }
+
     @Test func sinkChangedBeforeACrashIsRestoredAtTheNextStart() throws {
         let session = try TestSession()
         try session.startAgent()

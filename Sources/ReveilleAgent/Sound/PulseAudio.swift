@@ -164,11 +164,11 @@ final class PulseAudio {
         var loudest: Double { Double(volumes.max() ?? 0) / Double(PA_VOLUME_NORM) }
     }
 
-    /// The default sink's state (`pa_context_get_sink_info_by_name` of `@DEFAULT_SINK@`).
-    func defaultSink(_ completion: @escaping @GLibActor (SinkState?) -> Void) {
+    /// A sink's state, the default one unless named (`pa_context_get_sink_info_by_name`).
+    func sink(named name: String = "@DEFAULT_SINK@", _ completion: @escaping @GLibActor (SinkState?) -> Void) {
         guard isReady, let context else { return completion(nil) }
         let box = CallbackBox(completion)
-        let operation = pa_context_get_sink_info_by_name(context, "@DEFAULT_SINK@", { _, info, endOfList, userData in
+        let operation = pa_context_get_sink_info_by_name(context, name, { _, info, endOfList, userData in
             let unmanaged = Unmanaged<CallbackBox>.fromOpaque(userData!)
             let completion = unmanaged.takeUnretainedValue().value as! @GLibActor (SinkState?) -> Void
             guard let info else {
