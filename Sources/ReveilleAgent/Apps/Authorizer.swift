@@ -63,8 +63,16 @@ final class Authorizer {
         onChange?(appID, state)
     }
 
+    /// How many apps may be asking the user at once.
+    static let maximumPrompts = 3
+
     private func prompt(_ appID: String, usageDescription: String) {
         guard prompts[appID] == nil else { return }
+        guard prompts.count < Self.maximumPrompts else {
+            // The user is asked about a few apps at a time; this one stays undecided and may ask later.
+            logger.notice("not asking about \(appID): \(prompts.count) apps are already waiting for the user")
+            return finish(appID, with: .notDetermined)
+        }
         prompts[appID] = .some(nil)
         let request = NotificationServer.Request(
             summary: "\(NotificationContent.displayable(appID, limit: 100)) wants to schedule alarms",

@@ -13,6 +13,8 @@ final class ClientRegistry {
         var identity: ClientIdentity
         var usageDescription: String?
         var subscribed = false
+        /// The app id it gave in Hello.
+        var declaredID: String?
     }
 
     private let bus: BusConnection
@@ -41,10 +43,22 @@ final class ClientRegistry {
 
     func client(_ sender: String) -> Client? { clients[sender] }
 
+    /// An app id as Hello and `reveille auth` accept it: reverse-DNS characters, at most 255, not the user's own.
+    static func validate(appID: String) throws(AlarmError) {
+        guard appID.wholeMatch(of: /[A-Za-z0-9_][A-Za-z0-9._-]{0,254}/) != nil, !appID.contains("..") else {
+            throw .invalidConfiguration("app id '\(NotificationContent.displayable(appID, limit: 80))' is not valid; accepted: a reverse-DNS id like org.example.Cook (letters, digits, '.', '_', '-'; at most 255)")
+        }
+        guard appID != ClientIdentity.userAppID else {
+            throw .invalidConfiguration("'\(ClientIdentity.userAppID)' is the user's own tools, not an app")
+        }
+    }
+
     /// An app introduces itself: its app id and why it wants alarms.
     func hello(_ sender: String, declaredID: String, usageDescription: String) throws(AlarmError) -> ClientIdentity {
-        guard declaredID.wholeMatch(of: /[A-Za-z0-9_][A-Za-z0-9._-]{0,254}/) != nil else {
-            throw .invalidConfiguration("app id '\(declaredID)' is not valid; use a reverse-DNS id like org.example.Cook")
+        try Self.validate(appID: declaredID)
+        if let known = clients[sender]?.declaredID, known != declaredID {
+            // One connection is one app: saying Hello under many names would raise a prompt each.
+            throw .notAuthorized("this connection introduced itself as \(known) already; a connection introduces one app")
         }
         let process = try process(of: sender)
         let identity: ClientIdentity
@@ -62,12 +76,29 @@ final class ClientRegistry {
             logger.notice("\(sender) declared \(declaredID) but is \(identity.appID) (\(identity.source))")
         }
         let usage = usageDescription.trimmed()
-        remember(sender, Client(identity: identity, usageDescription: usage.isEmpty ? nil : String(usage.prefix(500))))
+        var client = Client(identity: identity, usageDescription: usage.isEmpty ? nil : String(usage.prefix(500)))
+        client.subscribed = clients[sender]?.subscribed ?? false
+        client.declaredID = declaredID
+        remember(sender, client)
         return identity
     }
 
+    /// How many connections may subscribe at once: in all, and per app (the user's tools count as one).
+    static let maximumSubscribers = 128
+    static let maximumSubscribersPerApp = 16
+
     /// The caller wants `AlarmsChanged` (its own view) from now on.
-    func subscribe(_ sender: String, as identity: ClientIdentity) {
+    func subscribe(_ sender: String, as identity: ClientIdentity) throws(AlarmError) {
+        if clients[sender]?.subscribed != true {
+            let current = subscribers
+            guard current.count < Self.maximumSubscribers else {
+                throw .invalidState("\(current.count) connections already subscribe; at most \(Self.maximumSubscribers) may")
+            }
+            let mine = current.count { $0.identity == identity }
+            guard mine < Self.maximumSubscribersPerApp else {
+                throw .invalidState("\(mine) connections of \(identity.appID) already subscribe; at most \(Self.maximumSubscribersPerApp) may")
+            }
+        }
         var client = clients[sender] ?? Client(identity: identity)
         client.subscribed = true
         remember(sender, client)

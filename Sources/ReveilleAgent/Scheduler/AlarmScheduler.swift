@@ -93,8 +93,8 @@ final class AlarmScheduler {
     /// Registers a new alarm; it is on disk when this returns.
     func schedule(id: UUID, request: AlarmRequest, appID: String) throws(AlarmError) -> AlarmRecord {
         guard alarms[id] == nil else {
-            // Whoever owns it, the id is taken; say so without showing another app's alarm.
-            throw .invalidConfiguration("an alarm with id \(id.uuidString.lowercased()) exists already; cancel it first or use a new id")
+            // The same answer whoever owns it: an app learns nothing of another app's alarms.
+            throw .invalidConfiguration("id \(id.uuidString.lowercased()) cannot be scheduled: an id is used once; cancel your alarm with it first, or use a new id")
         }
         let limit = appID == ClientIdentity.userAppID ? settings.limitForUser : settings.limitPerApp
         guard alarms.values.count(where: { $0.appID == appID }) < limit else {

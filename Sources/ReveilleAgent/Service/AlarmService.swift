@@ -17,6 +17,15 @@ final class AlarmService {
     private var lastSent: [String: [AlarmRecord]] = [:]
     private let json = AlarmJSONCache()
 
+    /// Calls waiting for the user's decision, by connection and by app.
+    private var parked: [String: Int] = [:]
+    private var parkedByApp: [String: Int] = [:]
+    static let maximumParkedPerConnection = 8
+    static let maximumParkedPerApp = 32
+    /// The largest reply or signal sent, in bytes of JSON: D-Bus drops a connection that sends
+    /// a message over its limit (128 MiB by default), and the agent would go with it.
+    static let maximumMessageBytes = 64 << 20
+
     init(bus: BusConnection, scheduler: AlarmScheduler, sounder: AlarmSounder, authorizer: Authorizer,
          logger: Logger) throws(BusError) {
         self.bus = bus
@@ -43,7 +52,12 @@ final class AlarmService {
             let visible = identity.isUser ? alarms : alarms.filter { $0.appID == identity.appID }
             guard lastSent[name] != visible else { continue }
             lastSent[name] = visible
-            emit("AlarmsChanged", to: name, [.string((try? json.array(visible)) ?? "[]")])
+            let payload = (try? json.array(visible)) ?? "[]"
+            guard payload.utf8.count <= Self.maximumMessageBytes else {
+                logger.error("AlarmsChanged for \(name) would be \(payload.utf8.count >> 20) MiB; not sent")
+                continue
+            }
+            emit("AlarmsChanged", to: name, [.string(payload)])
         }
     }
 
@@ -85,7 +99,19 @@ final class AlarmService {
         let waitsForTheUser = call.method == "RequestAuthorization"
             || (call.method == "Schedule" && !identity.isUser && authorizer.state(of: identity) == .notDetermined)
         guard waitsForTheUser else { return respond(call, from: identity) }
+        // Calls waiting for the user's answer are kept: bounded per connection and per app.
+        let bySender = parked[call.sender, default: 0], byApp = parkedByApp[identity.appID, default: 0]
+        guard bySender < Self.maximumParkedPerConnection, byApp < Self.maximumParkedPerApp else {
+            let error = AlarmError.invalidState("\(max(bySender, byApp)) calls of \(identity.appID) already wait for the user's decision; at most \(Self.maximumParkedPerConnection) per connection and \(Self.maximumParkedPerApp) per app may")
+            return call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
+        }
+        parked[call.sender] = bySender + 1
+        parkedByApp[identity.appID] = byApp + 1
         authorizer.request(for: identity, usageDescription: registry.client(call.sender)?.usageDescription) { [weak self] state in
+            if let self {
+                self.parked[call.sender] = self.parked[call.sender].flatMap { $0 > 1 ? $0 - 1 : nil }
+                self.parkedByApp[identity.appID] = self.parkedByApp[identity.appID].flatMap { $0 > 1 ? $0 - 1 : nil }
+            }
             if call.method == "RequestAuthorization" {
                 call.reply([.string(state.rawValue)])
             } else {
@@ -96,7 +122,11 @@ final class AlarmService {
 
     private func respond(_ call: MethodCall, from identity: ClientIdentity) {
         do {
-            call.reply([.string(try answer(call, from: identity))])
+            let answer = try answer(call, from: identity)
+            guard answer.utf8.count <= Self.maximumMessageBytes else {
+                throw AlarmError.invalidState("the answer would be \(answer.utf8.count >> 20) MiB, more than a D-Bus message may carry; ask for less (Get one alarm)")
+            }
+            call.reply([.string(answer)])
         } catch let error as AlarmError {
             logger.notice("\(call.method) from \(call.sender) (\(identity.appID)) refused: \(error.reason)")
             call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
@@ -113,7 +143,7 @@ final class AlarmService {
         case "Hello":
             return try Self.json(try registry.hello(call.sender, declaredID: strings[0], usageDescription: strings[1]))
         case "Subscribe":
-            registry.subscribe(call.sender, as: identity)
+            try registry.subscribe(call.sender, as: identity)
             let view = visible(to: identity)
             lastSent[call.sender] = view
             return try json.array(view)
@@ -135,16 +165,22 @@ final class AlarmService {
             return try Self.json(authorizer.all)
         case "SetAuthorization":
             try requireUser(identity, to: "change an app's authorization")
+            try ClientRegistry.validate(appID: strings[0])
             guard let state = AuthorizationState(rawValue: strings[1]) else {
                 throw AlarmError.invalidConfiguration("state '\(strings[1])' is not one of authorized, denied, notDetermined")
             }
             try authorizer.set(strings[0], state)
             return state.rawValue
         case "ListSounds":
-            return try Self.json(sounder.library.entries())
+            // Where the files are is the user's business: apps get names only.
+            let entries = sounder.library.entries()
+            return try Self.json(identity.isUser ? entries : entries.map { .init(name: $0.name, path: "", source: $0.source) })
         case "PlaySound":
             try requireUser(identity, to: "play sounds")
             let seconds = call.arguments[1].double ?? 3
+            guard seconds.isFinite, (0.1...60).contains(seconds) else {
+                throw AlarmError.invalidConfiguration("seconds is \(seconds); accepted: 0.1 to 60")
+            }
             let sound: AlertConfiguration.AlertSound = strings[0].isEmpty || strings[0] == "default" ? .default : .named(strings[0])
             return try sounder.preview(sound, seconds: seconds)
         default:

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import ReveilleCore
+import ReveilleTestSupport
+
+/// What a hostile or careless app can do over D-Bus, driven by `hostile-client.py` (Debian's
+/// python3-dbus): every limit holds and says which limit it is.
+@Suite("Hostile clients end to end", .serialized)
+struct HostileClientTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Support/hostile-client/hostile-client.py").path
+
+    func run(_ session: TestSession, _ arguments: String...) throws -> [String: Any] {
+        guard (try? Subprocess.run("/usr/bin/python3", ["-c", "import dbus, gi"], environment: session.environment).status) == 0 else {
+            throw Subprocess.Failure("/usr/bin/python3 with dbus and gi is missing (Debian packages python3-dbus, python3-gi)")
+        }
+        let result = try Subprocess.run("/usr/bin/python3", [Self.script] + arguments, environment: session.environment)
+        guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
+            throw Subprocess.Failure("hostile-client.py \(arguments.joined(separator: " ")) failed: \(result.stderr)")
+        }
+        return object
+    }
+
+    @Test func aConnectionIntroducesOneAppSoItCannotRaiseAPromptPerName() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let answers = try run(session, "two-hellos", "org.test.One", "org.test.Two")
+        #expect(answers["first"] as? String == "ok")
+        #expect((answers["second"] as? String)?.contains("a connection introduces one app") == true, "\(answers)")
+    }
+
+    @Test func callsWaitingForTheUsersDecisionAreBounded() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let answers = try run(session, "park", "org.test.Flood", "40")
+        #expect(answers["refused"] as? Int == 32, "8 calls wait per connection, the rest are refused at once: \(answers)")
+        #expect((answers["sample"] as? [String])?.first?.contains("at most 8 per connection") == true, "\(answers)")
+        #expect(try session.notifications(titled: "org.test.Flood wants to schedule alarms").count == 1, "one prompt")
+    }
+
+    @Test func subscribersAreBounded() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let answers = try run(session, "subscribe", "20")
+        #expect(answers["ok"] as? Int == 16)
+        #expect((answers["refused"] as? [String])?.first?.contains("at most 16 may") == true, "\(answers)")
+    }
+
+    @Test func appsGetSoundNamesButNotWhereTheFilesAre() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let sounds = try #require(try run(session, "sounds", "org.test.Listener")["sounds"] as? [[String: Any]])
+        #expect(sounds.contains { $0["name"] as? String == "alarm" })
+        #expect(sounds.allSatisfy { ($0["path"] as? String ?? "").isEmpty }, "\(sounds.prefix(2))")
+    }
+
+    @Test func badAuthorizationIdsAndPreviewLengthsAreRefused() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        for id in ["", "../x", "reveille", String(repeating: "a", count: 100_000)] {
+            let result = try session.cli("auth", "allow", id)
+            #expect(result.status != 0, "auth allow '\(id.prefix(20))' was accepted")
+        }
+        #expect(try session.cliJSON([AppAuthorizationJSON].self, "auth", "list").isEmpty)
+        for seconds in ["nan", "inf", "-1", "1000"] {
+            let result = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                               method: "\(AgentInterface.interface).PlaySound", ["default", seconds])
+            #expect(result.status != 0 && result.stderr.contains("accepted: 0.1 to 60"), "\(seconds): \(result.stderr)")
+        }
+    }
+}
+
+struct AppAuthorizationJSON: Decodable { var appID: String }

@@ -1,0 +1,74 @@
+#!/usr/bin/python3
+"""A hostile or careless D-Bus client of reveille-agent, for the end-to-end tests.
+
+    hostile-client.py two-hellos APP_ID OTHER_ID      one connection introduces two apps
+    hostile-client.py park APP_ID COUNT               an undecided app sends COUNT Schedule calls at once
+    hostile-client.py subscribe COUNT                 COUNT connections of the user's tools subscribe
+    hostile-client.py sounds APP_ID                   an app lists the sounds
+
+Prints one JSON object: what each call answered ("ok" or the D-Bus error name and message).
+Uses Debian's python3-dbus on the bus of DBUS_SESSION_BUS_ADDRESS.
+"""
+import json
+import os
+import sys
+
+import dbus
+from dbus.mainloop.glib import DBusGMainLoop
+from gi.repository import GLib
+
+NAME, PATH, IFACE = "io.github.reveille.Reveille", "/io/github/reveille/Reveille", "io.github.reveille.Reveille1"
+ADDRESS = os.environ["DBUS_SESSION_BUS_ADDRESS"]
+TIMER = json.dumps({"presentation": {"alert": {"title": "Hostile"}}, "countdownDuration": {"preAlert": 3600}})
+
+
+def connect():
+    bus = dbus.bus.BusConnection(ADDRESS)
+    return bus, dbus.Interface(bus.get_object(NAME, PATH), IFACE)
+
+
+def outcome(call):
+    try:
+        call()
+        return "ok"
+    except dbus.DBusException as error:
+        return f"{error.get_dbus_name()}: {error.get_dbus_message()}"
+
+
+def main(command, *args):
+    if command == "two-hellos":
+        _, agent = connect()
+        return {"first": outcome(lambda: agent.Hello(args[0], "Test")), "second": outcome(lambda: agent.Hello(args[1], "Test"))}
+    if command == "park":
+        DBusGMainLoop(set_as_default=True)
+        bus, agent = connect()
+        agent.Hello(args[0], "Wants alarms")
+        answers, loop, count = [], GLib.MainLoop(), int(args[1])
+
+        def done(result):
+            answers.append(result)
+            if len(answers) == count:
+                loop.quit()
+        for _ in range(count):
+            agent.Schedule("", TIMER, dbus.Dictionary({}, signature="sv"), timeout=5,
+                           reply_handler=lambda _: done("ok"),
+                           error_handler=lambda error: done(f"{error.get_dbus_name()}: {error.get_dbus_message()}"))
+        GLib.timeout_add(4000, loop.quit)
+        loop.run()
+        refused = [a for a in answers if "already wait for the user" in a]
+        return {"answered": len(answers), "refused": len(refused), "sample": refused[:1]}
+    if command == "subscribe":
+        connections, answers = [], []
+        for _ in range(int(args[0])):
+            bus, agent = connect()
+            connections.append(bus)
+            answers.append(outcome(lambda: agent.Subscribe()))
+        return {"ok": answers.count("ok"), "refused": [a for a in answers if a != "ok"][:1]}
+    if command == "sounds":
+        _, agent = connect()
+        agent.Hello(args[0], "Test")
+        return {"sounds": json.loads(agent.ListSounds())}
+    raise SystemExit(f"unknown command {command}")
+
+
+print(json.dumps(main(*sys.argv[1:])))
