@@ -98,6 +98,34 @@ struct ClockJumpTests {
         #expect(try String(contentsOfFile: session.agentLog, encoding: .utf8).contains("the wall clock changed"))
     }
 
+    @Test func aTimerRunsOnElapsedTimeWhenTheClockIsSetBackOrForward() throws {
+        let session = try TestSession(audio: .none)
+        let offsetFile = session.directory + "/clock-offset"
+        try "0".write(toFile: offsetFile, atomically: true, encoding: .utf8)
+        try session.startAgent(["--test-clock-offset-file", offsetFile])
+        let agent = try #require(session.agent)
+        let back = try session.cliJSON(AlarmJSON.self, "timer", "3s", "--title", "Back")
+        let forward = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Forward")
+        let started = Date()
+        // The clock is set back an hour: the 3 s timer still rings in 3 s, not in an hour and 3 s.
+        try "-3600".write(toFile: offsetFile, atomically: true, encoding: .utf8)
+        kill(agent.pid, SIGUSR1)
+        let alert = try eventually(timeout: 6, "the 3 s timer after the clock went back") { try session.alerts(titled: "Back").first }
+        #expect(alert.time - started.timeIntervalSince1970 < 4.5)
+        // Set forward two hours: the one-hour timer does not ring now; it has an hour left.
+        try "3600".write(toFile: offsetFile, atomically: true, encoding: .utf8)
+        kill(agent.pid, SIGUSR1)
+        _ = try eventually("the agent to take the jump") {
+            try String(contentsOfFile: session.agentLog, encoding: .utf8).contains("changed by 7200 s") ? true : nil
+        }
+        // Left by the agent's (shifted) clock, which the CLI does not know of.
+        let fireText = try #require(try session.cliJSON(AlarmJSON.self, "show", forward.id).fireDate)
+        let fire = try #require(ISO8601Local.parse(fireText, defaultTimeZone: UTCTimeZone()))
+        let left = fire.timeIntervalSince(Date().addingTimeInterval(3600))
+        #expect(left > 3500 && left <= 3600, "\(left) s left")
+        #expect(try session.cliJSON(AlarmJSON.self, "show", back.id).state == "alerting")
+    }
+
     @Test func jumpsForwardRingOnceOrReportMissedAndJumpsBackNeverRingTwice() throws {
         let session = try TestSession(audio: .none)
         let offsetFile = session.directory + "/clock-offset"

@@ -269,6 +269,31 @@ struct AlarmListingTests {
         #expect(listings[2].pausedTimeRemaining == 60)
     }
 
+    @Test func durationsKeepTheirTimeLeftWhenTheWallClockIsSetWallClockAlarmsKeepTheirInstant() throws {
+        let now = instant("2027-06-01T12:00:00Z"), utc = zone("UTC")
+        func make(_ schedule: Alarm.Schedule?, preAlert: TimeInterval?) throws -> AlarmRecord {
+            try AlarmRecord(id: UUID(), request: request(schedule: schedule, preAlert: preAlert), appID: "test", now: now, timeZone: utc)
+        }
+        let timer = try make(nil, preAlert: 60)
+        #expect(timer.followingClockJump(-3600, timeZone: utc).fireDate == now.addingTimeInterval(60 - 3600),
+                "a 60 s timer still rings 60 s later when the clock is set back an hour")
+        // A fixed alarm's pre-alert countdown ends at the alarm's instant, whatever the clock says.
+        let fixedDate = now.addingTimeInterval(120)
+        let preAlerting = try make(.fixed(fixedDate), preAlert: 300)
+        #expect(preAlerting.alarm.state == .countdown)
+        #expect(preAlerting.followingClockJump(-3600, timeZone: utc) == preAlerting)
+        // A snooze is a duration; so is the ring limit of an alert.
+        guard case .updated(let ringing) = timer.advanced(to: timer.fireDate!, lateWindow: 600, timeZone: utc) else {
+            Issue.record("no alert"); return
+        }
+        #expect(ringing.followingClockJump(-3600, timeZone: utc).dueDate == ringing.dueDate!.addingTimeInterval(-3600))
+        let snoozed = try #require(try ringing.applying(.countdown, now: timer.fireDate!, timeZone: utc))
+        #expect(snoozed.followingClockJump(600, timeZone: utc).fireDate == snoozed.fireDate!.addingTimeInterval(600))
+        // A scheduled alarm is not touched (the recompute after the jump moves a relative one).
+        let daily = try make(relative(7, 30, everyDay), preAlert: nil)
+        #expect(daily.followingClockJump(-3600, timeZone: utc) == daily)
+    }
+
     @Test func textsAreBoundedByBytesAsWellAsCharacters() throws {
         let now = instant("2027-06-01T12:00:00Z"), utc = zone("UTC")
         // One letter with 40,000 combining marks is one character and 80,001 bytes.

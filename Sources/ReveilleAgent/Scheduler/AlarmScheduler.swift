@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import Logging
 import ReveilleBus
 import ReveilleCore
@@ -50,6 +51,7 @@ final class AlarmScheduler {
         alarms = Dictionary(store.load().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         logger.info("loaded \(alarms.count) alarm(s) from \(store.file)")
         isRunning = true
+        clockOffset = wallMinusBoot()
         publish(alarms.map { AlarmChange(id: $0.key, record: $0.value) })
         recompute(reason: "start")
     }
@@ -173,8 +175,31 @@ final class AlarmScheduler {
     /// The wall clock jumped (set, or a resume from suspend): recompute and fire what is due.
     func clockChanged() {
         onClockChange?()
-        recompute(reason: "the wall clock changed")
+        // How far the wall clock moved against the boot clock (which counts suspend, so a
+        // resume is no jump): durations keep their time left.
+        let offset = wallMinusBoot()
+        let jump = offset - clockOffset
+        clockOffset = offset
+        if abs(jump) > 0.5 {
+            let zone = timeZone()
+            for (id, record) in alarms {
+                let moved = record.followingClockJump(jump, timeZone: zone)
+                if moved != record { alarms[id] = moved; pendingJumpChanges.append(AlarmChange(id: id, record: moved)) }
+            }
+        }
+        recompute(reason: "the wall clock changed\(abs(jump) > 0.5 ? " by \(Int(jump.rounded())) s" : "")")
     }
+
+    /// The wall clock (as `now` reads it) minus `CLOCK_BOOTTIME`.
+    private func wallMinusBoot() -> TimeInterval {
+        var boot = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &boot)
+        return now().timeIntervalSince1970 - (Double(boot.tv_sec) + Double(boot.tv_nsec) / 1e9)
+    }
+
+    private var clockOffset: TimeInterval = 0
+    /// Countdowns moved by a clock jump, published and saved with the recompute that follows.
+    private var pendingJumpChanges: [AlarmChange] = []
 
     /// The time zone changed: relative alarms follow it.
     func timeZoneChanged() {
@@ -191,7 +216,9 @@ final class AlarmScheduler {
             if rescheduled != record { moved.append(AlarmChange(id: id, record: rescheduled)) }
         }
         for change in moved { alarms[change.id] = change.record }
-        advance(alreadyChanged: moved)
+        let jumped = pendingJumpChanges.filter { change in !moved.contains { $0.id == change.id } }
+        pendingJumpChanges = []
+        advance(alreadyChanged: jumped.map { AlarmChange(id: $0.id, record: alarms[$0.id]) } + moved)
     }
 
     /// Moves every due alarm along (countdown, alert, missed), persists, re-arms.

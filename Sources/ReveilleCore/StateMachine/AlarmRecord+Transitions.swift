@@ -165,6 +165,32 @@ extension AlarmRecord {
         return moved
     }
 
+    /// After the wall clock was set by `jump` seconds: what measures elapsed time (a timer, a
+    /// snooze, the ring limit) keeps the time it had left; what names a wall-clock time (an
+    /// alarm, its pre-alert countdown) keeps its instant. A resume from suspend is no jump.
+    public func followingClockJump(_ jump: TimeInterval, timeZone: any TimeZoneRules) -> AlarmRecord {
+        var moved = self
+        switch alarm.state {
+        case .countdown where !countsDownToItsSchedule(timeZone: timeZone):
+            moved.fireDate = fireDate?.addingTimeInterval(jump)
+        case .alerting:
+            moved.alertingSince = alertingSince?.addingTimeInterval(jump)
+        default:
+            return self
+        }
+        return moved
+    }
+
+    /// Whether a countdown is the pre-alert of the alarm's own scheduled occurrence (rather than
+    /// a timer or a snooze): its end is an instant the schedule names.
+    private func countsDownToItsSchedule(timeZone: any TimeZoneRules) -> Bool {
+        guard let schedule = alarm.schedule, let fireDate else { return false }
+        switch schedule {
+        case .fixed(let date): return date == fireDate
+        case .relative: return schedule.nextFireDate(after: fireDate.addingTimeInterval(-1), in: timeZone) == fireDate
+        }
+    }
+
     private mutating func enterCountdown(until end: Date, length: TimeInterval) {
         alarm.state = .countdown
         fireDate = end
