@@ -261,6 +261,8 @@ struct SoundCrashTests {
         }
         #expect(try session.pactl("get-sink-mute", "testsink").stdout.contains("no"), "not muted again over the user's change")
         #expect(try session.pactl("get-sink-volume", "testsink").stdout.contains("30%"))
+        let log = try String(contentsOfFile: session.agentLog, encoding: .utf8)
+        #expect(!log.contains("not reachable"), "starting with an alarm ringing is no outage: \(log)")
     }
 
     @Test func sinkChangedBeforeACrashIsRestoredAtTheNextStart() throws {

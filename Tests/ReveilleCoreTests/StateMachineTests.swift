@@ -294,6 +294,26 @@ struct AlarmListingTests {
         #expect(daily.followingClockJump(-3600, timeZone: utc) == daily)
     }
 
+    @Test func weekdaysAreReadByShortOrFullNameAndABadOneIsNamed() throws {
+        func decode(_ json: String) throws -> Alarm.Schedule.Relative.Recurrence {
+            try JSONDecoder().decode(Alarm.Schedule.Relative.Recurrence.self, from: Data(json.utf8))
+        }
+        #expect(try decode(#"["mon", "Friday"]"#) == .weekly([.monday, .friday]))
+        #expect(try decode(#""never""#) == .never)
+        do {
+            _ = try decode(#"["mon", "funday"]"#)
+            Issue.record("funday was accepted")
+        } catch {
+            #expect("\(error)".contains("'funday' is not a weekday"), "\(error)")
+        }
+    }
+
+    @Test func tintColorsAreInRange() throws {
+        var tinted = request(schedule: nil, preAlert: 60)
+        tinted.tintColor = Color(red: .nan, green: 2, blue: -1)
+        #expect(throws: AlarmError.self) { try tinted.validate(now: Date(), timeZone: zone("UTC")) }
+    }
+
     @Test func textsAreBoundedByBytesAsWellAsCharacters() throws {
         let now = instant("2027-06-01T12:00:00Z"), utc = zone("UTC")
         // One letter with 40,000 combining marks is one character and 80,001 bytes.

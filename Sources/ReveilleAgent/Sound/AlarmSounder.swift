@@ -85,7 +85,8 @@ final class AlarmSounder {
             sinkGuard.restore(pulse)
             return
         }
-        guard pulse.isReady else { return waitForPulse() }
+        // A connection under way reports its outcome; only a failed one is an outage.
+        guard pulse.isReady else { return pulse.isConnecting ? () : waitForPulse() }
         sinkGuard.makeAudible(pulse)
         for (id, record) in ringing where streams[id] == nil { start(record) }
     }

@@ -68,13 +68,21 @@ extension Alarm.Schedule: Codable {
 extension Alarm.Schedule.Relative.Recurrence: Codable {
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let days = try? container.decode([Locale.Weekday].self) {
-            self = .weekly(days)
-        } else if try container.decode(String.self) == "never" {
+        let accepted = "repeats is \"never\" or a list of weekdays like [\"mon\", \"fri\"] (full names such as \"monday\" too)"
+        if let names = try? container.decode([String].self) {
+            // Three letters as stored, or the full English name, in any case.
+            self = .weekly(try names.map { name in
+                let key = String(name.lowercased().prefix(3))
+                guard name.count >= 3, let day = Locale.Weekday(rawValue: key),
+                      name.count == 3 || "\(day)" == name.lowercased() else {
+                    throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(name.prefix(40))' is not a weekday; \(accepted)")
+                }
+                return day
+            })
+        } else if (try? container.decode(String.self)) == "never" {
             self = .never
         } else {
-            throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "repeats is \"never\" or a list of weekdays like [\"mon\", \"fri\"]")
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: accepted)
         }
     }
 

@@ -62,6 +62,9 @@ extension AlarmRequest {
             try Self.check("\(name).systemImageName", button.systemImageName, characters: Self.maximumIconNameBytes,
                            bytes: Self.maximumIconNameBytes)
         }
+        for component in [tintColor.red, tintColor.green, tintColor.blue] where !(component.isFinite && (0...1).contains(component)) {
+            throw invalid("tintColor has a component \(component); accepted: red, green and blue each from 0 to 1")
+        }
         if let metadata, metadata.utf8.count > Self.maximumMetadataBytes {
             throw invalid("metadata is \(metadata.utf8.count) bytes; at most \(Self.maximumMetadataBytes) are accepted")
         }
