@@ -72,6 +72,9 @@ let package = Package(
             "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleCore", "ReveilleTimeZone"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ReveilleCore", "ReveilleTimeZone", "ReveilleTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "ReveilleCore", "ReveilleTimeZone", "ReveilleTestSupport",
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
     ]
 )

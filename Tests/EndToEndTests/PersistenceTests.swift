@@ -3,6 +3,7 @@ import Testing
 import ReveilleCore
 import ReveilleTimeZone
 import ReveilleTestSupport
+import SystemPackage
 
 @Suite("Persistence and time end to end", .serialized)
 struct PersistenceTests {
@@ -96,6 +97,23 @@ struct ClockJumpTests {
         #expect(alert.time - set.timeIntervalSince1970 < 1)
         #expect(try session.cliJSON(AlarmJSON.self, "show", alarm.id).state == "alerting")
         #expect(try String(contentsOfFile: session.agentLog, encoding: .utf8).contains("the wall clock changed"))
+    }
+
+    @Test func aStoreBeyondTheLimitsIsCutToThemAtStartAndTheRestKeptAside() throws {
+        let session = try TestSession(audio: .none)
+        // 105 alarms of one app, written by something other than the agent (limit: 100 per app).
+        let request = AlarmRequest(schedule: nil, countdownDuration: .init(preAlert: 3600, postAlert: nil),
+                                   presentation: AlarmPresentation(alert: .init(title: "Many")))
+        let records = try (0..<105).map { _ in
+            try AlarmRecord(id: UUID(), request: request, appID: "org.test.Many", now: Date(), timeZone: UTCTimeZone())
+        }
+        try AlarmStore(directory: FilePath(session.stateDirectory)).save(records)
+        try session.startAgent()
+        #expect(try session.cliJSON([AlarmJSON].self, "list").count == 100)
+        let aside = try #require(try FileManager.default.contentsOfDirectory(atPath: session.stateDirectory)
+            .first { $0.hasPrefix("alarms.over-limit-") })
+        let text = try String(contentsOfFile: session.stateDirectory + "/" + aside, encoding: .utf8)
+        #expect(text.components(separatedBy: "\"org.test.Many\"").count - 1 == 5, "the five beyond the limit are kept aside")
     }
 
     @Test func aTimerRunsOnElapsedTimeWhenTheClockIsSetBackOrForward() throws {

@@ -50,6 +50,7 @@ final class AlarmScheduler {
                                    onClockChange: { [unowned self] in self.clockChanged() })
         alarms = Dictionary(store.load().map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         logger.info("loaded \(alarms.count) alarm(s) from \(store.file)")
+        keepAsideOverLimit()
         isRunning = true
         clockOffset = wallMinusBoot()
         publish(alarms.map { AlarmChange(id: $0.key, record: $0.value) })
@@ -86,6 +87,31 @@ final class AlarmScheduler {
             return withUnsafeBytes(of: lhs.id.uuid) { left in
                 withUnsafeBytes(of: rhs.id.uuid) { right in left.lexicographicallyPrecedes(right) }
             }
+        }
+    }
+
+    /// Enforces the limits on what was loaded (a store written by hand, or by an older
+    /// Reveille): per app, the alarms due soonest are kept, and the rest are written beside the
+    /// store as `alarms.over-limit-STAMP.json`, never dropped unseen.
+    private func keepAsideOverLimit() {
+        let byApp = Dictionary(grouping: alarms.values, by: \.appID)
+        var over: [AlarmRecord] = []
+        for (appID, records) in byApp {
+            let limit = appID == ClientIdentity.userAppID ? settings.limitForUser : settings.limitPerApp
+            guard records.count > limit else { continue }
+            let sorted = records.sorted { ($0.dueDate ?? .distantFuture, $0.id.uuidString) < ($1.dueDate ?? .distantFuture, $1.id.uuidString) }
+            over += sorted.dropFirst(limit)
+        }
+        guard !over.isEmpty else { return }
+        let aside = store.file.removingLastComponent().appending("alarms.over-limit-\(ISO8601Local.compactStamp(Date())).json")
+        do {
+            try AtomicFile.write(try AlarmStore.encode(over), to: aside)
+            let asideIDs = Set(over.map(\.id))
+            try store.save(alarms.values.filter { !asideIDs.contains($0.id) })
+            for record in over { alarms[record.id] = nil }
+            logger.error("\(over.count) alarm(s) beyond the limits (\(settings.limitForUser) for the user, \(settings.limitPerApp) per app) were kept aside in \(aside)")
+        } catch {
+            logger.error("\(over.count) alarm(s) are beyond the limits but could not be kept aside (\(error)); they stay")
         }
     }
 

@@ -150,7 +150,7 @@ public final class AlarmStore {
     }
 
     /// The snapshot's bytes for `alarms`: `Contents` as JSON, one alarm per line.
-    static func encode(_ alarms: [AlarmRecord]) throws -> Data {
+    public static func encode(_ alarms: [AlarmRecord]) throws -> Data {
         let encoder = JSONCoding.compactEncoder
         let lines = try alarms.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         return Data((snapshotPrefix + JSONLines.array(lines) + snapshotSuffix + "\n").utf8)
