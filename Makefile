@@ -48,7 +48,8 @@ run: release
 	if ! gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
 		--method org.freedesktop.DBus.NameHasOwner org.freedesktop.Notifications | grep -q true; then \
 		echo "Note: no notification server is running (GNOME Shell, KDE Plasma, dunst, mako, xfce4-notifyd...);"; \
-		echo "      the alarm will be scheduled, but nothing can be shown until one runs."; fi; \
+		echo "      the agent's first notification starts one by D-Bus activation if one is installed;"; \
+		echo "      otherwise the alarm rings and shows as soon as one runs."; fi; \
 	if ! pactl info >/dev/null 2>&1; then \
 		echo "Note: no sound server answers (PulseAudio, or PipeWire's pipewire-pulse);"; \
 		echo "      the alarm will alert without Reveille's sound. Install and start pulseaudio or pipewire-pulse."; fi; \
