@@ -172,6 +172,22 @@ struct FaultTests {
         }
     }
 
+    @Test func aRefusedChangeLeavesNothingBehindWhenOnlyTheJournalCannotBeWritten() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        // A folder where the journal should be (the agent opens it at its first write): it cannot
+        // be opened for writing, even by root, while the snapshot still can.
+        try FileManager.default.createDirectory(atPath: session.stateDirectory + "/alarms.journal", withIntermediateDirectories: true)
+        for title in ["First", "Second"] {
+            let refused = try session.cli("timer", "1h", "--title", title)
+            #expect(refused.status != 0 && refused.stderr.contains("alarms.journal"), "the error names the journal: \(refused.stderr)")
+        }
+        try session.killAgent(signal: SIGTERM)
+        try FileManager.default.removeItem(atPath: session.stateDirectory + "/alarms.journal")
+        try session.startAgent()
+        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty, "what was refused did not come back")
+    }
+
     @Test func randomCommandLinesFailCleanly() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()
