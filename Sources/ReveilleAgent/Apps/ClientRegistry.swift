@@ -33,7 +33,7 @@ final class ClientRegistry {
     func identity(of sender: String) throws(AlarmError) -> ClientIdentity {
         if let client = clients[sender] { return client.identity }
         var identity = ClientIdentity.user
-        if let sandboxed = try process(of: sender).flatpakID {
+        if let sandboxed = try process(of: sender, unit: false).flatpakID {
             identity = ClientIdentity(appID: sandboxed, sandboxed: true, source: "flatpak")
         }
         // Remembered for the connection's life: one lookup per client, not per call.
@@ -60,7 +60,7 @@ final class ClientRegistry {
             // One connection is one app: saying Hello under many names would raise a prompt each.
             throw .notAuthorized("this connection introduced itself as \(known) already; a connection introduces one app")
         }
-        let process = try process(of: sender)
+        let process = try process(of: sender, unit: true)
         let identity: ClientIdentity
         if let sandboxed = process.flatpakID {
             identity = ClientIdentity(appID: sandboxed, sandboxed: true, source: "flatpak")
@@ -132,12 +132,13 @@ final class ClientRegistry {
     /// once-a-second libdispatch monitor.) The credentials are asked again afterwards: the same
     /// process id on a connection still open means the process read was the caller's, not a
     /// new one that got a freed id. (Debian 12's dbus-daemon offers no `ProcessFD`.)
-    private func process(of sender: String) throws(AlarmError) -> Process {
+    /// `unit`: read its systemd app unit too (for Hello only).
+    private func process(of sender: String, unit: Bool) throws(AlarmError) -> Process {
         let pid = try credentials(of: sender)
         guard FileManager.default.fileExists(atPath: "/proc/\(pid)") else {
             throw .notAuthorized("cannot tell who is calling: process \(pid) of \(sender) is gone; the call is refused")
         }
-        let process = Process(flatpakID: Self.flatpakID(of: pid), systemdID: Self.systemdID(pid))
+        let process = Process(flatpakID: Self.flatpakID(of: pid), systemdID: unit ? Self.systemdID(pid) : nil)
         guard try credentials(of: sender) == pid else {
             throw .notAuthorized("cannot tell who is calling: \(sender) changed process; the call is refused")
         }

@@ -75,10 +75,13 @@ struct SoundLibrary: Sendable {
         guard name.wholeMatch(of: /[A-Za-z0-9][A-Za-z0-9._+-]{0,99}/) != nil, !name.contains("..") else {
             throw .invalidConfiguration("sound name '\(name)' is not a plain name; accepted: letters, digits, '.', '_', '+', '-'")
         }
-        for folder in folders.map(\.path) + themeFolders {
+        for (folder, source) in folders + themeFolders.map({ ($0, "theme") }) {
             for ext in Self.extensions {
                 let path = "\(folder)/\(name).\(ext)"
-                if FileManager.default.isReadableFile(atPath: path) { return try Self.playable(path) }
+                guard FileManager.default.isReadableFile(atPath: path) else { continue }
+                // The user's folders may hold anything (a FIFO, a huge file): checked now. Bundled
+                // and theme sounds are the system's; every file is checked again when it rings.
+                return source == "user" ? try Self.playable(path) : path
             }
         }
         let names = entries().map(\.name)
