@@ -69,12 +69,12 @@ extension Alarm.Schedule.Relative.Recurrence: Codable {
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
         let accepted = "repeats is \"never\" or a list of weekdays like [\"mon\", \"fri\"] (full names such as \"monday\" too)"
-        if let names = try? container.decode([String].self) {
-            // Three letters as stored, or the full English name, in any case.
+        if let days = try? container.decode([Locale.Weekday].self) {
+            self = .weekly(days)
+        } else if let names = try? container.decode([String].self) {
+            // Full English names too, in any case.
             self = .weekly(try names.map { name in
-                let key = String(name.lowercased().prefix(3))
-                guard name.count >= 3, let day = Locale.Weekday(rawValue: key),
-                      name.count == 3 || "\(day)" == name.lowercased() else {
+                guard let day = Self.fullNames[name.lowercased()] ?? Locale.Weekday(rawValue: name.lowercased()) else {
                     throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(name.prefix(40))' is not a weekday; \(accepted)")
                 }
                 return day
@@ -85,6 +85,11 @@ extension Alarm.Schedule.Relative.Recurrence: Codable {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: accepted)
         }
     }
+
+    private static let fullNames: [String: Locale.Weekday] = [
+        "monday": .monday, "tuesday": .tuesday, "wednesday": .wednesday, "thursday": .thursday,
+        "friday": .friday, "saturday": .saturday, "sunday": .sunday,
+    ]
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()
