@@ -116,9 +116,10 @@ final class AlarmPresenter {
         slot.answered = false
         slot.inFlight = true
         let id = record.id
+        // The slot is held until the answer: one withdrawn meanwhile must still close what was shown.
         server.show(request(content, record: record), replacing: replacing, handlers: handlers(for: slot, id: id)) {
-            [weak self, weak slot] shownID in
-            guard let self, let slot else { return }
+            [weak self, slot] shownID in
+            guard let self else { return }
             slot.inFlight = false
             guard self.slots[id] === slot else {
                 // Withdrawn while the server was being asked.
