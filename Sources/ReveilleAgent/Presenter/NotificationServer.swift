@@ -14,7 +14,7 @@ final class NotificationServer {
     static let path = "/org/freedesktop/Notifications"
 
     /// One notification as the protocol's `Notify` takes it; `body` is plain text.
-    struct Request: Equatable {
+    struct Request {
         var summary: String
         var body: String
         var icon: String
@@ -23,12 +23,6 @@ final class NotificationServer {
         var hints: [String: Variant]
         /// `-1`: the server's default; `0`: never expires.
         var timeout: Int32 = 0
-
-        static func == (lhs: Request, rhs: Request) -> Bool {
-            lhs.summary == rhs.summary && lhs.body == rhs.body && lhs.icon == rhs.icon && lhs.hints == rhs.hints
-                && lhs.timeout == rhs.timeout && lhs.actions.map(\.key) == rhs.actions.map(\.key)
-                && lhs.actions.map(\.label) == rhs.actions.map(\.label)
-        }
     }
 
     /// What a notification's buttons and closing report back.
@@ -101,7 +95,7 @@ final class NotificationServer {
 
     /// Runs `body` with the server's profile: at once when it is known, else after asking the
     /// server (which starts an activatable one), else when a server appears.
-    func whenReady(_ body: @escaping @GLibActor (NotificationServerProfile) -> Void) {
+    private func whenReady(_ body: @escaping @GLibActor (NotificationServerProfile) -> Void) {
         if let profile { return body(profile) }
         waiting.append(body)
         probe()

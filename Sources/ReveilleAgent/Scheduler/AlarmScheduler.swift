@@ -206,14 +206,15 @@ final class AlarmScheduler {
         let offset = wallMinusBoot()
         let jump = offset - clockOffset
         clockOffset = offset
+        var jumped: [AlarmChange] = []
         if abs(jump) > 0.5 {
             let zone = timeZone()
             for (id, record) in alarms {
                 let moved = record.followingClockJump(jump, timeZone: zone)
-                if moved != record { alarms[id] = moved; pendingJumpChanges.append(AlarmChange(id: id, record: moved)) }
+                if moved != record { jumped.append(AlarmChange(id: id, record: moved)) }
             }
         }
-        recompute(reason: "the wall clock changed\(abs(jump) > 0.5 ? " by \(Int(jump.rounded())) s" : "")")
+        recompute(reason: "the wall clock changed\(abs(jump) > 0.5 ? " by \(Int(jump.rounded())) s" : "")", alreadyChanged: jumped)
     }
 
     /// The wall clock (as `now` reads it) minus `CLOCK_BOOTTIME`.
@@ -224,17 +225,17 @@ final class AlarmScheduler {
     }
 
     private var clockOffset: TimeInterval = 0
-    /// Countdowns moved by a clock jump, published and saved with the recompute that follows.
-    private var pendingJumpChanges: [AlarmChange] = []
 
     /// The time zone changed: relative alarms follow it.
     func timeZoneChanged() {
         recompute(reason: "the time zone is now \(timeZone().identifier)")
     }
 
-    /// Recomputes every relative alarm's next instant, then fires what is due.
-    private func recompute(reason: String) {
+    /// Recomputes every relative alarm's next instant, then fires what is due. `alreadyChanged`:
+    /// alarms moved before (by a clock jump), saved and published with the rest.
+    private func recompute(reason: String, alreadyChanged: [AlarmChange] = []) {
         logger.info("recomputing alarms: \(reason)")
+        for change in alreadyChanged { alarms[change.id] = change.record }
         let current = now(), zone = timeZone()
         var moved: [AlarmChange] = []
         for (id, record) in alarms {
@@ -242,9 +243,7 @@ final class AlarmScheduler {
             if rescheduled != record { moved.append(AlarmChange(id: id, record: rescheduled)) }
         }
         for change in moved { alarms[change.id] = change.record }
-        let jumped = pendingJumpChanges.filter { change in !moved.contains { $0.id == change.id } }
-        pendingJumpChanges = []
-        advance(alreadyChanged: jumped.map { AlarmChange(id: $0.id, record: alarms[$0.id]) } + moved)
+        advance(alreadyChanged: alreadyChanged + moved)
     }
 
     /// Moves every due alarm along (countdown, alert, missed), persists, re-arms.
