@@ -121,13 +121,51 @@ public final class AgentClient {
     }
 
     /// The full list now, then again after every change, until the sequence is dropped.
+    /// The agent sends only what changed (`AlarmsUpdated`); the list is kept here. When the
+    /// agent restarts, the stream subscribes again and goes on with the new agent's list.
     /// Ends at once when the session bus cannot be reached.
     public nonisolated func updates() -> AsyncStream<[AlarmRecord]> {
-        signals("AlarmsChanged", first: { client throws(AlarmError) in
-            try Self.decodeList(AlarmRecord.self, from: try await client.call("Subscribe"))
-        }) { arguments in
-            arguments.first?.string.flatMap { try? Self.decodeList(AlarmRecord.self, from: $0) }
+        let (stream, continuation) = AsyncStream.makeStream(of: [AlarmRecord].self, bufferingPolicy: .bufferingNewest(16))
+        Task { @GLibActor in
+            guard let bus = try? self.bus() else { return continuation.finish() }
+            let mirror = MirrorBox()
+            let synchronize = { @GLibActor [weak self] in
+                mirror.value.awaitList()
+                guard let self, let list = try? Self.decodeList(AlarmRecord.self, from: try await self.call("Subscribe")) else { return }
+                continuation.yield(mirror.value.received(list: list))
+            }
+            let subscription = bus.subscribe(sender: AgentInterface.busName, interface: AgentInterface.interface,
+                                             name: "AlarmsUpdated", path: AgentInterface.objectPath) { signal in
+                guard let changed = signal.arguments.first?.string.flatMap({ try? Self.decodeList(AlarmRecord.self, from: $0) }),
+                      case .array(_, let removed)? = signal.arguments.dropFirst().first else { return }
+                if let alarms = mirror.value.received(changed: changed, removed: removed.compactMap { $0.string.flatMap(UUID.init(uuidString:)) }) {
+                    continuation.yield(alarms)
+                }
+            }
+            // A new agent knows nothing of this subscriber: subscribe again when one appears
+            // after the one that sent the list went away.
+            var agentLeft = false
+            let watch = bus.watchName(AgentInterface.busName) { owner in
+                if owner == nil, mirror.value.isSynchronized { agentLeft = true }
+                if owner != nil, agentLeft {
+                    agentLeft = false
+                    Task { @GLibActor in await synchronize() }
+                }
+            }
+            continuation.onTermination = { _ in
+                Task { @GLibActor in
+                    bus.unsubscribe(subscription)
+                    bus.unwatchName(watch)
+                }
+            }
+            await synchronize()
         }
+        return stream
+    }
+
+    /// The list an `updates()` stream keeps, shared by its callbacks on the loop.
+    private final class MirrorBox {
+        var value = AlarmListMirror()
     }
 
     /// Presses of this app's alarms' buttons (the alarm's id and `stop`, `secondary`, `pause`,

@@ -80,6 +80,26 @@ struct AppTests {
         #expect(Set(all) == [a["id"]!, b["id"]!])
     }
 
+    @Test func anAppsUpdatesGoOnWithARestartedAgent() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        #expect(try session.cli("auth", "allow", "org.test.B").status == 0)
+        let first = try JSONDecoder().decode([String: String].self, from: Data(try app(session, "org.test.B", "timer", "600").stdout.utf8))
+        let updates = session.directory + "/b-updates.out"
+        let watcher = try startApp(session, "org.test.B", "updates", "3", output: updates)
+        defer { watcher.terminate() }
+        let lines = { (try? String(contentsOfFile: updates, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? [] }
+        _ = try eventually(timeout: 5, "B's first update") { lines().count == 1 ? true : nil }
+        // A new agent knows nothing of the old one's subscribers: the stream subscribes again.
+        try session.killAgent(signal: SIGTERM)
+        try session.startAgent()
+        _ = try eventually(timeout: 10, "the new agent's list") { lines().count == 2 ? true : nil }
+        let second = try JSONDecoder().decode([String: String].self, from: Data(try app(session, "org.test.B", "timer", "900").stdout.utf8))
+        #expect(watcher.wait(timeout: 10) == 0)
+        #expect(lines() == ["[\"\(first["id"]!)\"]", "[\"\(first["id"]!)\"]", "[\"\(first["id"]!)\",\"\(second["id"]!)\"]"],
+                "\(lines())")
+    }
+
     @Test func theHundredAndFirstAlarmOfAnAppIsRefused() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()

@@ -46,6 +46,23 @@ struct HostileClientTests {
         #expect((answers["refused"] as? [String])?.first?.contains("at most 16 may") == true, "\(answers)")
     }
 
+    @Test func subscribersHearWhatChangedNotTheWholeList() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let answers = try run(session, "listen", "16", "300")
+        let added = try #require(answers["added"] as? String)
+        let heard = try #require(answers["heard"] as? [[[String: Any]]])
+        #expect(heard.count == 16, "16 connections of the user subscribe (the most one app may)")
+        for updates in heard {
+            // With 300 alarms stored, each update carries the one alarm that changed.
+            #expect(updates.count == 2, "one update for the new alarm, one for its end: \(updates)")
+            #expect(updates.first?["changed"] as? Int == 1 && (updates.first?["removed"] as? [String])?.isEmpty == true)
+            #expect((updates.first?["bytes"] as? Int ?? .max) < 4096, "\(updates.first ?? [:])")
+            #expect(updates.last?["changed"] as? Int == 0)
+            #expect((updates.last?["removed"] as? [String])?.map { $0.uppercased() } == [added.uppercased()])
+        }
+    }
+
     @Test func appsGetSoundNamesButNotWhereTheFilesAre() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()

@@ -11,7 +11,7 @@ struct InterfaceTests {
         let introspection = try session.gdbus(["introspect", "--session", "--dest", AgentInterface.busName,
                                                "--object-path", AgentInterface.objectPath])
         #expect(introspection.status == 0)
-        for method in ["Schedule", "Cancel", "Stop", "Countdown", "Pause", "Resume", "Get", "List", "AlarmsChanged"] {
+        for method in ["Schedule", "Cancel", "Stop", "Countdown", "Pause", "Resume", "Get", "List", "AlarmsUpdated"] {
             #expect(introspection.stdout.contains(method), "introspection lists \(method)")
         }
         let committed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

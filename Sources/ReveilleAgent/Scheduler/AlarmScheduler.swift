@@ -59,35 +59,7 @@ final class AlarmScheduler {
 
     /// All alarms: alerting first, then by the instant they next act.
     var list: [AlarmRecord] {
-        // Sorts small keys rather than whole records: this runs for every List call.
-        alarms.values.map(DisplayKey.init).sorted().map { alarms[$0.id]! }
-    }
-
-    /// Where an alarm stands in `list`.
-    private struct DisplayKey: Comparable {
-        var rank: Int
-        var date: Date
-        var id: UUID
-
-        init(_ record: AlarmRecord) {
-            rank = switch record.alarm.state {
-            case .alerting: 0
-            case .countdown: 1
-            case .scheduled: 2
-            case .paused: 3
-            }
-            date = record.fireDate ?? .distantFuture
-            id = record.id
-        }
-
-        static func < (lhs: Self, rhs: Self) -> Bool {
-            if lhs.rank != rhs.rank { return lhs.rank < rhs.rank }
-            if lhs.date != rhs.date { return lhs.date < rhs.date }
-            // The ids' bytes sort as their text does, without making strings.
-            return withUnsafeBytes(of: lhs.id.uuid) { left in
-                withUnsafeBytes(of: rhs.id.uuid) { right in left.lexicographicallyPrecedes(right) }
-            }
-        }
+        alarms.values.sortedForDisplay()
     }
 
     /// Enforces the limits on what was loaded (a store written by hand, or by an older

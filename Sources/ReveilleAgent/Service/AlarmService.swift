@@ -13,8 +13,8 @@ final class AlarmService {
     private let registry: ClientRegistry
     private let authorizer: Authorizer
     private let logger: Logger
-    /// What each subscriber was last sent: a view is sent again only when it changed.
-    private var lastSent: [String: [AlarmRecord]] = [:]
+    /// Splits each change into what each subscriber's view of it is.
+    private var views = AlarmViewUpdates()
     private let json = AlarmJSONCache()
 
     /// Calls waiting for the user's decision, by connection and by app.
@@ -40,24 +40,23 @@ final class AlarmService {
         authorizer.onChange = { [weak self] appID, state in self?.publishAuthorization(appID, state) }
     }
 
-    /// Emits `AlarmsChanged` to each subscriber whose view changed, with the alarms it may see
-    /// (an app learns nothing of other apps' changes, not even that they happened).
+    /// Emits `AlarmsUpdated` to each subscriber whose view the change touched, with just what
+    /// changed in it: each view's update is encoded once, whatever the number of subscribers.
     func publish(_ changes: [AlarmChange]) {
         json.forget(changes)
-        let subscribers = registry.subscribers
-        lastSent = lastSent.filter { sent in subscribers.contains { $0.name == sent.key } }
-        guard !subscribers.isEmpty else { return }
-        let alarms = scheduler.list
-        for (name, identity) in subscribers {
-            let visible = identity.isUser ? alarms : alarms.filter { $0.appID == identity.appID }
-            guard lastSent[name] != visible else { continue }
-            lastSent[name] = visible
-            let payload = (try? json.array(visible)) ?? "[]"
-            guard payload.utf8.count <= Self.maximumMessageBytes else {
-                logger.error("AlarmsChanged for \(name) would be \(payload.utf8.count >> 20) MiB; not sent")
+        let subscribers = registry.subscribers.map { (name: $0.name, view: AlarmViewUpdates.View($0.identity)) }
+        let updates = views.split(changes, for: Set(subscribers.map(\.view)))
+        var encoded: [AlarmViewUpdates.View: [Variant]] = [:]
+        for (view, update) in updates {
+            guard let changed = try? json.array(update.changed), changed.utf8.count <= Self.maximumMessageBytes else {
+                logger.error("AlarmsUpdated for \(view) could not be encoded within \(Self.maximumMessageBytes >> 20) MiB; not sent")
                 continue
             }
-            emit("AlarmsChanged", to: name, [.string(payload)])
+            encoded[view] = [.string(changed), .array(elementType: "s", update.removed.map { .string($0.uuidString) })]
+        }
+        for subscriber in subscribers {
+            guard let arguments = encoded[subscriber.view] else { continue }
+            emit("AlarmsUpdated", to: subscriber.name, arguments)
         }
     }
 
@@ -144,9 +143,7 @@ final class AlarmService {
             return try Self.json(try registry.hello(call.sender, declaredID: strings[0], usageDescription: strings[1]))
         case "Subscribe":
             try registry.subscribe(call.sender, as: identity)
-            let view = visible(to: identity)
-            lastSent[call.sender] = view
-            return try json.array(view)
+            return try json.array(visible(to: identity))
         case "List":
             return try json.array(visible(to: identity))
         case "Get":

@@ -37,8 +37,9 @@ public enum AgentInterface {
               <arg name="usage_description" type="s" direction="in"/>
               <arg name="identity" type="s" direction="out"/>
             </method>
-            <!-- Start receiving AlarmsChanged and AuthorizationChanged (own view only).
-                 Returns the alarms now. -->
+            <!-- Start receiving AlarmsUpdated, ActionInvoked and AuthorizationChanged
+                 (own view only). Returns the alarms now; AlarmsUpdated then carries each
+                 change to that list. -->
             <method name="Subscribe">
               <arg name="alarms" type="s" direction="out"/>
             </method>
@@ -109,9 +110,12 @@ public enum AgentInterface {
               <arg name="state" type="s" direction="in"/>
               <arg name="result" type="s" direction="out"/>
             </method>
-            <!-- To each subscriber on every change: the alarms it may see. -->
-            <signal name="AlarmsChanged">
-              <arg name="alarms" type="s"/>
+            <!-- To each subscriber whose view a change touched: the alarms it may see that
+                 are new or changed (a JSON array of AlarmRecord), and the ids of those that
+                 ended. Apply both to the list Subscribe returned to keep it current. -->
+            <signal name="AlarmsUpdated">
+              <arg name="changed" type="s"/>
+              <arg name="removed" type="as"/>
             </signal>
             <!-- To subscribers of the alarm's app (and the user's tools) when one of its
                  notification's buttons is pressed: stop, secondary, pause, resume, cancel. -->

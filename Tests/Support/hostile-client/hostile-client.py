@@ -5,6 +5,8 @@
     hostile-client.py park APP_ID COUNT               an undecided app sends COUNT Schedule calls at once
     hostile-client.py subscribe COUNT                 COUNT connections of the user's tools subscribe
     hostile-client.py sounds APP_ID                   an app lists the sounds
+    hostile-client.py listen COUNT STORED             STORED alarms are stored, COUNT connections subscribe,
+                                                      then one alarm is added and cancelled: what each heard
 
 Prints one JSON object: what each call answered ("ok" or the D-Bus error name and message).
 Uses Debian's python3-dbus on the bus of DBUS_SESSION_BUS_ADDRESS.
@@ -68,6 +70,33 @@ def main(command, *args):
         _, agent = connect()
         agent.Hello(args[0], "Test")
         return {"sounds": json.loads(agent.ListSounds())}
+    if command == "listen":
+        DBusGMainLoop(set_as_default=True)
+        count, stored = int(args[0]), int(args[1])
+        _, owner = connect()
+        for _ in range(stored):
+            owner.Schedule("", TIMER, dbus.Dictionary({}, signature="sv"))
+        heard, loop = [[] for _ in range(count)], GLib.MainLoop()
+
+        def listener(index):
+            def on_update(changed, removed):
+                heard[index].append({"changed": len(json.loads(changed)), "bytes": len(changed.encode()),
+                                     "removed": [str(r) for r in removed]})
+                if all(len(h) == 2 for h in heard):
+                    loop.quit()
+            return on_update
+
+        listeners = []
+        for index in range(count):
+            bus, agent = connect()
+            bus.add_signal_receiver(listener(index), "AlarmsUpdated", IFACE, NAME, PATH)
+            listeners.append((bus, agent))
+            agent.Subscribe()
+        added = json.loads(owner.Schedule("", TIMER, dbus.Dictionary({}, signature="sv")))["alarm"]["id"]
+        owner.Cancel(added)
+        GLib.timeout_add(10000, loop.quit)
+        loop.run()
+        return {"added": added, "heard": heard}
     raise SystemExit(f"unknown command {command}")
 
 
