@@ -63,7 +63,7 @@ let package = Package(
         .executableTarget(name: "reveille-example-cooking", dependencies: ["ReveilleKit"],
                           path: "Examples/CookingTimer"),
         // An app on ReveilleKit, driven by the end-to-end tests.
-        .executableTarget(name: "reveille-test-app", dependencies: ["ReveilleKit"],
+        .executableTarget(name: "reveille-test-app", dependencies: ["ReveilleKit", "ReveilleBus"],
                           path: "Tests/Support/reveille-test-app"),
         .executableTarget(name: "reveille-bench", dependencies: ["ReveilleTestSupport", "ReveilleCore", "ReveilleBus"],
                           path: "Benchmarks/reveille-bench"),

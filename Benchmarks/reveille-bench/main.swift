@@ -37,6 +37,34 @@ func scheduleMany(_ count: Int, address: String) throws -> Double {
     return Date().timeIntervalSince(start)
 }
 
+/// Connects `count` clients of the user's tools and subscribes each (they never read what
+/// they are sent: GDBus drops signals nobody listens for).
+@GLibActor
+func subscribe(_ count: Int, address: String) throws -> [BusConnection] {
+    try (0..<count).map { _ in
+        let bus = try BusConnection.connect(address: address)
+        _ = try bus.callSync(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                             interface: AgentInterface.interface, method: "Subscribe", arguments: [], timeoutMilliseconds: 60_000)
+        return bus
+    }
+}
+
+/// Cancels `count` of the stored alarms one call after another; returns the seconds it took.
+@GLibActor
+func cancelMany(_ count: Int, address: String) throws -> Double {
+    let bus = try BusConnection.connect(address: address)
+    let list = try bus.callSync(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                interface: AgentInterface.interface, method: "List", arguments: [], timeoutMilliseconds: 60_000)
+    let ids = try JSONLines.decode([AlarmListing].self, from: Data((list.first?.string ?? "[]").utf8)).prefix(count).map(\.id)
+    let start = Date()
+    for id in ids {
+        _ = try bus.callSync(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                             interface: AgentInterface.interface, method: "Cancel",
+                             arguments: [.string(id.uuidString)], timeoutMilliseconds: 60_000)
+    }
+    return Date().timeIntervalSince(start)
+}
+
 /// Milliseconds from spawning the agent to its first answer from the loop: a `Get` of an id
 /// that does not exist, retried every millisecond while nobody owns the name, and answered
 /// (NotFound) only once the store is loaded.
@@ -78,10 +106,10 @@ func wakeups(from before: [String: Int], to after: [String: Int]) -> Int {
     after.reduce(0) { total, entry in total + entry.value - (before[entry.key] ?? 0) }
 }
 
-/// Resident memory of `pid` in MiB (/proc/PID/status VmRSS).
-func residentMiB(_ pid: Int32) -> Double {
+/// Resident memory of `pid` in MiB (/proc/PID/status VmRSS; VmHWM for the peak so far).
+func residentMiB(_ pid: Int32, _ field: String = "VmRSS") -> Double {
     let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
     return Double(line.split(separator: " ").dropFirst().first ?? "0").map { $0 / 1024 } ?? 0
 }
 
@@ -184,6 +212,14 @@ do {
         try large.waitForName(AgentInterface.busName, owned: false)
     }
     let largeStart = starts.sorted()[2]
+    // Peak memory while loading the large store, then Cancel with 16 subscribers listening.
+    let (_, loaded) = try await timeAgentStart(large)
+    let loadPeak = residentMiB(loaded.pid, "VmHWM")
+    let largeAddress = large.environment["DBUS_SESSION_BUS_ADDRESS"]!
+    let subscribers = try await subscribe(16, address: largeAddress)
+    let subscribedCancel = try await cancelMany(200, address: largeAddress) * 1000 / 200
+    _ = subscribers
+    loaded.terminate()
     let journal = (try? FileManager.default.attributesOfItem(atPath: large.stateDirectory + "/alarms.journal")[.size] as? Int) ?? 0
     let snapshot = (try? FileManager.default.attributesOfItem(atPath: large.stateDirectory + "/alarms.json")[.size] as? Int) ?? 0
 
@@ -214,6 +250,8 @@ do {
         ("  per Schedule call (ms)", String(format: "%.2f", largeAddSeconds * 1000 / Double(largeAlarms)), ""),
         ("agent start with \(largeAlarms) alarms (ms, median of 5)", String(format: "%.0f", largeStart), "≤ 300"),
         ("`reveille list`, \(largeAlarms) alarms (ms, median of 5)", String(format: "%.0f", largeList), "≤ 200"),
+        ("agent peak RSS loading \(largeAlarms) alarms (MiB)", String(format: "%.1f", loadPeak), ""),
+        ("Cancel, \(largeAlarms) stored, 16 subscribers (ms)", String(format: "%.2f", subscribedCancel), ""),
         ("store on disk: snapshot + journal (MiB)", String(format: "%.1f + %.1f", Double(snapshot) / 1_048_576, Double(journal) / 1_048_576), ""),
     ]
     for (label, value, target) in rows {

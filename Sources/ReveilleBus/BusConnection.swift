@@ -6,13 +6,13 @@ public final class BusConnection {
     /// `GDBusConnection*`, owned (one reference).
     nonisolated(unsafe) private let connection: OpaquePointer
 
-    private init(connection: OpaquePointer) { self.connection = connection }
+    private nonisolated init(connection: OpaquePointer) { self.connection = connection }
 
     deinit { g_object_unref(UnsafeMutableRawPointer(connection)) }
 
     /// The session bus of `DBUS_SESSION_BUS_ADDRESS` (`g_bus_get_sync`), a new private
     /// connection so that closing it does not affect other users in the process.
-    public static func session() throws(BusError) -> BusConnection {
+    public nonisolated static func session() throws(BusError) -> BusConnection {
         var error: UnsafeMutablePointer<GError>?
         let address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, nil, &error)
         guard let address else { throw BusError(consuming: error) }
@@ -21,7 +21,7 @@ public final class BusConnection {
     }
 
     /// A new connection to the message bus at `address` (`g_dbus_connection_new_for_address_sync`).
-    public static func connect(address: String) throws(BusError) -> BusConnection {
+    public nonisolated static func connect(address: String) throws(BusError) -> BusConnection {
         var error: UnsafeMutablePointer<GError>?
         let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
                                          | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
@@ -87,13 +87,16 @@ public final class BusConnection {
     }
 
     /// Calls a method and waits for the reply on this thread (`g_dbus_connection_call_sync`).
-    /// For short calls to the bus daemon on paths that must not resume a continuation.
-    public func callSync(destination: String, path: String, interface: String, method: String,
-                         arguments: [Variant] = [], timeoutMilliseconds: Int32 = 1000) throws(BusError) -> [Variant] {
+    /// Safe from any thread, the loop's included: GDBus waits for the reply on a context of
+    /// its own, so a call made on the loop thread does not need the loop to run.
+    public nonisolated func callSync(destination: String, path: String, interface: String, method: String,
+                                     arguments: [Variant] = [], timeoutMilliseconds: Int32 = 1000,
+                                     autoStart: Bool = false) throws(BusError) -> [Variant] {
         var error: UnsafeMutablePointer<GError>?
         guard let reply = g_dbus_connection_call_sync(connection, destination, path, interface, method,
                                                       Variant.tuple(arguments).makeGVariant(), nil,
-                                                      G_DBUS_CALL_FLAGS_NO_AUTO_START, timeoutMilliseconds, nil, &error) else {
+                                                      autoStart ? G_DBUS_CALL_FLAGS_NONE : G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                                                      timeoutMilliseconds, nil, &error) else {
             throw BusError(consuming: error)
         }
         defer { g_variant_unref(reply) }

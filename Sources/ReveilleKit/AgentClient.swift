@@ -18,29 +18,41 @@ public struct SoundEntry: Codable, Sendable, Equatable {
 @GLibActor
 public final class AgentClient {
     /// The app this client schedules for.
-    public nonisolated let appID: String
+    public nonisolated var appID: String { link.appID }
     /// Why the app wants alarms, shown when the user is asked (NSAlarmKitUsageDescription).
-    public nonisolated let usageDescription: String?
-    private nonisolated let busAddress: String?
-    private var connection: BusConnection?
-    private var introduced = false
+    public nonisolated var usageDescription: String? { link.usageDescription }
+    private nonisolated let link: AgentLink
 
     /// `busAddress` picks a bus other than the session bus (tests).
     public nonisolated init(appID: String, usageDescription: String? = nil, busAddress: String? = nil) {
-        self.appID = appID
-        self.usageDescription = usageDescription
-        self.busAddress = busAddress
+        link = AgentLink(appID: appID, usageDescription: usageDescription, busAddress: busAddress)
     }
 
-    private nonisolated var isUser: Bool { appID == ClientIdentity.userAppID }
+    private nonisolated var isUser: Bool { link.isUser }
 
-    /// The identity the agent gave this client.
+    /// The identity the agent gave this client (starting the agent if none runs).
     @discardableResult
     public func introduce() async throws(AlarmError) -> ClientIdentity {
         guard !isUser else { return .user }
-        let reply = try await call("Hello", [.string(appID), .string(usageDescription ?? "")], introducing: true)
-        introduced = true
-        return try Self.decode(ClientIdentity.self, from: reply)
+        return try Self.decode(ClientIdentity.self, from: try await introduceOffLoop().identity)
+    }
+
+    /// Hello blocks (it may wait for the agent to start), so it runs on a thread of its own,
+    /// never the loop's.
+    private nonisolated func introduceOffLoop() async throws(AlarmError) -> (agent: String, identity: String) {
+        let link = self.link
+        let result: Result<(agent: String, identity: String), AlarmError> = await withCheckedContinuation { continuation in
+            PosixThread {
+                continuation.resume(returning: Result { () throws(AlarmError) in try link.introduce() })
+            }.detach()
+        }
+        return try result.get()
+    }
+
+    /// Calls the agent and waits on this thread for its answer (JSON text): AlarmKit's
+    /// synchronous API. Safe on any thread, the GLib loop's included.
+    public nonisolated func callBlocking(_ method: String, _ arguments: [Variant] = []) throws(AlarmError) -> String {
+        try link.callBlocking(method, arguments)
     }
 
     /// Asks the user (once; later calls return the decision) whether this app may schedule alarms.
@@ -94,6 +106,28 @@ public final class AgentClient {
     /// or `nil` when it has ended.
     public func apply(_ action: AlarmAction, to idPrefix: String) async throws(AlarmError) -> AlarmRecord? {
         try Self.decode(AlarmRecord?.self, from: try await call(AgentInterface.actionMethods[action]!, [.string(idPrefix)]))
+    }
+
+    // MARK: Blocking calls (AlarmKit's synchronous API)
+
+    /// `list()`, waiting on this thread.
+    public nonisolated func listBlocking() throws(AlarmError) -> [AlarmRecord] {
+        try Self.decodeList(AlarmRecord.self, from: try callBlocking("List"))
+    }
+
+    /// `alarm(_:)` of a whole id, waiting on this thread.
+    public nonisolated func alarmBlocking(_ id: UUID) throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try callBlocking("Get", [.string(id.uuidString)]))
+    }
+
+    /// `apply(_:to:)` of a whole id, waiting on this thread.
+    public nonisolated func applyBlocking(_ action: AlarmAction, to id: UUID) throws(AlarmError) {
+        _ = try callBlocking(AgentInterface.actionMethods[action]!, [.string(id.uuidString)])
+    }
+
+    /// `authorizationState()`, waiting on this thread.
+    public nonisolated func authorizationStateBlocking() throws(AlarmError) -> AuthorizationState {
+        try Self.state(try callBlocking("AuthorizationState"))
     }
 
     /// Every sound the agent can resolve by name.
@@ -214,39 +248,30 @@ public final class AgentClient {
         return stream
     }
 
-    private func bus() throws(AlarmError) -> BusConnection {
-        if let connection { return connection }
-        do {
-            let connection = try busAddress.map { address throws(BusError) in try BusConnection.connect(address: address) }
-                ?? BusConnection.session()
-            self.connection = connection
-            return connection
-        } catch {
-            throw .agentUnavailable("cannot connect to the session bus (\((error as? BusError)?.message ?? "\(error)")); is DBUS_SESSION_BUS_ADDRESS set?")
-        }
-    }
+    private func bus() throws(AlarmError) -> BusConnection { try link.bus() }
 
-    /// Calls the agent; an app introduces itself first. A call that may wait for the user
-    /// (a prompt) has no timeout.
-    private func call(_ method: String, _ arguments: [Variant] = [], waitsForUser: Bool = false,
-                      introducing: Bool = false) async throws(AlarmError) -> String {
-        if !isUser, !introduced, !introducing { try await introduce() }
-        do {
-            let reply = try await bus().call(destination: AgentInterface.busName, path: AgentInterface.objectPath,
-                                             interface: AgentInterface.interface, method: method, arguments: arguments,
-                                             timeoutMilliseconds: waitsForUser ? Int32.max : 25_000)
-            return reply.first?.string ?? "null"
-        } catch let error as BusError {
-            if error.name.hasPrefix(AgentInterface.errorPrefix) {
-                throw AlarmError(code: String(error.name.dropFirst(AgentInterface.errorPrefix.count)), reason: error.message)
+    /// Calls the agent; an app goes to the agent it introduced itself to (introducing itself
+    /// first, and again to an agent that replaced it). A call that may wait for the user (a
+    /// prompt) has no timeout.
+    private func call(_ method: String, _ arguments: [Variant] = [], waitsForUser: Bool = false) async throws(AlarmError) -> String {
+        let bus = try bus()
+        for attempt in 0..<2 {
+            var destination = AgentInterface.busName
+            if !isUser {
+                if let known = link.introducedAgent { destination = known } else { destination = try await introduceOffLoop().agent }
             }
-            if error.isServiceMissing {
-                throw .agentUnavailable("no reveille-agent is running on the session bus")
+            do {
+                let reply = try await bus.call(destination: destination, path: AgentInterface.objectPath,
+                                               interface: AgentInterface.interface, method: method, arguments: arguments,
+                                               timeoutMilliseconds: waitsForUser ? Int32.max : 25_000)
+                return reply.first?.string ?? "null"
+            } catch where error.isServiceMissing && !isUser && attempt == 0 {
+                link.forgetAgent(destination)  // it left: the next agent hears this app's Hello first
+            } catch {
+                throw AgentLink.alarmError(error)
             }
-            throw .agentUnavailable("reveille-agent did not answer: \(error.message)")
-        } catch {
-            throw error as! AlarmError
         }
+        throw .agentUnavailable("reveille-agent went away twice during one call")
     }
 
     private nonisolated static func state(_ text: String) throws(AlarmError) -> AuthorizationState {

@@ -1,4 +1,4 @@
-import FoundationEssentials
+@_exported import FoundationEssentials
 import ReveilleBus
 import ReveilleTimeZone
 import Synchronization
@@ -6,11 +6,14 @@ import Synchronization
 /// The entry point of AlarmKit's API: schedule, list, observe and answer this app's alarms.
 /// The alarms belong to reveille-agent and ring while the app is not running.
 ///
-/// Differences from AlarmKit: `alarms`, `authorizationState` and the operations are `async`,
-/// since each is a D-Bus round trip to the agent; the app's id and usage description (AlarmKit's
+/// As in AlarmKit, `alarms`, `authorizationState` and the five operations are synchronous: each
+/// is a blocking D-Bus call, safe on any thread (the GLib loop's included), that starts the
+/// agent by D-Bus activation when none runs. Their `async` forms are under `async`
+/// (`try await manager.async.stop(id:)`). The app's id and usage description (AlarmKit's
 /// NSAlarmKitUsageDescription) are given to `configureShared` or the initializer, not an Info.plist.
 public final class AlarmManager: Sendable {
     public typealias AuthorizationState = ReveilleCore.AuthorizationState
+    public typealias AlarmError = ReveilleCore.AlarmError
 
     private static let sharedManager = Mutex<AlarmManager?>(nil)
 
@@ -40,20 +43,27 @@ public final class AlarmManager: Sendable {
         client = AgentClient(appID: appID, usageDescription: usageDescription, busAddress: busAddress)
     }
 
+    // MARK: Authorization
+
     /// Asks the user once whether this app may schedule alarms; later calls return the decision.
     public func requestAuthorization() async throws -> AuthorizationState {
         try await client.requestAuthorization()
     }
 
-    /// This app's current decision.
+    /// This app's current decision; `.notDetermined` when the agent cannot be reached (asking
+    /// then says why).
     public var authorizationState: AuthorizationState {
-        get async throws { try await client.authorizationState() }
+        (try? client.authorizationStateBlocking()) ?? .notDetermined
     }
 
     /// This app's decision now, then at every change.
-    public var authorizationUpdates: AsyncStream<AuthorizationState> { client.authorizationUpdates() }
+    public var authorizationUpdates: AlarmAuthorizationStateUpdates {
+        AlarmAuthorizationStateUpdates(base: client.authorizationUpdates())
+    }
 
-    /// What to schedule: AlarmKit's `AlarmManager.AlarmConfiguration`.
+    // MARK: Scheduling
+
+    /// What to schedule: AlarmKit's `AlarmManager.AlarmConfiguration`, plus how it rings (`ring`).
     public struct AlarmConfiguration<Metadata: AlarmMetadata>: Sendable {
         public var countdownDuration: Alarm.CountdownDuration?
         public var schedule: Alarm.Schedule?
@@ -63,6 +73,8 @@ public final class AlarmManager: Sendable {
         public var stopIntent: AlarmIntent?
         /// Runs when the secondary button is pressed (with `.custom` behaviour, instead of a countdown).
         public var secondaryIntent: AlarmIntent?
+        /// Reveille's addition: volume, fade-in and how long an unanswered alert rings.
+        public var ring = RingOptions()
 
         public init(countdownDuration: Alarm.CountdownDuration? = nil, schedule: Alarm.Schedule? = nil,
                     attributes: AlarmAttributes<Metadata>, stopIntent: AlarmIntent? = nil,
@@ -75,53 +87,87 @@ public final class AlarmManager: Sendable {
             self.sound = sound
         }
 
-        /// An alarm that alerts on `schedule`.
-        public static func alarm(schedule: Alarm.Schedule, attributes: AlarmAttributes<Metadata>,
+        /// An alarm that alerts on `schedule` (at once when `nil`).
+        public static func alarm(schedule: Alarm.Schedule? = nil, attributes: AlarmAttributes<Metadata>,
+                                 stopIntent: AlarmIntent? = nil, secondaryIntent: AlarmIntent? = nil,
                                  sound: AlertConfiguration.AlertSound = .default) -> Self {
-            Self(schedule: schedule, attributes: attributes, sound: sound)
+            Self(schedule: schedule, attributes: attributes, stopIntent: stopIntent, secondaryIntent: secondaryIntent,
+                 sound: sound)
         }
 
-        /// A timer that alerts `duration` seconds from now; its Repeat (the secondary
-        /// countdown button) runs it again for the same duration.
+        /// A timer that alerts `duration` seconds from now; its Repeat (a secondary button with
+        /// `.countdown` behaviour) runs it again for the same duration.
         public static func timer(duration: TimeInterval, attributes: AlarmAttributes<Metadata>,
+                                 stopIntent: AlarmIntent? = nil, secondaryIntent: AlarmIntent? = nil,
                                  sound: AlertConfiguration.AlertSound = .default) -> Self {
-            Self(countdownDuration: .init(preAlert: duration, postAlert: duration), attributes: attributes, sound: sound)
+            Self(countdownDuration: .init(preAlert: duration, postAlert: duration), attributes: attributes,
+                 stopIntent: stopIntent, secondaryIntent: secondaryIntent, sound: sound)
+        }
+
+        /// The same configuration ringing at `volume` (0 to 1), rising over `fadeIn` seconds, for
+        /// at most `ringLimit` seconds unanswered (Reveille's addition).
+        public func ringing(volume: Double? = nil, fadeIn: TimeInterval? = nil, ringLimit: TimeInterval? = nil) -> Self {
+            var copy = self
+            copy.ring = RingOptions(volume: volume, fadeIn: fadeIn, ringLimit: ringLimit)
+            return copy
+        }
+
+        func request() throws -> AlarmRequest {
+            let metadata = try attributes.metadata.map { String(decoding: try JSONCoding.compactEncoder.encode($0), as: UTF8.self) }
+            return AlarmRequest(schedule: schedule, countdownDuration: countdownDuration, presentation: attributes.presentation,
+                                metadata: metadata, tintColor: attributes.tintColor, sound: sound, ring: ring,
+                                stopIntent: stopIntent, secondaryIntent: secondaryIntent)
         }
     }
 
-    /// Schedules an alarm; throws `AlarmError` with the agent's reason when it is refused.
+    /// Schedules an alarm; throws `AlarmError` with the agent's reason when it is refused. An
+    /// app the user has not decided on is asked first, and the call waits for the answer.
     @discardableResult
     public func schedule<Metadata>(id: Alarm.ID, configuration: AlarmConfiguration<Metadata>) async throws -> Alarm {
-        var metadata: String?
-        if let value = configuration.attributes.metadata {
-            metadata = String(decoding: try JSONCoding.compactEncoder.encode(value), as: UTF8.self)
-        }
-        let request = AlarmRequest(schedule: configuration.schedule, countdownDuration: configuration.countdownDuration,
-                                   presentation: configuration.attributes.presentation, metadata: metadata,
-                                   tintColor: configuration.attributes.tintColor, sound: configuration.sound,
-                                   stopIntent: configuration.stopIntent, secondaryIntent: configuration.secondaryIntent)
-        return try await client.schedule(id: id, request: request).alarm
+        try await client.schedule(id: id, request: configuration.request()).alarm
     }
+
+    // MARK: The alarms (synchronous, as in AlarmKit)
 
     /// This app's alarms (the agent shows an app nothing else).
     public var alarms: [Alarm] {
-        get async throws { try await client.list().map(\.alarm) }
+        get throws { try client.listBlocking().map(\.alarm) }
     }
 
+    /// Removes the alarm whatever its state.
+    public func cancel(id: Alarm.ID) throws { try client.applyBlocking(.cancel, to: id) }
+    /// Stops an alerting alarm: a one-time alarm ends, a repeating one moves to its next occurrence.
+    public func stop(id: Alarm.ID) throws { try client.applyBlocking(.stop, to: id) }
+    /// Starts the post-alert countdown of an alerting alarm (snooze / repeat).
+    public func countdown(id: Alarm.ID) throws { try client.applyBlocking(.countdown, to: id) }
+    /// Pauses a running countdown.
+    public func pause(id: Alarm.ID) throws { try client.applyBlocking(.pause, to: id) }
+    /// Resumes a paused countdown.
+    public func resume(id: Alarm.ID) throws { try client.applyBlocking(.resume, to: id) }
+
     /// This app's alarms now, then after every change; an alarm missing from a list is no longer scheduled.
-    public var alarmUpdates: AsyncMapSequence<AsyncStream<[AlarmRecord]>, [Alarm]> {
-        client.updates().map { $0.map(\.alarm) }
-    }
+    public var alarmUpdates: AlarmUpdates { AlarmUpdates(base: client.updates()) }
+
+    // MARK: Reveille's additions
 
     /// What each of this app's alarms presents now (nothing for merely scheduled ones).
     public var presentationStates: [AlarmPresentationState] {
-        get async throws { try await client.list().compactMap { $0.presentationState(in: GLibTimeZone.local) } }
+        get throws { try client.listBlocking().compactMap { $0.presentationState(in: GLibTimeZone.local) } }
+    }
+
+    /// How the alarm `id` presents itself, as it was scheduled.
+    public func presentation(of id: Alarm.ID) throws -> AlarmPresentation {
+        try client.alarmBlocking(id).presentation
     }
 
     /// This app's alarms with their metadata decoded as `Metadata` (`nil` where an alarm has
     /// none or it does not decode as that type).
-    public func alarmMetadata<Metadata: AlarmMetadata>(_ type: Metadata.Type) async throws -> [(alarm: Alarm, metadata: Metadata?)] {
-        try await client.list().map { record in
+    public func alarmMetadata<Metadata: AlarmMetadata>(_ type: Metadata.Type) throws -> [(alarm: Alarm, metadata: Metadata?)] {
+        try Self.metadata(of: client.listBlocking(), as: type)
+    }
+
+    fileprivate static func metadata<Metadata: AlarmMetadata>(of records: [AlarmRecord], as type: Metadata.Type) -> [(alarm: Alarm, metadata: Metadata?)] {
+        records.map { record in
             (record.alarm, record.metadata.flatMap { try? JSONCoding.decoder.decode(type, from: Data($0.utf8)) })
         }
     }
@@ -130,18 +176,67 @@ public final class AlarmManager: Sendable {
     /// button (`stop`, `secondary`, `pause`, `resume`, `cancel`). The intents run without the app.
     public var alarmActions: AsyncStream<(alarmID: Alarm.ID, button: String)> { client.actions() }
 
-    /// Removes the alarm whatever its state.
-    public func cancel(id: Alarm.ID) async throws { try await apply(.cancel, id) }
-    /// Stops an alerting alarm: a one-time alarm ends, a repeating one moves to its next occurrence.
-    public func stop(id: Alarm.ID) async throws { try await apply(.stop, id) }
-    /// Starts the post-alert countdown of an alerting alarm (snooze / repeat).
-    public func countdown(id: Alarm.ID) async throws { try await apply(.countdown, id) }
-    /// Pauses a running countdown.
-    public func pause(id: Alarm.ID) async throws { try await apply(.pause, id) }
-    /// Resumes a paused countdown.
-    public func resume(id: Alarm.ID) async throws { try await apply(.resume, id) }
+    /// The same calls without blocking: `try await manager.async.stop(id:)`.
+    public var async: Asynchronous { Asynchronous(client: client) }
 
-    private func apply(_ action: AlarmAction, _ id: Alarm.ID) async throws {
-        _ = try await client.apply(action, to: id.uuidString)
+    /// `AlarmManager`'s synchronous calls as `async` ones, for callers that would rather not block.
+    public struct Asynchronous: Sendable {
+        fileprivate let client: AgentClient
+
+        public var alarms: [Alarm] {
+            get async throws { try await client.list().map(\.alarm) }
+        }
+
+        public var authorizationState: AuthorizationState {
+            get async throws { try await client.authorizationState() }
+        }
+
+        public var presentationStates: [AlarmPresentationState] {
+            get async throws { try await client.list().compactMap { $0.presentationState(in: GLibTimeZone.local) } }
+        }
+
+        public func alarmMetadata<Metadata: AlarmMetadata>(_ type: Metadata.Type) async throws -> [(alarm: Alarm, metadata: Metadata?)] {
+            AlarmManager.metadata(of: try await client.list(), as: type)
+        }
+
+        public func cancel(id: Alarm.ID) async throws { try await apply(.cancel, id) }
+        public func stop(id: Alarm.ID) async throws { try await apply(.stop, id) }
+        public func countdown(id: Alarm.ID) async throws { try await apply(.countdown, id) }
+        public func pause(id: Alarm.ID) async throws { try await apply(.pause, id) }
+        public func resume(id: Alarm.ID) async throws { try await apply(.resume, id) }
+
+        private func apply(_ action: AlarmAction, _ id: Alarm.ID) async throws {
+            _ = try await client.apply(action, to: id.uuidString)
+        }
+    }
+
+    /// `alarmUpdates`: this app's alarms now, then after every change.
+    public struct AlarmUpdates: AsyncSequence, Sendable {
+        public typealias Element = [Alarm]
+        fileprivate let base: AsyncStream<[AlarmRecord]>
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            fileprivate var base: AsyncStream<[AlarmRecord]>.Iterator
+
+            public mutating func next() async -> [Alarm]? {
+                await base.next()?.map(\.alarm)
+            }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator()) }
+    }
+
+    /// `authorizationUpdates`: this app's decision now, then at every change.
+    public struct AlarmAuthorizationStateUpdates: AsyncSequence, Sendable {
+        public typealias Element = AuthorizationState
+        fileprivate let base: AsyncStream<AuthorizationState>
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            fileprivate var base: AsyncStream<AuthorizationState>.Iterator
+
+            public mutating func next() async -> AuthorizationState? { await base.next() }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator()) }
     }
 }

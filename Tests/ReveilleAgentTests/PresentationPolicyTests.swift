@@ -17,7 +17,7 @@ struct PresentationPolicyTests {
         let request = AlarmRequest(
             schedule: nil, countdownDuration: .init(preAlert: seconds, postAlert: 300),
             presentation: AlarmPresentation(alert: .init(title: title, secondaryButton: secondary, secondaryButtonBehavior: behavior),
-                                            countdown: .init(title: title), paused: .init(title: title)),
+                                            countdown: .init(title: title, pauseButton: .pauseButton), paused: .init(title: title)),
             secondaryIntent: intent)
         return try AlarmRecord(id: UUID(), request: request, appID: "test", now: now, timeZone: utc)
     }

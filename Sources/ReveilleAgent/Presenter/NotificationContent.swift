@@ -57,8 +57,8 @@ struct NotificationContent: Equatable {
             let left = max(0, fireDate.timeIntervalSince(now))
             lines = ["Rings at \(Self.clock(fireDate, timeZone)) · \(Self.timeLeft(left)) left"]
             urgency = .normal
-            buttons = [Button(label: Self.label(countdown.pauseButton.text, or: "Pause"), action: .pause, role: "pause"),
-                       Button(label: Self.cancelButton.text, action: .cancel, role: "cancel")]
+            buttons = (countdown.pauseButton.map { [Button(label: Self.label($0.text, or: "Pause"), action: .pause, role: "pause")] } ?? [])
+                + [Button(label: Self.cancelButton.text, action: .cancel, role: "cancel")]
             help = ["To pause: reveille pause \(short)"]
             let length = record.countdownLength ?? left
             progress = length > 0 ? Int(((length - left) / length * 100).rounded()).clamped(to: 0...100) : 100

@@ -11,29 +11,48 @@ public struct AlarmPresentationState: Codable, Hashable, Sendable {
         self.mode = mode
     }
 
+    /// The alert, a running countdown, or a paused one.
     public enum Mode: Codable, Hashable, Sendable {
         case alert(Alert)
         case countdown(Countdown)
         case paused(Paused)
-    }
 
-    /// Alerting since `time` (its wall-clock time of day).
-    public struct Alert: Codable, Hashable, Sendable {
-        public var time: Alarm.Schedule.Relative.Time
-    }
+        /// Alerting since `time` (its wall-clock time of day).
+        public struct Alert: Codable, Hashable, Sendable {
+            public var time: Alarm.Schedule.Relative.Time
 
-    /// Counting down to `fireDate`.
-    public struct Countdown: Codable, Hashable, Sendable {
-        public var fireDate: Date
-        public var totalCountdownDuration: TimeInterval
-        public var previouslyElapsedDuration: TimeInterval
-        public var startDate: Date
-    }
+            public init(time: Alarm.Schedule.Relative.Time) {
+                self.time = time
+            }
+        }
 
-    /// Paused with `totalCountdownDuration - previouslyElapsedDuration` left.
-    public struct Paused: Codable, Hashable, Sendable {
-        public var totalCountdownDuration: TimeInterval
-        public var previouslyElapsedDuration: TimeInterval
+        /// Counting down to `fireDate`: of `totalCountdownDuration`, `previouslyElapsedDuration`
+        /// ran before a pause, and the rest has run since `startDate`.
+        public struct Countdown: Codable, Hashable, Sendable {
+            public var totalCountdownDuration: TimeInterval
+            public var previouslyElapsedDuration: TimeInterval
+            public var startDate: Date
+            public var fireDate: Date
+
+            public init(totalCountdownDuration: TimeInterval, previouslyElapsedDuration: TimeInterval,
+                        startDate: Date, fireDate: Date) {
+                self.totalCountdownDuration = totalCountdownDuration
+                self.previouslyElapsedDuration = previouslyElapsedDuration
+                self.startDate = startDate
+                self.fireDate = fireDate
+            }
+        }
+
+        /// Paused with `totalCountdownDuration - previouslyElapsedDuration` left.
+        public struct Paused: Codable, Hashable, Sendable {
+            public var totalCountdownDuration: TimeInterval
+            public var previouslyElapsedDuration: TimeInterval
+
+            public init(totalCountdownDuration: TimeInterval, previouslyElapsedDuration: TimeInterval) {
+                self.totalCountdownDuration = totalCountdownDuration
+                self.previouslyElapsedDuration = previouslyElapsedDuration
+            }
+        }
     }
 }
 
@@ -51,9 +70,9 @@ extension AlarmRecord {
             mode = .alert(.init(time: .init(hour: hour, minute: minute)))
         case .countdown:
             guard let fireDate else { return nil }
-            let total = countdownLength ?? 0
-            mode = .countdown(.init(fireDate: fireDate, totalCountdownDuration: total, previouslyElapsedDuration: 0,
-                                    startDate: fireDate.addingTimeInterval(-total)))
+            let total = countdownLength ?? 0, elapsed = previouslyElapsed ?? 0
+            mode = .countdown(.init(totalCountdownDuration: total, previouslyElapsedDuration: elapsed,
+                                    startDate: fireDate.addingTimeInterval(elapsed - total), fireDate: fireDate))
         case .paused:
             let total = countdownLength ?? 0
             mode = .paused(.init(totalCountdownDuration: total, previouslyElapsedDuration: max(0, total - (pausedTimeRemaining ?? 0))))

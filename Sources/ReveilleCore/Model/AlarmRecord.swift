@@ -66,6 +66,9 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
     public var countdownLength: TimeInterval?
     /// In `paused`: the time that was left when it was paused.
     public var pausedTimeRemaining: TimeInterval?
+    /// In a `countdown` resumed after a pause: how much of it had run before (AlarmKit's
+    /// `previouslyElapsedDuration`); `nil` for one that has run since it began.
+    public var previouslyElapsed: TimeInterval?
     /// In `alerting`: when it started to alert.
     public var alertingSince: Date?
     /// The occurrence that last came due (rang or was missed): no occurrence at or before it
@@ -97,7 +100,7 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
 
     private enum CodingKeys: String, CodingKey {
         case alarm, presentation, metadata, tintColor, sound, ring, stopIntent, secondaryIntent, appID, fireDate,
-             countdownLength, pausedTimeRemaining, alertingSince, lastOccurrence
+             countdownLength, pausedTimeRemaining, previouslyElapsed, alertingSince, lastOccurrence
     }
 
     /// `tintColor`, `sound` and `ring` may be left out: their defaults.
@@ -115,6 +118,7 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
         fireDate = try container.decodeIfPresent(Date.self, forKey: .fireDate)
         countdownLength = try container.decodeIfPresent(TimeInterval.self, forKey: .countdownLength)
         pausedTimeRemaining = try container.decodeIfPresent(TimeInterval.self, forKey: .pausedTimeRemaining)
+        previouslyElapsed = try container.decodeIfPresent(TimeInterval.self, forKey: .previouslyElapsed)
         alertingSince = try container.decodeIfPresent(Date.self, forKey: .alertingSince)
         lastOccurrence = try container.decodeIfPresent(Date.self, forKey: .lastOccurrence)
     }
@@ -134,6 +138,7 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
         try container.encodeIfPresent(fireDate, forKey: .fireDate)
         try container.encodeIfPresent(countdownLength, forKey: .countdownLength)
         try container.encodeIfPresent(pausedTimeRemaining, forKey: .pausedTimeRemaining)
+        try container.encodeIfPresent(previouslyElapsed, forKey: .previouslyElapsed)
         try container.encodeIfPresent(alertingSince, forKey: .alertingSince)
         try container.encodeIfPresent(lastOccurrence, forKey: .lastOccurrence)
     }

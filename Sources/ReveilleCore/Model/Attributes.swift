@@ -10,6 +10,9 @@ public struct EmptyAlarmMetadata: AlarmMetadata {
 
 /// What an alarm shows, the app's data, and its tint.
 public struct AlarmAttributes<Metadata: AlarmMetadata>: Codable, Hashable, Sendable {
+    /// What a live presentation of the alarm shows (ActivityKit's name, as in AlarmKit).
+    public typealias ContentState = AlarmPresentationState
+
     public var presentation: AlarmPresentation
     public var metadata: Metadata?
     public var tintColor: Color

@@ -62,12 +62,13 @@ public struct AlarmPresentation: Codable, Hashable, Sendable {
         }
     }
 
-    /// The countdown notification's title and its Pause button.
+    /// The countdown notification's title and its Pause button (none: it cannot be paused
+    /// from the notification, as in AlarmKit).
     public struct Countdown: Codable, Hashable, Sendable {
         public var title: String
-        public var pauseButton: AlarmButton
+        public var pauseButton: AlarmButton?
 
-        public init(title: String, pauseButton: AlarmButton = .pauseButton) {
+        public init(title: String, pauseButton: AlarmButton? = nil) {
             self.title = title
             self.pauseButton = pauseButton
         }
@@ -135,6 +136,12 @@ public struct Color: Codable, Hashable, Sendable {
         self.blue = blue
     }
 
+    /// SwiftUI's initializer; the opacity is dropped (a tint here is a plain colour).
+    public init(red: Double, green: Double, blue: Double, opacity: Double) {
+        self.init(red: red, green: green, blue: blue)
+    }
+
+    // SwiftUI's standard colours, close to their light-mode values.
     public static let black = Color(red: 0, green: 0, blue: 0)
     public static let white = Color(red: 1, green: 1, blue: 1)
     public static let gray = Color(red: 0.56, green: 0.56, blue: 0.58)
@@ -147,4 +154,13 @@ public struct Color: Codable, Hashable, Sendable {
     public static let indigo = Color(red: 0.35, green: 0.34, blue: 0.84)
     public static let purple = Color(red: 0.69, green: 0.32, blue: 0.87)
     public static let pink = Color(red: 1, green: 0.18, blue: 0.33)
+    public static let brown = Color(red: 0.64, green: 0.52, blue: 0.37)
+    public static let cyan = Color(red: 0.2, green: 0.68, blue: 0.9)
+    public static let teal = Color(red: 0.19, green: 0.69, blue: 0.78)
+    /// No tint of its own: Reveille's default blue.
+    public static let accentColor = blue
+    public static let primary = black
+    public static let secondary = gray
+    /// Transparent in SwiftUI; a tint cannot be, so white.
+    public static let clear = white
 }

@@ -100,6 +100,7 @@ extension AlarmRecord {
             came.alarm.state = .alerting
             came.alertingSince = now
             came.countdownLength = nil
+            came.previouslyElapsed = nil
             return .updated(came)
         }
         var counting = self
@@ -132,8 +133,9 @@ extension AlarmRecord {
             next.pausedTimeRemaining = max(0, (fireDate ?? now).timeIntervalSince(now))
             next.fireDate = nil
         case .resume:
-            next.enterCountdown(until: now.addingTimeInterval(pausedTimeRemaining ?? 0),
-                                length: countdownLength ?? pausedTimeRemaining ?? 0)
+            let remaining = pausedTimeRemaining ?? 0, length = countdownLength ?? pausedTimeRemaining ?? 0
+            next.enterCountdown(until: now.addingTimeInterval(remaining), length: length)
+            next.previouslyElapsed = max(0, length - remaining)
         }
         return next
     }
@@ -161,6 +163,7 @@ extension AlarmRecord {
         moved.fireDate = next
         moved.countdownLength = nil
         moved.pausedTimeRemaining = nil
+        moved.previouslyElapsed = nil
         moved.alertingSince = nil
         return moved
     }
@@ -196,6 +199,7 @@ extension AlarmRecord {
         fireDate = end
         countdownLength = length
         pausedTimeRemaining = nil
+        previouslyElapsed = nil
         alertingSince = nil
     }
 }

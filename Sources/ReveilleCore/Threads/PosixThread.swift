@@ -31,6 +31,13 @@ public final class PosixThread {
         self.thread = nil
     }
 
+    /// Lets the thread go: its resources are freed when its body returns (`pthread_detach`).
+    public func detach() {
+        guard let thread else { return }
+        pthread_detach(thread)
+        self.thread = nil
+    }
+
     private final class Box {
         let body: @Sendable () -> Void
         public init(_ body: @escaping @Sendable () -> Void) { self.body = body }

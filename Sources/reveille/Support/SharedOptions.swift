@@ -51,7 +51,7 @@ struct AlertOptions: ParsableArguments {
         let (button, behavior, intent) = try Parse.secondary(repeatAfter == nil ? secondary : "repeat")
         let presentation = AlarmPresentation(
             alert: .init(title: title, stopButton: .stopButton, secondaryButton: button, secondaryButtonBehavior: behavior),
-            countdown: .init(title: title), paused: .init(title: title))
+            countdown: .init(title: title, pauseButton: .pauseButton), paused: .init(title: title))
         let ring = RingOptions(volume: try volume.map(Parse.percentage),
                                fadeIn: try fade.map { try Parse.duration($0, option: "--fade") },
                                ringLimit: try ringLimit.map { try Parse.duration($0, option: "--ring-limit") })

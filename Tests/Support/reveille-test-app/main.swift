@@ -4,10 +4,15 @@
 //   commands: request-authorization, state, timer SECONDS [METADATA_JSON] (sound from
 //             REVEILLE_TEST_SOUND), list, cancel ID,
 //             updates COUNT, fill COUNT, metadata, timer-run SECONDS ARGV_JSON, actions COUNT,
-//             record-argv FILE ARG... (writes its arguments and REVEILLE_ALARM_ID/ACTION to FILE)
+//             record-argv FILE ARG... (writes its arguments and REVEILLE_ALARM_ID/ACTION to FILE),
+//             sync-calls main|plain|loop (every synchronous call: on the main actor, a plain
+//             thread, or the GLib loop's thread),
+//             list-twice FILE (lists, waits for FILE to exist, lists again)
 // Prints results as JSON lines; an AlarmError as "error: CODE: REASON" on stderr, exit 3.
 import Foundation
+import ReveilleBus
 import ReveilleKit
+import Synchronization
 
 /// What the tests attach to alarms, to prove metadata round-trips.
 struct Recipe: AlarmMetadata {
@@ -31,7 +36,7 @@ func attributes(_ recipe: Recipe?) -> AlarmAttributes<Recipe> {
     AlarmAttributes(presentation: AlarmPresentation(
         alert: .init(title: recipe?.dish ?? "Test", stopButton: .stopButton, secondaryButton: .repeatButton,
                      secondaryButtonBehavior: .countdown),
-        countdown: .init(title: recipe?.dish ?? "Test"), paused: .init(title: recipe?.dish ?? "Test")),
+        countdown: .init(title: recipe?.dish ?? "Test", pauseButton: .pauseButton), paused: .init(title: recipe?.dish ?? "Test")),
         metadata: recipe, tintColor: .orange)
 }
 
@@ -40,7 +45,7 @@ do {
     case "request-authorization":
         print(try await manager.requestAuthorization().rawValue)
     case "state":
-        print(try await manager.authorizationState.rawValue)
+        print(manager.authorizationState.rawValue)
     case "timer":
         let seconds = Double(argument) ?? 60
         let recipe = arguments.count > 4 ? try JSONDecoder().decode(Recipe.self, from: Data(arguments[4].utf8)) : nil
@@ -78,10 +83,64 @@ do {
                                 ProcessInfo.processInfo.environment["REVEILLE_ACTION"] ?? ""]]
         try JSONEncoder().encode(record).write(to: URL(fileURLWithPath: argument))
     case "list":
-        try printJSON(try await manager.alarms.map(\.id.uuidString))
+        try printJSON(try manager.alarms.map(\.id.uuidString))
     case "cancel":
-        try await manager.cancel(id: UUID(uuidString: argument) ?? UUID())
+        try manager.cancel(id: UUID(uuidString: argument) ?? UUID())
         print("ok")
+    case "list-twice":
+        try printJSON(try manager.alarms.map(\.id.uuidString))
+        fflush(nil)
+        while !FileManager.default.fileExists(atPath: arguments[4]) { usleep(20_000) }
+        try printJSON(try manager.alarms.map(\.id.uuidString))
+    case "sync-calls":
+        // Two timers scheduled the async way; then every synchronous call, on the thread asked for.
+        let long = try await manager.schedule(id: UUID(), configuration: .timer(duration: 600, attributes: attributes(nil)))
+        let short = try await manager.schedule(id: UUID(), configuration: .timer(duration: 1, attributes: attributes(nil)))
+        let calls: @Sendable () -> [String] = {
+            var log = ["authorizationState \(manager.authorizationState.rawValue)"]
+            func state(_ id: UUID) -> String {
+                ((try? manager.alarms.first { $0.id == id }?.state.rawValue) ?? nil) ?? "gone"
+            }
+            func step(_ name: String, _ id: UUID, _ call: (Alarm.ID) throws -> Void) {
+                do {
+                    try call(id)
+                    log.append("\(name) \(state(id))")
+                } catch {
+                    log.append("\(name) failed: \(error)")
+                }
+            }
+            log.append("alarms \((try? manager.alarms.count).map(String.init) ?? "failed")")
+            step("pause", long.id, manager.pause)
+            step("resume", long.id, manager.resume)
+            step("cancel", long.id, manager.cancel)
+            let deadline = Date().addingTimeInterval(10)
+            while state(short.id) != "alerting", Date() < deadline { usleep(50_000) }
+            log.append("fired \(state(short.id))")
+            step("countdown", short.id, manager.countdown)
+            step("stop", short.id, manager.stop)
+            return log
+        }
+        let log: [String]
+        switch argument {
+        case "plain":
+            let box = Mutex<[String]>([])
+            let thread = PosixThread { box.withLock { $0 = calls() } }
+            thread.join()
+            log = box.withLock { $0 }
+        case "loop":
+            log = await Task { @GLibActor in
+                GLibActor.shared.preconditionIsolated()  // on the thread that runs the GLib loop
+                return calls()
+            }.value
+        default:
+            // The main actor, where a SwiftUI-style view model calls from (on Linux, libdispatch
+            // drains the main queue on a thread of its own after the main thread exits).
+            log = await MainActor.run {
+                MainActor.preconditionIsolated()
+                return calls()
+            }
+        }
+        for line in log { print(line) }
     case "updates":
         var left = Int(argument) ?? 1
         for await alarms in manager.alarmUpdates {
@@ -98,7 +157,7 @@ do {
         }
         print(made)
     case "metadata":
-        let decoded: [Recipe?] = try await manager.alarmMetadata(Recipe.self).map(\.metadata)
+        let decoded: [Recipe?] = try manager.alarmMetadata(Recipe.self).map(\.metadata)
         try printJSON(decoded)
     default:
         FileHandle.standardError.write(Data("unknown command \(arguments[2])\n".utf8))
