@@ -115,9 +115,12 @@ public final class Agent {
         let intents = IntentRunner(bus: bus, logger: logger)
         presenter.onAction = { [logger] id, action, button in
             guard let alarm = scheduler.alarm(id) else { return }
-            do { try scheduler.apply(action, to: id.uuidString) } catch {
-                logger.notice("button \(button) on \(id): \(error)")
-                return
+            // A custom button (no action) runs its intent and leaves the alarm as it is.
+            if let action {
+                do { try scheduler.apply(action, to: id.uuidString) } catch {
+                    logger.notice("button \(button) on \(id): \(error)")
+                    return
+                }
             }
             let intent = button == "stop" ? alarm.stopIntent : button == "secondary" ? alarm.secondaryIntent : nil
             if let intent { intents.perform(intent, alarm: alarm, button: button) }

@@ -160,7 +160,10 @@ struct CustomActionTests {
         #expect(listener.wait(timeout: 5) == 0)
         let heard = try String(contentsOfFile: listenOutput, encoding: .utf8)
         #expect(heard.contains(alarmID) && heard.contains("\"button\":\"secondary\""), "\(heard)")
-        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty, "a custom secondary button ends the alarm")
+        // As in AlarmKit, a custom button runs its intent and leaves the alarm ringing, its alert shown again.
+        #expect(try session.cliJSON(AlarmJSON.self, "show", alarmID).state == "alerting")
+        _ = try eventually(timeout: 5, "the alert shown again") { try session.alerts(titled: "Runner").count == 2 ? true : nil }
+        #expect(try session.cli("stop", alarmID).status == 0)
     }
 
     @Test func cliSecondaryRunTakesAQuotedCommandLine() throws {

@@ -37,7 +37,7 @@ struct DunstTests {
         #expect(history.contains("To stop: reveille stop \(timer.id.prefix(8))"), "\(history)")
     }
 
-    @Test func customRunButtonRunsItsCommandInsteadOfActingAsStop() throws {
+    @Test func customRunButtonRunsItsCommandAndTheAlarmRingsOn() throws {
         let session = try TestSession(notifications: .dunst, audio: .none)
         try session.startAgent()
         let marker = session.directory + "/ran"
@@ -48,6 +48,11 @@ struct DunstTests {
         _ = try eventually("the alert on screen") { try session.dunstctl("count", "displayed").stdout.trimmed() == "1" ? true : nil }
         try session.pressInDunst(label: "Run", summary: "Brew")
         _ = try eventually("the Run button's command to run") { FileManager.default.fileExists(atPath: marker) ? true : nil }
+        // The alarm rings on (AlarmKit's .custom), and its alert is on screen again to stop it.
+        #expect(try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting")
+        _ = try eventually("the alert back on screen") { try session.dunstctl("count", "displayed").stdout.trimmed() == "1" ? true : nil }
+        try session.pressInDunst(label: "Stop", summary: "Brew")
+        _ = try eventually("Stop to end it") { try session.cliJSON([AlarmJSON].self, "list").isEmpty ? true : nil }
     }
 
     @Test func twoAlarmsWithTheSameTitleStayTwoAndADismissedAlertComesBackOnce() throws {

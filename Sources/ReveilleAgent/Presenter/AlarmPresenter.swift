@@ -41,7 +41,7 @@ final class AlarmPresenter {
     private let timeZone: () -> any TimeZoneRules
     private let isSounding: (UUID) -> Bool
     /// Called when a button is pressed: the alarm, the action, and the button's role.
-    var onAction: (@GLibActor (UUID, AlarmAction, String) -> Void)?
+    var onAction: (@GLibActor (UUID, AlarmAction?, String) -> Void)?
 
     init(server: NotificationServer, logger: Logger, timeZone: @escaping () -> any TimeZoneRules,
          isSounding: @escaping (UUID) -> Bool, alarm: @escaping (UUID) -> AlarmRecord?,
@@ -167,6 +167,12 @@ final class AlarmPresenter {
                       let button = slot.content?.buttons.first(where: { $0.role == key }) else { return }
                 slot.answered = true
                 self.onAction?(id, button.action, button.role)
+                // A custom button leaves the alarm ringing: its alert comes back at once, as a
+                // new notification (most servers close one after an action).
+                if button.action == nil, self.slots[id] === slot, let record = self.alarm(id), record.alarm.state == .alerting {
+                    slot.content = nil
+                    self.present(record)
+                }
             },
             onClosed: { [weak self, weak slot] _, reason in
                 guard let self, let slot, self.slots[id] === slot else { return }

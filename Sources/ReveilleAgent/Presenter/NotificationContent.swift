@@ -17,7 +17,9 @@ struct NotificationContent: Equatable {
 
     struct Button: Equatable {
         var label: String
-        var action: AlarmAction
+        /// What pressing it does to the alarm; `nil` for a `.custom` button, which runs its
+        /// intent and leaves the alarm as it is (AlarmKit's `SecondaryButtonBehavior.custom`).
+        var action: AlarmAction?
         /// Which of the alarm's buttons it is, and its action key: `stop`, `secondary`, `pause`,
         /// `resume`, `cancel`. Unique within a notification, whatever the buttons' labels or icons.
         var role: String
@@ -46,7 +48,7 @@ struct NotificationContent: Equatable {
             buttons = [Button(label: Self.label(alert.stopButton.text, or: "Stop"), action: .stop, role: "stop")]
             help = ["To stop: reveille stop \(short)"]
             if let secondary = alert.secondaryButton {
-                let action: AlarmAction = alert.secondaryButtonBehavior == .countdown ? .countdown : .stop
+                let action: AlarmAction? = alert.secondaryButtonBehavior == .countdown ? .countdown : nil
                 buttons.append(Button(label: Self.label(secondary.text, or: "More"), action: action, role: "secondary"))
                 if action == .countdown { help.append("To snooze: reveille snooze \(short)") }
             }

@@ -27,7 +27,8 @@ struct AlertOptions: ParsableArguments {
             open:org.gnome.Calendar opens that app with the alarm's id. run:'/usr/bin/notify-send "Tea ready"' \
             runs the command without a shell: spaces separate arguments, 'single' or "double" quotes group \
             them, a backslash keeps the next character; the program needs an absolute path. Both get \
-            REVEILLE_ALARM_ID and REVEILLE_ACTION in their environment.
+            REVEILLE_ALARM_ID and REVEILLE_ACTION in their environment. As in AlarmKit, the alarm rings on \
+            after an open: or run: button; Stop ends it (or the command can: reveille stop "$REVEILLE_ALARM_ID").
             """))
     var secondary = "snooze"
 
