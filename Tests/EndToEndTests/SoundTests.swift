@@ -75,6 +75,29 @@ struct SoundTests {
         #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
     }
 
+    @Test func soundNamesMatchWhateverTheirCaseOrExtensionAndAnAppsUnknownNameRingsTheDefault() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        // WWDC's `.named("Chime")`, and names as files are named.
+        for name in ["Chime", "chime.wav", "CHIME.caf", "Bell", "bell.oga"] {
+            let added = try session.cli("add", "07:00", "--sound", name)
+            #expect(added.status == 0, "\(name): \(added.stderr)")
+        }
+        #expect(try session.cli("play", "Chime", "--duration", "0.2s").stdout.contains("chime.wav"))
+        // An app's name that is not installed: scheduled, logged, and the default sound rings.
+        #expect(try session.cli("auth", "allow", "org.test.Tunes").status == 0)
+        let recorder = try SinkRecorder(session: session)
+        let started = Date()
+        let fromApp = try Subprocess.run(session.binaries + "/reveille-test-app", ["org.test.Tunes", "Timers", "timer", "1"],
+                                         environment: session.environment.merging(["REVEILLE_TEST_SOUND": "Fanfare"]) { $1 })
+        #expect(fromApp.status == 0, "\(fromApp.stderr)")
+        _ = try eventually(timeout: 5, "the default sound to be heard") { recorder.firstAudible(after: started) }
+        let log = try String(contentsOfFile: session.agentLog, encoding: .utf8)
+        #expect(log.contains("org.test.Tunes asked for sound 'Fanfare', which is not installed"), "\(log)")
+        // The person at the CLI is told instead, with what exists.
+        #expect(try session.cli("add", "07:00", "--sound", "Fanfare").stderr.contains("no sound named 'Fanfare'; available:"))
+    }
+
     @Test func pulseAudioKilledMidRingLeavesTheAlertUpAndRingingResumes() throws {
         let session = try TestSession()
         try session.startAgent()

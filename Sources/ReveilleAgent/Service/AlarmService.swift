@@ -119,6 +119,17 @@ final class AlarmService {
         }
     }
 
+    /// The user's tools are told of a sound that cannot be found (a person can correct it);
+    /// an app's unknown name rings the default sound, as in AlarmKit. A path is never an app's.
+    private func checkSound(_ sound: AlertConfiguration.AlertSound, for identity: ClientIdentity) throws(AlarmError) {
+        do {
+            _ = try sounder.library.resolve(sound, allowPaths: identity.isUser)
+        } catch {
+            guard !identity.isUser, case .named(let name) = sound, !name.contains("/") else { throw error }
+            logger.notice("\(identity.appID) asked for sound '\(NotificationContent.displayable(name, limit: 100))', which is not installed; its alarm rings the default sound")
+        }
+    }
+
     private func respond(_ call: MethodCall, from identity: ClientIdentity) {
         do {
             let answer = try answer(call, from: identity)
@@ -153,7 +164,7 @@ final class AlarmService {
             let request = try Self.request(strings[1])
             try requireAuthorization(identity, sender: call.sender)
             try IntentRunner.check(request, for: identity)
-            _ = try sounder.library.resolve(request.sound, allowPaths: identity.isUser)
+            try checkSound(request.sound, for: identity)
             return try Self.json(try scheduler.schedule(id: id, request: request, appID: identity.appID))
         case "AuthorizationState":  // RequestAuthorization is answered in `handle`, after the user decides
             return authorizer.state(of: identity).rawValue

@@ -150,7 +150,7 @@ final class AlarmSounder {
     private func openStream(for record: AlarmRecord, corked: Bool) -> LoopingStream? {
         var path = try? library.resolve(record.sound, allowPaths: true)
         if path == nil {
-            logger.warning("sound \(record.sound) of \(record.id) is gone; ringing the default sound instead")
+            logger.warning("sound \(record.sound) of \(record.id) cannot be found; ringing the default sound instead")
             path = try? library.resolve(.default, allowPaths: false)
         }
         guard let path, let sound = decode(path) ?? (try? library.resolve(.default, allowPaths: false)).flatMap(decode) else {

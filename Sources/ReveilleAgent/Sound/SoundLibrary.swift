@@ -17,6 +17,9 @@ struct SoundLibrary: Sendable {
     /// What the notification server is asked to play when Reveille cannot.
     static let themeFallback = "alarm-clock-elapsed"
     static let extensions = ["oga", "ogg", "opus", "flac", "wav"]
+    /// Extensions a name may carry and still mean the sound without it (`Chime.caf`, as an
+    /// iOS app names its bundled file, is `chime`).
+    static let nameExtensions = Set(extensions + ["caf", "aif", "aiff", "mp3", "m4a", "aac"])
 
     private let folders: [(path: String, source: String)]
     private let themeFolders: [String]
@@ -75,17 +78,34 @@ struct SoundLibrary: Sendable {
         guard name.wholeMatch(of: /[A-Za-z0-9][A-Za-z0-9._+-]{0,99}/) != nil, !name.contains("..") else {
             throw .invalidConfiguration("sound name '\(name)' is not a plain name; accepted: letters, digits, '.', '_', '+', '-'")
         }
+        let bare = Self.withoutExtension(name)
         for (folder, source) in folders + themeFolders.map({ ($0, "theme") }) {
             for ext in Self.extensions {
-                let path = "\(folder)/\(name).\(ext)"
+                let path = "\(folder)/\(bare).\(ext)"
                 guard FileManager.default.isReadableFile(atPath: path) else { continue }
-                // The user's folders may hold anything (a FIFO, a huge file): checked now. Bundled
-                // and theme sounds are the system's; every file is checked again when it rings.
-                return source == "user" ? try Self.playable(path) : path
+                return try checked(path, from: source)
             }
         }
-        let names = entries().map(\.name)
+        // Names are matched regardless of case only when no file has the name as written.
+        let entries = entries()
+        if let entry = entries.first(where: { $0.name.lowercased() == bare.lowercased() }) {
+            return try checked(entry.path, from: entry.source)
+        }
+        let names = entries.map(\.name)
         throw .invalidConfiguration("no sound named '\(name)'; available: \(names.isEmpty ? "none" : names.joined(separator: ", "))")
+    }
+
+    /// The user's folders may hold anything (a FIFO, a huge file): checked now. Bundled and
+    /// theme sounds are the system's; every file is checked again when it rings.
+    private func checked(_ path: String, from source: String) throws(AlarmError) -> String {
+        source == "user" ? try Self.playable(path) : path
+    }
+
+    /// `name` without an audio file extension (`Chime.caf` → `Chime`).
+    static func withoutExtension(_ name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex,
+              nameExtensions.contains(name[name.index(after: dot)...].lowercased()) else { return name }
+        return String(name[..<dot])
     }
 
     /// `path` when it is a sound Reveille can play (a regular file of bounded size and length
