@@ -110,9 +110,12 @@ struct StateMachineTests {
         }
     }
 
-    @Test func snoozeWithoutPostAlertIsRefused() throws {
+    @Test func snoozeWithoutPostAlertUsesPreAlertAsInAlarmKitAndIsRefusedWithNeither() throws {
         let fired = alerting(try record(relative(12, 30), postAlert: nil))
         #expect(throws: AlarmError.self) { try fired.applying(.countdown, now: now, timeZone: utc) }
+        let timer = alerting(try record(nil, preAlert: 90, postAlert: nil))
+        let repeated = try #require(try timer.applying(.countdown, now: now, timeZone: utc))
+        #expect(repeated.alarm.state == .countdown && repeated.fireDate == now + 90 && repeated.countdownLength == 90)
     }
 
     @Test func lateBeyondTheWindowIsMissedNotRung() throws {
@@ -238,6 +241,15 @@ struct StateMachineTests {
         noPostAlert.presentation.alert.secondaryButtonBehavior = .countdown
         noPostAlert.presentation.alert.secondaryButton = .snoozeButton
         #expect(throws: AlarmError.self) { try noPostAlert.validate(now: now, timeZone: UTCTimeZone()) }
+        var repeatingTimer = request(schedule: nil, preAlert: 60, postAlert: nil)
+        repeatingTimer.presentation.alert.secondaryButtonBehavior = .countdown
+        repeatingTimer.presentation.alert.secondaryButton = .repeatButton
+        #expect(throws: Never.self) { try repeatingTimer.validate(now: now, timeZone: UTCTimeZone()) }
+        // A .custom button without an intent is accepted (AlarmKit's is optional): it only tells the app.
+        var bare = request(schedule: relative(7, 0))
+        bare.presentation.alert.secondaryButton = .openAppButton
+        bare.presentation.alert.secondaryButtonBehavior = .custom
+        #expect(throws: Never.self) { try bare.validate(now: now, timeZone: UTCTimeZone()) }
     }
 }
 

@@ -39,6 +39,10 @@ public struct Alarm: Identifiable, Codable, Hashable, Sendable {
             self.preAlert = preAlert
             self.postAlert = postAlert
         }
+
+        /// The length of a snooze or repeat: `postAlert`, else `preAlert` (AlarmKit: "if the
+        /// value is nil we will use the preAlert duration for post-alarm countdowns").
+        public var postAlertOrPreAlert: TimeInterval? { postAlert ?? preAlert }
     }
 
     /// Whether the alarm comes back after it is stopped.

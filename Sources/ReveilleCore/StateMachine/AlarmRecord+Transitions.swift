@@ -123,9 +123,9 @@ extension AlarmRecord {
         case .stop:
             return nextOccurrence(after: max(now, fireDate ?? now), timeZone: timeZone)
         case .countdown:
-            guard let postAlert = alarm.countdownDuration?.postAlert else {
+            guard let postAlert = alarm.countdownDuration?.postAlertOrPreAlert else {
                 throw .invalidState(
-                    "alarm \(id.uuidString.lowercased()) has no post-alert duration: it cannot snooze or repeat")
+                    "alarm \(id.uuidString.lowercased()) has no snooze or repeat length (countdownDuration.postAlert): it cannot snooze or repeat")
             }
             next.enterCountdown(until: now.addingTimeInterval(postAlert), length: postAlert)
         case .pause:

@@ -47,9 +47,8 @@ extension AlarmRequest {
         try stopIntent?.validate()
         try secondaryIntent?.validate()
         let alert = presentation.alert
-        if alert.secondaryButtonBehavior == .custom, secondaryIntent == nil {
-            throw invalid("secondaryButtonBehavior .custom needs a secondaryIntent: open an app or run a command")
-        }
+        // A .custom button without an intent is AlarmKit's too: pressing it changes nothing,
+        // and a running app hears of it (ActionInvoked).
         for (name, title) in [("title", alert.title), ("countdown title", presentation.countdown?.title),
                               ("paused title", presentation.paused?.title)] {
             guard let title else { continue }
@@ -71,8 +70,8 @@ extension AlarmRequest {
         if alert.secondaryButton != nil, alert.secondaryButtonBehavior == nil {
             throw invalid("a secondary button needs a secondaryButtonBehavior: .countdown (snooze/repeat) or .custom")
         }
-        if alert.secondaryButtonBehavior == .countdown, countdownDuration?.postAlert == nil {
-            throw invalid("secondaryButtonBehavior .countdown needs countdownDuration.postAlert, the snooze/repeat length")
+        if alert.secondaryButtonBehavior == .countdown, countdownDuration?.postAlertOrPreAlert == nil {
+            throw invalid("secondaryButtonBehavior .countdown needs countdownDuration.postAlert, the snooze/repeat length (or preAlert, which stands in for it as in AlarmKit)")
         }
         if let metadata, !JSONText.isValid(metadata) {
             throw invalid("metadata is not valid JSON text")
