@@ -126,7 +126,10 @@ public final class Agent {
             if let intent { intents.perform(intent, alarm: alarm, button: button) }
             service.actionInvoked(on: alarm, button: button)
         }
-        scheduler.onMissed = { record, due, reason in presenter.showMissed(record, due: due, reason: reason) }
+        scheduler.onMissed = { record, due, reason in
+            presenter.showMissed(record, due: due, reason: reason)
+            service.alarmMissed(record, due: due, reason: reason)
+        }
         scheduler.onUnsaved = { reason in
             presenter.showNotice(summary: "Reveille could not save a change",
                                  body: "The alarm was silenced, but \(reason). If Reveille restarts before it can save, the alarm may ring again.")

@@ -9,6 +9,16 @@ public struct SoundEntry: Codable, Sendable, Equatable {
     public var source: String
 }
 
+/// Something that happened to an alarm, told to its app while the app runs (Reveille's
+/// addition to AlarmKit).
+public enum AlarmEvent: Hashable, Sendable {
+    /// The alarm began to alert.
+    case alerting(Alarm.ID)
+    /// An occurrence due at `dueDate` did not ring (`late`: nothing could ring it then), or
+    /// rang unanswered to its ring limit (`unanswered`).
+    case missed(Alarm.ID, dueDate: Date, reason: MissReason)
+}
+
 /// A connection to reveille-agent over the session bus, with the agent's full view of
 /// each alarm (`AlarmRecord`). `AlarmManager` builds AlarmKit's API on it; the CLI uses it directly.
 ///
@@ -208,10 +218,31 @@ public final class AgentClient {
         signals("ActionInvoked", first: { client throws(AlarmError) in
             _ = try await client.call("Subscribe")
             return nil
-        }) { arguments in
-            guard let id = arguments.first?.string.flatMap(UUID.init(uuidString:)),
-                  let button = arguments.dropFirst().first?.string else { return nil }
+        }) { signal in
+            guard let id = signal.arguments.first?.string.flatMap(UUID.init(uuidString:)),
+                  let button = signal.arguments.dropFirst().first?.string else { return nil }
             return (id, button)
+        }
+    }
+
+    /// This app's alarms beginning to alert, and occurrences missed, while the app runs.
+    public nonisolated func events() -> AsyncStream<AlarmEvent> {
+        signals(nil, first: { client throws(AlarmError) in
+            _ = try await client.call("Subscribe")
+            return nil
+        }) { signal in
+            let arguments = signal.arguments.map { $0.string ?? "" }
+            guard let id = arguments.first.flatMap(UUID.init(uuidString:)) else { return nil }
+            switch signal.name {
+            case "AlarmAlerting":
+                return .alerting(id)
+            case "AlarmMissed" where arguments.count == 3:
+                guard let due = ISO8601Local.parse(arguments[1], defaultTimeZone: UTCTimeZone()),
+                      let reason = MissReason(rawValue: arguments[2]) else { return nil }
+                return .missed(id, dueDate: due, reason: reason)
+            default:
+                return nil
+            }
         }
     }
 
@@ -221,22 +252,23 @@ public final class AgentClient {
         return signals("AuthorizationChanged", first: { client throws(AlarmError) in
             _ = try await client.call("Subscribe")
             return try await client.authorizationState()
-        }) { arguments in
-            guard arguments.first?.string == appID else { return nil }
-            return arguments.dropFirst().first?.string.flatMap(AuthorizationState.init(rawValue:))
+        }) { signal in
+            guard signal.arguments.first?.string == appID else { return nil }
+            return signal.arguments.dropFirst().first?.string.flatMap(AuthorizationState.init(rawValue:))
         }
     }
 
-    /// A stream of one signal's values: subscribe first (so nothing is missed), then the
-    /// current value from `first` (if it has one), then each signal that `parse` accepts.
-    private nonisolated func signals<Value: Sendable>(_ name: String, first: @escaping @GLibActor (AgentClient) async throws(AlarmError) -> Value?,
-                                                      parse: @escaping @Sendable ([Variant]) -> Value?) -> AsyncStream<Value> {
+    /// A stream of one signal's values (any of the agent's signals when `name` is `nil`):
+    /// subscribe first (so nothing is missed), then the current value from `first` (if it has
+    /// one), then each signal that `parse` accepts.
+    private nonisolated func signals<Value: Sendable>(_ name: String?, first: @escaping @GLibActor (AgentClient) async throws(AlarmError) -> Value?,
+                                                      parse: @escaping @Sendable (BusConnection.Signal) -> Value?) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(16))
         Task { @GLibActor in
             guard let bus = try? self.bus() else { return continuation.finish() }
             let subscription = bus.subscribe(sender: AgentInterface.busName, interface: AgentInterface.interface,
                                              name: name, path: AgentInterface.objectPath) { signal in
-                if let value = parse(signal.arguments) { continuation.yield(value) }
+                if let value = parse(signal) { continuation.yield(value) }
             }
             continuation.onTermination = { _ in Task { @GLibActor in bus.unsubscribe(subscription) } }
             do {

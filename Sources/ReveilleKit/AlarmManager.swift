@@ -176,6 +176,9 @@ public final class AlarmManager: Sendable {
     /// button (`stop`, `secondary`, `pause`, `resume`, `cancel`). The intents run without the app.
     public var alarmActions: AsyncStream<(alarmID: Alarm.ID, button: String)> { client.actions() }
 
+    /// This app's alarms beginning to alert, and occurrences missed, while the app runs.
+    public var alarmEvents: AsyncStream<AlarmEvent> { client.events() }
+
     /// The same calls without blocking: `try await manager.async.stop(id:)`.
     public var async: Asynchronous { Asynchronous(client: client) }
 

@@ -100,6 +100,23 @@ struct AppTests {
                 "\(lines())")
     }
 
+    @Test func anAppHearsWhenItsAlarmAlertsAndIsMissedAndNothingOfOthersAlarms() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        for name in ["org.test.A", "org.test.B"] { #expect(try session.cli("auth", "allow", name).status == 0) }
+        let events = session.directory + "/events.out"
+        let listener = try startApp(session, "org.test.A", "events", "2", output: events)
+        defer { listener.terminate() }
+        _ = try eventually(timeout: 5, "A to listen") { (try? String(contentsOfFile: events, encoding: .utf8))?.contains("listening") == true ? true : nil }
+        _ = try app(session, "org.test.B", "timer", "1")  // another app's: A hears nothing of it
+        let timer = try Subprocess.run(session.binaries + "/reveille-test-app", ["org.test.A", "Timers", "timer", "1"],
+                                       environment: session.environment.merging(["REVEILLE_TEST_RING_LIMIT": "5"]) { $1 })
+        let id = try JSONDecoder().decode([String: String].self, from: Data(timer.stdout.utf8))["id"]!
+        #expect(listener.wait(timeout: 15) == 0, "both events within the ring limit")
+        let heard = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(heard == ["listening", "alerting \(id)", "missed \(id) unanswered"], "\(heard)")
+    }
+
     @Test func theHundredAndFirstAlarmOfAnAppIsRefused() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()

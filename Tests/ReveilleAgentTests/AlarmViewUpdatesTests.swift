@@ -45,6 +45,20 @@ struct AlarmViewUpdatesTests {
         #expect(views.split([AlarmChange(id: gone.id, record: gone), AlarmChange(id: gone.id, record: nil)], for: [.user]).isEmpty)
     }
 
+    @Test func beginningToAlertIsToldOnceToItsViews() throws {
+        var views = AlarmViewUpdates()
+        let timer = try timer("org.test.A")
+        var ringing = timer
+        ringing.alarm.state = .alerting
+        let all: Set<AlarmViewUpdates.View> = [.user, .app("org.test.A"), .app("org.test.B")]
+        #expect(views.split([AlarmChange(id: timer.id, record: timer)], for: all)[.user]?.startedAlerting == [])
+        let fired = views.split([AlarmChange(id: timer.id, record: ringing)], for: all)
+        #expect(fired[.user]?.startedAlerting == [timer.id] && fired[.app("org.test.A")]?.startedAlerting == [timer.id])
+        #expect(fired[.app("org.test.B")] == nil)
+        // Still alerting (its notification was redrawn, say): not told again.
+        #expect(views.split([AlarmChange(id: timer.id, record: ringing)], for: all)[.user]?.startedAlerting == [])
+    }
+
     @Test func viewsWithNoSubscriberAreRememberedButNotBuilt() throws {
         var views = AlarmViewUpdates()
         let alarm = try timer("org.test.A")

@@ -47,7 +47,9 @@ final class AlarmService {
         let subscribers = registry.subscribers.map { (name: $0.name, view: AlarmViewUpdates.View($0.identity)) }
         let updates = views.split(changes, for: Set(subscribers.map(\.view)))
         var encoded: [AlarmViewUpdates.View: [Variant]] = [:]
+        var alerting: [AlarmViewUpdates.View: [UUID]] = [:]
         for (view, update) in updates {
+            alerting[view] = update.startedAlerting
             guard let changed = try? json.array(update.changed), changed.utf8.count <= Self.maximumMessageBytes else {
                 logger.error("AlarmsUpdated for \(view) could not be encoded within \(Self.maximumMessageBytes >> 20) MiB; not sent")
                 continue
@@ -57,6 +59,16 @@ final class AlarmService {
         for subscriber in subscribers {
             guard let arguments = encoded[subscriber.view] else { continue }
             emit("AlarmsUpdated", to: subscriber.name, arguments)
+            for id in alerting[subscriber.view] ?? [] { emit("AlarmAlerting", to: subscriber.name, [.string(id.uuidString)]) }
+        }
+    }
+
+    /// Tells the alarm's app (and the user's tools) that an occurrence was missed: due at
+    /// `due` while nothing could ring it (`late`), or rang unanswered to its ring limit.
+    func alarmMissed(_ alarm: AlarmRecord, due: Date, reason: MissReason) {
+        let arguments: [Variant] = [.string(alarm.id.uuidString), .string(ISO8601Local.utcString(from: due)), .string(reason.rawValue)]
+        for (name, identity) in registry.subscribers where identity.isUser || identity.appID == alarm.appID {
+            emit("AlarmMissed", to: name, arguments)
         }
     }
 

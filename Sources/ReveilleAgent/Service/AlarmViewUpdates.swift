@@ -16,14 +16,18 @@ struct AlarmViewUpdates {
         }
     }
 
-    /// One view's part of a change: alarms new or changed, and ids that ended.
+    /// One view's part of a change: alarms new or changed, ids that ended, and alarms that
+    /// began to alert with this change.
     struct Update: Equatable {
         var changed: [AlarmRecord] = []
         var removed: [UUID] = []
+        var startedAlerting: [UUID] = []
     }
 
     /// Each alarm's app, so that an alarm's end reaches its app's view (the end carries no record).
     private var owners: [UUID: String] = [:]
+    /// Each alarm's last state, so that the change into `alerting` is told once.
+    private var states: [UUID: Alarm.State] = [:]
 
     /// Splits `changes` by view (the last change of an alarm wins); views not in `views` are
     /// only remembered. An app's update is present even when empty only if it is asked for.
@@ -38,9 +42,13 @@ struct AlarmViewUpdates {
             let record = last[id]!
             guard let appID = record?.appID ?? owners[id] else { continue }
             owners[id] = record == nil ? nil : appID
+            let wasAlerting = states[id] == .alerting
+            states[id] = record?.alarm.state
+            let startsAlerting = record?.alarm.state == .alerting && !wasAlerting
             for view in [View.user, .app(appID)] where views.contains(view) {
                 if let record {
                     updates[view, default: Update()].changed.append(record)
+                    if startsAlerting { updates[view, default: Update()].startedAlerting.append(id) }
                 } else {
                     updates[view, default: Update()].removed.append(id)
                 }

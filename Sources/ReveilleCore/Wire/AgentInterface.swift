@@ -37,8 +37,8 @@ public enum AgentInterface {
               <arg name="usage_description" type="s" direction="in"/>
               <arg name="identity" type="s" direction="out"/>
             </method>
-            <!-- Start receiving AlarmsUpdated, ActionInvoked and AuthorizationChanged
-                 (own view only). Returns the alarms now; AlarmsUpdated then carries each
+            <!-- Start receiving AlarmsUpdated, AlarmAlerting, AlarmMissed, ActionInvoked and
+                 AuthorizationChanged (own view only). Returns the alarms now; AlarmsUpdated then carries each
                  change to that list. -->
             <method name="Subscribe">
               <arg name="alarms" type="s" direction="out"/>
@@ -116,6 +116,19 @@ public enum AgentInterface {
             <signal name="AlarmsUpdated">
               <arg name="changed" type="s"/>
               <arg name="removed" type="as"/>
+            </signal>
+            <!-- To subscribers of the alarm's app (and the user's tools) when it begins to
+                 alert (after the AlarmsUpdated that shows it alerting). -->
+            <signal name="AlarmAlerting">
+              <arg name="alarm_id" type="s"/>
+            </signal>
+            <!-- To subscribers of the alarm's app (and the user's tools) when an occurrence
+                 was missed: due (ISO 8601, UTC) while nothing could ring it ("late"), or rang
+                 to its ring limit unanswered ("unanswered"). -->
+            <signal name="AlarmMissed">
+              <arg name="alarm_id" type="s"/>
+              <arg name="due" type="s"/>
+              <arg name="reason" type="s"/>
             </signal>
             <!-- To subscribers of the alarm's app (and the user's tools) when one of its
                  notification's buttons is pressed: stop, secondary, pause, resume, cancel. -->

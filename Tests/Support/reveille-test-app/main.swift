@@ -3,7 +3,7 @@
 //   reveille-test-app APP_ID [USAGE|-] COMMAND [ARG]
 //   commands: request-authorization, state, timer SECONDS [METADATA_JSON] (sound from
 //             REVEILLE_TEST_SOUND), list, cancel ID,
-//             updates COUNT, fill COUNT, metadata, timer-run SECONDS ARGV_JSON, actions COUNT,
+//             updates COUNT, events COUNT, fill COUNT, metadata, timer-run SECONDS ARGV_JSON, actions COUNT,
 //             record-argv FILE ARG... (writes its arguments and REVEILLE_ALARM_ID/ACTION to FILE),
 //             sync-calls main|plain|loop (every synchronous call: on the main actor, a plain
 //             thread, or the GLib loop's thread),
@@ -51,8 +51,11 @@ do {
         let recipe = arguments.count > 4 ? try JSONDecoder().decode(Recipe.self, from: Data(arguments[4].utf8)) : nil
         // REVEILLE_TEST_SOUND: a sound name (or anything else) to ask for.
         let sound = ProcessInfo.processInfo.environment["REVEILLE_TEST_SOUND"].map { AlertConfiguration.AlertSound.named($0) } ?? .default
-        let alarm = try await manager.schedule(id: UUID(), configuration: .init(
-            countdownDuration: .init(preAlert: seconds, postAlert: seconds), attributes: attributes(recipe), sound: sound))
+        // REVEILLE_TEST_RING_LIMIT: seconds it rings unanswered.
+        let ringLimit = ProcessInfo.processInfo.environment["REVEILLE_TEST_RING_LIMIT"].flatMap(Double.init)
+        let alarm = try await manager.schedule(id: UUID(), configuration: AlarmManager.AlarmConfiguration(
+            countdownDuration: .init(preAlert: seconds, postAlert: seconds), attributes: attributes(recipe), sound: sound)
+            .ringing(ringLimit: ringLimit))
         try printJSON(["id": alarm.id.uuidString, "state": alarm.state.rawValue])
     case "timer-run":
         // A timer whose secondary button runs the JSON argument vector in arguments[4].
@@ -72,6 +75,19 @@ do {
         fflush(nil)
         for await action in manager.alarmActions {
             try printJSON(["id": action.alarmID.uuidString, "button": action.button])
+            fflush(nil)
+            left -= 1
+            if left == 0 { break }
+        }
+    case "events":
+        var left = Int(argument) ?? 1
+        print("listening")
+        fflush(nil)
+        for await event in manager.alarmEvents {
+            switch event {
+            case .alerting(let id): print("alerting \(id.uuidString)")
+            case .missed(let id, _, let reason): print("missed \(id.uuidString) \(reason.rawValue)")
+            }
             fflush(nil)
             left -= 1
             if left == 0 { break }
