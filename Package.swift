@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 let package = Package(
@@ -62,6 +62,11 @@ let package = Package(
         // The README's walk-through: a cooking timer after AlarmKit's sample.
         .executableTarget(name: "reveille-example-cooking", dependencies: ["ReveilleKit"],
                           path: "Examples/CookingTimer"),
+        // AlarmKit code as Apple's documentation and WWDC25 write it, ported by changing the
+        // import line, colours and intents only.
+        // Compiled as Xcode 26 compiles a new app: the main actor is the default isolation.
+        .executableTarget(name: "reveille-example-alarmkit", dependencies: ["ReveilleKit"],
+                          path: "Examples/AlarmKitPort", swiftSettings: [.defaultIsolation(MainActor.self)]),
         // An app on ReveilleKit, driven by the end-to-end tests.
         .executableTarget(name: "reveille-test-app", dependencies: ["ReveilleKit", "ReveilleBus"],
                           path: "Tests/Support/reveille-test-app"),

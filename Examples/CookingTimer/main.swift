@@ -56,7 +56,7 @@ do {
         updatesWanted -= 1
         if updatesWanted == 0 || alarms.first(where: { $0.id == id })?.state == .alerting { break }
     }
-    let metadata = try await manager.alarmMetadata(CookingData.self).first { $0.alarm.id == id }?.metadata
+    let metadata = try manager.alarmMetadata(CookingData.self).first { $0.alarm.id == id }?.metadata
     print("metadata: \(metadata.map { "\($0.dish), \($0.method)" } ?? "none")")
 } catch {
     print("error: \(error)")

@@ -218,4 +218,26 @@ struct ExampleAppTests {
         #expect(alert.actions?.contains("Repeat") == true)
         #expect(try session.notifications(titled: "Cooking pasta").first?.actions?.contains("Pause") == true)
     }
+
+    @Test func alarmKitCodePortedByItsImportLineRunsAgainstALiveAgent() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        #expect(try session.cli("auth", "allow", "io.github.reveille.AlarmKitPort").status == 0)
+        let result = try Subprocess.run(session.binaries + "/reveille-example-alarmkit", [],
+                                        environment: session.environment, timeout: 60)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").map(String.init) == [
+            "authorized: true",
+            "scheduled: [\"Boil 3 min eggs\", \"Call the baker\", \"Check the oven\", \"Wake up\"]",
+            "eggs: paused", "eggs: countdown", "eggs: alerting", "eggs: stopped",
+            "alarms: 3, async agrees: true",
+            "metadata methods: [\"oven\"]",
+            "alarms left: 0",
+        ], "\(result.stdout)\(result.stderr)")
+        // What the app's own button extension says is what the desktop shows.
+        let alert = try #require(try session.alerts(titled: "Boil 3 min eggs").first)
+        #expect(alert.actions?.contains("Done") == true && alert.actions?.contains("Repeat") == true, "\(alert.actions ?? [])")
+        #expect(try session.notifications(titled: "Cooking").first?.actions?.contains("Pause") == true)
+        #expect(try session.notifications(titled: "Paused").first?.actions?.contains("Start") == true)
+    }
 }
