@@ -46,6 +46,9 @@ let eggs = await MainActor.run { id(of: "Boil 3 min eggs") }
 model.pause(eggs)
 await waitUntil("the timer paused") { state(of: "Boil 3 min eggs") == .paused }
 print("eggs: paused")
+for state in try AlarmManager.shared.presentationStates where state.alarmID == eggs {
+    print("eggs live activity: \(liveActivityText(state))")
+}
 model.resume(eggs)
 await waitUntil("the timer counting down again") { state(of: "Boil 3 min eggs") == .countdown }
 print("eggs: countdown")

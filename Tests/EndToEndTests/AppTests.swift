@@ -229,7 +229,7 @@ struct ExampleAppTests {
         #expect(result.stdout.split(separator: "\n").map(String.init) == [
             "authorized: true",
             "scheduled: [\"Boil 3 min eggs\", \"Call the baker\", \"Check the oven\", \"Wake up\"]",
-            "eggs: paused", "eggs: countdown", "eggs: alerting", "eggs: stopped",
+            "eggs: paused", "eggs live activity: paused, time left of 2 s", "eggs: countdown", "eggs: alerting", "eggs: stopped",
             "alarms: 3, async agrees: true",
             "metadata methods: [\"oven\"]",
             "alarms left: 0",

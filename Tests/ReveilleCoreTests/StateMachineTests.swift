@@ -176,6 +176,14 @@ struct StateMachineTests {
         #expect(countdown.fireDate == now.addingTimeInterval(100) && countdown.totalCountdownDuration == 100)
         let paused = try #require(try timer.applying(.pause, now: now.addingTimeInterval(30), timeZone: utc))
         #expect(paused.presentationState(in: utc)?.mode == .paused(.init(totalCountdownDuration: 100, previouslyElapsedDuration: 30)))
+        // Resumed: AlarmKit reports what ran before the pause, and the running part's start.
+        let resumed = try #require(try paused.applying(.resume, now: now.addingTimeInterval(50), timeZone: utc))
+        #expect(resumed.presentationState(in: utc)?.mode == .countdown(.init(
+            totalCountdownDuration: 100, previouslyElapsedDuration: 30,
+            startDate: now.addingTimeInterval(50), fireDate: now.addingTimeInterval(120))))
+        // A countdown that never paused (a snooze after it rang) has nothing previously elapsed.
+        let snoozed = try #require(try alerting(resumed).applying(.countdown, now: now.addingTimeInterval(130), timeZone: utc))
+        #expect(snoozed.previouslyElapsed == nil)
         let fired = alerting(try record(relative(12, 30)))
         #expect(fired.presentationState(in: utc)?.mode == .alert(.init(time: .init(hour: 12, minute: 30))))
         #expect(try record(relative(13, 0)).presentationState(in: utc) == nil)
