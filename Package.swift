@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ReveilleKit", targets: ["ReveilleKit"]),
         .executable(name: "reveille", targets: ["reveille"]),
         .executable(name: "reveille-agent", targets: ["reveille-agent"]),
+        .executable(name: "reveille-wake-helper", targets: ["reveille-wake-helper"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -39,6 +40,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // The privileged wake helper's logic: argument rules, the RTC, its system-bus service.
+        .target(name: "ReveilleWake", dependencies: [
+            "ReveilleCore", "ReveilleBus",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // AlarmKit's client API, speaking D-Bus to the agent.
         .target(name: "ReveilleKit", dependencies: ["ReveilleCore", "ReveilleTimeZone", "ReveilleBus"]),
 
@@ -51,6 +58,12 @@ let package = Package(
             "ReveilleAgent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "reveille-wake-helper", dependencies: [
+            "ReveilleWake",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // A recording org.freedesktop.Notifications server for the end-to-end tests.
         .executableTarget(name: "reveille-test-notifyd", dependencies: ["ReveilleBus"],
@@ -76,7 +89,7 @@ let package = Package(
         .testTarget(name: "ReveilleCoreTests", dependencies: [
             "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleCore", "ReveilleTimeZone"]),
+        .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "ReveilleCore", "ReveilleTimeZone", "ReveilleTestSupport",
             .product(name: "SystemPackage", package: "swift-system"),

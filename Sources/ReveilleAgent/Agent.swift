@@ -31,6 +31,8 @@ public final class Agent {
     private var finished: CheckedContinuation<Int32, Never>?
     private var exitCode: Int32?
     private var stateLock: StateLock?
+    /// Sets the wake-up before the machine suspends.
+    private var sleep: SleepCoordinator?
     private var parts: (bus: BusConnection, scheduler: AlarmScheduler, presenter: AlarmPresenter,
                         sounder: AlarmSounder, service: AlarmService, timeZone: LocalTimeZone)?
 
@@ -134,8 +136,14 @@ public final class Agent {
             presenter.showNotice(summary: "Reveille could not save a change",
                                  body: "The alarm was silenced, but \(reason). If Reveille restarts before it can save, the alarm may ring again.")
         }
+        let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead), logger: logger,
+                                     alarms: { scheduler.list }, onResume: { scheduler.clockChanged() },
+                                     notice: { presenter.showNotice(summary: $0, body: $1) })
+        service.wakeStatus = { sleep.status(next: scheduler.list) }
+        self.sleep = sleep
         // Sound first: the alert asks the notification server for a sound only if Reveille has none.
-        scheduler.observers = [{ sounder.update($0) }, { presenter.update($0) }, { service.publish($0) }]
+        scheduler.observers = [{ sounder.update($0) }, { presenter.update($0) }, { service.publish($0) },
+                               { _ in sleep.alarmsChanged() }]
         parts = (bus, scheduler, presenter, sounder, service, timeZone)
 
         for signal in [SIGTERM, SIGINT] {
@@ -153,6 +161,7 @@ public final class Agent {
                     sounder.start()
                     do {
                         try scheduler.start()
+                        sleep.start()
                         self.logger.info("reveille-agent \(ProcessInfo.processInfo.processIdentifier) owns \(AgentInterface.busName); time zone \(timeZone.current.identifier)")
                     } catch {
                         self.stop(status: 1, reason: "cannot start the wall-clock timer: \(error)")

@@ -7,6 +7,10 @@ import SystemPackage
 struct AgentSettings: Codable {
     /// Unmute or raise a muted or nearly silent default sink while an alarm rings (and restore it after).
     var unmuteMutedSink = true
+    /// Wake the machine from suspend for alarms (through the wake helper, when installed).
+    var wakeFromSuspend = true
+    /// Seconds before an alarm that the machine wakes (0 to 3600).
+    var wakeLead: Double = 60
 
     static func load(from directory: FilePath, logger: Logger) -> AgentSettings {
         let file = directory.appending("settings.json")
@@ -24,5 +28,11 @@ struct AgentSettings: Codable {
     init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         unmuteMutedSink = try container.decodeIfPresent(Bool.self, forKey: .unmuteMutedSink) ?? true
+        wakeFromSuspend = try container.decodeIfPresent(Bool.self, forKey: .wakeFromSuspend) ?? true
+        wakeLead = try container.decodeIfPresent(Double.self, forKey: .wakeLead) ?? 60
+        guard wakeLead.isFinite, (0...3600).contains(wakeLead) else {
+            throw DecodingError.dataCorruptedError(forKey: .wakeLead, in: container,
+                                                   debugDescription: "wakeLead is \(wakeLead); accepted: 0 to 3600 seconds")
+        }
     }
 }

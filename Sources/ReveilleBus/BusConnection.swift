@@ -20,6 +20,16 @@ public final class BusConnection {
         return try connect(address: String(cString: address))
     }
 
+    /// The system bus of `DBUS_SYSTEM_BUS_ADDRESS`, or the usual socket (`g_dbus_address_get_for_bus_sync`),
+    /// as a new private connection.
+    public nonisolated static func system() throws(BusError) -> BusConnection {
+        var error: UnsafeMutablePointer<GError>?
+        let address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SYSTEM, nil, &error)
+        guard let address else { throw BusError(consuming: error) }
+        defer { g_free(address) }
+        return try connect(address: String(cString: address))
+    }
+
     /// A new connection to the message bus at `address` (`g_dbus_connection_new_for_address_sync`).
     public nonisolated static func connect(address: String) throws(BusError) -> BusConnection {
         var error: UnsafeMutablePointer<GError>?
@@ -71,6 +81,46 @@ public final class BusConnection {
                 if let value = g_dbus_connection_call_finish(connection, result, &error) {
                     if case .tuple(let values) = Variant(value) { answer = .success(values) } else { answer = .success([]) }
                     g_variant_unref(value)
+                } else {
+                    answer = .failure(BusError(consuming: error))
+                }
+                GLibActor.assumeIsolated { reply(answer) }
+            },
+            box.retainedPointer)
+    }
+
+    /// Calls a method whose reply carries file descriptors (`g_dbus_connection_call_with_unix_fd_list`),
+    /// without blocking: `reply` hears the arguments (a `h` argument is an index into the
+    /// descriptors) and the descriptors, which the caller then owns and must close.
+    public func callReturningDescriptors(destination: String, path: String, interface: String, method: String,
+                                         arguments: [Variant] = [], timeoutMilliseconds: Int32 = 25_000,
+                                         reply: @escaping @GLibActor (Result<(arguments: [Variant], descriptors: [Int32]), BusError>) -> Void) {
+        let box = CallbackBox((connection, reply))
+        g_dbus_connection_call_with_unix_fd_list(
+            connection, destination, path, interface, method, Variant.tuple(arguments).makeGVariant(), nil,
+            G_DBUS_CALL_FLAGS_NONE, timeoutMilliseconds, nil, nil,
+            { _, result, userData in
+                let unmanaged = Unmanaged<CallbackBox>.fromOpaque(userData!)
+                defer { unmanaged.release() }
+                let (connection, reply) = unmanaged.takeUnretainedValue().value
+                    as! (OpaquePointer, @GLibActor (Result<(arguments: [Variant], descriptors: [Int32]), BusError>) -> Void)
+                var error: UnsafeMutablePointer<GError>?
+                var list: UnsafeMutablePointer<GUnixFDList>?
+                let answer: Result<(arguments: [Variant], descriptors: [Int32]), BusError>
+                if let value = g_dbus_connection_call_with_unix_fd_list_finish(connection, &list, result, &error) {
+                    var descriptors: [Int32] = []
+                    if let list {
+                        var count: Int32 = 0
+                        if let stolen = g_unix_fd_list_steal_fds(list, &count) {
+                            descriptors = Array(UnsafeBufferPointer(start: stolen, count: Int(count)))
+                            g_free(stolen)
+                        }
+                        g_object_unref(list)
+                    }
+                    let values: [Variant]
+                    if case .tuple(let all) = Variant(value) { values = all } else { values = [] }
+                    g_variant_unref(value)
+                    answer = .success((values, descriptors))
                 } else {
                     answer = .failure(BusError(consuming: error))
                 }

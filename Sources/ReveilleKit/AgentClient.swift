@@ -140,6 +140,11 @@ public final class AgentClient {
         try Self.state(try callBlocking("AuthorizationState"))
     }
 
+    /// Whether the next alarm will wake the machine from suspend (the user's client only).
+    public func wakeStatus() async throws(AlarmError) -> WakeStatus {
+        try Self.decode(WakeStatus.self, from: try await call("WakeStatus"))
+    }
+
     /// Every sound the agent can resolve by name.
     public func sounds() async throws(AlarmError) -> [SoundEntry] {
         try Self.decode([SoundEntry].self, from: try await call("ListSounds"))

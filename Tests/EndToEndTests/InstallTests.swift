@@ -27,6 +27,7 @@ struct InstallTests {
         let install = try Subprocess.run(installer, ["--prefix", prefix, "--bin-dir", session.binaries],
                                          environment: session.environment)
         #expect(install.status == 0, "\(install.stderr)")
+        #expect(install.stdout.contains("A per-user install leaves out the wake helper"), "\(install.stdout)")
         for entry in ["share/applications/io.github.reveille.Reveille.desktop",
                       "etc/xdg/autostart/io.github.reveille.Reveille.Agent.desktop"] {
             let validate = try Subprocess.run(try Subprocess.find("desktop-file-validate", package: "desktop-file-utils"),
@@ -52,5 +53,29 @@ struct InstallTests {
         #expect(uninstall.status == 0, "\(uninstall.stderr)")
         #expect(listing(prefix) == before, "uninstall removes exactly what install added")
         #expect(FileManager.default.fileExists(atPath: session.stateDirectory + "/alarms.journal"), "the alarms are kept")
+    }
+
+    @Test func aSystemWideInstallPutsTheWakeHelperWhereTheSystemReadsIt() throws {
+        let destdir = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-destdir-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: destdir) }
+        let binaries = try TestSession.findBinaries()
+        let installer = repository + "/scripts/install"
+        let install = try Subprocess.run(installer, ["--prefix", "/usr", "--destdir", destdir, "--bin-dir", binaries],
+                                         environment: ProcessInfo.processInfo.environment)
+        #expect(install.status == 0, "\(install.stderr)")
+        #expect(install.stdout.contains("The wake helper is installed"), "\(install.stdout)")
+        let service = try String(contentsOfFile: destdir + "/usr/share/dbus-1/system-services/io.github.reveille.WakeHelper.service", encoding: .utf8)
+        #expect(service.contains("Exec=/usr/libexec/reveille-wake-helper") && service.contains("User=root"))
+        #expect(FileManager.default.isExecutableFile(atPath: destdir + "/usr/libexec/reveille-wake-helper"))
+        let unit = try String(contentsOfFile: destdir + "/usr/lib/systemd/system/reveille-wake-helper.service", encoding: .utf8)
+        #expect(unit.contains("ExecStart=/usr/libexec/reveille-wake-helper") && unit.contains("BusName=io.github.reveille.WakeHelper"))
+        let policy = try String(contentsOfFile: destdir + "/usr/share/dbus-1/system.d/io.github.reveille.WakeHelper.conf", encoding: .utf8)
+        #expect(policy.contains(#"<allow own="io.github.reveille.WakeHelper"/>"#))
+        let action = try String(contentsOfFile: destdir + "/usr/share/polkit-1/actions/io.github.reveille.policy", encoding: .utf8)
+        #expect(action.contains(#"<action id="\#(WakeHelperInterface.polkitAction)">"#) && action.contains("<allow_active>yes</allow_active>"))
+        let uninstall = try Subprocess.run(installer, ["--uninstall", "--prefix", "/usr", "--destdir", destdir],
+                                           environment: ProcessInfo.processInfo.environment)
+        #expect(uninstall.status == 0, "\(uninstall.stderr)")
+        #expect(listing(destdir).isEmpty, "uninstall removes all of it: \(listing(destdir))")
     }
 }

@@ -13,6 +13,8 @@ final class AlarmService {
     private let registry: ClientRegistry
     private let authorizer: Authorizer
     private let logger: Logger
+    /// Whether the next alarm will wake the machine from suspend (`WakeStatus`).
+    var wakeStatus: (@GLibActor () -> WakeStatus)?
     /// Splits each change into what each subscriber's view of it is.
     private var views = AlarmViewUpdates()
     private let json = AlarmJSONCache()
@@ -178,6 +180,10 @@ final class AlarmService {
             try IntentRunner.check(request, for: identity)
             try checkSound(request.sound, for: identity)
             return try Self.json(try scheduler.schedule(id: id, request: request, appID: identity.appID))
+        case "WakeStatus":
+            // The next alarm's time is the user's, whichever app set it.
+            try requireUser(identity, to: "ask whether alarms wake the machine")
+            return try Self.json(wakeStatus?() ?? WakeStatus(wakes: false, reason: "the agent is starting", lead: 0))
         case "AuthorizationState":  // RequestAuthorization is answered in `handle`, after the user decides
             return authorizer.state(of: identity).rawValue
         case "Authorizations":

@@ -9,13 +9,17 @@ public struct RingOptions: Codable, Hashable, Sendable {
     /// Seconds an unanswered alert rings before it stops and is reported missed;
     /// `defaultRingLimit` when `nil`.
     public var ringLimit: TimeInterval?
+    /// Whether the alarm wakes the machine from suspend; yes when `nil` (see the agent's
+    /// `wakeFromSuspend` setting).
+    public var wakesMachine: Bool?
 
     public static let defaultRingLimit: TimeInterval = 600
 
-    public init(volume: Double? = nil, fadeIn: TimeInterval? = nil, ringLimit: TimeInterval? = nil) {
+    public init(volume: Double? = nil, fadeIn: TimeInterval? = nil, ringLimit: TimeInterval? = nil, wakesMachine: Bool? = nil) {
         self.volume = volume
         self.fadeIn = fadeIn
         self.ringLimit = ringLimit
+        self.wakesMachine = wakesMachine
     }
 
     /// Checks the ranges; throws `invalidConfiguration` naming the value and what is accepted.

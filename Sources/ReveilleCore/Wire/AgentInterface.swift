@@ -110,6 +110,11 @@ public enum AgentInterface {
               <arg name="state" type="s" direction="in"/>
               <arg name="result" type="s" direction="out"/>
             </method>
+            <!-- Whether the next alarm will wake the machine from suspend, and why not: a
+                 WakeStatus (wakes, reason, wakeAt, alarmID, lead). The user's tools only. -->
+            <method name="WakeStatus">
+              <arg name="status" type="s" direction="out"/>
+            </method>
             <!-- To each subscriber whose view a change touched: the alarms it may see that
                  are new or changed (a JSON array of AlarmRecord), and the ids of those that
                  ended. Apply both to the list Subscribe returned to keep it current. -->

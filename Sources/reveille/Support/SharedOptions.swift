@@ -44,6 +44,9 @@ struct AlertOptions: ParsableArguments {
     @Option(help: "Stop ringing unanswered after this long and report the alarm missed. Default: 10m.")
     var ringLimit: String?
 
+    @Flag(help: "Do not wake the computer from suspend for this alarm (see `reveille status`).")
+    var noWake = false
+
     /// The request for `schedule`, with a Stop button and a Snooze (or Repeat) button.
     func request(schedule: Alarm.Schedule?, preAlert: TimeInterval?, defaultTitle: String,
                  repeatAfter: TimeInterval? = nil) throws -> AlarmRequest {
@@ -55,7 +58,8 @@ struct AlertOptions: ParsableArguments {
             countdown: .init(title: title, pauseButton: .pauseButton), paused: .init(title: title))
         let ring = RingOptions(volume: try volume.map(Parse.percentage),
                                fadeIn: try fade.map { try Parse.duration($0, option: "--fade") },
-                               ringLimit: try ringLimit.map { try Parse.duration($0, option: "--ring-limit") })
+                               ringLimit: try ringLimit.map { try Parse.duration($0, option: "--ring-limit") },
+                               wakesMachine: noWake ? false : nil)
         return AlarmRequest(schedule: schedule, countdownDuration: .init(preAlert: preAlert, postAlert: postAlert),
                             presentation: presentation, sound: Parse.sound(sound), ring: ring, secondaryIntent: intent)
     }

@@ -28,6 +28,16 @@ public final class TestSession {
     /// a null sink `testsink` as the default.
     public enum AudioPeer: Sendable { case pulseAudio, pipeWire, none }
 
+    /// What answers on the system bus. Without one, `DBUS_SYSTEM_BUS_ADDRESS` names a socket
+    /// that does not exist, so no test reaches the machine's own system bus.
+    public enum SystemPeer: Sendable {
+        case none
+        /// A private system bus with logind and polkit from python3-dbusmock, and the wake
+        /// helper (activatable) writing to `rtcDirectory`/wakealarm; polkit allows the
+        /// helper's action when `polkitAllows`. `helper: false` leaves the helper out.
+        case wake(polkitAllows: Bool, helper: Bool = true)
+    }
+
     public let directory: String
     public private(set) var environment: [String: String]
     private var peers: [(name: String, child: Subprocess.Child)] = []
@@ -47,7 +57,7 @@ public final class TestSession {
 
     /// `serviceDirectories` are added to where the bus looks for services to activate.
     public init(notifications: NotificationPeer = .recording(), audio: AudioPeer = .pulseAudio,
-                serviceDirectories: [String] = []) throws {
+                serviceDirectories: [String] = [], system: SystemPeer = .none) throws {
         binaries = try TestSession.findBinaries()
         gdbusPath = try Subprocess.find("gdbus", package: "libglib2.0-bin")
         notificationPeer = notifications
@@ -66,6 +76,7 @@ public final class TestSession {
         environment["PULSE_CLIENTCONFIG"] = directory + "/client.conf"
         environment["TZ"] = "UTC"
         for key in ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"] { environment.removeValue(forKey: key) }
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(directory)/no-system-bus"
         self.environment = environment
         do {
             switch notifications {
@@ -74,6 +85,7 @@ public final class TestSession {
             }
             try prepareNotificationService(notifications)
             try startBus(serviceDirectories: [serviceDirectory] + serviceDirectories)
+            if case .wake(let allows, let helper) = system { try startWakePeers(polkitAllows: allows, helper: helper) }
             switch notifications {
             case .recording(let profile): try startNotificationServer(profile: profile)
             case .gnomeShell: try startGnomeShell()
@@ -136,13 +148,7 @@ public final class TestSession {
             throw Subprocess.Failure("python3-dbusmock is not installed; the GNOME Shell tests need it for logind (Debian package python3-dbusmock)")
         }
         try startBus(serviceDirectories: [], system: true)
-        peers.append(("logind mock", try Subprocess.start("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "logind"],
-                                                          environment: environment, stderr: directory + "/logind.log")))
-        _ = try eventually("logind (dbusmock) on the system bus") {
-            let owner = try gdbus(["call", "--system", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
-                                   "--method", "org.freedesktop.DBus.NameHasOwner", "org.freedesktop.login1"])
-            return owner.stdout.contains("true") ? true : nil
-        }
+        try startMock("logind", name: "org.freedesktop.login1")
         var shellEnvironment = environment
         shellEnvironment["XDG_SESSION_TYPE"] = "x11"
         shellEnvironment["GSETTINGS_BACKEND"] = "memory"
@@ -150,6 +156,71 @@ public final class TestSession {
                                                           stderr: directory + "/gnome-shell.log")))
         // The shell starts its notification daemon (org.gnome.Shell.Notifications) by activation.
         try waitForName("org.freedesktop.Notifications", owned: true, timeout: 30)
+    }
+
+    /// A python3-dbusmock template on the system bus, owning `name`.
+    private func startMock(_ template: String, name: String) throws {
+        guard (try? Subprocess.run("/usr/bin/python3", ["-c", "import dbusmock"], environment: environment).status) == 0 else {
+            throw Subprocess.Failure("python3-dbusmock is not installed; it stands in for \(template) (Debian package python3-dbusmock)")
+        }
+        peers.append(("\(template) mock", try Subprocess.start("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", template],
+                                                              environment: environment, stderr: directory + "/\(template).log")))
+        _ = try eventually("\(template) (dbusmock) on the system bus") {
+            let owner = try gdbus(["call", "--system", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                                   "--method", "org.freedesktop.DBus.NameHasOwner", name])
+            return owner.stdout.contains("true") ? true : nil
+        }
+    }
+
+    /// Where the wake helper writes: a stand-in for /sys/class/rtc/rtc0.
+    public var rtcDirectory: String { directory + "/rtc" }
+
+    /// The system bus of a suspendable machine: logind, polkit, and the wake helper.
+    private func startWakePeers(polkitAllows: Bool, helper: Bool) throws {
+        let services = directory + "/system-services"
+        try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: rtcDirectory, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: rtcDirectory + "/wakealarm", contents: Data("\n".utf8))
+        if helper {
+            try Data("""
+                [D-BUS Service]
+                Name=\(WakeHelperInterface.busName)
+                Exec=\(binaries)/reveille-wake-helper --rtc \(rtcDirectory) --idle-exit 5
+
+                """.utf8).write(to: URL(fileURLWithPath: services + "/\(WakeHelperInterface.busName).service"))
+        }
+        try startBus(serviceDirectories: [services], system: true)
+        try startMock("logind", name: "org.freedesktop.login1")
+        try startMock("polkitd", name: "org.freedesktop.PolicyKit1")
+        if polkitAllows {
+            let allowed = try gdbus(["call", "--system", "--dest", "org.freedesktop.PolicyKit1", "--object-path",
+                                     "/org/freedesktop/PolicyKit1/Authority", "--method", "org.freedesktop.DBus.Mock.SetAllowed",
+                                     "['\(WakeHelperInterface.polkitAction)']"])
+            guard allowed.status == 0 else { throw Subprocess.Failure("polkitd mock SetAllowed failed: \(allowed.stderr)") }
+        }
+    }
+
+    /// logind's inhibitors now: (what, who, why, mode) of each.
+    public func inhibitors() throws -> [[String]] {
+        let result = try gdbus(["call", "--system", "--dest", "org.freedesktop.login1", "--object-path", "/org/freedesktop/login1",
+                                "--method", "org.freedesktop.login1.Manager.ListInhibitors"])
+        guard result.status == 0 else { throw Subprocess.Failure("ListInhibitors failed: \(result.stderr)") }
+        return result.stdout.matches(of: /\('([^']*)', '([^']*)', '([^']*)', '([^']*)'/).map {
+            [String($0.1), String($0.2), String($0.3), String($0.4)]
+        }
+    }
+
+    /// Makes logind announce a suspend (`true`) or a resume (`false`), as `systemctl suspend` would.
+    public func prepareForSleep(_ going: Bool) throws {
+        let result = try gdbus(["call", "--system", "--dest", "org.freedesktop.login1", "--object-path", "/org/freedesktop/login1",
+                                "--method", "org.freedesktop.DBus.Mock.EmitSignal", "org.freedesktop.login1.Manager",
+                                "PrepareForSleep", "b", "[<\(going)>]"])
+        guard result.status == 0 else { throw Subprocess.Failure("EmitSignal PrepareForSleep failed: \(result.stderr)") }
+    }
+
+    /// What the wake helper wrote to the stand-in RTC: seconds since 1970, 0 or nothing.
+    public var rtcWakeAlarm: String {
+        ((try? String(contentsOfFile: rtcDirectory + "/wakealarm", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private func startXvfb() throws {
@@ -517,7 +588,7 @@ public final class TestSession {
     }
 
     /// Where `swift build` put the executables: beside this test bundle, or `REVEILLE_BUILD_DIR`.
-    private static func findBinaries() throws -> String {
+    public static func findBinaries() throws -> String {
         let folder = ProcessInfo.processInfo.environment["REVEILLE_BUILD_DIR"]
             ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
         for name in ["reveille", "reveille-agent", "reveille-test-notifyd"]

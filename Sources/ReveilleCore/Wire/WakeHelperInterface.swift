@@ -1,0 +1,32 @@
+/// The wake helper's D-Bus interface on the *system* bus: the one privileged part of
+/// Reveille, which sets the machine's RTC wake alarm for a user's agent.
+public enum WakeHelperInterface {
+    public static let busName = "io.github.reveille.WakeHelper"
+    public static let objectPath = "/io/github/reveille/WakeHelper"
+    public static let interface = "io.github.reveille.WakeHelper1"
+    public static let errorPrefix = "io.github.reveille.WakeHelper.Error."
+    /// The polkit action a caller must be authorized for to set or clear the wake alarm.
+    public static let polkitAction = "io.github.reveille.set-wake-alarm"
+    /// How far ahead a wake-up may be set: a year and a day.
+    public static let maximumLead: Int64 = 366 * 86_400
+
+    public static let introspectionXML = """
+        <node>
+          <interface name="io.github.reveille.WakeHelper1">
+            <!-- Wakes the machine at `instant` (seconds since 1970, UTC) by setting the RTC wake
+                 alarm; replaces any wake-up set before. The instant must be in the future and at
+                 most 366 days ahead. Needs polkit's io.github.reveille.set-wake-alarm. -->
+            <method name="SetWakeAlarm">
+              <arg name="instant" type="t" direction="in"/>
+            </method>
+            <!-- Clears the RTC wake alarm. Needs the same authorization. -->
+            <method name="ClearWakeAlarm"/>
+            <!-- The wake-up set now (seconds since 1970, UTC), 0 for none. -->
+            <method name="GetWakeAlarm">
+              <arg name="instant" type="t" direction="out"/>
+            </method>
+          </interface>
+        </node>
+
+        """
+}

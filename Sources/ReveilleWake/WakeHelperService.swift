@@ -1,0 +1,134 @@
+import Dispatch
+import FoundationEssentials
+import Glibc
+import Logging
+import ReveilleBus
+import ReveilleCore
+import SystemPackage
+
+/// The wake helper on the system bus: sets or clears the RTC wake alarm for a caller that
+/// polkit authorizes, checks every argument, logs each change, and exits when idle. D-Bus
+/// activation starts it again on the next call.
+@GLibActor
+public final class WakeHelperService {
+    private let rtc: RTCWakeAlarm
+    private let idleSeconds: UInt32
+    private let logger: Logger
+    private var bus: BusConnection?
+    private var idleTimer: UInt32?
+    private var finished: CheckedContinuation<Int32, Never>?
+    private var exitCode: Int32?
+
+    init(rtc: RTCWakeAlarm, idleSeconds: UInt32, logger: Logger) {
+        self.rtc = rtc
+        self.idleSeconds = idleSeconds
+        self.logger = logger
+    }
+
+    /// Serves until idle for `idleSeconds` (or the bus goes away); returns the exit status.
+    public nonisolated static func runUntilIdle(rtc: RTCWakeAlarm, idleSeconds: UInt32, logger: Logger) -> Int32 {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var status: Int32 = 0
+        Task { @GLibActor in
+            let service = WakeHelperService(rtc: rtc, idleSeconds: idleSeconds, logger: logger)
+            status = await service.run()
+            done.signal()
+        }
+        done.wait()
+        return status
+    }
+
+    private func run() async -> Int32 {
+        do {
+            let bus = try BusConnection.system()
+            self.bus = bus
+            try bus.register(path: WakeHelperInterface.objectPath, introspectionXML: WakeHelperInterface.introspectionXML) {
+                [unowned self] call in self.handle(call)
+            }
+            bus.ownName(WakeHelperInterface.busName, replace: false) { [weak self] event in
+                switch event {
+                case .acquired: self?.logger.info("serving \(WakeHelperInterface.busName) for \(self?.rtc.folder.string ?? "")")
+                case .lost: self?.stop(1, "another process owns \(WakeHelperInterface.busName)")
+                case .connectionClosed: self?.stop(1, "lost the system bus")
+                }
+            }
+        } catch {
+            logger.critical("cannot serve on the system bus: \(error)")
+            return 1
+        }
+        armIdleExit()
+        return await withCheckedContinuation { continuation in
+            if let exitCode { return continuation.resume(returning: exitCode) }
+            finished = continuation
+        }
+    }
+
+    private func stop(_ status: Int32, _ reason: String) {
+        logger.info("exiting: \(reason)")
+        exitCode = status
+        finished?.resume(returning: status)
+        finished = nil
+    }
+
+    private func armIdleExit() {
+        if let idleTimer { MainLoopSources.remove(idleTimer) }
+        idleTimer = MainLoopSources.after(milliseconds: idleSeconds * 1000) { [weak self] in
+            self?.idleTimer = nil
+            self?.stop(0, "idle for \(self?.idleSeconds ?? 0) s")
+        }
+    }
+
+    private func handle(_ call: MethodCall) {
+        armIdleExit()
+        switch call.method {
+        case "GetWakeAlarm":
+            do { call.reply([.uint64(try rtc.current())]) } catch { fail(call, "Failed", "cannot read \(rtc.folder)/wakealarm: \(error)") }
+        case "SetWakeAlarm":
+            guard case .uint64(let asked)? = call.arguments.first else {
+                return fail(call, "InvalidArgument", "SetWakeAlarm takes one argument: the instant, seconds since 1970 (t)")
+            }
+            switch WakeRequest.validate(asked, now: Int64(time(nil))) {
+            case .failure(let refusal):
+                fail(call, "InvalidArgument", refusal.reason)
+            case .success(let instant):
+                authorized(call) { [rtc] in try rtc.set(instant) } done: { "set the wake-up to \(instant)" }
+            }
+        case "ClearWakeAlarm":
+            authorized(call) { [rtc] in try rtc.clear() } done: { "cleared the wake-up" }
+        default:
+            fail(call, "InvalidArgument", "no method \(call.method)")
+        }
+    }
+
+    /// Runs `change` if polkit authorizes the caller for `WakeHelperInterface.polkitAction`.
+    private func authorized(_ call: MethodCall, change: @escaping @GLibActor () throws -> Void,
+                            done: @escaping @GLibActor () -> String) {
+        guard let bus else { return }
+        let subject = Variant.tuple([.string("system-bus-name"), .vardict(["name": .string(call.sender)])])
+        // Flag 1: the user may be asked (a password for an inactive or remote session).
+        bus.call(destination: "org.freedesktop.PolicyKit1", path: "/org/freedesktop/PolicyKit1/Authority",
+                 interface: "org.freedesktop.PolicyKit1.Authority", method: "CheckAuthorization",
+                 arguments: [subject, .string(WakeHelperInterface.polkitAction), .array(elementType: "{ss}", []),
+                             .uint32(1), .string("")],
+                 timeoutMilliseconds: 120_000) { [weak self] result in
+            guard let self else { return }
+            self.armIdleExit()
+            guard case .success(let values) = result, case .tuple(let answer)? = values.first, answer.first == .bool(true) else {
+                let why = if case .failure(let error) = result { "polkit did not answer (\(error.message))" } else { "polkit refused" }
+                self.logger.notice("\(call.sender) was refused \(call.method): \(why)")
+                return self.fail(call, "NotAuthorized", "\(why): \(WakeHelperInterface.polkitAction) is needed to set the wake-up time")
+            }
+            do {
+                try change()
+                self.logger.notice("\(call.sender): \(done())")
+                call.reply([])
+            } catch {
+                self.fail(call, "Failed", "cannot write \(self.rtc.folder)/wakealarm: \(error)")
+            }
+        }
+    }
+
+    private func fail(_ call: MethodCall, _ name: String, _ message: String) {
+        call.fail(name: WakeHelperInterface.errorPrefix + name, message: message)
+    }
+}
