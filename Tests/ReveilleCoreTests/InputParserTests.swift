@@ -8,7 +8,8 @@ struct InputParserTests {
     let now = instant("2027-06-01T10:00:00Z")
 
     @Test(arguments: [("07:30", 7, 30), ("7:30", 7, 30), ("7:30pm", 19, 30), ("7:30 PM", 19, 30),
-                      ("19:30", 19, 30), ("7pm", 19, 0), ("12am", 0, 0), ("12:15pm", 12, 15), ("0:00", 0, 0)])
+                      ("19:30", 19, 30), ("7pm", 19, 0), ("12am", 0, 0), ("12:15pm", 12, 15), ("0:00", 0, 0),
+                      ("noon", 12, 0), ("midnight", 0, 0), ("7.30", 7, 30), ("0730", 7, 30), ("7 p.m.", 19, 0)])
     func acceptedTimes(_ text: String, _ hour: Int, _ minute: Int) throws {
         #expect(try InputParser.timeOfDay(text) == .init(hour: hour, minute: minute))
     }
@@ -73,14 +74,47 @@ struct InputParserTests {
         #expect(try InputParser.instant("now", now: now, timeZone: berlin) == now)
     }
 
-    @Test(arguments: ["2026-13-01 10:00", "2026-02-30 10:00", "2026-12-24", "yesterday 7:00", "2026-12-24 25:00",
-                      "2026-12-24T18:00+25:00"])
+    @Test(arguments: ["2026-13-01 10:00", "2026-02-30 10:00", "yesterday 7:00", "2026-12-24 25:00",
+                      "2026-12-24T18:00+25:00", "funday 9:00", "in soon", "13/45 9:00", "next 9:00"])
     func rejectedDates(_ text: String) {
         #expect {
-            try InputParser.instant(text, now: now, timeZone: berlin)
+            try InputParser.schedule(text, now: now, timeZone: berlin)
         } throws: { error in
-            "\(error)".contains("'\(text)'") && "\(error)".contains("today 18:00")
+            "\(error)".contains("'\(text)'") && "\(error)".contains("tomorrow 7:30")
         }
+    }
+
+    /// Everyday forms, as `at` and `systemd-run` take them, at a fixed "now": Tuesday
+    /// 2027-06-01 12:00 in Berlin (10:00Z).
+    @Test(arguments: [
+        ("in 10 minutes", "2027-06-01T10:10:00Z"), ("in 1h30m", "2027-06-01T11:30:00Z"), ("+10m", "2027-06-01T10:10:00Z"),
+        ("19:30:15", "2027-06-01T17:30:15Z"), ("11:00:00", "2027-06-02T09:00:00Z"),
+        ("tomorrow noon", "2027-06-02T10:00:00Z"), ("tomorrow", "2027-06-02T07:00:00Z"),
+        ("monday 9:00", "2027-06-07T07:00:00Z"), ("sat 10:00", "2027-06-05T08:00:00Z"), ("fri 18:00", "2027-06-04T16:00:00Z"),
+        ("friday at 6pm", "2027-06-04T16:00:00Z"), ("tue 18:00", "2027-06-01T16:00:00Z"), ("tue 9:00", "2027-06-08T07:00:00Z"),
+        ("next tue 18:00", "2027-06-08T16:00:00Z"), ("next monday 9:00", "2027-06-07T07:00:00Z"),
+        ("2027-12-24", "2027-12-24T08:00:00Z"), ("12/24 18:00", "2027-12-24T17:00:00Z"), ("24.12. 18:00", "2027-12-24T17:00:00Z"),
+        ("dec 24 18:00", "2027-12-24T17:00:00Z"), ("24 december 2027 7pm", "2027-12-24T18:00:00Z"),
+        ("5/1 9:00", "2028-05-01T07:00:00Z"), ("12/24/2027 7 pm", "2027-12-24T18:00:00Z"), ("on 24.12.2027 at 18:00", "2027-12-24T17:00:00Z"),
+    ])
+    func everydayFormsRingOnceAt(_ text: String, _ expected: String) throws {
+        #expect(try InputParser.schedule(text, now: now, timeZone: berlin) == .fixed(instant(expected)), "\(text)")
+    }
+
+    @Test(arguments: [("noon", 12, 0), ("midnight", 0, 0), ("7.30", 7, 30), ("0730", 7, 30), ("7 pm", 19, 0)])
+    func timesOfDayStayTimesOfDay(_ text: String, _ hour: Int, _ minute: Int) throws {
+        #expect(try InputParser.schedule(text, now: now, timeZone: berlin) == relative(hour, minute))
+    }
+
+    @Test func refusedFormsAreAnsweredWithTheClosestAcceptedOne() {
+        func message(_ text: String) -> String {
+            do { _ = try InputParser.schedule(text, now: now, timeZone: berlin); return "accepted" } catch { return "\(error)" }
+        }
+        #expect(message("10m").contains("'in 10m' for an alarm 10m from now, or `reveille timer 10m`"), "\(message("10m"))")
+        #expect(message("1h30m").contains("`reveille timer 1h30m`"))
+        #expect(message("7").contains("7:00, 7am, or 'in 7m'"), "\(message("7"))")
+        #expect(message("19").contains("19:00, 7pm"))
+        #expect(message("fri 18:00") == "accepted", "a weekday with a time is one of the accepted forms")
     }
 
     @Test func iso8601FormatsOffsetsIncludingHalfHours() {

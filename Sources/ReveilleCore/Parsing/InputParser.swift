@@ -2,21 +2,29 @@ import FoundationEssentials
 
 /// Reads the times, dates, durations and weekday lists people type.
 public enum InputParser {
-    public static let acceptedTimes = "07:30, 7:30, 7:30pm, 7pm, 19:30"
-    public static let acceptedDates = "2026-12-24 18:00, 2026-12-24T18:00, 2026-12-24T18:00+01:00, today 18:00, tomorrow 7:30"
+    public static let acceptedTimes = "07:30, 7:30, 7.30, 0730, 7:30pm, 7pm, 19:30, noon, midnight"
+    public static let acceptedDates = "in 10m, +1h30m, tomorrow 7:30, fri 18:00, next mon 9:00, 2026-12-24 18:00, 12/24 18:00, 24.12. 18:00, dec 24 18:00, 19:30:15, 2026-12-24T18:00+01:00 (a day without a time: 09:00)"
     public static let acceptedDurations = "90s, 10m, 1h30m, 1.5h, 2d, 1:30:00 (h:mm:ss), 5:00 (m:ss)"
     public static let acceptedWeekdays = "mon,wed,fri or mon-fri (mon tue wed thu fri sat sun, or full names), weekdays, weekends, daily"
 
-    /// A time of day: `07:30`, `7:30`, `7:30pm`, `7pm`, `19:30`.
+    /// A time of day: `07:30`, `7:30`, `7.30`, `0730`, `7:30pm`, `7pm`, `19:30`, `noon`, `midnight`.
     public static func timeOfDay(_ text: String) throws -> Alarm.Schedule.Relative.Time {
         let error = InputError(text: text, expected: "a time of day", accepted: acceptedTimes)
-        let pattern = /^(\d{1,2})(?::(\d{2}))?\s*([aApP][mM])?$/
-        guard let match = text.trimmed().wholeMatch(of: pattern),
-              var hour = Int(match.1) else { throw error }
+        let trimmed = text.trimmed().lowercased()
+        switch trimmed {
+        case "noon", "midday": return .init(hour: 12, minute: 0)
+        case "midnight": return .init(hour: 0, minute: 0)
+        default: break
+        }
+        if let match = trimmed.wholeMatch(of: /^([01]\d|2[0-3])([0-5]\d)$/) {
+            return .init(hour: Int(match.1)!, minute: Int(match.2)!)  // 0730, as at(1) reads it
+        }
+        let pattern = /^(\d{1,2})(?:[:.](\d{2}))?\s*([ap]\.?m\.?)?$/
+        guard let match = trimmed.wholeMatch(of: pattern), var hour = Int(match.1) else { throw error }
         let minute = match.2.flatMap { Int($0) } ?? 0
-        if let meridiem = match.3?.lowercased() {
+        if let meridiem = match.3 {
             guard (1...12).contains(hour) else { throw error }
-            hour = hour % 12 + (meridiem == "pm" ? 12 : 0)
+            hour = hour % 12 + (meridiem.hasPrefix("p") ? 12 : 0)
         } else if match.2 == nil {
             throw error // a bare number is ambiguous: 7 could be a duration or a time
         }
@@ -88,7 +96,9 @@ public enum InputParser {
         return week.filter(chosen.contains)
     }
 
-    /// A time of day (relative: the next occurrence, or on `days`) or a date and time (fixed).
+    /// When to ring: a time of day (relative: its next occurrence, or on `days`), or an instant
+    /// (fixed): a date or day with a time, a weekday (the next one; `next` skips today), or an
+    /// offset from now (`in 10m`, `+10m`). A day without a time rings at 09:00.
     public static func schedule(_ text: String, days: String? = nil, now: Date,
                                 timeZone: any TimeZoneRules) throws -> Alarm.Schedule {
         if let time = try? timeOfDay(text) {
@@ -101,25 +111,135 @@ public enum InputParser {
         }
         do {
             return .fixed(try instant(text, now: now, timeZone: timeZone))
+        } catch let error as InputError where error.expected != "a date and time" {
+            throw error
         } catch {
-            throw InputError(text: text, expected: "a time or a date",
-                             accepted: "a time of day (\(acceptedTimes)) or a date and time (\(acceptedDates))")
+            throw refusal(text)
         }
     }
 
-    /// An instant: a date and time (`2026-12-24 18:00`, with or without a UTC offset),
-    /// `today 18:00`, `tomorrow 7:30`, or `now`.
+    /// The closest accepted form to `text`, which nothing accepted.
+    static func refusal(_ text: String) -> InputError {
+        let trimmed = text.trimmed()
+        if (try? duration(trimmed)) != nil, !trimmed.contains(":") {
+            return InputError(text: text, expected: "a time or a date (\(trimmed) is how long, not when)",
+                              accepted: "'in \(trimmed)' for an alarm \(trimmed) from now, or `reveille timer \(trimmed)` for a timer")
+        }
+        if let hour = Int(trimmed), (0...23).contains(hour) {
+            return InputError(text: text, expected: "a time or a date (a bare number could be either)",
+                              accepted: "\(hour):00, \(hour % 12 == 0 ? 12 : hour % 12)\(hour < 12 ? "am" : "pm"), or 'in \(hour)m'")
+        }
+        return InputError(text: text, expected: "a time or a date",
+                          accepted: "a time of day (\(acceptedTimes)) or a day and time (\(acceptedDates))")
+    }
+
+    /// The time of day a day without one rings at.
+    public static let defaultTimeOfDay = Alarm.Schedule.Relative.Time(hour: 9, minute: 0)
+
+    /// An instant: `now`; an offset (`in 1h30m`, `+10m`); an ISO 8601 date and time (with or
+    /// without a UTC offset); or a day (`today`, `tomorrow`, a weekday, `next` weekday,
+    /// `2026-12-24`, `12/24`, `24.12.`, `dec 24`, with an optional year) with an optional time
+    /// (09:00 without one; seconds allowed: `19:30:15`). A time alone is its next occurrence.
     public static func instant(_ text: String, now: Date, timeZone: any TimeZoneRules) throws -> Date {
+        let error = InputError(text: text, expected: "a date and time", accepted: acceptedDates)
         let trimmed = text.trimmed()
         if trimmed.lowercased() == "now" { return now }
-        if let date = ISO8601Local.parse(trimmed, defaultTimeZone: timeZone) { return date }
-        let words = trimmed.split(separator: " ", maxSplits: 1)
-        if words.count == 2, let dayOffset = ["today": 0, "tomorrow": 1][words[0].lowercased()],
-           let time = try? timeOfDay(String(words[1])) {
-            let day = CivilDate(containing: now, in: timeZone).adding(days: dayOffset)
-            return WallClock.instant(on: day, hour: time.hour, minute: time.minute, in: timeZone)
+        if let date = ISO8601Local.parse(trimmed, defaultTimeZone: timeZone), trimmed.contains(where: { $0 == "T" || $0 == " " || $0 == "t" }) {
+            return date
         }
-        throw InputError(text: text, expected: "a date and time", accepted: acceptedDates)
+        var words = trimmed.lowercased().split(whereSeparator: \.isWhitespace).map(String.init).filter { $0 != "at" && $0 != "on" }
+        // An offset from now.
+        if words.first == "in" || words.first?.hasPrefix("+") == true {
+            let rest = words.first == "in" ? words.dropFirst().joined(separator: " ")
+                : String(words.joined(separator: " ").dropFirst())
+            guard let seconds = try? duration(rest) else { throw error }
+            return now.addingTimeInterval(seconds)
+        }
+        // A time at the end (to the second, or a time of day), else the day's default.
+        var clock: (hour: Int, minute: Int, second: Double)?
+        if let last = words.last {
+            if let match = last.wholeMatch(of: /^(\d{1,2}):([0-5]\d):([0-5]\d)$/), let hour = Int(match.1), hour < 24 {
+                clock = (hour, Int(match.2)!, Double(match.3)!)
+            } else if let time = try? timeOfDay(last) {
+                clock = (time.hour, time.minute, 0)
+            } else if words.count >= 2, let time = try? timeOfDay(words.suffix(2).joined(separator: " ")) {
+                clock = (time.hour, time.minute, 0)  // "7 pm"
+                words.removeLast()
+            }
+            if clock != nil { words.removeLast() }
+        }
+        let today = CivilDate(containing: now, in: timeZone)
+        func at(_ day: CivilDate) -> Date {
+            let time = clock ?? (defaultTimeOfDay.hour, defaultTimeOfDay.minute, 0)
+            return WallClock.instant(on: day, hour: time.hour, minute: time.minute, second: time.second, in: timeZone)
+        }
+        /// The first of `candidates` (days from today) whose instant is still ahead.
+        func firstAhead(_ days: some Sequence<Int>, from start: CivilDate = today, where accept: (CivilDate) -> Bool = { _ in true }) -> Date? {
+            for offset in days { let day = start.adding(days: offset); if accept(day), at(day) > now { return at(day) } }
+            return nil
+        }
+        switch words.count {
+        case 0:
+            guard clock != nil else { throw error }
+            return firstAhead(0...1)!
+        case 1 where words[0] == "today":
+            return at(today)
+        case 1 where words[0] == "tomorrow":
+            return at(today.adding(days: 1))
+        case 1 where weekday(words[0]) != nil:
+            let day = weekday(words[0])!
+            return firstAhead(0...7, where: { $0.weekday == day })!
+        case 2 where words[0] == "next" && weekday(words[1]) != nil:
+            let day = weekday(words[1])!
+            return firstAhead(1...7, where: { $0.weekday == day })!
+        default:
+            guard let (month, day, year) = calendarDay(words) else { throw error }
+            if let year {
+                let date = CivilDate(year: year, month: month, day: day)
+                guard date.isValid else { throw error }
+                return at(date)
+            }
+            // Without a year: the next time that day comes.
+            for year in today.year...(today.year + 8) {
+                let date = CivilDate(year: year, month: month, day: day)
+                if date.isValid, at(date) > now { return at(date) }
+            }
+            throw error
+        }
+    }
+
+    /// A calendar day as people write it: `2026-12-24`, `12/24[/2026]`, `24.12.[2026]`,
+    /// `dec 24 [2026]`, `24 dec [2026]` (month names in English, 3 letters or whole).
+    static func calendarDay(_ words: [String]) -> (month: Int, day: Int, year: Int?)? {
+        let text = words.joined(separator: " ")
+        if let match = text.wholeMatch(of: /^(\d{4})-(\d{1,2})-(\d{1,2})$/) {
+            return (Int(match.2)!, Int(match.3)!, Int(match.1)!)
+        }
+        if let match = text.wholeMatch(of: /^(\d{1,2})\/(\d{1,2})(?:\/(\d{4}))?$/) {
+            return (Int(match.1)!, Int(match.2)!, match.3.flatMap { Int($0) })
+        }
+        if let match = text.wholeMatch(of: /^(\d{1,2})\.(\d{1,2})\.(\d{4})?$/) {
+            return (Int(match.2)!, Int(match.1)!, match.3.flatMap { Int($0) })
+        }
+        let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+        func month(_ word: String) -> Int? {
+            guard word.count >= 3, let index = months.firstIndex(where: { word.hasPrefix($0) }) else { return nil }
+            let full = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+                        "october", "november", "december"][index]
+            return full.hasPrefix(word.filter { $0 != "." }) ? index + 1 : nil
+        }
+        guard (2...3).contains(words.count) else { return nil }
+        let year = words.count == 3 ? Int(words[2]).flatMap { $0 >= 1970 ? $0 : nil } : nil
+        if words.count == 3, year == nil { return nil }
+        if let m = month(words[0]), let d = Int(words[1].filter { $0 != "," && $0 != "." }) { return (m, d, year) }
+        if let d = Int(words[0].filter { $0 != "." }), let m = month(words[1]) { return (m, d, year) }
+        return nil
+    }
+
+    /// A weekday by its name, whole or from its first two or three letters.
+    static func weekday(_ word: String) -> Locale.Weekday? {
+        let week: [Locale.Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday]
+        return week.first { matches(word, $0) }
     }
 
     /// Splits a command line into arguments, without a shell: spaces separate; 'single quotes'
