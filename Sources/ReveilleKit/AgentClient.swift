@@ -102,14 +102,23 @@ public final class AgentClient {
 
     /// Schedules `request` under `id`; returns the alarm as the agent stored it.
     public func schedule(id: UUID, request: AlarmRequest) async throws(AlarmError) -> AlarmRecord {
-        let json: String
-        do {
-            json = String(decoding: try JSONCoding.compactEncoder.encode(request), as: UTF8.self)
-        } catch {
-            throw .invalidConfiguration("the configuration cannot be encoded: \(error)")
-        }
-        let reply = try await call("Schedule", [.string(id.uuidString), .string(json), .vardict([:])], waitsForUser: true)
+        let reply = try await call("Schedule", [.string(id.uuidString), .string(try Self.encode(request)), .vardict([:])], waitsForUser: true)
         return try Self.decode(AlarmRecord.self, from: reply)
+    }
+
+    /// Gives the alarm whose id starts with `idPrefix` a new configuration, keeping its id.
+    public func update(_ idPrefix: String, request: AlarmRequest) async throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try await call("Update", [.string(idPrefix), .string(try Self.encode(request)), .vardict([:])]))
+    }
+
+    /// Skips the next occurrence of a repeating alarm.
+    public func skip(_ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try await call("Skip", [.string(idPrefix)]))
+    }
+
+    /// Silences an alarm but keeps it (`enabled: false`), or turns it on again.
+    public func setEnabled(_ enabled: Bool, _ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try await call(enabled ? "Enable" : "Disable", [.string(idPrefix)]))
     }
 
     /// Applies `action` to the alarm whose id starts with `idPrefix`; returns it afterwards,
@@ -133,6 +142,18 @@ public final class AgentClient {
     /// `apply(_:to:)` of a whole id, waiting on this thread.
     public nonisolated func applyBlocking(_ action: AlarmAction, to id: UUID) throws(AlarmError) {
         _ = try callBlocking(AgentInterface.actionMethods[action]!, [.string(id.uuidString)])
+    }
+
+    /// `listBlocking()` if an agent runs now; never starts one (shell completion).
+    public nonisolated func listBlockingIfRunning() throws(AlarmError) -> [AlarmRecord] {
+        guard try link.agentIsRunning() else { return [] }
+        return try listBlocking()
+    }
+
+    /// The sounds, waiting on this thread, if an agent runs now; never starts one.
+    public nonisolated func soundsBlockingIfRunning() throws(AlarmError) -> [SoundEntry] {
+        guard try link.agentIsRunning() else { return [] }
+        return try Self.decode([SoundEntry].self, from: try callBlocking("ListSounds"))
     }
 
     /// `authorizationState()`, waiting on this thread.
@@ -323,6 +344,14 @@ public final class AgentClient {
             return try JSONCoding.decoder.decode(type, from: Data(json.utf8))
         } catch {
             throw .agentUnavailable("reveille-agent sent an answer this client cannot read: \(error)")
+        }
+    }
+
+    private nonisolated static func encode(_ request: AlarmRequest) throws(AlarmError) -> String {
+        do {
+            return String(decoding: try JSONCoding.compactEncoder.encode(request), as: UTF8.self)
+        } catch {
+            throw .invalidConfiguration("the configuration cannot be encoded: \(error)")
         }
     }
 

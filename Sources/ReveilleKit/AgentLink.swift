@@ -102,6 +102,16 @@ final class AgentLink: Sendable {
         throw .agentUnavailable("reveille-agent went away twice during one call")
     }
 
+    /// Whether an agent owns its bus name now (`NameHasOwner`); blocks.
+    func agentIsRunning() throws(AlarmError) -> Bool {
+        let bus = try bus()
+        let reply = try Self.blocking { () throws(BusError) -> [Variant] in
+            try bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                             method: "NameHasOwner", arguments: [.string(AgentInterface.busName)], timeoutMilliseconds: 5000)
+        }
+        return reply.first == .bool(true)
+    }
+
     private static func owner(on bus: BusConnection) throws(BusError) -> String {
         let reply = try bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                      interface: "org.freedesktop.DBus", method: "GetNameOwner",

@@ -9,7 +9,8 @@ struct ReveilleAgentCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reveille-agent",
         abstract: "The Reveille user-session agent: owns, persists and rings every alarm.",
-        discussion: "Normally started by D-Bus activation, systemd or `reveille`. Logs to stderr.")
+        discussion: "Normally started by D-Bus activation, systemd or `reveille`. Logs to stderr.",
+        version: ReveilleVersion.current)
 
     @Flag(help: "Take over from a running agent.")
     var replace = false

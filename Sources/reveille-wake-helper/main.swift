@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import ReveilleCore
 import ReveilleWake
 import SystemPackage
 
@@ -11,7 +12,8 @@ struct WakeHelperCommand: ParsableCommand {
         discussion: """
             A D-Bus system service (io.github.reveille.WakeHelper), started by D-Bus activation as root. \
             Each change needs polkit's io.github.reveille.set-wake-alarm. Exits when idle; logs to stderr.
-            """)
+            """,
+        version: ReveilleVersion.current)
 
     @Option(help: "The RTC's sysfs folder, whose wakealarm file is written.")
     var rtc = "/sys/class/rtc/rtc0"

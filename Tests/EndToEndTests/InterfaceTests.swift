@@ -46,7 +46,8 @@ struct InterfaceTests {
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1h")
         let resume = try session.cli("resume", timer.id)
         #expect(resume.status != 0)
-        #expect(resume.stderr.contains("is countdown: resume is allowed only when it is paused"))
+        #expect(resume.stderr.contains("is counting down: resume works only while it is paused"), "\(resume.stderr)")
+        #expect(resume.status == 1, "a state that does not allow it: status 1 (see the man page)")
     }
 
     @Test func cliReportsBadInputAndUnknownIDsClearly() throws {

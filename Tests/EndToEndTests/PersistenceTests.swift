@@ -18,7 +18,7 @@ struct PersistenceTests {
         usleep(3_500_000)
         try session.startAgent()
         let listed = try session.cliJSON([AlarmJSON].self, "list")
-        #expect(listed.first { $0.id == later.id }?.fireDate == "2030-01-01T08:00:00+00:00")
+        #expect(listed.first { $0.id == later.id }?.fireDate == "2030-01-01T08:00:00.000+00:00", "milliseconds, as on the bus")
         #expect(listed.first { $0.id == near.id }?.state == "alerting")
         _ = try eventually(timeout: 5, "the Near alert after the restart") { try session.alerts(titled: "Near").first }
     }
@@ -45,14 +45,14 @@ struct PersistenceTests {
         let alarm = try session.cliJSON(AlarmJSON.self, "add", "7:30", "--title", "Wake")
         let berlin = Alarm.Schedule.relative(.init(time: .init(hour: 7, minute: 30), repeats: .never))
             .nextFireDate(after: Date(), in: GLibTimeZone(identifier: "Europe/Berlin")!)!
-        #expect(alarm.fireDate == ISO8601Local.string(from: berlin, in: UTCTimeZone()))
+        #expect(alarm.fireDate == ISO8601Local.millisecondString(from: berlin, in: UTCTimeZone()))
 
         // Replace the link as timedatectl does: a new link renamed over the old one.
         try FileManager.default.createSymbolicLink(atPath: link + ".new", withDestinationPath: "/usr/share/zoneinfo/America/New_York")
         guard rename(link + ".new", link) == 0 else { throw Subprocess.Failure("rename failed") }
         let newYork = Alarm.Schedule.relative(.init(time: .init(hour: 7, minute: 30), repeats: .never))
             .nextFireDate(after: Date(), in: GLibTimeZone(identifier: "America/New_York")!)!
-        let expected = ISO8601Local.string(from: newYork, in: UTCTimeZone())
+        let expected = ISO8601Local.millisecondString(from: newYork, in: UTCTimeZone())
         _ = try eventually(timeout: 5, "the alarm to move to 07:30 New York time") {
             try session.cliJSON(AlarmJSON.self, "show", alarm.id).fireDate == expected ? true : nil
         }

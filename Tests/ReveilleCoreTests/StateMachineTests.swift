@@ -105,7 +105,9 @@ struct StateMachineTests {
                 try alarm.applying(action, now: now, timeZone: utc)
             } throws: { error in
                 guard case AlarmError.invalidState(let text) = error else { return false }
-                return text.contains("is \(state.rawValue)") && text.contains("\(action.rawValue) is allowed only when")
+                // In a person's words: "is ringing: snooze (or repeat) works only while it is ...".
+                return text.contains("is \(AlarmRecord.stateWords(state))") && text.contains("\(action.words) works only while it is")
+                    && !text.contains("countdown is")
             }
         }
     }
@@ -166,6 +168,30 @@ struct StateMachineTests {
                 return text.contains(phrase)
             }
         }
+    }
+
+    @Test func aDisabledAlarmNeitherRingsNorCountsAndComesBackAtItsNextOccurrence() throws {
+        let daily = try record(relative(12, 30, everyDay))
+        let off = try daily.disabling()
+        #expect(off.dueDate == nil)
+        #expect(off.advanced(to: daily.fireDate!.addingTimeInterval(3600), lateWindow: 600, timeZone: utc) == .unchanged)
+        #expect(throws: AlarmError.self) { try off.applying(.stop, now: now, timeZone: utc) }
+        // Enabled two days later: its next occurrence from then, not the ones it slept through.
+        let later = daily.fireDate!.addingTimeInterval(2 * 86_400 + 60)
+        let on = try off.enabling(now: later, timeZone: utc)
+        #expect(!on.disabled && on.fireDate == daily.fireDate!.addingTimeInterval(3 * 86_400))
+        // A one-time alarm whose time passed while off cannot come back; a timer cannot be disabled.
+        let once = try record(.fixed(now.addingTimeInterval(3600)))
+        #expect(throws: AlarmError.self) { try once.disabling().enabling(now: now.addingTimeInterval(7200), timeZone: utc) }
+        #expect(throws: AlarmError.self) { try record(nil, preAlert: 60).disabling() }
+    }
+
+    @Test func skippingMovesARepeatingAlarmToTheOccurrenceAfterNext() throws {
+        let weekdays = try record(relative(12, 30, [.monday, .tuesday, .wednesday, .thursday, .friday]))
+        let skipped = try weekdays.skippingNextOccurrence(timeZone: utc)
+        #expect(skipped.fireDate! > weekdays.fireDate! && skipped.lastOccurrence == weekdays.fireDate)
+        #expect(skipped.fireDate == weekdays.alarm.schedule!.nextFireDate(after: weekdays.fireDate!, in: utc))
+        #expect(throws: AlarmError.self) { try record(relative(12, 30)).skippingNextOccurrence(timeZone: utc) }
     }
 
     @Test func presentationStateFollowsTheState() throws {

@@ -131,6 +131,40 @@ final class AlarmScheduler {
         return changed
     }
 
+    /// Gives the alarm whose id starts with `idPrefix` (among `owner`'s) a new configuration,
+    /// keeping its id and app: as if scheduled anew, with the same validation. A disabled alarm
+    /// stays disabled where it can.
+    func update(_ idPrefix: String, request: AlarmRequest, owner: String? = nil) throws(AlarmError) -> AlarmRecord {
+        try change(idPrefix, owner: owner, verb: "updated") { old throws(AlarmError) in
+            var new = try AlarmRecord(id: old.id, request: request, appID: old.appID, now: now(), timeZone: timeZone())
+            if old.disabled, let off = try? new.disabling() { new = off }
+            return new
+        }
+    }
+
+    /// Turns the alarm off (kept, silent) or on again at its next occurrence.
+    func setEnabled(_ enabled: Bool, _ idPrefix: String, owner: String? = nil) throws(AlarmError) -> AlarmRecord {
+        try change(idPrefix, owner: owner, verb: enabled ? "enabled" : "disabled") { old throws(AlarmError) in
+            enabled ? try old.enabling(now: now(), timeZone: timeZone()) : try old.disabling()
+        }
+    }
+
+    /// Skips the next occurrence of a repeating alarm.
+    func skip(_ idPrefix: String, owner: String? = nil) throws(AlarmError) -> AlarmRecord {
+        try change(idPrefix, owner: owner, verb: "skipped") { old throws(AlarmError) in
+            try old.skippingNextOccurrence(timeZone: timeZone())
+        }
+    }
+
+    private func change(_ idPrefix: String, owner: String?, verb: String,
+                        _ transform: (AlarmRecord) throws(AlarmError) -> AlarmRecord) throws(AlarmError) -> AlarmRecord {
+        let id = try resolve(idPrefix, owner: owner)
+        let changed = try transform(alarms[id]!)
+        try commit([AlarmChange(id: id, record: changed)])
+        logger.info("\(verb) \(id): next \(changed.fireDate.map(ISO8601Local.utcString) ?? "-")")
+        return changed
+    }
+
     /// The one alarm whose id starts with `prefix` (case-insensitive), among `owner`'s
     /// alarms when given: another app's alarms are not found.
     func resolve(_ prefix: String, owner: String? = nil) throws(AlarmError) -> UUID {

@@ -184,6 +184,16 @@ final class AlarmService {
             // The next alarm's time is the user's, whichever app set it.
             try requireUser(identity, to: "ask whether alarms wake the machine")
             return try Self.json(wakeStatus?() ?? WakeStatus(wakes: false, reason: "the agent is starting", lead: 0))
+        case "Update":
+            let request = try Self.request(strings[1])
+            try requireAuthorization(identity, sender: call.sender)
+            try IntentRunner.check(request, for: identity)
+            try checkSound(request.sound, for: identity)
+            return try Self.json(try scheduler.update(strings[0], request: request, owner: owner))
+        case "Skip":
+            return try Self.json(try scheduler.skip(strings[0], owner: owner))
+        case "Disable", "Enable":
+            return try Self.json(try scheduler.setEnabled(call.method == "Enable", strings[0], owner: owner))
         case "AuthorizationState":  // RequestAuthorization is answered in `handle`, after the user decides
             return authorizer.state(of: identity).rawValue
         case "Authorizations":

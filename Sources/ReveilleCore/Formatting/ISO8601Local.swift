@@ -10,6 +10,15 @@ public enum ISO8601Local {
         return wallClock(date, offset: offset) + sign + (magnitude / 60).zeroPadded() + ":" + (magnitude % 60).zeroPadded()
     }
 
+    /// `2027-03-28T03:30:00.250+02:00`: as `string(from:in:)`, with milliseconds (the CLI's
+    /// JSON keeps what the agent's does).
+    public static func millisecondString(from date: Date, in timeZone: any TimeZoneRules) -> String {
+        let millis = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let fraction = ((millis % 1000) + 1000) % 1000
+        let whole = string(from: Date(timeIntervalSince1970: Double((millis - fraction) / 1000)), in: timeZone)
+        return whole.prefix(19) + "." + fraction.zeroPadded(3) + whole.dropFirst(19)
+    }
+
     /// `2026-12-24T17:00:00.000Z`: UTC with milliseconds, for files and the wire.
     public static func utcString(from date: Date) -> String {
         let millis = Int((date.timeIntervalSince1970 * 1000).rounded(.down))

@@ -28,6 +28,13 @@ public struct AlarmRequest: Codable, Hashable, Sendable {
         self.secondaryIntent = secondaryIntent
     }
 
+    /// What `record` was scheduled with: the starting point for changing it (`Update`).
+    public init(_ record: AlarmRecord) {
+        self.init(schedule: record.alarm.schedule, countdownDuration: record.alarm.countdownDuration,
+                  presentation: record.presentation, metadata: record.metadata, tintColor: record.tintColor,
+                  sound: record.sound, ring: record.ring, stopIntent: record.stopIntent, secondaryIntent: record.secondaryIntent)
+    }
+
     private enum CodingKeys: String, CodingKey {
         case schedule, countdownDuration, presentation, metadata, tintColor, sound, ring, stopIntent, secondaryIntent
     }
@@ -71,6 +78,8 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
     public var previouslyElapsed: TimeInterval?
     /// In `alerting`: when it started to alert.
     public var alertingSince: Date?
+    /// Kept but silenced (`reveille disable`): it neither rings nor counts down until enabled.
+    public var disabled = false
     /// The occurrence that last came due (rang or was missed): no occurrence at or before it
     /// is scheduled again, so a wall clock set back cannot make an alarm ring twice.
     public var lastOccurrence: Date?
@@ -100,7 +109,7 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
 
     private enum CodingKeys: String, CodingKey {
         case alarm, presentation, metadata, tintColor, sound, ring, stopIntent, secondaryIntent, appID, fireDate,
-             countdownLength, pausedTimeRemaining, previouslyElapsed, alertingSince, lastOccurrence
+             countdownLength, pausedTimeRemaining, previouslyElapsed, alertingSince, lastOccurrence, disabled
     }
 
     /// `tintColor`, `sound` and `ring` may be left out: their defaults.
@@ -121,6 +130,7 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
         previouslyElapsed = try container.decodeIfPresent(TimeInterval.self, forKey: .previouslyElapsed)
         alertingSince = try container.decodeIfPresent(Date.self, forKey: .alertingSince)
         lastOccurrence = try container.decodeIfPresent(Date.self, forKey: .lastOccurrence)
+        disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
     }
 
     /// Leaves out what is at its default, so the store and the lists carry only what differs.
@@ -141,5 +151,6 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
         try container.encodeIfPresent(previouslyElapsed, forKey: .previouslyElapsed)
         try container.encodeIfPresent(alertingSince, forKey: .alertingSince)
         try container.encodeIfPresent(lastOccurrence, forKey: .lastOccurrence)
+        if disabled { try container.encode(disabled, forKey: .disabled) }
     }
 }

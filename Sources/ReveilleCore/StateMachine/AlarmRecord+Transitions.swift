@@ -19,6 +19,14 @@ public enum AlarmAction: String, Codable, Sendable, CaseIterable {
         case .cancel: Set(Alarm.State.allCases)
         }
     }
+
+    /// The action in a person's words: "snooze" rather than "countdown".
+    public var words: String {
+        switch self {
+        case .countdown: "snooze (or repeat)"
+        default: rawValue
+        }
+    }
 }
 
 /// What the clock did to an alarm.
@@ -66,6 +74,7 @@ extension AlarmRecord {
 
     /// The next instant at which the agent must act on this alarm, if any.
     public var dueDate: Date? {
+        if disabled { return nil }
         switch alarm.state {
         case .scheduled:
             guard let fireDate else { return nil }
@@ -112,9 +121,12 @@ extension AlarmRecord {
     /// alarm has ended. Throws `invalidState` when the action is not allowed in its state.
     public func applying(_ action: AlarmAction, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord? {
         guard action.allowedStates.contains(alarm.state) else {
-            let allowed = Alarm.State.allCases.filter(action.allowedStates.contains).map(\.rawValue)
+            let allowed = Alarm.State.allCases.filter(action.allowedStates.contains).map(Self.stateWords)
             throw .invalidState(
-                "alarm \(id.uuidString.lowercased()) is \(alarm.state.rawValue): \(action.rawValue) is allowed only when it is \(allowed.joined(separator: " or "))")
+                "\(Self.describe(self)) is \(Self.stateWords(alarm.state)): \(action.words) works only while it is \(allowed.joined(separator: " or "))")
+        }
+        if disabled, action != .cancel {
+            throw .invalidState("\(Self.describe(self)) is disabled: enable it first (reveille enable)")
         }
         var next = self
         switch action {
@@ -166,6 +178,58 @@ extension AlarmRecord {
         moved.previouslyElapsed = nil
         moved.alertingSince = nil
         return moved
+    }
+
+    /// Silenced but kept: only an alarm waiting for its time (not a timer, not one ringing).
+    public func disabling() throws(AlarmError) -> AlarmRecord {
+        guard alarm.schedule != nil, alarm.state == .scheduled else {
+            throw .invalidState("\(Self.describe(self)) is \(Self.stateWords(alarm.state)); only an alarm waiting for its time can be disabled (stop or cancel this one)")
+        }
+        var off = self
+        off.disabled = true
+        return off
+    }
+
+    /// On again, at its next occurrence from `now`; a one-time alarm whose time passed while it
+    /// was off cannot be.
+    public func enabling(now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord {
+        guard disabled else { throw .invalidState("\(Self.describe(self)) is not disabled") }
+        var on = self
+        on.disabled = false
+        if case .relative = alarm.schedule,
+           let next = alarm.schedule?.nextFireDate(after: max(now, lastOccurrence ?? now), in: timeZone) {
+            on.fireDate = next
+        }
+        if let fireDate = on.fireDate, fireDate <= now {
+            throw .invalidState("\(Self.describe(self)) was due \(ISO8601Local.string(from: fireDate, in: timeZone)) while it was disabled; give it a new time (reveille edit) or cancel it")
+        }
+        return on
+    }
+
+    /// The same repeating alarm with its next occurrence skipped: it next rings the time after.
+    public func skippingNextOccurrence(timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord {
+        guard alarm.isRepeating, alarm.state == .scheduled, let fireDate,
+              var skipped = nextOccurrence(after: fireDate, timeZone: timeZone) else {
+            throw .invalidState("\(Self.describe(self)) does not repeat or is not waiting for its time; only a repeating alarm can skip a day (cancel a one-time alarm instead)")
+        }
+        skipped.lastOccurrence = fireDate
+        skipped.disabled = disabled
+        return skipped
+    }
+
+    /// `alarm 3f2a9c1e "Wake up"`, for messages.
+    static func describe(_ record: AlarmRecord) -> String {
+        "\(record.alarm.schedule == nil ? "timer" : "alarm") \(record.id.uuidString.lowercased().prefix(8)) \(record.title.debugDescription)"
+    }
+
+    /// A state in a person's words.
+    static func stateWords(_ state: Alarm.State) -> String {
+        switch state {
+        case .scheduled: "waiting for its time"
+        case .countdown: "counting down"
+        case .paused: "paused"
+        case .alerting: "ringing"
+        }
     }
 
     /// After the wall clock was set by `jump` seconds: what measures elapsed time (a timer, a

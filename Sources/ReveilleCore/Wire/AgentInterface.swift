@@ -110,6 +110,30 @@ public enum AgentInterface {
               <arg name="state" type="s" direction="in"/>
               <arg name="result" type="s" direction="out"/>
             </method>
+            <!-- Gives an alarm (a unique id prefix) a new configuration (an AlarmRequest),
+                 keeping its id: validated as Schedule validates. Returns the AlarmRecord. -->
+            <method name="Update">
+              <arg name="id" type="s" direction="in"/>
+              <arg name="configuration" type="s" direction="in"/>
+              <arg name="options" type="a{sv}" direction="in"/>
+              <arg name="alarm" type="s" direction="out"/>
+            </method>
+            <!-- Skips the next occurrence of a repeating alarm. Returns the AlarmRecord. -->
+            <method name="Skip">
+              <arg name="id" type="s" direction="in"/>
+              <arg name="alarm" type="s" direction="out"/>
+            </method>
+            <!-- Keeps an alarm waiting for its time but silences it until Enable ("disabled":
+                 true in the record). Returns the AlarmRecord. -->
+            <method name="Disable">
+              <arg name="id" type="s" direction="in"/>
+              <arg name="alarm" type="s" direction="out"/>
+            </method>
+            <!-- Turns a disabled alarm on again at its next occurrence. Returns the AlarmRecord. -->
+            <method name="Enable">
+              <arg name="id" type="s" direction="in"/>
+              <arg name="alarm" type="s" direction="out"/>
+            </method>
             <!-- Whether the next alarm will wake the machine from suspend, and why not: a
                  WakeStatus (wakes, reason, wakeAt, alarmID, lead). The user's tools only. -->
             <method name="WakeStatus">

@@ -6,7 +6,8 @@ import ReveilleKit
 struct Timer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "timer", abstract: "Start a timer.")
 
-    @Argument(help: "How long (\(InputParser.acceptedDurations)).")
+    @Argument(help: ArgumentHelp("How long (\(InputParser.acceptedDurations)).",
+                                 discussion: "With colons it reads as a clock: 1:30 is 1 minute 30 seconds; 1:30:00 is 1½ hours."))
     var duration: String
 
     @OptionGroup var alert: AlertOptions

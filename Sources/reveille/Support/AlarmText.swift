@@ -17,15 +17,30 @@ struct AlarmSummary: Encodable, Equatable {
     var time: String?
     /// Weekdays of a repeating alarm.
     var repeats: [String]?
+    /// Seconds a snooze (or Repeat) waits; only when the second button snoozes or repeats.
     var snooze: Double?
     var preAlert: Double?
     var app: String
+    /// Whether it rings at all (`reveille disable` turns it off).
+    var enabled: Bool
+    /// The alert's second button as `--secondary` writes it: snooze, repeat, none, open:ID, run:ARGV.
+    var secondary: String
+    /// `default`, a sound name, or a path.
+    var sound: String
+    /// 0 to 1; full volume when absent.
+    var volume: Double?
+    var fade: Double?
+    /// Seconds it rings unanswered before it is reported missed.
+    var ringLimit: Double
+    /// Whether it wakes the computer from suspend.
+    var wakes: Bool
 
     /// The instant `fireDate` writes, kept to avoid reading the text back.
     private var shownDate: Date?
 
     private enum CodingKeys: String, CodingKey {
-        case id, title, state, kind, fireDate, timeRemaining, time, repeats, snooze, preAlert, app
+        case id, title, state, kind, fireDate, timeRemaining, time, repeats, snooze, preAlert, app, enabled, secondary,
+             sound, volume, fade, ringLimit, wakes
     }
 
     init(_ listing: AlarmListing, now: Date = Date(), timeZone: any TimeZoneRules = GLibTimeZone.local) {
@@ -35,7 +50,7 @@ struct AlarmSummary: Encodable, Equatable {
         state = alarm.state.rawValue
         kind = alarm.schedule == nil ? "timer" : "alarm"
         shownDate = alarm.state == .alerting ? listing.alertingSince : listing.fireDate
-        fireDate = shownDate.map { ISO8601Local.string(from: $0, in: timeZone) }
+        fireDate = shownDate.map { ISO8601Local.millisecondString(from: $0, in: timeZone) }
         switch alarm.state {
         case .paused: timeRemaining = listing.pausedTimeRemaining
         case .countdown: timeRemaining = listing.fireDate.map { (max(0, $0.timeIntervalSince(now)) * 10).rounded() / 10 }
@@ -45,9 +60,32 @@ struct AlarmSummary: Encodable, Equatable {
             time = "\(relative.time.hour.zeroPadded()):\(relative.time.minute.zeroPadded())"
             if case .weekly(let days) = relative.repeats { repeats = days.map(\.rawValue) }
         }
-        snooze = alarm.countdownDuration?.postAlert
         preAlert = alarm.schedule == nil ? nil : alarm.countdownDuration?.preAlert
         app = listing.appID
+        enabled = !listing.disabled
+        switch (listing.secondaryButtonBehavior, listing.secondaryIntent) {
+        case (.countdown?, _):
+            secondary = listing.secondaryButton == AlarmButton.repeatButton.text ? "repeat" : "snooze"
+            snooze = alarm.countdownDuration?.postAlertOrPreAlert
+        case (.custom?, .openApp(let desktopID)?): secondary = "open:\(desktopID)"
+        case (.custom?, .run(let arguments)?): secondary = "run:" + arguments.map(Self.quoted).joined(separator: " ")
+        case (.custom?, nil): secondary = "custom"
+        case (nil, _): secondary = "none"
+        }
+        sound = switch listing.sound {
+        case .default: "default"
+        case .named(let name): name
+        }
+        volume = listing.ring.volume
+        fade = listing.ring.fadeIn
+        ringLimit = listing.ring.ringLimit ?? RingOptions.defaultRingLimit
+        wakes = listing.ring.wakesMachine != false
+    }
+
+    /// An argument as `run:` reads it back: quoted when it holds a space, quote or backslash.
+    private static func quoted(_ argument: String) -> String {
+        guard argument.isEmpty || argument.contains(where: { " '\"\\".contains($0) }) else { return argument }
+        return "'" + argument.replacing("'", with: #"'\''"#) + "'"
     }
 
     init(_ record: AlarmRecord, now: Date = Date()) {
@@ -67,6 +105,7 @@ struct AlarmSummary: Encodable, Equatable {
 
     /// What the NEXT column says: when it rings, or how it stands.
     func when(now: Date = Date()) -> String {
+        guard enabled else { return "off" }
         switch state {
         case "paused": return "paused, \(Self.relative(timeRemaining ?? 0).dropFirst(3)) left"
         case "alerting": return "ringing"
@@ -86,13 +125,26 @@ struct AlarmSummary: Encodable, Equatable {
         }
     }
 
-    /// `Scheduled alarm 3f2a9c1e "Wake up": rings 2026-11-22 07:30 (in 11h 07m)`.
-    func sentence(verb: String) -> String {
-        let status = switch state {
+    /// `rings 2026-11-22 07:30 (in 11h 07m)`, `ringing`, `paused, 4m left`.
+    var whenSentence: String {
+        switch state {
         case "alerting", "paused": when()
         default: "rings \(when())"
         }
-        return "\(verb) \(kind) \(shortID) \(title.debugDescription): \(status)"
+    }
+
+    /// For an alarm that ended: `, which would have rung 2026-11-22 07:30 (in 11h 07m)`.
+    var endedSentence: String {
+        switch state {
+        case "scheduled", "countdown": ", which would have rung \(when())"
+        case "paused": " (it was paused, \(when().dropFirst(8)))"
+        default: ""
+        }
+    }
+
+    /// `Scheduled alarm 3f2a9c1e "Wake up": rings 2026-11-22 07:30 (in 11h 07m)`.
+    func sentence(verb: String) -> String {
+        "\(verb) \(kind) \(shortID) \(title.debugDescription): \(whenSentence)"
     }
 
     /// `key: value` lines for `reveille show`.
@@ -100,6 +152,12 @@ struct AlarmSummary: Encodable, Equatable {
         var lines = [("id", id), ("title", title), ("state", state), ("kind", kind), ("next", when()), ("repeats", repeatText)]
         if let snooze { lines.append(("snooze", Self.relative(snooze).dropFirst(3).description)) }
         if let preAlert { lines.append(("pre-alert", Self.relative(preAlert).dropFirst(3).description)) }
+        lines.append(("button", secondary))
+        lines.append(("sound", sound + (volume.map { " at \(Int(($0 * 100).rounded()))%" } ?? "")
+                      + (fade.map { ", rising over \(Self.relative($0).dropFirst(3))" } ?? "")))
+        lines.append(("rings for", "\(Self.relative(ringLimit).dropFirst(3)) unanswered"))
+        lines.append(("wakes", wakes ? "the computer from suspend" : "no (--no-wake)"))
+        if !enabled { lines.append(("enabled", "no (reveille enable \(shortID))")) }
         lines.append(("app", app))
         return lines.map { "\($0.0):".padded(to: 11) + $0.1 }.joined(separator: "\n")
     }

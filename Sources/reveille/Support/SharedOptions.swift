@@ -18,8 +18,8 @@ struct AlertOptions: ParsableArguments {
     @Option(help: "The notification's title.")
     var title: String?
 
-    @Option(help: "How long Snooze waits before ringing again (\(InputParser.acceptedDurations)).")
-    var snooze = "9m"
+    @Option(help: "How long Snooze waits before ringing again (\(InputParser.acceptedDurations)). Default: 9m.")
+    var snooze: String?
 
     @Option(help: ArgumentHelp(
         "The alert's second button: snooze (default), repeat, none, open:DESKTOP_ID, or run:'COMMAND'.",
@@ -30,12 +30,13 @@ struct AlertOptions: ParsableArguments {
             REVEILLE_ALARM_ID and REVEILLE_ACTION in their environment. As in AlarmKit, the alarm rings on \
             after an open: or run: button; Stop ends it (or the command can: reveille stop "$REVEILLE_ALARM_ID").
             """))
-    var secondary = "snooze"
+    var secondary: String?
 
-    @Option(help: "A sound name (see `reveille sounds`) or a path to a sound file. Default: Reveille's alarm.")
+    @Option(help: "A sound name (see `reveille sounds`) or a path to a sound file. Default: Reveille's alarm.",
+            completion: .custom { _, _, prefix in AlarmCompletion.sounds(prefix) })
     var sound: String?
 
-    @Option(help: "The alarm's loudness, 0% to 100%.")
+    @Option(help: "The alarm's loudness: a percentage (80%) or a fraction (0.8).")
     var volume: String?
 
     @Option(help: "Rise from silence to full volume over this long (\(InputParser.acceptedDurations)).")
@@ -50,18 +51,54 @@ struct AlertOptions: ParsableArguments {
     /// The request for `schedule`, with a Stop button and a Snooze (or Repeat) button.
     func request(schedule: Alarm.Schedule?, preAlert: TimeInterval?, defaultTitle: String,
                  repeatAfter: TimeInterval? = nil) throws -> AlarmRequest {
-        let postAlert = try repeatAfter ?? Parse.duration(snooze, option: "--snooze")
-        let title = title ?? defaultTitle
-        let (button, behavior, intent) = try Parse.secondary(repeatAfter == nil ? secondary : "repeat")
-        let presentation = AlarmPresentation(
-            alert: .init(title: title, stopButton: .stopButton, secondaryButton: button, secondaryButtonBehavior: behavior),
-            countdown: .init(title: title, pauseButton: .pauseButton), paused: .init(title: title))
+        if repeatAfter != nil, let secondary {
+            throw ValidationError("--repeat makes the second button Repeat; leave out --secondary \(secondary), or --repeat")
+        }
+        let postAlert = try repeatAfter ?? Parse.duration(snooze ?? "9m", option: "--snooze")
+        let (button, behavior, intent) = try Parse.secondary(repeatAfter == nil ? secondary ?? "snooze" : "repeat")
         let ring = RingOptions(volume: try volume.map(Parse.percentage),
                                fadeIn: try fade.map { try Parse.duration($0, option: "--fade") },
                                ringLimit: try ringLimit.map { try Parse.duration($0, option: "--ring-limit") },
                                wakesMachine: noWake ? false : nil)
         return AlarmRequest(schedule: schedule, countdownDuration: .init(preAlert: preAlert, postAlert: postAlert),
-                            presentation: presentation, sound: Parse.sound(sound), ring: ring, secondaryIntent: intent)
+                            presentation: .reveille(title: title ?? defaultTitle, secondaryButton: button, behavior: behavior),
+                            sound: Parse.sound(sound), ring: ring, secondaryIntent: intent)
+    }
+}
+
+extension AlertOptions {
+    /// Changes in `request` only what these options give (`reveille edit`).
+    func apply(to request: inout AlarmRequest, repeatAfter: TimeInterval?) throws {
+        if repeatAfter != nil, let secondary {
+            throw ValidationError("--repeat makes the second button Repeat; leave out --secondary \(secondary), or --repeat")
+        }
+        if let postAlert = try repeatAfter ?? snooze.map({ try Parse.duration($0, option: "--snooze") }) {
+            request.countdownDuration = .init(preAlert: request.countdownDuration?.preAlert, postAlert: postAlert)
+        }
+        var alert = request.presentation.alert
+        if let choice = repeatAfter != nil ? "repeat" : secondary {
+            let (button, behavior, intent) = try Parse.secondary(choice)
+            (alert.secondaryButton, alert.secondaryButtonBehavior, request.secondaryIntent) = (button, behavior, intent)
+        }
+        if title != nil || alert != request.presentation.alert {
+            request.presentation = .reveille(title: title ?? alert.title, secondaryButton: alert.secondaryButton,
+                                             behavior: alert.secondaryButtonBehavior)
+        }
+        if sound != nil { request.sound = Parse.sound(sound) }
+        if let volume { request.ring.volume = try Parse.percentage(volume) }
+        if let fade { request.ring.fadeIn = try Parse.duration(fade, option: "--fade") }
+        if let ringLimit { request.ring.ringLimit = try Parse.duration(ringLimit, option: "--ring-limit") }
+        if noWake { request.ring.wakesMachine = false }
+    }
+}
+
+extension AlarmPresentation {
+    /// What the CLI's alarms show: the title in every state, Stop, the second button, Pause, Resume.
+    static func reveille(title: String, secondaryButton: AlarmButton?,
+                         behavior: AlarmPresentation.Alert.SecondaryButtonBehavior?) -> AlarmPresentation {
+        AlarmPresentation(
+            alert: .init(title: title, stopButton: .stopButton, secondaryButton: secondaryButton, secondaryButtonBehavior: behavior),
+            countdown: .init(title: title, pauseButton: .pauseButton), paused: .init(title: title))
     }
 }
 
@@ -94,13 +131,16 @@ enum Parse {
         return (button, .custom, intent)
     }
 
-    /// `80%`, `80` or `0.8` → 0.8.
+    /// `80%` or `0.8` → 0.8. A bare number over 1 is refused: `2` could mean 2% or 200%.
     static func percentage(_ text: String) throws -> Double {
-        let number = text.hasSuffix("%") ? String(text.dropLast()) : text
-        guard let value = Double(number), value.isFinite, value >= 0 else {
-            throw ValidationError("--volume: could not read '\(text)'; accepted: 0% to 100%, like 80%")
+        let percent = text.hasSuffix("%")
+        guard let value = Double(percent ? String(text.dropLast()) : text), value.isFinite, value >= 0 else {
+            throw ValidationError("--volume: could not read '\(text)'; accepted: a percentage (0% to 100%, like 80%) or a fraction (0 to 1, like 0.8)")
         }
-        let fraction = text.hasSuffix("%") || value > 1 ? value / 100 : value
+        if !percent, value > 1 {
+            throw ValidationError("--volume: '\(text)' is neither a fraction (0 to 1) nor a percentage; write \(text)% or \(value / 100)")
+        }
+        let fraction = percent ? value / 100 : value
         guard fraction <= 1 else { throw ValidationError("--volume: '\(text)' is over 100%; accepted: 0% to 100%") }
         return fraction
     }

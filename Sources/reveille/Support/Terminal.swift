@@ -10,6 +10,13 @@ final class Terminal: @unchecked Sendable {
     /// Whether both ends are a terminal (otherwise watch prints plain lines).
     static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
 
+    /// Asks `question` on the terminal; yes only for an answer starting with y.
+    static func confirm(_ question: String) -> Bool {
+        Output.write(question + " [y/N] ")
+        guard let answer = readLine(strippingNewline: true) else { return false }
+        return answer.trimmed().lowercased().hasPrefix("y")
+    }
+
     /// Switches off line buffering and echo (tcsetattr) and hides the cursor.
     func enterRawMode() {
         guard tcgetattr(STDIN_FILENO, &original) == 0 else { return }

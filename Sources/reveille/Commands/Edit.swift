@@ -1,0 +1,110 @@
+import ArgumentParser
+import FoundationEssentials
+import ReveilleKit
+import ReveilleTimeZone
+
+/// `reveille edit`: change an alarm's time, days, title, sound... keeping its id.
+struct Edit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit",
+        abstract: "Change an alarm or timer, keeping its ID.",
+        discussion: """
+            Takes the options of `add` and `timer`; what is not given stays as it was. The alarm is \
+            scheduled anew from its new settings (a ringing alarm is silenced; a timer starts again).
+            """)
+
+    @Argument(help: "The alarm's ID, or a unique prefix of it.", completion: .custom { _, _, prefix in AlarmCompletion.ids(prefix) })
+    var id: String
+
+    @Argument(help: "A new time or date (as for `add`), or for a timer a new length (as for `timer`).")
+    var when: String?
+
+    @Option(help: "Repeat on these weekdays: \(InputParser.acceptedWeekdays).",
+            completion: .list(AlarmCompletion.weekdays))
+    var days: String?
+
+    @Option(help: "Show a countdown this long before the alarm rings (\(InputParser.acceptedDurations)).")
+    var preAlert: String?
+
+    @OptionGroup var alert: AlertOptions
+
+    @Option(name: .customLong("repeat"), help: "Offer Repeat instead of Snooze: it starts the timer again for this long.")
+    var repeatAfter: String?
+
+    @Flag(help: "Wake the computer from suspend for it again (undoes --no-wake).")
+    var wake = false
+
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let old = try await AlarmTarget.resolve(id)
+        var request = AlarmRequest(old)
+        let timeZone = GLibTimeZone.local
+        if old.alarm.schedule == nil {
+            guard days == nil else { throw ValidationError("--days: \(old.id.uuidString.prefix(8).lowercased()) is a timer; a timer does not repeat on days") }
+            if let when {
+                request.countdownDuration?.preAlert = try Parse.duration(when, option: "length")
+            }
+        } else if let when {
+            // A new time of day keeps the old days; a date makes it ring once.
+            let keptDays = (try? InputParser.timeOfDay(when)) != nil ? Self.days(of: old.alarm.schedule) : nil
+            let days = days ?? keptDays
+            request.schedule = try InputParser.schedule(when, days: days, now: Date(), timeZone: timeZone)
+        } else if let days, case .relative(var relative)? = old.alarm.schedule {
+            relative.repeats = .weekly(try InputParser.weekdays(days))
+            request.schedule = .relative(relative)
+        } else if days != nil {
+            throw ValidationError("--days repeats a time of day; give one too: reveille edit \(id) 7:30 --days \(days!)")
+        }
+        if let preAlert { request.countdownDuration = .init(preAlert: try Parse.duration(preAlert, option: "--pre-alert"),
+                                                            postAlert: request.countdownDuration?.postAlert) }
+        try alert.apply(to: &request, repeatAfter: try repeatAfter.map { try Parse.duration($0, option: "--repeat") })
+        if wake { request.ring.wakesMachine = nil }
+        let changed = try await AgentConnection.perform { client throws(AlarmError) in
+            try await client.update(old.id.uuidString, request: request)
+        }
+        try output.show(changed, verb: "Changed")
+    }
+
+    /// The weekdays a schedule repeats on, as `--days` writes them.
+    static func days(of schedule: Alarm.Schedule?) -> String? {
+        guard case .relative(let relative)? = schedule, case .weekly(let days) = relative.repeats else { return nil }
+        return days.map { String($0.rawValue.prefix(3)) }.joined(separator: ",")
+    }
+}
+
+/// `reveille skip`: the next occurrence of a repeating alarm does not ring.
+struct Skip: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "skip", abstract: "Skip the next occurrence of a repeating alarm.")
+    @OptionGroup var target: AlarmTarget
+
+    func run() async throws {
+        let before = try await target.resolve()
+        let after = try await AgentConnection.perform { client throws(AlarmError) in try await client.skip(before.id.uuidString) }
+        try target.output.show(after, verb: "Skipped \(AlarmSummary(before).when().prefix(16)) of")
+    }
+}
+
+/// `reveille disable`: keep an alarm but silence it, like a clock app's switch.
+struct Disable: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "disable", abstract: "Keep an alarm but stop it from ringing until enabled.")
+    @OptionGroup var target: AlarmTarget
+
+    func run() async throws {
+        let before = try await target.resolve()
+        let after = try await AgentConnection.perform { client throws(AlarmError) in try await client.setEnabled(false, before.id.uuidString) }
+        try target.output.show(after, verb: "Disabled")
+    }
+}
+
+/// `reveille enable`: a disabled alarm rings again from its next occurrence.
+struct Enable: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "enable", abstract: "Turn a disabled alarm on again, from its next occurrence.")
+    @OptionGroup var target: AlarmTarget
+
+    func run() async throws {
+        let before = try await target.resolve()
+        let after = try await AgentConnection.perform { client throws(AlarmError) in try await client.setEnabled(true, before.id.uuidString) }
+        try target.output.show(after, verb: "Enabled")
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import ReveilleCore
+import ReveilleTestSupport
+
+/// The commands a person reaches for, end to end: what each says it did, the new commands,
+/// and one exit-status convention.
+@Suite("The CLI end to end", .serialized)
+struct CLITests {
+    struct FullJSON: Decodable {
+        var id: String, title: String, state: String, fireDate: String?, enabled: Bool, secondary: String
+        var sound: String, volume: Double?, fade: Double?, ringLimit: Double, wakes: Bool, snooze: Double?
+    }
+
+    @Test func everydayTimeFormsScheduleAndNextShowsHowTheyResolve() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        for form in ["in 10 minutes", "+1h30m", "tomorrow noon", "fri 18:00", "next mon 9:00", "12/24 18:00", "0730", "midnight"] {
+            let added = try session.cli("add", form, "--title", form)
+            #expect(added.status == 0, "\(form): \(added.stderr)")
+            let next = try session.cli("next", form, "--count", "1")
+            #expect(next.status == 0 && next.stdout.count >= 25, "\(form): \(next.stdout)\(next.stderr)")
+        }
+        let duration = try session.cli("add", "10m")
+        #expect(duration.status == 64 && duration.stderr.contains("`reveille timer 10m`"), "\(duration.status) \(duration.stderr)")
+        #expect(duration.stderr.contains("Usage: reveille add"), "the usage of the command given, not the root's: \(duration.stderr)")
+    }
+
+    @Test func actionsNameTheAlarmAndShortPrefixesAreShownFirst() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let pizza = try session.cliJSON(FullJSON.self, "timer", "25m", "--title", "Pizza")
+        let short = String(pizza.id.prefix(1))
+        let refused = try session.cli("cancel", short)
+        #expect(refused.status == 64 && refused.stderr.contains("matches timer \(pizza.id.prefix(8)) \"Pizza\""), "\(refused.stderr)")
+        #expect(try session.cliJSON([FullJSON].self, "list").count == 1, "nothing cancelled")
+        let cancelled = try session.cli("cancel", short, "--yes")
+        #expect(cancelled.stdout.hasPrefix("Cancelled timer \(pizza.id.prefix(8)) \"Pizza\": it has ended, which would have rung "),
+                "\(cancelled.stdout)")
+        // --all asks, or takes --yes.
+        for title in ["One", "Two"] { _ = try session.cli("timer", "1h", "--title", title) }
+        #expect(try session.cli("cancel", "--all").status == 64)
+        let all = try session.cli("cancel", "--all", "--yes")
+        #expect(all.stdout.split(separator: "\n").count == 2 && all.stdout.contains("\"One\"") && all.stdout.contains("\"Two\""))
+        #expect(try session.cliJSON([FullJSON].self, "list").isEmpty)
+    }
+
+    @Test func editKeepsTheIDAndChangesOnlyWhatIsGiven() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let alarm = try session.cliJSON(FullJSON.self, "add", "7:00", "--days", "weekdays", "--title", "Up", "--volume", "80%")
+        let edited = try session.cliJSON(FullJSON.self, "edit", alarm.id, "7:30", "--sound", "bell", "--json")
+        #expect(edited.id == alarm.id && edited.title == "Up" && edited.volume == 0.8 && edited.sound == "bell")
+        #expect(edited.fireDate?.contains("T07:30:00.000") == true, "\(edited.fireDate ?? "")")
+        let retitled = try session.cli("edit", alarm.id.prefix(8).description, "--title", "Stand-up")
+        #expect(retitled.stdout.hasPrefix("Changed alarm \(alarm.id.prefix(8)) \"Stand-up\": rings "), "\(retitled.stdout)")
+        // Every field the user can set is in show --json.
+        let run = try session.cliJSON(FullJSON.self, "timer", "5m", "--secondary", "run:/usr/bin/notify-send 'Tea ready'",
+                                      "--fade", "30s", "--ring-limit", "2m", "--no-wake")
+        #expect(run.secondary == "run:/usr/bin/notify-send 'Tea ready'" && run.snooze == nil)
+        #expect(run.fade == 30 && run.ringLimit == 120 && !run.wakes)
+        // Apps may edit their own alarms; the same validation as Schedule.
+        #expect(try session.cli("edit", alarm.id, "2020-01-01 10:00").stderr.contains("not in the future"))
+    }
+
+    @Test func skipDisableAndEnableAlarms() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let daily = try session.cliJSON(FullJSON.self, "add", "6:00", "--days", "daily", "--title", "Run")
+        let skipped = try session.cliJSON(FullJSON.self, "skip", daily.id)
+        let first = try #require(daily.fireDate.flatMap { ISO8601Local.parse($0, defaultTimeZone: UTCTimeZone()) })
+        let after = try #require(skipped.fireDate.flatMap { ISO8601Local.parse($0, defaultTimeZone: UTCTimeZone()) })
+        #expect(after.timeIntervalSince(first) == 86_400, "the next day's, one day later")
+        let off = try session.cli("disable", daily.id)
+        #expect(off.stdout.hasPrefix("Disabled alarm \(daily.id.prefix(8)) \"Run\": rings off"), "\(off.stdout)")
+        #expect(try session.cli("list").stdout.contains("off"))
+        #expect(try session.cliJSON(FullJSON.self, "show", daily.id).enabled == false)
+        let on = try session.cliJSON(FullJSON.self, "enable", daily.id)
+        #expect(on.enabled && on.fireDate != nil)
+        let timer = try session.cliJSON(FullJSON.self, "timer", "1h")
+        let refused = try session.cli("skip", timer.id)
+        #expect(refused.status == 1 && refused.stderr.contains("only a repeating alarm can skip a day"), "\(refused.stderr)")
+    }
+
+    @Test func optionsMeanOneThingAndExitStatusesFollowSysexits() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let ambiguous = try session.cli("timer", "1m", "--volume", "2")
+        #expect(ambiguous.status == 64 && ambiguous.stderr.contains("write 2% or 0.02"), "\(ambiguous.stderr)")
+        let both = try session.cli("timer", "1m", "--repeat", "1m", "--secondary", "none")
+        #expect(both.status == 64 && both.stderr.contains("leave out --secondary"))
+        #expect(try session.cli("show", "ffffffff").status == 66)
+        #expect(try session.cli("add", "2020-01-01 10:00").status == 65)
+        for binary in ["reveille", "reveille-agent"] {
+            let version = try Subprocess.run(session.binaries + "/" + binary, ["--version"], environment: session.environment)
+            #expect(version.status == 0 && version.stdout == ReveilleVersion.current + "\n", "\(binary): \(version.stdout)")
+        }
+        let help = try session.cli("timer", "--help")
+        #expect(help.stdout.contains("1:30 is 1 minute 30 seconds"))
+    }
+
+    @Test func completionsOfferAlarmIDsWithTitlesSoundsAndWeekdays() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let tea = try session.cliJSON(FullJSON.self, "timer", "1h", "--title", "Tea")
+        // As the generated scripts ask: the argument, the word's index, the cursor in it, the words.
+        let ids = try session.cli("---completion", "cancel", "--", "positional@0", "2", "0", "reveille", "cancel", "")
+        #expect(ids.stdout.contains(String(tea.id.prefix(8))), "\(ids.stdout)\(ids.stderr)")
+        let sounds = try session.cli("---completion", "timer", "--", "--sound", "3", "1", "reveille", "timer", "--sound", "b")
+        #expect(sounds.stdout.contains("bell"), "\(sounds.stdout)\(sounds.stderr)")
+    }
+}
