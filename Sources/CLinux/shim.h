@@ -7,3 +7,12 @@
 #define POSIX_SPAWN_SETSID 0x80
 #endif
 static const short reveille_posix_spawn_setsid = POSIX_SPAWN_SETSID;
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+// ioctl(2) is variadic, which Swift cannot call: the terminal's width (TIOCGWINSZ), 0 if unknown.
+static inline int reveille_terminal_columns(int fd) {
+    struct winsize size;
+    return ioctl(fd, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+}

@@ -109,4 +109,36 @@ struct CLITests {
         let sounds = try session.cli("---completion", "timer", "--", "--sound", "3", "1", "reveille", "timer", "--sound", "b")
         #expect(sounds.stdout.contains("bell"), "\(sounds.stdout)\(sounds.stderr)")
     }
+
+    static let watchDriver = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Support/pty-driver/watch-pty.py").path
+
+    struct WatchRun: Decodable {
+        var status: Int32, rawWhileRunning: Bool, echoRestored: Bool, cursorShown: Bool, screens: [String], clearedWholeScreen: Bool
+        enum CodingKeys: String, CodingKey {
+            case status, screens
+            case rawWhileRunning = "raw_while_running", echoRestored = "echo_restored", cursorShown = "cursor_shown"
+            case clearedWholeScreen = "cleared_whole_screen"
+        }
+    }
+
+    @Test(arguments: [("INT", 130), ("TERM", 143), ("HUP", 129)])
+    func watchLeavesTheTerminalAsItWasAndAsksBeforeCancelling(_ signal: String, _ status: Int32) throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let pizza = try session.cliJSON(FullJSON.self, "timer", "25m", "--title", "Pizza")
+        _ = try session.cliJSON(FullJSON.self, "add", "7:00", "--title", "A longer alarm title")
+        let result = try Subprocess.run("/usr/bin/python3", [Self.watchDriver, session.binaries + "/reveille", signal, "c", "n", "c"],
+                                        environment: session.environment, timeout: 40)
+        let run = try JSONDecoder().decode(WatchRun.self, from: Data(result.stdout.utf8))
+        #expect(run.status == status && run.rawWhileRunning && run.echoRestored && run.cursorShown, "\(result.stdout)\(result.stderr)")
+        #expect(!run.clearedWholeScreen, "redrawn in place, without clearing the screen each time")
+        #expect(run.screens[1].contains("Cancel timer \(pizza.id.prefix(8)) \"Pizza\"? y/n"), "\(run.screens[1])")
+        #expect(run.screens[2].contains("Not cancelled"))
+        #expect(try session.cliJSON([FullJSON].self, "list").count == 2, "n cancels nothing")
+        // Columns line up: the titles start at the same column on both rows.
+        let rows = run.screens[0].components(separatedBy: "\r\n").filter { $0.contains("Pizza") || $0.contains("A longer alarm") }
+        let starts = rows.compactMap { row in (row.range(of: "Pizza") ?? row.range(of: "A longer alarm")).map { row.distance(from: row.startIndex, to: $0.lowerBound) } }
+        #expect(starts.count == 2 && Set(starts).count == 1, "\(rows)")
+    }
 }

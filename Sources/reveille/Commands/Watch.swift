@@ -11,7 +11,8 @@ struct Watch: AsyncParsableCommand {
         discussion: """
             In a terminal: one row per alarm with its state, and a progress bar and the time left \
             for countdowns, redrawn every second while a countdown runs. Keys: up/down select, \
-            s stop, z snooze, p pause, r resume, c cancel, q quit. When the output is not a \
+            s stop, z snooze, p pause, r resume, c cancel (asks y/n), q quit; Ctrl-C, a closed \
+            terminal or SIGTERM leave the terminal as it was. When the output is not a \
             terminal, or with --json, prints one line (or JSON object) per change until interrupted.
             """)
 
@@ -75,12 +76,16 @@ private actor LiveView {
         get { records.firstIndex { $0.id == selectedID } ?? 0 }
         set { selectedID = records.indices.contains(newValue) ? records[newValue].id : nil }
     }
-    private var status = "s stop · z snooze · p pause · r resume · c cancel · q quit"
+    private static let help = "s stop · z snooze · p pause · r resume · c cancel · q quit"
+    private var status = help
+    /// The alarm `c` asked about; `y` cancels it, any other key does not.
+    private var pendingCancel: AlarmRecord?
     private let terminal = Terminal()
 
     func run(_ updates: AsyncStream<[AlarmRecord]>) async throws {
         terminal.enterRawMode()
         defer { terminal.restore() }
+        await terminal.handleSignals(onResize: { Task { await self.draw() } })
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask { for await list in updates { await self.show(list) }; return false }
             group.addTask { for await key in self.terminal.keys() { if await self.press(key) { return true } }; return true }
@@ -104,40 +109,60 @@ private actor LiveView {
 
     /// Handles a key; returns true to quit.
     private func press(_ key: String) async -> Bool {
-        let actions: [String: AlarmAction] = ["s": .stop, "z": .countdown, "p": .pause, "r": .resume, "c": .cancel]
+        let actions: [String: AlarmAction] = ["s": .stop, "z": .countdown, "p": .pause, "r": .resume]
+        if let asked = pendingCancel {
+            pendingCancel = nil
+            if key == "y" { await perform(.cancel, on: asked) } else { status = "Not cancelled. " + Self.help }
+            draw()
+            return false
+        }
         switch key {
         case "q", "\u{03}", "\u{04}": return true
         case "up": selected = max(0, selected - 1)
         case "down": selected = min(max(0, records.count - 1), selected + 1)
+        case "c" where records.indices.contains(selected):
+            pendingCancel = records[selected]
+            let summary = AlarmSummary(records[selected])
+            status = "Cancel \(summary.kind) \(summary.shortID) \(summary.title.debugDescription)? y/n"
         default:
             guard let action = actions[key], records.indices.contains(selected) else { return false }
-            let id = records[selected].id.uuidString
-            do {
-                _ = try await AgentConnection.perform { client throws(AlarmError) in try await client.apply(action, to: id) }
-                status = "\(action.rawValue): done"
-            } catch {
-                status = "\(error)"
-            }
+            await perform(action, on: records[selected])
         }
         draw()
         return false
     }
 
-    private func draw() {
+    private func perform(_ action: AlarmAction, on record: AlarmRecord) async {
+        let id = record.id.uuidString
+        let summary = AlarmSummary(record)
+        do {
+            _ = try await AgentConnection.perform { client throws(AlarmError) in try await client.apply(action, to: id) }
+            status = "\(action.words.prefix { $0 != " " }.capitalized) \(summary.shortID) \(summary.title.debugDescription): done. " + Self.help
+        } catch let error as AlarmError {
+            status = error.reason
+        } catch {
+            status = "\(error)"
+        }
+    }
+
+    fileprivate func draw() {
         let now = Date()
         var lines = ["Reveille — \(records.count) alarm\(records.count == 1 ? "" : "s")", ""]
         if records.isEmpty { lines.append("  No alarms. Add one with `reveille add 7:30` or `reveille timer 5m`.") }
-        for (index, record) in records.enumerated() {
+        let rows = records.enumerated().map { index, record -> [String] in
             let summary = AlarmSummary(record, now: now)
-            var row = "\(index == selected ? ">" : " ") \(summary.shortID)  \(summary.state.padded(to: 9))  "
+            var next = summary.when(now: now)
             if let length = record.countdownLength, length > 0, let left = summary.timeRemaining {
                 let filled = Int(((length - left) / length * 20).rounded()).clamped(0, 20)
-                row += "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled) + "] "
-                row += AlarmSummary.relative(left).dropFirst(3) + " left"
-            } else {
-                row += summary.when(now: now)
+                next = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled) + "] "
+                    + AlarmSummary.relative(left).dropFirst(3) + " left"
             }
-            lines.append(row + "  " + summary.title)
+            return [index == selected ? ">" : " ", summary.shortID, summary.enabled ? summary.state : "off", next, summary.title]
+        }
+        // Columns aligned to their widest cell; the title, last, takes what is left.
+        let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            lines.append((0..<4).map { row[$0].padded(to: widths[$0]) }.joined(separator: "  ") + "  " + row[4])
         }
         lines += ["", status]
         terminal.draw(lines)

@@ -1,5 +1,7 @@
+import CLinux
 import FoundationEssentials
 import Glibc
+import ReveilleBus
 import ReveilleCore
 
 /// The terminal for `reveille watch`: raw key input and whole-screen redraws, restored on exit.
@@ -39,9 +41,33 @@ final class Terminal: @unchecked Sendable {
         write("\u{1B}[?25h\n")
     }
 
-    /// Replaces the screen's content with `lines`.
+    /// Restores the terminal and exits on SIGINT, SIGTERM and SIGHUP (with 128 + the signal,
+    /// as a shell reports it); `onResize` hears SIGWINCH. Handled on the GLib loop, not in a
+    /// signal handler, so restoring is safe.
+    @GLibActor
+    func handleSignals(onResize: @escaping @GLibActor () -> Void) {
+        for signal in [SIGINT, SIGTERM, SIGHUP] {
+            MainLoopSources.onSignal(signal) { [self] in
+                restore()
+                exit(128 + signal)
+            }
+        }
+        MainLoopSources.onSignal(SIGWINCH, handler: onResize)
+    }
+
+    /// The terminal's width in columns (80 when it cannot say).
+    var columns: Int {
+        let columns = Int(reveille_terminal_columns(STDOUT_FILENO))
+        return columns > 0 ? columns : 80
+    }
+
+    /// Replaces the screen's content with `lines`, without clearing it first (no flicker):
+    /// each line overwrites the old one and clears what is left of it, then the rest of the
+    /// screen is cleared. Lines longer than the terminal are cut.
     func draw(_ lines: [String]) {
-        write("\u{1B}[H\u{1B}[2J" + lines.joined(separator: "\r\n") + "\r\n")
+        let width = columns
+        let fitted = lines.map { $0.count > width ? String($0.prefix(max(0, width - 1))) + "…" : $0 }
+        write("\u{1B}[H" + fitted.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\r\n\u{1B}[J")
     }
 
     /// Key presses as they come: arrows as "up"/"down", others as their character.
