@@ -141,4 +141,24 @@ struct CLITests {
         let starts = rows.compactMap { row in (row.range(of: "Pizza") ?? row.range(of: "A longer alarm")).map { row.distance(from: row.startIndex, to: $0.lowerBound) } }
         #expect(starts.count == 2 && Set(starts).count == 1, "\(rows)")
     }
+
+    @Test func timesFollowTheLocalesClockAndISOStaysInJSON() throws {
+        // A locale built for the test (glibc's localedef), as a user's en_US.UTF-8 would be.
+        let locales = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-locales-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: locales, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: locales) }
+        let built = try Subprocess.run(try Subprocess.find("localedef", package: "libc-bin"),
+                                       ["-i", "en_US", "-f", "UTF-8", locales + "/en_US.UTF-8"], environment: [:])
+        #expect(built.status == 0, "localedef needs the locales package: \(built.stderr)")
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        var american = session.environment
+        american["LOCPATH"] = locales
+        american["LC_ALL"] = "en_US.UTF-8"
+        let added = try Subprocess.run(session.binaries + "/reveille", ["add", "19:30", "--title", "Dinner"], environment: american)
+        #expect(added.stdout.contains(" 7:30 PM (in "), "\(added.stdout)\(added.stderr)")
+        #expect(try session.cli("list").stdout.contains(" 19:30 (in "), "24 hours in the C locale")
+        let json = try Subprocess.run(session.binaries + "/reveille", ["list", "--json"], environment: american)
+        #expect(json.stdout.contains("T19:30:00.000+00:00"), "ISO 8601 in JSON whatever the locale: \(json.stdout)")
+    }
 }

@@ -25,7 +25,7 @@ struct Status: AsyncParsableCommand {
         let next = alarms.map { AlarmSummary($0) }.first { $0.state != "paused" && $0.state != "alerting" }
         Output.line("Next alarm: " + (next.map { "\($0.shortID) \($0.title.debugDescription), rings \($0.when())" } ?? "none"))
         if status.wakes, let wakeAt = status.wakeAt {
-            let local = ISO8601Local.string(from: wakeAt, in: GLibTimeZone.local).prefix(19).replacing("T", with: " ")
+            let local = AlarmSummary.dateAndTime(ISO8601Local.string(from: wakeAt, in: GLibTimeZone.local))
             Output.line("Wakes the computer: yes, at \(local) (\(Int(status.lead)) s early), if it is suspended")
         } else {
             Output.line("Wakes the computer: no; \(status.reason ?? "unknown")")

@@ -94,6 +94,15 @@ struct AlarmSummary: Encodable, Equatable {
 
     var shortID: String { String(id.prefix(8)) }
 
+    /// How this process shows times of day (`LC_TIME`: 19:30 or 7:30 PM).
+    static let clock = ClockStyle.fromEnvironment()
+
+    /// `2026-11-22 07:30` (or `2026-11-22 7:30 AM`) from local ISO 8601 text.
+    static func dateAndTime(_ iso: String) -> String {
+        let hour = Int(iso.dropFirst(11).prefix(2)) ?? 0, minute = Int(iso.dropFirst(14).prefix(2)) ?? 0
+        return "\(iso.prefix(10)) \(clock.format(hour: hour, minute: minute))"
+    }
+
     /// `in 11h 07m`, `in 42s`, `3m ago`.
     static func relative(_ seconds: Double) -> String {
         let total = Int(abs(seconds).rounded())
@@ -111,7 +120,7 @@ struct AlarmSummary: Encodable, Equatable {
         case "alerting": return "ringing"
         default:
             guard let fireDate, let shownDate else { return "-" }
-            return "\(fireDate.prefix(16).replacing("T", with: " ")) (\(Self.relative(shownDate.timeIntervalSince(now))))"
+            return "\(Self.dateAndTime(fireDate)) (\(Self.relative(shownDate.timeIntervalSince(now))))"
         }
     }
 
