@@ -60,6 +60,7 @@ run: release
 man:
 	mkdir -p .build/man
 	$(SWIFT) package --allow-writing-to-directory .build/man generate-manual --output-directory .build/man
+	scripts/finish-man .build/man
 
 ## install: release binaries, sounds, desktop files, D-Bus activation, systemd unit, man pages, completions
 ## (PREFIX=/usr/local by default, PREFIX=~/.local for one user; DESTDIR for packagers)

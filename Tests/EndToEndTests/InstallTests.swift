@@ -78,4 +78,44 @@ struct InstallTests {
         #expect(uninstall.status == 0, "\(uninstall.stderr)")
         #expect(listing(destdir).isEmpty, "uninstall removes all of it: \(listing(destdir))")
     }
+
+    @Test func manPagesGetTheirOwnSectionsAndLoseTheGeneratorsInventedSubcommand() throws {
+        // The shape swift-argument-parser's generate-manual gives a tool without subcommands.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-man-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let generated = """
+            .Sh NAME
+            .Nm reveille-agent
+            .Sh SYNOPSIS
+            .Nm
+            .Ar subcommand
+            .Op Fl -replace
+            .Sh DESCRIPTION
+            .Bl -tag -width 6n
+            .It Fl -replace
+            Take over from a running agent.
+            .It Em help
+            Show subcommand help information.
+            .Bl -tag -width 6n
+            .It Ar subcommands...
+            .El
+            .El
+            .Sh "EXIT STATUS"
+            .Ex -std
+
+            """
+        try generated.write(toFile: folder + "/reveille-agent.1", atomically: true, encoding: .utf8)
+        let finish = try Subprocess.run(repository + "/scripts/finish-man", [folder], environment: ProcessInfo.processInfo.environment)
+        #expect(finish.status == 0, "\(finish.stderr)")
+        let page = try String(contentsOfFile: folder + "/reveille-agent.1", encoding: .utf8)
+        #expect(!page.contains("subcommand") && !page.contains(".It Em help") && !page.contains(".Ex -std"), "\(page)")
+        for section in [#".Sh "EXIT STATUS""#, ".Sh ENVIRONMENT", ".Sh FILES", ".Sh EXAMPLES"] {
+            #expect(page.contains(section), "\(section) is missing")
+        }
+        #expect(page.contains(".It Fl -replace\nTake over from a running agent.\n.El"), "the options stay")
+        // The CLI's page lists the exit statuses the CLI uses.
+        let sections = try String(contentsOfFile: repository + "/docs/man/reveille.sections", encoding: .utf8)
+        for status in ["64", "65", "66", "69", "74", "77"] { #expect(sections.contains(".It \(status)\n")) }
+    }
 }
