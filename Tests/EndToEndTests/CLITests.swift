@@ -72,7 +72,7 @@ struct CLITests {
         let after = try #require(skipped.fireDate.flatMap { ISO8601Local.parse($0, defaultTimeZone: UTCTimeZone()) })
         #expect(after.timeIntervalSince(first) == 86_400, "the next day's, one day later")
         let off = try session.cli("disable", daily.id)
-        #expect(off.stdout.hasPrefix("Disabled alarm \(daily.id.prefix(8)) \"Run\": rings off"), "\(off.stdout)")
+        #expect(off.stdout.hasPrefix("Disabled alarm \(daily.id.prefix(8)) \"Run\": off until `reveille enable \(daily.id.prefix(8))`"), "\(off.stdout)")
         #expect(try session.cli("list").stdout.contains("off"))
         #expect(try session.cliJSON(FullJSON.self, "show", daily.id).enabled == false)
         let on = try session.cliJSON(FullJSON.self, "enable", daily.id)

@@ -136,7 +136,8 @@ struct AlarmSummary: Encodable, Equatable {
 
     /// `rings 2026-11-22 07:30 (in 11h 07m)`, `ringing`, `paused, 4m left`.
     var whenSentence: String {
-        switch state {
+        guard enabled else { return "off until `reveille enable \(shortID)`" }
+        return switch state {
         case "alerting", "paused": when()
         default: "rings \(when())"
         }
