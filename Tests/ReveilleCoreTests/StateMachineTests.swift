@@ -260,7 +260,8 @@ struct StateMachineTests {
             (request(schedule: .fixed(instant("2027-06-01T11:00:00Z"))), "not in the future"),
             (request(schedule: relative(24, 0)), "hour 0–23"),
             (request(schedule: relative(7, 0, [])), "at least one weekday"),
-            (request(schedule: nil, preAlert: -1), "preAlert is -1.0 seconds"),
+            (request(schedule: nil, preAlert: -1), "the countdown before it rings (preAlert) is -1 seconds"),
+            (request(schedule: nil, preAlert: 34_560_000), "(preAlert) is 400 days; accepted: more than 0 seconds and at most 366 days"),
             (request(schedule: relative(7, 0), title: String(repeating: "x", count: 501)), "at most 500"),
         ]
         for (bad, phrase) in cases {

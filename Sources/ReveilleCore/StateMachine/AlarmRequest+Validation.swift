@@ -16,6 +16,17 @@ extension AlarmRequest {
     /// The largest metadata accepted, in UTF-8 bytes.
     public static let maximumMetadataBytes = 4096
 
+    /// `400 days`, `90 seconds`, `-5 seconds`: a length as a person says it.
+    static func spoken(_ seconds: TimeInterval) -> String {
+        guard seconds.isFinite else { return "\(seconds) seconds" }
+        let magnitude = abs(seconds)
+        let (unit, size): (String, Double) = magnitude >= 2 * 86_400 ? ("days", 86_400) : magnitude >= 2 * 3600 ? ("hours", 3600)
+            : magnitude >= 120 ? ("minutes", 60) : ("seconds", 1)
+        let value = seconds / size
+        let text = value == value.rounded() ? String(Int(value)) : String((value * 10).rounded() / 10)
+        return "\(text) \(unit)"
+    }
+
     /// Checks the request against AlarmKit's rules; throws `invalidConfiguration`
     /// naming what is wrong and what is accepted.
     public func validate(now: Date, timeZone: any TimeZoneRules) throws(AlarmError) {
@@ -23,7 +34,8 @@ extension AlarmRequest {
         for (name, value) in [("preAlert", countdownDuration?.preAlert), ("postAlert", countdownDuration?.postAlert)] {
             guard let value else { continue }
             guard value.isFinite, value > 0, value <= Self.maximumCountdown else {
-                throw invalid("\(name) is \(value) seconds; accepted: more than 0 and at most \(Int(Self.maximumCountdown)) seconds (366 days)")
+                let what = name == "preAlert" ? "the countdown before it rings (preAlert)" : "the snooze or repeat length (postAlert)"
+                throw invalid("\(what) is \(Self.spoken(value)); accepted: more than 0 seconds and at most 366 days")
             }
         }
         switch schedule {

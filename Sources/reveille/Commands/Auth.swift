@@ -25,7 +25,7 @@ struct AuthList: AsyncParsableCommand {
         Output.line("APP".padded(to: width) + "STATE          WHY")
         for app in apps {
             Output.line(app.appID.padded(to: width)
-                        + app.state.rawValue.padded(to: 15) + (app.usageDescription ?? ""))
+                        + app.state.words.padded(to: 15) + (app.usageDescription ?? ""))
         }
     }
 }
@@ -40,7 +40,7 @@ extension AuthDecisionCommand {
     func run() async throws {
         let app = self.app
         try await AgentConnection.perform { client throws(AlarmError) in try await client.setAuthorization(Self.state, for: app) }
-        Output.line("\(app) is now \(Self.state.rawValue).")
+        Output.line("\(app) is now \(Self.state.words)\(Self.state == .notDetermined ? ": it will be asked again" : "").")
     }
 }
 
@@ -60,4 +60,15 @@ struct AuthReset: AuthDecisionCommand {
     static let configuration = CommandConfiguration(commandName: "reset", abstract: "Forget the decision; the app will ask again.")
     static let state = AuthorizationState.notDetermined
     @Argument(help: "The app's id, as `reveille auth list` shows it.") var app: String
+}
+
+extension AuthorizationState {
+    /// The decision in a person's words.
+    var words: String {
+        switch self {
+        case .authorized: "allowed"
+        case .denied: "denied"
+        case .notDetermined: "undecided"
+        }
+    }
 }

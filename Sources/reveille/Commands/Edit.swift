@@ -90,11 +90,7 @@ struct Disable: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "disable", abstract: "Keep an alarm but stop it from ringing until enabled.")
     @OptionGroup var target: AlarmTarget
 
-    func run() async throws {
-        let before = try await target.resolve()
-        let after = try await AgentConnection.perform { client throws(AlarmError) in try await client.setEnabled(false, before.id.uuidString) }
-        try target.output.show(after, verb: "Disabled")
-    }
+    func run() async throws { try await target.setEnabled(false, verb: "Disabled") }
 }
 
 /// `reveille enable`: a disabled alarm rings again from its next occurrence.
@@ -102,9 +98,15 @@ struct Enable: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "enable", abstract: "Turn a disabled alarm on again, from its next occurrence.")
     @OptionGroup var target: AlarmTarget
 
-    func run() async throws {
-        let before = try await target.resolve()
-        let after = try await AgentConnection.perform { client throws(AlarmError) in try await client.setEnabled(true, before.id.uuidString) }
-        try target.output.show(after, verb: "Enabled")
+    func run() async throws { try await target.setEnabled(true, verb: "Enabled") }
+}
+
+extension AlarmTarget {
+    func setEnabled(_ enabled: Bool, verb: String) async throws {
+        let before = try await resolve()
+        let after = try await AgentConnection.perform { client throws(AlarmError) in
+            try await client.setEnabled(enabled, before.id.uuidString)
+        }
+        try output.show(after, verb: verb)
     }
 }
