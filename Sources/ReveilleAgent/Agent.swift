@@ -108,7 +108,7 @@ public final class Agent {
                                                         enabled: settings.unmuteMutedSink, logger: logger),
                                    logger: logger, alarm: { scheduler.alarm($0) })
         let notifications = NotificationServer(bus: bus, logger: logger)
-        let presenter = AlarmPresenter(server: notifications, logger: logger, timeZone: { timeZone.current },
+        let presenter = AlarmPresenter(server: notifications, logger: logger, now: { clock.now }, timeZone: { timeZone.current },
                                        isSounding: { sounder.isPlaying($0) },
                                        alarm: { scheduler.alarm($0) }, allAlarms: { scheduler.list })
         let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger),

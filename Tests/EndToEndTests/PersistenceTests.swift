@@ -183,4 +183,16 @@ struct ClockJumpTests {
         #expect(try session.alerts(titled: "Fixed").isEmpty)
         #expect(try session.cliJSON([AlarmJSON].self, "list").allSatisfy { $0.id != farFixed.id })
     }
+
+    @Test func notificationsReadTheAgentsClockNotTheMachines() throws {
+        // The agent's clock runs two hours ahead of the machine's (a test offset): a countdown's
+        // text must count from the agent's now, as its fire date does.
+        let session = try TestSession(audio: .none)
+        let offsetFile = session.directory + "/clock-offset"
+        try "7200".write(toFile: offsetFile, atomically: true, encoding: .utf8)
+        try session.startAgent(["--test-clock-offset-file", offsetFile])
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "10m", "--title", "Offset")
+        let countdown = try eventually(timeout: 5, "the countdown") { try session.notifications(titled: "Offset").first }
+        #expect(countdown.body?.contains("10 min left") == true, "\(countdown.body ?? "")")
+    }
 }

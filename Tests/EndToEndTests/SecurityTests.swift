@@ -17,8 +17,15 @@ struct SecurityTests {
         let summary = try #require(alert.summary)
         #expect(summary == "<b>Tea</b> & bell [31mred tab", "control characters become spaces: \(summary.debugDescription)")
         #expect(!summary.unicodeScalars.contains { CharacterSet.controlCharacters.contains($0) })
-        // The body is markup on this server: nothing in it may be unescaped.
-        #expect(alert.body?.contains("<") == false)
+        // What an app writes that reaches a body (its usage description, on the prompt) arrives
+        // escaped on a server that reads markup: no link, no image, no bold.
+        let asking = try Subprocess.start(session.binaries + "/reveille-test-app",
+                                          ["org.test.Markup", #"<a href="https://example.org">Click</a> & <img src="x"/><b>now</b>"#,
+                                           "request-authorization"], environment: session.environment)
+        defer { asking.terminate() }
+        let prompt = try eventually(timeout: 5, "the prompt") { try session.notifications(titled: "org.test.Markup wants to schedule alarms").first }
+        #expect(prompt.body == #"&lt;a href="https://example.org"&gt;Click&lt;/a&gt; &amp; &lt;img src="x"/&gt;&lt;b&gt;now&lt;/b&gt;"#,
+                "\(prompt.body ?? "")")
         let long = try session.cli("timer", "1s", "--title", String(repeating: "x", count: 501))
         #expect(long.status != 0 && long.stderr.contains("at most 500"))
     }

@@ -38,15 +38,19 @@ final class AlarmPresenter {
     private let alarm: (UUID) -> AlarmRecord?
     private let allAlarms: () -> [AlarmRecord]
     private let logger: Logger
+    /// The agent's clock (the same the scheduler reads), for the text a notification shows.
+    private let now: () -> Date
     private let timeZone: () -> any TimeZoneRules
     private let isSounding: (UUID) -> Bool
     /// Called when a button is pressed: the alarm, the action, and the button's role.
     var onAction: (@GLibActor (UUID, AlarmAction?, String) -> Void)?
 
-    init(server: NotificationServer, logger: Logger, timeZone: @escaping () -> any TimeZoneRules,
+    init(server: NotificationServer, logger: Logger, now: @escaping () -> Date = Date.init,
+         timeZone: @escaping () -> any TimeZoneRules,
          isSounding: @escaping (UUID) -> Bool, alarm: @escaping (UUID) -> AlarmRecord?,
          allAlarms: @escaping () -> [AlarmRecord]) {
         self.server = server
+        self.now = now
         self.logger = logger
         self.alarm = alarm
         self.allAlarms = allAlarms
@@ -89,7 +93,7 @@ final class AlarmPresenter {
     // MARK: Slots
 
     private func present(_ record: AlarmRecord) {
-        guard let content = NotificationContent(record, now: Date(), timeZone: timeZone()) else {
+        guard let content = NotificationContent(record, now: now(), timeZone: timeZone()) else {
             return withdraw(record.id)
         }
         let slot = slots[record.id] ?? Slot(state: record.alarm.state)
@@ -232,7 +236,7 @@ final class AlarmPresenter {
     private func scheduleRefresh(_ slot: Slot, record: AlarmRecord) {
         if let refresh = slot.refresh { MainLoopSources.remove(refresh) }
         slot.refresh = nil
-        guard let wait = NotificationContent.nextRefresh(record, now: Date()) else { return }
+        guard let wait = NotificationContent.nextRefresh(record, now: now()) else { return }
         let id = record.id
         slot.refresh = MainLoopSources.after(milliseconds: UInt32(wait * 1000)) { [weak self, weak slot] in
             guard let self, let slot, self.slots[id] === slot else { return }

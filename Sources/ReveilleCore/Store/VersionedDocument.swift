@@ -54,17 +54,22 @@ struct VersionedFile<Document: VersionedDocument>: Sendable {
         try AtomicFile.write(try JSONCoding.encoder.encode(document), to: file)
     }
 
-    /// Renames `file` to a new `.unreadable-STAMP` name beside it, never over another file.
+    /// Renames `file` to a new `.unreadable-STAMP-RANDOM` name beside it, never over another
+    /// file: `link(2)` refuses an existing name atomically (no probe-then-rename race, and no
+    /// probing one name after another), then the old name is removed.
     static func moveAside(_ file: FilePath) throws -> FilePath {
         let stamp = ISO8601Local.compactStamp(Date())
-        var attempt = 0
         while true {
-            let aside = FilePath(file.string + ".unreadable-\(stamp)\(attempt == 0 ? "" : "-\(attempt)")")
-            if !FileManager.default.fileExists(atPath: aside.string) {
+            let aside = FilePath(file.string + ".unreadable-\(stamp)-\(String(UInt32.random(in: .min ... .max), radix: 16))")
+            guard link(file.string, aside.string) == 0 else {
+                if errno == EEXIST { continue }
+                // A file system without hard links: rename, after checking the name is free.
+                guard !FileManager.default.fileExists(atPath: aside.string) else { continue }
                 try FileManager.default.moveItem(atPath: file.string, toPath: aside.string)
                 return aside
             }
-            attempt += 1
+            unlink(file.string)
+            return aside
         }
     }
 
