@@ -7,7 +7,7 @@ PREFIX ?= /usr/local
 DEBIAN_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libpulse-dev \
 	libsndfile1-dev pulseaudio pulseaudio-utils dbus-daemon dbus-bin sound-theme-freedesktop tzdata \
 	desktop-file-utils tmux \
-	dunst xfce4-notifyd gnome-shell gjs python3-dbusmock python3-dbus python3-gi xvfb xdotool pipewire pipewire-bin pipewire-pulse wireplumber locales
+	dunst xfce4-notifyd gnome-shell gjs python3-dbusmock python3-dbus python3-gi xvfb xdotool pipewire pipewire-bin pipewire-pulse wireplumber locales appstream
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Release binaries carry the Swift runtime and Foundation inside them: they run without a
 # Swift toolchain installed, start faster (no dynamic Swift libraries to bind) and map less.
@@ -38,12 +38,15 @@ test: build
 	$(SWIFT) test --skip-build
 
 ## run: build, start the agent in this desktop session and ring a demo timer in 5 seconds
-run: release
+run: deps
 	@bus="$${DBUS_SESSION_BUS_ADDRESS:-}"; \
 	if [ -z "$$bus" ] && [ -S "/run/user/$$(id -u)/bus" ]; then bus="unix:path=/run/user/$$(id -u)/bus"; fi; \
 	if [ -z "$$bus" ]; then \
-		echo "No D-Bus session bus: run this inside a desktop session (DBUS_SESSION_BUS_ADDRESS is unset and /run/user/$$(id -u)/bus does not exist)."; \
-		echo "On a machine without a desktop, try: dbus-run-session -- make run"; exit 1; fi; \
+		echo "No desktop session here: DBUS_SESSION_BUS_ADDRESS is unset and /run/user/$$(id -u)/bus does not exist."; \
+		echo "Reveille rings alarms in a desktop session (GNOME, KDE, xfce, or a window manager with dunst or mako)."; \
+		echo "Run 'make run' from a terminal inside one. Without a desktop, 'make test' shows it working: it starts"; \
+		echo "its own private bus, notification servers and sound server."; exit 1; fi; \
+	$(MAKE) --no-print-directory release; \
 	export DBUS_SESSION_BUS_ADDRESS="$$bus"; bin=$$($(SWIFT) build $(RELEASE) --show-bin-path); \
 	if ! gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
 		--method org.freedesktop.DBus.NameHasOwner org.freedesktop.Notifications | grep -q true; then \

@@ -49,7 +49,9 @@ struct ReveilleAgentCommand: ParsableCommand {
         options.localtimePath = localtime
         options.testClockOffsetFile = testClockOffsetFile
         let level: Logger.Level = verbose ? .debug : .info
+        let underJournal = JournalLogHandler.isJournalStream(ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { label in
+            if underJournal { return JournalLogHandler(label: label, level: level) }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler

@@ -55,7 +55,7 @@ struct AppTests {
         #expect(scheduled.status == 0, "\(scheduled.stderr)")
         #expect(try session.notifications(titled: "org.test.Baker wants to schedule alarms").count == 1, "asked once")
         let auth = try session.cli("auth", "list")
-        #expect(auth.stdout.contains("org.test.Baker") && auth.stdout.contains("authorized"))
+        #expect(auth.stdout.contains("org.test.Baker") && auth.stdout.contains("allowed"), "in a person's words: \(auth.stdout)")
         let mode = try FileManager.default.attributesOfItem(atPath: session.directory + "/config/reveille/authorizations.json")[.posixPermissions] as! NSNumber
         #expect(mode.intValue == 0o600)
     }

@@ -34,6 +34,18 @@ struct InstallTests {
                                               [prefix + "/" + entry], environment: session.environment)
             #expect(validate.status == 0, "\(entry): \(validate.stdout)\(validate.stderr)")
         }
+        let metainfo = try Subprocess.run(try Subprocess.find("appstreamcli", package: "appstream"),
+                                          ["validate", "--no-net", prefix + "/share/metainfo/io.github.reveille.Reveille.metainfo.xml"],
+                                          environment: session.environment)
+        #expect(metainfo.status == 0, "\(metainfo.stdout)\(metainfo.stderr)")
+        let launcher = try String(contentsOfFile: prefix + "/share/applications/io.github.reveille.Reveille.desktop", encoding: .utf8)
+        #expect(launcher.contains("Exec=\(prefix)/bin/reveille watch"), "an absolute Exec")
+        // A systemd session starts the agent from its enabled user unit, and hides the autostart entry: one way only.
+        let wants = prefix + "/share/systemd/user/graphical-session.target.wants/reveille-agent.service"
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: wants) == "../reveille-agent.service")
+        let autostart = try String(contentsOfFile: prefix + "/etc/xdg/autostart/io.github.reveille.Reveille.Agent.desktop", encoding: .utf8)
+        #expect(autostart.contains("X-GNOME-HiddenUnderSystemd=true") && autostart.contains("X-systemd-skip=true"))
+        #expect(autostart.contains("Exec=\(prefix)/bin/reveille-agent --exit-if-running"), "an absolute Exec")
         let service = try String(contentsOfFile: prefix + "/share/dbus-1/services/io.github.reveille.Reveille.service", encoding: .utf8)
         #expect(service.contains("Exec=\(prefix)/bin/reveille-agent"))
 

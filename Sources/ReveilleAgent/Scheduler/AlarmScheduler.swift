@@ -170,6 +170,10 @@ final class AlarmScheduler {
     func resolve(_ prefix: String, owner: String? = nil) throws(AlarmError) -> UUID {
         let wanted = prefix.lowercased().trimmed()
         guard !wanted.isEmpty else { throw .notFound("no alarm id given; `reveille list` shows them") }
+        // A whole id (what apps and the CLI send once they know it) is a lookup, not a scan.
+        if let id = UUID(uuidString: wanted), let record = alarms[id], owner == nil || record.appID == owner {
+            return id
+        }
         let matches = alarms.values.filter { owner == nil || $0.appID == owner }.map(\.id)
             .filter { $0.uuidString.lowercased().hasPrefix(wanted) }
         switch matches.count {

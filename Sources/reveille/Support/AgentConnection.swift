@@ -33,6 +33,7 @@ enum AgentConnection {
         let stateDirectory = ReveillePaths().stateDirectory
         try AtomicFile.makePrivateDirectory(stateDirectory)
         let log = stateDirectory.appending("agent.log").string
+        rotate(log)
         let pid = try spawnDetached(executable, log: log)
         Output.note("reveille: no agent was running; started reveille-agent (pid \(pid)), logging to \(log)")
         for _ in 0..<100 {
@@ -44,6 +45,16 @@ enum AgentConnection {
             try await Task.sleep(for: .milliseconds(50))
         }
         throw AlarmError.agentUnavailable("reveille-agent (pid \(pid)) did not take its bus name within 5 s; see \(log)")
+    }
+
+    /// The log the CLI gives a started agent stays bounded: past 1 MiB it becomes agent.log.1
+    /// (replacing the one before), and the agent starts a new one.
+    static let maximumLogBytes = 1 << 20
+
+    static func rotate(_ log: String) {
+        var status = stat()
+        guard stat(log, &status) == 0, status.st_size > maximumLogBytes else { return }
+        rename(log, log + ".1")
     }
 
     /// posix_spawn(3) with POSIX_SPAWN_SETSID: no shell, stdin from /dev/null, output to `log`.
