@@ -108,6 +108,10 @@ struct CLITests {
         #expect(ids.stdout.contains(String(tea.id.prefix(8))), "\(ids.stdout)\(ids.stderr)")
         let sounds = try session.cli("---completion", "timer", "--", "--sound", "3", "1", "reveille", "timer", "--sound", "b")
         #expect(sounds.stdout.contains("bell"), "\(sounds.stdout)\(sounds.stderr)")
+        for shell in ["bash", "zsh", "fish"] {
+            let script = try session.cli("--generate-completion-script", shell).stdout
+            #expect(script.contains("weekdays") && script.contains("weekends") && script.contains("---completion cancel"), "\(shell)")
+        }
     }
 
     static let watchDriver = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -13,7 +13,8 @@ struct Add: AsyncParsableCommand {
     @Argument(help: "A time of day (\(InputParser.acceptedTimes)) or a date (\(InputParser.acceptedDates)).")
     var time: String
 
-    @Option(help: "Repeat on these weekdays: \(InputParser.acceptedWeekdays).")
+    @Option(help: "Repeat on these weekdays: \(InputParser.acceptedWeekdays).",
+            completion: .list(AlarmCompletion.weekdays))
     var days: String?
 
     @OptionGroup var alert: AlertOptions

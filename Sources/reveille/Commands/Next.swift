@@ -17,7 +17,8 @@ struct Next: ParsableCommand {
     @Argument(help: "A time of day (\(InputParser.acceptedTimes)) or a date (\(InputParser.acceptedDates)).")
     var time: String
 
-    @Option(help: "Weekdays the time repeats on: \(InputParser.acceptedWeekdays). Default: every day.")
+    @Option(help: "Weekdays the time repeats on: \(InputParser.acceptedWeekdays). Default: every day.",
+            completion: .list(AlarmCompletion.weekdays))
     var days: String?
 
     @Option(help: "How many instants to print (1–1000).")
