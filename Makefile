@@ -13,7 +13,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Swift toolchain installed, start faster (no dynamic Swift libraries to bind) and map less.
 RELEASE := -c release --static-swift-stdlib
 
-.PHONY: deps build release test bench run install uninstall man clean
+.PHONY: deps build release test bench run install uninstall man locale clean
 
 ## deps: install the Debian packages Reveille builds and tests with, if any is missing
 deps:
@@ -34,7 +34,7 @@ release: deps
 	$(SWIFT) build $(RELEASE)
 
 ## test: unit and end-to-end tests (the end-to-end tests start their own bus, notification server and PulseAudio)
-test: build
+test: build locale
 	$(SWIFT) test --skip-build
 
 ## run: build, start the agent in this desktop session and ring a demo timer in 5 seconds
@@ -59,6 +59,11 @@ run: deps
 	"$$bin/reveille" timer 5s --title "Reveille demo" --snooze 1m && "$$bin/reveille" list && \
 	echo "The demo timer alerts in 5 seconds. Stop it with the notification's Stop button or: $$bin/reveille stop <ID>"
 
+## locale: the translations (po/*.po) compiled and checked by msgfmt, into .build/locale
+locale:
+	@for lang in $$(cat po/LINGUAS); do mkdir -p .build/locale/$$lang/LC_MESSAGES; \
+		msgfmt --check -o .build/locale/$$lang/LC_MESSAGES/reveille.mo po/$$lang.po || exit 1; done
+
 ## man: manual pages generated from the argument parser, into .build/man
 man:
 	mkdir -p .build/man
@@ -67,7 +72,7 @@ man:
 
 ## install: release binaries, sounds, desktop files, D-Bus activation, systemd unit, man pages, completions
 ## (PREFIX=/usr/local by default, PREFIX=~/.local for one user; DESTDIR for packagers)
-install: release man
+install: release man locale
 	scripts/install --prefix "$(PREFIX)" --destdir "$(DESTDIR)" --bin-dir "$$($(SWIFT) build $(RELEASE) --show-bin-path)" --man-dir .build/man
 
 ## uninstall: remove exactly what install put there; alarms are kept

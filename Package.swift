@@ -22,11 +22,13 @@ let package = Package(
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse-mainloop-glib",
                        providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CLinux"), // timerfd, posix_spawn flags
+        .systemLibrary(name: "CGettext"), // glibc's gettext
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile",
                        providers: [.apt(["libsndfile1-dev"])]),
 
         // Values and rules: model, schedule math, state machine, store, parsing.
         .target(name: "ReveilleCore", dependencies: [
+            "CGettext",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),

@@ -133,8 +133,8 @@ public final class Agent {
             service.alarmMissed(record, due: due, reason: reason)
         }
         scheduler.onUnsaved = { reason in
-            presenter.showNotice(summary: "Reveille could not save a change",
-                                 body: "The alarm was silenced, but \(reason). If Reveille restarts before it can save, the alarm may ring again.")
+            presenter.showNotice(summary: L("Reveille could not save a change"),
+                                 body: L("The alarm was silenced, but %@. If Reveille restarts before it can save, the alarm may ring again.", reason))
         }
         let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead), logger: logger,
                                      alarms: { scheduler.list }, onResume: { scheduler.clockChanged() },

@@ -49,6 +49,7 @@ struct ReveilleAgentCommand: ParsableCommand {
         options.localtimePath = localtime
         options.testClockOffsetFile = testClockOffsetFile
         let level: Logger.Level = verbose ? .debug : .info
+        Localization.setUp()
         let underJournal = JournalLogHandler.isJournalStream(ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { label in
             if underJournal { return JournalLogHandler(label: label, level: level) }

@@ -75,9 +75,9 @@ final class Authorizer {
         }
         prompts[appID] = .some(nil)
         let request = NotificationServer.Request(
-            summary: "\(NotificationContent.displayable(appID, limit: 100)) wants to schedule alarms",
+            summary: L("%@ wants to schedule alarms", NotificationContent.displayable(appID, limit: 100)),
             body: NotificationContent.displayable(usageDescription), icon: AlarmPresenter.icon,
-            actions: [(key: "allow", label: "Allow"), (key: "deny", label: "Don't Allow")],
+            actions: [(key: "allow", label: L("Allow")), (key: "deny", label: L("Don't Allow"))],
             hints: ["urgency": .byte(1), "desktop-entry": .string(AlarmPresenter.desktopEntry), "resident": .bool(true)])
         let handlers = NotificationServer.Handlers(
             onAction: { [weak self] _, key in

@@ -73,18 +73,21 @@ final class AlarmPresenter {
 
     /// A persistent notice that an occurrence did not ring, or rang unanswered.
     func showMissed(_ record: AlarmRecord, due: Date, reason: MissReason) {
-        let when = ISO8601Local.string(from: due, in: timeZone()).prefix(16).replacing("T", with: " ")
+        let day = String(ISO8601Local.string(from: due, in: timeZone()).prefix(10))
+        let when = day + " " + NotificationContent.clock(due, timeZone())
+        let minutes = max(1, Int(((record.ring.ringLimit ?? RingOptions.defaultRingLimit) / 60).rounded()))
         let text = switch reason {
-        case .late: "It was due at \(when) while Reveille could not ring it."
-        case .unanswered: "It rang at \(when) and stopped after its ring limit without an answer."
+        case .late: L("It was due at %@ while Reveille could not ring it.", when)
+        case .unanswered: Ln("It rang at %@ for %@ minute and stopped without an answer.",
+                             "It rang at %@ for %@ minutes and stopped without an answer.", minutes, when, String(minutes))
         }
-        showNotice(summary: "Missed: \(NotificationContent.displayable(record.title))", body: text)
+        showNotice(summary: L("Missed: %@", NotificationContent.displayable(record.title)), body: text)
     }
 
     /// A persistent notice with one Dismiss button, for what the user should know.
     func showNotice(summary: String, body: String) {
         let request = NotificationServer.Request(
-            summary: summary, body: body, icon: Self.icon, actions: [(key: "default", label: "Dismiss")],
+            summary: summary, body: body, icon: Self.icon, actions: [(key: "default", label: L("Dismiss"))],
             hints: ["urgency": .byte(1), "desktop-entry": .string(Self.desktopEntry)])
         // Its one button dismisses it; nothing else to follow.
         server.show(request, handlers: .init(onAction: { [weak self] id, _ in self?.server.close(id) })) { _ in }

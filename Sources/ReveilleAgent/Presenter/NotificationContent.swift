@@ -41,37 +41,37 @@ struct NotificationContent: Equatable {
             return nil
         case .alerting:
             let alert = presentation.alert
-            summary = alert.title.isEmpty ? "Alarm" : Self.displayable(alert.title)
+            summary = alert.title.isEmpty ? L("Alarm") : Self.displayable(alert.title)
             let at = record.alertingSince.map { Self.clock($0, timeZone) } ?? Self.clock(now, timeZone)
-            lines = ["\(record.alarm.schedule == nil ? "Timer" : "Alarm") · rang at \(at)"]
+            lines = [record.alarm.schedule == nil ? L("Timer · rang at %@", at) : L("Alarm · rang at %@", at)]
             urgency = .critical
-            buttons = [Button(label: Self.label(alert.stopButton.text, or: "Stop"), action: .stop, role: "stop")]
-            help = ["To stop: reveille stop \(short)"]
+            buttons = [Button(label: Self.label(alert.stopButton.text, or: L("Stop")), action: .stop, role: "stop")]
+            help = [L("To stop: reveille stop %@", String(short))]
             if let secondary = alert.secondaryButton {
                 let action: AlarmAction? = alert.secondaryButtonBehavior == .countdown ? .countdown : nil
-                buttons.append(Button(label: Self.label(secondary.text, or: "More"), action: action, role: "secondary"))
-                if action == .countdown { help.append("To snooze: reveille snooze \(short)") }
+                buttons.append(Button(label: Self.label(secondary.text, or: L("More")), action: action, role: "secondary"))
+                if action == .countdown { help.append(L("To snooze: reveille snooze %@", String(short))) }
             }
             progress = nil
         case .countdown:
             guard let countdown = presentation.countdown, let fireDate = record.fireDate else { return nil }
             summary = Self.displayable(countdown.title)
             let left = max(0, fireDate.timeIntervalSince(now))
-            lines = ["Rings at \(Self.clock(fireDate, timeZone)) · \(Self.timeLeft(left)) left"]
+            lines = [L("Rings at %@ · %@ left", Self.clock(fireDate, timeZone), Self.timeLeft(left))]
             urgency = .normal
-            buttons = (countdown.pauseButton.map { [Button(label: Self.label($0.text, or: "Pause"), action: .pause, role: "pause")] } ?? [])
-                + [Button(label: Self.cancelButton.text, action: .cancel, role: "cancel")]
-            help = ["To pause: reveille pause \(short)"]
+            buttons = (countdown.pauseButton.map { [Button(label: Self.label($0.text, or: L("Pause")), action: .pause, role: "pause")] } ?? [])
+                + [Button(label: L(Self.cancelButton.text), action: .cancel, role: "cancel")]
+            help = [L("To pause: reveille pause %@", String(short))]
             let length = record.countdownLength ?? left
             progress = length > 0 ? Int(((length - left) / length * 100).rounded()).clamped(to: 0...100) : 100
         case .paused:
             guard let paused = presentation.paused else { return nil }
             summary = Self.displayable(paused.title)
-            lines = ["Paused · \(Self.timeLeft(record.pausedTimeRemaining ?? 0)) left"]
+            lines = [L("Paused · %@ left", Self.timeLeft(record.pausedTimeRemaining ?? 0))]
             urgency = .normal
-            buttons = [Button(label: Self.label(paused.resumeButton.text, or: "Resume"), action: .resume, role: "resume"),
-                       Button(label: Self.cancelButton.text, action: .cancel, role: "cancel")]
-            help = ["To resume: reveille resume \(short)"]
+            buttons = [Button(label: Self.label(paused.resumeButton.text, or: L("Resume")), action: .resume, role: "resume"),
+                       Button(label: L(Self.cancelButton.text), action: .cancel, role: "cancel")]
+            help = [L("To resume: reveille resume %@", String(short))]
             let length = record.countdownLength ?? 0
             progress = length > 0 ? Int(((length - (record.pausedTimeRemaining ?? 0)) / length * 100).rounded()).clamped(to: 0...100) : nil
         }
@@ -81,7 +81,8 @@ struct NotificationContent: Equatable {
     /// A button's text made safe and short; `fallback` when nothing printable is left.
     static func label(_ text: String, or fallback: String) -> String {
         let shown = displayable(text, limit: 40)
-        return shown.isEmpty ? fallback : shown
+        // The presets' English labels ("Stop", "Snooze") are msgids: shown in the user's language.
+        return shown.isEmpty ? fallback : L(shown)
     }
 
     /// Text from an app, made safe to show: control and format characters (a bell, an escape
@@ -104,8 +105,12 @@ struct NotificationContent: Equatable {
     }
 
     /// `14:32` in `timeZone`.
+    /// 19:30 or 7:30 PM, as the agent's `LC_TIME` says.
+    static let clockStyle = ClockStyle.fromEnvironment()
+
     static func clock(_ date: Date, _ timeZone: any TimeZoneRules) -> String {
-        String(ISO8601Local.string(from: date, in: timeZone).dropFirst(11).prefix(5))
+        let local = ISO8601Local.string(from: date, in: timeZone)
+        return clockStyle.format(hour: Int(local.dropFirst(11).prefix(2)) ?? 0, minute: Int(local.dropFirst(14).prefix(2)) ?? 0)
     }
 
     /// `5 min`, `1 h 20 min` (to the nearest minute), then in the last 50 seconds `50 s`, `40 s`
@@ -114,9 +119,9 @@ struct NotificationContent: Equatable {
     static func timeLeft(_ seconds: TimeInterval) -> String {
         if seconds > 50 {
             let minutes = max(1, Int((seconds / 60).rounded()))
-            return minutes >= 60 ? "\(minutes / 60) h \(minutes % 60) min" : "\(minutes) min"
+            return minutes >= 60 ? L("%@ h %@ min", String(minutes / 60), String(minutes % 60)) : L("%@ min", String(minutes))
         }
-        return "\(max(1, Int((seconds / 10).rounded(.up))) * 10) s"
+        return L("%@ s", String(max(1, Int((seconds / 10).rounded(.up))) * 10))
     }
 
     /// How long after `now` a countdown's text next changes: just past the instant its time

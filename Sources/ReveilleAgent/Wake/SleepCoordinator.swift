@@ -148,8 +148,8 @@ final class SleepCoordinator {
         logger.warning("the machine was not set to wake for the next alarm: \(reason)")
         // Once per reason: every suspend would otherwise say it again. The next suspend tries again.
         guard told.insert(reason).inserted else { return }
-        notice("Alarms cannot wake this computer",
-               "Reveille could not set the wake-up time before the computer slept: \(reason). An alarm due while it sleeps rings when it wakes, or is reported missed.")
+        notice(L("Alarms cannot wake this computer"),
+               L("Reveille could not set the wake-up time before the computer slept: %@. An alarm due while it sleeps rings when it wakes, or is reported missed.", reason))
     }
 
     private func unavailable(_ reason: String) {

@@ -3,7 +3,7 @@
 //   reveille-test-app APP_ID [USAGE|-] COMMAND [ARG]
 //   commands: request-authorization, state, timer SECONDS [METADATA_JSON] (sound from
 //             REVEILLE_TEST_SOUND), list, cancel ID,
-//             updates COUNT, events COUNT, fill COUNT, metadata, timer-run SECONDS ARGV_JSON, actions COUNT,
+//             updates COUNT, events COUNT, fill COUNT, plural COUNT, metadata, timer-run SECONDS ARGV_JSON, actions COUNT,
 //             record-argv FILE ARG... (writes its arguments and REVEILLE_ALARM_ID/ACTION to FILE),
 //             sync-calls main|plain|loop (every synchronous call: on the main actor, a plain
 //             thread, or the GLib loop's thread),
@@ -92,6 +92,12 @@ do {
             left -= 1
             if left == 0 { break }
         }
+    case "plural":
+        // The missed notice's plural, as the agent's catalogs give it in this locale.
+        Localization.setUp()
+        let count = Int(argument) ?? 0
+        print(Ln("It rang at %@ for %@ minute and stopped without an answer.",
+                 "It rang at %@ for %@ minutes and stopped without an answer.", count, "07:00", String(count)))
     case "record-argv":
         // Writes this process's arguments after the file name, and its alarm environment, to the file.
         let record = ["arguments": Array(arguments.dropFirst(4)),

@@ -1,0 +1,74 @@
+import CGettext
+import FoundationEssentials
+import Glibc
+
+/// Text in the user's language, through the C library's gettext: catalogs
+/// `LANG/LC_MESSAGES/reveille.mo` (built from `po/` by `msgfmt`) under the `share/locale`
+/// beside the installed binaries, or under `REVEILLE_LOCALEDIR` (the build tree, the tests).
+public enum Localization {
+    public static let domain = "reveille"
+
+    /// Reads the user's locale for messages and times (`setlocale`) and binds the catalogs.
+    /// Numbers stay C: Swift's own parsing and formatting never read the C locale anyway.
+    public static func setUp(environment: [String: String] = ProcessInfo.processInfo.environment,
+                             executable: String = CommandLine.arguments.first ?? "") {
+        setlocale(LC_MESSAGES, "")
+        setlocale(LC_TIME, "")
+        setlocale(LC_CTYPE, "")
+        let installed = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("share/locale").path
+        let directory = environment["REVEILLE_LOCALEDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? installed
+        bindtextdomain(domain, directory)
+        bind_textdomain_codeset(domain, "UTF-8")
+    }
+
+    /// `msgid` in the user's language (itself when no catalog has it).
+    public static func text(_ msgid: String) -> String {
+        guard let translated = dgettext(domain, msgid) else { return msgid }
+        return String(cString: translated)
+    }
+
+    /// The singular or plural form for `count`, as the language's plural rule picks it.
+    public static func plural(_ singular: String, _ plural: String, _ count: Int) -> String {
+        guard let translated = dngettext(domain, singular, plural, UInt(max(0, count))) else {
+            return count == 1 ? singular : plural
+        }
+        return String(cString: translated)
+    }
+
+    /// Fills `%@` placeholders in order, or `%1$@`, `%2$@` ... where a translation reorders them.
+    public static func format(_ template: String, _ arguments: [String]) -> String {
+        var result = ""
+        var next = 0
+        var rest = Substring(template)
+        while let percent = rest.firstIndex(of: "%") {
+            result += rest[..<percent]
+            let after = rest[rest.index(after: percent)...]
+            if after.hasPrefix("@") {
+                result += next < arguments.count ? arguments[next] : ""
+                next += 1
+                rest = after.dropFirst()
+            } else if let match = after.prefixMatch(of: /(\d)\$@/), let index = Int(match.1), index >= 1 {
+                result += index <= arguments.count ? arguments[index - 1] : ""
+                rest = after[match.range.upperBound...]
+            } else if after.hasPrefix("%") {
+                result += "%"
+                rest = after.dropFirst()
+            } else {
+                result += "%"
+                rest = after
+            }
+        }
+        return result + rest
+    }
+}
+
+/// `msgid` translated, its placeholders filled: `L("Rings at %@ · %@ left", time, left)`.
+public func L(_ msgid: String, _ arguments: String...) -> String {
+    Localization.format(Localization.text(msgid), arguments)
+}
+
+/// A count's phrase in the right plural form: `Ln("%@ alarm", "%@ alarms", n, String(n))`.
+public func Ln(_ singular: String, _ plural: String, _ count: Int, _ arguments: String...) -> String {
+    Localization.format(Localization.plural(singular, plural, count), arguments)
+}
