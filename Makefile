@@ -7,13 +7,13 @@ PREFIX ?= /usr/local
 DEBIAN_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libpulse-dev \
 	libsndfile1-dev pulseaudio pulseaudio-utils dbus-daemon dbus-bin sound-theme-freedesktop tzdata \
 	desktop-file-utils tmux \
-	dunst xfce4-notifyd gnome-shell gjs python3-dbusmock python3-dbus python3-gi xvfb xdotool pipewire pipewire-bin pipewire-pulse wireplumber locales appstream
+	dunst xfce4-notifyd gnome-shell gjs python3-dbusmock python3-dbus python3-gi xvfb xdotool pipewire pipewire-bin pipewire-pulse wireplumber locales gettext appstream debhelper dpkg-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Release binaries carry the Swift runtime and Foundation inside them: they run without a
 # Swift toolchain installed, start faster (no dynamic Swift libraries to bind) and map less.
 RELEASE := -c release --static-swift-stdlib
 
-.PHONY: deps build release test bench run install uninstall man locale clean
+.PHONY: deps build release test bench run install uninstall man locale deb clean
 
 ## deps: install the Debian packages Reveille builds and tests with, if any is missing
 deps:
@@ -59,6 +59,11 @@ run: deps
 	"$$bin/reveille" timer 5s --title "Reveille demo" --snooze 1m && "$$bin/reveille" list && \
 	echo "The demo timer alerts in 5 seconds. Stop it with the notification's Stop button or: $$bin/reveille stop <ID>"
 
+## deb: a Debian package (dpkg-buildpackage -b), into .build/deb
+deb: deps
+	dpkg-buildpackage -b -us -uc
+	mkdir -p .build/deb && mv ../reveille_*.deb ../reveille_*.buildinfo ../reveille_*.changes .build/deb/
+
 ## locale: the translations (po/*.po) compiled and checked by msgfmt, into .build/locale
 locale:
 	@for lang in $$(cat po/LINGUAS); do mkdir -p .build/locale/$$lang/LC_MESSAGES; \
@@ -72,7 +77,9 @@ man:
 
 ## install: release binaries, sounds, desktop files, D-Bus activation, systemd unit, man pages, completions
 ## (PREFIX=/usr/local by default, PREFIX=~/.local for one user; DESTDIR for packagers)
-install: release man locale
+# Man pages first: generate-manual links the tools again without the static runtime, so the
+# release build (static) must come after it.
+install: man locale release
 	scripts/install --prefix "$(PREFIX)" --destdir "$(DESTDIR)" --bin-dir "$$($(SWIFT) build $(RELEASE) --show-bin-path)" --man-dir .build/man
 
 ## uninstall: remove exactly what install put there; alarms are kept

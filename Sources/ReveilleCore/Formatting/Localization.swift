@@ -22,18 +22,26 @@ public enum Localization {
         bind_textdomain_codeset(domain, "UTF-8")
     }
 
-    /// `msgid` in the user's language (itself when no catalog has it).
+    /// `msgid` in the user's language (itself when no catalog has it). gettext returns the
+    /// argument's own pointer when it has no translation; that buffer lives only during the
+    /// call, so the answer is read inside it.
     public static func text(_ msgid: String) -> String {
-        guard let translated = dgettext(domain, msgid) else { return msgid }
-        return String(cString: translated)
+        msgid.withCString { id in
+            guard let translated = dgettext(domain, id), translated != id else { return msgid }
+            return String(cString: translated)
+        }
     }
 
     /// The singular or plural form for `count`, as the language's plural rule picks it.
     public static func plural(_ singular: String, _ plural: String, _ count: Int) -> String {
-        guard let translated = dngettext(domain, singular, plural, UInt(max(0, count))) else {
-            return count == 1 ? singular : plural
+        singular.withCString { one in
+            plural.withCString { many in
+                guard let translated = dngettext(domain, one, many, UInt(max(0, count))), translated != one, translated != many else {
+                    return count == 1 ? singular : plural
+                }
+                return String(cString: translated)
+            }
         }
-        return String(cString: translated)
     }
 
     /// Fills `%@` placeholders in order, or `%1$@`, `%2$@` ... where a translation reorders them.
