@@ -7,6 +7,18 @@ public struct SoundEntry: Codable, Sendable, Equatable {
     public var name: String
     public var path: String
     public var source: String
+    /// Meant to get attention (an alarm, a bell); a theme's other sounds come after these.
+    public var suitedForAlarms: Bool
+
+    private enum CodingKeys: String, CodingKey { case name, path, source, suitedForAlarms }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        path = try container.decode(String.self, forKey: .path)
+        source = try container.decode(String.self, forKey: .source)
+        suitedForAlarms = try container.decodeIfPresent(Bool.self, forKey: .suitedForAlarms) ?? true
+    }
 }
 
 /// Something that happened to an alarm, told to its app while the app runs (Reveille's

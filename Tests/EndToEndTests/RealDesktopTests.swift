@@ -102,7 +102,7 @@ struct XfceNotifydTests {
         try session.startAgent()
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "3s", "--title", "Tea", "--snooze", "1m")
         // A countdown with a `value` hint would be a bare gauge here; without it, a bubble with text and buttons.
-        let countdown = try eventually(timeout: 5, "the countdown bubble") { try session.xfceBubbles().first }
+        let countdown = try eventually(timeout: 15, "the countdown bubble (xfce4-notifyd started by activation)") { try session.xfceBubbles().first }
         #expect(countdown.height > 90, "a bubble with title, text and buttons, not a gauge: \(countdown)")
         _ = try eventually(timeout: 6, "the timer to ring") {
             try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil

@@ -98,6 +98,33 @@ struct SoundTests {
         #expect(try session.cli("add", "07:00", "--sound", "Fanfare").stderr.contains("no sound named 'Fanfare'; available:"))
     }
 
+    @Test func theDesktopsSoundThemeAndWhatItInheritsComeBeforeFreedesktop() throws {
+        // A theme "Night" inheriting "Base", in a data folder of its own, as a desktop installs them.
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-themes-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sounds/chime.wav").path
+        for (folder, files) in [("Night/stereo", ["alarm"]), ("Night/5.1", ["tick"]), ("Base/stereo", ["bell"])] {
+            try FileManager.default.createDirectory(atPath: "\(data)/sounds/\(folder)", withIntermediateDirectories: true)
+            for file in files { try FileManager.default.copyItem(atPath: sample, toPath: "\(data)/sounds/\(folder)/\(file).wav") }
+        }
+        try "[Sound Theme]\nName=Night\nInherits=Base\nDirectories=stereo,5.1\n\n[stereo]\nOutputProfile=stereo\n\n[5.1]\nOutputProfile=5.1\n"
+            .write(toFile: "\(data)/sounds/Night/index.theme", atomically: true, encoding: .utf8)
+        try "[Sound Theme]\nName=Base\nDirectories=stereo\n".write(toFile: "\(data)/sounds/Base/index.theme", atomically: true, encoding: .utf8)
+        let session = try TestSession()
+        try session.startAgent(environment: ["REVEILLE_SOUND_THEME": "Night", "XDG_DATA_DIRS": "\(data):/usr/share"])
+        func played(_ name: String) throws -> String { try session.cli("play", name, "--duration", "0.1s").stdout }
+        #expect(try played("bell").contains("\(data)/sounds/Base/stereo/bell.wav"), "an inherited theme before freedesktop")
+        #expect(try played("alarm-night-owl").contains("\(data)/sounds/Night/stereo/alarm.wav"), "the name without its last parts")
+        #expect(try played("complete").contains("/usr/share/sounds/freedesktop/stereo/complete.oga"), "freedesktop last")
+        #expect(try session.cli("play", "tick").stderr.contains("no sound named 'tick'"), "5.1 folders are not for stereo")
+        // Alarm sounds first; a theme's others (a plug unplugged) after them, under their own heading.
+        let listed = try session.cli("sounds").stdout
+        let heading = try #require(listed.range(of: "Other sounds of the theme"))
+        #expect(listed[heading.upperBound...].contains("power-unplug") && !listed[..<heading.lowerBound].contains("power-unplug"))
+        #expect(listed[..<heading.lowerBound].contains("alarm-clock-elapsed"))
+    }
+
     @Test func pulseAudioKilledMidRingLeavesTheAlertUpAndRingingResumes() throws {
         let session = try TestSession()
         try session.startAgent()

@@ -10,6 +10,9 @@ struct SoundLibrary: Sendable {
         var path: String
         /// `user`, `bundled` or `theme`.
         var source: String
+        /// Whether it is meant to get attention (an alarm, a bell, a completion); a theme's other
+        /// sounds (a plug unplugged, a channel test) are listed after these.
+        var suitedForAlarms = true
     }
 
     /// The bundled sound that `.default` plays.
@@ -37,7 +40,18 @@ struct SoundLibrary: Sendable {
                    (installed, "bundled"), (buildTree, "bundled")]
         let dataDirs = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
             .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
-        themeFolders = dataDirs.map { $0 + "/sounds/freedesktop/stereo" }
+        theme = SoundTheme(name: SoundTheme.chosenName(environment: environment),
+                           bases: [dataHome + "/sounds"] + dataDirs.map { $0 + "/sounds" })
+        themeFolders = theme.folders
+    }
+
+    /// The desktop's sound theme and the themes it inherits.
+    let theme: SoundTheme
+
+    /// Theme sounds meant to get attention, listed first by `reveille sounds`.
+    static func suitedForAlarms(_ name: String) -> Bool {
+        ["alarm", "bell", "clock", "complete", "timer", "ring", "phone-incoming", "message-new-instant", "alert", "beep",
+         "chime", "dialog-warning", "service-login"].contains { name.contains($0) }
     }
 
     /// Every name it can resolve, each with the file that wins.
@@ -52,10 +66,12 @@ struct SoundLibrary: Sendable {
                 let name = url.deletingPathExtension().lastPathComponent
                 guard !seen.contains(name), FileManager.default.isReadableFile(atPath: folder + "/" + file) else { continue }
                 seen.insert(name)
-                result.append(Entry(name: name, path: folder + "/" + file, source: source))
+                result.append(Entry(name: name, path: folder + "/" + file, source: source,
+                                    suitedForAlarms: source != "theme" || Self.suitedForAlarms(name)))
             }
         }
-        return result
+        // Alarm sounds first, then the theme's others; each group in the search order.
+        return result.filter(\.suitedForAlarms) + result.filter { !$0.suitedForAlarms }
     }
 
     /// The file for `sound`. A path is accepted only when `allowPaths` (the user's own CLI);
@@ -79,11 +95,17 @@ struct SoundLibrary: Sendable {
             throw .invalidConfiguration("sound name '\(name)' is not a plain name; accepted: letters, digits, '.', '_', '+', '-'")
         }
         let bare = Self.withoutExtension(name)
-        for (folder, source) in folders + themeFolders.map({ ($0, "theme") }) {
-            for ext in Self.extensions {
-                let path = "\(folder)/\(bare).\(ext)"
-                guard FileManager.default.isReadableFile(atPath: path) else { continue }
-                return try checked(path, from: source)
+        // The user's and the bundled sounds by the name as given; then the theme chain, each
+        // name the spec's way (without its last dash-part in turn).
+        let searches = folders.map { ([bare], $0.path, $0.source) }
+            + SoundTheme.fallbacks(bare).flatMap { candidate in themeFolders.map { ([candidate], $0, "theme") } }
+        for (names, folder, source) in searches {
+            for candidate in names {
+                for ext in Self.extensions {
+                    let path = "\(folder)/\(candidate).\(ext)"
+                    guard FileManager.default.isReadableFile(atPath: path) else { continue }
+                    return try checked(path, from: source)
+                }
             }
         }
         // Names are matched regardless of case only when no file has the name as written.

@@ -9,7 +9,8 @@ struct Sounds: AsyncParsableCommand {
         abstract: "List the sounds an alarm can ring, with their files.",
         discussion: """
             Names are looked up in ~/.local/share/sounds/reveille, ~/.local/share/sounds, Reveille's \
-            bundled sounds, then the freedesktop sound theme; the first file with a name wins.
+            bundled sounds, then the desktop's sound theme (GNOME's setting, or REVEILLE_SOUND_THEME), the \
+            themes it inherits and freedesktop; the first file with a name wins. Alarm-like sounds are listed first.
             """)
 
     @Flag(help: "Print a JSON array of {name, path, source}.")
@@ -20,9 +21,15 @@ struct Sounds: AsyncParsableCommand {
         if json { return try Output.json(sounds) }
         let width = (sounds.map(\.name.count).max() ?? 4) + 2
         Output.line("NAME".padded(to: width) + "SOURCE   FILE")
-        for sound in sounds {
-            Output.line(sound.name.padded(to: width)
-                        + sound.source.padded(to: 9) + sound.path)
+        for sound in sounds.filter(\.suitedForAlarms) {
+            Output.line(sound.name.padded(to: width) + sound.source.padded(to: 9) + sound.path)
+        }
+        let others = sounds.filter { !$0.suitedForAlarms }
+        guard !others.isEmpty else { return }
+        Output.line("")
+        Output.line("Other sounds of the theme (not meant as alarms):")
+        for sound in others {
+            Output.line(sound.name.padded(to: width) + sound.source.padded(to: 9) + sound.path)
         }
     }
 }

@@ -1,0 +1,107 @@
+import CGLib
+import FoundationEssentials
+
+/// The freedesktop Sound Theme specification's lookup: the user's theme, the themes it
+/// inherits (its `index.theme`), then `freedesktop`, each searched in every `sounds` folder
+/// of the XDG data directories; within a theme, its stereo directories; and a name that is
+/// not found is tried again without its last dash-part (`alarm-clock-elapsed`, then
+/// `alarm-clock`, then `alarm`).
+struct SoundTheme: Sendable {
+    /// The themes searched, in order: the chosen one, what it inherits, then `freedesktop`.
+    let chain: [String]
+    /// Every folder a theme's sounds are in, in search order.
+    let folders: [String]
+
+    /// `name`'s chain over `bases` (folders holding themes: `$XDG_DATA_HOME/sounds`, then each
+    /// `$XDG_DATA_DIRS/sounds`).
+    init(name: String, bases: [String]) {
+        var chain: [String] = []
+        func visit(_ theme: String, depth: Int) {
+            guard depth < 16, !chain.contains(theme), Self.isPlainName(theme) else { return }
+            chain.append(theme)
+            for parent in Self.index(of: theme, in: bases)?.inherits ?? [] { visit(parent, depth: depth + 1) }
+        }
+        visit(name, depth: 0)
+        visit("freedesktop", depth: 0)
+        self.chain = chain
+        folders = chain.flatMap { theme in
+            bases.flatMap { base -> [String] in
+                let root = "\(base)/\(theme)"
+                let directories = Self.index(at: root + "/index.theme")?.stereoDirectories ?? ["stereo"]
+                return directories.map { "\(root)/\($0)" }
+            }
+        }
+    }
+
+    /// `alarm-clock-elapsed`, `alarm-clock`, `alarm`: the spec's fallbacks for a name.
+    static func fallbacks(_ name: String) -> [String] {
+        var names = [name]
+        var current = Substring(name)
+        while let dash = current.lastIndex(of: "-") {
+            current = current[..<dash]
+            if !current.isEmpty { names.append(String(current)) }
+        }
+        return names
+    }
+
+    /// The desktop's chosen theme: `REVEILLE_SOUND_THEME`, else GNOME's setting
+    /// (`org.gnome.desktop.sound theme-name`, when its schema is installed), else `freedesktop`.
+    static func chosenName(environment: [String: String]) -> String {
+        if let name = environment["REVEILLE_SOUND_THEME"], isPlainName(name) { return name }
+        return gnomeThemeName() ?? "freedesktop"
+    }
+
+    /// GSettings' `theme-name`, read only if the schema exists (`g_settings_new` aborts otherwise).
+    private static func gnomeThemeName() -> String? {
+        guard let source = g_settings_schema_source_get_default(),
+              let schema = g_settings_schema_source_lookup(source, "org.gnome.desktop.sound", 1) else { return nil }
+        defer { g_settings_schema_unref(schema) }
+        guard g_settings_schema_has_key(schema, "theme-name") != 0, let settings = g_settings_new("org.gnome.desktop.sound") else {
+            return nil
+        }
+        defer { g_object_unref(settings) }
+        guard let value = g_settings_get_string(settings, "theme-name") else { return nil }
+        defer { g_free(value) }
+        let name = String(cString: value)
+        return isPlainName(name) ? name : nil
+    }
+
+    /// A theme or folder name that cannot reach outside the sounds folders.
+    static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".." && !name.contains("/")
+    }
+
+    /// What a theme's `index.theme` says: its parents and its stereo directories.
+    struct Index {
+        var inherits: [String] = []
+        var stereoDirectories: [String] = []
+    }
+
+    private static func index(of theme: String, in bases: [String]) -> Index? {
+        bases.lazy.compactMap { index(at: "\($0)/\(theme)/index.theme") }.first
+    }
+
+    /// Reads an `index.theme` (a desktop-entry-style file): `[Sound Theme]` with `Inherits` and
+    /// `Directories` (comma-separated), and per directory its `OutputProfile`; directories
+    /// for other outputs (5.1, surround) are left out, stereo ones and unmarked ones kept.
+    static func index(at path: String) -> Index? {
+        guard let data = FileManager.default.contents(atPath: path), data.count <= 1 << 20 else { return nil }
+        var groups: [String: [String: String]] = [:]
+        var group = ""
+        for raw in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            let line = raw.trimmed()
+            if line.hasPrefix("#") || line.isEmpty { continue }
+            if line.hasPrefix("["), line.hasSuffix("]") {
+                group = String(line.dropFirst().dropLast())
+            } else if let equals = line.firstIndex(of: "=") {
+                groups[group, default: [:]][String(line[..<equals]).trimmed()] = String(line[line.index(after: equals)...]).trimmed()
+            }
+        }
+        guard let theme = groups["Sound Theme"] else { return nil }
+        func list(_ key: String) -> [String] {
+            (theme[key] ?? "").split(separator: ",").map { String($0).trimmed() }.filter(isPlainName)
+        }
+        let directories = list("Directories").filter { (groups[$0]?["OutputProfile"] ?? "stereo") == "stereo" }
+        return Index(inherits: list("Inherits"), stereoDirectories: directories)
+    }
+}
