@@ -9,6 +9,9 @@ import ReveilleKit  // was: import AlarmKit (and SwiftUI, AppIntents)
     typealias AlarmsMap = [UUID: (Alarm, LocalizedStringResource)]
 
     @MainActor var alarmsMap = AlarmsMap()
+    /// The labels of alarms scheduled in this session, kept apart from the map: an update that
+    /// was on its way before `schedule` answered may drop and re-add an alarm.
+    @MainActor private var labels: [UUID: LocalizedStringResource] = [:]
     @ObservationIgnored private let alarmManager = AlarmManager.shared
 
     @MainActor var hasUpcomingAlerts: Bool { !alarmsMap.isEmpty }
@@ -87,6 +90,7 @@ import ReveilleKit  // was: import AlarmKit (and SwiftUI, AppIntents)
                     print("Not authorized to schedule alarms.")
                     return
                 }
+                await MainActor.run { labels[id] = label }
                 let alarm = try await alarmManager.schedule(id: id, configuration: alarmConfiguration)
                 await MainActor.run {
                     alarmsMap[id] = (alarm, label)
@@ -139,7 +143,7 @@ import ReveilleKit  // was: import AlarmKit (and SwiftUI, AppIntents)
         Task { @MainActor in
             // Alarms scheduled in an earlier session have no label here.
             for updated in remoteAlarms {
-                alarmsMap[updated.id, default: (updated, "Alarm (Old Session)")].0 = updated
+                alarmsMap[updated.id, default: (updated, labels[updated.id] ?? "Alarm (Old Session)")].0 = updated
             }
             let knownAlarmIDs = Set(alarmsMap.keys)
             let incomingAlarmIDs = Set(remoteAlarms.map(\.id))

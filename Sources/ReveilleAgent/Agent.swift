@@ -102,6 +102,8 @@ public final class Agent {
             self?.logger.info("time zone changed to \(zone.identifier)")
             scheduler.timeZoneChanged()
         }
+        // Before any library (GSettings reading the sound theme) opens GIO's shared connection.
+        BusConnection.keepSharedSessionBusFromExiting()
         let settings = AgentSettings.load(from: paths.configDirectory, logger: logger)
         let sounder = AlarmSounder(library: SoundLibrary(environment: options.environment),
                                    sinkGuard: SinkGuard(stateDirectory: paths.stateDirectory,

@@ -30,6 +30,16 @@ public final class BusConnection {
         return try connect(address: String(cString: address))
     }
 
+    /// Keeps GIO's shared session-bus connection (`g_bus_get_sync`, which libraries such as
+    /// GSettings' dconf backend use) from raising SIGTERM when the bus goes away: by default it
+    /// exits the process on close, which would turn "lost the bus" into a clean stop. Held for
+    /// the life of the process, so a library that asks later gets this same connection.
+    public nonisolated static func keepSharedSessionBusFromExiting() {
+        guard let shared = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, nil) else { return }
+        g_dbus_connection_set_exit_on_close(shared, 0)
+        // Deliberately not released: the singleton must outlive every user of it.
+    }
+
     /// A new connection to the message bus at `address` (`g_dbus_connection_new_for_address_sync`).
     public nonisolated static func connect(address: String) throws(BusError) -> BusConnection {
         var error: UnsafeMutablePointer<GError>?
