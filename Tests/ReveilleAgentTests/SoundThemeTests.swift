@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+import ReveilleBus
 
 /// The Sound Theme spec's rules, one test each, on theme folders made for the test.
 @Suite("Sound theme lookup")
@@ -32,5 +33,20 @@ struct SoundThemeTests {
         let theme = SoundTheme(name: "S", bases: [base])
         #expect(theme.folders.prefix(2) == ["\(base)/S/stereo", "\(base)/S/plain"])
         #expect(theme.folders.last == "\(base)/freedesktop/stereo")
+    }
+
+    @Test func keyFilesAreReadAsGLibReadsThem() throws {
+        // The shape of a Flatpak sandbox's /.flatpak-info: the app id is [Application] name.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-keyfile-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "# a comment\n[Application]\nname=org.example.Cook\nruntime=runtime/org.gnome.Platform/x86_64/45\n\n[Instance]\nname=not-this\nmessage=two\\nlines\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let file = try #require(KeyFile(path: path))
+        #expect(file.string("Application", "name") == "org.example.Cook")
+        #expect(file.string("Instance", "message") == "two\nlines", "escapes processed")
+        #expect(file.contains(group: "Instance") && !file.contains(group: "Nope"))
+        try "not a key file".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(KeyFile(path: path) == nil, "malformed")
+        #expect(KeyFile(path: "/proc/self") == nil, "not a regular file")
     }
 }

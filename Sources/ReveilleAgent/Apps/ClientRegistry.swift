@@ -164,15 +164,10 @@ final class ClientRegistry {
         return pid
     }
 
-    /// The `[Application] name=` of `/proc/PID/root/.flatpak-info`, present only inside a Flatpak sandbox.
+    /// The `[Application] name=` of `/proc/PID/root/.flatpak-info` (read by GLib's
+    /// `GKeyFile`, as xdg-desktop-portal reads it), present only inside a Flatpak sandbox.
     private static func flatpakID(of pid: Int32) -> String? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/root/.flatpak-info", encoding: .utf8) else { return nil }
-        var inApplication = false
-        for line in text.split(separator: "\n") {
-            if line.hasPrefix("[") { inApplication = line == "[Application]"; continue }
-            if inApplication, line.hasPrefix("name=") { return String(line.dropFirst(5)) }
-        }
-        return nil
+        KeyFile(path: "/proc/\(pid)/root/.flatpak-info")?.string("Application", "name")
     }
 
     private static func systemdID(_ pid: Int32) -> String? {

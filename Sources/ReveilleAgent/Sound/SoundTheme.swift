@@ -1,5 +1,6 @@
 import CGLib
 import FoundationEssentials
+import ReveilleBus
 
 /// The freedesktop Sound Theme specification's lookup: the user's theme, the themes it
 /// inherits (its `index.theme`), then `freedesktop`, each searched in every `sounds` folder
@@ -81,27 +82,13 @@ struct SoundTheme: Sendable {
         bases.lazy.compactMap { index(at: "\($0)/\(theme)/index.theme") }.first
     }
 
-    /// Reads an `index.theme` (a desktop-entry-style file): `[Sound Theme]` with `Inherits` and
+    /// Reads an `index.theme` (GLib's `GKeyFile`): `[Sound Theme]` with `Inherits` and
     /// `Directories` (comma-separated), and per directory its `OutputProfile`; directories
     /// for other outputs (5.1, surround) are left out, stereo ones and unmarked ones kept.
     static func index(at path: String) -> Index? {
-        guard let data = FileManager.default.contents(atPath: path), data.count <= 1 << 20 else { return nil }
-        var groups: [String: [String: String]] = [:]
-        var group = ""
-        for raw in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-            let line = raw.trimmed()
-            if line.hasPrefix("#") || line.isEmpty { continue }
-            if line.hasPrefix("["), line.hasSuffix("]") {
-                group = String(line.dropFirst().dropLast())
-            } else if let equals = line.firstIndex(of: "=") {
-                groups[group, default: [:]][String(line[..<equals]).trimmed()] = String(line[line.index(after: equals)...]).trimmed()
-            }
-        }
-        guard let theme = groups["Sound Theme"] else { return nil }
-        func list(_ key: String) -> [String] {
-            (theme[key] ?? "").split(separator: ",").map { String($0).trimmed() }.filter(isPlainName)
-        }
-        let directories = list("Directories").filter { (groups[$0]?["OutputProfile"] ?? "stereo") == "stereo" }
-        return Index(inherits: list("Inherits"), stereoDirectories: directories)
+        guard let file = KeyFile(path: path), file.contains(group: "Sound Theme") else { return nil }
+        let directories = file.list("Sound Theme", "Directories").filter(isPlainName)
+            .filter { (file.string($0, "OutputProfile") ?? "stereo") == "stereo" }
+        return Index(inherits: file.list("Sound Theme", "Inherits").filter(isPlainName), stereoDirectories: directories)
     }
 }

@@ -245,6 +245,9 @@ public enum InputParser {
     /// Splits a command line into arguments, without a shell: spaces separate; 'single quotes'
     /// keep everything literally; "double quotes" keep spaces, with \" and \\ inside; a
     /// backslash outside quotes keeps the next character. Nothing is expanded (no $, ~, *).
+    /// Kept rather than GLib's `g_shell_parse_argv`, which follows sh: a word starting with `#`
+    /// begins a comment, so `notify-send Take pill #2` would lose its last word, and a `\$` or
+    /// a backquote inside double quotes is read as sh reads it.
     public static func arguments(_ text: String) throws -> [String] {
         var arguments: [String] = []
         var current = ""

@@ -6,6 +6,11 @@ import Glibc
 
 /// Replaces a file's content so that a crash at any point leaves either the old or the
 /// new content: write a temporary file, fsync it, rename it over the target, fsync the folder.
+///
+/// Kept rather than GLib's `g_file_set_contents_full(CONSISTENT | DURABLE)`: the store also
+/// appends to a journal and needs the same typed errors (naming the file) for both, and the
+/// temporary name is fixed and opened `O_EXCL | O_NOFOLLOW` after unlinking a stale one, so a
+/// crash leaves no trail of random temporary files in the state folder.
 public enum AtomicFile {
     /// The points between the steps of a write, where a test can simulate a crash.
     public enum Step: CaseIterable, Sendable {

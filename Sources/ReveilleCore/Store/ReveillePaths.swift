@@ -2,6 +2,10 @@ import FoundationEssentials
 import SystemPackage
 
 /// Where Reveille keeps its files, following the XDG Base Directory specification.
+///
+/// Kept rather than GLib's `g_get_user_state_dir()` and friends, which read the environment
+/// once per process and cache it: the paths here come from the environment given (the
+/// agent's options, the tests' sessions), and relative values are ignored as the spec says.
 public struct ReveillePaths: Sendable {
     /// `$XDG_STATE_HOME/reveille`, by default `~/.local/state/reveille`: the alarms.
     public var stateDirectory: FilePath
