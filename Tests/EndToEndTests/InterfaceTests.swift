@@ -95,22 +95,22 @@ struct InterfaceTests {
     @Test func watchPrintsEveryChange() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()
+        // An alarm there before watch starts: its "present" line says watch has subscribed.
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Existing")
         let output = session.directory + "/watch.jsonl"
         let watch = try Subprocess.start(session.binaries + "/reveille", ["watch", "--json"], environment: session.environment,
                                          stdout: output)
         defer { watch.terminate() }
-        usleep(500_000)
+        let text = { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+        _ = try eventually(timeout: 5, "watch to list what is there") { text().contains(#""change":"present""#) ? true : nil }
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Watched")
-        _ = try eventually(timeout: 6, "watch to report the alert") {
-            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            return text.contains(#""state":"alerting""#) ? true : nil
-        }
+        _ = try eventually(timeout: 6, "watch to report the alert") { text().contains(#""state":"alerting""#) ? true : nil }
         try session.cli("cancel", timer.id)
         let lines = try eventually(timeout: 5, "watch to report the end") { () -> [String]? in
-            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            return text.contains(#""change":"ended""#) ? text.split(separator: "\n").map(String.init) : nil
+            text().contains(#""change":"ended""#) ? text().split(separator: "\n").map(String.init) : nil
         }
-        #expect(lines.count == 3, "added, alerting, ended: \(lines)")
-        #expect(lines.first?.contains(#""change":"added""#) == true)
+        #expect(lines.count == 4, "present, added, alerting, ended: \(lines)")
+        #expect(lines.first?.contains(#""change":"present""#) == true && lines.first?.contains("Existing") == true)
+        #expect(lines[1].contains(#""change":"added""#) && lines[1].contains("Watched"))
     }
 }
