@@ -97,15 +97,13 @@ struct SoundLibrary: Sendable {
         let bare = Self.withoutExtension(name)
         // The user's and the bundled sounds by the name as given; then the theme chain, each
         // name the spec's way (without its last dash-part in turn).
-        let searches = folders.map { ([bare], $0.path, $0.source) }
-            + SoundTheme.fallbacks(bare).flatMap { candidate in themeFolders.map { ([candidate], $0, "theme") } }
-        for (names, folder, source) in searches {
-            for candidate in names {
-                for ext in Self.extensions {
-                    let path = "\(folder)/\(candidate).\(ext)"
-                    guard FileManager.default.isReadableFile(atPath: path) else { continue }
-                    return try checked(path, from: source)
-                }
+        let searches = folders.map { (bare, $0.path, $0.source) }
+            + SoundTheme.fallbacks(bare).flatMap { candidate in themeFolders.map { (candidate, $0, "theme") } }
+        for (candidate, folder, source) in searches {
+            for ext in Self.extensions {
+                let path = "\(folder)/\(candidate).\(ext)"
+                guard FileManager.default.isReadableFile(atPath: path) else { continue }
+                return try checked(path, from: source)
             }
         }
         // Names are matched regardless of case only when no file has the name as written.
