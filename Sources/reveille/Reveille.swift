@@ -7,8 +7,8 @@ import ReveilleKit
 struct Reveille: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reveille",
-        abstract: "Alarms and timers that ring even when no app is open.",
-        discussion: "Times are read in the local time zone (honours TZ). Alarm IDs may be shortened to any unique prefix.",
+        abstract: L("Alarms and timers that ring even when no app is open."),
+        discussion: L("Times are read in the local time zone (honours TZ). Alarm IDs may be shortened to any unique prefix."),
         version: ReveilleVersion.current,
         subcommands: [Add.self, Timer.self, List.self, Show.self, Edit.self, Cancel.self, Stop.self, Snooze.self,
                       Pause.self, Resume.self, Skip.self, Disable.self, Enable.self, Watch.self, Sounds.self, Play.self,
@@ -17,11 +17,14 @@ struct Reveille: AsyncParsableCommand {
     /// Runs the command; errors leave with the status `ExitStatus` names, and a usage error
     /// shows the usage of the command that was given, not the root's.
     static func main() async {
+        // Before any help text is built: the commands' texts are read in the user's language.
+        Localization.setUp()
         var command: ParsableCommand
         do {
             command = try parseAsRoot()
         } catch {
-            exit(withError: error)
+            guard exitCode(for: error).rawValue == 64 else { exit(withError: error) }
+            sayUsageError(fullMessage(for: error))
         }
         do {
             if var asynchronous = command as? AsyncParsableCommand {
@@ -43,11 +46,32 @@ struct Reveille: AsyncParsableCommand {
 
     /// Says what was wrong, with the usage of the command that was given (not the root's).
     private static func fail(_ error: Error, in command: ParsableCommand.Type) -> Never {
-        let code = exitCode(for: error)
-        guard code.rawValue == 64 else { exit(withError: error) }
-        Output.note("Error: \(message(for: error))")
-        Output.note("Usage: " + usageString(for: command))
-        Output.note("  See '\(usageString(for: command).prefix { $0 != "<" && $0 != "[" }.trimmed()) --help' for more information.")
-        Glibc.exit(code.rawValue)
+        guard exitCode(for: error).rawValue == 64 else { exit(withError: error) }
+        let usage = usageString(for: command)
+        sayUsageError("""
+            Error: \(message(for: error))
+            Usage: \(usage)
+              See '\(usage.prefix { $0 != "<" && $0 != "[" }.trimmed()) --help' for more information.
+            """)
+    }
+
+    /// Writes a usage error (the argument parser's layout) in the user's language, and exits
+    /// with 64. The parser words its own lines in English; they are translated line by line.
+    private static func sayUsageError(_ message: String) -> Never {
+        for line in message.split(separator: "\n", omittingEmptySubsequences: false) {
+            let text = String(line)
+            if let rest = text.wholeMatch(of: /Error: (.*)/)?.1 {
+                Output.note(L("Error: %@", String(rest)))
+            } else if let rest = text.wholeMatch(of: /Usage: (.*)/)?.1 {
+                Output.note(L("Usage: %@", String(rest)))
+            } else if let rest = text.wholeMatch(of: /Help: (.*)/)?.1 {
+                Output.note(L("Help: %@", String(rest)))
+            } else if let command = text.wholeMatch(of: /\s\sSee '(.*) --help' for more information\./)?.1 {
+                Output.note("  " + L("See '%@ --help' for more information.", String(command)))
+            } else {
+                Output.note(text)
+            }
+        }
+        Glibc.exit(64)
     }
 }

@@ -90,6 +90,59 @@ struct TranslationTests {
         #expect(prompt.actions?.contains("Autoriser") == true && prompt.actions?.contains("Ne pas autoriser") == true, "\(prompt.actions ?? [])")
     }
 
+    @Test func theCLISpeaksGerman() throws {
+        let session = try TestSession(audio: .none)
+        let german = try environment(session, "de_DE.UTF-8")
+        try session.startAgent(environment: german.mapValues { Optional($0) })
+        let help = try session.cli("add", "--help", environment: german)
+        #expect(help.stdout.contains("Einen Wecker zu einer Uhrzeit oder einem Datum stellen."), "\(help.stdout)")
+        #expect(help.stdout.contains("Der Titel der Benachrichtigung."), "\(help.stdout)")
+        let started = try session.cli("timer", "10m", "--title", "Tee", environment: german)
+        #expect(started.status == 0 && started.stdout.hasPrefix("Timer ") && started.stdout.contains(" \"Tee\" gestartet: klingelt "),
+                "\(started.stdout)\(started.stderr)")
+        #expect(started.stdout.contains("(in 10 Min. 00 Sek.)") || started.stdout.contains("(in 9 Min. 59 Sek.)"), "\(started.stdout)")
+        let id = try #require(started.stdout.firstMatch(of: #/Timer ([0-9a-f]{8}) /#).map { String($0.1) })
+        let list = try session.cli("list", environment: german)
+        #expect(list.stdout.hasPrefix("ID        ZUSTAND    NÄCHSTES MAL"), "\(list.stdout)")
+        #expect(list.stdout.contains("\(id)  Countdown  "), "\(list.stdout)")
+        let show = try session.cli("show", id, environment: german)
+        #expect(show.stdout.contains("Wiederholung: Timer") && show.stdout.contains("klingelt:     10 Min. 00 Sek. lang ohne Antwort"),
+                "\(show.stdout)")
+        // The agent's refusal, in the agent's language.
+        let resume = try session.cli("resume", id, environment: german)
+        #expect(resume.status == 1, "\(resume.stderr)")
+        #expect(resume.stderr.contains("Timer \(id) \"Tee\" ist im Countdown: Fortsetzen geht nur, solange er angehalten ist"), "\(resume.stderr)")
+        let refused = try session.cli("add", "25:00", environment: german)
+        #expect(refused.status == 64)
+        #expect(refused.stderr.hasPrefix("Fehler: „25:00“ ist nicht lesbar als Uhrzeit oder Datum; möglich: eine Uhrzeit (07:30"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("Aufruf: reveille add <time>") && refused.stderr.contains("Mehr dazu mit 'reveille add --help'."), "\(refused.stderr)")
+        let cancelled = try session.cli("cancel", id, environment: german)
+        #expect(cancelled.stdout.contains(" \"Tee\" entfernt: er ist beendet und hätte "), "\(cancelled.stdout)")
+        // JSON is for programs: its words stay as they are.
+        let json = try session.cli("timer", "5m", "--json", environment: german)
+        #expect(json.stdout.contains(#""state":"countdown""#) && json.stdout.contains(#""kind":"timer""#), "\(json.stdout)")
+    }
+
+    @Test func theCLISpeaksFrench() throws {
+        let session = try TestSession(audio: .none)
+        let french = try environment(session, "fr_FR.UTF-8")
+        try session.startAgent(environment: french.mapValues { Optional($0) })
+        let added = try session.cli("add", "7:30", "--days", "mon,tue", "--title", "Réveil", environment: french)
+        #expect(added.stdout.hasPrefix("Alarme ") && added.stdout.contains(" \"Réveil\" programmée : sonne "), "\(added.stdout)\(added.stderr)")
+        let list = try session.cli("list", environment: french)
+        #expect(list.stdout.contains("  programmée  ") && list.stdout.contains("  lun,mar  "), "\(list.stdout)")
+        let none = try session.cli("show", "ffff", environment: french)
+        #expect(none.status == 66 && none.stderr.contains("aucun identifiant d'alarme ne commence par « ffff »"), "\(none.stderr)")
+        let volume = try session.cli("add", "8:00", "--volume", "2", environment: french)
+        #expect(volume.stderr.contains("--volume : « 2 » n'est ni une fraction (0 à 1) ni un pourcentage ; écrivez 2% ou 0.02"), "\(volume.stderr)")
+    }
+
+    /// Every message the sources mark is in po/reveille.pot, and translated in each language.
+    @Test func everyMessageIsTranslated() throws {
+        let check = try Subprocess.run("\(Self.repository)/scripts/update-po", ["--check"], environment: ProcessInfo.processInfo.environment)
+        #expect(check.status == 0, "scripts/update-po --check: \(check.stderr)")
+    }
+
     @Test(arguments: [("de_DE.UTF-8", 0, "%@ Minuten"), ("de_DE.UTF-8", 1, "eine Minute"), ("de_DE.UTF-8", 2, "2 Minuten"),
                       ("fr_FR.UTF-8", 0, "0 minute "), ("fr_FR.UTF-8", 1, "1 minute "), ("fr_FR.UTF-8", 2, "2 minutes")])
     func pluralFormsFollowEachLanguagesRule(_ locale: String, _ count: Int, _ expected: String) throws {

@@ -25,7 +25,7 @@ struct NotificationContent: Equatable {
         var role: String
     }
 
-    static let cancelButton = AlarmButton(text: "Cancel", textColor: .white, systemImageName: "window-close")
+    static let cancelButton = AlarmButton(text: N_("Cancel"), textColor: .white, systemImageName: "window-close")
 
     /// The content for `record` at `now`, or `nil` when its state shows nothing
     /// (scheduled, or a countdown without a countdown presentation).
@@ -60,7 +60,7 @@ struct NotificationContent: Equatable {
             lines = [L("Rings at %@ · %@ left", Self.clock(fireDate, timeZone), Self.timeLeft(left))]
             urgency = .normal
             buttons = (countdown.pauseButton.map { [Button(label: Self.label($0.text, or: L("Pause")), action: .pause, role: "pause")] } ?? [])
-                + [Button(label: L(Self.cancelButton.text), action: .cancel, role: "cancel")]
+                + [Button(label: Localization.text(Self.cancelButton.text), action: .cancel, role: "cancel")]
             help = [L("To pause: reveille pause %@", String(short))]
             let length = record.countdownLength ?? left
             progress = length > 0 ? Int(((length - left) / length * 100).rounded()).clamped(to: 0...100) : 100
@@ -70,7 +70,7 @@ struct NotificationContent: Equatable {
             lines = [L("Paused · %@ left", Self.timeLeft(record.pausedTimeRemaining ?? 0))]
             urgency = .normal
             buttons = [Button(label: Self.label(paused.resumeButton.text, or: L("Resume")), action: .resume, role: "resume"),
-                       Button(label: L(Self.cancelButton.text), action: .cancel, role: "cancel")]
+                       Button(label: Localization.text(Self.cancelButton.text), action: .cancel, role: "cancel")]
             help = [L("To resume: reveille resume %@", String(short))]
             let length = record.countdownLength ?? 0
             progress = length > 0 ? Int(((length - (record.pausedTimeRemaining ?? 0)) / length * 100).rounded()).clamped(to: 0...100) : nil
@@ -82,7 +82,7 @@ struct NotificationContent: Equatable {
     static func label(_ text: String, or fallback: String) -> String {
         let shown = displayable(text, limit: 40)
         // The presets' English labels ("Stop", "Snooze") are msgids: shown in the user's language.
-        return shown.isEmpty ? fallback : L(shown)
+        return shown.isEmpty ? fallback : Localization.text(shown)
     }
 
     /// Text from an app, made safe to show: control and format characters (a bell, an escape

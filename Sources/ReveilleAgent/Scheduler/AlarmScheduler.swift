@@ -169,7 +169,7 @@ final class AlarmScheduler {
     /// alarms when given: another app's alarms are not found.
     func resolve(_ prefix: String, owner: String? = nil) throws(AlarmError) -> UUID {
         let wanted = prefix.lowercased().trimmed()
-        guard !wanted.isEmpty else { throw .notFound("no alarm id given; `reveille list` shows them") }
+        guard !wanted.isEmpty else { throw .notFound(L("no alarm id given; `reveille list` shows them")) }
         // A whole id (what apps and the CLI send once they know it) is a lookup, not a scan.
         if let id = UUID(uuidString: wanted), let record = alarms[id], owner == nil || record.appID == owner {
             return id
@@ -178,9 +178,10 @@ final class AlarmScheduler {
             .filter { $0.uuidString.lowercased().hasPrefix(wanted) }
         switch matches.count {
         case 1: return matches[0]
-        case 0: throw .notFound("no alarm has an id starting with '\(prefix)'; `reveille list` shows them")
+        case 0: throw .notFound(L("no alarm has an id starting with '%@'; `reveille list` shows them", prefix))
         default:
-            throw .ambiguousID("'\(prefix)' starts \(matches.count) alarm ids (\(matches.map { $0.uuidString.lowercased().prefix(8) }.sorted().joined(separator: ", "))); give more characters")
+            let starts = matches.map { $0.uuidString.lowercased().prefix(8) }.sorted().joined(separator: ", ")
+            throw .ambiguousID(L("'%@' starts %@ alarm ids (%@); give more characters", prefix, String(matches.count), starts))
         }
     }
 
@@ -301,7 +302,7 @@ final class AlarmScheduler {
             try store.write(changes, alarmCount: alarms.count, all: { Array(alarms.values) })
         } catch {
             for (id, record) in previous.reversed() { alarms[id] = record }
-            throw .storageFailure("could not write \(error); nothing was changed")
+            throw .storageFailure(L("could not write %@; nothing was changed", "\(error)"))
         }
         arm()
         publish(changes)

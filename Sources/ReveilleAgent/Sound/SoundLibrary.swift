@@ -84,15 +84,15 @@ struct SoundLibrary: Sendable {
         }
         if name.contains("/") {
             guard allowPaths else {
-                throw .invalidConfiguration("sound '\(name)' is a path; apps may only name a sound (see `reveille sounds`)")
+                throw .invalidConfiguration(L("sound '%@' is a path; apps may only name a sound (see `reveille sounds`)", name))
             }
             guard name.hasPrefix("/"), FileManager.default.isReadableFile(atPath: name) else {
-                throw .invalidConfiguration("sound file '\(name)' cannot be read; give an absolute path to a readable file")
+                throw .invalidConfiguration(L("sound file '%@' cannot be read; give an absolute path to a readable file", name))
             }
             return try Self.playable(name)
         }
         guard name.wholeMatch(of: /[A-Za-z0-9][A-Za-z0-9._+-]{0,99}/) != nil, !name.contains("..") else {
-            throw .invalidConfiguration("sound name '\(name)' is not a plain name; accepted: letters, digits, '.', '_', '+', '-'")
+            throw .invalidConfiguration(L("sound name '%@' is not a plain name; accepted: letters, digits, '.', '_', '+', '-'", name))
         }
         let bare = Self.withoutExtension(name)
         // The user's and the bundled sounds by the name as given; then the theme chain, each
@@ -112,7 +112,7 @@ struct SoundLibrary: Sendable {
             return try checked(entry.path, from: entry.source)
         }
         let names = entries.map(\.name)
-        throw .invalidConfiguration("no sound named '\(name)'; available: \(names.isEmpty ? "none" : names.joined(separator: ", "))")
+        throw .invalidConfiguration(L("no sound named '%@'; available: %@", name, names.isEmpty ? L("none") : names.joined(separator: ", ")))
     }
 
     /// The user's folders may hold anything (a FIFO, a huge file): checked now. Bundled and
@@ -134,7 +134,7 @@ struct SoundLibrary: Sendable {
         do {
             _ = try SoundFile.check(path)
         } catch {
-            throw .invalidConfiguration("sound \(error.description)")
+            throw .invalidConfiguration(L("sound %@", error.description))
         }
         return path
     }

@@ -51,10 +51,10 @@ final class SleepCoordinator {
 
     /// Connects to the system bus and, when the helper and logind are there, starts watching.
     func start() {
-        guard policy.enabled else { return unavailable("waking from suspend is turned off (settings: wakeFromSuspend)") }
+        guard policy.enabled else { return unavailable(L("waking from suspend is turned off (settings: wakeFromSuspend)")) }
         let bus: BusConnection
         do { bus = try BusConnection.system() } catch {
-            return unavailable("the system bus cannot be reached (\(error.message))")
+            return unavailable(L("the system bus cannot be reached (%@)", error.message))
         }
         self.bus = bus
         bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
@@ -67,10 +67,10 @@ final class SleepCoordinator {
                     return items.compactMap(\.string)
                 })
                 guard names.contains(WakeHelperInterface.busName) else {
-                    return self.unavailable("the wake helper is not installed (a system-wide install puts it in place; see the README)")
+                    return self.unavailable(L("the wake helper is not installed (a system-wide install puts it in place; see the README)"))
                 }
                 guard names.contains(Self.logind.name) else {
-                    return self.unavailable("logind is not running, so Reveille cannot tell when the machine suspends")
+                    return self.unavailable(L("logind is not running, so Reveille cannot tell when the machine suspends"))
                 }
                 _ = bus.subscribe(sender: Self.logind.name, interface: Self.logind.interface, name: "PrepareForSleep",
                                   path: Self.logind.path) { [weak self] signal in
@@ -142,8 +142,8 @@ final class SleepCoordinator {
 
     private func couldNotWake(_ error: BusError) {
         let reason = error.name.hasSuffix(".NotAuthorized")
-            ? "you are not allowed to set the wake-up time (polkit: \(WakeHelperInterface.polkitAction))"
-            : "the wake helper failed: \(error.message)"
+            ? L("you are not allowed to set the wake-up time (polkit: %@)", WakeHelperInterface.polkitAction)
+            : L("the wake helper failed: %@", error.message)
         lastFailure = reason
         logger.warning("the machine was not set to wake for the next alarm: \(reason)")
         // Once per reason: every suspend would otherwise say it again. The next suspend tries again.
@@ -193,11 +193,11 @@ final class SleepCoordinator {
         }
         let now = Date()
         guard let wake = policy.wakeInstant(for: alarms, now: now) else {
-            return WakeStatus(wakes: false, reason: "no alarm is due that should wake the machine", lead: policy.lead)
+            return WakeStatus(wakes: false, reason: L("no alarm is due that should wake the machine"), lead: policy.lead)
         }
         let alarm = alarms.filter(policy.wakes).min { ($0.fireDate ?? .distantFuture) < ($1.fireDate ?? .distantFuture) }
         if let lastFailure {
-            return WakeStatus(wakes: false, reason: "at the last suspend, \(lastFailure)", alarmID: alarm?.id, lead: policy.lead)
+            return WakeStatus(wakes: false, reason: L("at the last suspend, %@", lastFailure), alarmID: alarm?.id, lead: policy.lead)
         }
         return WakeStatus(wakes: true, wakeAt: wake, alarmID: alarm?.id, lead: policy.lead)
     }

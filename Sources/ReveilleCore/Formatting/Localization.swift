@@ -80,3 +80,9 @@ public func L(_ msgid: String, _ arguments: String...) -> String {
 public func Ln(_ singular: String, _ plural: String, _ count: Int, _ arguments: String...) -> String {
     Localization.format(Localization.plural(singular, plural, count), arguments)
 }
+
+/// Marks `msgid` for translation without translating it here (gettext's `N_`): text stored or
+/// sent as English, such as the preset buttons' labels, and shown through `Localization.text`.
+public func N_(_ msgid: String) -> String {
+    msgid
+}

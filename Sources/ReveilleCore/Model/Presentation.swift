@@ -116,12 +116,12 @@ public struct AlarmButton: Codable, Hashable, Sendable {
         try container.encode(systemImageName, forKey: .systemImageName)
     }
 
-    public static let stopButton = AlarmButton(text: "Stop", textColor: .white, systemImageName: "media-playback-stop")
-    public static let snoozeButton = AlarmButton(text: "Snooze", textColor: .white, systemImageName: "alarm-symbolic")
-    public static let repeatButton = AlarmButton(text: "Repeat", textColor: .white, systemImageName: "view-refresh")
-    public static let pauseButton = AlarmButton(text: "Pause", textColor: .white, systemImageName: "media-playback-pause")
-    public static let resumeButton = AlarmButton(text: "Resume", textColor: .white, systemImageName: "media-playback-start")
-    public static let openAppButton = AlarmButton(text: "Open", textColor: .white, systemImageName: "window-new")
+    public static let stopButton = AlarmButton(text: N_("Stop"), textColor: .white, systemImageName: "media-playback-stop")
+    public static let snoozeButton = AlarmButton(text: N_("Snooze"), textColor: .white, systemImageName: "alarm-symbolic")
+    public static let repeatButton = AlarmButton(text: N_("Repeat"), textColor: .white, systemImageName: "view-refresh")
+    public static let pauseButton = AlarmButton(text: N_("Pause"), textColor: .white, systemImageName: "media-playback-pause")
+    public static let resumeButton = AlarmButton(text: N_("Resume"), textColor: .white, systemImageName: "media-playback-start")
+    public static let openAppButton = AlarmButton(text: N_("Open"), textColor: .white, systemImageName: "window-new")
 }
 
 /// A plain RGB colour, components from 0 to 1.

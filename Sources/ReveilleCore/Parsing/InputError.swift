@@ -11,6 +11,6 @@ public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "could not read '\(text)' as \(expected); accepted: \(accepted)"
+        L("could not read '%@' as %@; accepted: %@", text, expected, accepted)
     }
 }

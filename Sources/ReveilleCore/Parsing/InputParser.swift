@@ -2,14 +2,20 @@ import FoundationEssentials
 
 /// Reads the times, dates, durations and weekday lists people type.
 public enum InputParser {
-    public static let acceptedTimes = "07:30, 7:30, 7.30, 0730, 7:30pm, 7pm, 19:30, noon, midnight"
-    public static let acceptedDates = "in 10m, +1h30m, tomorrow 7:30, fri 18:00, next mon 9:00, 2026-12-24 18:00, 12/24 18:00, 24.12. 18:00, dec 24 18:00, 19:30:15, 2026-12-24T18:00+01:00 (a day without a time: 09:00)"
-    public static let acceptedDurations = "90s, 10m, 1h30m, 1.5h, 2d, 1:30:00 (h:mm:ss), 5:00 (m:ss)"
-    public static let acceptedWeekdays = "mon,wed,fri or mon-fri (mon tue wed thu fri sat sun, or full names), weekdays, weekends, daily"
+    // The forms are typed in English whatever the language; only the words around them are translated.
+    public static var acceptedTimes: String { "07:30, 7:30, 7.30, 0730, 7:30pm, 7pm, 19:30, noon, midnight" }
+    public static var acceptedDates: String {
+        "in 10m, +1h30m, tomorrow 7:30, fri 18:00, next mon 9:00, 2026-12-24 18:00, 12/24 18:00, 24.12. 18:00, dec 24 18:00, "
+            + "19:30:15, 2026-12-24T18:00+01:00 " + L("(a day without a time: 09:00)")
+    }
+    public static var acceptedDurations: String { "90s, 10m, 1h30m, 1.5h, 2d, 1:30:00 (h:mm:ss), 5:00 (m:ss)" }
+    public static var acceptedWeekdays: String {
+        L("mon,wed,fri or mon-fri (mon tue wed thu fri sat sun, or full names), weekdays, weekends, daily")
+    }
 
     /// A time of day: `07:30`, `7:30`, `7.30`, `0730`, `7:30pm`, `7pm`, `19:30`, `noon`, `midnight`.
     public static func timeOfDay(_ text: String) throws -> Alarm.Schedule.Relative.Time {
-        let error = InputError(text: text, expected: "a time of day", accepted: acceptedTimes)
+        let error = InputError(text: text, expected: L("a time of day"), accepted: acceptedTimes)
         let trimmed = text.trimmed().lowercased()
         switch trimmed {
         case "noon", "midday": return .init(hour: 12, minute: 0)
@@ -34,7 +40,7 @@ public enum InputParser {
 
     /// A length of time: `90s`, `10m`, `1h30m`, `1.5h`, `2d`, `1:30:00`, `5:00`.
     public static func duration(_ text: String) throws -> TimeInterval {
-        let error = InputError(text: text, expected: "a duration", accepted: acceptedDurations)
+        let error = InputError(text: text, expected: L("a duration"), accepted: acceptedDurations)
         let trimmed = text.trimmed().lowercased()
         var seconds: Double
         if trimmed.contains(":") {
@@ -60,7 +66,7 @@ public enum InputParser {
             }
         }
         guard seconds > 0, seconds.isFinite else {
-            throw InputError(text: text, expected: "a duration longer than zero", accepted: acceptedDurations)
+            throw InputError(text: text, expected: L("a duration longer than zero"), accepted: acceptedDurations)
         }
         return seconds
     }
@@ -68,7 +74,7 @@ public enum InputParser {
     /// A list of weekdays: `mon,wed,fri`, `mon-fri`, `weekdays`, `weekends`, `daily`. Monday first, no repeats.
     public static func weekdays(_ text: String) throws -> [Locale.Weekday] {
         let week: [Locale.Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday]
-        let error = InputError(text: text, expected: "a list of weekdays", accepted: acceptedWeekdays)
+        let error = InputError(text: text, expected: L("a list of weekdays"), accepted: acceptedWeekdays)
         var chosen = Set<Locale.Weekday>()
         let items = text.lowercased().split(whereSeparator: { $0 == "," || $0 == " " })
         guard !items.isEmpty else { throw error }
@@ -106,12 +112,12 @@ public enum InputParser {
             return .relative(.init(time: time, repeats: repeats))
         }
         if days != nil, (try? instant(text, now: now, timeZone: timeZone)) != nil {
-            throw InputError(text: text, expected: "a time of day, since --days repeats a time of day",
+            throw InputError(text: text, expected: L("a time of day, since --days repeats a time of day"),
                              accepted: acceptedTimes)
         }
         do {
             return .fixed(try instant(text, now: now, timeZone: timeZone))
-        } catch let error as InputError where error.expected != "a date and time" {
+        } catch let error as InputError where error.expected != L("a date and time") {
             throw error
         } catch {
             throw refusal(text)
@@ -122,15 +128,15 @@ public enum InputParser {
     static func refusal(_ text: String) -> InputError {
         let trimmed = text.trimmed()
         if (try? duration(trimmed)) != nil, !trimmed.contains(":") {
-            return InputError(text: text, expected: "a time or a date (\(trimmed) is how long, not when)",
-                              accepted: "'in \(trimmed)' for an alarm \(trimmed) from now, or `reveille timer \(trimmed)` for a timer")
+            return InputError(text: text, expected: L("a time or a date (%@ is how long, not when)", trimmed),
+                              accepted: L("'in %1$@' for an alarm %1$@ from now, or `reveille timer %1$@` for a timer", trimmed))
         }
         if let hour = Int(trimmed), (0...23).contains(hour) {
-            return InputError(text: text, expected: "a time or a date (a bare number could be either)",
-                              accepted: "\(hour):00, \(hour % 12 == 0 ? 12 : hour % 12)\(hour < 12 ? "am" : "pm"), or 'in \(hour)m'")
+            return InputError(text: text, expected: L("a time or a date (a bare number could be either)"),
+                              accepted: L("%@, %@, or 'in %@m'", "\(hour):00", "\(hour % 12 == 0 ? 12 : hour % 12)\(hour < 12 ? "am" : "pm")", String(hour)))
         }
-        return InputError(text: text, expected: "a time or a date",
-                          accepted: "a time of day (\(acceptedTimes)) or a day and time (\(acceptedDates))")
+        return InputError(text: text, expected: L("a time or a date"),
+                          accepted: L("a time of day (%@) or a day and time (%@)", acceptedTimes, acceptedDates))
     }
 
     /// The time of day a day without one rings at.
@@ -141,7 +147,7 @@ public enum InputParser {
     /// `2026-12-24`, `12/24`, `24.12.`, `dec 24`, with an optional year) with an optional time
     /// (09:00 without one; seconds allowed: `19:30:15`). A time alone is its next occurrence.
     public static func instant(_ text: String, now: Date, timeZone: any TimeZoneRules) throws -> Date {
-        let error = InputError(text: text, expected: "a date and time", accepted: acceptedDates)
+        let error = InputError(text: text, expected: L("a date and time"), accepted: acceptedDates)
         let trimmed = text.trimmed()
         if trimmed.lowercased() == "now" { return now }
         if let date = ISO8601Local.parse(trimmed, defaultTimeZone: timeZone), trimmed.contains(where: { $0 == "T" || $0 == " " || $0 == "t" }) {
@@ -254,8 +260,8 @@ public enum InputParser {
         var inWord = false
         var iterator = text.makeIterator()
         let error = { (what: String) in
-            InputError(text: text, expected: "a command line (\(what))",
-                       accepted: "words separated by spaces; 'single' or \"double\" quotes; \\ before a character to keep it")
+            InputError(text: text, expected: L("a command line (%@)", what),
+                       accepted: L("words separated by spaces; 'single' or \"double\" quotes; \\ before a character to keep it"))
         }
         while let character = iterator.next() {
             switch character {
@@ -264,14 +270,14 @@ public enum InputParser {
             case "'":
                 inWord = true
                 while true {
-                    guard let next = iterator.next() else { throw error("a ' is not closed") }
+                    guard let next = iterator.next() else { throw error(L("a ' is not closed")) }
                     if next == "'" { break }
                     current.append(next)
                 }
             case "\"":
                 inWord = true
                 while true {
-                    guard let next = iterator.next() else { throw error("a \" is not closed") }
+                    guard let next = iterator.next() else { throw error(L("a \" is not closed")) }
                     if next == "\"" { break }
                     if next == "\\", let escaped = iterator.next() {
                         if escaped != "\"" && escaped != "\\" { current.append("\\") }
@@ -281,7 +287,7 @@ public enum InputParser {
                     }
                 }
             case "\\":
-                guard let escaped = iterator.next() else { throw error("it ends with a \\") }
+                guard let escaped = iterator.next() else { throw error(L("it ends with a \\")) }
                 current.append(escaped)
                 inWord = true
             default:

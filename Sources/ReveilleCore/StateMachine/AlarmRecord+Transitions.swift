@@ -23,8 +23,11 @@ public enum AlarmAction: String, Codable, Sendable, CaseIterable {
     /// The action in a person's words: "snooze" rather than "countdown".
     public var words: String {
         switch self {
-        case .countdown: "snooze (or repeat)"
-        default: rawValue
+        case .countdown: L("snooze (or repeat)")
+        case .pause: L("pause")
+        case .resume: L("resume")
+        case .stop: L("stop")
+        case .cancel: L("cancel")
         }
     }
 }
@@ -61,7 +64,7 @@ extension AlarmRecord {
                   stopIntent: request.stopIntent, secondaryIntent: request.secondaryIntent, appID: appID)
         if let schedule = request.schedule {
             guard let next = schedule.nextFireDate(after: now, in: timeZone) else {
-                throw .invalidConfiguration("the schedule has no instant after now")
+                throw .invalidConfiguration(L("the schedule has no instant after now"))
             }
             fireDate = next
             if let preAlert, next.timeIntervalSince(now) <= preAlert {
@@ -122,11 +125,11 @@ extension AlarmRecord {
     public func applying(_ action: AlarmAction, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord? {
         guard action.allowedStates.contains(alarm.state) else {
             let allowed = Alarm.State.allCases.filter(action.allowedStates.contains).map(Self.stateWords)
-            throw .invalidState(
-                "\(Self.describe(self)) is \(Self.stateWords(alarm.state)): \(action.words) works only while it is \(allowed.joined(separator: " or "))")
+            throw .invalidState(L("%@ is %@: %@ works only while it is %@", Self.describe(self), Self.stateWords(alarm.state),
+                                  action.words, allowed.joined(separator: L(" or "))))
         }
         if disabled, action != .cancel {
-            throw .invalidState("\(Self.describe(self)) is disabled: enable it first (reveille enable)")
+            throw .invalidState(L("%@ is disabled: enable it first (reveille enable)", Self.describe(self)))
         }
         var next = self
         switch action {
@@ -183,7 +186,7 @@ extension AlarmRecord {
     /// Silenced but kept: only an alarm waiting for its time (not a timer, not one ringing).
     public func disabling() throws(AlarmError) -> AlarmRecord {
         guard alarm.schedule != nil, alarm.state == .scheduled else {
-            throw .invalidState("\(Self.describe(self)) is \(Self.stateWords(alarm.state)); only an alarm waiting for its time can be disabled (stop or cancel this one)")
+            throw .invalidState(L("%@ is %@; only an alarm waiting for its time can be disabled (stop or cancel this one)", Self.describe(self), Self.stateWords(alarm.state)))
         }
         var off = self
         off.disabled = true
@@ -193,7 +196,7 @@ extension AlarmRecord {
     /// On again, at its next occurrence from `now`; a one-time alarm whose time passed while it
     /// was off cannot be.
     public func enabling(now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord {
-        guard disabled else { throw .invalidState("\(Self.describe(self)) is not disabled") }
+        guard disabled else { throw .invalidState(L("%@ is not disabled", Self.describe(self))) }
         var on = self
         on.disabled = false
         if case .relative = alarm.schedule,
@@ -201,7 +204,7 @@ extension AlarmRecord {
             on.fireDate = next
         }
         if let fireDate = on.fireDate, fireDate <= now {
-            throw .invalidState("\(Self.describe(self)) was due \(ISO8601Local.string(from: fireDate, in: timeZone)) while it was disabled; give it a new time (reveille edit) or cancel it")
+            throw .invalidState(L("%@ was due %@ while it was disabled; give it a new time (reveille edit) or cancel it", Self.describe(self), ISO8601Local.string(from: fireDate, in: timeZone)))
         }
         return on
     }
@@ -210,7 +213,7 @@ extension AlarmRecord {
     public func skippingNextOccurrence(timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord {
         guard alarm.isRepeating, alarm.state == .scheduled, let fireDate,
               var skipped = nextOccurrence(after: fireDate, timeZone: timeZone) else {
-            throw .invalidState("\(Self.describe(self)) does not repeat or is not waiting for its time; only a repeating alarm can skip a day (cancel a one-time alarm instead)")
+            throw .invalidState(L("%@ does not repeat or is not waiting for its time; only a repeating alarm can skip a day (cancel a one-time alarm instead)", Self.describe(self)))
         }
         skipped.lastOccurrence = fireDate
         skipped.disabled = disabled
@@ -219,16 +222,17 @@ extension AlarmRecord {
 
     /// `alarm 3f2a9c1e "Wake up"`, for messages.
     static func describe(_ record: AlarmRecord) -> String {
-        "\(record.alarm.schedule == nil ? "timer" : "alarm") \(record.id.uuidString.lowercased().prefix(8)) \(record.title.debugDescription)"
+        let name = "\(record.id.uuidString.lowercased().prefix(8)) \(record.title.debugDescription)"
+        return record.alarm.schedule == nil ? L("timer %@", name) : L("alarm %@", name)
     }
 
     /// A state in a person's words.
     static func stateWords(_ state: Alarm.State) -> String {
         switch state {
-        case .scheduled: "waiting for its time"
-        case .countdown: "counting down"
-        case .paused: "paused"
-        case .alerting: "ringing"
+        case .scheduled: L("waiting for its time")
+        case .countdown: L("counting down")
+        case .paused: L("paused")
+        case .alerting: L("ringing")
         }
     }
 

@@ -7,19 +7,19 @@ import ReveilleKit
 struct Add: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Add an alarm at a time of day or a date.",
-        discussion: "A time of day rings at its next occurrence, or every --days. A date rings once.")
+        abstract: L("Add an alarm at a time of day or a date."),
+        discussion: L("A time of day rings at its next occurrence, or every --days. A date rings once."))
 
-    @Argument(help: "A time of day (\(InputParser.acceptedTimes)) or a date (\(InputParser.acceptedDates)).")
+    @Argument(help: ArgumentHelp(L("A time of day (%@) or a date (%@).", InputParser.acceptedTimes, InputParser.acceptedDates)))
     var time: String
 
-    @Option(help: "Repeat on these weekdays: \(InputParser.acceptedWeekdays).",
+    @Option(help: ArgumentHelp(L("Repeat on these weekdays: %@.", InputParser.acceptedWeekdays)),
             completion: .list(AlarmCompletion.weekdays))
     var days: String?
 
     @OptionGroup var alert: AlertOptions
 
-    @Option(help: "Show a countdown this long before the alarm rings (\(InputParser.acceptedDurations)).")
+    @Option(help: ArgumentHelp(L("Show a countdown this long before the alarm rings (%@).", InputParser.acceptedDurations)))
     var preAlert: String?
 
     @OptionGroup var output: OutputOptions
@@ -27,10 +27,10 @@ struct Add: AsyncParsableCommand {
     func run() async throws {
         let schedule = try InputParser.schedule(time, days: days, now: Date(), timeZone: GLibTimeZone.local)
         let request = try alert.request(schedule: schedule, preAlert: try preAlert.map { try Parse.duration($0, option: "--pre-alert") },
-                                        defaultTitle: "Alarm")
+                                        defaultTitle: L("Alarm"))
         let record = try await AgentConnection.perform { client throws(AlarmError) in
             try await client.schedule(id: UUID(), request: request)
         }
-        try output.show(record, verb: "Scheduled")
+        try output.show(record, .scheduled)
     }
 }

@@ -6,14 +6,14 @@ import ReveilleKit
 /// A command that applies one `AlarmAction` to one alarm and says which alarm it acted on.
 protocol AlarmActionCommand: AsyncParsableCommand {
     static var action: AlarmAction { get }
-    /// The past tense for the message: "Stopped".
-    static var done: String { get }
+    /// What the message says was done: `.stopped`.
+    static var done: Done { get }
     var target: AlarmTarget { get }
 }
 
 /// The alarm an action applies to.
 struct AlarmTarget: ParsableArguments {
-    @Argument(help: "The alarm's ID, or a unique prefix of it (see `reveille list`).",
+    @Argument(help: ArgumentHelp(L("The alarm's ID, or a unique prefix of it (see `reveille list`).")),
               completion: .custom { _, _, prefix in AlarmCompletion.ids(prefix) })
     var id: String
 
@@ -22,19 +22,22 @@ struct AlarmTarget: ParsableArguments {
     /// A prefix this short is shown before an irreversible command acts on it.
     static let shortPrefix = 2
 
-    func resolve(confirming verb: String? = nil, yes: Bool = false) async throws -> AlarmRecord {
-        try await Self.resolve(id, confirming: verb, yes: yes)
+    func resolve() async throws -> AlarmRecord {
+        try await Self.resolve(id)
     }
 
-    /// The alarm `id` names. Before an irreversible `verb`, a one- or two-character prefix is
-    /// confirmed on a terminal, and refused elsewhere (naming what it matched) unless `yes`.
-    static func resolve(_ id: String, confirming verb: String? = nil, yes: Bool = false) async throws -> AlarmRecord {
+    /// The alarm `id` names. Before it is cancelled (`confirmingCancel`), a one- or
+    /// two-character prefix is confirmed on a terminal, and refused elsewhere (naming what it
+    /// matched) unless `yes`.
+    static func resolve(_ id: String, confirmingCancel: Bool = false, yes: Bool = false) async throws -> AlarmRecord {
         let record = try await AgentConnection.perform { client throws(AlarmError) in try await client.alarm(id) }
-        guard let verb, !yes, id.count <= Self.shortPrefix else { return record }
+        guard confirmingCancel, !yes, id.count <= Self.shortPrefix else { return record }
         let summary = AlarmSummary(record)
-        let question = "\(verb) \(summary.kind) \(summary.shortID) \(summary.title.debugDescription), \(summary.whenSentence)?"
+        let question = summary.kind == "timer" ? L("Cancel timer %@, %@?", summary.name, summary.whenSentence)
+            : L("Cancel alarm %@, %@?", summary.name, summary.whenSentence)
         guard Terminal.isInteractive else {
-            throw ValidationError("'\(id)' is a short prefix; it matches \(summary.kind) \(summary.shortID) \(summary.title.debugDescription). Give at least \(Self.shortPrefix + 1) characters of the id, or --yes")
+            throw ValidationError(L("'%@' is a short prefix; it matches %@. Give at least %@ characters of the id, or --yes",
+                                    id, summary.kindAndName, String(Self.shortPrefix + 1)))
         }
         guard Terminal.confirm(question) else { throw Declined() }
         return record
@@ -43,14 +46,14 @@ struct AlarmTarget: ParsableArguments {
 
 extension OutputOptions {
     /// Says what an action did to `before`: the alarm afterwards, or that it ended.
-    func report(before: AlarmRecord, after: AlarmRecord?, verb: String) throws {
-        if let after { return try show(after, verb: verb) }
+    func report(before: AlarmRecord, after: AlarmRecord?, _ done: Done) throws {
+        if let after { return try show(after, done) }
         var summary = AlarmSummary(before)
         if json {
             summary.state = "ended"
             return try Output.json(summary)
         }
-        Output.line("\(verb) \(summary.kind) \(summary.shortID) \(summary.title.debugDescription): it has ended\(summary.endedSentence).")
+        Output.line(summary.sentence(done, summary.endedSentence) + ".")
     }
 }
 
@@ -60,51 +63,54 @@ extension AlarmActionCommand {
         let after = try await AgentConnection.perform { client throws(AlarmError) in
             try await client.apply(Self.action, to: before.id.uuidString)
         }
-        try target.output.report(before: before, after: after, verb: Self.done)
+        try target.output.report(before: before, after: after, Self.done)
     }
 }
 
 /// `reveille cancel`: irreversible, so a very short prefix is confirmed, and `--all` asks.
 struct Cancel: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "cancel", abstract: "Remove an alarm, whatever its state.",
-        discussion: "A one- or two-character ID prefix is shown and confirmed first (or refused when not on a terminal, unless --yes).")
+        commandName: "cancel", abstract: L("Remove an alarm, whatever its state."),
+        discussion: L("A one- or two-character ID prefix is shown and confirmed first (or refused when not on a terminal, unless --yes)."))
 
-    @Argument(help: "The alarm's ID, or a unique prefix of it (see `reveille list`).",
+    @Argument(help: ArgumentHelp(L("The alarm's ID, or a unique prefix of it (see `reveille list`).")),
               completion: .custom { _, _, prefix in AlarmCompletion.ids(prefix) })
     var id: String?
 
-    @Flag(help: "Cancel every alarm (asks first, unless --yes).")
+    @Flag(help: ArgumentHelp(L("Cancel every alarm (asks first, unless --yes).")))
     var all = false
 
-    @Flag(name: .shortAndLong, help: "Do not ask.")
+    @Flag(name: .shortAndLong, help: ArgumentHelp(L("Do not ask.")))
     var yes = false
 
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        guard all != (id != nil) else { throw ValidationError("give an alarm ID or --all, not both and not neither") }
+        guard all != (id != nil) else { throw ValidationError(L("give an alarm ID or --all, not both and not neither")) }
     }
 
     func run() async throws {
         let records: [AlarmRecord]
         if all {
             records = try await AgentConnection.perform { client throws(AlarmError) in try await client.list() }
-            guard !records.isEmpty else { return Output.line("There are no alarms to cancel.") }
+            guard !records.isEmpty else { return Output.line(L("There are no alarms to cancel.")) }
             if !yes {
                 guard Terminal.isInteractive else {
-                    throw ValidationError("--all cancels \(records.count) alarm(s); add --yes to do it without asking")
+                    throw ValidationError(Ln("--all cancels %@ alarm; add --yes to do it without asking",
+                                             "--all cancels %@ alarms; add --yes to do it without asking", records.count, String(records.count)))
                 }
-                guard Terminal.confirm("Cancel all \(records.count) alarm(s)?") else { throw Declined() }
+                guard Terminal.confirm(Ln("Cancel the %@ alarm?", "Cancel all %@ alarms?", records.count, String(records.count))) else {
+                    throw Declined()
+                }
             }
         } else {
-            records = [try await AlarmTarget.resolve(id!, confirming: "Cancel", yes: yes)]
+            records = [try await AlarmTarget.resolve(id!, confirmingCancel: true, yes: yes)]
         }
         for record in records {
             let after = try await AgentConnection.perform { client throws(AlarmError) in
                 try await client.apply(.cancel, to: record.id.uuidString)
             }
-            try output.report(before: record, after: after, verb: "Cancelled")
+            try output.report(before: record, after: after, .cancelled)
         }
     }
 }
@@ -112,30 +118,30 @@ struct Cancel: AsyncParsableCommand {
 struct Stop: AlarmActionCommand {
     static let configuration = CommandConfiguration(
         commandName: "stop",
-        abstract: "Stop a ringing alarm or a running timer.",
-        discussion: "A one-time alarm ends; a repeating one waits for its next day.")
+        abstract: L("Stop a ringing alarm or a running timer."),
+        discussion: L("A one-time alarm ends; a repeating one waits for its next day."))
     static let action = AlarmAction.stop
-    static let done = "Stopped"
+    static let done = Done.stopped
     @OptionGroup var target: AlarmTarget
 }
 
 struct Snooze: AlarmActionCommand {
-    static let configuration = CommandConfiguration(commandName: "snooze", abstract: "Snooze a ringing alarm: it rings again after its snooze length.")
+    static let configuration = CommandConfiguration(commandName: "snooze", abstract: L("Snooze a ringing alarm: it rings again after its snooze length."))
     static let action = AlarmAction.countdown
-    static let done = "Snoozed"
+    static let done = Done.snoozed
     @OptionGroup var target: AlarmTarget
 }
 
 struct Pause: AlarmActionCommand {
-    static let configuration = CommandConfiguration(commandName: "pause", abstract: "Pause a running countdown.")
+    static let configuration = CommandConfiguration(commandName: "pause", abstract: L("Pause a running countdown."))
     static let action = AlarmAction.pause
-    static let done = "Paused"
+    static let done = Done.paused
     @OptionGroup var target: AlarmTarget
 }
 
 struct Resume: AlarmActionCommand {
-    static let configuration = CommandConfiguration(commandName: "resume", abstract: "Resume a paused countdown.")
+    static let configuration = CommandConfiguration(commandName: "resume", abstract: L("Resume a paused countdown."))
     static let action = AlarmAction.resume
-    static let done = "Resumed"
+    static let done = Done.resumed
     @OptionGroup var target: AlarmTarget
 }

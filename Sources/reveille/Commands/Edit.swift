@@ -7,31 +7,28 @@ import ReveilleTimeZone
 struct Edit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
-        abstract: "Change an alarm or timer, keeping its ID.",
-        discussion: """
-            Takes the options of `add` and `timer`; what is not given stays as it was. The alarm is \
-            scheduled anew from its new settings (a ringing alarm is silenced; a timer starts again).
-            """)
+        abstract: L("Change an alarm or timer, keeping its ID."),
+        discussion: L("Takes the options of `add` and `timer`; what is not given stays as it was. The alarm is scheduled anew from its new settings (a ringing alarm is silenced; a timer starts again)."))
 
-    @Argument(help: "The alarm's ID, or a unique prefix of it.", completion: .custom { _, _, prefix in AlarmCompletion.ids(prefix) })
+    @Argument(help: ArgumentHelp(L("The alarm's ID, or a unique prefix of it.")), completion: .custom { _, _, prefix in AlarmCompletion.ids(prefix) })
     var id: String
 
-    @Argument(help: "A new time or date (as for `add`), or for a timer a new length (as for `timer`).")
+    @Argument(help: ArgumentHelp(L("A new time or date (as for `add`), or for a timer a new length (as for `timer`).")))
     var when: String?
 
-    @Option(help: "Repeat on these weekdays: \(InputParser.acceptedWeekdays).",
+    @Option(help: ArgumentHelp(L("Repeat on these weekdays: %@.", InputParser.acceptedWeekdays)),
             completion: .list(AlarmCompletion.weekdays))
     var days: String?
 
-    @Option(help: "Show a countdown this long before the alarm rings (\(InputParser.acceptedDurations)).")
+    @Option(help: ArgumentHelp(L("Show a countdown this long before the alarm rings (%@).", InputParser.acceptedDurations)))
     var preAlert: String?
 
     @OptionGroup var alert: AlertOptions
 
-    @Option(name: .customLong("repeat"), help: "Offer Repeat instead of Snooze: it starts the timer again for this long.")
+    @Option(name: .customLong("repeat"), help: ArgumentHelp(L("Offer Repeat instead of Snooze: it starts the timer again for this long.")))
     var repeatAfter: String?
 
-    @Flag(help: "Wake the computer from suspend for it again (undoes --no-wake).")
+    @Flag(help: ArgumentHelp(L("Wake the computer from suspend for it again (undoes --no-wake).")))
     var wake = false
 
     @OptionGroup var output: OutputOptions
@@ -41,9 +38,9 @@ struct Edit: AsyncParsableCommand {
         var request = AlarmRequest(old)
         let timeZone = GLibTimeZone.local
         if old.alarm.schedule == nil {
-            guard days == nil else { throw ValidationError("--days: \(old.id.uuidString.prefix(8).lowercased()) is a timer; a timer does not repeat on days") }
+            guard days == nil else { throw ValidationError(L("--days: %@ is a timer; a timer does not repeat on days", old.id.uuidString.prefix(8).lowercased())) }
             if let when {
-                request.countdownDuration?.preAlert = try Parse.duration(when, option: "length")
+                request.countdownDuration?.preAlert = try Parse.duration(when, option: L("length"))
             }
         } else if let when {
             // A new time of day keeps the old days; a date makes it ring once.
@@ -54,7 +51,7 @@ struct Edit: AsyncParsableCommand {
             relative.repeats = .weekly(try InputParser.weekdays(days))
             request.schedule = .relative(relative)
         } else if days != nil {
-            throw ValidationError("--days repeats a time of day; give one too: reveille edit \(id) 7:30 --days \(days!)")
+            throw ValidationError(L("--days repeats a time of day; give one too: reveille edit %@ 7:30 --days %@", id, days!))
         }
         if let preAlert { request.countdownDuration = .init(preAlert: try Parse.duration(preAlert, option: "--pre-alert"),
                                                             postAlert: request.countdownDuration?.postAlert) }
@@ -63,7 +60,7 @@ struct Edit: AsyncParsableCommand {
         let changed = try await AgentConnection.perform { client throws(AlarmError) in
             try await client.update(old.id.uuidString, request: request)
         }
-        try output.show(changed, verb: "Changed")
+        try output.show(changed, .changed)
     }
 
     /// The weekdays a schedule repeats on, as `--days` writes them.
@@ -75,38 +72,39 @@ struct Edit: AsyncParsableCommand {
 
 /// `reveille skip`: the next occurrence of a repeating alarm does not ring.
 struct Skip: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "skip", abstract: "Skip the next occurrence of a repeating alarm.")
+    static let configuration = CommandConfiguration(commandName: "skip", abstract: L("Skip the next occurrence of a repeating alarm."))
     @OptionGroup var target: AlarmTarget
 
     func run() async throws {
         let before = try await target.resolve()
         let after = try await AgentConnection.perform { client throws(AlarmError) in try await client.skip(before.id.uuidString) }
-        try target.output.show(after, verb: "Skipped \(AlarmSummary(before).when().prefix(16)) of")
+        let skipped = AlarmSummary(before).fireDate.map(AlarmSummary.dateAndTime) ?? "-"
+        try target.output.show(after, .skipped(skipped))
     }
 }
 
 /// `reveille disable`: keep an alarm but silence it, like a clock app's switch.
 struct Disable: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "disable", abstract: "Keep an alarm but stop it from ringing until enabled.")
+    static let configuration = CommandConfiguration(commandName: "disable", abstract: L("Keep an alarm but stop it from ringing until enabled."))
     @OptionGroup var target: AlarmTarget
 
-    func run() async throws { try await target.setEnabled(false, verb: "Disabled") }
+    func run() async throws { try await target.setEnabled(false, .disabled) }
 }
 
 /// `reveille enable`: a disabled alarm rings again from its next occurrence.
 struct Enable: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "enable", abstract: "Turn a disabled alarm on again, from its next occurrence.")
+    static let configuration = CommandConfiguration(commandName: "enable", abstract: L("Turn a disabled alarm on again, from its next occurrence."))
     @OptionGroup var target: AlarmTarget
 
-    func run() async throws { try await target.setEnabled(true, verb: "Enabled") }
+    func run() async throws { try await target.setEnabled(true, .enabled) }
 }
 
 extension AlarmTarget {
-    func setEnabled(_ enabled: Bool, verb: String) async throws {
+    func setEnabled(_ enabled: Bool, _ done: Done) async throws {
         let before = try await resolve()
         let after = try await AgentConnection.perform { client throws(AlarmError) in
             try await client.setEnabled(enabled, before.id.uuidString)
         }
-        try output.show(after, verb: verb)
+        try output.show(after, done)
     }
 }

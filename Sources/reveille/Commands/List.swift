@@ -5,7 +5,7 @@ import ReveilleTimeZone
 
 /// `reveille list`: every alarm the agent holds.
 struct List: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List all alarms and timers.")
+    static let configuration = CommandConfiguration(commandName: "list", abstract: L("List all alarms and timers."))
 
     @OptionGroup var output: OutputOptions
 
@@ -16,7 +16,7 @@ struct List: AsyncParsableCommand {
         if output.json {
             try Output.json(summaries)
         } else if summaries.isEmpty {
-            Output.line("No alarms. Add one with `reveille add 7:30` or `reveille timer 5m`.")
+            Output.line(L("No alarms. Add one with `reveille add 7:30` or `reveille timer 5m`."))
         } else {
             Output.line(AlarmSummary.table(summaries))
         }
@@ -25,9 +25,9 @@ struct List: AsyncParsableCommand {
 
 /// `reveille show`: one alarm in detail.
 struct Show: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one alarm.")
+    static let configuration = CommandConfiguration(commandName: "show", abstract: L("Show one alarm."))
 
-    @Argument(help: "The alarm's ID, or any unique prefix of it (see `reveille list`).")
+    @Argument(help: ArgumentHelp(L("The alarm's ID, or a unique prefix of it (see `reveille list`).")))
     var id: String
 
     @OptionGroup var output: OutputOptions

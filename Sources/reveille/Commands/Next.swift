@@ -7,32 +7,28 @@ import ReveilleCore
 struct Next: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "next",
-        abstract: "Print the next instants a schedule would ring at (needs no agent).",
-        discussion: """
-            Prints one ISO 8601 local time with its UTC offset per line, in the process's \
-            time zone (set TZ to try another). A time of day repeats (daily, or on --days); \
-            a date rings once.
-            """)
+        abstract: L("Print the next instants a schedule would ring at (needs no agent)."),
+        discussion: L("Prints one ISO 8601 local time with its UTC offset per line, in the process's time zone (set TZ to try another). A time of day repeats (daily, or on --days); a date rings once."))
 
-    @Argument(help: "A time of day (\(InputParser.acceptedTimes)) or a date (\(InputParser.acceptedDates)).")
+    @Argument(help: ArgumentHelp(L("A time of day (%@) or a date (%@).", InputParser.acceptedTimes, InputParser.acceptedDates)))
     var time: String
 
-    @Option(help: "Weekdays the time repeats on: \(InputParser.acceptedWeekdays). Default: every day.",
+    @Option(help: ArgumentHelp(L("Weekdays the time repeats on: %@. Default: every day.", InputParser.acceptedWeekdays)),
             completion: .list(AlarmCompletion.weekdays))
     var days: String?
 
-    @Option(help: "How many instants to print (1–1000).")
+    @Option(help: ArgumentHelp(L("How many instants to print (1–1000).")))
     var count: Int = 5
 
-    @Option(help: "Count from this instant instead of now (\(InputParser.acceptedDates)).")
+    @Option(help: ArgumentHelp(L("Count from this instant instead of now (%@).", InputParser.acceptedDates)))
     var from: String?
 
-    @Flag(help: "Print a JSON array of the same strings.")
+    @Flag(help: ArgumentHelp(L("Print a JSON array of the same strings.")))
     var json = false
 
     func validate() throws {
         guard (1...1000).contains(count) else {
-            throw ValidationError("--count is \(count); accepted: a whole number from 1 to 1000")
+            throw ValidationError(L("--count is %@; accepted: a whole number from 1 to 1000", String(count)))
         }
     }
 
@@ -49,7 +45,7 @@ struct Next: ParsableCommand {
         let lines = schedule.fireDates(after: start, count: count, in: timeZone)
             .map { ISO8601Local.string(from: $0, in: timeZone) }
         guard !lines.isEmpty else {
-            throw ValidationError("'\(time)' has no instant after \(ISO8601Local.string(from: start, in: timeZone))")
+            throw ValidationError(L("'%@' has no instant after %@", time, ISO8601Local.string(from: start, in: timeZone)))
         }
         if json {
             let data = try JSONCoding.compactEncoder.encode(lines)

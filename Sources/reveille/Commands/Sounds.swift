@@ -6,42 +6,36 @@ import ReveilleKit
 struct Sounds: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sounds",
-        abstract: "List the sounds an alarm can ring, with their files.",
-        discussion: """
-            Names are looked up in ~/.local/share/sounds/reveille, ~/.local/share/sounds, Reveille's \
-            bundled sounds, then the desktop's sound theme (GNOME's setting, or REVEILLE_SOUND_THEME), the \
-            themes it inherits and freedesktop; the first file with a name wins. Alarm-like sounds are listed first.
-            """)
+        abstract: L("List the sounds an alarm can ring, with their files."),
+        discussion: L("Names are looked up in ~/.local/share/sounds/reveille, ~/.local/share/sounds, Reveille's bundled sounds, then the desktop's sound theme (GNOME's setting, or REVEILLE_SOUND_THEME), the themes it inherits and freedesktop; the first file with a name wins. Alarm-like sounds are listed first."))
 
-    @Flag(help: "Print a JSON array of {name, path, source}.")
+    @Flag(help: ArgumentHelp(L("Print a JSON array of {name, path, source}.")))
     var json = false
 
     func run() async throws {
         let sounds = try await AgentConnection.perform { client throws(AlarmError) in try await client.sounds() }
         if json { return try Output.json(sounds) }
-        let width = (sounds.map(\.name.count).max() ?? 4) + 2
-        Output.line("NAME".padded(to: width) + "SOURCE   FILE")
-        for sound in sounds.filter(\.suitedForAlarms) {
-            Output.line(sound.name.padded(to: width) + sound.source.padded(to: 9) + sound.path)
-        }
-        let others = sounds.filter { !$0.suitedForAlarms }
+        let header = [L("NAME"), L("SOURCE"), L("FILE")]
+        let alarms = sounds.filter(\.suitedForAlarms), others = sounds.filter { !$0.suitedForAlarms }
+        // One table for both groups, so that their columns line up.
+        let lines = Table.render(header: header, rows: (alarms + others).map { [$0.name, $0.source, $0.path] })
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines.prefix(1 + alarms.count).forEach(Output.line)
         guard !others.isEmpty else { return }
         Output.line("")
-        Output.line("Other sounds of the theme (not meant as alarms):")
-        for sound in others {
-            Output.line(sound.name.padded(to: width) + sound.source.padded(to: 9) + sound.path)
-        }
+        Output.line(L("Other sounds of the theme (not meant as alarms):"))
+        lines.dropFirst(1 + alarms.count).forEach(Output.line)
     }
 }
 
 /// `reveille play`: hear a sound before choosing it.
 struct Play: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "play", abstract: "Play a sound for a few seconds.")
+    static let configuration = CommandConfiguration(commandName: "play", abstract: L("Play a sound for a few seconds."))
 
-    @Argument(help: "A sound name (see `reveille sounds`), `default`, or a path to a sound file.")
+    @Argument(help: ArgumentHelp(L("A sound name (see `reveille sounds`), `default`, or a path to a sound file.")))
     var sound: String
 
-    @Option(help: "How long to play it (\(InputParser.acceptedDurations)); at most 60s.")
+    @Option(help: ArgumentHelp(L("How long to play it (%@); at most 60s.", InputParser.acceptedDurations)))
     var duration = "3s"
 
     func run() async throws {
@@ -51,6 +45,6 @@ struct Play: AsyncParsableCommand {
         case .named(let text): text
         }
         let path = try await AgentConnection.perform { client throws(AlarmError) in try await client.playSound(name, seconds: seconds) }
-        Output.line("Playing \(path) for \(AlarmSummary.relative(min(seconds, 60)).dropFirst(3)).")
+        Output.line(L("Playing %@ for %@.", path, AlarmSummary.length(min(seconds, 60))))
     }
 }

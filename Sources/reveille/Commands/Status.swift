@@ -7,14 +7,10 @@ import ReveilleTimeZone
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the next alarm and whether it will wake the computer from suspend.",
-        discussion: """
-            Waking needs the wake helper (installed system-wide), logind, and polkit's \
-            io.github.reveille.set-wake-alarm (granted to the active local session). When the next \
-            alarm will not wake the computer, this says why.
-            """)
+        abstract: L("Show the next alarm and whether it will wake the computer from suspend."),
+        discussion: L("Waking needs the wake helper (installed system-wide), logind, and polkit's io.github.reveille.set-wake-alarm (granted to the active local session). When the next alarm will not wake the computer, this says why."))
 
-    @Flag(help: "Print the wake status as JSON: wakes, reason, wakeAt, alarmID, lead.")
+    @Flag(help: ArgumentHelp(L("Print the wake status as JSON: wakes, reason, wakeAt, alarmID, lead.")))
     var json = false
 
     func run() async throws {
@@ -23,12 +19,12 @@ struct Status: AsyncParsableCommand {
         }
         if json { return try Output.json(status) }
         let next = alarms.map { AlarmSummary($0) }.first { $0.state != "paused" && $0.state != "alerting" }
-        Output.line("Next alarm: " + (next.map { "\($0.shortID) \($0.title.debugDescription), rings \($0.when())" } ?? "none"))
+        Output.line(next.map { L("Next alarm: %@, rings %@", $0.name, $0.when()) } ?? L("Next alarm: none"))
         if status.wakes, let wakeAt = status.wakeAt {
             let local = AlarmSummary.dateAndTime(ISO8601Local.string(from: wakeAt, in: GLibTimeZone.local))
-            Output.line("Wakes the computer: yes, at \(local) (\(Int(status.lead)) s early), if it is suspended")
+            Output.line(L("Wakes the computer: yes, at %@ (%@ s early), if it is suspended", local, String(Int(status.lead))))
         } else {
-            Output.line("Wakes the computer: no; \(status.reason ?? "unknown")")
+            Output.line(L("Wakes the computer: no; %@", status.reason ?? L("unknown")))
         }
     }
 }

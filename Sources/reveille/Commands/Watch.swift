@@ -7,14 +7,8 @@ import ReveilleKit
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
-        abstract: "Watch alarms live; in a terminal, answer them with keys.",
-        discussion: """
-            In a terminal: one row per alarm with its state, and a progress bar and the time left \
-            for countdowns, redrawn every second while a countdown runs. Keys: up/down select, \
-            s stop, z snooze, p pause, r resume, c cancel (asks y/n), q quit; Ctrl-C, a closed \
-            terminal or SIGTERM leave the terminal as it was. When the output is not a \
-            terminal, or with --json, prints one line (or JSON object) per change until interrupted.
-            """)
+        abstract: L("Watch alarms live; in a terminal, answer them with keys."),
+        discussion: L("In a terminal: one row per alarm with its state, and a progress bar and the time left for countdowns, redrawn every second while a countdown runs. Keys: up/down select, s stop, z snooze, p pause, r resume, c cancel (asks y/n), q quit; Ctrl-C, a closed terminal or SIGTERM leave the terminal as it was. When the output is not a terminal, or with --json, prints one line (or JSON object) per change until interrupted."))
 
     @OptionGroup var output: OutputOptions
 
@@ -57,13 +51,13 @@ struct Watch: AsyncParsableCommand {
                 if output.json {
                     try Output.json(change)
                 } else {
-                    let state = change.change == "ended" ? "ended" : change.alarm.state
+                    let state = AlarmSummary.stateWords(change.change == "ended" ? "ended" : change.alarm.state)
                     Output.line("\(ISO8601Local.string(from: Date(), in: GLibTimeZone.local).prefix(19))  \(change.alarm.shortID)  "
                                 + "\(state.padded(to: 9))  \(change.alarm.title)")
                 }
             }
         }
-        throw AlarmError.agentUnavailable("lost the session bus")
+        throw AlarmError.agentUnavailable(L("lost the session bus"))
     }
 }
 
@@ -76,8 +70,8 @@ private actor LiveView {
         get { records.firstIndex { $0.id == selectedID } ?? 0 }
         set { selectedID = records.indices.contains(newValue) ? records[newValue].id : nil }
     }
-    private static let help = "s stop · z snooze · p pause · r resume · c cancel · q quit"
-    private var status = help
+    private let help = L("s stop · z snooze · p pause · r resume · c cancel · q quit")
+    private lazy var status = help
     /// The alarm `c` asked about; `y` cancels it, any other key does not.
     private var pendingCancel: AlarmRecord?
     private let terminal = Terminal()
@@ -112,7 +106,7 @@ private actor LiveView {
         let actions: [String: AlarmAction] = ["s": .stop, "z": .countdown, "p": .pause, "r": .resume]
         if let asked = pendingCancel {
             pendingCancel = nil
-            if key == "y" { await perform(.cancel, on: asked) } else { status = "Not cancelled. " + Self.help }
+            if key == "y" { await perform(.cancel, on: asked) } else { status = L("Not cancelled.") + " " + help }
             draw()
             return false
         }
@@ -123,7 +117,7 @@ private actor LiveView {
         case "c" where records.indices.contains(selected):
             pendingCancel = records[selected]
             let summary = AlarmSummary(records[selected])
-            status = "Cancel \(summary.kind) \(summary.shortID) \(summary.title.debugDescription)? y/n"
+            status = summary.kind == "timer" ? L("Cancel timer %@? y/n", summary.name) : L("Cancel alarm %@? y/n", summary.name)
         default:
             guard let action = actions[key], records.indices.contains(selected) else { return false }
             await perform(action, on: records[selected])
@@ -137,7 +131,14 @@ private actor LiveView {
         let summary = AlarmSummary(record)
         do {
             _ = try await AgentConnection.perform { client throws(AlarmError) in try await client.apply(action, to: id) }
-            status = "\(action.words.prefix { $0 != " " }.capitalized) \(summary.shortID) \(summary.title.debugDescription): done. " + Self.help
+            let done: Done = switch action {
+            case .stop: .stopped
+            case .countdown: .snoozed
+            case .pause: .paused
+            case .resume: .resumed
+            case .cancel: .cancelled
+            }
+            status = summary.sentence(done, L("done")) + ". " + help
         } catch let error as AlarmError {
             status = error.reason
         } catch {
@@ -147,17 +148,17 @@ private actor LiveView {
 
     fileprivate func draw() {
         let now = Date()
-        var lines = ["Reveille — \(records.count) alarm\(records.count == 1 ? "" : "s")", ""]
-        if records.isEmpty { lines.append("  No alarms. Add one with `reveille add 7:30` or `reveille timer 5m`.") }
+        var lines = ["Reveille — " + Ln("%@ alarm", "%@ alarms", records.count, String(records.count)), ""]
+        if records.isEmpty { lines.append("  " + L("No alarms. Add one with `reveille add 7:30` or `reveille timer 5m`.")) }
         let rows = records.enumerated().map { index, record -> [String] in
             let summary = AlarmSummary(record, now: now)
             var next = summary.when(now: now)
             if let length = record.countdownLength, length > 0, let left = summary.timeRemaining {
                 let filled = Int(((length - left) / length * 20).rounded()).clamped(0, 20)
                 next = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled) + "] "
-                    + AlarmSummary.relative(left).dropFirst(3) + " left"
+                    + L("%@ left", AlarmSummary.length(left))
             }
-            return [index == selected ? ">" : " ", summary.shortID, summary.enabled ? summary.state : "off", next, summary.title]
+            return [index == selected ? ">" : " ", summary.shortID, summary.enabled ? AlarmSummary.stateWords(summary.state) : L("off"), next, summary.title]
         }
         // Columns aligned to their widest cell; the title, last, takes what is left.
         let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }

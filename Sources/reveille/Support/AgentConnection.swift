@@ -28,23 +28,23 @@ enum AgentConnection {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("reveille-agent").path
         guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw AlarmError.agentUnavailable("no reveille-agent is running, and none was found at \(executable) to start")
+            throw AlarmError.agentUnavailable(L("no reveille-agent is running, and none was found at %@ to start", executable))
         }
         let stateDirectory = ReveillePaths().stateDirectory
         try AtomicFile.makePrivateDirectory(stateDirectory)
         let log = stateDirectory.appending("agent.log").string
         rotate(log)
         let pid = try spawnDetached(executable, log: log)
-        Output.note("reveille: no agent was running; started reveille-agent (pid \(pid)), logging to \(log)")
+        Output.note("reveille: " + L("no agent was running; started reveille-agent (pid %@), logging to %@", String(pid), log))
         for _ in 0..<100 {
             if try await client.agentIsRunning() { return }
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
-                throw AlarmError.agentUnavailable("reveille-agent exited at once; see \(log)")
+                throw AlarmError.agentUnavailable(L("reveille-agent exited at once; see %@", log))
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw AlarmError.agentUnavailable("reveille-agent (pid \(pid)) did not take its bus name within 5 s; see \(log)")
+        throw AlarmError.agentUnavailable(L("reveille-agent (pid %@) did not take its bus name within 5 s; see %@", String(pid), log))
     }
 
     /// The log the CLI gives a started agent stays bounded: past 1 MiB it becomes agent.log.1
@@ -74,7 +74,7 @@ enum AgentConnection {
         defer { argv.forEach { free($0) } }
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard result == 0 else {
-            throw AlarmError.agentUnavailable("could not start \(executable): \(String(cString: strerror(result)))")
+            throw AlarmError.agentUnavailable(L("could not start %@: %@", executable, String(cString: strerror(result))))
         }
         return pid
     }

@@ -103,21 +103,38 @@ struct AlarmSummary: Encodable, Equatable {
         return "\(iso.prefix(10)) \(clock.format(hour: hour, minute: minute))"
     }
 
-    /// `in 11h 07m`, `in 42s`, `3m ago`.
-    static func relative(_ seconds: Double) -> String {
+    /// `11h 07m`, `42s`, `2d 3h`: a length, compact.
+    static func length(_ seconds: Double) -> String {
         let total = Int(abs(seconds).rounded())
         let (days, hours, minutes, secs) = (total / 86_400, total / 3600 % 24, total / 60 % 60, total % 60)
-        let text = days > 0 ? "\(days)d \(hours)h" : hours > 0 ? "\(hours)h \(minutes.zeroPadded())m"
-            : minutes > 0 ? "\(minutes)m \(secs.zeroPadded())s" : "\(secs)s"
-        return seconds >= 0 ? "in \(text)" : "\(text) ago"
+        return days > 0 ? L("%@d %@h", String(days), String(hours))
+            : hours > 0 ? L("%@h %@m", String(hours), minutes.zeroPadded())
+            : minutes > 0 ? L("%@m %@s", String(minutes), secs.zeroPadded()) : L("%@s", String(secs))
+    }
+
+    /// `in 11h 07m`, `in 42s`, `3m ago`.
+    static func relative(_ seconds: Double) -> String {
+        seconds >= 0 ? L("in %@", length(seconds)) : L("%@ ago", length(seconds))
+    }
+
+    /// A state as people say it; `state` itself stays the JSON's word.
+    static func stateWords(_ state: String) -> String {
+        switch state {
+        case "scheduled": L("scheduled")
+        case "countdown": L("countdown")
+        case "alerting": L("alerting")
+        case "paused": L("paused")
+        case "ended": L("ended")
+        default: state
+        }
     }
 
     /// What the NEXT column says: when it rings, or how it stands.
     func when(now: Date = Date()) -> String {
-        guard enabled else { return "off" }
+        guard enabled else { return L("off") }
         switch state {
-        case "paused": return "paused, \(Self.relative(timeRemaining ?? 0).dropFirst(3)) left"
-        case "alerting": return "ringing"
+        case "paused": return L("paused, %@ left", Self.length(timeRemaining ?? 0))
+        case "alerting": return L("ringing")
         default:
             guard let fireDate, let shownDate else { return "-" }
             return "\(Self.dateAndTime(fireDate)) (\(Self.relative(shownDate.timeIntervalSince(now))))"
@@ -125,58 +142,128 @@ struct AlarmSummary: Encodable, Equatable {
     }
 
     var repeatText: String {
-        guard let repeats else { return kind == "timer" ? "timer" : "once" }
+        guard let repeats else { return kind == "timer" ? L("timer") : L("once") }
         switch Set(repeats) {
-        case ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]: return "daily"
-        case ["mon", "tue", "wed", "thu", "fri"]: return "weekdays"
-        case ["sat", "sun"]: return "weekends"
-        default: return repeats.joined(separator: ",")
+        case ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]: return L("daily")
+        case ["mon", "tue", "wed", "thu", "fri"]: return L("weekdays")
+        case ["sat", "sun"]: return L("weekends")
+        default: return repeats.map(Self.weekdayWord).joined(separator: ",")
+        }
+    }
+
+    /// A weekday's short name in the user's language (`--days` takes the English ones).
+    static func weekdayWord(_ day: String) -> String {
+        switch day {
+        case "mon": L("mon")
+        case "tue": L("tue")
+        case "wed": L("wed")
+        case "thu": L("thu")
+        case "fri": L("fri")
+        case "sat": L("sat")
+        case "sun": L("sun")
+        default: day
         }
     }
 
     /// `rings 2026-11-22 07:30 (in 11h 07m)`, `ringing`, `paused, 4m left`.
     var whenSentence: String {
-        guard enabled else { return "off until `reveille enable \(shortID)`" }
+        guard enabled else { return L("off until `reveille enable %@`", shortID) }
         return switch state {
         case "alerting", "paused": when()
-        default: "rings \(when())"
+        default: L("rings %@", when())
         }
     }
 
-    /// For an alarm that ended: `, which would have rung 2026-11-22 07:30 (in 11h 07m)`.
+    /// For an alarm that ended: `it has ended, which would have rung 2026-11-22 07:30 (in 11h 07m)`.
     var endedSentence: String {
         switch state {
-        case "scheduled", "countdown": ", which would have rung \(when())"
-        case "paused": " (it was paused, \(when().dropFirst(8)))"
-        default: ""
+        case "scheduled", "countdown": L("it has ended, which would have rung %@", when())
+        case "paused": L("it has ended (it was paused, %@ left)", Self.length(timeRemaining ?? 0))
+        default: L("it has ended")
         }
     }
 
+    /// `3f2a9c1e "Wake up"`: how a sentence names the alarm.
+    var name: String { "\(shortID) \(title.debugDescription)" }
+
+    /// `alarm 3f2a9c1e "Wake up"`, `timer 3f2a9c1e "Tea"`.
+    var kindAndName: String { kind == "timer" ? L("timer %@", name) : L("alarm %@", name) }
+
     /// `Scheduled alarm 3f2a9c1e "Wake up": rings 2026-11-22 07:30 (in 11h 07m)`.
-    func sentence(verb: String) -> String {
-        "\(verb) \(kind) \(shortID) \(title.debugDescription): \(whenSentence)"
+    func sentence(_ done: Done) -> String {
+        sentence(done, whenSentence)
+    }
+
+    /// What was done to this alarm, then `rest`: one whole message per verb and kind, as
+    /// languages inflect both.
+    func sentence(_ done: Done, _ rest: String) -> String {
+        done.template(timer: kind == "timer", name, rest)
     }
 
     /// `key: value` lines for `reveille show`.
     var details: String {
-        var lines = [("id", id), ("title", title), ("state", state), ("kind", kind), ("next", when()), ("repeats", repeatText)]
-        if let snooze { lines.append(("snooze", Self.relative(snooze).dropFirst(3).description)) }
-        if let preAlert { lines.append(("pre-alert", Self.relative(preAlert).dropFirst(3).description)) }
-        lines.append(("button", secondary))
-        lines.append(("sound", sound + (volume.map { " at \(Int(($0 * 100).rounded()))%" } ?? "")
-                      + (fade.map { ", rising over \(Self.relative($0).dropFirst(3))" } ?? "")))
-        lines.append(("rings for", "\(Self.relative(ringLimit).dropFirst(3)) unanswered"))
-        lines.append(("wakes", wakes ? "the computer from suspend" : "no (--no-wake)"))
-        if !enabled { lines.append(("enabled", "no (reveille enable \(shortID))")) }
-        lines.append(("app", app))
-        return lines.map { "\($0.0):".padded(to: 11) + $0.1 }.joined(separator: "\n")
+        var lines = [(L("id"), id), (L("title"), title), (L("state"), Self.stateWords(state)), (L("kind"), kind == "timer" ? L("timer") : L("alarm")),
+                     (L("next"), when()), (L("repeats"), repeatText)]
+        if let snooze { lines.append((L("snooze"), Self.length(snooze))) }
+        if let preAlert { lines.append((L("pre-alert"), Self.length(preAlert))) }
+        lines.append((L("button"), secondary))
+        let volumeText = volume.map { L(" at %@%%", String(Int(($0 * 100).rounded()))) } ?? ""
+        let fadeText = fade.map { L(", rising over %@", Self.length($0)) } ?? ""
+        lines.append((L("sound"), sound + volumeText + fadeText))
+        lines.append((L("rings for"), L("%@ unanswered", Self.length(ringLimit))))
+        lines.append((L("wakes"), wakes ? L("the computer from suspend") : L("no (--no-wake)")))
+        if !enabled { lines.append((L("enabled"), L("no (reveille enable %@)", shortID))) }
+        lines.append((L("app"), app))
+        let width = lines.map { $0.0.count }.max()! + 2
+        return lines.map { ($0.0 + ":").padded(to: width) + $0.1 }.joined(separator: "\n")
     }
 
     static func table(_ summaries: [AlarmSummary]) -> String {
-        let header = ["ID", "STATE", "NEXT", "REPEATS", "TITLE"]
-        let rows = summaries.map { [$0.shortID, $0.state, $0.when(), $0.repeatText, $0.title] }
-        let widths = (0..<header.count).map { column in ([header] + rows).map { $0[column].count }.max()! }
-        return ([header] + rows).map { row in
+        Table.render(header: [L("ID"), L("STATE"), L("NEXT"), L("REPEATS"), L("TITLE")],
+                     rows: summaries.map { [$0.shortID, stateWords($0.state), $0.when(), $0.repeatText, $0.title] })
+    }
+}
+
+/// What a command did to an alarm, for the sentence that says so.
+enum Done {
+    case scheduled, started, changed, stopped, snoozed, paused, resumed, cancelled, disabled, enabled
+    /// The occurrence (date and time) that will not ring.
+    case skipped(String)
+
+    /// The sentence, from the alarm's `name` and the `rest` after the colon.
+    func template(timer: Bool, _ name: String, _ rest: String) -> String {
+        switch (self, timer) {
+        case (.scheduled, false): L("Scheduled alarm %@: %@", name, rest)
+        case (.scheduled, true): L("Scheduled timer %@: %@", name, rest)
+        case (.started, false): L("Started alarm %@: %@", name, rest)
+        case (.started, true): L("Started timer %@: %@", name, rest)
+        case (.changed, false): L("Changed alarm %@: %@", name, rest)
+        case (.changed, true): L("Changed timer %@: %@", name, rest)
+        case (.stopped, false): L("Stopped alarm %@: %@", name, rest)
+        case (.stopped, true): L("Stopped timer %@: %@", name, rest)
+        case (.snoozed, false): L("Snoozed alarm %@: %@", name, rest)
+        case (.snoozed, true): L("Snoozed timer %@: %@", name, rest)
+        case (.paused, false): L("Paused alarm %@: %@", name, rest)
+        case (.paused, true): L("Paused timer %@: %@", name, rest)
+        case (.resumed, false): L("Resumed alarm %@: %@", name, rest)
+        case (.resumed, true): L("Resumed timer %@: %@", name, rest)
+        case (.cancelled, false): L("Cancelled alarm %@: %@", name, rest)
+        case (.cancelled, true): L("Cancelled timer %@: %@", name, rest)
+        case (.disabled, false): L("Disabled alarm %@: %@", name, rest)
+        case (.disabled, true): L("Disabled timer %@: %@", name, rest)
+        case (.enabled, false): L("Enabled alarm %@: %@", name, rest)
+        case (.enabled, true): L("Enabled timer %@: %@", name, rest)
+        case (.skipped(let when), _): L("Skipped %@ of alarm %@: %@", when, name, rest)
+        }
+    }
+}
+
+/// Columns padded to their widest cell, two spaces apart; the last column is not padded.
+enum Table {
+    static func render(header: [String], rows: [[String]]) -> String {
+        let all = [header] + rows
+        let widths = (0..<header.count).map { column in all.map { $0[column].count }.max()! }
+        return all.map { row in
             row.enumerated().map { index, cell in
                 index == row.count - 1 ? cell : cell.padded(to: widths[index])
             }.joined(separator: "  ")

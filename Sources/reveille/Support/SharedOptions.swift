@@ -4,55 +4,49 @@ import ReveilleKit
 
 /// `--json`, for every command that prints alarms.
 struct OutputOptions: ParsableArguments {
-    @Flag(help: "Print JSON objects (id, title, state, kind, fireDate, timeRemaining, time, repeats, snooze, preAlert, app).")
+    @Flag(help: ArgumentHelp(L("Print JSON objects (id, title, state, kind, fireDate, timeRemaining, time, repeats, snooze, preAlert, app).")))
     var json = false
 
-    func show(_ record: AlarmRecord, verb: String) throws {
+    func show(_ record: AlarmRecord, _ done: Done) throws {
         let summary = AlarmSummary(record)
-        if json { try Output.json(summary) } else { Output.line(summary.sentence(verb: verb)) }
+        if json { try Output.json(summary) } else { Output.line(summary.sentence(done)) }
     }
 }
 
 /// What the alert shows and how it snoozes, shared by `add` and `timer`.
 struct AlertOptions: ParsableArguments {
-    @Option(help: "The notification's title.")
+    @Option(help: ArgumentHelp(L("The notification's title.")))
     var title: String?
 
-    @Option(help: "How long Snooze waits before ringing again (\(InputParser.acceptedDurations)). Default: 9m.")
+    @Option(help: ArgumentHelp(L("How long Snooze waits before ringing again (%@). Default: 9m.", InputParser.acceptedDurations)))
     var snooze: String?
 
     @Option(help: ArgumentHelp(
-        "The alert's second button: snooze (default), repeat, none, open:DESKTOP_ID, or run:'COMMAND'.",
-        discussion: """
-            open:org.gnome.Calendar opens that app with the alarm's id. run:'/usr/bin/notify-send "Tea ready"' \
-            runs the command without a shell: spaces separate arguments, 'single' or "double" quotes group \
-            them, a backslash keeps the next character; the program needs an absolute path. Both get \
-            REVEILLE_ALARM_ID and REVEILLE_ACTION in their environment. As in AlarmKit, the alarm rings on \
-            after an open: or run: button; Stop ends it (or the command can: reveille stop "$REVEILLE_ALARM_ID").
-            """))
+        L("The alert's second button: snooze (default), repeat, none, open:DESKTOP_ID, or run:'COMMAND'."),
+        discussion: L("open:org.gnome.Calendar opens that app with the alarm's id. run:'/usr/bin/notify-send \"Tea ready\"' runs the command without a shell: spaces separate arguments, 'single' or \"double\" quotes group them, a backslash keeps the next character; the program needs an absolute path. Both get REVEILLE_ALARM_ID and REVEILLE_ACTION in their environment. As in AlarmKit, the alarm rings on after an open: or run: button; Stop ends it (or the command can: reveille stop \"$REVEILLE_ALARM_ID\").")))
     var secondary: String?
 
-    @Option(help: "A sound name (see `reveille sounds`) or a path to a sound file. Default: Reveille's alarm.",
+    @Option(help: ArgumentHelp(L("A sound name (see `reveille sounds`) or a path to a sound file. Default: Reveille's alarm.")),
             completion: .custom { _, _, prefix in AlarmCompletion.sounds(prefix) })
     var sound: String?
 
-    @Option(help: "The alarm's loudness: a percentage (80%) or a fraction (0.8).")
+    @Option(help: ArgumentHelp(L("The alarm's loudness: a percentage (80%%) or a fraction (0.8).")))
     var volume: String?
 
-    @Option(help: "Rise from silence to full volume over this long (\(InputParser.acceptedDurations)).")
+    @Option(help: ArgumentHelp(L("Rise from silence to full volume over this long (%@).", InputParser.acceptedDurations)))
     var fade: String?
 
-    @Option(help: "Stop ringing unanswered after this long and report the alarm missed. Default: 10m.")
+    @Option(help: ArgumentHelp(L("Stop ringing unanswered after this long and report the alarm missed. Default: 10m.")))
     var ringLimit: String?
 
-    @Flag(help: "Do not wake the computer from suspend for this alarm (see `reveille status`).")
+    @Flag(help: ArgumentHelp(L("Do not wake the computer from suspend for this alarm (see `reveille status`).")))
     var noWake = false
 
     /// The request for `schedule`, with a Stop button and a Snooze (or Repeat) button.
     func request(schedule: Alarm.Schedule?, preAlert: TimeInterval?, defaultTitle: String,
                  repeatAfter: TimeInterval? = nil) throws -> AlarmRequest {
         if repeatAfter != nil, let secondary {
-            throw ValidationError("--repeat makes the second button Repeat; leave out --secondary \(secondary), or --repeat")
+            throw ValidationError(L("--repeat makes the second button Repeat; leave out --secondary %@, or --repeat", secondary))
         }
         let postAlert = try repeatAfter ?? Parse.duration(snooze ?? "9m", option: "--snooze")
         let (button, behavior, intent) = try Parse.secondary(repeatAfter == nil ? secondary ?? "snooze" : "repeat")
@@ -70,7 +64,7 @@ extension AlertOptions {
     /// Changes in `request` only what these options give (`reveille edit`).
     func apply(to request: inout AlarmRequest, repeatAfter: TimeInterval?) throws {
         if repeatAfter != nil, let secondary {
-            throw ValidationError("--repeat makes the second button Repeat; leave out --secondary \(secondary), or --repeat")
+            throw ValidationError(L("--repeat makes the second button Repeat; leave out --secondary %@, or --repeat", secondary))
         }
         if let postAlert = try repeatAfter ?? snooze.map({ try Parse.duration($0, option: "--snooze") }) {
             request.countdownDuration = .init(preAlert: request.countdownDuration?.preAlert, postAlert: postAlert)
@@ -123,9 +117,9 @@ enum Parse {
             button = .openAppButton
         } else if text.hasPrefix("run:") {
             intent = .run(arguments: try InputParser.arguments(String(text.dropFirst(4))))
-            button = AlarmButton(text: "Run", textColor: .white, systemImageName: "system-run")
+            button = AlarmButton(text: N_("Run"), textColor: .white, systemImageName: "system-run")
         } else {
-            throw ValidationError("--secondary: '\(text)' is not snooze, repeat, none, open:DESKTOP_ID or run:'COMMAND'")
+            throw ValidationError(L("--secondary: '%@' is not snooze, repeat, none, open:DESKTOP_ID or run:'COMMAND'", text))
         }
         do { try intent.validate() } catch { throw ValidationError("--secondary: \(error.reason)") }
         return (button, .custom, intent)
@@ -135,13 +129,13 @@ enum Parse {
     static func percentage(_ text: String) throws -> Double {
         let percent = text.hasSuffix("%")
         guard let value = Double(percent ? String(text.dropLast()) : text), value.isFinite, value >= 0 else {
-            throw ValidationError("--volume: could not read '\(text)'; accepted: a percentage (0% to 100%, like 80%) or a fraction (0 to 1, like 0.8)")
+            throw ValidationError(L("--volume: could not read '%@'; accepted: a percentage (0%% to 100%%, like 80%%) or a fraction (0 to 1, like 0.8)", text))
         }
         if !percent, value > 1 {
-            throw ValidationError("--volume: '\(text)' is neither a fraction (0 to 1) nor a percentage; write \(text)% or \(value / 100)")
+            throw ValidationError(L("--volume: '%@' is neither a fraction (0 to 1) nor a percentage; write %@%% or %@", text, text, String(value / 100)))
         }
         let fraction = percent ? value / 100 : value
-        guard fraction <= 1 else { throw ValidationError("--volume: '\(text)' is over 100%; accepted: 0% to 100%") }
+        guard fraction <= 1 else { throw ValidationError(L("--volume: '%@' is over 100%%; accepted: 0%% to 100%%", text)) }
         return fraction
     }
 
