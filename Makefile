@@ -70,16 +70,20 @@ locale:
 		msgfmt --check -o .build/locale/$$lang/LC_MESSAGES/reveille.mo po/$$lang.po || exit 1; done
 
 ## man: manual pages generated from the argument parser, into .build/man
-man:
+# swift-argument-parser's generator runs on the release binaries themselves. Its package
+# plugin would build the tools again without the static runtime, leaving the release build
+# stale for the next install; built on its own (debug, beside), the generator touches nothing.
+man: release
 	mkdir -p .build/man
-	$(SWIFT) package --allow-writing-to-directory .build/man generate-manual --output-directory .build/man
+	$(SWIFT) build --product generate-manual
+	for tool in reveille reveille-agent reveille-wake-helper; do \
+		LC_ALL=C.UTF-8 LANGUAGE= $$($(SWIFT) build --show-bin-path)/generate-manual "$$($(SWIFT) build $(RELEASE) --show-bin-path)/$$tool" \
+			--output-directory .build/man || exit 1; done
 	scripts/finish-man .build/man
 
 ## install: release binaries, sounds, desktop files, D-Bus activation, systemd unit, man pages, completions
 ## (PREFIX=/usr/local by default, PREFIX=~/.local for one user; DESTDIR for packagers)
-# Man pages first: generate-manual links the tools again without the static runtime, so the
-# release build (static) must come after it.
-install: man locale release
+install: release man locale
 	scripts/install --prefix "$(PREFIX)" --destdir "$(DESTDIR)" --bin-dir "$$($(SWIFT) build $(RELEASE) --show-bin-path)" --man-dir .build/man
 
 ## uninstall: remove exactly what install put there; alarms are kept
