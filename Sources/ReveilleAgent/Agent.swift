@@ -117,19 +117,9 @@ public final class Agent {
                                     server: notifications, logger: logger)
         let service = try AlarmService(bus: bus, scheduler: scheduler, sounder: sounder, authorizer: authorizer, logger: logger)
         let intents = IntentRunner(bus: bus, logger: logger)
-        presenter.onAction = { [logger] id, action, button in
-            guard let alarm = scheduler.alarm(id) else { return }
-            // A custom button (no action) runs its intent and leaves the alarm as it is.
-            if let action {
-                do { try scheduler.apply(action, to: id.uuidString) } catch {
-                    logger.notice("button \(button) on \(id): \(error)")
-                    return
-                }
-            }
-            let intent = button == "stop" ? alarm.stopIntent : button == "secondary" ? alarm.secondaryIntent : nil
-            if let intent { intents.perform(intent, alarm: alarm, button: button) }
-            service.actionInvoked(on: alarm, button: button)
-        }
+        presenter.onButton = { id, role in scheduler.press(role, on: id) }
+        scheduler.onIntent = { intent, alarm, role in intents.perform(intent, alarm: alarm, button: role.rawValue) }
+        scheduler.onButton = { alarm, role in service.actionInvoked(on: alarm, button: role.rawValue) }
         scheduler.onMissed = { record, due, reason in
             presenter.showMissed(record, due: due, reason: reason)
             service.alarmMissed(record, due: due, reason: reason)

@@ -42,8 +42,8 @@ final class AlarmPresenter {
     private let now: () -> Date
     private let timeZone: () -> any TimeZoneRules
     private let isSounding: (UUID) -> Bool
-    /// Called when a button is pressed: the alarm, the action, and the button's role.
-    var onAction: (@GLibActor (UUID, AlarmAction?, String) -> Void)?
+    /// Called when a button is pressed: the alarm and the button's role.
+    var onButton: (@GLibActor (UUID, AlarmButtonRole) -> Void)?
 
     init(server: NotificationServer, logger: Logger, now: @escaping () -> Date = Date.init,
          timeZone: @escaping () -> any TimeZoneRules,
@@ -164,19 +164,20 @@ final class AlarmPresenter {
         }
         // Labels, never `action-icons`: servers that honour it draw an icon instead of the label.
         return NotificationServer.Request(summary: content.summary, body: content.body, icon: Self.icon,
-                                          actions: content.buttons.map { (key: $0.role, label: $0.label) }, hints: hints)
+                                          actions: content.buttons.map { (key: $0.role.rawValue, label: $0.label) }, hints: hints)
     }
 
     private func handlers(for slot: Slot, id: UUID) -> NotificationServer.Handlers {
         NotificationServer.Handlers(
             onAction: { [weak self, weak slot] _, key in
                 guard let self, let slot, self.slots[id] === slot,
-                      let button = slot.content?.buttons.first(where: { $0.role == key }) else { return }
+                      let button = slot.content?.buttons.first(where: { $0.role.rawValue == key }) else { return }
                 slot.answered = true
-                self.onAction?(id, button.action, button.role)
+                self.onButton?(id, button.role)
                 // A custom button leaves the alarm ringing: its alert comes back at once, as a
                 // new notification (most servers close one after an action).
-                if button.action == nil, self.slots[id] === slot, let record = self.alarm(id), record.alarm.state == .alerting {
+                if self.slots[id] === slot, let record = self.alarm(id), record.alarm.state == .alerting,
+                   AlarmEngine.action(for: button.role, of: record) == nil {
                     slot.content = nil
                     self.present(record)
                 }

@@ -7,7 +7,7 @@ struct NotificationContent: Equatable {
     var summary: String
     var body: String
     var urgency: Urgency
-    /// Buttons: key, label, icon name, and the action they apply.
+    /// Buttons: label and role; what a role does is `AlarmEngine`'s rule.
     var buttons: [Button]
     /// Progress 0–100 of a countdown, for the `value` hint.
     var progress: Int?
@@ -17,12 +17,9 @@ struct NotificationContent: Equatable {
 
     struct Button: Equatable {
         var label: String
-        /// What pressing it does to the alarm; `nil` for a `.custom` button, which runs its
-        /// intent and leaves the alarm as it is (AlarmKit's `SecondaryButtonBehavior.custom`).
-        var action: AlarmAction?
-        /// Which of the alarm's buttons it is, and its action key: `stop`, `secondary`, `pause`,
-        /// `resume`, `cancel`. Unique within a notification, whatever the buttons' labels or icons.
-        var role: String
+        /// Which of the alarm's buttons it is; its raw value is the action key, unique within a
+        /// notification whatever the buttons' labels or icons.
+        var role: AlarmButtonRole
     }
 
     static let cancelButton = AlarmButton(text: N_("Cancel"), textColor: .white, systemImageName: "window-close")
@@ -45,12 +42,11 @@ struct NotificationContent: Equatable {
             let at = record.alertingSince.map { Self.clock($0, timeZone) } ?? Self.clock(now, timeZone)
             lines = [record.alarm.schedule == nil ? L("Timer · rang at %@", at) : L("Alarm · rang at %@", at)]
             urgency = .critical
-            buttons = [Button(label: Self.label(alert.stopButton.text, or: L("Stop")), action: .stop, role: "stop")]
+            buttons = [Button(label: Self.label(alert.stopButton.text, or: L("Stop")), role: .stop)]
             help = [L("To stop: reveille stop %@", String(short))]
             if let secondary = alert.secondaryButton {
-                let action: AlarmAction? = alert.secondaryButtonBehavior == .countdown ? .countdown : nil
-                buttons.append(Button(label: Self.label(secondary.text, or: L("More")), action: action, role: "secondary"))
-                if action == .countdown { help.append(L("To snooze: reveille snooze %@", String(short))) }
+                buttons.append(Button(label: Self.label(secondary.text, or: L("More")), role: .secondary))
+                if AlarmEngine.action(for: .secondary, of: record) == .countdown { help.append(L("To snooze: reveille snooze %@", String(short))) }
             }
             progress = nil
         case .countdown:
@@ -59,8 +55,8 @@ struct NotificationContent: Equatable {
             let left = max(0, fireDate.timeIntervalSince(now))
             lines = [L("Rings at %@ · %@ left", Self.clock(fireDate, timeZone), Self.timeLeft(left))]
             urgency = .normal
-            buttons = (countdown.pauseButton.map { [Button(label: Self.label($0.text, or: L("Pause")), action: .pause, role: "pause")] } ?? [])
-                + [Button(label: Localization.text(Self.cancelButton.text), action: .cancel, role: "cancel")]
+            buttons = (countdown.pauseButton.map { [Button(label: Self.label($0.text, or: L("Pause")), role: .pause)] } ?? [])
+                + [Button(label: Localization.text(Self.cancelButton.text), role: .cancel)]
             help = [L("To pause: reveille pause %@", String(short))]
             let length = record.countdownLength ?? left
             progress = length > 0 ? Int(((length - left) / length * 100).rounded()).clamped(to: 0...100) : 100
@@ -69,8 +65,8 @@ struct NotificationContent: Equatable {
             summary = Self.displayable(paused.title)
             lines = [L("Paused · %@ left", Self.timeLeft(record.pausedTimeRemaining ?? 0))]
             urgency = .normal
-            buttons = [Button(label: Self.label(paused.resumeButton.text, or: L("Resume")), action: .resume, role: "resume"),
-                       Button(label: Localization.text(Self.cancelButton.text), action: .cancel, role: "cancel")]
+            buttons = [Button(label: Self.label(paused.resumeButton.text, or: L("Resume")), role: .resume),
+                       Button(label: Localization.text(Self.cancelButton.text), role: .cancel)]
             help = [L("To resume: reveille resume %@", String(short))]
             let length = record.countdownLength ?? 0
             progress = length > 0 ? Int(((length - (record.pausedTimeRemaining ?? 0)) / length * 100).rounded()).clamped(to: 0...100) : nil

@@ -1,0 +1,286 @@
+import FoundationEssentials
+import Logging
+
+/// The agent's alarms and every rule that moves them, as a value: events in, effects out.
+///
+/// It reads no clock, writes no file and speaks to no bus. Its caller (the agent's
+/// `AlarmScheduler`) passes the time in, performs the effects in order, and tells it when a
+/// client's change reached the disk (`commit`). So every rule (limits, ownership, the late
+/// window, ring limits, clock jumps, what a button does) is tested in-process with virtual time.
+public struct AlarmEngine: Sendable {
+    public struct Settings: Sendable {
+        /// An alert due longer ago than this (agent down, machine suspended) is reported
+        /// as missed instead of ringing hours late.
+        public var lateWindow: TimeInterval = 600
+        /// How many alarms one app may have (AlarmKit's `maximumLimitReached`).
+        public var limitPerApp = 100
+        /// How many alarms the user's own tools (`reveille`, `gdbus`) may have.
+        public var limitForUser = 10_000
+
+        public init(lateWindow: TimeInterval = 600, limitPerApp: Int = 100, limitForUser: Int = 10_000) {
+            self.lateWindow = lateWindow
+            self.limitPerApp = limitPerApp
+            self.limitForUser = limitForUser
+        }
+    }
+
+    /// What the caller does for the engine, in the order given.
+    public enum Effect: Sendable {
+        /// Tell everyone who shows or sounds alarms (and the clients) that these changed or ended.
+        case publish([AlarmChange])
+        /// Write these changes; a failure is retried later (the firing path never waits on the disk).
+        case save([AlarmChange])
+        /// Wake the engine (`advance`) at this instant; `nil`: nothing is due.
+        case arm(Date?)
+        /// An occurrence was missed: due at `due`, for `reason`.
+        case reportMissed(AlarmRecord, due: Date, reason: MissReason)
+        /// Run the intent of the button pressed on the alarm's notification.
+        case runIntent(AlarmIntent, AlarmRecord, AlarmButtonRole)
+        /// Tell the alarm's app (and the user's tools) which button was pressed.
+        case announceButton(AlarmRecord, AlarmButtonRole)
+        case log(Logger.Level, String)
+    }
+
+    /// What a client asks of the alarms.
+    public enum Command: Sendable, Equatable {
+        case schedule(id: UUID, request: AlarmRequest, appID: String)
+        /// `id`: a whole id or a unique prefix of one.
+        case apply(AlarmAction, id: String)
+        case update(id: String, request: AlarmRequest)
+        case setEnabled(Bool, id: String)
+        case skip(id: String)
+    }
+
+    /// A command's outcome before it is on disk: nothing has changed until `commit`.
+    public struct Proposal: Sendable {
+        /// What to write, then publish.
+        public var changes: [AlarmChange]
+        /// The alarm after the change; `nil` when it ended.
+        public var result: AlarmRecord?
+        /// It silences a ringing alarm: it takes effect even when it cannot be written.
+        public var silencesRingingAlarm: Bool
+        /// For the log: `stop 3f2a…: now scheduled`.
+        public var summary: String
+    }
+
+    /// What a button on an alarm's notification does.
+    public struct ButtonPress: Sendable {
+        /// The change it makes (run like a client's); `nil` for a custom button, which leaves
+        /// the alarm as it is.
+        public var command: Command?
+        /// What follows once the change is made: the intent, the app told.
+        public var effects: [Effect]
+    }
+
+    public let settings: Settings
+    public private(set) var alarms: [UUID: AlarmRecord] = [:]
+
+    public init(settings: Settings = .init()) {
+        self.settings = settings
+    }
+
+    /// All alarms: alerting first, then by the instant they next act.
+    public var list: [AlarmRecord] { alarms.values.sortedForDisplay() }
+
+    // MARK: Start
+
+    /// Of a loaded store, the alarms over the limits: per app, all but the `limit` due soonest.
+    public func overLimit(_ records: [AlarmRecord]) -> [AlarmRecord] {
+        Dictionary(grouping: records, by: \.appID).flatMap { appID, records -> ArraySlice<AlarmRecord> in
+            let sorted = records.sorted { ($0.dueDate ?? .distantFuture, $0.id.uuidString) < ($1.dueDate ?? .distantFuture, $1.id.uuidString) }
+            return sorted.dropFirst(limit(for: appID))
+        }
+    }
+
+    /// Takes the stored alarms, tells everyone of them, and catches up with what was due
+    /// while the agent was not running.
+    public mutating func load(_ records: [AlarmRecord], now: Date, timeZone: any TimeZoneRules) -> [Effect] {
+        alarms = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return [.publish(alarms.map { AlarmChange(id: $0.key, record: $0.value) })]
+            + recompute(reason: "start", now: now, timeZone: timeZone)
+    }
+
+    // MARK: Clients
+
+    /// The one alarm whose id starts with `prefix` (case-insensitive), among `owner`'s alarms
+    /// when given: another app's alarms are not found.
+    public func resolve(_ prefix: String, owner: String? = nil) throws(AlarmError) -> UUID {
+        let wanted = prefix.lowercased().trimmed()
+        guard !wanted.isEmpty else { throw .notFound(L("no alarm id given; `reveille list` shows them")) }
+        // A whole id (what apps and the CLI send once they know it) is a lookup, not a scan.
+        if let id = UUID(uuidString: wanted), let record = alarms[id], owner == nil || record.appID == owner {
+            return id
+        }
+        let matches = alarms.values.filter { owner == nil || $0.appID == owner }.map(\.id)
+            .filter { $0.uuidString.lowercased().hasPrefix(wanted) }
+        switch matches.count {
+        case 1: return matches[0]
+        case 0: throw .notFound(L("no alarm has an id starting with '%@'; `reveille list` shows them", prefix))
+        default:
+            let starts = matches.map { $0.uuidString.lowercased().prefix(8) }.sorted().joined(separator: ", ")
+            throw .ambiguousID(L("'%@' starts %@ alarm ids (%@); give more characters", prefix, String(matches.count), starts))
+        }
+    }
+
+    /// What `command` from `owner` (`nil`: the user, who may touch every alarm) would change.
+    /// Throws when it is refused: a limit, an unknown or foreign id, a state that forbids it.
+    public func propose(_ command: Command, owner: String?, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> Proposal {
+        switch command {
+        case .schedule(let id, let request, let appID):
+            guard alarms[id] == nil else {
+                // The same answer whoever owns it: an app learns nothing of another app's alarms.
+                throw .invalidConfiguration("id \(id.uuidString.lowercased()) cannot be scheduled: an id is used once; cancel your alarm with it first, or use a new id")
+            }
+            guard alarms.values.count(where: { $0.appID == appID }) < limit(for: appID) else { throw .maximumLimitReached }
+            let record = try AlarmRecord(id: id, request: request, appID: appID, now: now, timeZone: timeZone)
+            return Proposal(changes: [AlarmChange(id: id, record: record)], result: record, silencesRingingAlarm: false,
+                            summary: "scheduled \(record.title.debugDescription) \(id) for \(record.fireDate.map(ISO8601Local.utcString) ?? "-")")
+        case .apply(let action, let prefix):
+            let id = try resolve(prefix, owner: owner), old = alarms[id]!
+            let new = try old.applying(action, now: now, timeZone: timeZone)
+            return Proposal(changes: [AlarmChange(id: id, record: new)], result: new, silencesRingingAlarm: old.alarm.state == .alerting,
+                            summary: "\(action.rawValue) \(id): now \(new?.alarm.state.rawValue ?? "ended")")
+        case .update(let prefix, let request):
+            return try change(prefix, owner: owner, verb: "updated") { old throws(AlarmError) in
+                var new = try AlarmRecord(id: old.id, request: request, appID: old.appID, now: now, timeZone: timeZone)
+                // A disabled alarm stays disabled where it can.
+                if old.disabled, let off = try? new.disabling() { new = off }
+                return new
+            }
+        case .setEnabled(let enabled, let prefix):
+            return try change(prefix, owner: owner, verb: enabled ? "enabled" : "disabled") { old throws(AlarmError) in
+                enabled ? try old.enabling(now: now, timeZone: timeZone) : try old.disabling()
+            }
+        case .skip(let prefix):
+            return try change(prefix, owner: owner, verb: "skipped") { old throws(AlarmError) in
+                try old.skippingNextOccurrence(timeZone: timeZone)
+            }
+        }
+    }
+
+    private func change(_ prefix: String, owner: String?, verb: String,
+                        _ transform: (AlarmRecord) throws(AlarmError) -> AlarmRecord) throws(AlarmError) -> Proposal {
+        let id = try resolve(prefix, owner: owner)
+        let new = try transform(alarms[id]!)
+        return Proposal(changes: [AlarmChange(id: id, record: new)], result: new, silencesRingingAlarm: false,
+                        summary: "\(verb) \(id): next \(new.fireDate.map(ISO8601Local.utcString) ?? "-")")
+    }
+
+    /// Makes a proposal current once it is written (or, silencing a ringing alarm, even when it
+    /// could not be).
+    public mutating func commit(_ proposal: Proposal) -> [Effect] {
+        for change in proposal.changes { alarms[change.id] = change.record }
+        return [.log(.info, proposal.summary), arm(), .publish(proposal.changes)]
+    }
+
+    // MARK: Buttons
+
+    /// What pressing the button with `role` on `id`'s notification does: its action (a custom
+    /// second button has none), then its intent (Stop's or the second button's), then the app
+    /// hears of it. `nil` when the alarm is gone.
+    public func press(_ role: AlarmButtonRole, on id: UUID) -> ButtonPress? {
+        guard let record = alarms[id] else { return nil }
+        let intent: AlarmIntent? = switch role {
+        case .stop: record.stopIntent
+        case .secondary: record.secondaryIntent
+        case .pause, .resume, .cancel: nil
+        }
+        return ButtonPress(command: Self.action(for: role, of: record).map { .apply($0, id: id.uuidString) },
+                           effects: (intent.map { [.runIntent($0, record, role)] } ?? []) + [.announceButton(record, role)])
+    }
+
+    /// The action a button applies; `nil` for a second button whose behaviour is `.custom`.
+    public static func action(for role: AlarmButtonRole, of record: AlarmRecord) -> AlarmAction? {
+        switch role {
+        case .stop: .stop
+        case .secondary: record.presentation.alert.secondaryButtonBehavior == .countdown ? .countdown : nil
+        case .pause: .pause
+        case .resume: .resume
+        case .cancel: .cancel
+        }
+    }
+
+    // MARK: The clock
+
+    /// The clock reached `now`: every due alarm moves on (countdown, alert, missed).
+    public mutating func advance(now: Date, timeZone: any TimeZoneRules, alreadyChanged: [AlarmChange] = []) -> [Effect] {
+        var effects: [Effect] = []
+        var changes: [AlarmChange] = []
+        for (id, record) in alarms {
+            switch record.advanced(to: now, lateWindow: settings.lateWindow, timeZone: timeZone) {
+            case .unchanged:
+                continue
+            case .updated(let moved):
+                changes.append(AlarmChange(id: id, record: moved))
+                if moved.alarm.state == .alerting { effects.append(.log(.info, "alerting \(record.title.debugDescription) \(id)")) }
+            case .missed(let missedDate, let reason, let following):
+                changes.append(AlarmChange(id: id, record: following))
+                let when = ISO8601Local.string(from: missedDate, in: timeZone)
+                let why = switch reason {
+                case .late: "due \(when): later than the \(Int(settings.lateWindow)) s late window"
+                case .unanswered: "it rang from \(when) to its ring limit unanswered"
+                }
+                effects.append(.log(.warning, "missed \(record.title.debugDescription) \(id), \(why)"))
+                effects.append(.reportMissed(record, due: missedDate, reason: reason))
+            }
+        }
+        changes = alreadyChanged + changes
+        guard !changes.isEmpty else { return effects + [arm()] }
+        for change in changes { alarms[change.id] = change.record }
+        // The firing path rings first and saves after: nobody waits on an answer here, and
+        // the fsync must not delay the alert. (A client's change is written before it is answered.)
+        return effects + [arm(), .publish(changes), .save(changes)]
+    }
+
+    /// The wall clock was set by `jump` seconds (measured against the boot clock, so a resume
+    /// from suspend is no jump): what measures elapsed time keeps its time left; what names a
+    /// wall-clock time keeps its instant. Then everything is recomputed.
+    public mutating func clockSet(by jump: TimeInterval, now: Date, timeZone: any TimeZoneRules) -> [Effect] {
+        var jumped: [AlarmChange] = []
+        if abs(jump) > 0.5 {
+            for (id, record) in alarms {
+                let moved = record.followingClockJump(jump, timeZone: timeZone)
+                if moved != record { jumped.append(AlarmChange(id: id, record: moved)) }
+            }
+        }
+        let reason = "the wall clock changed" + (abs(jump) > 0.5 ? " by \(Int(jump.rounded())) s" : "")
+        return recompute(reason: reason, now: now, timeZone: timeZone, alreadyChanged: jumped)
+    }
+
+    /// The time zone changed: relative alarms follow it.
+    public mutating func timeZoneChanged(now: Date, timeZone: any TimeZoneRules) -> [Effect] {
+        recompute(reason: "the time zone is now \(timeZone.identifier)", now: now, timeZone: timeZone)
+    }
+
+    /// Every relative alarm's next instant computed again, then what is due fired.
+    private mutating func recompute(reason: String, now: Date, timeZone: any TimeZoneRules,
+                                    alreadyChanged: [AlarmChange] = []) -> [Effect] {
+        for change in alreadyChanged { alarms[change.id] = change.record }
+        var moved: [AlarmChange] = []
+        for (id, record) in alarms {
+            let rescheduled = record.rescheduled(now: now, timeZone: timeZone)
+            if rescheduled != record { moved.append(AlarmChange(id: id, record: rescheduled)) }
+        }
+        for change in moved { alarms[change.id] = change.record }
+        return [.log(.info, "recomputing alarms: \(reason)")] + advance(now: now, timeZone: timeZone, alreadyChanged: alreadyChanged + moved)
+    }
+
+    /// The earliest instant anything is due.
+    private func arm() -> Effect {
+        var earliest: Date?
+        for record in alarms.values {
+            if let due = record.dueDate, due < earliest ?? .distantFuture { earliest = due }
+        }
+        return .arm(earliest)
+    }
+
+    private func limit(for appID: String) -> Int {
+        appID == ClientIdentity.userAppID ? settings.limitForUser : settings.limitPerApp
+    }
+}
+
+/// Which of an alarm's buttons was pressed: the action key on its notification, and the
+/// button name in `ActionInvoked`.
+public enum AlarmButtonRole: String, Sendable, CaseIterable {
+    case stop, secondary, pause, resume, cancel
+}

@@ -1,0 +1,262 @@
+import Foundation
+import Testing
+@testable import ReveilleCore
+import ReveilleTimeZone
+
+/// The agent's policy in process, on virtual time: the engine gets events and the instant,
+/// and the tests read the effects it asks for. No bus, no disk, no sound server.
+@Suite("Alarm engine")
+struct AlarmEngineTests {
+    let utc = zone("UTC")
+    let start = instant("2026-11-23T08:00:00Z")
+
+    /// An engine and its virtual clock; `effects` holds what the last step asked for.
+    struct Harness {
+        var engine: AlarmEngine
+        var now: Date
+        let timeZone: any TimeZoneRules
+        var effects: [AlarmEngine.Effect] = []
+
+        init(now: Date, timeZone: any TimeZoneRules, settings: AlarmEngine.Settings = .init(), loading records: [AlarmRecord] = []) {
+            engine = AlarmEngine(settings: settings)
+            self.now = now
+            self.timeZone = timeZone
+            effects = engine.load(records, now: now, timeZone: timeZone)
+        }
+
+        /// A client's command, proposed and committed as the agent does once it is written.
+        @discardableResult
+        mutating func perform(_ command: AlarmEngine.Command, owner: String? = nil) throws(AlarmError) -> AlarmRecord? {
+            let proposal = try engine.propose(command, owner: owner, now: now, timeZone: timeZone)
+            effects = engine.commit(proposal)
+            return proposal.result
+        }
+
+        mutating func schedule(_ request: AlarmRequest, appID: String = ClientIdentity.userAppID, id: UUID = UUID()) throws -> AlarmRecord {
+            try #require(try perform(.schedule(id: id, request: request, appID: appID)))
+        }
+
+        /// The clock moves to `instant`, and the timer fires there.
+        mutating func advance(to instant: Date) {
+            now = instant
+            effects = engine.advance(now: now, timeZone: timeZone)
+        }
+
+        /// Where the engine asked its timer to be set.
+        var armed: Date?? {
+            for case .arm(let instant) in effects { return instant }
+            return nil
+        }
+
+        var published: [AlarmChange] {
+            var all: [AlarmChange] = []
+            for case .publish(let changes) in effects { all += changes }
+            return all
+        }
+
+        var saved: [AlarmChange] {
+            var all: [AlarmChange] = []
+            for case .save(let changes) in effects { all += changes }
+            return all
+        }
+
+        var missed: [(AlarmRecord, Date, MissReason)] {
+            var all: [(AlarmRecord, Date, MissReason)] = []
+            for case .reportMissed(let record, let due, let reason) in effects { all.append((record, due, reason)) }
+            return all
+        }
+
+        func state(_ id: UUID) -> Alarm.State? { engine.alarms[id]?.alarm.state }
+    }
+
+    func timer(_ seconds: TimeInterval, title: String = "Tea", secondary: AlarmButton? = .snoozeButton,
+               behavior: AlarmPresentation.Alert.SecondaryButtonBehavior? = .countdown,
+               stopIntent: AlarmIntent? = nil, secondaryIntent: AlarmIntent? = nil, ringLimit: TimeInterval? = nil) -> AlarmRequest {
+        AlarmRequest(schedule: nil, countdownDuration: .init(preAlert: seconds, postAlert: 300),
+                     presentation: AlarmPresentation(alert: .init(title: title, secondaryButton: secondary, secondaryButtonBehavior: behavior),
+                                                     countdown: .init(title: title), paused: .init(title: title)),
+                     ring: RingOptions(ringLimit: ringLimit), stopIntent: stopIntent, secondaryIntent: secondaryIntent)
+    }
+
+    // MARK: The firing path
+
+    @Test func aTimerRingsAtItsInstantAndNotBefore() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let tea = try harness.schedule(timer(600))
+        #expect(harness.armed == start + 600, "the timer is armed for the instant it ends")
+        #expect(harness.published.map(\.id) == [tea.id])
+        harness.advance(to: start + 599.9)
+        #expect(harness.state(tea.id) == .countdown && harness.published.isEmpty && harness.saved.isEmpty)
+        harness.advance(to: start + 600)
+        #expect(harness.state(tea.id) == .alerting)
+        #expect(harness.published.map(\.id) == [tea.id] && harness.saved.map(\.id) == [tea.id], "rung, then saved")
+        #expect(harness.armed == start + 600 + RingOptions.defaultRingLimit, "next: the ring limit")
+        let order = harness.effects.map { effect -> String in
+            switch effect { case .publish: "publish"; case .save: "save"; case .arm: "arm"; default: "other" }
+        }.filter { $0 != "other" }
+        #expect(order == ["arm", "publish", "save"], "the firing path rings before it writes")
+    }
+
+    @Test func anAlarmRingingUnansweredToItsLimitIsReportedMissedAndEnds() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let tea = try harness.schedule(timer(60, ringLimit: 30))
+        harness.advance(to: start + 60)
+        #expect(harness.armed == start + 90)
+        harness.advance(to: start + 90)
+        let missed = try #require(harness.missed.first)
+        #expect(missed.0.id == tea.id && missed.1 == start + 60 && missed.2 == .unanswered)
+        #expect(harness.engine.alarms[tea.id] == nil && harness.published.contains { $0.id == tea.id && $0.record == nil })
+    }
+
+    @Test(arguments: [(300.0, Alarm.State.alerting), (599, .alerting), (601, nil), (7200, nil)])
+    func anAlarmDueLongerAgoThanTheLateWindowIsMissedNotRung(late: TimeInterval, expected: Alarm.State?) throws {
+        let due = start + 3600
+        let record = try AlarmRecord(id: UUID(), request: request(schedule: .fixed(due)), appID: "reveille", now: start, timeZone: utc)
+        // The agent was not running at `due`; it starts `late` seconds after.
+        let harness = Harness(now: due + late, timeZone: utc, settings: .init(lateWindow: 600), loading: [record])
+        #expect(harness.state(record.id) == expected, "\(late) s late")
+        #expect(harness.missed.map(\.2) == (expected == nil ? [.late] : []))
+    }
+
+    @Test func aRepeatingAlarmMissedLateWaitsForItsNextDay() throws {
+        let daily = try AlarmRecord(id: UUID(), request: request(schedule: relative(7, 0, everyDay)), appID: "reveille",
+                                    now: instant("2026-11-22T20:00:00Z"), timeZone: utc)
+        let harness = Harness(now: instant("2026-11-23T09:00:00Z"), timeZone: utc, loading: [daily])
+        #expect(harness.missed.map(\.1) == [instant("2026-11-23T07:00:00Z")])
+        #expect(harness.engine.alarms[daily.id]?.fireDate == instant("2026-11-24T07:00:00Z"))
+        #expect(harness.armed == instant("2026-11-24T07:00:00Z"))
+    }
+
+    @Test func aPreAlertCountsDownBeforeTheAlarmRings() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let alarm = try harness.schedule(request(schedule: .fixed(start + 3600), preAlert: 600))
+        #expect(harness.state(alarm.id) == .scheduled && harness.armed == start + 3000)
+        harness.advance(to: start + 3000)
+        #expect(harness.state(alarm.id) == .countdown && harness.armed == start + 3600)
+        harness.advance(to: start + 3600)
+        #expect(harness.state(alarm.id) == .alerting)
+    }
+
+    @Test func snoozingSilencesTheAlarmAndRingsAgainAfterItsLength() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let alarm = try harness.schedule(request(schedule: .fixed(start + 60), postAlert: 540))
+        harness.advance(to: start + 60)
+        let proposal = try harness.engine.propose(.apply(.countdown, id: alarm.id.uuidString), owner: nil, now: harness.now, timeZone: utc)
+        #expect(proposal.silencesRingingAlarm, "silencing is never refused, even when it cannot be written")
+        #expect(harness.state(alarm.id) == .alerting, "nothing changes before commit")
+        harness.effects = harness.engine.commit(proposal)
+        #expect(harness.state(alarm.id) == .countdown && harness.armed == start + 600)
+        harness.advance(to: start + 600)
+        #expect(harness.state(alarm.id) == .alerting)
+    }
+
+    // MARK: The clock
+
+    @Test func whenTheClockIsSetATimerKeepsItsTimeLeftAndAnAlarmItsInstant() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let tea = try harness.schedule(timer(600))
+        let meeting = try harness.schedule(request(schedule: .fixed(start + 3600)))
+        // The clock is set 5 minutes ahead.
+        harness.now = start + 300
+        harness.effects = harness.engine.clockSet(by: 300, now: harness.now, timeZone: utc)
+        #expect(harness.engine.alarms[tea.id]?.fireDate == start + 900, "still 10 minutes left")
+        #expect(harness.engine.alarms[meeting.id]?.fireDate == start + 3600, "an alarm names a wall-clock time")
+        #expect(harness.armed == start + 900)
+        // A resume from suspend is no jump: the timer that ended meanwhile rings now.
+        harness.now = start + 1000
+        harness.effects = harness.engine.clockSet(by: 0, now: harness.now, timeZone: utc)
+        #expect(harness.state(tea.id) == .alerting)
+    }
+
+    @Test func anAlarmAtATimeOfDayFollowsTheTimeZone() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let alarm = try harness.schedule(request(schedule: relative(10, 0)))
+        #expect(harness.engine.alarms[alarm.id]?.fireDate == instant("2026-11-23T10:00:00Z"))
+        let berlin = zone("Europe/Berlin")
+        harness.effects = harness.engine.timeZoneChanged(now: start, timeZone: berlin)
+        #expect(harness.engine.alarms[alarm.id]?.fireDate == instant("2026-11-23T09:00:00Z"), "10:00 in Berlin")
+        #expect(harness.published.map(\.id) == [alarm.id])
+    }
+
+    // MARK: Buttons
+
+    @Test func stopRunsTheStopIntentAfterStoppingAndTellsTheApp() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let tea = try harness.schedule(timer(60, stopIntent: .openApp(desktopID: "org.example.Cook")), appID: "org.example.Cook")
+        harness.advance(to: start + 60)
+        let press = try #require(harness.engine.press(.stop, on: tea.id))
+        #expect(press.command == .apply(.stop, id: tea.id.uuidString))
+        let effects = press.effects.map { effect -> String in
+            switch effect {
+            case .runIntent(.openApp(let id), _, .stop): "open \(id)"
+            case .announceButton(let record, .stop): "announce \(record.id == tea.id)"
+            default: "\(effect)"
+            }
+        }
+        #expect(effects == ["open org.example.Cook", "announce true"])
+    }
+
+    @Test func aCustomSecondButtonRunsItsIntentAndLeavesTheAlarmRinging() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let run = AlarmIntent.run(arguments: ["/usr/bin/true"])
+        let tea = try harness.schedule(timer(60, secondary: AlarmButton(text: "Run", textColor: .white, systemImageName: "system-run"),
+                                             behavior: .custom, secondaryIntent: run))
+        harness.advance(to: start + 60)
+        let press = try #require(harness.engine.press(.secondary, on: tea.id))
+        #expect(press.command == nil, "AlarmKit: .custom changes nothing")
+        #expect(press.effects.count == 2)
+        guard case .runIntent(run, _, .secondary) = press.effects[0] else { Issue.record("\(press.effects)"); return }
+    }
+
+    @Test func snoozeStopPauseResumeAndCancelButtonsApplyTheirActions() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let tea = try harness.schedule(timer(60))
+        for (role, action) in [(AlarmButtonRole.pause, AlarmAction.pause), (.resume, .resume), (.cancel, .cancel)] {
+            #expect(harness.engine.press(role, on: tea.id)?.command == .apply(action, id: tea.id.uuidString))
+        }
+        harness.advance(to: start + 60)
+        #expect(harness.engine.press(.secondary, on: tea.id)?.command == .apply(.countdown, id: tea.id.uuidString))
+        #expect(harness.engine.press(.stop, on: UUID()) == nil, "a button of a gone alarm does nothing")
+    }
+
+    // MARK: Admission
+
+    @Test func eachAppHasItsOwnLimitAndTheUserAnother() throws {
+        var harness = Harness(now: start, timeZone: utc, settings: .init(limitPerApp: 2, limitForUser: 3))
+        for _ in 0..<2 { _ = try harness.schedule(timer(60), appID: "org.example.A") }
+        #expect(throws: AlarmError.maximumLimitReached) { try harness.schedule(timer(60), appID: "org.example.A") }
+        _ = try harness.schedule(timer(60), appID: "org.example.B")
+        for _ in 0..<3 { _ = try harness.schedule(timer(60)) }
+        #expect(throws: AlarmError.maximumLimitReached) { try harness.schedule(timer(60)) }
+        #expect(harness.engine.alarms.count == 6)
+    }
+
+    @Test func anIdIsUsedOnceAndARefusedRequestChangesNothing() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let id = UUID()
+        _ = try harness.schedule(timer(60), appID: "org.example.A", id: id)
+        let before = harness.engine.alarms
+        #expect(throws: AlarmError.self) { try harness.schedule(timer(120), appID: "org.example.B", id: id) }
+        #expect(throws: AlarmError.self) { try harness.perform(.apply(.resume, id: id.uuidString)) }
+        #expect(harness.engine.alarms == before)
+    }
+
+    @Test func anAppFindsOnlyItsOwnAlarms() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let mine = try harness.schedule(timer(60), appID: "org.example.A")
+        let theirs = try harness.schedule(timer(60), appID: "org.example.B")
+        #expect(try harness.engine.resolve(String(mine.id.uuidString.prefix(6)), owner: "org.example.A") == mine.id)
+        #expect(throws: AlarmError.self) { try harness.engine.resolve(theirs.id.uuidString, owner: "org.example.A") }
+        #expect(throws: AlarmError.self) { try harness.perform(.apply(.cancel, id: theirs.id.uuidString), owner: "org.example.A") }
+        #expect(try harness.engine.resolve(theirs.id.uuidString) == theirs.id, "the user reaches every alarm")
+        #expect(throws: AlarmError.self) { try harness.engine.resolve("") }
+    }
+
+    @Test func aStoreOverTheLimitKeepsTheAlarmsDueSoonest() throws {
+        let engine = AlarmEngine(settings: .init(limitPerApp: 2))
+        let records = try (1...4).map { minutes in
+            try AlarmRecord(id: UUID(), request: timer(Double(minutes) * 60), appID: "org.example.A", now: start, timeZone: utc)
+        }
+        #expect(Set(engine.overLimit(records.reversed()).map(\.id)) == Set(records.suffix(2).map(\.id)))
+    }
+}
