@@ -34,8 +34,11 @@ release: deps
 	$(SWIFT) build $(RELEASE)
 
 ## test: unit and end-to-end tests (the end-to-end tests start their own bus, notification server and PulseAudio)
+# The end-to-end suites run side by side, each test on a thread of its own (they mostly wait on
+# processes; see Tests/EndToEndTests/WaitsOnItsOwnThread.swift); eight at a time keep a 2-core
+# machine busy without starving the peers they start.
 test: build locale
-	$(SWIFT) test --skip-build
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 $(SWIFT) test --skip-build
 
 ## run: build, start the agent in this desktop session and ring a demo timer in 5 seconds
 run: deps

@@ -4,7 +4,7 @@ import ReveilleCore
 import ReveilleTestSupport
 
 /// AlarmKit's countdown and paused presentations as live notifications, against the recording server.
-@Suite("Live presentation end to end", .serialized)
+@Suite("Live presentation end to end", .serialized, .waitsOnItsOwnThread)
 struct LivePresentationTests {
     @Test func countdownPausesResumesAndTurnsIntoTheAlertInOneSlot() throws {
         let session = try TestSession(audio: .none)
@@ -80,7 +80,7 @@ struct LivePresentationTests {
     }
 }
 
-@Suite("reveille watch in a terminal", .serialized)
+@Suite("reveille watch in a terminal", .serialized, .waitsOnItsOwnThread)
 struct WatchTerminalTests {
     @Test func liveViewShowsProgressAndAnswersKeys() throws {
         let session = try TestSession(audio: .none)

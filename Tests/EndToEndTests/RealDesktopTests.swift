@@ -5,7 +5,7 @@ import ReveilleTestSupport
 
 /// The alert path against real notification servers, started by D-Bus activation on a
 /// private bus and display as Debian starts them: what the recording server cannot show.
-@Suite("Real dunst", .serialized)
+@Suite("Real dunst", .serialized, .waitsOnItsOwnThread)
 struct DunstTests {
     @Test func activatedByTheFirstCallThenSnoozeAndStopThroughItsMenu() throws {
         let session = try TestSession(notifications: .dunst, audio: .none)
@@ -95,7 +95,7 @@ struct DunstTests {
     }
 }
 
-@Suite("Real xfce4-notifyd", .serialized)
+@Suite("Real xfce4-notifyd", .serialized, .waitsOnItsOwnThread)
 struct XfceNotifydTests {
     @Test func labelsAndTextNotAGaugeAndSnoozeThenCancelLeavesNothingBehind() throws {
         let session = try TestSession(notifications: .xfce4Notifyd, audio: .none)
@@ -143,7 +143,7 @@ struct XfceNotifydTests {
 }
 
 /// The alert path against the recording server started by D-Bus activation.
-@Suite("Activation", .serialized)
+@Suite("Activation", .serialized, .waitsOnItsOwnThread)
 struct ActivationTests {
     @Test func alertStartsAnActivatableServerAndComesBackAfterItDies() throws {
         let session = try TestSession(notifications: .activatableRecording(profile: "mako"), audio: .none)
@@ -159,7 +159,7 @@ struct ActivationTests {
     }
 }
 
-@Suite("Real GNOME Shell", .serialized)
+@Suite("Real GNOME Shell", .serialized, .waitsOnItsOwnThread)
 struct GnomeShellTests {
     /// Where GNOME Shell 43 draws the buttons of the banner at the top of the 1024×768 screen,
     /// for an alert with a three-line body.

@@ -4,7 +4,7 @@ import ReveilleCore
 import ReveilleTestSupport
 
 /// Sound against a real PulseAudio with a null sink, heard through its monitor.
-@Suite("Sound end to end", .serialized)
+@Suite("Sound end to end", .serialized, .waitsOnItsOwnThread)
 struct SoundTests {
     /// A fixed instant `seconds` from now, on a whole second, as the CLI takes it.
     func wholeSecond(in seconds: Double) -> (text: String, date: Date) {
@@ -32,97 +32,6 @@ struct SoundTests {
         let last = try #require(recorder.lastAudible())
         #expect(last.timeIntervalSince(stopped) < 0.5, "silent soon after Stop")
         #expect(!recorder.heard(from: stopped.addingTimeInterval(0.5), to: Date()))
-    }
-
-    @Test func freedesktopThemeSoundPlaysByName() throws {
-        let session = try TestSession()
-        try session.startAgent()
-        let recorder = try SinkRecorder(session: session)
-        let listed = try session.cliJSON([SoundEntry].self, "sounds")
-        let bell = try #require(listed.first { $0.name == "bell" })
-        #expect(bell.source == "theme" && bell.path.hasSuffix("freedesktop/stereo/bell.oga"))
-        #expect(listed.contains { $0.name == "alarm" && $0.source == "bundled" })
-        let started = Date()
-        let play = try session.cli("play", "bell", "--duration", "1s")
-        #expect(play.status == 0, "\(play.stderr)")
-        #expect(play.stdout.contains("bell.oga"))
-        _ = try eventually(timeout: 4, "the bell to be heard") { recorder.firstAudible(after: started) }
-        // And an alarm may ring it.
-        let alarm = try session.cli("add", "07:00", "--sound", "bell", "--json")
-        #expect(alarm.status == 0, "\(alarm.stderr)")
-    }
-
-    @Test func unknownOrEscapingSoundNamesAreRefusedWithTheNamesThatExist() throws {
-        let session = try TestSession()
-        try session.startAgent()
-        let missing = try session.cli("add", "07:00", "--sound", "no-such-sound")
-        #expect(missing.status != 0)
-        #expect(missing.stderr.contains("no sound named 'no-such-sound'; available:"))
-        #expect(missing.stderr.contains("alarm") && missing.stderr.contains("bell"))
-        // The user's own tools may give a file, but only by an absolute path to a readable one.
-        let relative = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
-                                             method: "\(AgentInterface.interface).Schedule",
-                                             ["", #"{"presentation":{"alert":{"title":"x"}},"countdownDuration":{"preAlert":60},"sound":{"named":"../../../etc/passwd"}}"#, "{}"])
-        #expect(relative.status != 0)
-        #expect(relative.stderr.contains("give an absolute path"))
-        // An app may only name a sound: no path, relative or absolute, reaches outside the sound folders.
-        #expect(try session.cli("auth", "allow", "org.test.Noisy").status == 0)
-        for path in ["../../../etc/passwd", "/etc/passwd"] {
-            let fromApp = try Subprocess.run(session.binaries + "/reveille-test-app", ["org.test.Noisy", "Timers", "timer", "60"],
-                                             environment: session.environment.merging(["REVEILLE_TEST_SOUND": path]) { $1 })
-            #expect(fromApp.status == 3 && fromApp.stderr.contains("is a path; apps may only name a sound"), "\(path): \(fromApp.stderr)")
-        }
-        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
-    }
-
-    @Test func soundNamesMatchWhateverTheirCaseOrExtensionAndAnAppsUnknownNameRingsTheDefault() throws {
-        let session = try TestSession()
-        try session.startAgent()
-        // WWDC's `.named("Chime")`, and names as files are named.
-        for name in ["Chime", "chime.wav", "CHIME.caf", "Bell", "bell.oga"] {
-            let added = try session.cli("add", "07:00", "--sound", name)
-            #expect(added.status == 0, "\(name): \(added.stderr)")
-        }
-        #expect(try session.cli("play", "Chime", "--duration", "0.2s").stdout.contains("chime.wav"))
-        // An app's name that is not installed: scheduled, logged, and the default sound rings.
-        #expect(try session.cli("auth", "allow", "org.test.Tunes").status == 0)
-        let recorder = try SinkRecorder(session: session)
-        let started = Date()
-        let fromApp = try Subprocess.run(session.binaries + "/reveille-test-app", ["org.test.Tunes", "Timers", "timer", "1"],
-                                         environment: session.environment.merging(["REVEILLE_TEST_SOUND": "Fanfare"]) { $1 })
-        #expect(fromApp.status == 0, "\(fromApp.stderr)")
-        _ = try eventually(timeout: 5, "the default sound to be heard") { recorder.firstAudible(after: started) }
-        let log = try String(contentsOfFile: session.agentLog, encoding: .utf8)
-        #expect(log.contains("org.test.Tunes asked for sound 'Fanfare', which is not installed"), "\(log)")
-        // The person at the CLI is told instead, with what exists.
-        #expect(try session.cli("add", "07:00", "--sound", "Fanfare").stderr.contains("no sound named 'Fanfare'; available:"))
-    }
-
-    @Test func theDesktopsSoundThemeAndWhatItInheritsComeBeforeFreedesktop() throws {
-        // A theme "Night" inheriting "Base", in a data folder of its own, as a desktop installs them.
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-themes-\(UUID().uuidString.prefix(8))").path
-        defer { try? FileManager.default.removeItem(atPath: data) }
-        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sounds/chime.wav").path
-        for (folder, files) in [("Night/stereo", ["alarm"]), ("Night/5.1", ["tick"]), ("Base/stereo", ["bell"])] {
-            try FileManager.default.createDirectory(atPath: "\(data)/sounds/\(folder)", withIntermediateDirectories: true)
-            for file in files { try FileManager.default.copyItem(atPath: sample, toPath: "\(data)/sounds/\(folder)/\(file).wav") }
-        }
-        try "[Sound Theme]\nName=Night\nInherits=Base\nDirectories=stereo,5.1\n\n[stereo]\nOutputProfile=stereo\n\n[5.1]\nOutputProfile=5.1\n"
-            .write(toFile: "\(data)/sounds/Night/index.theme", atomically: true, encoding: .utf8)
-        try "[Sound Theme]\nName=Base\nDirectories=stereo\n".write(toFile: "\(data)/sounds/Base/index.theme", atomically: true, encoding: .utf8)
-        let session = try TestSession()
-        try session.startAgent(environment: ["REVEILLE_SOUND_THEME": "Night", "XDG_DATA_DIRS": "\(data):/usr/share"])
-        func played(_ name: String) throws -> String { try session.cli("play", name, "--duration", "0.1s").stdout }
-        #expect(try played("bell").contains("\(data)/sounds/Base/stereo/bell.wav"), "an inherited theme before freedesktop")
-        #expect(try played("alarm-night-owl").contains("\(data)/sounds/Night/stereo/alarm.wav"), "the name without its last parts")
-        #expect(try played("complete").contains("/usr/share/sounds/freedesktop/stereo/complete.oga"), "freedesktop last")
-        #expect(try session.cli("play", "tick").stderr.contains("no sound named 'tick'"), "5.1 folders are not for stereo")
-        // Alarm sounds first; a theme's others (a plug unplugged) after them, under their own heading.
-        let listed = try session.cli("sounds").stdout
-        let heading = try #require(listed.range(of: "Other sounds of the theme"))
-        #expect(listed[heading.upperBound...].contains("power-unplug") && !listed[..<heading.lowerBound].contains("power-unplug"))
-        #expect(listed[..<heading.lowerBound].contains("alarm-clock-elapsed"))
     }
 
     @Test func pulseAudioKilledMidRingLeavesTheAlertUpAndRingingResumes() throws {
@@ -239,12 +148,121 @@ struct SoundTests {
         try handle.close()
     }
 
+    @Test func ringLimitStopsAnUnansweredAlarmAndReportsItMissed() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let recorder = try SinkRecorder(session: session)
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Nobody", "--ring-limit", "5s")
+        _ = try eventually(timeout: 5, "the timer to be heard") { recorder.firstAudible(after: Date.distantPast) }
+        let missed = try eventually(timeout: 9, "the missed notice") { try session.notifications(titled: "Missed: Nobody").first }
+        #expect(missed.body?.contains("without an answer") == true)
+        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
+        usleep(500_000)
+        #expect(!recorder.heard(from: Date(timeIntervalSince1970: missed.time + 0.4), to: Date()), "ringing stopped")
+    }
+}
+
+/// Which file a sound name rings, and what is refused as a sound: a suite of its own so that it
+/// runs beside the ringing tests (each suite runs its tests one after another).
+@Suite("Sound names and files end to end", .serialized, .waitsOnItsOwnThread)
+struct SoundNameTests {
+    @Test func freedesktopThemeSoundPlaysByName() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let recorder = try SinkRecorder(session: session)
+        let listed = try session.cliJSON([SoundEntry].self, "sounds")
+        let bell = try #require(listed.first { $0.name == "bell" })
+        #expect(bell.source == "theme" && bell.path.hasSuffix("freedesktop/stereo/bell.oga"))
+        #expect(listed.contains { $0.name == "alarm" && $0.source == "bundled" })
+        let started = Date()
+        let play = try session.cli("play", "bell", "--duration", "1s")
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(play.stdout.contains("bell.oga"))
+        _ = try eventually(timeout: 4, "the bell to be heard") { recorder.firstAudible(after: started) }
+        // And an alarm may ring it.
+        let alarm = try session.cli("add", "07:00", "--sound", "bell", "--json")
+        #expect(alarm.status == 0, "\(alarm.stderr)")
+    }
+
+    @Test func unknownOrEscapingSoundNamesAreRefusedWithTheNamesThatExist() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let missing = try session.cli("add", "07:00", "--sound", "no-such-sound")
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("no sound named 'no-such-sound'; available:"))
+        #expect(missing.stderr.contains("alarm") && missing.stderr.contains("bell"))
+        // The user's own tools may give a file, but only by an absolute path to a readable one.
+        let relative = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                             method: "\(AgentInterface.interface).Schedule",
+                                             ["", #"{"presentation":{"alert":{"title":"x"}},"countdownDuration":{"preAlert":60},"sound":{"named":"../../../etc/passwd"}}"#, "{}"])
+        #expect(relative.status != 0)
+        #expect(relative.stderr.contains("give an absolute path"))
+        // An app may only name a sound: no path, relative or absolute, reaches outside the sound folders.
+        #expect(try session.cli("auth", "allow", "org.test.Noisy").status == 0)
+        for path in ["../../../etc/passwd", "/etc/passwd"] {
+            let fromApp = try Subprocess.run(session.binaries + "/reveille-test-app", ["org.test.Noisy", "Timers", "timer", "60"],
+                                             environment: session.environment.merging(["REVEILLE_TEST_SOUND": path]) { $1 })
+            #expect(fromApp.status == 3 && fromApp.stderr.contains("is a path; apps may only name a sound"), "\(path): \(fromApp.stderr)")
+        }
+        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
+    }
+
+    @Test func soundNamesMatchWhateverTheirCaseOrExtensionAndAnAppsUnknownNameRingsTheDefault() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        // WWDC's `.named("Chime")`, and names as files are named.
+        for name in ["Chime", "chime.wav", "CHIME.caf", "Bell", "bell.oga"] {
+            let added = try session.cli("add", "07:00", "--sound", name)
+            #expect(added.status == 0, "\(name): \(added.stderr)")
+        }
+        #expect(try session.cli("play", "Chime", "--duration", "0.2s").stdout.contains("chime.wav"))
+        // An app's name that is not installed: scheduled, logged, and the default sound rings.
+        #expect(try session.cli("auth", "allow", "org.test.Tunes").status == 0)
+        let recorder = try SinkRecorder(session: session)
+        let started = Date()
+        let fromApp = try Subprocess.run(session.binaries + "/reveille-test-app", ["org.test.Tunes", "Timers", "timer", "1"],
+                                         environment: session.environment.merging(["REVEILLE_TEST_SOUND": "Fanfare"]) { $1 })
+        #expect(fromApp.status == 0, "\(fromApp.stderr)")
+        _ = try eventually(timeout: 5, "the default sound to be heard") { recorder.firstAudible(after: started) }
+        let log = try String(contentsOfFile: session.agentLog, encoding: .utf8)
+        #expect(log.contains("org.test.Tunes asked for sound 'Fanfare', which is not installed"), "\(log)")
+        // The person at the CLI is told instead, with what exists.
+        #expect(try session.cli("add", "07:00", "--sound", "Fanfare").stderr.contains("no sound named 'Fanfare'; available:"))
+    }
+
+    @Test func theDesktopsSoundThemeAndWhatItInheritsComeBeforeFreedesktop() throws {
+        // A theme "Night" inheriting "Base", in a data folder of its own, as a desktop installs them.
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-themes-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sounds/chime.wav").path
+        for (folder, files) in [("Night/stereo", ["alarm"]), ("Night/5.1", ["tick"]), ("Base/stereo", ["bell"])] {
+            try FileManager.default.createDirectory(atPath: "\(data)/sounds/\(folder)", withIntermediateDirectories: true)
+            for file in files { try FileManager.default.copyItem(atPath: sample, toPath: "\(data)/sounds/\(folder)/\(file).wav") }
+        }
+        try "[Sound Theme]\nName=Night\nInherits=Base\nDirectories=stereo,5.1\n\n[stereo]\nOutputProfile=stereo\n\n[5.1]\nOutputProfile=5.1\n"
+            .write(toFile: "\(data)/sounds/Night/index.theme", atomically: true, encoding: .utf8)
+        try "[Sound Theme]\nName=Base\nDirectories=stereo\n".write(toFile: "\(data)/sounds/Base/index.theme", atomically: true, encoding: .utf8)
+        let session = try TestSession()
+        try session.startAgent(environment: ["REVEILLE_SOUND_THEME": "Night", "XDG_DATA_DIRS": "\(data):/usr/share"])
+        func played(_ name: String) throws -> String { try session.cli("play", name, "--duration", "0.1s").stdout }
+        #expect(try played("bell").contains("\(data)/sounds/Base/stereo/bell.wav"), "an inherited theme before freedesktop")
+        #expect(try played("alarm-night-owl").contains("\(data)/sounds/Night/stereo/alarm.wav"), "the name without its last parts")
+        #expect(try played("complete").contains("/usr/share/sounds/freedesktop/stereo/complete.oga"), "freedesktop last")
+        #expect(try session.cli("play", "tick").stderr.contains("no sound named 'tick'"), "5.1 folders are not for stereo")
+        // Alarm sounds first; a theme's others (a plug unplugged) after them, under their own heading.
+        let listed = try session.cli("sounds").stdout
+        let heading = try #require(listed.range(of: "Other sounds of the theme"))
+        #expect(listed[heading.upperBound...].contains("power-unplug") && !listed[..<heading.lowerBound].contains("power-unplug"))
+        #expect(listed[..<heading.lowerBound].contains("alarm-clock-elapsed"))
+    }
+
     @Test func aLongSoundPlaysFromItsFileInBoundedMemory() throws {
         let session = try TestSession()
         try session.startAgent()
         let song = session.directory + "/song.wav"
         // 400 MB of audio, 35 minutes: decoded whole it would take 800 MB.
-        try Self.writeWAV(song, bytes: 400_000_000, loudSeconds: 5)
+        try SoundTests.writeWAV(song, bytes: 400_000_000, loudSeconds: 5)
         let recorder = try SinkRecorder(session: session)
         let timer = try session.cli("timer", "1s", "--title", "Song", "--sound", song)
         #expect(timer.status == 0, "\(timer.stderr)")
@@ -263,24 +281,11 @@ struct SoundTests {
         let refused = try session.cli("timer", "1m", "--sound", fifo)
         #expect(refused.status != 0 && refused.stderr.contains("is not a regular file"), "\(refused.stderr)")
         let huge = session.directory + "/huge.wav"
-        try Self.writeWAV(huge, bytes: 600_000_000, loudSeconds: 0)
+        try SoundTests.writeWAV(huge, bytes: 600_000_000, loudSeconds: 0)
         let tooBig = try session.cli("timer", "1m", "--sound", huge)
         #expect(tooBig.status != 0 && tooBig.stderr.contains("accepted: at most 512 MiB"), "\(tooBig.stderr)")
         #expect(try session.cli("list").status == 0, "the agent still answers")
         #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
-    }
-
-    @Test func ringLimitStopsAnUnansweredAlarmAndReportsItMissed() throws {
-        let session = try TestSession()
-        try session.startAgent()
-        let recorder = try SinkRecorder(session: session)
-        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Nobody", "--ring-limit", "5s")
-        _ = try eventually(timeout: 5, "the timer to be heard") { recorder.firstAudible(after: Date.distantPast) }
-        let missed = try eventually(timeout: 9, "the missed notice") { try session.notifications(titled: "Missed: Nobody").first }
-        #expect(missed.body?.contains("without an answer") == true)
-        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
-        usleep(500_000)
-        #expect(!recorder.heard(from: Date(timeIntervalSince1970: missed.time + 0.4), to: Date()), "ringing stopped")
     }
 }
 
@@ -291,7 +296,7 @@ struct SoundEntry: Decodable {
     var source: String
 }
 
-@Suite("Sound after a crash", .serialized)
+@Suite("Sound after a crash", .serialized, .waitsOnItsOwnThread)
 struct SoundCrashTests {
     @Test func aSinkTheUserChangedAfterACrashIsLeftAsTheUserSetIt() throws {
         let session = try TestSession()
@@ -340,7 +345,7 @@ struct SoundCrashTests {
 }
 
 /// Sound through PipeWire as desktops run it now: pipewire, WirePlumber and pipewire-pulse.
-@Suite("Sound on PipeWire", .serialized)
+@Suite("Sound on PipeWire", .serialized, .waitsOnItsOwnThread)
 struct PipeWireSoundTests {
     @Test func mutedNotificationSoundsDoNotSilenceTheAlarmAndStayMuted() throws {
         let session = try TestSession(audio: .pipeWire)

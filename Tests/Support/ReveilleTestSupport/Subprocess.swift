@@ -29,11 +29,20 @@ public enum Subprocess {
             let reaped = waitpid(pid, &raw, WNOHANG)
             if reaped == pid {
                 status = Self.exitStatus(raw)
-            } else if reaped < 0, errno == ECHILD, kill(pid, 0) != 0 {
-                // Not our child (a daemon that forked): gone when it no longer takes signals.
+            } else if reaped < 0, errno == ECHILD, kill(pid, 0) != 0 || Self.isZombie(pid) {
+                // Not our child (a daemon that forked): gone when it no longer takes signals,
+                // or when it has exited and waits for its parent (init, or a container's first
+                // process that reaps late) to reap it.
                 status = 0
             }
             return status == nil
+        }
+
+        /// Whether `pid` has exited and is not yet reaped: state `Z` in /proc/PID/stat.
+        private static func isZombie(_ pid: pid_t) -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            return stat[close...].dropFirst().trimmingCharacters(in: .whitespaces).hasPrefix("Z")
         }
 
         /// Waits for it to end (killing it after `timeout`), and returns its exit status.
