@@ -26,9 +26,11 @@ let package = Package(
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile",
                        providers: [.apt(["libsndfile1-dev"])]),
 
-        // Values and rules: model, schedule math, state machine, store, parsing.
+        // The public types apps use (AlarmKit's names): what ReveilleKit re-exports, and nothing else.
+        .target(name: "ReveilleModel"),
+        // Values and rules: schedule math, state machine, the engine, store, parsing.
         .target(name: "ReveilleCore", dependencies: [
-            "CGettext",
+            "ReveilleModel", "CGettext",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -49,7 +51,8 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // AlarmKit's client API, speaking D-Bus to the agent.
-        .target(name: "ReveilleKit", dependencies: ["ReveilleCore", "ReveilleTimeZone", "ReveilleBus"]),
+        // Its public API is the model and the manager; the rest is `package`, for the CLI.
+        .target(name: "ReveilleKit", dependencies: ["ReveilleModel", "ReveilleCore", "ReveilleTimeZone", "ReveilleBus"]),
 
         .executableTarget(name: "reveille", dependencies: [
             "ReveilleKit", "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CLinux",
@@ -83,7 +86,7 @@ let package = Package(
         .executableTarget(name: "reveille-example-alarmkit", dependencies: ["ReveilleKit"],
                           path: "Examples/AlarmKitPort", swiftSettings: [.defaultIsolation(MainActor.self)]),
         // An app on ReveilleKit, driven by the end-to-end tests.
-        .executableTarget(name: "reveille-test-app", dependencies: ["ReveilleKit", "ReveilleBus"],
+        .executableTarget(name: "reveille-test-app", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleBus"],
                           path: "Tests/Support/reveille-test-app"),
         .executableTarget(name: "reveille-bench", dependencies: ["ReveilleTestSupport", "ReveilleCore", "ReveilleBus"],
                           path: "Benchmarks/reveille-bench"),

@@ -8,22 +8,22 @@ import SystemPackage
 
 /// reveille-agent: start-up and shutdown in one place.
 @GLibActor
-public final class Agent {
-    public struct Options: Sendable {
+package final class Agent {
+    package struct Options: Sendable {
         /// Take the bus name from a running agent.
-        public var replace = false
+        package var replace = false
         /// Exit quietly with status 0 when another agent runs (autostart, activation).
-        public var exitIfRunning = false
+        package var exitIfRunning = false
         /// See `AlarmScheduler.Settings.lateWindow`.
-        public var lateWindow: TimeInterval = 600
+        package var lateWindow: TimeInterval = 600
         /// The link that names the local time zone; watched for changes.
-        public var localtimePath = "/etc/localtime"
+        package var localtimePath = "/etc/localtime"
         /// For tests: a file holding seconds to add to the wall clock, re-read on SIGUSR1 as if
         /// the clock had been set (the same path as timerfd's ECANCELED).
-        public var testClockOffsetFile: String?
-        public var environment = ProcessInfo.processInfo.environment
+        package var testClockOffsetFile: String?
+        package var environment = ProcessInfo.processInfo.environment
 
-        public init() {}
+        package init() {}
     }
 
     private let options: Options
@@ -36,7 +36,7 @@ public final class Agent {
     private var parts: (bus: BusConnection, scheduler: AlarmScheduler, presenter: AlarmPresenter,
                         sounder: AlarmSounder, service: AlarmService, timeZone: LocalTimeZone)?
 
-    public init(options: Options, logger: Logger) {
+    package init(options: Options, logger: Logger) {
         self.options = options
         self.logger = logger
     }
@@ -47,7 +47,7 @@ public final class Agent {
     /// Nothing here uses Swift's global concurrent executor, so libdispatch's worker pool,
     /// and the monitor timer that wakes it every second, never start: an idle agent makes
     /// no wakeups.
-    public nonisolated static func runUntilStopped(options: Options, logger: Logger) -> Int32 {
+    package nonisolated static func runUntilStopped(options: Options, logger: Logger) -> Int32 {
         // A daemon sets its own signal mask instead of inheriting its starter's: a parent that
         // blocked SIGTERM (a test runner, some launchers) would leave us unstoppable. Threads
         // started from here on inherit this mask.
@@ -66,7 +66,7 @@ public final class Agent {
 
     /// Runs until SIGTERM or SIGINT, or until another agent replaces this one.
     /// Returns the process's exit status.
-    public func run() async -> Int32 {
+    package func run() async -> Int32 {
         do {
             try start()
         } catch {

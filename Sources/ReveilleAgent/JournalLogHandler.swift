@@ -4,18 +4,18 @@ import SystemPackage
 /// Log lines for systemd's journal: under a service manager whose stderr is the journal
 /// (`JOURNAL_STREAM` is set), each line starts with its syslog priority (`<3>` error ...
 /// `<7>` debug), which journald reads as the entry's priority instead of logging all alike.
-public struct JournalLogHandler: LogHandler {
-    public var logLevel: Logger.Level
-    public var metadata: Logger.Metadata = [:]
+package struct JournalLogHandler: LogHandler {
+    package var logLevel: Logger.Level
+    package var metadata: Logger.Metadata = [:]
     private let label: String
 
-    public init(label: String, level: Logger.Level) {
+    package init(label: String, level: Logger.Level) {
         self.label = label
         logLevel = level
     }
 
     /// Whether stderr goes to the journal (systemd sets `JOURNAL_STREAM` for such services).
-    public static func isJournalStream(_ environment: [String: String]) -> Bool {
+    package static func isJournalStream(_ environment: [String: String]) -> Bool {
         !(environment["JOURNAL_STREAM"] ?? "").isEmpty
     }
 
@@ -31,12 +31,12 @@ public struct JournalLogHandler: LogHandler {
         }
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
+    package func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
                     file: String, function: String, line: UInt) {
         // The journal stamps each entry with its time and the unit; a level word would repeat the priority.
         let text = "<\(Self.priority(level))>\(message)".replacing("\n", with: " ") + "\n"

@@ -2,7 +2,7 @@ import CGLib
 
 /// A connection to a D-Bus bus (GDBus's `GDBusConnection`), isolated to the GLib loop.
 @GLibActor
-public final class BusConnection {
+package final class BusConnection {
     /// `GDBusConnection*`, owned (one reference).
     nonisolated(unsafe) private let connection: OpaquePointer
 
@@ -12,7 +12,7 @@ public final class BusConnection {
 
     /// The session bus of `DBUS_SESSION_BUS_ADDRESS` (`g_bus_get_sync`), a new private
     /// connection so that closing it does not affect other users in the process.
-    public nonisolated static func session() throws(BusError) -> BusConnection {
+    package nonisolated static func session() throws(BusError) -> BusConnection {
         var error: UnsafeMutablePointer<GError>?
         let address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, nil, &error)
         guard let address else { throw BusError(consuming: error) }
@@ -22,7 +22,7 @@ public final class BusConnection {
 
     /// The system bus of `DBUS_SYSTEM_BUS_ADDRESS`, or the usual socket (`g_dbus_address_get_for_bus_sync`),
     /// as a new private connection.
-    public nonisolated static func system() throws(BusError) -> BusConnection {
+    package nonisolated static func system() throws(BusError) -> BusConnection {
         var error: UnsafeMutablePointer<GError>?
         let address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SYSTEM, nil, &error)
         guard let address else { throw BusError(consuming: error) }
@@ -34,14 +34,14 @@ public final class BusConnection {
     /// GSettings' dconf backend use) from raising SIGTERM when the bus goes away: by default it
     /// exits the process on close, which would turn "lost the bus" into a clean stop. Held for
     /// the life of the process, so a library that asks later gets this same connection.
-    public nonisolated static func keepSharedSessionBusFromExiting() {
+    package nonisolated static func keepSharedSessionBusFromExiting() {
         guard let shared = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, nil) else { return }
         g_dbus_connection_set_exit_on_close(shared, 0)
         // Deliberately not released: the singleton must outlive every user of it.
     }
 
     /// A new connection to the message bus at `address` (`g_dbus_connection_new_for_address_sync`).
-    public nonisolated static func connect(address: String) throws(BusError) -> BusConnection {
+    package nonisolated static func connect(address: String) throws(BusError) -> BusConnection {
         var error: UnsafeMutablePointer<GError>?
         let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
                                          | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
@@ -54,12 +54,12 @@ public final class BusConnection {
     }
 
     /// This connection's unique name, such as `:1.42`.
-    public var uniqueName: String {
+    package var uniqueName: String {
         g_dbus_connection_get_unique_name(connection).map { String(cString: $0) } ?? ""
     }
 
     /// Calls a method (`g_dbus_connection_call`) and returns the reply's arguments.
-    public func call(destination: String, path: String, interface: String, method: String,
+    package func call(destination: String, path: String, interface: String, method: String,
                      arguments: [Variant] = [], timeoutMilliseconds: Int32 = 25_000,
                      autoStart: Bool = true) async throws(BusError) -> [Variant] {
         let result: Result<[Variant], BusError> = await withCheckedContinuation { continuation in
@@ -72,7 +72,7 @@ public final class BusConnection {
     /// Calls a method (`g_dbus_connection_call`) without blocking: `reply` hears the reply's
     /// arguments or the error later, on the loop. A callback, not an `await`, for the agent's
     /// paths that must never wait on a peer nor start Swift's global executor.
-    public func call(destination: String, path: String, interface: String, method: String,
+    package func call(destination: String, path: String, interface: String, method: String,
                      arguments: [Variant] = [], timeoutMilliseconds: Int32 = 25_000, autoStart: Bool = true,
                      reply: @escaping @GLibActor (Result<[Variant], BusError>) -> Void) {
         let box = CallbackBox((connection, reply))
@@ -102,7 +102,7 @@ public final class BusConnection {
     /// Calls a method whose reply carries file descriptors (`g_dbus_connection_call_with_unix_fd_list`),
     /// without blocking: `reply` hears the arguments (a `h` argument is an index into the
     /// descriptors) and the descriptors, which the caller then owns and must close.
-    public func callReturningDescriptors(destination: String, path: String, interface: String, method: String,
+    package func callReturningDescriptors(destination: String, path: String, interface: String, method: String,
                                          arguments: [Variant] = [], timeoutMilliseconds: Int32 = 25_000,
                                          reply: @escaping @GLibActor (Result<(arguments: [Variant], descriptors: [Int32]), BusError>) -> Void) {
         let box = CallbackBox((connection, reply))
@@ -141,7 +141,7 @@ public final class BusConnection {
 
     /// Calls a method without waiting for or reading the reply (`g_dbus_connection_call`
     /// with no callback); D-Bus activation of the destination still happens.
-    public func send(destination: String, path: String, interface: String, method: String, arguments: [Variant] = []) {
+    package func send(destination: String, path: String, interface: String, method: String, arguments: [Variant] = []) {
         g_dbus_connection_call(connection, destination, path, interface, method, Variant.tuple(arguments).makeGVariant(),
                                nil, G_DBUS_CALL_FLAGS_NONE, -1, nil, nil, nil)
     }
@@ -149,7 +149,7 @@ public final class BusConnection {
     /// Calls a method and waits for the reply on this thread (`g_dbus_connection_call_sync`).
     /// Safe from any thread, the loop's included: GDBus waits for the reply on a context of
     /// its own, so a call made on the loop thread does not need the loop to run.
-    public nonisolated func callSync(destination: String, path: String, interface: String, method: String,
+    package nonisolated func callSync(destination: String, path: String, interface: String, method: String,
                                      arguments: [Variant] = [], timeoutMilliseconds: Int32 = 1000,
                                      autoStart: Bool = false) throws(BusError) -> [Variant] {
         var error: UnsafeMutablePointer<GError>?
@@ -165,7 +165,7 @@ public final class BusConnection {
     }
 
     /// Emits a signal (`g_dbus_connection_emit_signal`); to `destination` only when given.
-    public func emitSignal(destination: String? = nil, path: String, interface: String, name: String,
+    package func emitSignal(destination: String? = nil, path: String, interface: String, name: String,
                            arguments: [Variant]) throws(BusError) {
         var error: UnsafeMutablePointer<GError>?
         guard g_dbus_connection_emit_signal(connection, destination, path, interface, name,
@@ -175,17 +175,17 @@ public final class BusConnection {
     }
 
     /// A received signal: who sent it, and its arguments.
-    public struct Signal {
-        public var sender: String
-        public var path: String
-        public var name: String
-        public var arguments: [Variant]
+    package struct Signal {
+        package var sender: String
+        package var path: String
+        package var name: String
+        package var arguments: [Variant]
     }
 
     /// Subscribes to signals (`g_dbus_connection_signal_subscribe`); `nil` matches anything.
     /// Returns the id for `unsubscribe`.
     @discardableResult
-    public func subscribe(sender: String?, interface: String?, name: String?, path: String?,
+    package func subscribe(sender: String?, interface: String?, name: String?, path: String?,
                           handler: @escaping @GLibActor (Signal) -> Void) -> UInt32 {
         let box = CallbackBox(handler)
         return g_dbus_connection_signal_subscribe(
@@ -202,14 +202,14 @@ public final class BusConnection {
             box.retainedPointer, CallbackBox.release)
     }
 
-    public func unsubscribe(_ id: UInt32) {
+    package func unsubscribe(_ id: UInt32) {
         g_dbus_connection_signal_unsubscribe(connection, id)
     }
 
     /// Exports an object implementing the interfaces described by `introspectionXML`
     /// (`g_dbus_connection_register_object`); every method call goes to `handler`,
     /// which must answer it exactly once.
-    public func register(path: String, introspectionXML: String,
+    package func register(path: String, introspectionXML: String,
                          handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) {
         var error: UnsafeMutablePointer<GError>?
         guard let node = g_dbus_node_info_new_for_xml(introspectionXML, &error) else { throw BusError(consuming: error) }
@@ -236,7 +236,7 @@ public final class BusConnection {
     }
 
     /// What happened to a requested bus name.
-    public enum NameEvent: Sendable {
+    package enum NameEvent: Sendable {
         case acquired
         /// Another connection took the name (or had it first).
         case lost
@@ -246,7 +246,7 @@ public final class BusConnection {
 
     /// Requests a well-known name (`g_bus_own_name_on_connection`); `replace` takes it from
     /// an owner that allows replacement. `onEvent` hears when it is acquired or lost.
-    public func ownName(_ name: String, replace: Bool, onEvent: @escaping @GLibActor (NameEvent) -> Void) {
+    package func ownName(_ name: String, replace: Bool, onEvent: @escaping @GLibActor (NameEvent) -> Void) {
         var flags = G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT.rawValue
         if replace { flags |= G_BUS_NAME_OWNER_FLAGS_REPLACE.rawValue }
         let box = CallbackBox(onEvent)
@@ -268,7 +268,7 @@ public final class BusConnection {
     /// Watches who owns a name (`g_bus_watch_name_on_connection`): `onChange` gets the owner's
     /// unique name when it appears and `nil` when it vanishes. Returns the id for `unwatchName`.
     @discardableResult
-    public func watchName(_ name: String, onChange: @escaping @GLibActor (String?) -> Void) -> UInt32 {
+    package func watchName(_ name: String, onChange: @escaping @GLibActor (String?) -> Void) -> UInt32 {
         let box = CallbackBox(onChange)
         return g_bus_watch_name_on_connection(
             connection, name, G_BUS_NAME_WATCHER_FLAGS_NONE,
@@ -284,21 +284,21 @@ public final class BusConnection {
             box.retainedPointer, CallbackBox.release)
     }
 
-    public func unwatchName(_ id: UInt32) { g_bus_unwatch_name(id) }
+    package func unwatchName(_ id: UInt32) { g_bus_unwatch_name(id) }
 
     /// Sends everything queued and waits for it to leave (`g_dbus_connection_flush_sync`).
-    public func flush() { g_dbus_connection_flush_sync(connection, nil, nil) }
+    package func flush() { g_dbus_connection_flush_sync(connection, nil, nil) }
 }
 
 /// One incoming method call; answer it with `reply` or `fail`, exactly once.
 @GLibActor
-public final class MethodCall {
+package final class MethodCall {
     /// `GDBusMethodInvocation*`; GDBus gives us its reference, the reply consumes it.
     private let invocation: OpaquePointer
-    public let sender: String
-    public let interface: String
-    public let method: String
-    public let arguments: [Variant]
+    package let sender: String
+    package let interface: String
+    package let method: String
+    package let arguments: [Variant]
 
     init(invocation: OpaquePointer, sender: String, interface: String, method: String, arguments: [Variant]) {
         self.invocation = invocation
@@ -309,12 +309,12 @@ public final class MethodCall {
     }
 
     /// `g_dbus_method_invocation_return_value`.
-    public func reply(_ values: [Variant] = []) {
+    package func reply(_ values: [Variant] = []) {
         g_dbus_method_invocation_return_value(invocation, Variant.tuple(values).makeGVariant())
     }
 
     /// `g_dbus_method_invocation_return_dbus_error`.
-    public func fail(name: String, message: String) {
+    package func fail(name: String, message: String) {
         g_dbus_method_invocation_return_dbus_error(invocation, name, message)
     }
 }

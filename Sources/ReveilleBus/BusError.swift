@@ -2,19 +2,19 @@ import CGLib
 
 /// A D-Bus error: its name (`org.freedesktop.DBus.Error.ServiceUnknown`, or a service's
 /// own) and its message.
-public struct BusError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var name: String
-    public var message: String
+package struct BusError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var name: String
+    package var message: String
 
-    public init(name: String, message: String) {
+    package init(name: String, message: String) {
         self.name = name
         self.message = message
     }
 
-    public var description: String { "\(message) (\(name))" }
+    package var description: String { "\(message) (\(name))" }
 
     /// Whether nobody owns the name the call went to.
-    public var isServiceMissing: Bool {
+    package var isServiceMissing: Bool {
         name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
     }
 

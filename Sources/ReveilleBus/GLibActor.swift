@@ -3,7 +3,7 @@ import FoundationEssentials
 
 /// Runs Swift jobs on the thread that runs GLib's default main context, so that GLib,
 /// GDBus and libnotify calls and their callbacks all happen on the thread that owns them.
-public final class GLibExecutor: SerialExecutor, @unchecked Sendable {
+package final class GLibExecutor: SerialExecutor, @unchecked Sendable {
     /// `GMainContext*` of the default context; the loop thread owns it.
     private let context: OpaquePointer
 
@@ -18,7 +18,7 @@ public final class GLibExecutor: SerialExecutor, @unchecked Sendable {
 
     /// Attaches an idle source that runs the job. (`g_main_context_invoke` would run it
     /// inline when called on the owner thread, breaking the executor's ordering.)
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let box = JobBox(job: UnownedJob(job), executor: asUnownedSerialExecutor())
         let source = g_idle_source_new()
         g_source_set_priority(source, G_PRIORITY_DEFAULT)
@@ -33,7 +33,7 @@ public final class GLibExecutor: SerialExecutor, @unchecked Sendable {
     }
 
     /// Isolated exactly when running on the loop thread (`g_main_context_is_owner`).
-    public func checkIsolated() {
+    package func checkIsolated() {
         precondition(g_main_context_is_owner(context) != 0, "not on the GLib main loop thread")
     }
 
@@ -49,17 +49,17 @@ public final class GLibExecutor: SerialExecutor, @unchecked Sendable {
 }
 
 /// The global actor of everything that touches GLib: its jobs run on the GLib main loop.
-@globalActor public actor GLibActor {
-    public static let shared = GLibActor()
+@globalActor package actor GLibActor {
+    package static let shared = GLibActor()
     static let executor = GLibExecutor()
 
-    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+    package nonisolated var unownedExecutor: UnownedSerialExecutor {
         Self.executor.asUnownedSerialExecutor()
     }
 
     /// Runs `operation` as isolated to the actor from a C callback that GLib called on
     /// the loop thread; traps if called from any other thread.
-    public static func assumeIsolated<T>(_ operation: @GLibActor () throws -> T) rethrows -> T {
+    package static func assumeIsolated<T>(_ operation: @GLibActor () throws -> T) rethrows -> T {
         shared.preconditionIsolated()
         return try withoutActuallyEscaping(operation) { isolated in
             try unsafeBitCast(isolated, to: (() throws -> T).self)()

@@ -3,12 +3,12 @@ import Glibc
 
 /// A desktop-entry-style file (`[Group]` and `key=value` lines), read by GLib's `GKeyFile`:
 /// comments, escapes and locale-tagged keys as the freedesktop specs define them.
-public struct KeyFile: Sendable {
+package struct KeyFile: Sendable {
     private let groups: [String: [String: String]]
 
     /// Reads `path` (`g_key_file_load_from_file`); `nil` when it is missing or malformed.
     /// Files larger than `maximumBytes` are not read.
-    public init?(path: String, maximumBytes: Int = 1 << 20) {
+    package init?(path: String, maximumBytes: Int = 1 << 20) {
         var status = stat()
         guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size <= maximumBytes,
               let file = g_key_file_new() else { return nil }
@@ -40,16 +40,16 @@ public struct KeyFile: Sendable {
     }
 
     /// Whether the file has `group`.
-    public func contains(group: String) -> Bool { groups[group] != nil }
+    package func contains(group: String) -> Bool { groups[group] != nil }
 
     /// The value of `key` in `group`, escapes processed (`g_key_file_get_string`).
-    public func string(_ group: String, _ key: String) -> String? {
+    package func string(_ group: String, _ key: String) -> String? {
         groups[group]?[key]
     }
 
     /// A list value split at `separator` (the Sound and Icon Theme specs use commas), each
     /// item trimmed, empty ones left out.
-    public func list(_ group: String, _ key: String, separator: Character = ",") -> [String] {
+    package func list(_ group: String, _ key: String, separator: Character = ",") -> [String] {
         (string(group, key) ?? "").split(separator: separator).map { item in
             String(item.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         }.filter { !$0.isEmpty }

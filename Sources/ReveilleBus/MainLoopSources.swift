@@ -2,11 +2,11 @@ import CGLib
 
 /// Event sources on the GLib main loop: Unix signals, readable file descriptors, file changes.
 @GLibActor
-public enum MainLoopSources {
+package enum MainLoopSources {
 
     /// Calls `handler` on the loop whenever `signal` arrives (`g_unix_signal_add`);
     /// the signal's default action is replaced.
-    public static func onSignal(_ signal: Int32, handler: @escaping @GLibActor () -> Void) {
+    package static func onSignal(_ signal: Int32, handler: @escaping @GLibActor () -> Void) {
         let box = CallbackBox(handler)
         _ = g_unix_signal_add_full(G_PRIORITY_DEFAULT, signal, { userData in
             let handler = CallbackBox.from(userData, as: (@GLibActor () -> Void).self)
@@ -18,7 +18,7 @@ public enum MainLoopSources {
     /// Calls `handler` on the loop each time `descriptor` is readable (`g_unix_fd_add_full`).
     /// Returns the source id for `remove`.
     @discardableResult
-    public static func onReadable(_ descriptor: Int32, handler: @escaping @GLibActor () -> Void) -> UInt32 {
+    package static func onReadable(_ descriptor: Int32, handler: @escaping @GLibActor () -> Void) -> UInt32 {
         let box = CallbackBox(handler)
         return g_unix_fd_add_full(G_PRIORITY_DEFAULT, descriptor, G_IO_IN, { _, _, userData in
             let handler = CallbackBox.from(userData, as: (@GLibActor () -> Void).self)
@@ -28,11 +28,11 @@ public enum MainLoopSources {
     }
 
     /// Removes a source added by this type (`g_source_remove`).
-    public static func remove(_ id: UInt32) { _ = g_source_remove(id) }
+    package static func remove(_ id: UInt32) { _ = g_source_remove(id) }
 
     /// Calls `handler` after `milliseconds` on the loop, once (`g_timeout_add_full`).
     @discardableResult
-    public static func after(milliseconds: UInt32, handler: @escaping @GLibActor () -> Void) -> UInt32 {
+    package static func after(milliseconds: UInt32, handler: @escaping @GLibActor () -> Void) -> UInt32 {
         let box = CallbackBox(handler)
         return g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, { userData in
             let handler = CallbackBox.from(userData, as: (@GLibActor () -> Void).self)
@@ -45,11 +45,11 @@ public enum MainLoopSources {
 /// Watches one file for changes, including replacement of a symlink such as /etc/localtime
 /// (`g_file_monitor_file`, inotify underneath). Keep the object alive to keep watching.
 @GLibActor
-public final class FileMonitor {
+package final class FileMonitor {
     /// `GFileMonitor*`, owned.
     nonisolated(unsafe) private let monitor: UnsafeMutablePointer<GFileMonitor>
 
-    public init?(path: String, onChange: @escaping @GLibActor () -> Void) {
+    package init?(path: String, onChange: @escaping @GLibActor () -> Void) {
         let file = g_file_new_for_path(path)
         defer { g_object_unref(UnsafeMutableRawPointer(file)) }
         guard let monitor = g_file_monitor_file(file, G_FILE_MONITOR_WATCH_MOVES, nil, nil) else { return nil }

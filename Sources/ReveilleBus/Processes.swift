@@ -2,10 +2,10 @@ import CGLib
 import FoundationEssentials
 
 /// Starting programs and desktop apps through GLib (`g_spawn_async`, `GDesktopAppInfo`).
-public enum Processes {
+package enum Processes {
     /// Runs `arguments` (an absolute program path first) with `environment` added to this
     /// process's: no shell, no PATH search, stdio on /dev/null, reaped by GLib (`g_spawn_async`).
-    public static func spawn(_ arguments: [String], environment: [String: String]) throws(BusError) {
+    package static func spawn(_ arguments: [String], environment: [String: String]) throws(BusError) {
         let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         var argv = arguments.map { strdup($0) } + [nil]
         var envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -18,14 +18,14 @@ public enum Processes {
 
     /// Whether the desktop entry `desktopID` (without `.desktop`) exists and says
     /// `DBusActivatable=true`; `nil` when there is no such entry (`g_desktop_app_info_new`).
-    public static func isDBusActivatable(_ desktopID: String) -> Bool? {
+    package static func isDBusActivatable(_ desktopID: String) -> Bool? {
         guard let info = g_desktop_app_info_new(desktopID + ".desktop") else { return nil }
         defer { g_object_unref(UnsafeMutableRawPointer(info)) }
         return g_desktop_app_info_get_boolean(info, "DBusActivatable") != 0
     }
 
     /// Launches the desktop entry `desktopID` with `environment` added (`g_app_info_launch`).
-    public static func launch(_ desktopID: String, environment: [String: String]) throws(BusError) {
+    package static func launch(_ desktopID: String, environment: [String: String]) throws(BusError) {
         guard let info = g_desktop_app_info_new(desktopID + ".desktop") else {
             throw BusError(name: "org.freedesktop.DBus.Error.ServiceUnknown", message: "no desktop entry \(desktopID).desktop")
         }

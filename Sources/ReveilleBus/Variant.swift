@@ -2,7 +2,7 @@ import CGLib
 import FoundationEssentials
 
 /// A D-Bus value as Swift sees it, converted to and from `GVariant`.
-public indirect enum Variant: Hashable, Sendable {
+package indirect enum Variant: Hashable, Sendable {
     case bool(Bool)
     case byte(UInt8)
     case int32(Int32)
@@ -19,16 +19,16 @@ public indirect enum Variant: Hashable, Sendable {
     case dictEntry(Variant, Variant)
 
     /// `as`: an array of strings.
-    public static func strings(_ values: [String]) -> Variant {
+    package static func strings(_ values: [String]) -> Variant {
         .array(elementType: "s", values.map(Variant.string))
     }
 
     /// `a{sv}`: the usual options and hints dictionary.
-    public static func vardict(_ values: [String: Variant]) -> Variant {
+    package static func vardict(_ values: [String: Variant]) -> Variant {
         .array(elementType: "{sv}", values.sorted { $0.key < $1.key }.map { .dictEntry(.string($0.key), .variant($0.value)) })
     }
 
-    public var string: String? {
+    package var string: String? {
         switch self {
         case .string(let text), .objectPath(let text): text
         case .variant(let inner): inner.string
@@ -36,7 +36,7 @@ public indirect enum Variant: Hashable, Sendable {
         }
     }
 
-    public var double: Double? {
+    package var double: Double? {
         switch self {
         case .double(let value): value
         case .variant(let inner): inner.double
@@ -44,7 +44,7 @@ public indirect enum Variant: Hashable, Sendable {
         }
     }
 
-    public var uint32: UInt32? {
+    package var uint32: UInt32? {
         switch self {
         case .uint32(let value): value
         case .variant(let inner): inner.uint32
@@ -52,7 +52,7 @@ public indirect enum Variant: Hashable, Sendable {
         }
     }
 
-    public var int64: Int64? {
+    package var int64: Int64? {
         switch self {
         case .byte(let value): Int64(value)
         case .int32(let value): Int64(value)
@@ -66,7 +66,7 @@ public indirect enum Variant: Hashable, Sendable {
     }
 
     /// The entries of an `a{s...}` dictionary, variants unwrapped.
-    public var dictionary: [String: Variant]? {
+    package var dictionary: [String: Variant]? {
         guard case .array(_, let entries) = self else { return nil }
         var result: [String: Variant] = [:]
         for case .dictEntry(let key, let value) in entries {
@@ -76,13 +76,13 @@ public indirect enum Variant: Hashable, Sendable {
         return result
     }
 
-    public var array: [Variant]? {
+    package var array: [Variant]? {
         if case .array(_, let items) = self { return items }
         return nil
     }
 
     /// The D-Bus signature of this value.
-    public var signature: String {
+    package var signature: String {
         switch self {
         case .bool: "b"
         case .byte: "y"

@@ -1,18 +1,19 @@
 import FoundationEssentials
-import ReveilleBus
-@_exported import ReveilleCore
+package import ReveilleBus
+@_exported public import ReveilleModel
+package import ReveilleCore
 
 /// A sound the agent can ring: its name, file, and where it was found (`user`, `bundled`, `theme`).
-public struct SoundEntry: Codable, Sendable, Equatable {
-    public var name: String
-    public var path: String
-    public var source: String
+package struct SoundEntry: Codable, Sendable, Equatable {
+    package var name: String
+    package var path: String
+    package var source: String
     /// Meant to get attention (an alarm, a bell); a theme's other sounds come after these.
-    public var suitedForAlarms: Bool
+    package var suitedForAlarms: Bool
 
     private enum CodingKeys: String, CodingKey { case name, path, source, suitedForAlarms }
 
-    public init(from decoder: Decoder) throws {
+    package init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
         path = try container.decode(String.self, forKey: .path)
@@ -38,15 +39,15 @@ public enum AlarmEvent: Hashable, Sendable {
 /// itself (Hello) before its first call, sees only its own alarms, and needs the user's
 /// authorization to schedule. The user's client sees and manages everything.
 @GLibActor
-public final class AgentClient {
+package final class AgentClient {
     /// The app this client schedules for.
-    public nonisolated var appID: String { link.appID }
+    package nonisolated var appID: String { link.appID }
     /// Why the app wants alarms, shown when the user is asked (NSAlarmKitUsageDescription).
-    public nonisolated var usageDescription: String? { link.usageDescription }
+    package nonisolated var usageDescription: String? { link.usageDescription }
     private nonisolated let link: AgentLink
 
     /// `busAddress` picks a bus other than the session bus (tests).
-    public nonisolated init(appID: String, usageDescription: String? = nil, busAddress: String? = nil) {
+    package nonisolated init(appID: String, usageDescription: String? = nil, busAddress: String? = nil) {
         link = AgentLink(appID: appID, usageDescription: usageDescription, busAddress: busAddress)
     }
 
@@ -54,7 +55,7 @@ public final class AgentClient {
 
     /// The identity the agent gave this client (starting the agent if none runs).
     @discardableResult
-    public func introduce() async throws(AlarmError) -> ClientIdentity {
+    package func introduce() async throws(AlarmError) -> ClientIdentity {
         guard !isUser else { return .user }
         return try Self.decode(ClientIdentity.self, from: try await introduceOffLoop().identity)
     }
@@ -73,123 +74,123 @@ public final class AgentClient {
 
     /// Calls the agent and waits on this thread for its answer (JSON text): AlarmKit's
     /// synchronous API. Safe on any thread, the GLib loop's included.
-    public nonisolated func callBlocking(_ method: String, _ arguments: [Variant] = []) throws(AlarmError) -> String {
+    package nonisolated func callBlocking(_ method: String, _ arguments: [Variant] = []) throws(AlarmError) -> String {
         try link.callBlocking(method, arguments)
     }
 
     /// Asks the user (once; later calls return the decision) whether this app may schedule alarms.
-    public func requestAuthorization() async throws(AlarmError) -> AuthorizationState {
+    package func requestAuthorization() async throws(AlarmError) -> AuthorizationState {
         try Self.state(try await call("RequestAuthorization", waitsForUser: true))
     }
 
     /// This app's current decision.
-    public func authorizationState() async throws(AlarmError) -> AuthorizationState {
+    package func authorizationState() async throws(AlarmError) -> AuthorizationState {
         try Self.state(try await call("AuthorizationState"))
     }
 
     /// Every app's decision (the user's client only).
-    public func authorizations() async throws(AlarmError) -> [AppAuthorization] {
+    package func authorizations() async throws(AlarmError) -> [AppAuthorization] {
         try Self.decode([AppAuthorization].self, from: try await call("Authorizations"))
     }
 
     /// Sets an app's decision (the user's client only).
-    public func setAuthorization(_ state: AuthorizationState, for app: String) async throws(AlarmError) {
+    package func setAuthorization(_ state: AuthorizationState, for app: String) async throws(AlarmError) {
         _ = try await call("SetAuthorization", [.string(app), .string(state.rawValue)])
     }
 
     /// All alarms the agent holds, in its display order.
-    public func list() async throws(AlarmError) -> [AlarmRecord] {
+    package func list() async throws(AlarmError) -> [AlarmRecord] {
         try Self.decodeList(AlarmRecord.self, from: try await call("List"))
     }
 
     /// The same list, read only as far as a table of alarms needs (`AlarmListing`).
-    public func listings() async throws(AlarmError) -> [AlarmListing] {
+    package func listings() async throws(AlarmError) -> [AlarmListing] {
         try Self.decodeList(AlarmListing.self, from: try await call("List"))
     }
 
     /// The alarm whose id starts with `idPrefix`.
-    public func alarm(_ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
+    package func alarm(_ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
         try Self.decode(AlarmRecord.self, from: try await call("Get", [.string(idPrefix)]))
     }
 
     /// Schedules `request` under `id`; returns the alarm as the agent stored it.
-    public func schedule(id: UUID, request: AlarmRequest) async throws(AlarmError) -> AlarmRecord {
+    package func schedule(id: UUID, request: AlarmRequest) async throws(AlarmError) -> AlarmRecord {
         let reply = try await call("Schedule", [.string(id.uuidString), .string(try Self.encode(request)), .vardict([:])], waitsForUser: true)
         return try Self.decode(AlarmRecord.self, from: reply)
     }
 
     /// Gives the alarm whose id starts with `idPrefix` a new configuration, keeping its id.
-    public func update(_ idPrefix: String, request: AlarmRequest) async throws(AlarmError) -> AlarmRecord {
+    package func update(_ idPrefix: String, request: AlarmRequest) async throws(AlarmError) -> AlarmRecord {
         try Self.decode(AlarmRecord.self, from: try await call("Update", [.string(idPrefix), .string(try Self.encode(request)), .vardict([:])]))
     }
 
     /// Skips the next occurrence of a repeating alarm.
-    public func skip(_ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
+    package func skip(_ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
         try Self.decode(AlarmRecord.self, from: try await call("Skip", [.string(idPrefix)]))
     }
 
     /// Silences an alarm but keeps it (`enabled: false`), or turns it on again.
-    public func setEnabled(_ enabled: Bool, _ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
+    package func setEnabled(_ enabled: Bool, _ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
         try Self.decode(AlarmRecord.self, from: try await call(enabled ? "Enable" : "Disable", [.string(idPrefix)]))
     }
 
     /// Applies `action` to the alarm whose id starts with `idPrefix`; returns it afterwards,
     /// or `nil` when it has ended.
-    public func apply(_ action: AlarmAction, to idPrefix: String) async throws(AlarmError) -> AlarmRecord? {
+    package func apply(_ action: AlarmAction, to idPrefix: String) async throws(AlarmError) -> AlarmRecord? {
         try Self.decode(AlarmRecord?.self, from: try await call(AgentInterface.actionMethods[action]!, [.string(idPrefix)]))
     }
 
     // MARK: Blocking calls (AlarmKit's synchronous API)
 
     /// `list()`, waiting on this thread.
-    public nonisolated func listBlocking() throws(AlarmError) -> [AlarmRecord] {
+    package nonisolated func listBlocking() throws(AlarmError) -> [AlarmRecord] {
         try Self.decodeList(AlarmRecord.self, from: try callBlocking("List"))
     }
 
     /// `alarm(_:)` of a whole id, waiting on this thread.
-    public nonisolated func alarmBlocking(_ id: UUID) throws(AlarmError) -> AlarmRecord {
+    package nonisolated func alarmBlocking(_ id: UUID) throws(AlarmError) -> AlarmRecord {
         try Self.decode(AlarmRecord.self, from: try callBlocking("Get", [.string(id.uuidString)]))
     }
 
     /// `apply(_:to:)` of a whole id, waiting on this thread.
-    public nonisolated func applyBlocking(_ action: AlarmAction, to id: UUID) throws(AlarmError) {
+    package nonisolated func applyBlocking(_ action: AlarmAction, to id: UUID) throws(AlarmError) {
         _ = try callBlocking(AgentInterface.actionMethods[action]!, [.string(id.uuidString)])
     }
 
     /// `listBlocking()` if an agent runs now; never starts one (shell completion).
-    public nonisolated func listBlockingIfRunning() throws(AlarmError) -> [AlarmRecord] {
+    package nonisolated func listBlockingIfRunning() throws(AlarmError) -> [AlarmRecord] {
         guard try link.agentIsRunning() else { return [] }
         return try listBlocking()
     }
 
     /// The sounds, waiting on this thread, if an agent runs now; never starts one.
-    public nonisolated func soundsBlockingIfRunning() throws(AlarmError) -> [SoundEntry] {
+    package nonisolated func soundsBlockingIfRunning() throws(AlarmError) -> [SoundEntry] {
         guard try link.agentIsRunning() else { return [] }
         return try Self.decode([SoundEntry].self, from: try callBlocking("ListSounds"))
     }
 
     /// `authorizationState()`, waiting on this thread.
-    public nonisolated func authorizationStateBlocking() throws(AlarmError) -> AuthorizationState {
+    package nonisolated func authorizationStateBlocking() throws(AlarmError) -> AuthorizationState {
         try Self.state(try callBlocking("AuthorizationState"))
     }
 
     /// Whether the next alarm will wake the machine from suspend (the user's client only).
-    public func wakeStatus() async throws(AlarmError) -> WakeStatus {
+    package func wakeStatus() async throws(AlarmError) -> WakeStatus {
         try Self.decode(WakeStatus.self, from: try await call("WakeStatus"))
     }
 
     /// Every sound the agent can resolve by name.
-    public func sounds() async throws(AlarmError) -> [SoundEntry] {
+    package func sounds() async throws(AlarmError) -> [SoundEntry] {
         try Self.decode([SoundEntry].self, from: try await call("ListSounds"))
     }
 
     /// Plays `sound` (a name, or a path for the user's CLI) for `seconds`; returns the file played.
-    public func playSound(_ sound: String, seconds: Double) async throws(AlarmError) -> String {
+    package func playSound(_ sound: String, seconds: Double) async throws(AlarmError) -> String {
         try await call("PlaySound", [.string(sound), .double(seconds)])
     }
 
     /// Whether any process owns the agent's bus name (`org.freedesktop.DBus.NameHasOwner`).
-    public func agentIsRunning() async throws(AlarmError) -> Bool {
+    package func agentIsRunning() async throws(AlarmError) -> Bool {
         do {
             let reply = try await bus().call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                              interface: "org.freedesktop.DBus", method: "NameHasOwner",
@@ -206,7 +207,7 @@ public final class AgentClient {
     /// The agent sends only what changed (`AlarmsUpdated`); the list is kept here. When the
     /// agent restarts, the stream subscribes again and goes on with the new agent's list.
     /// Ends at once when the session bus cannot be reached.
-    public nonisolated func updates() -> AsyncStream<[AlarmRecord]> {
+    package nonisolated func updates() -> AsyncStream<[AlarmRecord]> {
         let (stream, continuation) = AsyncStream.makeStream(of: [AlarmRecord].self, bufferingPolicy: .bufferingNewest(16))
         Task { @GLibActor in
             guard let bus = try? self.bus() else { return continuation.finish() }
@@ -252,19 +253,19 @@ public final class AgentClient {
 
     /// Presses of this app's alarms' buttons (the alarm's id and `stop`, `secondary`, `pause`,
     /// `resume` or `cancel`), so a running app can react.
-    public nonisolated func actions() -> AsyncStream<(alarmID: UUID, button: String)> {
+    package nonisolated func actions() -> AsyncStream<(alarmID: UUID, button: AlarmButtonRole)> {
         signals("ActionInvoked", first: { client throws(AlarmError) in
             _ = try await client.call("Subscribe")
             return nil
         }) { signal in
             guard let id = signal.arguments.first?.string.flatMap(UUID.init(uuidString:)),
-                  let button = signal.arguments.dropFirst().first?.string else { return nil }
+                  let button = signal.arguments.dropFirst().first?.string.flatMap(AlarmButtonRole.init(rawValue:)) else { return nil }
             return (id, button)
         }
     }
 
     /// This app's alarms beginning to alert, and occurrences missed, while the app runs.
-    public nonisolated func events() -> AsyncStream<AlarmEvent> {
+    package nonisolated func events() -> AsyncStream<AlarmEvent> {
         signals(nil, first: { client throws(AlarmError) in
             _ = try await client.call("Subscribe")
             return nil
@@ -285,7 +286,7 @@ public final class AgentClient {
     }
 
     /// This app's decision now, then at every change.
-    public nonisolated func authorizationUpdates() -> AsyncStream<AuthorizationState> {
+    package nonisolated func authorizationUpdates() -> AsyncStream<AuthorizationState> {
         let appID = self.appID
         return signals("AuthorizationChanged", first: { client throws(AlarmError) in
             _ = try await client.call("Subscribe")

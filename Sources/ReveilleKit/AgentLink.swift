@@ -1,6 +1,7 @@
 import FoundationEssentials
-import ReveilleBus
-import ReveilleCore
+public import ReveilleModel
+package import ReveilleBus
+package import ReveilleCore
 import Synchronization
 
 /// The connection to the agent and what the agent knows of this client, shared by the

@@ -1,5 +1,6 @@
 import FoundationEssentials
-import ReveilleCore
+public import ReveilleModel
+package import ReveilleCore
 
 // AlarmKit's initializers, taking `LocalizedStringResource` where AlarmKit does. The
 // `String` ones (ReveilleCore's) stay for code that builds texts at run time.

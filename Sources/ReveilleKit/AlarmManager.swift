@@ -1,6 +1,8 @@
 @_exported import FoundationEssentials
-import ReveilleBus
-import ReveilleTimeZone
+public import ReveilleModel
+package import ReveilleBus
+package import ReveilleCore
+package import ReveilleTimeZone
 import Synchronization
 
 /// The entry point of AlarmKit's API: schedule, list, observe and answer this app's alarms.
@@ -12,8 +14,8 @@ import Synchronization
 /// (`try await manager.async.stop(id:)`). The app's id and usage description (AlarmKit's
 /// NSAlarmKitUsageDescription) are given to `configureShared` or the initializer, not an Info.plist.
 public final class AlarmManager: Sendable {
-    public typealias AuthorizationState = ReveilleCore.AuthorizationState
-    public typealias AlarmError = ReveilleCore.AlarmError
+    public typealias AuthorizationState = ReveilleModel.AuthorizationState
+    public typealias AlarmError = ReveilleModel.AlarmError
 
     private static let sharedManager = Mutex<AlarmManager?>(nil)
 
@@ -172,9 +174,9 @@ public final class AlarmManager: Sendable {
         }
     }
 
-    /// Presses of this app's alarms' buttons, while the app runs: the alarm's id and the
-    /// button (`stop`, `secondary`, `pause`, `resume`, `cancel`). The intents run without the app.
-    public var alarmActions: AsyncStream<(alarmID: Alarm.ID, button: String)> { client.actions() }
+    /// Presses of this app's alarms' buttons, while the app runs: the alarm's id and which
+    /// button it was. The intents run without the app.
+    public var alarmActions: AsyncStream<(alarmID: Alarm.ID, button: AlarmButtonRole)> { client.actions() }
 
     /// This app's alarms beginning to alert, and occurrences missed, while the app runs.
     public var alarmEvents: AsyncStream<AlarmEvent> { client.events() }

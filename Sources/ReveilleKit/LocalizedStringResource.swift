@@ -1,4 +1,5 @@
 import FoundationEssentials
+public import ReveilleModel
 
 /// A string to show, with the key it is translated under: AlarmKit's titles and button texts
 /// are `LocalizedStringResource`s, and so are ReveilleKit's. Written as a literal

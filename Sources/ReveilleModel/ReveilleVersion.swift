@@ -1,4 +1,4 @@
 /// Reveille's version, shown by `--version` on both binaries.
-public enum ReveilleVersion {
-    public static let current = "0.9.0"
+package enum ReveilleVersion {
+    package static let current = "0.9.0"
 }

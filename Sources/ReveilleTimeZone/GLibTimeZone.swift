@@ -6,22 +6,22 @@ import ReveilleCore
 ///
 /// Reveille uses GLib's reader rather than Foundation's `TimeZone` because the latter
 /// needs ICU, whose code and data would make up most of each binary's size and memory.
-public final class GLibTimeZone: TimeZoneRules, @unchecked Sendable {
+package final class GLibTimeZone: TimeZoneRules, @unchecked Sendable {
     // A GTimeZone is immutable once made and reference-counted atomically.
     private let zone: OpaquePointer
-    public let identifier: String
+    package let identifier: String
 
     /// The zone named `identifier` (`Europe/Berlin`, `UTC`, or a POSIX `TZ` rule such as
     /// `CET-1CEST,M3.5.0,M10.5.0/3`), or `nil` when GLib knows no such zone
     /// (`g_time_zone_new_identifier`).
-    public init?(identifier: String) {
+    package init?(identifier: String) {
         guard !identifier.isEmpty, let zone = g_time_zone_new_identifier(identifier) else { return nil }
         self.zone = zone
         self.identifier = String(cString: g_time_zone_get_identifier(zone))
     }
 
     /// The zone `TZ` names, else the one `/etc/localtime` holds (`g_time_zone_new_local`).
-    public static var local: GLibTimeZone {
+    package static var local: GLibTimeZone {
         GLibTimeZone(zone: g_time_zone_new_local())
     }
 
@@ -33,7 +33,7 @@ public final class GLibTimeZone: TimeZoneRules, @unchecked Sendable {
     deinit { g_time_zone_unref(zone) }
 
     /// The UTC offset in force at `date` (`g_time_zone_find_interval`, `g_time_zone_get_offset`).
-    public func secondsFromGMT(for date: Date) -> Int {
+    package func secondsFromGMT(for date: Date) -> Int {
         let seconds = gint64(date.timeIntervalSince1970.rounded(.down))
         let interval = g_time_zone_find_interval(zone, G_TIME_TYPE_UNIVERSAL, seconds)
         return interval < 0 ? 0 : Int(g_time_zone_get_offset(zone, interval))

@@ -5,11 +5,11 @@ import SystemPackage
 /// 1970 (UTC), `0` to clear. Chosen over a `CLOCK_REALTIME_ALARM` timer because the RTC keeps
 /// the wake-up through the suspend without a process holding it (the helper exits when idle),
 /// and `rtcwake -m show` and `cat wakealarm` show it to a person checking.
-public struct RTCWakeAlarm: Sendable {
+package struct RTCWakeAlarm: Sendable {
     /// The RTC's sysfs folder, such as `/sys/class/rtc/rtc0`.
-    public let folder: FilePath
+    package let folder: FilePath
 
-    public init(folder: FilePath) {
+    package init(folder: FilePath) {
         self.folder = folder
     }
 
@@ -17,18 +17,18 @@ public struct RTCWakeAlarm: Sendable {
 
     /// Sets the wake-up to `instant` (seconds since 1970); the old one is cleared first, as
     /// the kernel refuses to replace an armed alarm.
-    public func set(_ instant: UInt64) throws {
+    package func set(_ instant: UInt64) throws {
         try write("0\n")
         try write("\(instant)\n")
     }
 
     /// Clears the wake-up.
-    public func clear() throws {
+    package func clear() throws {
         try write("0\n")
     }
 
     /// The wake-up set now, 0 for none.
-    public func current() throws -> UInt64 {
+    package func current() throws -> UInt64 {
         let descriptor = try open(.readOnly)
         defer { try? descriptor.close() }
         var buffer = [UInt8](repeating: 0, count: 32)

@@ -10,7 +10,7 @@ import SystemPackage
 /// polkit authorizes, checks every argument, logs each change, and exits when idle. D-Bus
 /// activation starts it again on the next call.
 @GLibActor
-public final class WakeHelperService {
+package final class WakeHelperService {
     private let rtc: RTCWakeAlarm
     private let idleSeconds: UInt32
     private let logger: Logger
@@ -26,7 +26,7 @@ public final class WakeHelperService {
     }
 
     /// Serves until idle for `idleSeconds` (or the bus goes away); returns the exit status.
-    public nonisolated static func runUntilIdle(rtc: RTCWakeAlarm, idleSeconds: UInt32, logger: Logger) -> Int32 {
+    package nonisolated static func runUntilIdle(rtc: RTCWakeAlarm, idleSeconds: UInt32, logger: Logger) -> Int32 {
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var status: Int32 = 0
         Task { @GLibActor in

@@ -7,17 +7,17 @@ import Logging
 /// `AlarmScheduler`) passes the time in, performs the effects in order, and tells it when a
 /// client's change reached the disk (`commit`). So every rule (limits, ownership, the late
 /// window, ring limits, clock jumps, what a button does) is tested in-process with virtual time.
-public struct AlarmEngine: Sendable {
-    public struct Settings: Sendable {
+package struct AlarmEngine: Sendable {
+    package struct Settings: Sendable {
         /// An alert due longer ago than this (agent down, machine suspended) is reported
         /// as missed instead of ringing hours late.
-        public var lateWindow: TimeInterval = 600
+        package var lateWindow: TimeInterval = 600
         /// How many alarms one app may have (AlarmKit's `maximumLimitReached`).
-        public var limitPerApp = 100
+        package var limitPerApp = 100
         /// How many alarms the user's own tools (`reveille`, `gdbus`) may have.
-        public var limitForUser = 10_000
+        package var limitForUser = 10_000
 
-        public init(lateWindow: TimeInterval = 600, limitPerApp: Int = 100, limitForUser: Int = 10_000) {
+        package init(lateWindow: TimeInterval = 600, limitPerApp: Int = 100, limitForUser: Int = 10_000) {
             self.lateWindow = lateWindow
             self.limitPerApp = limitPerApp
             self.limitForUser = limitForUser
@@ -25,7 +25,7 @@ public struct AlarmEngine: Sendable {
     }
 
     /// What the caller does for the engine, in the order given.
-    public enum Effect: Sendable {
+    package enum Effect: Sendable {
         /// Tell everyone who shows or sounds alarms (and the clients) that these changed or ended.
         case publish([AlarmChange])
         /// Write these changes; a failure is retried later (the firing path never waits on the disk).
@@ -42,7 +42,7 @@ public struct AlarmEngine: Sendable {
     }
 
     /// What a client asks of the alarms.
-    public enum Command: Sendable, Equatable {
+    package enum Command: Sendable, Equatable {
         case schedule(id: UUID, request: AlarmRequest, appID: String)
         /// `id`: a whole id or a unique prefix of one.
         case apply(AlarmAction, id: String)
@@ -52,40 +52,40 @@ public struct AlarmEngine: Sendable {
     }
 
     /// A command's outcome before it is on disk: nothing has changed until `commit`.
-    public struct Proposal: Sendable {
+    package struct Proposal: Sendable {
         /// What to write, then publish.
-        public var changes: [AlarmChange]
+        package var changes: [AlarmChange]
         /// The alarm after the change; `nil` when it ended.
-        public var result: AlarmRecord?
+        package var result: AlarmRecord?
         /// It silences a ringing alarm: it takes effect even when it cannot be written.
-        public var silencesRingingAlarm: Bool
+        package var silencesRingingAlarm: Bool
         /// For the log: `stop 3f2a…: now scheduled`.
-        public var summary: String
+        package var summary: String
     }
 
     /// What a button on an alarm's notification does.
-    public struct ButtonPress: Sendable {
+    package struct ButtonPress: Sendable {
         /// The change it makes (run like a client's); `nil` for a custom button, which leaves
         /// the alarm as it is.
-        public var command: Command?
+        package var command: Command?
         /// What follows once the change is made: the intent, the app told.
-        public var effects: [Effect]
+        package var effects: [Effect]
     }
 
-    public let settings: Settings
-    public private(set) var alarms: [UUID: AlarmRecord] = [:]
+    package let settings: Settings
+    package private(set) var alarms: [UUID: AlarmRecord] = [:]
 
-    public init(settings: Settings = .init()) {
+    package init(settings: Settings = .init()) {
         self.settings = settings
     }
 
     /// All alarms: alerting first, then by the instant they next act.
-    public var list: [AlarmRecord] { alarms.values.sortedForDisplay() }
+    package var list: [AlarmRecord] { alarms.values.sortedForDisplay() }
 
     // MARK: Start
 
     /// Of a loaded store, the alarms over the limits: per app, all but the `limit` due soonest.
-    public func overLimit(_ records: [AlarmRecord]) -> [AlarmRecord] {
+    package func overLimit(_ records: [AlarmRecord]) -> [AlarmRecord] {
         Dictionary(grouping: records, by: \.appID).flatMap { appID, records -> ArraySlice<AlarmRecord> in
             let sorted = records.sorted { ($0.dueDate ?? .distantFuture, $0.id.uuidString) < ($1.dueDate ?? .distantFuture, $1.id.uuidString) }
             return sorted.dropFirst(limit(for: appID))
@@ -94,7 +94,7 @@ public struct AlarmEngine: Sendable {
 
     /// Takes the stored alarms, tells everyone of them, and catches up with what was due
     /// while the agent was not running.
-    public mutating func load(_ records: [AlarmRecord], now: Date, timeZone: any TimeZoneRules) -> [Effect] {
+    package mutating func load(_ records: [AlarmRecord], now: Date, timeZone: any TimeZoneRules) -> [Effect] {
         alarms = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return [.publish(alarms.map { AlarmChange(id: $0.key, record: $0.value) })]
             + recompute(reason: "start", now: now, timeZone: timeZone)
@@ -104,7 +104,7 @@ public struct AlarmEngine: Sendable {
 
     /// The one alarm whose id starts with `prefix` (case-insensitive), among `owner`'s alarms
     /// when given: another app's alarms are not found.
-    public func resolve(_ prefix: String, owner: String? = nil) throws(AlarmError) -> UUID {
+    package func resolve(_ prefix: String, owner: String? = nil) throws(AlarmError) -> UUID {
         let wanted = prefix.lowercased().trimmed()
         guard !wanted.isEmpty else { throw .notFound(L("no alarm id given; `reveille list` shows them")) }
         // A whole id (what apps and the CLI send once they know it) is a lookup, not a scan.
@@ -124,7 +124,7 @@ public struct AlarmEngine: Sendable {
 
     /// What `command` from `owner` (`nil`: the user, who may touch every alarm) would change.
     /// Throws when it is refused: a limit, an unknown or foreign id, a state that forbids it.
-    public func propose(_ command: Command, owner: String?, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> Proposal {
+    package func propose(_ command: Command, owner: String?, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> Proposal {
         switch command {
         case .schedule(let id, let request, let appID):
             guard alarms[id] == nil else {
@@ -168,7 +168,7 @@ public struct AlarmEngine: Sendable {
 
     /// Makes a proposal current once it is written (or, silencing a ringing alarm, even when it
     /// could not be).
-    public mutating func commit(_ proposal: Proposal) -> [Effect] {
+    package mutating func commit(_ proposal: Proposal) -> [Effect] {
         for change in proposal.changes { alarms[change.id] = change.record }
         return [.log(.info, proposal.summary), arm(), .publish(proposal.changes)]
     }
@@ -178,7 +178,7 @@ public struct AlarmEngine: Sendable {
     /// What pressing the button with `role` on `id`'s notification does: its action (a custom
     /// second button has none), then its intent (Stop's or the second button's), then the app
     /// hears of it. `nil` when the alarm is gone.
-    public func press(_ role: AlarmButtonRole, on id: UUID) -> ButtonPress? {
+    package func press(_ role: AlarmButtonRole, on id: UUID) -> ButtonPress? {
         guard let record = alarms[id] else { return nil }
         let intent: AlarmIntent? = switch role {
         case .stop: record.stopIntent
@@ -190,7 +190,7 @@ public struct AlarmEngine: Sendable {
     }
 
     /// The action a button applies; `nil` for a second button whose behaviour is `.custom`.
-    public static func action(for role: AlarmButtonRole, of record: AlarmRecord) -> AlarmAction? {
+    package static func action(for role: AlarmButtonRole, of record: AlarmRecord) -> AlarmAction? {
         switch role {
         case .stop: .stop
         case .secondary: record.presentation.alert.secondaryButtonBehavior == .countdown ? .countdown : nil
@@ -203,7 +203,7 @@ public struct AlarmEngine: Sendable {
     // MARK: The clock
 
     /// The clock reached `now`: every due alarm moves on (countdown, alert, missed).
-    public mutating func advance(now: Date, timeZone: any TimeZoneRules, alreadyChanged: [AlarmChange] = []) -> [Effect] {
+    package mutating func advance(now: Date, timeZone: any TimeZoneRules, alreadyChanged: [AlarmChange] = []) -> [Effect] {
         var effects: [Effect] = []
         var changes: [AlarmChange] = []
         for (id, record) in alarms {
@@ -235,7 +235,7 @@ public struct AlarmEngine: Sendable {
     /// The wall clock was set by `jump` seconds (measured against the boot clock, so a resume
     /// from suspend is no jump): what measures elapsed time keeps its time left; what names a
     /// wall-clock time keeps its instant. Then everything is recomputed.
-    public mutating func clockSet(by jump: TimeInterval, now: Date, timeZone: any TimeZoneRules) -> [Effect] {
+    package mutating func clockSet(by jump: TimeInterval, now: Date, timeZone: any TimeZoneRules) -> [Effect] {
         var jumped: [AlarmChange] = []
         if abs(jump) > 0.5 {
             for (id, record) in alarms {
@@ -248,7 +248,7 @@ public struct AlarmEngine: Sendable {
     }
 
     /// The time zone changed: relative alarms follow it.
-    public mutating func timeZoneChanged(now: Date, timeZone: any TimeZoneRules) -> [Effect] {
+    package mutating func timeZoneChanged(now: Date, timeZone: any TimeZoneRules) -> [Effect] {
         recompute(reason: "the time zone is now \(timeZone.identifier)", now: now, timeZone: timeZone)
     }
 
@@ -277,10 +277,4 @@ public struct AlarmEngine: Sendable {
     private func limit(for appID: String) -> Int {
         appID == ClientIdentity.userAppID ? settings.limitForUser : settings.limitPerApp
     }
-}
-
-/// Which of an alarm's buttons was pressed: the action key on its notification, and the
-/// button name in `ActionInvoked`.
-public enum AlarmButtonRole: String, Sendable, CaseIterable {
-    case stop, secondary, pause, resume, cancel
 }

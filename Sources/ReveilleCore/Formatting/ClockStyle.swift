@@ -2,21 +2,21 @@ import Glibc
 
 /// Whether times are shown with a 12-hour clock (7:30 PM) or a 24-hour one (19:30), as the
 /// user's `LC_TIME` says (its `T_FMT`); ISO 8601 output (`--json`, `next`) is never affected.
-public struct ClockStyle: Equatable, Sendable {
-    public var twelveHour: Bool
-    public var am: String
-    public var pm: String
+package struct ClockStyle: Equatable, Sendable {
+    package var twelveHour: Bool
+    package var am: String
+    package var pm: String
 
-    public static let twentyFourHour = ClockStyle(twelveHour: false, am: "AM", pm: "PM")
+    package static let twentyFourHour = ClockStyle(twelveHour: false, am: "AM", pm: "PM")
 
-    public init(twelveHour: Bool, am: String, pm: String) {
+    package init(twelveHour: Bool, am: String, pm: String) {
         self.twelveHour = twelveHour
         self.am = am
         self.pm = pm
     }
 
     /// The style of the process's `LC_TIME` (`setlocale(LC_TIME, "")`, then `nl_langinfo`).
-    public static func fromEnvironment() -> ClockStyle {
+    package static func fromEnvironment() -> ClockStyle {
         guard setlocale(LC_TIME, "") != nil, let format = nl_langinfo(nl_item(T_FMT)).map({ String(cString: $0) }) else {
             return .twentyFourHour
         }
@@ -27,7 +27,7 @@ public struct ClockStyle: Equatable, Sendable {
     }
 
     /// `19:30` or `7:30 PM`.
-    public func format(hour: Int, minute: Int) -> String {
+    package func format(hour: Int, minute: Int) -> String {
         let minutes = minute.zeroPadded()
         guard twelveHour else { return "\(hour.zeroPadded()):\(minutes)" }
         return "\(hour % 12 == 0 ? 12 : hour % 12):\(minutes) \(hour < 12 ? am : pm)"

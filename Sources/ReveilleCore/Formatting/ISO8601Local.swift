@@ -6,9 +6,9 @@ import FoundationEssentials
 /// scanner, several times faster on a 10,000-alarm store), and wall-clock times without an
 /// offset resolve by `WallClock`'s DST rules (a gap takes the offset before it, as mktime
 /// does), which the schedule math relies on and tests in six zones.
-public enum ISO8601Local {
+package enum ISO8601Local {
     /// `2027-03-28T03:30:00+02:00`: the wall-clock time in `timeZone` and its UTC offset.
-    public static func string(from date: Date, in timeZone: any TimeZoneRules) -> String {
+    package static func string(from date: Date, in timeZone: any TimeZoneRules) -> String {
         let offset = timeZone.secondsFromGMT(for: date)
         let sign = offset < 0 ? "-" : "+"
         let magnitude = abs(offset) / 60
@@ -17,7 +17,7 @@ public enum ISO8601Local {
 
     /// `2027-03-28T03:30:00.250+02:00`: as `string(from:in:)`, with milliseconds (the CLI's
     /// JSON keeps what the agent's does).
-    public static func millisecondString(from date: Date, in timeZone: any TimeZoneRules) -> String {
+    package static func millisecondString(from date: Date, in timeZone: any TimeZoneRules) -> String {
         let millis = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
         let fraction = ((millis % 1000) + 1000) % 1000
         let whole = string(from: Date(timeIntervalSince1970: Double((millis - fraction) / 1000)), in: timeZone)
@@ -25,7 +25,7 @@ public enum ISO8601Local {
     }
 
     /// `2026-12-24T17:00:00.000Z`: UTC with milliseconds, for files and the wire.
-    public static func utcString(from date: Date) -> String {
+    package static func utcString(from date: Date) -> String {
         let millis = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
         let fraction = ((millis % 1000) + 1000) % 1000
         let whole = Date(timeIntervalSince1970: Double((millis - fraction) / 1000))
@@ -33,14 +33,14 @@ public enum ISO8601Local {
     }
 
     /// `20261121T201500Z`, for file names.
-    public static func compactStamp(_ date: Date) -> String {
+    package static func compactStamp(_ date: Date) -> String {
         wallClock(date, offset: 0).filter { $0 != "-" && $0 != ":" } + "Z"
     }
 
     /// Reads `YYYY-MM-DD[T| ]HH:MM[:SS[.fff]][Z|±HH:MM|±HHMM|±HH]`. Without an offset the
     /// text is a wall-clock time in `defaultTimeZone`, resolved by `WallClock`'s DST rules.
     /// A byte scanner, not a Regex: every stored date passes through here.
-    public static func parse(_ text: String, defaultTimeZone: any TimeZoneRules) -> Date? {
+    package static func parse(_ text: String, defaultTimeZone: any TimeZoneRules) -> Date? {
         var scanner = ByteScanner(text)
         guard let year = scanner.digits(4), scanner.skip("-"), let month = scanner.digits(2), scanner.skip("-"),
               let day = scanner.digits(2), scanner.skip("T") || scanner.skip("t") || scanner.skip(" "),

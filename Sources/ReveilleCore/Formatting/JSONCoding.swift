@@ -2,8 +2,8 @@ import FoundationEssentials
 
 /// The one JSON dialect of Reveille's store and wire: sorted keys, dates as ISO 8601 UTC
 /// with milliseconds (so a timer does not lose its fraction of a second on a restart).
-public enum JSONCoding {
-    public static var encoder: JSONEncoder {
+package enum JSONCoding {
+    package static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -14,13 +14,13 @@ public enum JSONCoding {
     }
 
     /// The same dialect on one line, for D-Bus and `--json` streams.
-    public static var compactEncoder: JSONEncoder {
+    package static var compactEncoder: JSONEncoder {
         let encoder = Self.encoder
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 
-    public static var decoder: JSONDecoder {
+    package static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()

@@ -3,15 +3,15 @@ import FoundationEssentials
 /// A JSON array written one element per line, which stays ordinary JSON for any reader
 /// but lets Reveille decode it in parallel: the alarm store's snapshot and the agent's
 /// alarm lists. (Compact JSON never holds a raw newline, so each line is one element.)
-public enum JSONLines {
+package enum JSONLines {
     /// `[` + the elements, one per line + `]`.
-    public static func array(_ elements: [String]) -> String {
+    package static func array(_ elements: [String]) -> String {
         elements.isEmpty ? "[]" : "[\n" + elements.joined(separator: ",\n") + "\n]"
     }
 
     /// Decodes `data`, an array as `array` writes it, on up to one thread per core; any
     /// other form of the same array (hand-written, pretty-printed) is decoded as usual.
-    public static func decode<Element: Decodable & Sendable>(_ type: [Element].Type, from data: Data) throws -> [Element] {
+    package static func decode<Element: Decodable & Sendable>(_ type: [Element].Type, from data: Data) throws -> [Element] {
         // The processor count is left to `decodeInParallel`: reading it opens cgroup files.
         if let lines = elementLines(data, prefix: "", suffix: ""), lines.count >= 2 * linesPerThread,
            let elements = try? decodeInParallel(Element.self, lines: lines) {
@@ -47,7 +47,7 @@ public enum JSONLines {
     static let linesPerThread = 1000
 
     /// Decodes each line as one `Element`, in chunks on up to one thread per core.
-    public static func decodeInParallel<Element: Decodable & Sendable>(_ type: Element.Type, lines: [Data.SubSequence]) throws -> [Element] {
+    package static func decodeInParallel<Element: Decodable & Sendable>(_ type: Element.Type, lines: [Data.SubSequence]) throws -> [Element] {
         let chunkCount = max(1, min(ProcessInfo.processInfo.activeProcessorCount, lines.count / linesPerThread))
         let chunkSize = (lines.count + chunkCount - 1) / max(1, chunkCount)
         let chunks = stride(from: 0, to: lines.count, by: max(1, chunkSize)).map { start in

@@ -5,12 +5,12 @@ import Glibc
 /// Text in the user's language, through the C library's gettext: catalogs
 /// `LANG/LC_MESSAGES/reveille.mo` (built from `po/` by `msgfmt`) under the `share/locale`
 /// beside the installed binaries, or under `REVEILLE_LOCALEDIR` (the build tree, the tests).
-public enum Localization {
-    public static let domain = "reveille"
+package enum Localization {
+    package static let domain = "reveille"
 
     /// Reads the user's locale for messages and times (`setlocale`) and binds the catalogs.
     /// Numbers stay C: Swift's own parsing and formatting never read the C locale anyway.
-    public static func setUp(environment: [String: String] = ProcessInfo.processInfo.environment,
+    package static func setUp(environment: [String: String] = ProcessInfo.processInfo.environment,
                              executable: String = CommandLine.arguments.first ?? "") {
         setlocale(LC_MESSAGES, "")
         setlocale(LC_TIME, "")
@@ -25,7 +25,7 @@ public enum Localization {
     /// `msgid` in the user's language (itself when no catalog has it). gettext returns the
     /// argument's own pointer when it has no translation; that buffer lives only during the
     /// call, so the answer is read inside it.
-    public static func text(_ msgid: String) -> String {
+    package static func text(_ msgid: String) -> String {
         msgid.withCString { id in
             guard let translated = dgettext(domain, id), translated != id else { return msgid }
             return String(cString: translated)
@@ -33,7 +33,7 @@ public enum Localization {
     }
 
     /// The singular or plural form for `count`, as the language's plural rule picks it.
-    public static func plural(_ singular: String, _ plural: String, _ count: Int) -> String {
+    package static func plural(_ singular: String, _ plural: String, _ count: Int) -> String {
         singular.withCString { one in
             plural.withCString { many in
                 guard let translated = dngettext(domain, one, many, UInt(max(0, count))), translated != one, translated != many else {
@@ -45,7 +45,7 @@ public enum Localization {
     }
 
     /// Fills `%@` placeholders in order, or `%1$@`, `%2$@` ... where a translation reorders them.
-    public static func format(_ template: String, _ arguments: [String]) -> String {
+    package static func format(_ template: String, _ arguments: [String]) -> String {
         var result = ""
         var next = 0
         var rest = Substring(template)
@@ -72,17 +72,11 @@ public enum Localization {
 }
 
 /// `msgid` translated, its placeholders filled: `L("Rings at %@ · %@ left", time, left)`.
-public func L(_ msgid: String, _ arguments: String...) -> String {
+package func L(_ msgid: String, _ arguments: String...) -> String {
     Localization.format(Localization.text(msgid), arguments)
 }
 
 /// A count's phrase in the right plural form: `Ln("%@ alarm", "%@ alarms", n, String(n))`.
-public func Ln(_ singular: String, _ plural: String, _ count: Int, _ arguments: String...) -> String {
+package func Ln(_ singular: String, _ plural: String, _ count: Int, _ arguments: String...) -> String {
     Localization.format(Localization.plural(singular, plural, count), arguments)
-}
-
-/// Marks `msgid` for translation without translating it here (gettext's `N_`): text stored or
-/// sent as English, such as the preset buttons' labels, and shown through `Localization.text`.
-public func N_(_ msgid: String) -> String {
-    msgid
 }

@@ -1,6 +1,6 @@
 extension Int {
     /// The number with leading zeros up to `width` digits: `7.zeroPadded()` is `07`.
-    public func zeroPadded(_ width: Int = 2) -> String {
+    package func zeroPadded(_ width: Int = 2) -> String {
         let digits = String(magnitude)
         return (self < 0 ? "-" : "") + String(repeating: "0", count: Swift.max(0, width - digits.count)) + digits
     }
@@ -8,7 +8,7 @@ extension Int {
 
 extension String {
     /// The text followed by spaces up to `width` characters, for columns; longer text stays whole.
-    public func padded(to width: Int) -> String {
+    package func padded(to width: Int) -> String {
         self + String(repeating: " ", count: max(0, width - count))
     }
 }

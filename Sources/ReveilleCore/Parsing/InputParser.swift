@@ -1,20 +1,20 @@
 import FoundationEssentials
 
 /// Reads the times, dates, durations and weekday lists people type.
-public enum InputParser {
+package enum InputParser {
     // The forms are typed in English whatever the language; only the words around them are translated.
-    public static var acceptedTimes: String { "07:30, 7:30, 7.30, 0730, 7:30pm, 7pm, 19:30, noon, midnight" }
-    public static var acceptedDates: String {
+    package static var acceptedTimes: String { "07:30, 7:30, 7.30, 0730, 7:30pm, 7pm, 19:30, noon, midnight" }
+    package static var acceptedDates: String {
         "in 10m, +1h30m, tomorrow 7:30, fri 18:00, next mon 9:00, 2026-12-24 18:00, 12/24 18:00, 24.12. 18:00, dec 24 18:00, "
             + "19:30:15, 2026-12-24T18:00+01:00 " + L("(a day without a time: 09:00)")
     }
-    public static var acceptedDurations: String { "90s, 10m, 1h30m, 1.5h, 2d, 1:30:00 (h:mm:ss), 5:00 (m:ss)" }
-    public static var acceptedWeekdays: String {
+    package static var acceptedDurations: String { "90s, 10m, 1h30m, 1.5h, 2d, 1:30:00 (h:mm:ss), 5:00 (m:ss)" }
+    package static var acceptedWeekdays: String {
         L("mon,wed,fri or mon-fri (mon tue wed thu fri sat sun, or full names), weekdays, weekends, daily")
     }
 
     /// A time of day: `07:30`, `7:30`, `7.30`, `0730`, `7:30pm`, `7pm`, `19:30`, `noon`, `midnight`.
-    public static func timeOfDay(_ text: String) throws -> Alarm.Schedule.Relative.Time {
+    package static func timeOfDay(_ text: String) throws -> Alarm.Schedule.Relative.Time {
         let error = InputError(text: text, expected: L("a time of day"), accepted: acceptedTimes)
         let trimmed = text.trimmed().lowercased()
         switch trimmed {
@@ -39,7 +39,7 @@ public enum InputParser {
     }
 
     /// A length of time: `90s`, `10m`, `1h30m`, `1.5h`, `2d`, `1:30:00`, `5:00`.
-    public static func duration(_ text: String) throws -> TimeInterval {
+    package static func duration(_ text: String) throws -> TimeInterval {
         let error = InputError(text: text, expected: L("a duration"), accepted: acceptedDurations)
         let trimmed = text.trimmed().lowercased()
         var seconds: Double
@@ -72,7 +72,7 @@ public enum InputParser {
     }
 
     /// A list of weekdays: `mon,wed,fri`, `mon-fri`, `weekdays`, `weekends`, `daily`. Monday first, no repeats.
-    public static func weekdays(_ text: String) throws -> [Locale.Weekday] {
+    package static func weekdays(_ text: String) throws -> [Locale.Weekday] {
         let week: [Locale.Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday]
         let error = InputError(text: text, expected: L("a list of weekdays"), accepted: acceptedWeekdays)
         var chosen = Set<Locale.Weekday>()
@@ -105,7 +105,7 @@ public enum InputParser {
     /// When to ring: a time of day (relative: its next occurrence, or on `days`), or an instant
     /// (fixed): a date or day with a time, a weekday (the next one; `next` skips today), or an
     /// offset from now (`in 10m`, `+10m`). A day without a time rings at 09:00.
-    public static func schedule(_ text: String, days: String? = nil, now: Date,
+    package static func schedule(_ text: String, days: String? = nil, now: Date,
                                 timeZone: any TimeZoneRules) throws -> Alarm.Schedule {
         if let time = try? timeOfDay(text) {
             let repeats: Alarm.Schedule.Relative.Recurrence = try days.map { .weekly(try weekdays($0)) } ?? .never
@@ -140,13 +140,13 @@ public enum InputParser {
     }
 
     /// The time of day a day without one rings at.
-    public static let defaultTimeOfDay = Alarm.Schedule.Relative.Time(hour: 9, minute: 0)
+    package static let defaultTimeOfDay = Alarm.Schedule.Relative.Time(hour: 9, minute: 0)
 
     /// An instant: `now`; an offset (`in 1h30m`, `+10m`); an ISO 8601 date and time (with or
     /// without a UTC offset); or a day (`today`, `tomorrow`, a weekday, `next` weekday,
     /// `2026-12-24`, `12/24`, `24.12.`, `dec 24`, with an optional year) with an optional time
     /// (09:00 without one; seconds allowed: `19:30:15`). A time alone is its next occurrence.
-    public static func instant(_ text: String, now: Date, timeZone: any TimeZoneRules) throws -> Date {
+    package static func instant(_ text: String, now: Date, timeZone: any TimeZoneRules) throws -> Date {
         let error = InputError(text: text, expected: L("a date and time"), accepted: acceptedDates)
         let trimmed = text.trimmed()
         if trimmed.lowercased() == "now" { return now }
@@ -254,7 +254,7 @@ public enum InputParser {
     /// Kept rather than GLib's `g_shell_parse_argv`, which follows sh: a word starting with `#`
     /// begins a comment, so `notify-send Take pill #2` would lose its last word, and a `\$` or
     /// a backquote inside double quotes is read as sh reads it.
-    public static func arguments(_ text: String) throws -> [String] {
+    package static func arguments(_ text: String) throws -> [String] {
         var arguments: [String] = []
         var current = ""
         var inWord = false

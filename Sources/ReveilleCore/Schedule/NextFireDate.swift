@@ -3,7 +3,7 @@ import FoundationEssentials
 extension Alarm.Schedule {
     /// The first instant strictly after `instant` at which this schedule alerts, or `nil`
     /// when it never will again (a fixed instant already past, or a weekly schedule with no days).
-    public func nextFireDate(after instant: Date, in timeZone: any TimeZoneRules) -> Date? {
+    package func nextFireDate(after instant: Date, in timeZone: any TimeZoneRules) -> Date? {
         switch self {
         case .fixed(let date):
             return date > instant ? date : nil
@@ -13,7 +13,7 @@ extension Alarm.Schedule {
     }
 
     /// The next `count` fire instants after `instant`, as `reveille next` prints them.
-    public func fireDates(after instant: Date, count: Int, in timeZone: any TimeZoneRules) -> [Date] {
+    package func fireDates(after instant: Date, count: Int, in timeZone: any TimeZoneRules) -> [Date] {
         var dates: [Date] = []
         var cursor = instant
         while dates.count < count, let next = nextFireDate(after: cursor, in: timeZone) {

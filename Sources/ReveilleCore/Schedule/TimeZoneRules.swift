@@ -3,7 +3,7 @@ import FoundationEssentials
 /// A time zone's offsets from UTC: all that Reveille's schedule math asks of a zone.
 /// The product's zones come from GLib's tz database reader (`ReveilleTimeZone`); Core
 /// itself stays free of C libraries and of ICU.
-public protocol TimeZoneRules: Sendable {
+package protocol TimeZoneRules: Sendable {
     /// The zone's name, such as `Europe/Berlin` or `UTC`.
     var identifier: String { get }
     /// The offset from UTC, in seconds, in force at `date`.
@@ -11,8 +11,8 @@ public protocol TimeZoneRules: Sendable {
 }
 
 /// Coordinated Universal Time: the zone of stored and wire instants.
-public struct UTCTimeZone: TimeZoneRules {
-    public init() {}
-    public var identifier: String { "UTC" }
-    public func secondsFromGMT(for date: Date) -> Int { 0 }
+package struct UTCTimeZone: TimeZoneRules {
+    package init() {}
+    package var identifier: String { "UTC" }
+    package func secondsFromGMT(for date: Date) -> Int { 0 }
 }

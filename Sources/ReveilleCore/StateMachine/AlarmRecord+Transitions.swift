@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 /// The operations a person or an app can apply to an alarm.
-public enum AlarmAction: String, Codable, Sendable, CaseIterable {
+package enum AlarmAction: String, Codable, Sendable, CaseIterable {
     /// Start the post-alert countdown of an alerting alarm (snooze / repeat).
     case countdown
     case pause
@@ -10,7 +10,7 @@ public enum AlarmAction: String, Codable, Sendable, CaseIterable {
     case cancel
 
     /// The states in which the action is allowed.
-    public var allowedStates: Set<Alarm.State> {
+    package var allowedStates: Set<Alarm.State> {
         switch self {
         case .countdown: [.alerting]
         case .pause: [.countdown]
@@ -21,7 +21,7 @@ public enum AlarmAction: String, Codable, Sendable, CaseIterable {
     }
 
     /// The action in a person's words: "snooze" rather than "countdown".
-    public var words: String {
+    package var words: String {
         switch self {
         case .countdown: L("snooze (or repeat)")
         case .pause: L("pause")
@@ -33,7 +33,7 @@ public enum AlarmAction: String, Codable, Sendable, CaseIterable {
 }
 
 /// What the clock did to an alarm.
-public enum AlarmAdvance: Hashable, Sendable {
+package enum AlarmAdvance: Hashable, Sendable {
     /// Nothing was due.
     case unchanged
     /// It entered its countdown or began to alert.
@@ -44,17 +44,10 @@ public enum AlarmAdvance: Hashable, Sendable {
     case missed(missedDate: Date, reason: MissReason, next: AlarmRecord?)
 }
 
-/// Why an occurrence was missed.
-public enum MissReason: String, Hashable, Sendable {
-    /// Due while nothing could ring it (agent not running, machine suspended).
-    case late
-    /// It rang until its ring limit without an answer.
-    case unanswered
-}
 
 extension AlarmRecord {
     /// A new alarm from a validated request, already advanced to `now`.
-    public init(id: UUID, request: AlarmRequest, appID: String, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) {
+    package init(id: UUID, request: AlarmRequest, appID: String, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) {
         try request.validate(now: now, timeZone: timeZone)
         let preAlert = request.countdownDuration?.preAlert
         self.init(alarm: Alarm(id: id, schedule: request.schedule,
@@ -76,7 +69,7 @@ extension AlarmRecord {
     }
 
     /// The next instant at which the agent must act on this alarm, if any.
-    public var dueDate: Date? {
+    package var dueDate: Date? {
         if disabled { return nil }
         switch alarm.state {
         case .scheduled:
@@ -96,7 +89,7 @@ extension AlarmRecord {
 
     /// Moves the alarm along its schedule to `now`: into its pre-alert countdown or its alert.
     /// An alert due more than `lateWindow` ago is reported as missed instead.
-    public func advanced(to now: Date, lateWindow: TimeInterval, timeZone: any TimeZoneRules) -> AlarmAdvance {
+    package func advanced(to now: Date, lateWindow: TimeInterval, timeZone: any TimeZoneRules) -> AlarmAdvance {
         guard let due = dueDate, due <= now else { return .unchanged }
         if alarm.state == .alerting {
             return .missed(missedDate: alertingSince ?? due, reason: .unanswered,
@@ -122,7 +115,7 @@ extension AlarmRecord {
 
     /// Applies a person's or an app's action. Returns the changed alarm, or `nil` when the
     /// alarm has ended. Throws `invalidState` when the action is not allowed in its state.
-    public func applying(_ action: AlarmAction, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord? {
+    package func applying(_ action: AlarmAction, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord? {
         guard action.allowedStates.contains(alarm.state) else {
             let allowed = Alarm.State.allCases.filter(action.allowedStates.contains).map(Self.stateWords)
             throw .invalidState(L("%@ is %@: %@ works only while it is %@", Self.describe(self), Self.stateWords(alarm.state),
@@ -158,7 +151,7 @@ extension AlarmRecord {
     /// After a time-zone or wall-clock change: a relative alarm that is not yet due moves to
     /// the next occurrence of its wall-clock time. Fixed alarms keep their instant; alarms
     /// already due are left for `advanced(to:)`, so a jump forward does not skip them.
-    public func rescheduled(now: Date, timeZone: any TimeZoneRules) -> AlarmRecord {
+    package func rescheduled(now: Date, timeZone: any TimeZoneRules) -> AlarmRecord {
         guard alarm.state == .scheduled, case .relative = alarm.schedule,
               let fireDate, fireDate > now,
               let next = alarm.schedule?.nextFireDate(after: max(now, lastOccurrence ?? now), in: timeZone) else { return self }
@@ -184,7 +177,7 @@ extension AlarmRecord {
     }
 
     /// Silenced but kept: only an alarm waiting for its time (not a timer, not one ringing).
-    public func disabling() throws(AlarmError) -> AlarmRecord {
+    package func disabling() throws(AlarmError) -> AlarmRecord {
         guard alarm.schedule != nil, alarm.state == .scheduled else {
             throw .invalidState(L("%@ is %@; only an alarm waiting for its time can be disabled (stop or cancel this one)", Self.describe(self), Self.stateWords(alarm.state)))
         }
@@ -195,7 +188,7 @@ extension AlarmRecord {
 
     /// On again, at its next occurrence from `now`; a one-time alarm whose time passed while it
     /// was off cannot be.
-    public func enabling(now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord {
+    package func enabling(now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord {
         guard disabled else { throw .invalidState(L("%@ is not disabled", Self.describe(self))) }
         var on = self
         on.disabled = false
@@ -210,7 +203,7 @@ extension AlarmRecord {
     }
 
     /// The same repeating alarm with its next occurrence skipped: it next rings the time after.
-    public func skippingNextOccurrence(timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord {
+    package func skippingNextOccurrence(timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord {
         guard alarm.isRepeating, alarm.state == .scheduled, let fireDate,
               var skipped = nextOccurrence(after: fireDate, timeZone: timeZone) else {
             throw .invalidState(L("%@ does not repeat or is not waiting for its time; only a repeating alarm can skip a day (cancel a one-time alarm instead)", Self.describe(self)))
@@ -239,7 +232,7 @@ extension AlarmRecord {
     /// After the wall clock was set by `jump` seconds: what measures elapsed time (a timer, a
     /// snooze, the ring limit) keeps the time it had left; what names a wall-clock time (an
     /// alarm, its pre-alert countdown) keeps its instant. A resume from suspend is no jump.
-    public func followingClockJump(_ jump: TimeInterval, timeZone: any TimeZoneRules) -> AlarmRecord {
+    package func followingClockJump(_ jump: TimeInterval, timeZone: any TimeZoneRules) -> AlarmRecord {
         var moved = self
         switch alarm.state {
         case .countdown where !countsDownToItsSchedule(timeZone: timeZone):

@@ -2,19 +2,19 @@ import FoundationEssentials
 
 extension AlarmRequest {
     /// The longest countdown accepted: a year.
-    public static let maximumCountdown: TimeInterval = 366 * 86_400
+    package static let maximumCountdown: TimeInterval = 366 * 86_400
     /// The longest title accepted, in characters.
-    public static let maximumTitleLength = 500
+    package static let maximumTitleLength = 500
     /// The longest title accepted, in UTF-8 bytes: one character may carry any number of
     /// combining marks, and every byte reaches the notification and sound servers.
-    public static let maximumTitleBytes = 2000
+    package static let maximumTitleBytes = 2000
     /// The longest button text accepted, in characters and in UTF-8 bytes.
-    public static let maximumButtonTextLength = 64
-    public static let maximumButtonTextBytes = 256
+    package static let maximumButtonTextLength = 64
+    package static let maximumButtonTextBytes = 256
     /// The longest icon name accepted, in UTF-8 bytes.
-    public static let maximumIconNameBytes = 128
+    package static let maximumIconNameBytes = 128
     /// The largest metadata accepted, in UTF-8 bytes.
-    public static let maximumMetadataBytes = 4096
+    package static let maximumMetadataBytes = 4096
 
     /// `400 days`, `90 seconds`, `-5 seconds`: a length as a person says it.
     static func spoken(_ seconds: TimeInterval) -> String {
@@ -29,7 +29,7 @@ extension AlarmRequest {
 
     /// Checks the request against AlarmKit's rules; throws `invalidConfiguration`
     /// naming what is wrong and what is accepted.
-    public func validate(now: Date, timeZone: any TimeZoneRules) throws(AlarmError) {
+    package func validate(now: Date, timeZone: any TimeZoneRules) throws(AlarmError) {
         func invalid(_ text: String) -> AlarmError { .invalidConfiguration(text) }
         for (name, value) in [("preAlert", countdownDuration?.preAlert), ("postAlert", countdownDuration?.postAlert)] {
             guard let value else { continue }

@@ -13,25 +13,25 @@ import SystemPackage
 ///
 /// Replaying a journal is idempotent (each entry sets one alarm to a whole value), so a
 /// crash between writing a snapshot and emptying the journal loses nothing.
-public final class AlarmStore {
+package final class AlarmStore {
     /// The format version this build writes and reads.
-    public static let formatVersion = Contents.formatVersion
+    package static let formatVersion = Contents.formatVersion
     /// A journal shorter than this is never compacted, so small stores are not rewritten often.
-    public static let minimumJournalLength = 256
+    package static let minimumJournalLength = 256
 
     private let snapshot: VersionedFile<Contents>
     private let logger: Logger
     /// `alarms.json`.
-    public var file: FilePath { snapshot.file }
+    package var file: FilePath { snapshot.file }
     /// `alarms.journal`.
-    public let journalFile: FilePath
+    package let journalFile: FilePath
     private var journal: FileDescriptor?
     /// Entries in the journal now.
-    public private(set) var journalLength = 0
+    package private(set) var journalLength = 0
     /// A write failed after the journal's last good entry: the next write must be a snapshot.
     private var needsSnapshot = false
 
-    public init(directory: FilePath, logger: Logger = Logger(label: "reveille.store")) {
+    package init(directory: FilePath, logger: Logger = Logger(label: "reveille.store")) {
         snapshot = VersionedFile(file: directory.appending("alarms.json"), logger: logger)
         journalFile = directory.appending("alarms.journal")
         self.logger = logger
@@ -61,7 +61,7 @@ public final class AlarmStore {
 
     /// The stored alarms: the snapshot with the journal replayed on it. An unreadable
     /// snapshot or journal is moved aside (what could be read of a journal is kept).
-    public func load() -> [AlarmRecord] {
+    package func load() -> [AlarmRecord] {
         var alarms: [UUID: AlarmRecord] = [:]
         var order: [UUID] = []
         for record in loadSnapshot() where alarms[record.id] == nil {
@@ -93,7 +93,7 @@ public final class AlarmStore {
     /// only when the journal is compacted into a new snapshot, which happens once it holds
     /// more entries than half the alarms (so a load replays at most that many, and the
     /// snapshots written while alarms are only added grow geometrically: linear in total).
-    public func write(_ changes: [AlarmChange], alarmCount: Int, all: () -> [AlarmRecord]) throws {
+    package func write(_ changes: [AlarmChange], alarmCount: Int, all: () -> [AlarmRecord]) throws {
         guard !changes.isEmpty else { return }
         if needsSnapshot || journalLength + changes.count > max(Self.minimumJournalLength, alarmCount / 2) {
             return try save(all())
@@ -117,7 +117,7 @@ public final class AlarmStore {
     }
 
     /// Replaces the stored alarms with a new snapshot and an empty journal.
-    public func save(_ alarms: [AlarmRecord]) throws {
+    package func save(_ alarms: [AlarmRecord]) throws {
         // The journal first: a snapshot written when the journal then cannot be emptied would
         // keep a change the caller is told failed.
         let descriptor: FileDescriptor
@@ -143,14 +143,14 @@ public final class AlarmStore {
     }
 
     /// A write that failed, naming the file.
-    public struct WriteError: Error, CustomStringConvertible {
-        public var file: FilePath
-        public var underlying: any Error
-        public var description: String { "\(file): \(underlying)" }
+    package struct WriteError: Error, CustomStringConvertible {
+        package var file: FilePath
+        package var underlying: any Error
+        package var description: String { "\(file): \(underlying)" }
     }
 
     /// The snapshot's bytes for `alarms`: `Contents` as JSON, one alarm per line.
-    public static func encode(_ alarms: [AlarmRecord]) throws -> Data {
+    package static func encode(_ alarms: [AlarmRecord]) throws -> Data {
         let encoder = JSONCoding.compactEncoder
         let lines = try alarms.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
         return Data((snapshotPrefix + JSONLines.array(lines) + snapshotSuffix + "\n").utf8)

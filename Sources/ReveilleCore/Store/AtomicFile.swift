@@ -11,15 +11,15 @@ import Glibc
 /// appends to a journal and needs the same typed errors (naming the file) for both, and the
 /// temporary name is fixed and opened `O_EXCL | O_NOFOLLOW` after unlinking a stale one, so a
 /// crash leaves no trail of random temporary files in the state folder.
-public enum AtomicFile {
+package enum AtomicFile {
     /// The points between the steps of a write, where a test can simulate a crash.
-    public enum Step: CaseIterable, Sendable {
+    package enum Step: CaseIterable, Sendable {
         case createdTemporary, wrotePart, wroteAll, syncedTemporary, renamed
     }
 
     /// Writes `data` to `path` with mode 0600. `continueAfter` is for tests: returning
     /// `false` stops the write at that step and leaves everything as a crash would.
-    public static func write(_ data: Data, to path: FilePath,
+    package static func write(_ data: Data, to path: FilePath,
                              continueAfter: (Step) -> Bool = { _ in true }) throws {
         let temporary = FilePath(path.string + ".tmp")
         // A new file of our own, never one found there: a crash may have left one, and a link
@@ -55,7 +55,7 @@ public enum AtomicFile {
     }
 
     /// Creates `path` and its parents with mode 0700 if missing, and tightens an existing one.
-    public static func makePrivateDirectory(_ path: FilePath) throws {
+    package static func makePrivateDirectory(_ path: FilePath) throws {
         try FileManager.default.createDirectory(atPath: path.string, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         guard chmod(path.string, 0o700) == 0 else { throw Errno(rawValue: errno) }

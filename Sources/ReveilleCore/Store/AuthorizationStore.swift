@@ -4,11 +4,11 @@ import SystemPackage
 
 /// The user's decisions per app, in `$XDG_CONFIG_HOME/reveille/authorizations.json`
 /// (`VersionedFile`'s rules: atomic, 0600, an unreadable file kept aside).
-public struct AuthorizationStore: Sendable {
+package struct AuthorizationStore: Sendable {
     private let document: VersionedFile<Contents>
-    public var file: FilePath { document.file }
+    package var file: FilePath { document.file }
 
-    public init(directory: FilePath, logger: Logger = Logger(label: "reveille.authorizations")) {
+    package init(directory: FilePath, logger: Logger = Logger(label: "reveille.authorizations")) {
         document = VersionedFile(file: directory.appending("authorizations.json"), logger: logger)
     }
 
@@ -19,12 +19,12 @@ public struct AuthorizationStore: Sendable {
         var apps: [AppAuthorization]
     }
 
-    public func load() -> [String: AppAuthorization] {
+    package func load() -> [String: AppAuthorization] {
         let apps = document.load(whatIsLost: "every app is undecided again")?.apps ?? []
         return Dictionary(apps.map { ($0.appID, $0) }, uniquingKeysWith: { _, last in last })
     }
 
-    public func save(_ apps: [String: AppAuthorization]) throws {
+    package func save(_ apps: [String: AppAuthorization]) throws {
         try document.save(Contents(apps: apps.values.sorted { $0.appID < $1.appID }))
     }
 }

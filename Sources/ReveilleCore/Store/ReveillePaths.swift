@@ -6,13 +6,13 @@ import SystemPackage
 /// Kept rather than GLib's `g_get_user_state_dir()` and friends, which read the environment
 /// once per process and cache it: the paths here come from the environment given (the
 /// agent's options, the tests' sessions), and relative values are ignored as the spec says.
-public struct ReveillePaths: Sendable {
+package struct ReveillePaths: Sendable {
     /// `$XDG_STATE_HOME/reveille`, by default `~/.local/state/reveille`: the alarms.
-    public var stateDirectory: FilePath
+    package var stateDirectory: FilePath
     /// `$XDG_CONFIG_HOME/reveille`, by default `~/.config/reveille`: settings and decisions.
-    public var configDirectory: FilePath
+    package var configDirectory: FilePath
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         func base(_ variable: String, _ fallback: String) -> FilePath {
             // The spec says relative values are invalid and must be ignored.

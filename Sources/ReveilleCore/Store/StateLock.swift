@@ -8,21 +8,21 @@ import Glibc
 /// (two agents on two buses with one `XDG_STATE_HOME` would ring every alarm twice and lose
 /// each other's changes). A POSIX record lock on `agent.lock`: the kernel drops it when the
 /// process ends, however it ends.
-public final class StateLock: Sendable {
+package final class StateLock: Sendable {
     private let descriptor: FileDescriptor
 
     /// Another process holds the folder.
-    public struct Held: Error, CustomStringConvertible {
-        public var holder: Int32
-        public var directory: FilePath
-        public var description: String {
+    package struct Held: Error, CustomStringConvertible {
+        package var holder: Int32
+        package var directory: FilePath
+        package var description: String {
             "another reveille-agent (process \(holder)) keeps its alarms in \(directory); stop it first (two agents would ring every alarm twice)"
         }
     }
 
     /// Takes the lock (`fcntl(F_SETLK)` of a whole-file write lock), or throws `Held`
     /// naming the process that has it (`F_GETLK`).
-    public init(directory: FilePath) throws {
+    package init(directory: FilePath) throws {
         try AtomicFile.makePrivateDirectory(directory)
         let file = directory.appending("agent.lock")
         descriptor = try FileDescriptor.open(file, .readWrite, options: [.create, .noFollow, .closeOnExec],

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// A JSON document on disk with a format name and version, such as the alarm store.
-public protocol VersionedDocument: Codable {
+package protocol VersionedDocument: Codable {
     static var formatVersion: Int { get }
     var version: Int { get }
 }

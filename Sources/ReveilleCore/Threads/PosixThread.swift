@@ -6,11 +6,11 @@ import Darwin
 
 /// A POSIX thread running one closure: Foundation's `Thread` without the rest of
 /// corelibs Foundation, which it would link in. One never joined runs until its body returns.
-public final class PosixThread {
+package final class PosixThread {
     private var thread: pthread_t?
 
     /// Starts `body` on a new thread (`pthread_create`); runs it here if no thread can be made.
-    public init(_ body: @escaping @Sendable () -> Void) {
+    package init(_ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
         var handle = pthread_t()
         if pthread_create(&handle, nil, { context in
@@ -25,14 +25,14 @@ public final class PosixThread {
     }
 
     /// Waits for the thread to finish (`pthread_join`).
-    public func join() {
+    package func join() {
         guard let thread else { return }
         pthread_join(thread, nil)
         self.thread = nil
     }
 
     /// Lets the thread go: its resources are freed when its body returns (`pthread_detach`).
-    public func detach() {
+    package func detach() {
         guard let thread else { return }
         pthread_detach(thread)
         self.thread = nil
@@ -40,6 +40,6 @@ public final class PosixThread {
 
     private final class Box {
         let body: @Sendable () -> Void
-        public init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        package init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 }

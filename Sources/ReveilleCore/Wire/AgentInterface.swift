@@ -2,20 +2,20 @@
 ///
 /// Alarms and configurations travel as JSON text in `JSONCoding`'s dialect (an
 /// `AlarmRecord`, a list of them, or an `AlarmRequest`), so any D-Bus tool can use them.
-public enum AgentInterface {
-    public static let busName = "io.github.reveille.Reveille"
-    public static let objectPath = "/io/github/reveille/Reveille"
-    public static let interface = "io.github.reveille.Reveille1"
+package enum AgentInterface {
+    package static let busName = "io.github.reveille.Reveille"
+    package static let objectPath = "/io/github/reveille/Reveille"
+    package static let interface = "io.github.reveille.Reveille1"
     /// D-Bus error names are this prefix plus `AlarmError.code`.
-    public static let errorPrefix = "io.github.reveille.Error."
+    package static let errorPrefix = "io.github.reveille.Error."
 
     /// The methods that apply an `AlarmAction` to one alarm, by the action they apply.
-    public static let actionMethods: [AlarmAction: String] = [
+    package static let actionMethods: [AlarmAction: String] = [
         .cancel: "Cancel", .stop: "Stop", .countdown: "Countdown", .pause: "Pause", .resume: "Resume",
     ]
 
     /// The introspection XML; `desktop/io.github.reveille.Reveille1.xml` is a copy, checked by a test.
-    public static let introspectionXML = """
+    package static let introspectionXML = """
         <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
         <node>

@@ -4,27 +4,27 @@ import FoundationEssentials
 /// `Subscribe` returns, then each `AlarmsUpdated`. Updates that arrive before the list (the
 /// reply and the signals travel on different paths through the client's loop) wait for it;
 /// applying one twice changes nothing, since each carries whole records.
-public struct AlarmListMirror: Sendable {
+package struct AlarmListMirror: Sendable {
     private var alarms: [UUID: AlarmRecord]?
     private var pending: [(changed: [AlarmRecord], removed: [UUID])] = []
     /// Updates kept while waiting for a list; past this, the oldest are dropped (the list,
     /// when it comes, holds their effect anyway).
     static let maximumPending = 256
 
-    public init() {}
+    package init() {}
 
     /// Whether the mirror holds a list (and so shows every update at once).
-    public var isSynchronized: Bool { alarms != nil }
+    package var isSynchronized: Bool { alarms != nil }
 
     /// Forgets the list: the agent that sent it is gone, and its successor's list is awaited.
-    public mutating func awaitList() {
+    package mutating func awaitList() {
         alarms = nil
         pending = []
     }
 
     /// The agent's list (from `Subscribe`), with any updates that overtook it applied: the
     /// alarms in display order.
-    public mutating func received(list: [AlarmRecord]) -> [AlarmRecord] {
+    package mutating func received(list: [AlarmRecord]) -> [AlarmRecord] {
         var byID = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         for update in pending { Self.apply(update.changed, update.removed, to: &byID) }
         pending = []
@@ -33,7 +33,7 @@ public struct AlarmListMirror: Sendable {
     }
 
     /// One `AlarmsUpdated`: the alarms now, in display order, or `nil` while the list is awaited.
-    public mutating func received(changed: [AlarmRecord], removed: [UUID]) -> [AlarmRecord]? {
+    package mutating func received(changed: [AlarmRecord], removed: [UUID]) -> [AlarmRecord]? {
         guard var current = alarms else {
             if pending.count == Self.maximumPending { pending.removeFirst() }
             pending.append((changed, removed))

@@ -1,16 +1,16 @@
 /// The wake helper's D-Bus interface on the *system* bus: the one privileged part of
 /// Reveille, which sets the machine's RTC wake alarm for a user's agent.
-public enum WakeHelperInterface {
-    public static let busName = "io.github.reveille.WakeHelper"
-    public static let objectPath = "/io/github/reveille/WakeHelper"
-    public static let interface = "io.github.reveille.WakeHelper1"
-    public static let errorPrefix = "io.github.reveille.WakeHelper.Error."
+package enum WakeHelperInterface {
+    package static let busName = "io.github.reveille.WakeHelper"
+    package static let objectPath = "/io/github/reveille/WakeHelper"
+    package static let interface = "io.github.reveille.WakeHelper1"
+    package static let errorPrefix = "io.github.reveille.WakeHelper.Error."
     /// The polkit action a caller must be authorized for to set or clear the wake alarm.
-    public static let polkitAction = "io.github.reveille.set-wake-alarm"
+    package static let polkitAction = "io.github.reveille.set-wake-alarm"
     /// How far ahead a wake-up may be set: a year and a day.
-    public static let maximumLead: Int64 = 366 * 86_400
+    package static let maximumLead: Int64 = 366 * 86_400
 
-    public static let introspectionXML = """
+    package static let introspectionXML = """
         <node>
           <interface name="io.github.reveille.WakeHelper1">
             <!-- Wakes the machine at `instant` (seconds since 1970, UTC) by setting the RTC wake

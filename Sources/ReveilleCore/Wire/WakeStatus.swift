@@ -2,19 +2,19 @@ import FoundationEssentials
 
 /// Whether the next alarm will wake the machine from suspend, as the agent's `WakeStatus`
 /// answers (the user's tools only).
-public struct WakeStatus: Codable, Equatable, Sendable {
+package struct WakeStatus: Codable, Equatable, Sendable {
     /// Whether a suspend now would set the machine to wake for the next alarm.
-    public var wakes: Bool
+    package var wakes: Bool
     /// Why not, when it would not.
-    public var reason: String?
+    package var reason: String?
     /// When the machine would wake.
-    public var wakeAt: Date?
+    package var wakeAt: Date?
     /// The alarm it would wake for.
-    public var alarmID: UUID?
+    package var alarmID: UUID?
     /// Seconds before the alarm that the machine wakes.
-    public var lead: TimeInterval
+    package var lead: TimeInterval
 
-    public init(wakes: Bool, reason: String? = nil, wakeAt: Date? = nil, alarmID: UUID? = nil, lead: TimeInterval) {
+    package init(wakes: Bool, reason: String? = nil, wakeAt: Date? = nil, alarmID: UUID? = nil, lead: TimeInterval) {
         self.wakes = wakes
         self.reason = reason
         self.wakeAt = wakeAt

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import ReveilleTimeZone
+import ReveilleCore
 import ReveilleKit
 
 /// `reveille add`: an alarm at a time of day (repeating on --days) or at a date.

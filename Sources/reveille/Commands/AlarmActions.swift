@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
+import ReveilleCore
 import ReveilleKit
 
 /// A command that applies one `AlarmAction` to one alarm and says which alarm it acted on.

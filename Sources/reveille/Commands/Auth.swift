@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import ReveilleCore
 import ReveilleKit
 
 /// `reveille auth`: the user's decisions about which apps may schedule alarms.

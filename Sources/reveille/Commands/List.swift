@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
 

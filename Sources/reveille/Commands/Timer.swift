@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import ReveilleCore
 import ReveilleKit
 
 /// `reveille timer`: a countdown that rings when it reaches zero.

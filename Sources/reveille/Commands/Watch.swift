@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import ReveilleTimeZone
+import ReveilleCore
 import ReveilleKit
 
 /// `reveille watch`: a live view in a terminal; a line (or JSON object) per change otherwise.

@@ -2,6 +2,7 @@ import FoundationEssentials
 import CLinux
 import Glibc
 import ReveilleBus
+import ReveilleCore
 import ReveilleKit
 
 /// The CLI's way to the agent: runs a request, and when no agent is running starts

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import ReveilleCore
 import ReveilleKit
 
 /// Shell completions that ask the agent: alarm IDs (with their titles where the shell shows

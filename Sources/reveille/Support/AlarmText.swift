@@ -1,6 +1,7 @@
 import FoundationEssentials
 import SystemPackage
 import ReveilleTimeZone
+import ReveilleCore
 import ReveilleKit
 
 /// How the CLI shows an alarm: one table row, a detail block, or a JSON object.

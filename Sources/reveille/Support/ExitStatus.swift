@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import ReveilleCore
 import ReveilleKit
 
 /// One exit-status convention for every command (sysexits.h), listed in the man page's

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import ReveilleCore
 import ReveilleKit
 
 /// `--json`, for every command that prints alarms.

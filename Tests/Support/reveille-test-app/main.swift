@@ -11,6 +11,7 @@
 // Prints results as JSON lines; an AlarmError as "error: CODE: REASON" on stderr, exit 3.
 import Foundation
 import ReveilleBus
+import ReveilleCore
 import ReveilleKit
 import Synchronization
 
@@ -74,7 +75,7 @@ do {
         print("listening")
         fflush(nil)
         for await action in manager.alarmActions {
-            try printJSON(["id": action.alarmID.uuidString, "button": action.button])
+            try printJSON(["id": action.alarmID.uuidString, "button": action.button.rawValue])
             fflush(nil)
             left -= 1
             if left == 0 { break }

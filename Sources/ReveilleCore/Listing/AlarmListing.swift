@@ -3,25 +3,25 @@ import FoundationEssentials
 /// What a list of alarms shows of each: read from the same JSON as `AlarmRecord`, but
 /// skipping the countdown and paused presentations, the metadata and the stop intent, which a
 /// list never shows. Decoding a long list this way takes well under half the time.
-public struct AlarmListing: Decodable, Sendable, Identifiable {
-    public var alarm: Alarm
-    public var appID: String
-    public var title: String
-    public var fireDate: Date?
-    public var pausedTimeRemaining: TimeInterval?
-    public var alertingSince: Date?
-    public var disabled: Bool
-    public var sound: AlertConfiguration.AlertSound
-    public var ring: RingOptions
+package struct AlarmListing: Decodable, Sendable, Identifiable {
+    package var alarm: Alarm
+    package var appID: String
+    package var title: String
+    package var fireDate: Date?
+    package var pausedTimeRemaining: TimeInterval?
+    package var alertingSince: Date?
+    package var disabled: Bool
+    package var sound: AlertConfiguration.AlertSound
+    package var ring: RingOptions
     /// The alert's second button, what it does, and its intent.
-    public var secondaryButton: String?
-    public var secondaryButtonBehavior: AlarmPresentation.Alert.SecondaryButtonBehavior?
-    public var secondaryIntent: AlarmIntent?
+    package var secondaryButton: String?
+    package var secondaryButtonBehavior: AlarmPresentation.Alert.SecondaryButtonBehavior?
+    package var secondaryIntent: AlarmIntent?
 
-    public var id: UUID { alarm.id }
+    package var id: UUID { alarm.id }
 
     /// The listing of an alarm already read in full.
-    public init(_ record: AlarmRecord) {
+    package init(_ record: AlarmRecord) {
         alarm = record.alarm
         appID = record.appID
         title = record.title
@@ -43,7 +43,7 @@ public struct AlarmListing: Decodable, Sendable, Identifiable {
     private enum AlertKeys: String, CodingKey { case title, secondaryButton, secondaryButtonBehavior }
     private enum ButtonKeys: String, CodingKey { case text }
 
-    public init(from decoder: Decoder) throws {
+    package init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         alarm = try container.decode(Alarm.self, forKey: .alarm)
         appID = try container.decode(String.self, forKey: .appID)

@@ -3,10 +3,10 @@ import FoundationEssentials
 /// The app id in a systemd unit name, as desktop environments name app units
 /// (`app[-<launcher>]-<ID>[@<random>].service`, `app[-<launcher>]-<ID>-<random>.scope`),
 /// the way xdg-desktop-portal identifies unsandboxed apps.
-public enum SystemdAppID {
+package enum SystemdAppID {
     /// The id from the last component of a cgroup v2 path (`0::/user.slice/.../app-gnome-org.gnome.Foo-1234.scope`),
     /// or `nil` when the process is not in an app unit.
-    public static func from(cgroup: String) -> String? {
+    package static func from(cgroup: String) -> String? {
         guard let line = cgroup.split(separator: "\n").first(where: { $0.hasPrefix("0::") }),
               let unit = line.split(separator: "/").last.map(String.init), unit.hasPrefix("app-") else { return nil }
         var name = Substring(unit.dropFirst(4))

@@ -3,12 +3,12 @@ import FoundationEssentials
 /// The order in which alarms are listed: alerting first, then counting down, scheduled and
 /// paused, each by the instant it next acts, then by id. The agent's `List` and a client
 /// that keeps its own copy up to date from `AlarmsUpdated` sort the same way.
-public struct AlarmDisplayOrder: Comparable, Sendable {
+package struct AlarmDisplayOrder: Comparable, Sendable {
     var rank: Int
     var date: Date
     var id: UUID
 
-    public init(_ record: AlarmRecord) {
+    package init(_ record: AlarmRecord) {
         rank = switch record.alarm.state {
         case .alerting: 0
         case .countdown: 1
@@ -19,7 +19,7 @@ public struct AlarmDisplayOrder: Comparable, Sendable {
         id = record.id
     }
 
-    public static func < (lhs: Self, rhs: Self) -> Bool {
+    package static func < (lhs: Self, rhs: Self) -> Bool {
         if lhs.rank != rhs.rank { return lhs.rank < rhs.rank }
         if lhs.date != rhs.date { return lhs.date < rhs.date }
         // The ids' bytes sort as their text does, without making strings.
@@ -31,7 +31,7 @@ public struct AlarmDisplayOrder: Comparable, Sendable {
 
 extension Sequence<AlarmRecord> {
     /// The records in `AlarmDisplayOrder` (sorting small keys, not whole records).
-    public func sortedForDisplay() -> [AlarmRecord] {
+    package func sortedForDisplay() -> [AlarmRecord] {
         let records = Array(self)
         let keys = records.map(AlarmDisplayOrder.init)
         return keys.indices.sorted { keys[$0] < keys[$1] }.map { records[$0] }
