@@ -38,12 +38,28 @@ struct PresentationPolicyTests {
         let alert = try #require(NotificationContent(custom, now: now, timeZone: utc))
         #expect(alert.buttons.map(\.role) == [.stop, .secondary])
         #expect(alert.buttons.map(\.label) == ["Stop", "Run"])
-        #expect(alert.buttons.map { AlarmEngine.action(for: $0.role, of: custom) } == [.stop, nil],
+        #expect(alert.buttons.map { AlarmEngine.action(for: $0.role!, of: custom) } == [.stop, nil],
                 "a custom button leaves the alarm's state alone, as in AlarmKit")
         for state in try [timer(), timer().applying(.pause, now: now, timeZone: utc)!] {
             let content = try #require(NotificationContent(state, now: now, timeZone: utc))
             #expect(Set(content.buttons.map(\.role)).count == content.buttons.count)
         }
+    }
+
+    @Test func noticesThePromptAndAlarmsAreRenderedByOneRenderer() throws {
+        let missed = NotificationContent.missed(try timer(title: "Tea\u{7}"), due: now, reason: .late, timeZone: utc)
+        #expect(missed.summary == "Missed: Tea" && missed.body.hasPrefix("It was due at 2027-01-15 08:00 "), "\(missed)")
+        #expect(missed.buttons.map(\.key) == [.dismiss] && missed.request().actions.map(\.key) == ["default"])
+        #expect(missed.request().hints["resident"] == nil, "a notice goes when it is answered")
+        let prompt = NotificationContent.authorizationPrompt(appID: "org.example.Cook", usageDescription: "Timers\u{1B}[2J for <b>recipes</b>")
+        #expect(prompt.summary == "org.example.Cook wants to schedule alarms")
+        #expect(prompt.body == "Timers [2J for <b>recipes</b>", "made displayable here; markup is escaped by the server's profile")
+        #expect(prompt.request().actions.map(\.key) == ["allow", "deny"] && prompt.request().hints["resident"] == .bool(true))
+        let alert = try #require(NotificationContent(alerting(timer()), now: now, timeZone: utc))
+        #expect(alert.request(soundingItself: true).hints["suppress-sound"] == .bool(true))
+        #expect(alert.request(soundingItself: false).hints["sound-name"] == .string(SoundLibrary.themeFallback),
+                "a server may ring the theme's alarm when Reveille cannot")
+        #expect(alert.request().hints["urgency"] == .byte(2) && alert.request().hints["category"] == .string("x-reveille.alarm"))
     }
 
     @Test func everyBodySaysHowToAnswerFromATerminalAndNamesItsAlarm() throws {

@@ -74,14 +74,11 @@ final class Authorizer {
             return finish(appID, with: .notDetermined)
         }
         prompts[appID] = .some(nil)
-        let request = NotificationServer.Request(
-            summary: L("%@ wants to schedule alarms", NotificationContent.displayable(appID, limit: 100)),
-            body: NotificationContent.displayable(usageDescription), icon: AlarmPresenter.icon,
-            actions: [(key: "allow", label: L("Allow")), (key: "deny", label: L("Don't Allow"))],
-            hints: ["urgency": .byte(1), "desktop-entry": .string(AlarmPresenter.desktopEntry), "resident": .bool(true)])
+        let request = NotificationContent.authorizationPrompt(appID: appID, usageDescription: usageDescription).request()
         let handlers = NotificationServer.Handlers(
             onAction: { [weak self] _, key in
-                do { try self?.set(appID, key == "allow" ? .authorized : .denied, usageDescription: usageDescription) } catch {
+                let allowed = key == NotificationContent.Key.allow.actionKey
+                do { try self?.set(appID, allowed ? .authorized : .denied, usageDescription: usageDescription) } catch {
                     self?.logger.error("\(error)")
                 }
             },

@@ -9,8 +9,6 @@ import ReveilleCore
 /// follows the notification server as it comes, goes and changes.
 @GLibActor
 final class AlarmPresenter {
-    static let icon = "io.github.reveille.Reveille"
-    static let desktopEntry = "io.github.reveille.Reveille"
 
     /// One alarm's notification.
     private final class Slot {
@@ -73,24 +71,17 @@ final class AlarmPresenter {
 
     /// A persistent notice that an occurrence did not ring, or rang unanswered.
     func showMissed(_ record: AlarmRecord, due: Date, reason: MissReason) {
-        let day = String(ISO8601Local.string(from: due, in: timeZone()).prefix(10))
-        let when = day + " " + NotificationContent.clock(due, timeZone())
-        let minutes = max(1, Int(((record.ring.ringLimit ?? RingOptions.defaultRingLimit) / 60).rounded()))
-        let text = switch reason {
-        case .late: L("It was due at %@ while Reveille could not ring it.", when)
-        case .unanswered: Ln("It rang at %@ for %@ minute and stopped without an answer.",
-                             "It rang at %@ for %@ minutes and stopped without an answer.", minutes, when, String(minutes))
-        }
-        showNotice(summary: L("Missed: %@", NotificationContent.displayable(record.title)), body: text)
+        show(.missed(record, due: due, reason: reason, timeZone: timeZone()))
     }
 
     /// A persistent notice with one Dismiss button, for what the user should know.
     func showNotice(summary: String, body: String) {
-        let request = NotificationServer.Request(
-            summary: summary, body: body, icon: Self.icon, actions: [(key: "default", label: L("Dismiss"))],
-            hints: ["urgency": .byte(1), "desktop-entry": .string(Self.desktopEntry)])
+        show(.notice(summary: summary, body: body))
+    }
+
+    private func show(_ notice: NotificationContent) {
         // Its one button dismisses it; nothing else to follow.
-        server.show(request, handlers: .init(onAction: { [weak self] id, _ in self?.server.close(id) })) { _ in }
+        server.show(notice.request(), handlers: .init(onAction: { [weak self] id, _ in self?.server.close(id) })) { _ in }
     }
 
     // MARK: Slots
@@ -124,7 +115,7 @@ final class AlarmPresenter {
         slot.inFlight = true
         let id = record.id
         // The slot is held until the answer: one withdrawn meanwhile must still close what was shown.
-        server.show(request(content, record: record), replacing: replacing, handlers: handlers(for: slot, id: id)) {
+        server.show(content.request(soundingItself: isSounding(record.id)), replacing: replacing, handlers: handlers(for: slot, id: id)) {
             [weak self, slot] shownID in
             guard let self else { return }
             slot.inFlight = false
@@ -143,41 +134,17 @@ final class AlarmPresenter {
         scheduleRefresh(slot, record: record)
     }
 
-    private func request(_ content: NotificationContent, record: AlarmRecord) -> NotificationServer.Request {
-        var hints: [String: Variant] = [
-            "urgency": .byte(content.urgency.rawValue),
-            "desktop-entry": .string(Self.desktopEntry),
-            "resident": .bool(true),
-        ]
-        if let progress = content.progress { hints["value"] = .int32(Int32(progress)) }
-        if content.urgency == .critical {
-            hints["category"] = .string("x-reveille.alarm")
-            // Reveille rings itself; when it cannot, the server may play the theme's alarm sound.
-            if isSounding(record.id) {
-                hints["suppress-sound"] = .bool(true)
-            } else {
-                hints["sound-name"] = .string(SoundLibrary.themeFallback)
-            }
-        } else {
-            hints["category"] = .string("x-reveille.countdown")
-            hints["suppress-sound"] = .bool(true)
-        }
-        // Labels, never `action-icons`: servers that honour it draw an icon instead of the label.
-        return NotificationServer.Request(summary: content.summary, body: content.body, icon: Self.icon,
-                                          actions: content.buttons.map { (key: $0.role.rawValue, label: $0.label) }, hints: hints)
-    }
-
     private func handlers(for slot: Slot, id: UUID) -> NotificationServer.Handlers {
         NotificationServer.Handlers(
             onAction: { [weak self, weak slot] _, key in
                 guard let self, let slot, self.slots[id] === slot,
-                      let button = slot.content?.buttons.first(where: { $0.role.rawValue == key }) else { return }
+                      let role = slot.content?.buttons.first(where: { $0.key.actionKey == key })?.role else { return }
                 slot.answered = true
-                self.onButton?(id, button.role)
+                self.onButton?(id, role)
                 // A custom button leaves the alarm ringing: its alert comes back at once, as a
                 // new notification (most servers close one after an action).
                 if self.slots[id] === slot, let record = self.alarm(id), record.alarm.state == .alerting,
-                   AlarmEngine.action(for: button.role, of: record) == nil {
+                   AlarmEngine.action(for: role, of: record) == nil {
                     slot.content = nil
                     self.present(record)
                 }

@@ -1,26 +1,54 @@
 import FoundationEssentials
+import ReveilleBus
 import ReveilleCore
 
-/// What one alarm's notification says in its current state: the alert, the live
-/// countdown (AlarmKit's `AlarmPresentation.Countdown`) or the paused countdown.
+/// Every notification the agent shows, rendered in one place: an alarm's alert, live
+/// countdown (AlarmKit's `AlarmPresentation.Countdown`) or paused countdown; the notice of a
+/// missed alarm or of a problem; the prompt that asks whether an app may schedule alarms.
+/// App text is made displayable here (`displayable`); `NotificationServer` then escapes markup
+/// for a server that reads it (its profile says so), once, for every notification.
 struct NotificationContent: Equatable {
+    var kind: Kind
     var summary: String
     var body: String
     var urgency: Urgency
-    /// Buttons: label and role; what a role does is `AlarmEngine`'s rule.
+    /// Buttons: label and key; what an alarm's button does is `AlarmEngine`'s rule.
     var buttons: [Button]
     /// Progress 0–100 of a countdown, for the `value` hint.
     var progress: Int?
+
+    enum Kind: Equatable { case alert, countdown, paused, notice, authorizationPrompt }
 
     /// The protocol's urgency levels (the `urgency` hint).
     enum Urgency: UInt8 { case low = 0, normal = 1, critical = 2 }
 
     struct Button: Equatable {
         var label: String
-        /// Which of the alarm's buttons it is; its raw value is the action key, unique within a
-        /// notification whatever the buttons' labels or icons.
-        var role: AlarmButtonRole
+        var key: Key
+
+        /// Which of the alarm's buttons it is; `nil` on a notice or the prompt.
+        var role: AlarmButtonRole? { if case .alarm(let role) = key { role } else { nil } }
     }
+
+    /// A button's action key, unique within a notification whatever its label or icon.
+    enum Key: Equatable {
+        case alarm(AlarmButtonRole)
+        /// A notice's one button ("default": clicking the notice itself does the same).
+        case dismiss
+        case allow, deny
+
+        var actionKey: String {
+            switch self {
+            case .alarm(let role): role.rawValue
+            case .dismiss: "default"
+            case .allow: "allow"
+            case .deny: "deny"
+            }
+        }
+    }
+
+    static let icon = "io.github.reveille.Reveille"
+    static let desktopEntry = "io.github.reveille.Reveille"
 
     static let cancelButton = AlarmButton(text: N_("Cancel"), textColor: .white, systemImageName: "window-close")
 
@@ -37,41 +65,93 @@ struct NotificationContent: Equatable {
         case .scheduled:
             return nil
         case .alerting:
+            kind = .alert
             let alert = presentation.alert
             summary = alert.title.isEmpty ? L("Alarm") : Self.displayable(alert.title)
             let at = record.alertingSince.map { Self.clock($0, timeZone) } ?? Self.clock(now, timeZone)
             lines = [record.alarm.schedule == nil ? L("Timer · rang at %@", at) : L("Alarm · rang at %@", at)]
             urgency = .critical
-            buttons = [Button(label: Self.label(alert.stopButton.text, or: L("Stop")), role: .stop)]
+            buttons = [Button(label: Self.label(alert.stopButton.text, or: L("Stop")), key: .alarm(.stop))]
             help = [L("To stop: reveille stop %@", String(short))]
             if let secondary = alert.secondaryButton {
-                buttons.append(Button(label: Self.label(secondary.text, or: L("More")), role: .secondary))
+                buttons.append(Button(label: Self.label(secondary.text, or: L("More")), key: .alarm(.secondary)))
                 if AlarmEngine.action(for: .secondary, of: record) == .countdown { help.append(L("To snooze: reveille snooze %@", String(short))) }
             }
             progress = nil
         case .countdown:
             guard let countdown = presentation.countdown, let fireDate = record.fireDate else { return nil }
+            kind = .countdown
             summary = Self.displayable(countdown.title)
             let left = max(0, fireDate.timeIntervalSince(now))
             lines = [L("Rings at %@ · %@ left", Self.clock(fireDate, timeZone), Self.timeLeft(left))]
             urgency = .normal
-            buttons = (countdown.pauseButton.map { [Button(label: Self.label($0.text, or: L("Pause")), role: .pause)] } ?? [])
-                + [Button(label: Localization.text(Self.cancelButton.text), role: .cancel)]
+            buttons = (countdown.pauseButton.map { [Button(label: Self.label($0.text, or: L("Pause")), key: .alarm(.pause))] } ?? [])
+                + [Button(label: Localization.text(Self.cancelButton.text), key: .alarm(.cancel))]
             help = [L("To pause: reveille pause %@", String(short))]
             let length = record.countdownLength ?? left
             progress = length > 0 ? Int(((length - left) / length * 100).rounded()).clamped(to: 0...100) : 100
         case .paused:
             guard let paused = presentation.paused else { return nil }
+            kind = .paused
             summary = Self.displayable(paused.title)
             lines = [L("Paused · %@ left", Self.timeLeft(record.pausedTimeRemaining ?? 0))]
             urgency = .normal
-            buttons = [Button(label: Self.label(paused.resumeButton.text, or: L("Resume")), role: .resume),
-                       Button(label: Localization.text(Self.cancelButton.text), role: .cancel)]
+            buttons = [Button(label: Self.label(paused.resumeButton.text, or: L("Resume")), key: .alarm(.resume)),
+                       Button(label: Localization.text(Self.cancelButton.text), key: .alarm(.cancel))]
             help = [L("To resume: reveille resume %@", String(short))]
             let length = record.countdownLength ?? 0
             progress = length > 0 ? Int(((length - (record.pausedTimeRemaining ?? 0)) / length * 100).rounded()).clamped(to: 0...100) : nil
         }
         body = (lines + help).joined(separator: "\n")
+    }
+
+    private init(kind: Kind, summary: String, body: String, buttons: [Button]) {
+        (self.kind, self.summary, self.body, self.buttons, urgency, progress) = (kind, summary, body, buttons, .normal, nil)
+    }
+
+    /// A notice, with one Dismiss button, of what the user should know.
+    static func notice(summary: String, body: String) -> NotificationContent {
+        NotificationContent(kind: .notice, summary: summary, body: body, buttons: [Button(label: L("Dismiss"), key: .dismiss)])
+    }
+
+    /// The notice that an occurrence due at `due` did not ring, or rang unanswered.
+    static func missed(_ record: AlarmRecord, due: Date, reason: MissReason, timeZone: any TimeZoneRules) -> NotificationContent {
+        let when = String(ISO8601Local.string(from: due, in: timeZone).prefix(10)) + " " + clock(due, timeZone)
+        let minutes = max(1, Int(((record.ring.ringLimit ?? RingOptions.defaultRingLimit) / 60).rounded()))
+        let text = switch reason {
+        case .late: L("It was due at %@ while Reveille could not ring it.", when)
+        case .unanswered: Ln("It rang at %@ for %@ minute and stopped without an answer.",
+                             "It rang at %@ for %@ minutes and stopped without an answer.", minutes, when, String(minutes))
+        }
+        return notice(summary: L("Missed: %@", displayable(record.title)), body: text)
+    }
+
+    /// The question whether `appID` may schedule alarms, with the app's reason.
+    static func authorizationPrompt(appID: String, usageDescription: String) -> NotificationContent {
+        NotificationContent(kind: .authorizationPrompt, summary: L("%@ wants to schedule alarms", displayable(appID, limit: 100)),
+                            body: displayable(usageDescription),
+                            buttons: [Button(label: L("Allow"), key: .allow), Button(label: L("Don't Allow"), key: .deny)])
+    }
+
+    /// What the server is asked to show. `soundingItself`: Reveille plays the alarm's sound, so
+    /// the server must not; otherwise the server may play the theme's alarm sound.
+    func request(soundingItself: Bool = true) -> NotificationServer.Request {
+        var hints: [String: Variant] = ["urgency": .byte(urgency.rawValue), "desktop-entry": .string(Self.desktopEntry)]
+        if kind != .notice { hints["resident"] = .bool(true) }
+        if let progress { hints["value"] = .int32(Int32(progress)) }
+        switch kind {
+        case .alert:
+            hints["category"] = .string("x-reveille.alarm")
+            if soundingItself { hints["suppress-sound"] = .bool(true) } else { hints["sound-name"] = .string(SoundLibrary.themeFallback) }
+        case .countdown, .paused:
+            hints["category"] = .string("x-reveille.countdown")
+            hints["suppress-sound"] = .bool(true)
+        case .notice, .authorizationPrompt:
+            break
+        }
+        // Labels, never `action-icons`: servers that honour it draw an icon instead of the label.
+        return NotificationServer.Request(summary: summary, body: body, icon: Self.icon,
+                                          actions: buttons.map { (key: $0.key.actionKey, label: $0.label) }, hints: hints)
     }
 
     /// A button's text made safe and short; `fallback` when nothing printable is left.
