@@ -30,9 +30,7 @@ public struct AlarmRequest: Codable, Hashable, Sendable {
 
     /// What `record` was scheduled with: the starting point for changing it (`Update`).
     public init(_ record: AlarmRecord) {
-        self.init(schedule: record.alarm.schedule, countdownDuration: record.alarm.countdownDuration,
-                  presentation: record.presentation, metadata: record.metadata, tintColor: record.tintColor,
-                  sound: record.sound, ring: record.ring, stopIntent: record.stopIntent, secondaryIntent: record.secondaryIntent)
+        self = record.request
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -54,81 +52,157 @@ public struct AlarmRequest: Codable, Hashable, Sendable {
     }
 }
 
-/// An alarm as the agent stores and lists it: the alarm, what it shows, and
-/// the instants the agent tracks for it.
-public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
-    public var alarm: Alarm
-    public var presentation: AlarmPresentation
-    public var metadata: String?
-    public var tintColor: Color
-    public var sound: AlertConfiguration.AlertSound
-    public var ring: RingOptions
-    public var stopIntent: AlarmIntent?
-    public var secondaryIntent: AlarmIntent?
+/// An alarm as the agent stores and lists it: what was asked for (`request`), whose it is,
+/// and where it stands (`phase`), with the data of that phase only.
+public struct AlarmRecord: Codable, Hashable, Sendable {
+    /// Where an alarm stands, with what the agent tracks in that state and nothing else.
+    public enum Phase: Hashable, Sendable {
+        /// Waiting for `fireDate`, its next occurrence (`nil`: none is ahead).
+        case scheduled(fireDate: Date?)
+        /// Counting down to `until`, `length` seconds in all; `previouslyElapsed`: how much had
+        /// run before a pause (AlarmKit's `previouslyElapsedDuration`), `nil` if it never paused.
+        case countdown(until: Date, length: TimeInterval, previouslyElapsed: TimeInterval?)
+        /// Paused with `remaining` seconds left of `length`.
+        case paused(remaining: TimeInterval, length: TimeInterval)
+        /// Ringing since `since`.
+        case alerting(since: Date)
+
+        /// AlarmKit's name for the phase.
+        public var state: Alarm.State {
+            switch self {
+            case .scheduled: .scheduled
+            case .countdown: .countdown
+            case .paused: .paused
+            case .alerting: .alerting
+            }
+        }
+    }
+
+    public let id: UUID
+    /// What the app (or the user) asked for: schedule, countdown lengths, presentation, sound, intents.
+    public var request: AlarmRequest
     /// The app that scheduled it.
     public var appID: String
-    /// In `scheduled`: the instant it alerts. In `countdown`: the instant the countdown ends.
-    public var fireDate: Date?
-    /// The length of the running or paused countdown, for its progress.
-    public var countdownLength: TimeInterval?
-    /// In `paused`: the time that was left when it was paused.
-    public var pausedTimeRemaining: TimeInterval?
-    /// In a `countdown` resumed after a pause: how much of it had run before (AlarmKit's
-    /// `previouslyElapsedDuration`); `nil` for one that has run since it began.
-    public var previouslyElapsed: TimeInterval?
-    /// In `alerting`: when it started to alert.
-    public var alertingSince: Date?
+    public var phase: Phase
     /// Kept but silenced (`reveille disable`): it neither rings nor counts down until enabled.
     public var disabled = false
     /// The occurrence that last came due (rang or was missed): no occurrence at or before it
     /// is scheduled again, so a wall clock set back cannot make an alarm ring twice.
     public var lastOccurrence: Date?
 
-    public var id: UUID { alarm.id }
-    public var title: String { presentation.alert.title }
-
-    public init(alarm: Alarm, presentation: AlarmPresentation, metadata: String? = nil,
-                tintColor: Color = .blue, sound: AlertConfiguration.AlertSound = .default,
-                ring: RingOptions = RingOptions(), stopIntent: AlarmIntent? = nil, secondaryIntent: AlarmIntent? = nil,
-                appID: String, fireDate: Date? = nil, countdownLength: TimeInterval? = nil,
-                pausedTimeRemaining: TimeInterval? = nil, alertingSince: Date? = nil) {
-        self.alarm = alarm
-        self.presentation = presentation
-        self.metadata = metadata
-        self.tintColor = tintColor
-        self.sound = sound
-        self.ring = ring
-        self.stopIntent = stopIntent
-        self.secondaryIntent = secondaryIntent
+    public init(id: UUID, request: AlarmRequest, appID: String, phase: Phase) {
+        self.id = id
+        self.request = request
         self.appID = appID
-        self.fireDate = fireDate
-        self.countdownLength = countdownLength
-        self.pausedTimeRemaining = pausedTimeRemaining
-        self.alertingSince = alertingSince
+        self.phase = phase
     }
+
+    // MARK: Read as AlarmKit and the lists see it
+
+    /// AlarmKit's view: id, schedule, countdown lengths and state.
+    public var alarm: Alarm {
+        Alarm(id: id, schedule: request.schedule, countdownDuration: request.countdownDuration, state: phase.state)
+    }
+
+    public var title: String { presentation.alert.title }
+    public var presentation: AlarmPresentation {
+        get { request.presentation }
+        set { request.presentation = newValue }
+    }
+    public var metadata: String? {
+        get { request.metadata }
+        set { request.metadata = newValue }
+    }
+    public var tintColor: Color {
+        get { request.tintColor }
+        set { request.tintColor = newValue }
+    }
+    public var sound: AlertConfiguration.AlertSound {
+        get { request.sound }
+        set { request.sound = newValue }
+    }
+    public var ring: RingOptions {
+        get { request.ring }
+        set { request.ring = newValue }
+    }
+    public var stopIntent: AlarmIntent? { request.stopIntent }
+    public var secondaryIntent: AlarmIntent? { request.secondaryIntent }
+
+    /// When it next alerts (scheduled) or its countdown ends (countdown).
+    public var fireDate: Date? {
+        switch phase {
+        case .scheduled(let fireDate): fireDate
+        case .countdown(let until, _, _): until
+        case .paused, .alerting: nil
+        }
+    }
+
+    /// The length of the running or paused countdown, for its progress.
+    public var countdownLength: TimeInterval? {
+        switch phase {
+        case .countdown(_, let length, _), .paused(_, let length): length
+        case .scheduled, .alerting: nil
+        }
+    }
+
+    /// In `paused`: the time that was left when it was paused.
+    public var pausedTimeRemaining: TimeInterval? {
+        if case .paused(let remaining, _) = phase { remaining } else { nil }
+    }
+
+    /// In a `countdown` resumed after a pause: how much of it had run before.
+    public var previouslyElapsed: TimeInterval? {
+        if case .countdown(_, _, let elapsed) = phase { elapsed } else { nil }
+    }
+
+    /// In `alerting`: when it started to alert.
+    public var alertingSince: Date? {
+        if case .alerting(let since) = phase { since } else { nil }
+    }
+
+    // MARK: Coding: the same JSON as before phases, so stores and clients read it unchanged
 
     private enum CodingKeys: String, CodingKey {
         case alarm, presentation, metadata, tintColor, sound, ring, stopIntent, secondaryIntent, appID, fireDate,
              countdownLength, pausedTimeRemaining, previouslyElapsed, alertingSince, lastOccurrence, disabled
     }
 
-    /// `tintColor`, `sound` and `ring` may be left out: their defaults.
+    /// `tintColor`, `sound` and `ring` may be left out: their defaults. A phase's data that is
+    /// missing is taken from what is there (older stores), never from the clock.
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        alarm = try container.decode(Alarm.self, forKey: .alarm)
-        presentation = try container.decode(AlarmPresentation.self, forKey: .presentation)
-        metadata = try container.decodeIfPresent(String.self, forKey: .metadata)
-        tintColor = try container.decodeIfPresent(Color.self, forKey: .tintColor) ?? .blue
-        sound = try container.decodeIfPresent(AlertConfiguration.AlertSound.self, forKey: .sound) ?? .default
-        ring = try container.decodeIfPresent(RingOptions.self, forKey: .ring) ?? RingOptions()
-        stopIntent = try container.decodeIfPresent(AlarmIntent.self, forKey: .stopIntent)
-        secondaryIntent = try container.decodeIfPresent(AlarmIntent.self, forKey: .secondaryIntent)
+        let alarm = try container.decode(Alarm.self, forKey: .alarm)
+        id = alarm.id
+        request = AlarmRequest(
+            schedule: alarm.schedule, countdownDuration: alarm.countdownDuration,
+            presentation: try container.decode(AlarmPresentation.self, forKey: .presentation),
+            metadata: try container.decodeIfPresent(String.self, forKey: .metadata),
+            tintColor: try container.decodeIfPresent(Color.self, forKey: .tintColor) ?? .blue,
+            sound: try container.decodeIfPresent(AlertConfiguration.AlertSound.self, forKey: .sound) ?? .default,
+            ring: try container.decodeIfPresent(RingOptions.self, forKey: .ring) ?? RingOptions(),
+            stopIntent: try container.decodeIfPresent(AlarmIntent.self, forKey: .stopIntent),
+            secondaryIntent: try container.decodeIfPresent(AlarmIntent.self, forKey: .secondaryIntent))
         appID = try container.decode(String.self, forKey: .appID)
-        fireDate = try container.decodeIfPresent(Date.self, forKey: .fireDate)
-        countdownLength = try container.decodeIfPresent(TimeInterval.self, forKey: .countdownLength)
-        pausedTimeRemaining = try container.decodeIfPresent(TimeInterval.self, forKey: .pausedTimeRemaining)
-        previouslyElapsed = try container.decodeIfPresent(TimeInterval.self, forKey: .previouslyElapsed)
-        alertingSince = try container.decodeIfPresent(Date.self, forKey: .alertingSince)
+        let fireDate = try container.decodeIfPresent(Date.self, forKey: .fireDate)
+        let length = try container.decodeIfPresent(TimeInterval.self, forKey: .countdownLength)
+        let remaining = try container.decodeIfPresent(TimeInterval.self, forKey: .pausedTimeRemaining)
+        switch alarm.state {
+        case .scheduled:
+            phase = .scheduled(fireDate: fireDate)
+        case .countdown:
+            guard let fireDate else {
+                throw DecodingError.dataCorruptedError(forKey: .fireDate, in: container, debugDescription: "a countdown needs its fireDate")
+            }
+            phase = .countdown(until: fireDate, length: length ?? alarm.countdownDuration?.preAlert ?? 0,
+                               previouslyElapsed: try container.decodeIfPresent(TimeInterval.self, forKey: .previouslyElapsed))
+        case .paused:
+            phase = .paused(remaining: remaining ?? 0, length: length ?? remaining ?? 0)
+        case .alerting:
+            guard let since = try container.decodeIfPresent(Date.self, forKey: .alertingSince) ?? fireDate else {
+                throw DecodingError.dataCorruptedError(forKey: .alertingSince, in: container, debugDescription: "an alert needs alertingSince")
+            }
+            phase = .alerting(since: since)
+        }
         lastOccurrence = try container.decodeIfPresent(Date.self, forKey: .lastOccurrence)
         disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
     }
@@ -137,13 +211,13 @@ public struct AlarmRecord: Codable, Hashable, Sendable, Identifiable {
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(alarm, forKey: .alarm)
-        try container.encode(presentation, forKey: .presentation)
-        try container.encodeIfPresent(metadata, forKey: .metadata)
-        if tintColor != .blue { try container.encode(tintColor, forKey: .tintColor) }
-        if sound != .default { try container.encode(sound, forKey: .sound) }
-        if ring != RingOptions() { try container.encode(ring, forKey: .ring) }
-        try container.encodeIfPresent(stopIntent, forKey: .stopIntent)
-        try container.encodeIfPresent(secondaryIntent, forKey: .secondaryIntent)
+        try container.encode(request.presentation, forKey: .presentation)
+        try container.encodeIfPresent(request.metadata, forKey: .metadata)
+        if request.tintColor != .blue { try container.encode(request.tintColor, forKey: .tintColor) }
+        if request.sound != .default { try container.encode(request.sound, forKey: .sound) }
+        if request.ring != RingOptions() { try container.encode(request.ring, forKey: .ring) }
+        try container.encodeIfPresent(request.stopIntent, forKey: .stopIntent)
+        try container.encodeIfPresent(request.secondaryIntent, forKey: .secondaryIntent)
         try container.encode(appID, forKey: .appID)
         try container.encodeIfPresent(fireDate, forKey: .fireDate)
         try container.encodeIfPresent(countdownLength, forKey: .countdownLength)

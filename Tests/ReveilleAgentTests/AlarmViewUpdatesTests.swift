@@ -37,7 +37,7 @@ struct AlarmViewUpdatesTests {
         var views = AlarmViewUpdates()
         let first = try timer("org.test.A")
         var later = first
-        later.alarm.state = .paused
+        later.phase = .paused(remaining: 60, length: 600)
         let update = views.split([AlarmChange(id: first.id, record: first), AlarmChange(id: first.id, record: later)], for: [.user])
         #expect(update[.user] == .init(changed: [later]))
         // Added and ended in one batch: no view ever saw it, so none hears of it.
@@ -49,7 +49,7 @@ struct AlarmViewUpdatesTests {
         var views = AlarmViewUpdates()
         let timer = try timer("org.test.A")
         var ringing = timer
-        ringing.alarm.state = .alerting
+        ringing.phase = .alerting(since: Date())
         let all: Set<AlarmViewUpdates.View> = [.user, .app("org.test.A"), .app("org.test.B")]
         #expect(views.split([AlarmChange(id: timer.id, record: timer)], for: all)[.user]?.startedAlerting == [])
         let fired = views.split([AlarmChange(id: timer.id, record: ringing)], for: all)

@@ -19,7 +19,7 @@ struct AlarmListMirrorTests {
         #expect(mirror.received(list: [later, soon]).map(\.id) == [soon.id, later.id])
         #expect(mirror.received(changed: [latest], removed: [soon.id])?.map(\.id) == [later.id, latest.id])
         var paused = later
-        paused.alarm.state = .paused
+        paused.phase = phase(.paused)
         #expect(mirror.received(changed: [paused], removed: [])?.map(\.id) == [latest.id, later.id], "paused sorts last")
     }
 
@@ -43,8 +43,8 @@ struct AlarmListMirrorTests {
 
     @Test func displayOrderIsAlertingCountdownScheduledPausedThenByInstant() throws {
         var alerting = try timer(600), paused = try timer(1)
-        alerting.alarm.state = .alerting
-        paused.alarm.state = .paused
+        alerting.phase = phase(.alerting)
+        paused.phase = phase(.paused)
         let countdown = try timer(300), countdownSooner = try timer(100)
         let sorted = [paused, countdown, alerting, countdownSooner].sortedForDisplay()
         #expect(sorted.map(\.id) == [alerting.id, countdownSooner.id, countdown.id, paused.id])

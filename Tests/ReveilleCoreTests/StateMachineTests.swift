@@ -91,7 +91,7 @@ struct StateMachineTests {
     @Test(arguments: Alarm.State.allCases)
     func cancelEndsEveryState(_ state: Alarm.State) throws {
         var alarm = try record(nil, preAlert: 100)
-        alarm.alarm.state = state
+        alarm.phase = phase(state, at: now)
         #expect(try alarm.applying(.cancel, now: now, timeZone: utc) == nil)
     }
 
@@ -100,7 +100,7 @@ struct StateMachineTests {
     func refusedTransitionsNameTheStateAndWhatIsAllowed(_ action: AlarmAction) throws {
         for state in Alarm.State.allCases where !action.allowedStates.contains(state) {
             var alarm = try record(nil, preAlert: 100)
-            alarm.alarm.state = state
+            alarm.phase = phase(state, at: now)
             #expect {
                 try alarm.applying(action, now: now, timeZone: utc)
             } throws: { error in
@@ -285,6 +285,40 @@ struct StateMachineTests {
         bare.presentation.alert.secondaryButton = .openAppButton
         bare.presentation.alert.secondaryButtonBehavior = .custom
         #expect(throws: Never.self) { try bare.validate(now: now, timeZone: UTCTimeZone()) }
+    }
+}
+
+/// A record's phase carries exactly its state's data, and its JSON is the JSON stores and
+/// clients have always read.
+@Suite("Alarm phases")
+struct AlarmPhaseTests {
+    func decode(_ json: String) throws -> AlarmRecord {
+        try JSONCoding.decoder.decode(AlarmRecord.self, from: Data(json.utf8))
+    }
+
+    let head = #"{"alarm":{"id":"3F2A9C1E-0000-4000-8000-000000000001","countdownDuration":{"preAlert":300,"postAlert":60},"#
+    let tail = #""presentation":{"alert":{"title":"Tea","stopButton":{"text":"Stop","systemImageName":"x"}}},"appID":"reveille""#
+
+    @Test func eachStatesJSONBecomesItsPhase() throws {
+        let countdown = try decode(head + #""state":"countdown"},"# + tail + #","fireDate":"2026-11-23T08:05:00Z"}"#)
+        #expect(countdown.phase == .countdown(until: instant("2026-11-23T08:05:00Z"), length: 300, previouslyElapsed: nil),
+                "a countdown stored without its length takes the pre-alert")
+        let paused = try decode(head + #""state":"paused"},"# + tail + #","pausedTimeRemaining":42,"countdownLength":300}"#)
+        #expect(paused.phase == .paused(remaining: 42, length: 300) && paused.fireDate == nil)
+        let ringing = try decode(head + #""state":"alerting"},"# + tail + #","alertingSince":"2026-11-23T08:05:00Z"}"#)
+        #expect(ringing.phase == .alerting(since: instant("2026-11-23T08:05:00Z")) && ringing.countdownLength == nil)
+        #expect(throws: DecodingError.self, "a countdown without its end is refused, not guessed") {
+            try decode(head + #""state":"countdown"},"# + tail + "}")
+        }
+    }
+
+    @Test(arguments: Alarm.State.allCases)
+    func aRecordEncodesAndDecodesToItself(_ state: Alarm.State) throws {
+        var record = try AlarmRecord(id: UUID(), request: request(schedule: nil, preAlert: 100), appID: "reveille",
+                                     now: instant("2026-11-23T08:00:00Z"), timeZone: UTCTimeZone())
+        record.phase = phase(state)
+        let again = try JSONCoding.decoder.decode(AlarmRecord.self, from: JSONCoding.compactEncoder.encode(record))
+        #expect(again == record && again.alarm.state == state)
     }
 }
 

@@ -28,3 +28,13 @@ func request(schedule: Alarm.Schedule?, preAlert: TimeInterval? = nil, postAlert
             title: title, secondaryButton: postAlert == nil ? nil : .snoozeButton,
             secondaryButtonBehavior: postAlert == nil ? nil : .countdown)))
 }
+
+/// A phase of `state`, with plausible data, for tests that put an alarm in any state.
+func phase(_ state: Alarm.State, at now: Date = Date(timeIntervalSince1970: 1_800_000_000)) -> AlarmRecord.Phase {
+    switch state {
+    case .scheduled: .scheduled(fireDate: now.addingTimeInterval(600))
+    case .countdown: .countdown(until: now.addingTimeInterval(60), length: 100, previouslyElapsed: nil)
+    case .paused: .paused(remaining: 60, length: 100)
+    case .alerting: .alerting(since: now)
+    }
+}

@@ -50,16 +50,12 @@ extension AlarmRecord {
     package init(id: UUID, request: AlarmRequest, appID: String, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) {
         try request.validate(now: now, timeZone: timeZone)
         let preAlert = request.countdownDuration?.preAlert
-        self.init(alarm: Alarm(id: id, schedule: request.schedule,
-                               countdownDuration: request.countdownDuration, state: .scheduled),
-                  presentation: request.presentation, metadata: request.metadata,
-                  tintColor: request.tintColor, sound: request.sound, ring: request.ring,
-                  stopIntent: request.stopIntent, secondaryIntent: request.secondaryIntent, appID: appID)
+        self.init(id: id, request: request, appID: appID, phase: .scheduled(fireDate: nil))
         if let schedule = request.schedule {
             guard let next = schedule.nextFireDate(after: now, in: timeZone) else {
                 throw .invalidConfiguration(L("the schedule has no instant after now"))
             }
-            fireDate = next
+            phase = .scheduled(fireDate: next)
             if let preAlert, next.timeIntervalSince(now) <= preAlert {
                 enterCountdown(until: next, length: preAlert)
             }
@@ -71,17 +67,17 @@ extension AlarmRecord {
     /// The next instant at which the agent must act on this alarm, if any.
     package var dueDate: Date? {
         if disabled { return nil }
-        switch alarm.state {
-        case .scheduled:
+        switch phase {
+        case .scheduled(let fireDate):
             guard let fireDate else { return nil }
-            if let preAlert = alarm.countdownDuration?.preAlert {
+            if let preAlert = request.countdownDuration?.preAlert {
                 return fireDate.addingTimeInterval(-preAlert)
             }
             return fireDate
-        case .countdown:
-            return fireDate
-        case .alerting:
-            return alertingSince?.addingTimeInterval(ring.ringLimit ?? RingOptions.defaultRingLimit)
+        case .countdown(let until, _, _):
+            return until
+        case .alerting(let since):
+            return since.addingTimeInterval(ring.ringLimit ?? RingOptions.defaultRingLimit)
         case .paused:
             return nil
         }
@@ -102,10 +98,7 @@ extension AlarmRecord {
             if now.timeIntervalSince(fireDate) > lateWindow {
                 return .missed(missedDate: fireDate, reason: .late, next: came.nextOccurrence(after: now, timeZone: timeZone))
             }
-            came.alarm.state = .alerting
-            came.alertingSince = now
-            came.countdownLength = nil
-            came.previouslyElapsed = nil
+            came.phase = .alerting(since: now)
             return .updated(came)
         }
         var counting = self
@@ -137,13 +130,12 @@ extension AlarmRecord {
             }
             next.enterCountdown(until: now.addingTimeInterval(postAlert), length: postAlert)
         case .pause:
-            next.alarm.state = .paused
-            next.pausedTimeRemaining = max(0, (fireDate ?? now).timeIntervalSince(now))
-            next.fireDate = nil
+            guard case .countdown(let until, let length, _) = phase else { return self }
+            next.phase = .paused(remaining: max(0, until.timeIntervalSince(now)), length: length)
         case .resume:
-            let remaining = pausedTimeRemaining ?? 0, length = countdownLength ?? pausedTimeRemaining ?? 0
-            next.enterCountdown(until: now.addingTimeInterval(remaining), length: length)
-            next.previouslyElapsed = max(0, length - remaining)
+            guard case .paused(let remaining, let length) = phase else { return self }
+            next.phase = .countdown(until: now.addingTimeInterval(remaining), length: length,
+                                    previouslyElapsed: max(0, length - remaining))
         }
         return next
     }
@@ -156,7 +148,7 @@ extension AlarmRecord {
               let fireDate, fireDate > now,
               let next = alarm.schedule?.nextFireDate(after: max(now, lastOccurrence ?? now), in: timeZone) else { return self }
         var moved = self
-        moved.fireDate = next
+        moved.phase = .scheduled(fireDate: next)
         return moved
     }
 
@@ -167,12 +159,7 @@ extension AlarmRecord {
             return nil
         }
         var moved = self
-        moved.alarm.state = .scheduled
-        moved.fireDate = next
-        moved.countdownLength = nil
-        moved.pausedTimeRemaining = nil
-        moved.previouslyElapsed = nil
-        moved.alertingSince = nil
+        moved.phase = .scheduled(fireDate: next)
         return moved
     }
 
@@ -194,7 +181,7 @@ extension AlarmRecord {
         on.disabled = false
         if case .relative = alarm.schedule,
            let next = alarm.schedule?.nextFireDate(after: max(now, lastOccurrence ?? now), in: timeZone) {
-            on.fireDate = next
+            on.phase = .scheduled(fireDate: next)
         }
         if let fireDate = on.fireDate, fireDate <= now {
             throw .invalidState(L("%@ was due %@ while it was disabled; give it a new time (reveille edit) or cancel it", Self.describe(self), ISO8601Local.string(from: fireDate, in: timeZone)))
@@ -234,11 +221,11 @@ extension AlarmRecord {
     /// alarm, its pre-alert countdown) keeps its instant. A resume from suspend is no jump.
     package func followingClockJump(_ jump: TimeInterval, timeZone: any TimeZoneRules) -> AlarmRecord {
         var moved = self
-        switch alarm.state {
-        case .countdown where !countsDownToItsSchedule(timeZone: timeZone):
-            moved.fireDate = fireDate?.addingTimeInterval(jump)
-        case .alerting:
-            moved.alertingSince = alertingSince?.addingTimeInterval(jump)
+        switch phase {
+        case .countdown(let until, let length, let elapsed) where !countsDownToItsSchedule(timeZone: timeZone):
+            moved.phase = .countdown(until: until.addingTimeInterval(jump), length: length, previouslyElapsed: elapsed)
+        case .alerting(let since):
+            moved.phase = .alerting(since: since.addingTimeInterval(jump))
         default:
             return self
         }
@@ -256,11 +243,6 @@ extension AlarmRecord {
     }
 
     private mutating func enterCountdown(until end: Date, length: TimeInterval) {
-        alarm.state = .countdown
-        fireDate = end
-        countdownLength = length
-        pausedTimeRemaining = nil
-        previouslyElapsed = nil
-        alertingSince = nil
+        phase = .countdown(until: end, length: length, previouslyElapsed: nil)
     }
 }
