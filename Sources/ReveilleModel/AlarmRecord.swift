@@ -168,7 +168,9 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
     }
 
     /// `tintColor`, `sound` and `ring` may be left out: their defaults. A phase's data that is
-    /// missing is taken from what is there (older stores), never from the clock.
+    /// missing is taken from what is there (older stores); an end or a start that is not there
+    /// at all (a store edited by hand) is taken as long past, so the alarm is reported missed
+    /// rather than the whole store refused.
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let alarm = try container.decode(Alarm.self, forKey: .alarm)
@@ -190,18 +192,12 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
         case .scheduled:
             phase = .scheduled(fireDate: fireDate)
         case .countdown:
-            guard let fireDate else {
-                throw DecodingError.dataCorruptedError(forKey: .fireDate, in: container, debugDescription: "a countdown needs its fireDate")
-            }
-            phase = .countdown(until: fireDate, length: length ?? alarm.countdownDuration?.preAlert ?? 0,
+            phase = .countdown(until: fireDate ?? .distantPast, length: length ?? alarm.countdownDuration?.preAlert ?? 0,
                                previouslyElapsed: try container.decodeIfPresent(TimeInterval.self, forKey: .previouslyElapsed))
         case .paused:
             phase = .paused(remaining: remaining ?? 0, length: length ?? remaining ?? 0)
         case .alerting:
-            guard let since = try container.decodeIfPresent(Date.self, forKey: .alertingSince) ?? fireDate else {
-                throw DecodingError.dataCorruptedError(forKey: .alertingSince, in: container, debugDescription: "an alert needs alertingSince")
-            }
-            phase = .alerting(since: since)
+            phase = .alerting(since: try container.decodeIfPresent(Date.self, forKey: .alertingSince) ?? fireDate ?? .distantPast)
         }
         lastOccurrence = try container.decodeIfPresent(Date.self, forKey: .lastOccurrence)
         disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
