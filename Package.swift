@@ -95,6 +95,10 @@ let package = Package(
             "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone"]),
+        // The CLI's parsing and option rules, in process (the executable's module, @testable).
+        .testTarget(name: "ReveilleCLITests", dependencies: [
+            "reveille", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "ReveilleCore", "ReveilleTimeZone", "ReveilleTestSupport",
             .product(name: "SystemPackage", package: "swift-system"),

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import Testing
+@testable import reveille
+import ReveilleCore
+
+/// What the CLI makes of its arguments, in process: each command's parse, and the option rules
+/// that build an alarm request. No agent, no bus: milliseconds.
+@Suite("CLI parsing")
+struct CLIParsingTests {
+    func parse<Command: ParsableCommand>(_ type: Command.Type, _ arguments: [String]) throws -> Command {
+        let parsed = try Reveille.parseAsRoot(arguments)
+        return try #require(parsed as? Command, "\(arguments) parsed as \(Swift.type(of: parsed))")
+    }
+
+    /// The message the CLI prints for an error, without "Error: ".
+    func message(_ arguments: [String]) -> String {
+        do {
+            var command = try Reveille.parseAsRoot(arguments)
+            if let add = command as? Add { _ = try add.alert.request(schedule: nil, preAlert: nil, defaultTitle: "Alarm") }
+            if let timer = command as? reveille.Timer {
+                _ = try timer.alert.request(schedule: nil, preAlert: 60, defaultTitle: "Timer",
+                                            repeatAfter: try timer.repeatAfter.map { try Parse.duration($0, option: "--repeat") })
+            }
+            try command.validate()
+            return ""
+        } catch {
+            return Reveille.message(for: error)
+        }
+    }
+
+    @Test func eachCommandReadsItsArguments() throws {
+        let add = try parse(Add.self, ["add", "6:45", "--days", "mon-fri", "--title", "Up", "--snooze", "5m", "--volume", "80%"])
+        #expect(add.time == "6:45" && add.days == "mon-fri" && add.alert.title == "Up")
+        let request = try add.alert.request(schedule: nil, preAlert: nil, defaultTitle: "Alarm")
+        #expect(request.countdownDuration?.postAlert == 300 && request.ring.volume == 0.8)
+        #expect(request.presentation.alert.secondaryButton == .snoozeButton && request.presentation.alert.secondaryButtonBehavior == .countdown)
+        let timer = try parse(reveille.Timer.self, ["timer", "1:30", "--repeat", "10m", "--no-wake"])
+        #expect(timer.duration == "1:30" && timer.repeatAfter == "10m" && timer.alert.noWake)
+        let cancel = try parse(Cancel.self, ["cancel", "--all", "-y"])
+        #expect(cancel.all && cancel.yes && cancel.id == nil)
+        let show = try parse(Show.self, ["show", "3f2a", "--json"])
+        #expect(show.id == "3f2a" && show.output.json)
+    }
+
+    @Test func aRunButtonIsSplitWithoutAShellAndNeedsAnAbsoluteProgram() throws {
+        let (button, behavior, intent) = try Parse.secondary(#"run:'/usr/bin/notify-send' "Tea ready" -u critical"#)
+        #expect(button?.text == "Run" && behavior == .custom)
+        #expect(intent == .run(arguments: ["/usr/bin/notify-send", "Tea ready", "-u", "critical"]))
+        #expect(throws: (any Error).self) { try Parse.secondary("run:notify-send hi") }
+        #expect(try Parse.secondary("open:org.gnome.Calendar").2 == .openApp(desktopID: "org.gnome.Calendar"))
+        #expect(try Parse.secondary("none").0 == nil)
+    }
+
+    @Test(arguments: [
+        (["add", "7:30", "--volume", "2"], "--volume: '2' is neither a fraction (0 to 1) nor a percentage; write 2% or 0.02"),
+        (["add", "7:30", "--volume", "120%"], "--volume: '120%' is over 100%; accepted: 0% to 100%"),
+        (["add", "7:30", "--volume", "loud"], "--volume: could not read 'loud'"),
+        (["timer", "5m", "--repeat", "5m", "--secondary", "none"], "--repeat makes the second button Repeat; leave out --secondary none, or --repeat"),
+        (["add", "7:30", "--secondary", "ring"], "--secondary: 'ring' is not snooze, repeat, none, open:DESKTOP_ID or run:'COMMAND'"),
+        (["add", "7:30", "--snooze", "soon"], "--snooze: could not read 'soon' as a duration"),
+        (["cancel"], "give an alarm ID or --all, not both and not neither"),
+        (["cancel", "3f2a", "--all"], "give an alarm ID or --all, not both and not neither"),
+        (["next", "7:30", "--count", "0"], "--count is 0; accepted: a whole number from 1 to 1000"),
+    ])
+    func badOptionsAreNamedWithWhatIsAccepted(_ arguments: [String], _ expected: String) {
+        let said = message(arguments)
+        #expect(said.hasPrefix(expected), "\(arguments): \(said)")
+    }
+
+    @Test func theUsageOfAnErrorIsTheGivenCommands() {
+        #expect(Reveille.usageString(for: Add.self).hasPrefix("reveille add <time>"))
+        #expect(Reveille.fullMessage(for: CleanExit.helpRequest(Add.self)).contains("--pre-alert"))
+    }
+}
