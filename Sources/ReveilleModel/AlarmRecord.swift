@@ -104,6 +104,15 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
         Alarm(id: id, schedule: request.schedule, countdownDuration: request.countdownDuration, state: phase.state)
     }
 
+    /// Where it stands, in AlarmKit's words (`alarm.state`, without building the `Alarm`).
+    public var state: Alarm.State { phase.state }
+    public var schedule: Alarm.Schedule? { request.schedule }
+    public var countdownDuration: Alarm.CountdownDuration? { request.countdownDuration }
+    /// It repeats on weekdays (AlarmKit's `Alarm.isRepeating`).
+    public var isRepeating: Bool {
+        if case .relative(let relative) = request.schedule, case .weekly(let days) = relative.repeats { !days.isEmpty } else { false }
+    }
+
     public var title: String { presentation.alert.title }
     public var presentation: AlarmPresentation {
         get { request.presentation }

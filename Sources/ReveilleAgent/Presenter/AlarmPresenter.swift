@@ -90,9 +90,9 @@ final class AlarmPresenter {
         guard let content = NotificationContent(record, now: now(), timeZone: timeZone()) else {
             return withdraw(record.id)
         }
-        let slot = slots[record.id] ?? Slot(state: record.alarm.state)
+        let slot = slots[record.id] ?? Slot(state: record.state)
         slots[record.id] = slot
-        let stateChanged = slot.state != record.alarm.state
+        let stateChanged = slot.state != record.state
         if !stateChanged && (slot.dismissed || (slot.content == content && (slot.shownID != nil || slot.inFlight))) { return }
         if slot.inFlight {
             slot.needsUpdate = true
@@ -105,11 +105,11 @@ final class AlarmPresenter {
         }
         // What needs attention (an alert) comes as a new notification, and so does anything
         // after a button press (the server may have closed the old one and reuse its id).
-        let fresh = slot.shownID == nil || slot.answered || (stateChanged && record.alarm.state == .alerting)
+        let fresh = slot.shownID == nil || slot.answered || (stateChanged && record.state == .alerting)
         if fresh, let old = slot.shownID { server.close(old) }
         let replacing = fresh ? 0 : slot.shownID ?? 0
         if fresh { slot.shownID = nil }
-        slot.state = record.alarm.state
+        slot.state = record.state
         slot.content = content
         slot.answered = false
         slot.inFlight = true
@@ -143,7 +143,7 @@ final class AlarmPresenter {
                 self.onButton?(id, role)
                 // A custom button leaves the alarm ringing: its alert comes back at once, as a
                 // new notification (most servers close one after an action).
-                if self.slots[id] === slot, let record = self.alarm(id), record.alarm.state == .alerting,
+                if self.slots[id] === slot, let record = self.alarm(id), record.state == .alerting,
                    AlarmEngine.action(for: role, of: record) == nil {
                     slot.content = nil
                     self.present(record)
@@ -184,7 +184,7 @@ final class AlarmPresenter {
             slot.pendingReshow = MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self, weak slot] in
                 guard let self, let slot, self.slots[id] === slot else { return }
                 slot.pendingReshow = nil
-                guard slot.shownID == nil, !slot.inFlight, let record = self.alarm(id), record.alarm.state == .alerting else { return }
+                guard slot.shownID == nil, !slot.inFlight, let record = self.alarm(id), record.state == .alerting else { return }
                 slot.content = nil
                 self.present(record)
             }

@@ -61,7 +61,7 @@ struct NotificationContent: Equatable {
         // How to answer from a terminal, in every body: buttons may be unreachable (a server
         // without actions, dunst without dmenu), and the id keeps two alarms' texts apart.
         var help: [String]
-        switch record.alarm.state {
+        switch record.state {
         case .scheduled:
             return nil
         case .alerting:
@@ -69,7 +69,7 @@ struct NotificationContent: Equatable {
             let alert = presentation.alert
             summary = alert.title.isEmpty ? L("Alarm") : Self.displayable(alert.title)
             let at = record.alertingSince.map { Self.clock($0, timeZone) } ?? Self.clock(now, timeZone)
-            lines = [record.alarm.schedule == nil ? L("Timer · rang at %@", at) : L("Alarm · rang at %@", at)]
+            lines = [record.schedule == nil ? L("Timer · rang at %@", at) : L("Alarm · rang at %@", at)]
             urgency = .critical
             buttons = [Button(label: Self.label(alert.stopButton.text, or: L("Stop")), key: .alarm(.stop))]
             help = [L("To stop: reveille stop %@", String(short))]
@@ -203,7 +203,7 @@ struct NotificationContent: Equatable {
     /// How long after `now` a countdown's text next changes: just past the instant its time
     /// left crosses the next step of `timeLeft` (the half minutes above 90 s, then 50, 40 ... 10 s).
     static func nextRefresh(_ record: AlarmRecord, now: Date) -> TimeInterval? {
-        guard record.alarm.state == .countdown, let fireDate = record.fireDate else { return nil }
+        guard record.state == .countdown, let fireDate = record.fireDate else { return nil }
         let left = fireDate.timeIntervalSince(now)
         guard left > 10 else { return nil }
         let step: TimeInterval

@@ -122,10 +122,9 @@ final class AlarmScheduler {
         do {
             try write(proposal.changes)
         } catch {
-            let why = "could not write \(error)"
             guard proposal.silencesRingingAlarm else { throw .storageFailure(L("could not write %@; nothing was changed", "\(error)")) }
-            logger.error("\(proposal.summary), applied but not saved (\(why)); after a restart before the next successful write it may ring again")
-            onUnsaved?(why)
+            logger.error("\(proposal.summary), applied but not saved (could not write \(error)); after a restart before the next successful write it may ring again")
+            onUnsaved?(L("could not write %@", "\(error)"))
             retryWrite()
         }
         run(engine.commit(proposal))

@@ -43,8 +43,8 @@ struct AlarmViewUpdates {
             guard let appID = record?.appID ?? owners[id] else { continue }
             owners[id] = record == nil ? nil : appID
             let wasAlerting = states[id] == .alerting
-            states[id] = record?.alarm.state
-            let startsAlerting = record?.alarm.state == .alerting && !wasAlerting
+            states[id] = record?.state
+            let startsAlerting = record?.state == .alerting && !wasAlerting
             for view in [View.user, .app(appID)] where views.contains(view) {
                 if let record {
                     updates[view, default: Update()].changed.append(record)

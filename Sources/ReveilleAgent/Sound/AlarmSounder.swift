@@ -63,7 +63,7 @@ final class AlarmSounder {
     /// just before the next alarm is due.
     func update(_ changes: [AlarmChange]) {
         for change in changes {
-            let state = change.record?.alarm.state
+            let state = change.record?.state
             ringing[change.id] = state == .alerting ? change.record : nil
             upcoming[change.id] = state == .scheduled || state == .countdown ? change.record?.fireDate : nil
             if state != .alerting, let stream = streams.removeValue(forKey: change.id) { stream.stop() }

@@ -16,7 +16,7 @@ struct WakePolicy: Sendable {
     /// down), and it did not opt out.
     func wakes(_ record: AlarmRecord) -> Bool {
         guard enabled, record.ring.wakesMachine != false, record.fireDate != nil else { return false }
-        return record.alarm.state == .scheduled || record.alarm.state == .countdown
+        return record.state == .scheduled || record.state == .countdown
     }
 
     /// The instant to wake at for `alarms` when the machine suspends at `now`, or `nil` when

@@ -87,6 +87,7 @@ package struct AlarmEngine: Sendable {
     /// Of a loaded store, the alarms over the limits: per app, all but the `limit` due soonest.
     package func overLimit(_ records: [AlarmRecord]) -> [AlarmRecord] {
         Dictionary(grouping: records, by: \.appID).flatMap { appID, records -> ArraySlice<AlarmRecord> in
+            guard records.count > limit(for: appID) else { return [] }
             let sorted = records.sorted { ($0.dueDate ?? .distantFuture, $0.id.uuidString) < ($1.dueDate ?? .distantFuture, $1.id.uuidString) }
             return sorted.dropFirst(limit(for: appID))
         }
@@ -138,8 +139,8 @@ package struct AlarmEngine: Sendable {
         case .apply(let action, let prefix):
             let id = try resolve(prefix, owner: owner), old = alarms[id]!
             let new = try old.applying(action, now: now, timeZone: timeZone)
-            return Proposal(changes: [AlarmChange(id: id, record: new)], result: new, silencesRingingAlarm: old.alarm.state == .alerting,
-                            summary: "\(action.rawValue) \(id): now \(new?.alarm.state.rawValue ?? "ended")")
+            return Proposal(changes: [AlarmChange(id: id, record: new)], result: new, silencesRingingAlarm: old.state == .alerting,
+                            summary: "\(action.rawValue) \(id): now \(new?.state.rawValue ?? "ended")")
         case .update(let prefix, let request):
             return try change(prefix, owner: owner, verb: "updated") { old throws(AlarmError) in
                 var new = try AlarmRecord(id: old.id, request: request, appID: old.appID, now: now, timeZone: timeZone)
@@ -212,7 +213,7 @@ package struct AlarmEngine: Sendable {
                 continue
             case .updated(let moved):
                 changes.append(AlarmChange(id: id, record: moved))
-                if moved.alarm.state == .alerting { effects.append(.log(.info, "alerting \(record.title.debugDescription) \(id)")) }
+                if moved.state == .alerting { effects.append(.log(.info, "alerting \(record.title.debugDescription) \(id)")) }
             case .missed(let missedDate, let reason, let following):
                 changes.append(AlarmChange(id: id, record: following))
                 let when = ISO8601Local.string(from: missedDate, in: timeZone)

@@ -1,6 +1,7 @@
 import CGettext
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// Text in the user's language, through the C library's gettext: catalogs
 /// `LANG/LC_MESSAGES/reveille.mo` (built from `po/` by `msgfmt`) under the `share/locale`
@@ -20,17 +21,25 @@ package enum Localization {
         let directory = environment["REVEILLE_LOCALEDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? installed
         bindtextdomain(domain, directory)
         bind_textdomain_codeset(domain, "UTF-8")
+        translations.withLock { $0 = [:] }
     }
 
     /// `msgid` in the user's language (itself when no catalog has it). gettext returns the
     /// argument's own pointer when it has no translation; that buffer lives only during the
     /// call, so the answer is read inside it.
     package static func text(_ msgid: String) -> String {
-        msgid.withCString { id in
+        if let known = translations.withLock({ $0[msgid] }) { return known }
+        let text = msgid.withCString { id in
             guard let translated = dgettext(domain, id), translated != id else { return msgid }
             return String(cString: translated)
         }
+        translations.withLock { $0[msgid] = text }
+        return text
     }
+
+    /// Each message as looked up once: a table of 10,000 alarms asks for the same few words
+    /// tens of thousands of times, and gettext's lookup (a lock, a hash, a copy) adds up.
+    private static let translations = Mutex<[String: String]>([:])
 
     /// The singular or plural form for `count`, as the language's plural rule picks it.
     package static func plural(_ singular: String, _ plural: String, _ count: Int) -> String {

@@ -9,7 +9,7 @@ package struct AlarmDisplayOrder: Comparable, Sendable {
     var id: UUID
 
     package init(_ record: AlarmRecord) {
-        rank = switch record.alarm.state {
+        rank = switch record.state {
         case .alerting: 0
         case .countdown: 1
         case .scheduled: 2

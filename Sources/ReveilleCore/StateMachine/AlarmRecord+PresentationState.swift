@@ -4,7 +4,7 @@ extension AlarmRecord {
     /// The presentation state, or `nil` while merely scheduled (nothing is shown).
     package func presentationState(in timeZone: any TimeZoneRules) -> AlarmPresentationState? {
         let mode: AlarmPresentationState.Mode
-        switch alarm.state {
+        switch state {
         case .scheduled:
             return nil
         case .alerting:

@@ -87,7 +87,7 @@ extension AlarmRecord {
     /// An alert due more than `lateWindow` ago is reported as missed instead.
     package func advanced(to now: Date, lateWindow: TimeInterval, timeZone: any TimeZoneRules) -> AlarmAdvance {
         guard let due = dueDate, due <= now else { return .unchanged }
-        if alarm.state == .alerting {
+        if state == .alerting {
             return .missed(missedDate: alertingSince ?? due, reason: .unanswered,
                            next: nextOccurrence(after: now, timeZone: timeZone))
         }
@@ -102,16 +102,16 @@ extension AlarmRecord {
             return .updated(came)
         }
         var counting = self
-        counting.enterCountdown(until: fireDate, length: alarm.countdownDuration?.preAlert ?? fireDate.timeIntervalSince(now))
+        counting.enterCountdown(until: fireDate, length: countdownDuration?.preAlert ?? fireDate.timeIntervalSince(now))
         return .updated(counting)
     }
 
     /// Applies a person's or an app's action. Returns the changed alarm, or `nil` when the
     /// alarm has ended. Throws `invalidState` when the action is not allowed in its state.
     package func applying(_ action: AlarmAction, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord? {
-        guard action.allowedStates.contains(alarm.state) else {
+        guard action.allowedStates.contains(state) else {
             let allowed = Alarm.State.allCases.filter(action.allowedStates.contains).map(Self.stateWords)
-            throw .invalidState(L("%@ is %@: %@ works only while it is %@", Self.describe(self), Self.stateWords(alarm.state),
+            throw .invalidState(L("%@ is %@: %@ works only while it is %@", Self.describe(self), Self.stateWords(state),
                                   action.words, allowed.joined(separator: L(" or "))))
         }
         if disabled, action != .cancel {
@@ -124,7 +124,7 @@ extension AlarmRecord {
         case .stop:
             return nextOccurrence(after: max(now, fireDate ?? now), timeZone: timeZone)
         case .countdown:
-            guard let postAlert = alarm.countdownDuration?.postAlertOrPreAlert else {
+            guard let postAlert = countdownDuration?.postAlertOrPreAlert else {
                 throw .invalidState(
                     "alarm \(id.uuidString.lowercased()) has no snooze or repeat length (countdownDuration.postAlert): it cannot snooze or repeat")
             }
@@ -144,9 +144,9 @@ extension AlarmRecord {
     /// the next occurrence of its wall-clock time. Fixed alarms keep their instant; alarms
     /// already due are left for `advanced(to:)`, so a jump forward does not skip them.
     package func rescheduled(now: Date, timeZone: any TimeZoneRules) -> AlarmRecord {
-        guard alarm.state == .scheduled, case .relative = alarm.schedule,
+        guard state == .scheduled, case .relative = schedule,
               let fireDate, fireDate > now,
-              let next = alarm.schedule?.nextFireDate(after: max(now, lastOccurrence ?? now), in: timeZone) else { return self }
+              let next = schedule?.nextFireDate(after: max(now, lastOccurrence ?? now), in: timeZone) else { return self }
         var moved = self
         moved.phase = .scheduled(fireDate: next)
         return moved
@@ -155,7 +155,7 @@ extension AlarmRecord {
     /// This alarm moved to its occurrence after `instant`, or `nil` if it does not repeat.
     private func nextOccurrence(after instant: Date, timeZone: any TimeZoneRules) -> AlarmRecord? {
         let after = max(instant, lastOccurrence ?? instant)
-        guard alarm.isRepeating, let next = alarm.schedule?.nextFireDate(after: after, in: timeZone) else {
+        guard isRepeating, let next = schedule?.nextFireDate(after: after, in: timeZone) else {
             return nil
         }
         var moved = self
@@ -165,8 +165,8 @@ extension AlarmRecord {
 
     /// Silenced but kept: only an alarm waiting for its time (not a timer, not one ringing).
     package func disabling() throws(AlarmError) -> AlarmRecord {
-        guard alarm.schedule != nil, alarm.state == .scheduled else {
-            throw .invalidState(L("%@ is %@; only an alarm waiting for its time can be disabled (stop or cancel this one)", Self.describe(self), Self.stateWords(alarm.state)))
+        guard schedule != nil, state == .scheduled else {
+            throw .invalidState(L("%@ is %@; only an alarm waiting for its time can be disabled (stop or cancel this one)", Self.describe(self), Self.stateWords(state)))
         }
         var off = self
         off.disabled = true
@@ -179,8 +179,8 @@ extension AlarmRecord {
         guard disabled else { throw .invalidState(L("%@ is not disabled", Self.describe(self))) }
         var on = self
         on.disabled = false
-        if case .relative = alarm.schedule,
-           let next = alarm.schedule?.nextFireDate(after: max(now, lastOccurrence ?? now), in: timeZone) {
+        if case .relative = schedule,
+           let next = schedule?.nextFireDate(after: max(now, lastOccurrence ?? now), in: timeZone) {
             on.phase = .scheduled(fireDate: next)
         }
         if let fireDate = on.fireDate, fireDate <= now {
@@ -191,7 +191,7 @@ extension AlarmRecord {
 
     /// The same repeating alarm with its next occurrence skipped: it next rings the time after.
     package func skippingNextOccurrence(timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord {
-        guard alarm.isRepeating, alarm.state == .scheduled, let fireDate,
+        guard isRepeating, state == .scheduled, let fireDate,
               var skipped = nextOccurrence(after: fireDate, timeZone: timeZone) else {
             throw .invalidState(L("%@ does not repeat or is not waiting for its time; only a repeating alarm can skip a day (cancel a one-time alarm instead)", Self.describe(self)))
         }
@@ -203,7 +203,7 @@ extension AlarmRecord {
     /// `alarm 3f2a9c1e "Wake up"`, for messages.
     static func describe(_ record: AlarmRecord) -> String {
         let name = "\(record.id.uuidString.lowercased().prefix(8)) \(record.title.debugDescription)"
-        return record.alarm.schedule == nil ? L("timer %@", name) : L("alarm %@", name)
+        return record.schedule == nil ? L("timer %@", name) : L("alarm %@", name)
     }
 
     /// A state in a person's words.
@@ -235,7 +235,7 @@ extension AlarmRecord {
     /// Whether a countdown is the pre-alert of the alarm's own scheduled occurrence (rather than
     /// a timer or a snooze): its end is an instant the schedule names.
     private func countsDownToItsSchedule(timeZone: any TimeZoneRules) -> Bool {
-        guard let schedule = alarm.schedule, let fireDate else { return false }
+        guard let schedule = schedule, let fireDate else { return false }
         switch schedule {
         case .fixed(let date): return date == fireDate
         case .relative: return schedule.nextFireDate(after: fireDate.addingTimeInterval(-1), in: timeZone) == fireDate
