@@ -73,8 +73,9 @@ struct LivePresentationTests {
         try session.stopNotificationServer()
         try session.startAgent()
         _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Late server")
-        usleep(2_000_000)
-        #expect(try session.cliJSON([AlarmJSON].self, "list").map(\.state) == ["alerting"])
+        _ = try eventually(timeout: 5, "the timer to alert with no server to show it") {
+            try session.cliJSON([AlarmJSON].self, "list").map(\.state) == ["alerting"] ? true : nil
+        }
         try session.startNotificationServer()
         _ = try eventually(timeout: 3, "the alert once a server appears") { try session.alerts(titled: "Late server").first }
     }
