@@ -187,7 +187,13 @@ package final class Agent {
         }
     }
 
+    private var stopping = false
+
     private func stop(status: Int32, reason: String) {
+        // Once stopping, what follows is its consequence (the bus going away as the session
+        // ends), not a failure of its own.
+        guard !stopping else { return logger.info("while stopping: \(reason)") }
+        stopping = true
         if status == 0 { logger.info("stopping: \(reason)") } else { logger.critical("\(reason)") }
         parts?.presenter.withdrawAll()
         parts?.sounder.silenceAll()
