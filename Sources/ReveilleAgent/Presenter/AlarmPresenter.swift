@@ -7,36 +7,21 @@ import ReveilleCore
 /// paused notice updated in place, every alert as a fresh notification (a server may keep a
 /// replaced banner collapsed, without its buttons); turns button presses into actions;
 /// follows the notification server as it comes, goes and changes.
+///
+/// The rules are `PresentationMachine`'s; this is its shell: it feeds it the alarms' changes and
+/// the server's answers, and performs its effects (`run`, one switch) on the notification
+/// server and the main loop's timers.
 @GLibActor
 final class AlarmPresenter {
-
-    /// One alarm's notification.
-    private final class Slot {
-        /// The server's id of what is on screen; `nil` when nothing is (or not yet).
-        var shownID: UInt32?
-        /// A Notify call has not answered yet; `needsUpdate` says the alarm changed meanwhile.
-        var inFlight = false
-        var needsUpdate = false
-        var content: NotificationContent?
-        var state: Alarm.State
-        /// A button of the notification on screen was pressed: servers may close it after that.
-        var answered = false
-        /// A countdown or paused notice the user dismissed stays away until the next change.
-        var dismissed = false
-        var reshow = AlertReshowPolicy()
-        var pendingReshow: UInt32?
-        var refresh: UInt32?
-
-        init(state: Alarm.State) { self.state = state }
-    }
-
-    private var slots: [UUID: Slot] = [:]
+    private var machine = PresentationMachine()
+    /// The main loop's timers for each alarm's pending re-show and countdown refresh.
+    private var reshowTimers: [UUID: UInt32] = [:]
+    private var refreshTimers: [UUID: UInt32] = [:]
     private let server: NotificationServer
     /// The alarm with an id, and every alarm, as the scheduler has them now.
     private let alarm: (UUID) -> AlarmRecord?
     private let allAlarms: () -> [AlarmRecord]
     private let logger: Logger
-    /// The agent's clock (the same the scheduler reads), for the text a notification shows.
     private let now: () -> Date
     private let timeZone: () -> any TimeZoneRules
     private let isSounding: (UUID) -> Bool
@@ -60,13 +45,13 @@ final class AlarmPresenter {
     /// Makes the notifications follow the alarms' changes.
     func update(_ changes: [AlarmChange]) {
         for change in changes {
-            if let record = change.record { present(record) } else { withdraw(change.id) }
+            if let record = change.record { run(present(record)) } else { run(machine.withdraw(change.id)) }
         }
     }
 
     /// Closes every notification, so none is left with buttons nobody answers.
     func withdrawAll() {
-        for id in Array(slots.keys) { withdraw(id) }
+        for id in Array(machine.slots.keys) { run(machine.withdraw(id)) }
     }
 
     /// A persistent notice that an occurrence did not ring, or rang unanswered.
@@ -84,156 +69,66 @@ final class AlarmPresenter {
         server.show(notice.request(), handlers: .init(onAction: { [weak self] id, _ in self?.server.close(id) })) { _ in }
     }
 
-    // MARK: Slots
+    // MARK: Events to the machine
 
-    private func present(_ record: AlarmRecord) {
-        guard let content = NotificationContent(record, now: now(), timeZone: timeZone()) else {
-            return withdraw(record.id)
-        }
-        let slot = slots[record.id] ?? Slot(state: record.state)
-        slots[record.id] = slot
-        let stateChanged = slot.state != record.state
-        if !stateChanged && (slot.dismissed || (slot.content == content && (slot.shownID != nil || slot.inFlight))) { return }
-        if slot.inFlight {
-            slot.needsUpdate = true
-            return
-        }
-        if stateChanged {
-            slot.dismissed = false
-            slot.reshow = AlertReshowPolicy()
-            cancelReshow(slot)
-        }
-        // What needs attention (an alert) comes as a new notification, and so does anything
-        // after a button press (the server may have closed the old one and reuse its id).
-        let fresh = slot.shownID == nil || slot.answered || (stateChanged && record.state == .alerting)
-        if fresh, let old = slot.shownID { server.close(old) }
-        let replacing = fresh ? 0 : slot.shownID ?? 0
-        if fresh { slot.shownID = nil }
-        slot.state = record.state
-        slot.content = content
-        slot.answered = false
-        slot.inFlight = true
-        let id = record.id
-        // The slot is held until the answer: one withdrawn meanwhile must still close what was shown.
-        server.show(content.request(soundingItself: isSounding(record.id)), replacing: replacing, handlers: handlers(for: slot, id: id)) {
-            [weak self, slot] shownID in
-            guard let self else { return }
-            slot.inFlight = false
-            guard self.slots[id] === slot else {
-                // Withdrawn while the server was being asked.
-                if let shownID { self.server.close(shownID) }
-                return
-            }
-            slot.shownID = shownID
-            if shownID == nil { self.shownNothing(slot, id: id) }
-            if slot.needsUpdate {
-                slot.needsUpdate = false
-                if let record = self.alarm(id) { self.present(record) }
-            }
-        }
-        scheduleRefresh(slot, record: record)
+    private func present(_ record: AlarmRecord) -> [PresentationMachine.Effect] {
+        machine.present(record, now: now(), timeZone: timeZone(), soundingItself: isSounding(record.id))
     }
 
-    private func handlers(for slot: Slot, id: UUID) -> NotificationServer.Handlers {
+    private func serverChanged(_ profile: NotificationServerProfile?) {
+        run(machine.serverChanged(present: profile != nil, alarms: profile == nil ? [] : allAlarms(), now: now(),
+                                  timeZone: timeZone(), soundingItself: isSounding))
+    }
+
+    private func handlers(for id: UUID, generation: Int) -> NotificationServer.Handlers {
         NotificationServer.Handlers(
-            onAction: { [weak self, weak slot] _, key in
-                guard let self, let slot, self.slots[id] === slot,
-                      let role = slot.content?.buttons.first(where: { $0.key.actionKey == key })?.role else { return }
-                slot.answered = true
-                self.onButton?(id, role)
-                // A custom button leaves the alarm ringing: its alert comes back at once, as a
-                // new notification (most servers close one after an action).
-                if self.slots[id] === slot, let record = self.alarm(id), record.state == .alerting,
-                   AlarmEngine.action(for: role, of: record) == nil {
-                    slot.content = nil
-                    self.present(record)
-                }
+            onAction: { [weak self] _, key in
+                guard let self else { return }
+                self.run(self.machine.pressed(id, generation: generation, key: key))
             },
-            onClosed: { [weak self, weak slot] _, reason in
-                guard let self, let slot, self.slots[id] === slot else { return }
-                self.closed(slot, id: id, reason: reason)
+            onClosed: { [weak self] shownID, reason in
+                guard let self else { return }
+                self.run(self.machine.closed(id, generation: generation, shownID: shownID, reason: reason))
             })
     }
 
-    private func closed(_ slot: Slot, id: UUID, reason: UInt32) {
-        let afterAction = slot.answered
-        slot.shownID = nil
-        slot.answered = false
-        guard slot.state == .alerting else {
-            if !afterAction { slot.dismissed = true }
-            return
-        }
-        decide(slot.reshow.closed(reason: reason, afterAction: afterAction), slot, id: id, reason: "closed (reason \(reason))")
-    }
+    // MARK: Effects
 
-    /// The server did not show the notification (it failed, or did not answer in time).
-    private func shownNothing(_ slot: Slot, id: UUID) {
-        guard slot.state == .alerting else { return }
-        decide(slot.reshow.failedToShow(), slot, id: id, reason: "could not be shown")
-    }
-
-    private func decide(_ decision: AlertReshowPolicy.Decision, _ slot: Slot, id: UUID, reason: String) {
-        switch decision {
-        case .ignore:
-            break
-        case .giveUp:
-            logger.notice("alert for \(id) \(reason) again; not showing it again (stop it with: reveille stop \(id.uuidString.lowercased().prefix(8)))")
-        case .reshow(let pause):
-            logger.info("alert for \(id) \(reason) while still ringing; showing it again in \(pause) s")
-            cancelReshow(slot)
-            slot.pendingReshow = MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self, weak slot] in
-                guard let self, let slot, self.slots[id] === slot else { return }
-                slot.pendingReshow = nil
-                guard slot.shownID == nil, !slot.inFlight, let record = self.alarm(id), record.state == .alerting else { return }
-                slot.content = nil
-                self.present(record)
+    /// Performs the machine's effects, in order.
+    private func run(_ effects: [PresentationMachine.Effect]) {
+        for effect in effects {
+            switch effect {
+            case .show(let id, let generation, let request, let replacing):
+                server.show(request, replacing: replacing, handlers: handlers(for: id, generation: generation)) { [weak self] shownID in
+                    guard let self else { return }
+                    self.run(self.machine.shown(id, generation: generation, shownID: shownID, current: self.alarm(id),
+                                                now: self.now(), timeZone: self.timeZone(), soundingItself: self.isSounding(id)))
+                }
+            case .close(let shownID):
+                server.close(shownID)
+            case .button(let id, let role):
+                onButton?(id, role)
+                run(machine.afterPress(id, role: role, current: alarm(id), now: now(), timeZone: timeZone(), soundingItself: isSounding(id)))
+            case .scheduleReshow(let id, let generation, let pause):
+                reshowTimers[id] = MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self] in
+                    guard let self else { return }
+                    self.reshowTimers[id] = nil
+                    self.run(self.machine.reshowDue(id, generation: generation, current: self.alarm(id),
+                                                    now: self.now(), timeZone: self.timeZone(), soundingItself: self.isSounding(id)))
+                }
+            case .cancelReshow(let id):
+                if let timer = reshowTimers.removeValue(forKey: id) { MainLoopSources.remove(timer) }
+            case .scheduleRefresh(let id, _, let wait):
+                refreshTimers[id] = MainLoopSources.after(milliseconds: UInt32(wait * 1000)) { [weak self] in
+                    guard let self else { return }
+                    self.refreshTimers[id] = nil
+                    if let record = self.alarm(id) { self.run(self.present(record)) }
+                }
+            case .cancelRefresh(let id):
+                if let timer = refreshTimers.removeValue(forKey: id) { MainLoopSources.remove(timer) }
+            case .log(let level, let message):
+                logger.log(level: level, "\(message)")
             }
         }
-    }
-
-    private func cancelReshow(_ slot: Slot) {
-        if let pending = slot.pendingReshow { MainLoopSources.remove(pending) }
-        slot.pendingReshow = nil
-    }
-
-    private func withdraw(_ id: UUID) {
-        guard let slot = slots.removeValue(forKey: id) else { return }
-        if let refresh = slot.refresh { MainLoopSources.remove(refresh) }
-        cancelReshow(slot)
-        if let shownID = slot.shownID { server.close(shownID) }
-    }
-
-    /// Redraws a countdown when its text next changes.
-    private func scheduleRefresh(_ slot: Slot, record: AlarmRecord) {
-        if let refresh = slot.refresh { MainLoopSources.remove(refresh) }
-        slot.refresh = nil
-        guard let wait = NotificationContent.nextRefresh(record, now: now()) else { return }
-        let id = record.id
-        slot.refresh = MainLoopSources.after(milliseconds: UInt32(wait * 1000)) { [weak self, weak slot] in
-            guard let self, let slot, self.slots[id] === slot else { return }
-            slot.refresh = nil
-            if let record = self.alarm(id) { self.present(record) }
-        }
-    }
-
-    // MARK: The server
-
-    private func serverChanged(_ profile: NotificationServerProfile?) {
-        // A server that left took our notifications with it; a new one knows none of them.
-        for slot in slots.values {
-            slot.shownID = nil
-            slot.answered = false
-            slot.content = nil
-        }
-        guard profile != nil else {
-            // An alert must not wait for someone else to start a server: asking again starts an
-            // activatable one. Counted like a close, so a server that dies at once is not
-            // restarted in a loop.
-            for (id, slot) in slots where slot.state == .alerting && !slot.inFlight {
-                decide(slot.reshow.failedToShow(), slot, id: id, reason: "was lost with the notification server")
-            }
-            return
-        }
-        for record in allAlarms() where !(slots[record.id]?.inFlight ?? false) { present(record) }
     }
 }

@@ -186,3 +186,10 @@ final class NotificationServer {
         text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
     }
 }
+
+extension NotificationServer.Request: Equatable {
+    static func == (a: Self, b: Self) -> Bool {
+        a.summary == b.summary && a.body == b.body && a.icon == b.icon && a.hints == b.hints && a.timeout == b.timeout
+            && a.actions.map(\.key) == b.actions.map(\.key) && a.actions.map(\.label) == b.actions.map(\.label)
+    }
+}
