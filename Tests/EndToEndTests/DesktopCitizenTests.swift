@@ -131,6 +131,10 @@ struct TranslationTests {
         #expect(added.stdout.hasPrefix("Alarme ") && added.stdout.contains(" \"Réveil\" programmée : sonne "), "\(added.stdout)\(added.stderr)")
         let list = try session.cli("list", environment: french)
         #expect(list.stdout.contains("  programmée  ") && list.stdout.contains("  lun,mar  "), "\(list.stdout)")
+        // What the list shows can be typed back.
+        let workdays = try session.cli("add", "8:15", "--days", "lun-ven", "--title", "Travail", environment: french)
+        #expect(workdays.status == 0, "\(workdays.stderr)")
+        #expect(try session.cli("list", environment: french).stdout.contains("  en semaine  "), "lun-ven is mon-fri")
         let none = try session.cli("show", "ffff", environment: french)
         #expect(none.status == 66 && none.stderr.contains("aucun identifiant d'alarme ne commence par « ffff »"), "\(none.stderr)")
         let volume = try session.cli("add", "8:00", "--volume", "2", environment: french)

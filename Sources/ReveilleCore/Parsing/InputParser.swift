@@ -10,7 +10,7 @@ package enum InputParser {
     }
     package static var acceptedDurations: String { "90s, 10m, 1h30m, 1.5h, 2d, 1:30:00 (h:mm:ss), 5:00 (m:ss)" }
     package static var acceptedWeekdays: String {
-        L("mon,wed,fri or mon-fri (mon tue wed thu fri sat sun, or full names), weekdays, weekends, daily")
+        L("mon,wed,fri or mon-fri (mon tue wed thu fri sat sun, full names, or the short names `reveille list` shows), weekdays, weekends, daily")
     }
 
     /// A time of day: `07:30`, `7:30`, `7.30`, `0730`, `7:30pm`, `7pm`, `19:30`, `noon`, `midnight`.
@@ -87,7 +87,11 @@ package enum InputParser {
                 let ends = item.split(separator: "-", omittingEmptySubsequences: false)
                 guard (1...2).contains(ends.count) else { throw error }
                 let indices = try ends.map { name -> Int in
-                    guard let index = week.firstIndex(where: { day in matches(String(name), day) }) else { throw error }
+                    // English first; then the short names the CLI shows in the user's language
+                    // (`lun,mar`), so that what `reveille list` prints can be typed back.
+                    guard let index = week.firstIndex(where: { day in matches(String(name), day) })
+                        ?? week.firstIndex(where: { day in shortName(day).lowercased() == name })
+                    else { throw error }
                     return index
                 }
                 // A range may wrap past Sunday: fri-mon is fri, sat, sun, mon.
@@ -297,6 +301,20 @@ package enum InputParser {
         }
         if inWord { arguments.append(current) }
         return arguments
+    }
+
+    /// A weekday's short name in the user's language: `mon`, `Mo`, `lun`.
+    package static func shortName(_ day: Locale.Weekday) -> String {
+        switch day {
+        case .monday: L("mon")
+        case .tuesday: L("tue")
+        case .wednesday: L("wed")
+        case .thursday: L("thu")
+        case .friday: L("fri")
+        case .saturday: L("sat")
+        case .sunday: L("sun")
+        @unknown default: ""
+        }
     }
 
     private static func matches(_ name: String, _ day: Locale.Weekday) -> Bool {

@@ -152,18 +152,10 @@ struct AlarmSummary: Encodable, Equatable {
         }
     }
 
-    /// A weekday's short name in the user's language (`--days` takes the English ones).
+    /// A weekday's short name in the user's language (`--days` takes these as well as English).
     static func weekdayWord(_ day: String) -> String {
-        switch day {
-        case "mon": L("mon")
-        case "tue": L("tue")
-        case "wed": L("wed")
-        case "thu": L("thu")
-        case "fri": L("fri")
-        case "sat": L("sat")
-        case "sun": L("sun")
-        default: day
-        }
+        guard let weekday = Locale.Weekday(rawValue: day) else { return day }
+        return InputParser.shortName(weekday)
     }
 
     /// `rings 2026-11-22 07:30 (in 11h 07m)`, `ringing`, `paused, 4m left`.
