@@ -46,10 +46,5 @@ public struct Alarm: Identifiable, Codable, Hashable, Sendable {
     }
 
     /// Whether the alarm comes back after it is stopped.
-    public var isRepeating: Bool {
-        if case .relative(let relative) = schedule, case .weekly(let days) = relative.repeats {
-            return !days.isEmpty
-        }
-        return false
-    }
+    public var isRepeating: Bool { schedule?.isRepeating ?? false }
 }

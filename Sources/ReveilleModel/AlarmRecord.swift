@@ -109,9 +109,7 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
     public var schedule: Alarm.Schedule? { request.schedule }
     public var countdownDuration: Alarm.CountdownDuration? { request.countdownDuration }
     /// It repeats on weekdays (AlarmKit's `Alarm.isRepeating`).
-    public var isRepeating: Bool {
-        if case .relative(let relative) = request.schedule, case .weekly(let days) = relative.repeats { !days.isEmpty } else { false }
-    }
+    public var isRepeating: Bool { request.schedule?.isRepeating ?? false }
 
     public var title: String { presentation.alert.title }
     public var presentation: AlarmPresentation {

@@ -39,6 +39,13 @@ extension Alarm {
 }
 
 // Readable JSON: {"fixed": "2026-12-24T18:00:00Z"} or {"relative": {"time": {...}, "repeats": [...]}}.
+extension Alarm.Schedule {
+    /// It rings on weekdays, again and again (AlarmKit's `Alarm.isRepeating`).
+    public var isRepeating: Bool {
+        if case .relative(let relative) = self, case .weekly(let days) = relative.repeats { !days.isEmpty } else { false }
+    }
+}
+
 extension Alarm.Schedule: Codable {
     private enum CodingKeys: String, CodingKey { case fixed, relative }
 

@@ -19,8 +19,7 @@ struct Sounds: AsyncParsableCommand {
         let header = [L("NAME"), L("SOURCE"), L("FILE")]
         let alarms = sounds.filter(\.suitedForAlarms), others = sounds.filter { !$0.suitedForAlarms }
         // One table for both groups, so that their columns line up.
-        let lines = Table.render(header: header, rows: (alarms + others).map { [$0.name, $0.source, $0.path] })
-            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lines = Table.lines([header] + (alarms + others).map { [$0.name, $0.source, $0.path] })
         lines.prefix(1 + alarms.count).forEach(Output.line)
         guard !others.isEmpty else { return }
         Output.line("")

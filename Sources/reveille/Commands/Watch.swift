@@ -162,10 +162,7 @@ private actor LiveView {
             return [index == selected ? ">" : " ", summary.shortID, summary.enabled ? AlarmSummary.stateWords(summary.state) : L("off"), next, summary.title]
         }
         // Columns aligned to their widest cell; the title, last, takes what is left.
-        let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        for row in rows {
-            lines.append((0..<4).map { row[$0].padded(to: widths[$0]) }.joined(separator: "  ") + "  " + row[4])
-        }
+        lines += Table.lines(rows)
         lines += ["", status]
         terminal.draw(lines)
     }

@@ -254,13 +254,17 @@ enum Done {
 /// Columns padded to their widest cell, two spaces apart; the last column is not padded.
 enum Table {
     static func render(header: [String], rows: [[String]]) -> String {
-        let all = [header] + rows
-        let widths = (0..<header.count).map { column in all.map { $0[column].count }.max()! }
-        return all.map { row in
+        lines([header] + rows).joined(separator: "\n")
+    }
+
+    /// The rows as aligned lines (all rows have as many cells).
+    static func lines(_ rows: [[String]]) -> [String] {
+        let widths = (0..<(rows.first?.count ?? 0)).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
             row.enumerated().map { index, cell in
                 index == row.count - 1 ? cell : cell.padded(to: widths[index])
             }.joined(separator: "  ")
-        }.joined(separator: "\n")
+        }
     }
 }
 
