@@ -208,8 +208,10 @@ package final class BusConnection {
 
     /// Exports an object implementing the interfaces described by `introspectionXML`
     /// (`g_dbus_connection_register_object`); every method call goes to `handler`,
-    /// which must answer it exactly once.
-    package func register(path: String, introspectionXML: String,
+    /// which must answer it exactly once. A call whose serialized arguments are larger than
+    /// `maximumArgumentBytes` reaches `handler` with no arguments converted
+    /// (`MethodCall.isOversized`), so its size costs nothing beyond what GDBus already read.
+    package func register(path: String, introspectionXML: String, maximumArgumentBytes: Int = .max,
                          handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) {
         var error: UnsafeMutablePointer<GError>?
         guard let node = g_dbus_node_info_new_for_xml(introspectionXML, &error) else { throw BusError(consuming: error) }
@@ -218,15 +220,17 @@ package final class BusConnection {
         while let interface = node.pointee.interfaces[index] {
             var vtable = GDBusInterfaceVTable()
             vtable.method_call = { _, sender, _, interface, method, parameters, invocation, userData in
-                let handler = CallbackBox.from(userData, as: (@GLibActor (MethodCall) -> Void).self)
+                let (handler, limit) = CallbackBox.from(userData, as: ((@GLibActor (MethodCall) -> Void), Int).self)
+                let bytes = parameters.map { Int(g_variant_get_size($0)) } ?? 0
                 var arguments: [Variant] = []
-                if let parameters, case .tuple(let values) = Variant(parameters) { arguments = values }
+                if bytes <= limit, let parameters, case .tuple(let values) = Variant(parameters) { arguments = values }
                 let call = MethodCall(invocation: invocation!, sender: sender.map { String(cString: $0) } ?? "",
                                       interface: interface.map { String(cString: $0) } ?? "",
-                                      method: method.map { String(cString: $0) } ?? "", arguments: arguments)
+                                      method: method.map { String(cString: $0) } ?? "", arguments: arguments,
+                                      argumentBytes: bytes, isOversized: bytes > limit)
                 GLibActor.assumeIsolated { handler(call) }
             }
-            let box = CallbackBox(handler)
+            let box = CallbackBox((handler, maximumArgumentBytes))
             guard g_dbus_connection_register_object(connection, path, interface, &vtable, box.retainedPointer,
                                                     CallbackBox.release, &error) != 0 else {
                 throw BusError(consuming: error)
@@ -299,13 +303,20 @@ package final class MethodCall {
     package let interface: String
     package let method: String
     package let arguments: [Variant]
+    /// The size of the arguments as the bus carried them (`g_variant_get_size`).
+    package let argumentBytes: Int
+    /// Larger than the registration allowed: `arguments` is empty, and the call must be refused.
+    package let isOversized: Bool
 
-    init(invocation: OpaquePointer, sender: String, interface: String, method: String, arguments: [Variant]) {
+    init(invocation: OpaquePointer, sender: String, interface: String, method: String, arguments: [Variant],
+         argumentBytes: Int = 0, isOversized: Bool = false) {
         self.invocation = invocation
         self.sender = sender
         self.interface = interface
         self.method = method
         self.arguments = arguments
+        self.argumentBytes = argumentBytes
+        self.isOversized = isOversized
     }
 
     /// `g_dbus_method_invocation_return_value`.

@@ -13,11 +13,24 @@ package struct KeyFile: Sendable {
         guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size <= maximumBytes,
               let file = g_key_file_new() else { return nil }
         defer { g_key_file_free(file) }
-        var error: UnsafeMutablePointer<GError>?
-        guard g_key_file_load_from_file(file, path, G_KEY_FILE_NONE, &error) != 0 else {
-            g_error_free(error)
-            return nil
+        guard g_key_file_load_from_file(file, path, G_KEY_FILE_NONE, nil) != 0 else { return nil }
+        groups = Self.groups(of: file)
+    }
+
+    /// Reads a file's bytes already in memory (`g_key_file_load_from_data`); `nil` when malformed.
+    package init?(bytes: some Collection<UInt8>) {
+        guard let file = g_key_file_new() else { return nil }
+        defer { g_key_file_free(file) }
+        let loaded = Array(bytes).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) {
+                g_key_file_load_from_data(file, $0.baseAddress, gsize($0.count), G_KEY_FILE_NONE, nil)
+            }
         }
+        guard loaded != 0 else { return nil }
+        groups = Self.groups(of: file)
+    }
+
+    private static func groups(of file: OpaquePointer) -> [String: [String: String]] {
         var groups: [String: [String: String]] = [:]
         var groupCount: gsize = 0
         if let names = g_key_file_get_groups(file, &groupCount) {
@@ -36,7 +49,7 @@ package struct KeyFile: Sendable {
                 groups[String(cString: group)] = values
             }
         }
-        self.groups = groups
+        return groups
     }
 
     /// Whether the file has `group`.

@@ -100,12 +100,25 @@ package final class AgentClient {
 
     /// All alarms the agent holds, in its display order.
     package func list() async throws(AlarmError) -> [AlarmRecord] {
-        try Self.decodeList(AlarmRecord.self, from: try await call("List"))
+        try await pages(AlarmRecord.self).sortedForDisplay()
     }
 
     /// The same list, read only as far as a table of alarms needs (`AlarmListing`).
     package func listings() async throws(AlarmError) -> [AlarmListing] {
-        try Self.decodeList(AlarmListing.self, from: try await call("List"))
+        try await pages(AlarmListing.self).sortedForDisplay()
+    }
+
+    /// Every alarm the caller may see, a `ListPage` at a time (no reply carries more than
+    /// `WireLimits.pageBytes`, whatever the number of alarms).
+    private func pages<Element: Decodable & Sendable>(_ type: Element.Type) async throws(AlarmError) -> [Element] {
+        var elements: [Element] = []
+        var after = ""
+        repeat {
+            let reply = try await callReply("ListPage", [.string(after), .uint32(0)])
+            elements += try Self.decodeList(Element.self, from: reply.first?.string ?? "[]")
+            after = reply.dropFirst().first?.string ?? ""
+        } while !after.isEmpty
+        return elements
     }
 
     /// The alarm whose id starts with `idPrefix`.
@@ -144,7 +157,14 @@ package final class AgentClient {
 
     /// `list()`, waiting on this thread.
     package nonisolated func listBlocking() throws(AlarmError) -> [AlarmRecord] {
-        try Self.decodeList(AlarmRecord.self, from: try callBlocking("List"))
+        var elements: [AlarmRecord] = []
+        var after = ""
+        repeat {
+            let reply = try link.callBlockingReply("ListPage", [.string(after), .uint32(0)])
+            elements += try Self.decodeList(AlarmRecord.self, from: reply.first?.string ?? "[]")
+            after = reply.dropFirst().first?.string ?? ""
+        } while !after.isEmpty
+        return elements.sortedForDisplay()
     }
 
     /// `alarm(_:)` of a whole id, waiting on this thread.
@@ -214,7 +234,10 @@ package final class AgentClient {
             let mirror = MirrorBox()
             let synchronize = { @GLibActor [weak self] in
                 mirror.value.awaitList()
-                guard let self, let list = try? Self.decodeList(AlarmRecord.self, from: try await self.call("Subscribe")) else { return }
+                // Signals first, then the list a page at a time: what changes meanwhile
+                // arrives as updates, which the mirror applies on the pages.
+                guard let self, (try? await self.call("SubscribeUpdates")) != nil,
+                      let list = try? await self.pages(AlarmRecord.self) else { return }
                 continuation.yield(mirror.value.received(list: list))
             }
             let subscription = bus.subscribe(sender: AgentInterface.busName, interface: AgentInterface.interface,
@@ -255,7 +278,7 @@ package final class AgentClient {
     /// `resume` or `cancel`), so a running app can react.
     package nonisolated func actions() -> AsyncStream<(alarmID: UUID, button: AlarmButtonRole)> {
         signals("ActionInvoked", first: { client throws(AlarmError) in
-            _ = try await client.call("Subscribe")
+            _ = try await client.call("SubscribeUpdates")
             return nil
         }) { signal in
             guard let id = signal.arguments.first?.string.flatMap(UUID.init(uuidString:)),
@@ -267,7 +290,7 @@ package final class AgentClient {
     /// This app's alarms beginning to alert, and occurrences missed, while the app runs.
     package nonisolated func events() -> AsyncStream<AlarmEvent> {
         signals(nil, first: { client throws(AlarmError) in
-            _ = try await client.call("Subscribe")
+            _ = try await client.call("SubscribeUpdates")
             return nil
         }) { signal in
             let arguments = signal.arguments.map { $0.string ?? "" }
@@ -289,7 +312,7 @@ package final class AgentClient {
     package nonisolated func authorizationUpdates() -> AsyncStream<AuthorizationState> {
         let appID = self.appID
         return signals("AuthorizationChanged", first: { client throws(AlarmError) in
-            _ = try await client.call("Subscribe")
+            _ = try await client.call("SubscribeUpdates")
             return try await client.authorizationState()
         }) { signal in
             guard signal.arguments.first?.string == appID else { return nil }
@@ -325,6 +348,11 @@ package final class AgentClient {
     /// first, and again to an agent that replaced it). A call that may wait for the user (a
     /// prompt) has no timeout.
     private func call(_ method: String, _ arguments: [Variant] = [], waitsForUser: Bool = false) async throws(AlarmError) -> String {
+        try await callReply(method, arguments, waitsForUser: waitsForUser).first?.string ?? "null"
+    }
+
+    /// `call`, with every argument of the reply.
+    private func callReply(_ method: String, _ arguments: [Variant] = [], waitsForUser: Bool = false) async throws(AlarmError) -> [Variant] {
         let bus = try bus()
         for attempt in 0..<2 {
             var destination = AgentInterface.busName
@@ -332,10 +360,9 @@ package final class AgentClient {
                 if let known = link.introducedAgent { destination = known } else { destination = try await introduceOffLoop().agent }
             }
             do {
-                let reply = try await bus.call(destination: destination, path: AgentInterface.objectPath,
-                                               interface: AgentInterface.interface, method: method, arguments: arguments,
-                                               timeoutMilliseconds: waitsForUser ? Int32.max : 25_000)
-                return reply.first?.string ?? "null"
+                return try await bus.call(destination: destination, path: AgentInterface.objectPath,
+                                          interface: AgentInterface.interface, method: method, arguments: arguments,
+                                          timeoutMilliseconds: waitsForUser ? Int32.max : 25_000)
             } catch where error.isServiceMissing && !isUser && attempt == 0 {
                 link.forgetAgent(destination)  // it left: the next agent hears this app's Hello first
             } catch {

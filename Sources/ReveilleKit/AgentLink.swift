@@ -84,6 +84,11 @@ final class AgentLink: Sendable {
     /// Calls the agent and waits here for the answer (JSON text). Safe on any thread, the GLib
     /// loop's included; starts the agent by D-Bus activation; an app introduces itself first.
     func callBlocking(_ method: String, _ arguments: [Variant] = []) throws(AlarmError) -> String {
+        try callBlockingReply(method, arguments).first?.string ?? "null"
+    }
+
+    /// `callBlocking`, with every argument of the reply.
+    func callBlockingReply(_ method: String, _ arguments: [Variant] = []) throws(AlarmError) -> [Variant] {
         let bus = try bus()
         for attempt in 0..<2 {
             var destination = AgentInterface.busName
@@ -91,9 +96,8 @@ final class AgentLink: Sendable {
                 if let known = introducedAgent { destination = known } else { destination = try introduce().agent }
             }
             do {
-                let reply = try bus.callSync(destination: destination, path: AgentInterface.objectPath, interface: AgentInterface.interface,
-                                             method: method, arguments: arguments, timeoutMilliseconds: 25_000, autoStart: true)
-                return reply.first?.string ?? "null"
+                return try bus.callSync(destination: destination, path: AgentInterface.objectPath, interface: AgentInterface.interface,
+                                        method: method, arguments: arguments, timeoutMilliseconds: 25_000, autoStart: true)
             } catch where error.isServiceMissing && !isUser && attempt == 0 {
                 forgetAgent(destination)  // it left: the next agent hears this app's Hello first
             } catch {

@@ -21,15 +21,29 @@ final class ClientRegistry {
     private let logger: Logger
     private var clients: [String: Client] = [:]
     private var watches: [String: UInt32] = [:]
+    /// When each connection appeared on the bus, and the instant before which the rest did.
+    private var connectionTimes = ConnectionTimes()
 
     init(bus: BusConnection, logger: Logger) {
         self.bus = bus
         self.logger = logger
+        _ = bus.subscribe(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", name: "NameOwnerChanged",
+                          path: "/org/freedesktop/DBus") { [weak self] signal in
+            let names = signal.arguments.map { $0.string ?? "" }
+            guard names.count == 3, names[0].hasPrefix(":") else { return }
+            self?.connectionTimes.changed(names[0], appeared: names[1].isEmpty && !names[2].isEmpty, at: ProcessStart.now())
+        }
+        // A round trip puts the match rule in place: every connection not heard of from here on
+        // existed before this instant.
+        _ = try? bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                              interface: "org.freedesktop.DBus", method: "GetId")
+        connectionTimes.watchedSince = ProcessStart.now()
     }
 
     /// The caller's identity: what it said in Hello, else its sandbox's, else the user's.
-    /// Fails closed: a caller whose process cannot be looked at (it left the bus, or its
-    /// process is gone) is nobody, not the user.
+    /// Decided at the connection's first call and kept for its life. Fails closed: a caller
+    /// whose process cannot be looked at (it left the bus, its process is gone or is not the
+    /// one that connected, its sandbox marker cannot be read) is nobody, not the user.
     func identity(of sender: String) throws(AlarmError) -> ClientIdentity {
         if let client = clients[sender] { return client.identity }
         var identity = ClientIdentity.user
@@ -60,9 +74,14 @@ final class ClientRegistry {
             // One connection is one app: saying Hello under many names would raise a prompt each.
             throw .notAuthorized("this connection introduced itself as \(known) already; a connection introduces one app")
         }
+        // A sandboxed connection is its sandbox's app for its whole life: what its process
+        // looks like now (its id may have been reused) cannot make it another app.
+        let known = try identity(of: sender)
         let process = try process(of: sender, unit: true)
         let identity: ClientIdentity
-        if let sandboxed = process.flatpakID {
+        if known.sandboxed {
+            identity = known
+        } else if let sandboxed = process.flatpakID {
             identity = ClientIdentity(appID: sandboxed, sandboxed: true, source: "flatpak")
         } else if let unit = process.systemdID, unit != declaredID {
             identity = ClientIdentity(appID: unit, sandboxed: false, source: "systemd")
@@ -116,6 +135,7 @@ final class ClientRegistry {
         watches[sender] = bus.watchName(sender) { [weak self] owner in
             guard owner == nil, let self else { return }
             self.clients[sender] = nil
+            self.connectionTimes.changed(sender, appeared: false, at: 0)
             if let watch = self.watches.removeValue(forKey: sender) { self.bus.unwatchName(watch) }
         }
     }
@@ -135,10 +155,22 @@ final class ClientRegistry {
     /// `unit`: read its systemd app unit too (for Hello only).
     private func process(of sender: String, unit: Bool) throws(AlarmError) -> Process {
         let pid = try credentials(of: sender)
-        guard FileManager.default.fileExists(atPath: "/proc/\(pid)") else {
+        guard let started = ProcessStart.of(pid: pid) else {
             throw .notAuthorized("cannot tell who is calling: process \(pid) of \(sender) is gone; the call is refused")
         }
-        let process = Process(flatpakID: Self.flatpakID(of: pid), systemdID: unit ? Self.systemdID(pid) : nil)
+        // The process that connected started before it connected: one that started after is
+        // another process that was given the same id once the first one exited.
+        guard started <= connectionTimes.connected(sender) else {
+            throw .notAuthorized("cannot tell who is calling: process \(pid) started after \(sender) connected, so it is not the process that connected (its id was reused); the call is refused")
+        }
+        let flatpakID: String?
+        switch FlatpakInfo.of(pid: pid) {
+        case .absent: flatpakID = nil
+        case .app(let id): flatpakID = id
+        case .unreadable(let reason):
+            throw .notAuthorized("cannot tell whether \(sender) is sandboxed: \(reason); the call is refused")
+        }
+        let process = Process(flatpakID: flatpakID, systemdID: unit ? Self.systemdID(pid) : nil)
         guard try credentials(of: sender) == pid else {
             throw .notAuthorized("cannot tell who is calling: \(sender) changed process; the call is refused")
         }
@@ -162,12 +194,6 @@ final class ClientRegistry {
             throw .notAuthorized("\(sender) runs as user \(uid), not as this session's user; the call is refused")
         }
         return pid
-    }
-
-    /// The `[Application] name=` of `/proc/PID/root/.flatpak-info` (read by GLib's
-    /// `GKeyFile`, as xdg-desktop-portal reads it), present only inside a Flatpak sandbox.
-    private static func flatpakID(of pid: Int32) -> String? {
-        KeyFile(path: "/proc/\(pid)/root/.flatpak-info")?.string("Application", "name")
     }
 
     private static func systemdID(_ pid: Int32) -> String? {

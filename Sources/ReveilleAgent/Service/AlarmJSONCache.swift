@@ -17,17 +17,56 @@ final class AlarmJSONCache {
 
     /// The JSON array of `records`.
     func array(_ records: [AlarmRecord]) throws -> String {
-        var parts: [String] = []
-        parts.reserveCapacity(records.count)
-        for record in records {
-            if let cached = encoded[record.id] {
-                parts.append(cached)
-            } else {
-                let json = String(decoding: try encoder.encode(record), as: UTF8.self)
-                encoded[record.id] = json
-                parts.append(json)
-            }
+        JSONLines.array(try records.map(encode))
+    }
+
+    /// `records` as JSON arrays of at most `maximumBytes` each (one alarm over it still makes a
+    /// page of its own: a stored alarm is bounded by `WireLimits.configurationBytes`).
+    func pages(_ records: [AlarmRecord], maximumBytes: Int) throws -> [(json: String, count: Int)] {
+        var pages: [(json: String, count: Int)] = []
+        var rest = records[...]
+        while !rest.isEmpty {
+            let (json, count) = try page(of: rest, limit: rest.count, maximumBytes: maximumBytes)
+            pages.append((json, count))
+            rest = rest.dropFirst(count)
         }
-        return JSONLines.array(parts)
+        return pages
+    }
+
+    /// `ListPage`: the records whose id sorts after `after`, in id order, at most `limit` and
+    /// `maximumBytes`; `next` is the last id given, or "" when none is left.
+    func page(_ records: [AlarmRecord], after: String, limit: Int, maximumBytes: Int) throws -> (json: String, next: String) {
+        let sorted = records.map { (key: $0.id.uuidString, record: $0) }.filter { $0.key > after }.sorted { $0.key < $1.key }
+        let (json, count) = try page(of: sorted.map(\.record)[...], limit: limit, maximumBytes: maximumBytes)
+        return (json, count < sorted.count ? sorted[count - 1].key : "")
+    }
+
+    private func page(of records: ArraySlice<AlarmRecord>, limit: Int, maximumBytes: Int) throws -> (json: String, count: Int) {
+        var parts: [String] = []
+        var bytes = 2
+        for record in records.prefix(max(1, limit)) {
+            let json = try encode(record)
+            guard parts.isEmpty || bytes + json.utf8.count + 2 <= maximumBytes else { break }
+            bytes += json.utf8.count + 2
+            parts.append(json)
+        }
+        return (JSONLines.array(parts), parts.count)
+    }
+
+    private func encode(_ record: AlarmRecord) throws -> String {
+        if let cached = encoded[record.id] { return cached }
+        let json = String(decoding: try encoder.encode(record), as: UTF8.self)
+        encoded[record.id] = json
+        return json
+    }
+}
+
+extension Collection {
+    /// The collection in consecutive slices of `size` elements (the last may be shorter).
+    func chunks(of size: Int) -> [SubSequence] {
+        stride(from: 0, to: count, by: size).map { offset in
+            let start = index(startIndex, offsetBy: offset)
+            return self[start..<(index(start, offsetBy: size, limitedBy: endIndex) ?? endIndex)]
+        }
     }
 }

@@ -19,14 +19,8 @@ final class AlarmService {
     private var views = AlarmViewUpdates()
     private let json = AlarmJSONCache()
 
-    /// Calls waiting for the user's decision, by connection and by app.
-    private var parked: [String: Int] = [:]
-    private var parkedByApp: [String: Int] = [:]
-    static let maximumParkedPerConnection = 8
-    static let maximumParkedPerApp = 32
-    /// The largest reply or signal sent, in bytes of JSON: D-Bus drops a connection that sends
-    /// a message over its limit (128 MiB by default), and the agent would go with it.
-    static let maximumMessageBytes = 64 << 20
+    /// Calls waiting for the user's decision, counted and in bytes, by connection and by app.
+    private var parked = ParkedCalls()
 
     init(bus: BusConnection, scheduler: AlarmScheduler, sounder: AlarmSounder, authorizer: Authorizer,
          logger: Logger) throws(BusError) {
@@ -36,31 +30,37 @@ final class AlarmService {
         self.authorizer = authorizer
         self.logger = logger
         registry = ClientRegistry(bus: bus, logger: logger)
-        try bus.register(path: AgentInterface.objectPath, introspectionXML: AgentInterface.introspectionXML) {
+        try bus.register(path: AgentInterface.objectPath, introspectionXML: AgentInterface.introspectionXML,
+                         maximumArgumentBytes: WireLimits.callBytes) {
             [unowned self] call in self.handle(call)
         }
         authorizer.onChange = { [weak self] appID, state in self?.publishAuthorization(appID, state) }
     }
 
     /// Emits `AlarmsUpdated` to each subscriber whose view the change touched, with just what
-    /// changed in it: each view's update is encoded once, whatever the number of subscribers.
+    /// changed in it: each view's update is encoded once, whatever the number of subscribers,
+    /// and sent in as many signals of at most `WireLimits.pageBytes` as it needs.
     func publish(_ changes: [AlarmChange]) {
         json.forget(changes)
         let subscribers = registry.subscribers.map { (name: $0.name, view: AlarmViewUpdates.View($0.identity)) }
         let updates = views.split(changes, for: Set(subscribers.map(\.view)))
-        var encoded: [AlarmViewUpdates.View: [Variant]] = [:]
+        var encoded: [AlarmViewUpdates.View: [[Variant]]] = [:]
         var alerting: [AlarmViewUpdates.View: [UUID]] = [:]
         for (view, update) in updates {
             alerting[view] = update.startedAlerting
-            guard let changed = try? json.array(update.changed), changed.utf8.count <= Self.maximumMessageBytes else {
-                logger.error("AlarmsUpdated for \(view) could not be encoded within \(Self.maximumMessageBytes >> 20) MiB; not sent")
+            guard let pages = try? json.pages(update.changed, maximumBytes: WireLimits.pageBytes) else {
+                logger.error("AlarmsUpdated for \(view) could not be encoded; not sent")
                 continue
             }
-            encoded[view] = [.string(changed), .array(elementType: "s", update.removed.map { .string($0.uuidString) })]
+            var signals = pages.map { [Variant.string($0.json), .array(elementType: "s", [])] }
+            // Removals are 36-byte ids: a page of them is far below the limit.
+            for removed in update.removed.chunks(of: WireLimits.pageBytes / 64) {
+                signals.append([.string("[]"), .array(elementType: "s", removed.map { .string($0.uuidString) })])
+            }
+            encoded[view] = signals
         }
         for subscriber in subscribers {
-            guard let arguments = encoded[subscriber.view] else { continue }
-            emit("AlarmsUpdated", to: subscriber.name, arguments)
+            for arguments in encoded[subscriber.view] ?? [] { emit("AlarmsUpdated", to: subscriber.name, arguments) }
             for id in alerting[subscriber.view] ?? [] { emit("AlarmAlerting", to: subscriber.name, [.string(id.uuidString)]) }
         }
     }
@@ -97,39 +97,58 @@ final class AlarmService {
     }
 
     /// Answers on the loop, synchronously, except where the user must decide first: then the
-    /// call is parked and answered from the prompt's callback.
+    /// call is parked and answered from the prompt's callback. Nothing the caller sent is
+    /// converted before its size is known (`WireLimits.callBytes`), and no configuration is
+    /// decoded before the caller's authorization is.
     private func handle(_ call: MethodCall) {
         guard scheduler.isRunning else {
             // Between taking the bus name and the state folder (an agent it replaced is exiting).
             return call.fail(name: AgentInterface.errorPrefix + AlarmError.agentUnavailable("").code,
                              message: "reveille-agent is starting; try again in a moment")
         }
+        let request: AgentCall
+        do throws(AlarmError) {
+            guard !call.isOversized else {
+                throw .invalidConfiguration("the call's arguments are \(call.argumentBytes) bytes; at most \(WireLimits.callBytes) are accepted")
+            }
+            request = try AgentCall.decode(method: call.method, arguments: call.arguments.map(Self.argument))
+        } catch {
+            logger.notice("\(call.method) from \(call.sender) refused: \(error.reason)")
+            return call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
+        }
         let identity: ClientIdentity
         do { identity = try registry.identity(of: call.sender) } catch {
             logger.notice("\(call.method) from \(call.sender) refused: \(error.reason)")
             return call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
         }
-        let waitsForTheUser = call.method == "RequestAuthorization"
-            || (call.method == "Schedule" && !identity.isUser && authorizer.state(of: identity) == .notDetermined)
-        guard waitsForTheUser else { return respond(call, from: identity) }
-        // Calls waiting for the user's answer are kept: bounded per connection and per app.
-        let bySender = parked[call.sender, default: 0], byApp = parkedByApp[identity.appID, default: 0]
-        guard bySender < Self.maximumParkedPerConnection, byApp < Self.maximumParkedPerApp else {
-            let error = AlarmError.invalidState("\(max(bySender, byApp)) calls of \(identity.appID) already wait for the user's decision; at most \(Self.maximumParkedPerConnection) per connection and \(Self.maximumParkedPerApp) per app may")
+        let waitsForTheUser: Bool
+        switch request {
+        case .requestAuthorization: waitsForTheUser = true
+        case .schedule: waitsForTheUser = !identity.isUser && authorizer.state(of: identity) == .notDetermined
+        default: waitsForTheUser = false
+        }
+        guard waitsForTheUser else { return respond(call, request, from: identity) }
+        let ticket: ParkedCalls.Ticket
+        do {
+            ticket = try parked.admit(connection: call.sender, app: identity.appID, bytes: call.argumentBytes)
+        } catch {
             return call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
         }
-        parked[call.sender] = bySender + 1
-        parkedByApp[identity.appID] = byApp + 1
         authorizer.request(for: identity, usageDescription: registry.client(call.sender)?.usageDescription) { [weak self] state in
-            if let self {
-                self.parked[call.sender] = self.parked[call.sender].flatMap { $0 > 1 ? $0 - 1 : nil }
-                self.parkedByApp[identity.appID] = self.parkedByApp[identity.appID].flatMap { $0 > 1 ? $0 - 1 : nil }
-            }
-            if call.method == "RequestAuthorization" {
+            self?.parked.release(ticket)
+            if case .requestAuthorization = request {
                 call.reply([.string(state.rawValue)])
             } else {
-                self?.respond(call, from: identity)
+                self?.respond(call, request, from: identity)
             }
+        }
+    }
+
+    private static func argument(_ value: Variant) -> AgentCall.Argument {
+        switch value {
+        case .string(let text): .string(text)
+        case .array(let type, let entries) where type.hasPrefix("{"): .dictionary(count: entries.count)
+        default: value.double.map(AgentCall.Argument.number) ?? .other
         }
     }
 
@@ -144,13 +163,13 @@ final class AlarmService {
         }
     }
 
-    private func respond(_ call: MethodCall, from identity: ClientIdentity) {
+    private func respond(_ call: MethodCall, _ request: AgentCall, from identity: ClientIdentity) {
         do {
-            let answer = try answer(call, from: identity)
-            guard answer.utf8.count <= Self.maximumMessageBytes else {
-                throw AlarmError.invalidState("the answer would be \(answer.utf8.count >> 20) MiB, more than a D-Bus message may carry; ask for less (Get one alarm)")
+            let answer = try answer(request, from: identity, sender: call.sender)
+            guard answer.allSatisfy({ $0.utf8.count <= WireLimits.pageBytes }) else {
+                throw AlarmError.invalidState("the answer would be more than \(WireLimits.pageBytes >> 20) MiB; read the alarms with ListPage, or Get one")
             }
-            call.reply([.string(answer)])
+            call.reply(answer.map(Variant.string))
         } catch let error as AlarmError {
             logger.notice("\(call.method) from \(call.sender) (\(identity.appID)) refused: \(error.reason)")
             call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
@@ -159,72 +178,70 @@ final class AlarmService {
         }
     }
 
-    private func answer(_ call: MethodCall, from identity: ClientIdentity) throws -> String {
-        // GDBus has already checked the argument types against the introspection XML.
-        let strings = call.arguments.map { $0.string ?? "" }
+    /// The method table: one answer per call, as the reply's strings.
+    private func answer(_ request: AgentCall, from identity: ClientIdentity, sender: String) throws -> [String] {
         let owner = identity.isUser ? nil : identity.appID
-        switch call.method {
-        case "Hello":
-            return try Self.json(try registry.hello(call.sender, declaredID: strings[0], usageDescription: strings[1]))
-        case "Subscribe":
-            try registry.subscribe(call.sender, as: identity)
-            return try json.array(visible(to: identity))
-        case "List":
-            return try json.array(visible(to: identity))
-        case "Get":
-            return try Self.json(scheduler.alarm(try scheduler.resolve(strings[0], owner: owner)))
-        case "Schedule":
-            let id = try Self.uuid(strings[0])
-            let request = try Self.request(strings[1])
-            try requireAuthorization(identity, sender: call.sender)
-            try IntentRunner.check(request, for: identity)
-            try checkSound(request.sound, for: identity)
-            return try Self.json(try scheduler.schedule(id: id, request: request, appID: identity.appID))
-        case "WakeStatus":
+        switch request {
+        case .hello(let appID, let usageDescription):
+            return [try Self.json(try registry.hello(sender, declaredID: appID, usageDescription: usageDescription))]
+        case .subscribe:
+            try registry.subscribe(sender, as: identity)
+            return [try json.array(visible(to: identity))]
+        case .subscribeUpdates:
+            try registry.subscribe(sender, as: identity)
+            return []
+        case .list:
+            return [try json.array(visible(to: identity))]
+        case .listPage(let after, let limit):
+            let page = try json.page(visible(to: identity), after: after, limit: limit, maximumBytes: WireLimits.pageBytes)
+            return [page.json, page.next]
+        case .get(let id):
+            return [try Self.json(scheduler.alarm(try scheduler.resolve(id, owner: owner)))]
+        case .schedule(let id, let configuration):
+            try requireAuthorization(identity, sender: sender)
+            let request = try checked(configuration, for: identity)
+            return [try Self.json(try scheduler.schedule(id: id, request: request, appID: identity.appID))]
+        case .update(let id, let configuration):
+            try requireAuthorization(identity, sender: sender)
+            let request = try checked(configuration, for: identity)
+            return [try Self.json(try scheduler.update(id, request: request, owner: owner))]
+        case .wakeStatus:
             // The next alarm's time is the user's, whichever app set it.
             try requireUser(identity, to: "ask whether alarms wake the machine")
-            return try Self.json(wakeStatus?() ?? WakeStatus(wakes: false, reason: "the agent is starting", lead: 0))
-        case "Update":
-            let request = try Self.request(strings[1])
-            try requireAuthorization(identity, sender: call.sender)
-            try IntentRunner.check(request, for: identity)
-            try checkSound(request.sound, for: identity)
-            return try Self.json(try scheduler.update(strings[0], request: request, owner: owner))
-        case "Skip":
-            return try Self.json(try scheduler.skip(strings[0], owner: owner))
-        case "Disable", "Enable":
-            return try Self.json(try scheduler.setEnabled(call.method == "Enable", strings[0], owner: owner))
-        case "AuthorizationState":  // RequestAuthorization is answered in `handle`, after the user decides
-            return authorizer.state(of: identity).rawValue
-        case "Authorizations":
+            return [try Self.json(wakeStatus?() ?? WakeStatus(wakes: false, reason: "the agent is starting", lead: 0))]
+        case .skip(let id):
+            return [try Self.json(try scheduler.skip(id, owner: owner))]
+        case .setEnabled(let enabled, let id):
+            return [try Self.json(try scheduler.setEnabled(enabled, id, owner: owner))]
+        case .requestAuthorization, .authorizationState:  // RequestAuthorization waits for the user in `handle`
+            return [authorizer.state(of: identity).rawValue]
+        case .authorizations:
             try requireUser(identity, to: "list the apps' authorizations")
-            return try Self.json(authorizer.all)
-        case "SetAuthorization":
+            return [try Self.json(authorizer.all)]
+        case .setAuthorization(let appID, let state):
             try requireUser(identity, to: "change an app's authorization")
-            try ClientRegistry.validate(appID: strings[0])
-            guard let state = AuthorizationState(rawValue: strings[1]) else {
-                throw AlarmError.invalidConfiguration("state '\(strings[1])' is not one of authorized, denied, notDetermined")
-            }
-            try authorizer.set(strings[0], state)
-            return state.rawValue
-        case "ListSounds":
+            try ClientRegistry.validate(appID: appID)
+            try authorizer.set(appID, state)
+            return [state.rawValue]
+        case .listSounds:
             // Where the files are is the user's business: apps get names only.
             let entries = sounder.library.entries()
-            return try Self.json(identity.isUser ? entries : entries.map { .init(name: $0.name, path: "", source: $0.source) })
-        case "PlaySound":
+            return [try Self.json(identity.isUser ? entries : entries.map { .init(name: $0.name, path: "", source: $0.source) })]
+        case .playSound(let name, let seconds):
             try requireUser(identity, to: "play sounds")
-            let seconds = call.arguments[1].double ?? 3
-            guard seconds.isFinite, (0.1...60).contains(seconds) else {
-                throw AlarmError.invalidConfiguration("seconds is \(seconds); accepted: 0.1 to 60")
-            }
-            let sound: AlertConfiguration.AlertSound = strings[0].isEmpty || strings[0] == "default" ? .default : .named(strings[0])
-            return try sounder.preview(sound, seconds: seconds)
-        default:
-            guard let action = AgentInterface.actionMethods.first(where: { $0.value == call.method })?.key else {
-                throw AlarmError.invalidConfiguration("no method \(call.method)")
-            }
-            return try Self.json(try scheduler.apply(action, to: strings[0], owner: owner))
+            let sound: AlertConfiguration.AlertSound = name.isEmpty || name == "default" ? .default : .named(name)
+            return [try sounder.preview(sound, seconds: seconds)]
+        case .apply(let action, let id):
+            return [try Self.json(try scheduler.apply(action, to: id, owner: owner))]
         }
+    }
+
+    /// A configuration decoded (only now that the caller may schedule) and checked for it.
+    private func checked(_ configuration: String, for identity: ClientIdentity) throws -> AlarmRequest {
+        let request = try AlarmRequest.decode(configuration: configuration)
+        try IntentRunner.check(request, for: identity)
+        try checkSound(request.sound, for: identity)
+        return request
     }
 
     private func visible(to identity: ClientIdentity) -> [AlarmRecord] {
@@ -246,28 +263,6 @@ final class AlarmService {
 
     private func requireUser(_ identity: ClientIdentity, to what: String) throws(AlarmError) {
         guard identity.isUser else { throw .notAuthorized("only the user's own tools may \(what); \(identity.appID) is an app") }
-    }
-
-    private static func uuid(_ text: String) throws(AlarmError) -> UUID {
-        if text.isEmpty { return UUID() }
-        guard let id = UUID(uuidString: text) else {
-            throw .invalidConfiguration("id '\(text)' is not a UUID; give one like 123e4567-e89b-12d3-a456-426614174000, or \"\" for a new one")
-        }
-        return id
-    }
-
-    private static func request(_ text: String) throws(AlarmError) -> AlarmRequest {
-        do {
-            return try JSONCoding.decoder.decode(AlarmRequest.self, from: Data(text.utf8))
-        } catch let DecodingError.keyNotFound(key, context) {
-            throw .invalidConfiguration("configuration is missing \((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))")
-        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            throw .invalidConfiguration("configuration has a wrong value at \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)")
-        } catch let DecodingError.dataCorrupted(context) {
-            throw .invalidConfiguration("configuration is not a valid AlarmRequest JSON object: \(context.debugDescription) at '\(context.codingPath.map(\.stringValue).joined(separator: "."))'")
-        } catch {
-            throw .invalidConfiguration("configuration is not a valid AlarmRequest JSON object: \(error)")
-        }
     }
 
     private static func json<Value: Encodable>(_ value: Value) throws -> String {

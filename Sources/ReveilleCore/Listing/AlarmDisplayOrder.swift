@@ -8,7 +8,7 @@ package struct AlarmDisplayOrder: Comparable, Sendable {
     var date: Date
     var id: UUID
 
-    package init(_ record: AlarmRecord) {
+    package init(_ record: some DisplayOrdered) {
         rank = switch record.state {
         case .alerting: 0
         case .countdown: 1
@@ -29,9 +29,22 @@ package struct AlarmDisplayOrder: Comparable, Sendable {
     }
 }
 
-extension Sequence<AlarmRecord> {
+/// What the display order reads of an alarm: a whole record, or a listing of one.
+package protocol DisplayOrdered {
+    var state: Alarm.State { get }
+    var fireDate: Date? { get }
+    var id: UUID { get }
+}
+
+extension AlarmRecord: DisplayOrdered {}
+
+extension AlarmListing: DisplayOrdered {
+    package var state: Alarm.State { alarm.state }
+}
+
+extension Sequence where Element: DisplayOrdered {
     /// The records in `AlarmDisplayOrder` (sorting small keys, not whole records).
-    package func sortedForDisplay() -> [AlarmRecord] {
+    package func sortedForDisplay() -> [Element] {
         let records = Array(self)
         let keys = records.map(AlarmDisplayOrder.init)
         return keys.indices.sorted { keys[$0] < keys[$1] }.map { records[$0] }

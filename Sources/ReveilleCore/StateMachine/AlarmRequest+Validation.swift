@@ -1,28 +1,25 @@
 import FoundationEssentials
 
 extension AlarmRequest {
-    /// The longest countdown accepted: a year.
-    package static let maximumCountdown: TimeInterval = 366 * 86_400
-    /// The longest title accepted, in characters.
-    package static let maximumTitleLength = 500
-    /// The longest title accepted, in UTF-8 bytes: one character may carry any number of
-    /// combining marks, and every byte reaches the notification and sound servers.
-    package static let maximumTitleBytes = 2000
-    /// The longest button text accepted, in characters and in UTF-8 bytes.
-    package static let maximumButtonTextLength = 64
-    package static let maximumButtonTextBytes = 256
-    /// The longest icon name accepted, in UTF-8 bytes.
-    package static let maximumIconNameBytes = 128
-    /// The largest metadata accepted, in UTF-8 bytes.
-    package static let maximumMetadataBytes = 4096
+    // The bounds live in `WireLimits`; these names stay for the code that words them.
+    package static let maximumCountdown: TimeInterval = WireLimits.maximumCountdown
+    package static let maximumTitleLength = WireLimits.titleCharacters
+    package static let maximumTitleBytes = WireLimits.titleBytes
+    package static let maximumButtonTextLength = WireLimits.buttonTextCharacters
+    package static let maximumButtonTextBytes = WireLimits.buttonTextBytes
+    package static let maximumIconNameBytes = WireLimits.iconNameBytes
+    package static let maximumMetadataBytes = WireLimits.metadataBytes
 
-    /// `400 days`, `90 seconds`, `-5 seconds`: a length as a person says it.
+    /// `400 days`, `90 seconds`, `-5 seconds`: a length as a person says it. Any double is
+    /// worded without converting it to an integer, so a refusal can never trap.
     static func spoken(_ seconds: TimeInterval) -> String {
         guard seconds.isFinite else { return "\(seconds) seconds" }
         let magnitude = abs(seconds)
         let (unit, size): (String, Double) = magnitude >= 2 * 86_400 ? ("days", 86_400) : magnitude >= 2 * 3600 ? ("hours", 3600)
             : magnitude >= 120 ? ("minutes", 60) : ("seconds", 1)
         let value = seconds / size
+        // Past 2^53 a double has no fraction, and `Int(value)` would trap past Int.max.
+        guard abs(value) < 9_007_199_254_740_992 else { return "\(value) \(unit)" }
         let text = value == value.rounded() ? String(Int(value)) : String((value * 10).rounded() / 10)
         return "\(text) \(unit)"
     }
@@ -51,11 +48,26 @@ extension AlarmRequest {
             guard (0...23).contains(relative.time.hour), (0...59).contains(relative.time.minute) else {
                 throw invalid("time \(relative.time.hour):\(relative.time.minute) is not a time of day; accepted: hour 0–23, minute 0–59")
             }
-            if case .weekly(let days) = relative.repeats, days.isEmpty {
-                throw invalid("a weekly recurrence needs at least one weekday; use .never for a one-time alarm")
+            if case .weekly(let days) = relative.repeats {
+                guard !days.isEmpty else {
+                    throw invalid("a weekly recurrence needs at least one weekday; use .never for a one-time alarm")
+                }
+                guard days.count <= WireLimits.weekdays, Set(days).count == days.count else {
+                    throw invalid("a weekly recurrence lists \(days.count) weekdays with repeats; accepted: each weekday at most once (at most 7)")
+                }
             }
         }
         try ring.validate()
+        if case .named(let name) = sound, name.utf8.count > WireLimits.soundNameBytes {
+            throw invalid("the sound name is \(name.utf8.count) bytes long; at most \(WireLimits.soundNameBytes) are accepted")
+        }
+        for (name, intent) in [("stopIntent", stopIntent), ("secondaryIntent", secondaryIntent)] {
+            guard case .run(let arguments)? = intent else { continue }
+            let bytes = arguments.reduce(0) { $0 + $1.utf8.count }
+            guard arguments.count <= WireLimits.runArguments, bytes <= WireLimits.runBytes else {
+                throw invalid("\(name) runs \(arguments.count) arguments of \(bytes) bytes; accepted: at most \(WireLimits.runArguments) arguments and \(WireLimits.runBytes) bytes")
+            }
+        }
         try stopIntent?.validate()
         try secondaryIntent?.validate()
         let alert = presentation.alert

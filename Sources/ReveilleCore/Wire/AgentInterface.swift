@@ -24,6 +24,8 @@ package enum AgentInterface {
             Alarms and configurations are JSON text. An ID argument may be any unique prefix of
             an alarm's UUID. Errors are io.github.reveille.Error.NotFound, AmbiguousID,
             InvalidState, InvalidConfiguration, MaximumLimitReached, NotAuthorized, StorageFailure.
+            Every call is bounded (WireLimits: 128 KiB of arguments, a
+            configuration 64 KiB); replies and AlarmsUpdated carry at most 4 MiB each.
             A connection that says Hello is an app: it sees and changes only its own alarms and
             must be authorized by the user to schedule. Other unsandboxed connections are the
             user's own tools and see everything. A Flatpak sandbox is always its app.
@@ -43,6 +45,9 @@ package enum AgentInterface {
             <method name="Subscribe">
               <arg name="alarms" type="s" direction="out"/>
             </method>
+            <!-- Starts the signals, as Subscribe does, without returning the alarms: for a
+                 client that reads them with ListPage. -->
+            <method name="SubscribeUpdates"/>
             <!-- Schedules an alarm. id: a UUID, or "" for a new one. configuration: an
                  AlarmRequest. options: reserved, pass {}. Returns the AlarmRecord. An app
                  not yet decided on is asked about first; the call waits for the answer.
@@ -79,9 +84,20 @@ package enum AgentInterface {
               <arg name="id" type="s" direction="in"/>
               <arg name="alarm" type="s" direction="out"/>
             </method>
-            <!-- All alarms, as a JSON array of AlarmRecord. -->
+            <!-- All alarms, as a JSON array of AlarmRecord; refused (InvalidState) when they
+                 would not fit one reply: read them with ListPage. -->
             <method name="List">
               <arg name="alarms" type="s" direction="out"/>
+            </method>
+            <!-- A page of the caller's alarms: those whose id sorts after `after` ("" from the
+                 start), at most `limit` (0: as many as fit) and at most 4 MiB of JSON, as a JSON
+                 array of AlarmRecord sorted by id; `next` is the `after` of the next page, ""
+                 after the last. Stable while alarms come and go: no alarm is skipped. -->
+            <method name="ListPage">
+              <arg name="after" type="s" direction="in"/>
+              <arg name="limit" type="u" direction="in"/>
+              <arg name="alarms" type="s" direction="out"/>
+              <arg name="next" type="s" direction="out"/>
             </method>
             <!-- Every sound name the agent can resolve: a JSON array of {name, path, source}. -->
             <method name="ListSounds">

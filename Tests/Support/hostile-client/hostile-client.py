@@ -5,6 +5,11 @@
     hostile-client.py park APP_ID COUNT               an undecided app sends COUNT Schedule calls at once
     hostile-client.py subscribe COUNT                 COUNT connections of the user's tools subscribe
     hostile-client.py sounds APP_ID                   an app lists the sounds
+    hostile-client.py flood APP_ID CONNECTIONS CALLS MEGABYTES
+                                                      an undecided app sends CALLS Schedule calls of MEGABYTES
+                                                      on each of CONNECTIONS connections at once
+    hostile-client.py many COUNT METADATA_BYTES       the user's tools store COUNT alarms carrying METADATA_BYTES
+                                                      of metadata each, then ask for List
     hostile-client.py listen COUNT STORED             STORED alarms are stored, COUNT connections subscribe,
                                                       then one alarm is added and cancelled: what each heard
 
@@ -37,6 +42,21 @@ def outcome(call):
         return f"{error.get_dbus_name()}: {error.get_dbus_message()}"
 
 
+def gather(count, send, seconds):
+    """Sends `count` calls with `send(reply, error)` at once; their answers, in order of arrival."""
+    answers, loop = [], GLib.MainLoop()
+
+    def done(result):
+        answers.append(result)
+        if len(answers) == count:
+            loop.quit()
+    for _ in range(count):
+        send(lambda _: done("ok"), lambda error: done(f"{error.get_dbus_name()}: {error.get_dbus_message()}"))
+    GLib.timeout_add(seconds * 1000, loop.quit)
+    loop.run()
+    return answers
+
+
 def main(command, *args):
     if command == "two-hellos":
         _, agent = connect()
@@ -45,20 +65,35 @@ def main(command, *args):
         DBusGMainLoop(set_as_default=True)
         bus, agent = connect()
         agent.Hello(args[0], "Wants alarms")
-        answers, loop, count = [], GLib.MainLoop(), int(args[1])
-
-        def done(result):
-            answers.append(result)
-            if len(answers) == count:
-                loop.quit()
-        for _ in range(count):
-            agent.Schedule("", TIMER, dbus.Dictionary({}, signature="sv"), timeout=5,
-                           reply_handler=lambda _: done("ok"),
-                           error_handler=lambda error: done(f"{error.get_dbus_name()}: {error.get_dbus_message()}"))
-        GLib.timeout_add(4000, loop.quit)
-        loop.run()
+        answers = gather(int(args[1]), lambda reply, error: agent.Schedule(
+            "", TIMER, dbus.Dictionary({}, signature="sv"), timeout=5, reply_handler=reply, error_handler=error), 4)
         refused = [a for a in answers if "already wait for the user" in a]
         return {"answered": len(answers), "refused": len(refused), "sample": refused[:1]}
+    if command == "flood":
+        DBusGMainLoop(set_as_default=True)
+        connections, calls, size = int(args[1]), int(args[2]), int(float(args[3]) * (1 << 20))
+        configuration = json.dumps({"presentation": {"alert": {"title": "x" * size}}, "countdownDuration": {"preAlert": 3600}})
+        agents = []
+        for _ in range(connections):
+            agents.append(connect()[1])
+            agents[-1].Hello(args[0], "Wants alarms")
+        sent = []
+
+        def send(reply, error):
+            agent = agents[len(sent) // calls]
+            sent.append(agent)
+            agent.Schedule("", configuration, dbus.Dictionary({}, signature="sv"), timeout=20,
+                           reply_handler=reply, error_handler=error)
+        answers = gather(connections * calls, send, 20)
+        return {"answered": len(answers), "sample": sorted(set(a[:160] for a in answers))[:3]}
+    if command == "many":
+        _, agent = connect()
+        metadata = json.dumps("m" * int(args[1]))
+        alarm = json.dumps({"presentation": {"alert": {"title": "Many"}}, "countdownDuration": {"preAlert": 86400},
+                            "metadata": metadata})
+        for _ in range(int(args[0])):
+            agent.Schedule("", alarm, dbus.Dictionary({}, signature="sv"))
+        return {"list": outcome(lambda: agent.List())}
     if command == "subscribe":
         connections, answers = [], []
         for _ in range(int(args[0])):

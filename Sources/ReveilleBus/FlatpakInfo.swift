@@ -1,0 +1,64 @@
+import Glibc
+
+/// What a process's `/.flatpak-info` says of it, read as xdg-desktop-portal reads it
+/// (`[Application] name=`), failing closed: a marker that exists but cannot be read whole,
+/// or says no app, is `unreadable`, never "not sandboxed".
+package enum FlatpakInfo: Equatable, Sendable {
+    /// No marker: the process is not in a Flatpak sandbox.
+    case absent
+    /// The sandbox's app id.
+    case app(String)
+    /// A marker is there (or could not be looked for) but does not name an app: refuse the caller.
+    case unreadable(String)
+
+    /// A marker larger than this is not read (Flatpak writes a few hundred bytes).
+    package static let maximumBytes = 64 << 10
+
+    /// The marker of process `pid`, through `/proc/PID/root`.
+    package static func of(pid: Int32) -> FlatpakInfo {
+        read(path: "/proc/\(pid)/root/.flatpak-info")
+    }
+
+    /// Reads the marker at `path`: opened without following a last symlink and without
+    /// blocking (a FIFO cannot hold the agent), checked to be a regular file within
+    /// `maximumBytes`, read whole.
+    package static func read(path: String) -> FlatpakInfo {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let error = errno
+            return error == ENOENT ? .absent : .unreadable("\(path) cannot be opened: \(String(cString: strerror(error)))")
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            return .unreadable("\(path) is not a regular file")
+        }
+        guard status.st_size <= maximumBytes else {
+            return .unreadable("\(path) is \(status.st_size) bytes; at most \(maximumBytes) are read")
+        }
+        var bytes = [UInt8](repeating: 0, count: maximumBytes + 1)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { return .unreadable("\(path) could not be read: \(String(cString: strerror(errno)))") }
+            if got == 0 { break }
+            count += got
+        }
+        guard count <= maximumBytes else { return .unreadable("\(path) grew past \(maximumBytes) bytes while it was read") }
+        return parse(bytes.prefix(count))
+    }
+
+    /// The marker's contents: its `[Application] name`, which must look like an app id.
+    package static func parse(_ bytes: some Collection<UInt8>) -> FlatpakInfo {
+        guard let file = KeyFile(bytes: bytes) else { return .unreadable("/.flatpak-info is not a key file") }
+        guard let name = file.string("Application", "name") else {
+            return .unreadable("/.flatpak-info names no app ([Application] name=)")
+        }
+        guard name.utf8.count <= 255, !name.isEmpty, !name.contains(".."),
+              name.utf8.allSatisfy({ $0 < 128 && (isalnum(Int32($0)) != 0 || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")) }) else {
+            return .unreadable("/.flatpak-info names an app id that is not one")
+        }
+        return .app(name)
+    }
+}

@@ -1,0 +1,185 @@
+import FoundationEssentials
+
+/// One method call of the agent's interface, decoded once from what the bus delivered and
+/// bounded by `WireLimits` before anything allocates in proportion to it. A configuration
+/// stays text here: it is decoded (`AlarmRequest.decode(configuration:)`) only after the
+/// caller's authorization is known, so an app that may not schedule costs nothing to refuse.
+package enum AgentCall: Sendable, Equatable {
+    case hello(appID: String, usageDescription: String)
+    /// Starts the caller's signals and returns its alarms (one page at most).
+    case subscribe
+    /// Starts the caller's signals, returning nothing: a client then reads `listPage`s.
+    case subscribeUpdates
+    case list
+    /// The caller's alarms whose id sorts after `after` ("" from the start), at most `limit`.
+    case listPage(after: String, limit: Int)
+    case get(id: String)
+    case schedule(id: UUID, configuration: String)
+    case update(id: String, configuration: String)
+    case apply(AlarmAction, id: String)
+    case skip(id: String)
+    case setEnabled(Bool, id: String)
+    case requestAuthorization
+    case authorizationState
+    case authorizations
+    case setAuthorization(appID: String, state: AuthorizationState)
+    case listSounds
+    case playSound(name: String, seconds: Double)
+    case wakeStatus
+
+    /// What a D-Bus argument is, as far as the agent's signatures go (`s`, `u`, `d`, `a{sv}`).
+    package enum Argument: Sendable, Equatable {
+        case string(String)
+        case number(Double)
+        /// An `a{sv}` with this many entries (the reserved `options`).
+        case dictionary(count: Int)
+        case other
+    }
+
+    /// The method names, one per case: the table the introspection XML is checked against.
+    package static let methods: [String] = [
+        "Hello", "Subscribe", "SubscribeUpdates", "List", "ListPage", "Get", "Schedule", "Update",
+        "Cancel", "Stop", "Countdown", "Pause", "Resume", "Skip", "Disable", "Enable",
+        "RequestAuthorization", "AuthorizationState", "Authorizations", "SetAuthorization",
+        "ListSounds", "PlaySound", "WakeStatus",
+    ]
+
+    /// Decodes `method`'s arguments; throws `invalidConfiguration` naming the argument and
+    /// what is accepted. Never traps, whatever the input (fuzzed: `make fuzz`).
+    package static func decode(method: String, arguments: [Argument]) throws(AlarmError) -> AgentCall {
+        var reader = Reader(method: method, arguments: arguments)
+        let call: AgentCall
+        switch method {
+        case "Hello":
+            call = .hello(appID: try reader.string("app_id"),
+                          usageDescription: try reader.string("usage_description", bytes: WireLimits.usageDescriptionBytes))
+        case "Subscribe": call = .subscribe
+        case "SubscribeUpdates": call = .subscribeUpdates
+        case "List": call = .list
+        case "ListPage":
+            call = .listPage(after: try reader.string("after"), limit: try reader.count("limit", upTo: WireLimits.pageAlarms))
+        case "Get": call = .get(id: try reader.string("id"))
+        case "Schedule":
+            let text = try reader.string("id")
+            let id: UUID
+            if text.isEmpty { id = UUID() } else {
+                guard let parsed = UUID(uuidString: text) else {
+                    throw .invalidConfiguration("id '\(text)' is not a UUID; give one like 123e4567-e89b-12d3-a456-426614174000, or \"\" for a new one")
+                }
+                id = parsed
+            }
+            call = .schedule(id: id, configuration: try reader.configuration())
+            try reader.options()
+        case "Update":
+            call = .update(id: try reader.string("id"), configuration: try reader.configuration())
+            try reader.options()
+        case "Cancel": call = .apply(.cancel, id: try reader.string("id"))
+        case "Stop": call = .apply(.stop, id: try reader.string("id"))
+        case "Countdown": call = .apply(.countdown, id: try reader.string("id"))
+        case "Pause": call = .apply(.pause, id: try reader.string("id"))
+        case "Resume": call = .apply(.resume, id: try reader.string("id"))
+        case "Skip": call = .skip(id: try reader.string("id"))
+        case "Disable": call = .setEnabled(false, id: try reader.string("id"))
+        case "Enable": call = .setEnabled(true, id: try reader.string("id"))
+        case "RequestAuthorization": call = .requestAuthorization
+        case "AuthorizationState": call = .authorizationState
+        case "Authorizations": call = .authorizations
+        case "SetAuthorization":
+            let appID = try reader.string("app_id"), name = try reader.string("state")
+            guard let state = AuthorizationState(rawValue: name) else {
+                throw .invalidConfiguration("state '\(name)' is not one of authorized, denied, notDetermined")
+            }
+            call = .setAuthorization(appID: appID, state: state)
+        case "ListSounds": call = .listSounds
+        case "PlaySound":
+            let name = try reader.string("sound", bytes: WireLimits.soundNameBytes)
+            let seconds = try reader.number("seconds")
+            guard seconds.isFinite, (0.1...60).contains(seconds) else {
+                throw .invalidConfiguration("seconds is \(seconds); accepted: 0.1 to 60")
+            }
+            call = .playSound(name: name, seconds: seconds)
+        case "WakeStatus": call = .wakeStatus
+        default:
+            throw .invalidConfiguration("no method \(method.prefix(WireLimits.shortStringBytes)); the agent has \(methods.joined(separator: ", "))")
+        }
+        guard reader.isAtEnd else {
+            throw .invalidConfiguration("\(method) takes \(reader.position) arguments; \(arguments.count) were given")
+        }
+        return call
+    }
+
+    /// Reads the arguments in order, each within its bound.
+    private struct Reader {
+        let method: String
+        let arguments: [Argument]
+        var position = 0
+
+        var isAtEnd: Bool { position == arguments.count }
+
+        private mutating func next(_ name: String) throws(AlarmError) -> Argument {
+            guard position < arguments.count else {
+                throw .invalidConfiguration("\(method) needs its argument \(name)")
+            }
+            defer { position += 1 }
+            return arguments[position]
+        }
+
+        mutating func string(_ name: String, bytes: Int = WireLimits.shortStringBytes) throws(AlarmError) -> String {
+            guard case .string(let text) = try next(name) else {
+                throw .invalidConfiguration("\(method)'s argument \(name) must be a string")
+            }
+            guard text.utf8.count <= bytes else {
+                throw .invalidConfiguration("\(method)'s argument \(name) is \(text.utf8.count) bytes; at most \(bytes) are accepted")
+            }
+            return text
+        }
+
+        mutating func configuration() throws(AlarmError) -> String {
+            try string("configuration", bytes: WireLimits.configurationBytes)
+        }
+
+        mutating func number(_ name: String) throws(AlarmError) -> Double {
+            guard case .number(let value) = try next(name) else {
+                throw .invalidConfiguration("\(method)'s argument \(name) must be a number")
+            }
+            return value
+        }
+
+        /// A count from 0 to `maximum`; 0 means `maximum`.
+        mutating func count(_ name: String, upTo maximum: Int) throws(AlarmError) -> Int {
+            let value = try number(name)
+            guard value.isFinite, value >= 0, value == value.rounded() else {
+                throw .invalidConfiguration("\(method)'s argument \(name) is \(value); accepted: a whole number from 0 (as many as fit) up")
+            }
+            return value == 0 || value > Double(maximum) ? maximum : Int(value)
+        }
+
+        /// The reserved `options` dictionary: empty, or ignored entries.
+        mutating func options() throws(AlarmError) {
+            guard case .dictionary = try next("options") else {
+                throw .invalidConfiguration("\(method)'s argument options must be a dictionary (a{sv}); pass {}")
+            }
+        }
+    }
+}
+
+extension AlarmRequest {
+    /// A configuration's JSON text as an `AlarmRequest` (its size was bounded by `AgentCall`);
+    /// throws `invalidConfiguration` naming what is missing or wrong.
+    package static func decode(configuration text: String) throws(AlarmError) -> AlarmRequest {
+        guard text.utf8.count <= WireLimits.configurationBytes else {
+            throw .invalidConfiguration("the configuration is \(text.utf8.count) bytes; at most \(WireLimits.configurationBytes) are accepted")
+        }
+        do {
+            return try JSONCoding.decoder.decode(AlarmRequest.self, from: Data(text.utf8))
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw .invalidConfiguration("configuration is missing \((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw .invalidConfiguration("configuration has a wrong value at \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)")
+        } catch let DecodingError.dataCorrupted(context) {
+            throw .invalidConfiguration("configuration is not a valid AlarmRequest JSON object: \(context.debugDescription) at '\(context.codingPath.map(\.stringValue).joined(separator: "."))'")
+        } catch {
+            throw .invalidConfiguration("configuration is not a valid AlarmRequest JSON object: \(error)")
+        }
+    }
+}
