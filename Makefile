@@ -13,7 +13,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Swift toolchain installed, start faster (no dynamic Swift libraries to bind) and map less.
 RELEASE := -c release --static-swift-stdlib
 
-.PHONY: deps build release test bench run install uninstall man locale deb clean
+.PHONY: deps build release test bench run install uninstall man locale deb clean fuzz
 
 ## deps: install the Debian packages Reveille builds and tests with, if any is missing
 deps:
@@ -37,7 +37,9 @@ release: deps
 # The end-to-end suites run side by side, each test on a thread of its own (they mostly wait on
 # processes; see Tests/EndToEndTests/WaitsOnItsOwnThread.swift); eight at a time keep a 2-core
 # machine busy without starving the peers they start.
+# Each fuzz target runs a few seconds first, so CI keeps them building and finding nothing new.
 test: build locale
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 $(SWIFT) test --skip-build
 
 ## run: build, start the agent in this desktop session and ring a demo timer in 5 seconds
@@ -100,3 +102,24 @@ clean:
 bench: deps
 	$(SWIFT) build $(RELEASE)
 	REVEILLE_BUILD_DIR=$$($(SWIFT) build $(RELEASE) --show-bin-path) $$($(SWIFT) build $(RELEASE) --show-bin-path)/reveille-bench
+
+## fuzz: libFuzzer on the agent's boundary (FUZZ_SECONDS each, 600 by default): the request
+## decoder, the store loader, the time parser and the sandbox marker; what a run finds is in
+## .build-fuzz/findings, and its corpus grows in .build-fuzz/corpus (seeds: Fuzz/corpus)
+# swiftc's -sanitize=fuzzer links libFuzzer's own main, which SwiftPM's entry point
+# (`--defsym main=...`) collides with; so the instrumentation is asked of the frontend and the
+# driver is linked without its main (FuzzTarget calls LLVMFuzzerRunDriver).
+FUZZ_TARGETS := request time flatpak-info
+FUZZ_SECONDS ?= 600
+LIBFUZZER = $(firstword $(wildcard $(dir $(realpath $(SWIFT)))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a))
+FUZZ_BUILD = $(SWIFT) build -c release --scratch-path .build-fuzz -Xswiftc -sanitize=address \
+	-Xswiftc -Xfrontend -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING -Xlinker $(LIBFUZZER) -Xlinker -lstdc++
+fuzz: deps
+	@[ -n "$(LIBFUZZER)" ] || { echo "libFuzzer (libclang_rt.fuzzer_no_main) is not in the Swift toolchain of $(SWIFT)"; exit 1; }
+	for target in $(FUZZ_TARGETS); do $(FUZZ_BUILD) --product reveille-fuzz-$$target 2>&1 | grep -v "prohibited flag" || exit 1; done
+	@mkdir -p .build-fuzz/findings
+	@set -o pipefail; for target in $(FUZZ_TARGETS); do mkdir -p .build-fuzz/corpus/$$target; \
+		echo "== reveille-fuzz-$$target for $(FUZZ_SECONDS) s"; \
+		ASAN_OPTIONS=detect_leaks=0 .build-fuzz/release/reveille-fuzz-$$target -max_total_time=$(FUZZ_SECONDS) \
+			-print_final_stats=1 -timeout=10 -rss_limit_mb=4096 -artifact_prefix=.build-fuzz/findings/$$target- \
+			.build-fuzz/corpus/$$target Fuzz/corpus/$$target 2>&1 | tail -n 8 || { echo "reveille-fuzz-$$target found a failure: .build-fuzz/findings"; exit 1; }; done

@@ -91,6 +91,16 @@ let package = Package(
         .executableTarget(name: "reveille-bench", dependencies: ["ReveilleTestSupport", "ReveilleCore", "ReveilleBus"],
                           path: "Benchmarks/reveille-bench"),
 
+        // libFuzzer targets (`make fuzz`): built with -sanitize=fuzzer -DFUZZING they are fuzzers;
+        // an ordinary build replays a corpus through the same function.
+        .target(name: "ReveilleFuzzSupport", path: "Fuzz/Support"),
+        .executableTarget(name: "reveille-fuzz-request", dependencies: ["ReveilleCore", "ReveilleFuzzSupport"],
+                          path: "Fuzz/reveille-fuzz-request"),
+        .executableTarget(name: "reveille-fuzz-time", dependencies: ["ReveilleCore", "ReveilleFuzzSupport"],
+                          path: "Fuzz/reveille-fuzz-time"),
+        .executableTarget(name: "reveille-fuzz-flatpak-info", dependencies: ["ReveilleBus", "ReveilleFuzzSupport"],
+                          path: "Fuzz/reveille-fuzz-flatpak-info"),
+
         .testTarget(name: "ReveilleCoreTests", dependencies: [
             "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
         ]),

@@ -1,0 +1,45 @@
+import FoundationEssentials
+import ReveilleCore
+import ReveilleFuzzSupport
+
+/// A method call as the agent decodes it (`AgentCall.decode`, then a configuration's
+/// `AlarmRequest.decode` and `validate`): whatever arrives is accepted or refused with a
+/// reason, and never traps. Input: a first byte choosing the method; then, for an even first
+/// byte, a configuration's JSON whole, else arguments separated by NUL, each a string, or
+/// `#` and a number, or `{` and a dictionary's entry count.
+@main enum FuzzRequest {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func main() {
+        FuzzTarget.main { bytes in
+            guard let first = bytes.first else { return }
+            let rest = bytes.dropFirst()
+            if first % 2 == 0 {
+                check(configuration: String(decoding: rest, as: UTF8.self))
+                return
+            }
+            let method = AgentCall.methods[Int(first / 2) % AgentCall.methods.count]
+            let arguments = rest.split(separator: 0, omittingEmptySubsequences: false).map { part -> AgentCall.Argument in
+                let text = String(decoding: part, as: UTF8.self)
+                if text.hasPrefix("#") { return .number(Double(text.dropFirst()) ?? .nan) }
+                if text.hasPrefix("{") { return .dictionary(count: text.count) }
+                return .string(text)
+            }
+            guard let call = try? AgentCall.decode(method: method, arguments: arguments) else { return }
+            switch call {
+            case .schedule(_, let configuration), .update(_, let configuration): check(configuration: configuration)
+            case .listPage(_, let limit): precondition((1...WireLimits.pageAlarms).contains(limit))
+            default: break
+            }
+        }
+    }
+
+    static func check(configuration: String) {
+        guard let request = try? AlarmRequest.decode(configuration: configuration) else { return }
+        do {
+            try request.validate(now: now, timeZone: UTCTimeZone())
+        } catch {
+            precondition(!error.reason.isEmpty, "a refusal without a reason")
+        }
+    }
+}
