@@ -15,9 +15,12 @@ package struct RTCWakeAlarm: Sendable {
 
     var file: FilePath { folder.appending("wakealarm") }
 
-    /// Sets the wake-up to `instant` (seconds since 1970); the old one is cleared first, as
-    /// the kernel refuses to replace an armed alarm.
-    package func set(_ instant: UInt64) throws {
+    /// Sets the wake-up to `instant` (seconds since 1970) if `WakeRequest` accepts it at `now`,
+    /// the moment of writing: a check made earlier (before polkit answered, which may take
+    /// minutes) could let a past instant through. The old one is cleared first, as the kernel
+    /// refuses to replace an armed alarm. Throws `WakeRequest.Refusal` for a refused instant.
+    package func set(_ instant: UInt64, now: Int64) throws {
+        let instant = try WakeRequest.validate(instant, now: now).get()
         try write("0\n")
         try write("\(instant)\n")
     }

@@ -7,8 +7,9 @@ import ReveilleCore
 import SystemPackage
 
 /// The wake helper on the system bus: sets or clears the RTC wake alarm for a caller that
-/// polkit authorizes, checks every argument, logs each change, and exits when idle. D-Bus
-/// activation starts it again on the next call.
+/// polkit authorizes, checks every argument, logs each change, and exits when idle (no call
+/// for `idleSeconds` and no check waiting for polkit). D-Bus activation starts it again on the
+/// next call.
 @GLibActor
 package final class WakeHelperService {
     private let rtc: RTCWakeAlarm
@@ -16,6 +17,8 @@ package final class WakeHelperService {
     private let logger: Logger
     private var bus: BusConnection?
     private var idleTimer: UInt32?
+    /// The polkit checks in flight, per user.
+    private var pending = PendingChecks()
     private var finished: CheckedContinuation<Int32, Never>?
     private var exitCode: Int32?
 
@@ -70,11 +73,16 @@ package final class WakeHelperService {
         finished = nil
     }
 
+    /// Starts the idle countdown again, or stops it while a check waits for polkit: exiting
+    /// then would leave its caller without an answer. The last answer starts it again.
     private func armIdleExit() {
         if let idleTimer { MainLoopSources.remove(idleTimer) }
-        idleTimer = MainLoopSources.after(milliseconds: idleSeconds * 1000) { [weak self] in
-            self?.idleTimer = nil
-            self?.stop(0, "idle for \(self?.idleSeconds ?? 0) s")
+        idleTimer = nil
+        guard pending.isEmpty else { return }
+        idleTimer = MainLoopSources.after(milliseconds: UInt32(clamping: UInt64(idleSeconds) * 1000)) { [weak self] in
+            guard let self else { return }
+            self.idleTimer = nil
+            self.stop(0, "idle for \(self.idleSeconds) s")
         }
     }
 
@@ -91,7 +99,8 @@ package final class WakeHelperService {
             case .failure(let refusal):
                 fail(call, "InvalidArgument", refusal.reason)
             case .success(let instant):
-                authorized(call) { [rtc] in try rtc.set(instant) } done: { "set the wake-up to \(instant)" }
+                // Checked again when written: polkit may answer after the instant has passed.
+                authorized(call) { [rtc] in try rtc.set(instant, now: Int64(time(nil))) } done: { "set the wake-up to \(instant)" }
             }
         case "ClearWakeAlarm":
             authorized(call) { [rtc] in try rtc.clear() } done: { "cleared the wake-up" }
@@ -100,10 +109,26 @@ package final class WakeHelperService {
         }
     }
 
-    /// Runs `change` if polkit authorizes the caller for `WakeHelperInterface.polkitAction`.
+    /// Runs `change` if polkit authorizes the caller for `WakeHelperInterface.polkitAction`;
+    /// the caller's user may have only `PendingChecks.perUser` checks waiting at a time.
     private func authorized(_ call: MethodCall, change: @escaping @GLibActor () throws -> Void,
                             done: @escaping @GLibActor () -> String) {
         guard let bus else { return }
+        let user: UInt32
+        do throws(BusError) {
+            let reply = try bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                         interface: "org.freedesktop.DBus", method: "GetConnectionUnixUser",
+                                         arguments: [.string(call.sender)])
+            guard case .uint32(let uid)? = reply.first else { throw BusError(name: "", message: "no user id in the bus's answer") }
+            user = uid
+        } catch {
+            return fail(call, "NotAuthorized", "cannot tell which user \(call.sender) is (\(error.message)); the call is refused")
+        }
+        if let refusal = pending.admit(user: user) {
+            logger.notice("\(call.sender) (user \(user)) was refused \(call.method): \(refusal.reason)")
+            return fail(call, "TooManyPendingChecks", refusal.reason)
+        }
+        armIdleExit()
         let subject = Variant.tuple([.string("system-bus-name"), .vardict(["name": .string(call.sender)])])
         // Flag 1: the user may be asked (a password for an inactive or remote session).
         bus.call(destination: "org.freedesktop.PolicyKit1", path: "/org/freedesktop/PolicyKit1/Authority",
@@ -112,6 +137,7 @@ package final class WakeHelperService {
                              .uint32(1), .string("")],
                  timeoutMilliseconds: 120_000) { [weak self] result in
             guard let self else { return }
+            self.pending.finish(user: user)
             self.armIdleExit()
             guard case .success(let values) = result, case .tuple(let answer)? = values.first, answer.first == .bool(true) else {
                 let why = if case .failure(let error) = result { "polkit did not answer (\(error.message))" } else { "polkit refused" }
@@ -122,6 +148,9 @@ package final class WakeHelperService {
                 try change()
                 self.logger.notice("\(call.sender): \(done())")
                 call.reply([])
+            } catch let refusal as WakeRequest.Refusal {
+                self.logger.notice("\(call.sender) was refused \(call.method) once polkit answered: \(refusal.reason)")
+                self.fail(call, "InvalidArgument", refusal.reason)
             } catch {
                 self.fail(call, "Failed", "cannot write \(self.rtc.folder)/wakealarm: \(error)")
             }

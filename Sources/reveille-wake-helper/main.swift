@@ -18,12 +18,19 @@ struct WakeHelperCommand: ParsableCommand {
     @Option(help: "The RTC's sysfs folder, whose wakealarm file is written.")
     var rtc = "/sys/class/rtc/rtc0"
 
-    @Option(help: "Exit after this many seconds without a call.")
-    var idleExit: UInt32 = 30
+    // A string, so that any number given (negative, or past any integer type) is refused with
+    // the accepted range rather than the parser's bare "invalid value".
+    @Option(help: "Exit after this many seconds without a call and with no request waiting for polkit (\(IdleExit.accepted.lowerBound)-\(IdleExit.accepted.upperBound)).")
+    var idleExit = "30"
+
+    func validate() throws {
+        if case .failure(let refusal) = IdleExit.seconds(idleExit) { throw ValidationError(refusal.reason) }
+    }
 
     func run() throws {
         LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
-        let status = WakeHelperService.runUntilIdle(rtc: RTCWakeAlarm(folder: FilePath(rtc)), idleSeconds: max(1, idleExit),
+        let idleSeconds = try IdleExit.seconds(idleExit).get()
+        let status = WakeHelperService.runUntilIdle(rtc: RTCWakeAlarm(folder: FilePath(rtc)), idleSeconds: idleSeconds,
                                                     logger: Logger(label: "reveille-wake-helper"))
         if status != 0 { throw ExitCode(status) }
     }

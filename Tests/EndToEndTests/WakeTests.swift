@@ -128,6 +128,139 @@ struct WakeTests {
         #expect(try call("GetWakeAlarm", []).status == 0)
     }
 
+    // MARK: The helper while polkit takes its time
+
+    /// Calls the wake helper's `method` in the background (the reply waits for polkit); its
+    /// output and errors go to `name`.out / .err in the session's folder.
+    func startHelperCall(_ session: TestSession, _ name: String, _ method: String, _ arguments: [String] = []) throws -> Subprocess.Child {
+        try Subprocess.start(try Subprocess.find("gdbus", package: "libglib2.0-bin"),
+                             ["call", "--system", "--timeout", "120", "--dest", WakeHelperInterface.busName,
+                              "--object-path", WakeHelperInterface.objectPath, "--method", "\(WakeHelperInterface.interface).\(method)"]
+                             + arguments, environment: session.environment,
+                             stdout: session.directory + "/\(name).out", stderr: session.directory + "/\(name).err")
+    }
+
+    /// Calls a method of python3-dbusmock's polkit: `SimulateHang true`, `ReleaseHangingCalls`, `HaveHangingCalls`.
+    @discardableResult
+    func polkit(_ session: TestSession, _ method: String, _ arguments: [String] = []) throws -> String {
+        let result = try session.gdbus(["call", "--system", "--dest", "org.freedesktop.PolicyKit1", "--object-path",
+                                        "/org/freedesktop/PolicyKit1/Authority", "--method", "org.freedesktop.DBus.Mock.\(method)"] + arguments)
+        guard result.status == 0 else { throw Subprocess.Failure("polkit mock \(method) failed: \(result.stderr)") }
+        return result.stdout
+    }
+
+    /// Lets every local user reach the session's private system bus, as on a real machine:
+    /// its folder becomes passable and the bus's policy admits any user (reloaded in place).
+    func letOtherUsersIn(_ session: TestSession) throws {
+        guard chmod(session.directory, 0o711) == 0 else { throw Subprocess.Failure("chmod \(session.directory) failed") }
+        let configuration = session.directory + "/system-bus.conf"
+        let text = try String(contentsOfFile: configuration, encoding: .utf8)
+        try text.replacingOccurrences(of: "<allow own=\"*\"/>", with: "<allow own=\"*\"/>\n    <allow user=\"*\"/>")
+            .write(toFile: configuration, atomically: true, encoding: .utf8)
+        let reload = try session.gdbus(["call", "--system", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                                        "--method", "org.freedesktop.DBus.ReloadConfig"])
+        guard reload.status == 0 else { throw Subprocess.Failure("ReloadConfig failed: \(reload.stderr)") }
+    }
+
+    /// Another local user (`nobody`) sending `count` SetWakeAlarm calls at once, over two
+    /// connections (the bus lets one connection wait on at most 128 replies); each answer is a
+    /// line of `name`.out: `ok` or the error's name.
+    func startFlood(_ session: TestSession, count: Int, instant: Int, name: String) throws -> Subprocess.Child {
+        let script = session.directory + "/flood.py"
+        try """
+            import sys, dbus
+            from dbus.mainloop.glib import DBusGMainLoop
+            from gi.repository import GLib
+            DBusGMainLoop(set_as_default=True)
+            helpers = [dbus.Interface(dbus.SystemBus(private=True).get_object('\(WakeHelperInterface.busName)', '\(WakeHelperInterface.objectPath)'),
+                                      '\(WakeHelperInterface.interface)') for _ in range(2)]
+            def answered(what):
+                print(what, flush=True)
+            for number in range(\(count)):
+                helpers[number % 2].SetWakeAlarm(dbus.UInt64(\(instant)), timeout=300, reply_handler=lambda: answered('ok'),
+                                    error_handler=lambda error: answered(error.get_dbus_name()))
+            GLib.MainLoop().run()
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        guard chmod(script, 0o644) == 0 else { throw Subprocess.Failure("chmod \(script) failed") }
+        return try Subprocess.start(try Subprocess.find("setpriv", package: "util-linux"),
+                                    ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", script],
+                                    environment: session.environment,
+                                    stdout: session.directory + "/\(name).out", stderr: session.directory + "/\(name).err")
+    }
+
+    func lines(_ session: TestSession, _ name: String) -> [String] {
+        ((try? String(contentsOfFile: session.directory + "/\(name).out", encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    @Test func oneUsersWaitingChecksDoNotBlockAnotherUsersWakeUp() throws {
+        let session = try TestSession(notifications: .none, audio: .none, system: .wake(polkitAllows: true))
+        try letOtherUsersIn(session)
+        try polkit(session, "SimulateHang", ["true"])
+        let now = Int(Date().timeIntervalSince1970)
+        // More requests than the 128 replies the system bus lets the helper wait on at once.
+        let flood = try startFlood(session, count: 130, instant: now + 7200, name: "flood")
+        defer { flood.terminate() }
+        _ = try eventually("the first of the other user's requests answered at once") { lines(session, "flood").count >= 2 ? true : nil }
+
+        // This test's user asks while the other user's checks still wait: polkit hears it and it is written.
+        let mine = try startHelperCall(session, "mine", "SetWakeAlarm", ["uint64 \(now + 3600)"])
+        defer { mine.terminate() }
+        _ = try eventually(timeout: 20, "this user's request answered") { () -> Bool? in
+            try polkit(session, "ReleaseHangingCalls")
+            return mine.isRunning ? nil : true
+        }
+        let error = (try? String(contentsOfFile: session.directory + "/mine.err", encoding: .utf8)) ?? ""
+        #expect(mine.status == 0, "\(error)")
+        // The other user: its share admitted (and answered once polkit did), the rest refused by name at once.
+        let answers = try eventually("all the other user's requests answered") { () -> [String]? in
+            let answers = lines(session, "flood")
+            return answers.count == 130 ? answers : nil
+        }
+        let perUser = WakeHelperInterface.pendingChecksPerUser
+        #expect(answers.filter { $0 == "ok" }.count == perUser, "\(Set(answers))")
+        #expect(answers.filter { $0.hasSuffix(".Error.TooManyPendingChecks") }.count == 130 - perUser, "\(Set(answers))")
+    }
+
+    @Test func theHelperWaitsForPolkitBeforeIdlingOutAndChecksTheInstantAgainAfterwards() throws {
+        let session = try TestSession(notifications: .none, audio: .none, system: .wake(polkitAllows: true))
+        try polkit(session, "SimulateHang", ["true"])
+        let instant = Int(Date().timeIntervalSince1970) + 3
+        let call = try startHelperCall(session, "late", "SetWakeAlarm", ["uint64 \(instant)"])
+        defer { call.terminate() }
+        _ = try eventually("the check waiting in polkit") { try polkit(session, "HaveHangingCalls").contains("true") ? true : nil }
+        let asked = Date()
+        // The helper's --idle-exit is 5 s here: it must outlast that while polkit has not answered,
+        // and the instant (3 s ahead when asked) has passed by then.
+        _ = try eventually(timeout: 15, "the idle time and the instant passed, the helper still there") { () -> Bool? in
+            let owned = try session.gdbus(["call", "--system", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                                           "--method", "org.freedesktop.DBus.NameHasOwner", WakeHelperInterface.busName])
+            #expect(owned.stdout.contains("true"), "the helper exited with a check waiting, after \(Date().timeIntervalSince(asked)) s")
+            return Date().timeIntervalSince(asked) > 6 && Date().timeIntervalSince1970 > Double(instant) + 1 ? true : nil
+        }
+        try polkit(session, "ReleaseHangingCalls")
+        #expect(call.wait() != 0)
+        let error = (try? String(contentsOfFile: session.directory + "/late.err", encoding: .utf8)) ?? ""
+        #expect(error.contains("Error.InvalidArgument") && error.contains("not in the future"), "\(error)")
+        #expect(session.rtcWakeAlarm.isEmpty, "a past instant is never written")
+        // Then, with nothing waiting, it idles out as before.
+        _ = try eventually(timeout: 10, "the helper to exit when idle") {
+            let owned = try session.gdbus(["call", "--system", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                                           "--method", "org.freedesktop.DBus.NameHasOwner", WakeHelperInterface.busName])
+            return owned.stdout.contains("false") ? true : nil
+        }
+    }
+
+    @Test func theHelperRefusesAnIdleExitOutOfRangeWithoutATrap() throws {
+        // On a system bus, so that an accepted value would get as far as the idle timer.
+        let session = try TestSession(notifications: .none, audio: .none, system: .wake(polkitAllows: true))
+        for bad in ["5000000", "0", "4294967296", "99999999999999999999", "-1", "soon"] {
+            let result = try Subprocess.run(session.binaries + "/reveille-wake-helper",
+                                            ["--rtc", session.rtcDirectory, "--idle-exit=\(bad)"], environment: session.environment)
+            #expect(result.status == 64 && result.stderr.contains("accepted: whole seconds from 1 to 86400"),
+                    "\(bad): status \(result.status), \(result.stderr)")
+        }
+    }
+
     @Test func theHelperRefusesACallerPolkitRefuses() throws {
         let session = try TestSession(notifications: .none, audio: .none, system: .wake(polkitAllows: false))
         let now = Int(Date().timeIntervalSince1970)

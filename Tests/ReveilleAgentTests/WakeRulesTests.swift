@@ -4,6 +4,7 @@ import Testing
 import ReveilleCore
 import ReveilleTimeZone
 import ReveilleWake
+import SystemPackage
 
 /// When the machine wakes for alarms, and what the wake helper accepts, in process.
 @Suite("Wake rules")
@@ -42,5 +43,51 @@ struct WakeRulesTests {
             }
             #expect(refusal.reason.contains("accepted:"), "\(refusal.reason)")
         }
+    }
+
+    @Test func eachUserHasItsOwnShareOfTheChecksWaitingForPolkit() {
+        var pending = PendingChecks()
+        #expect(pending.isEmpty)
+        for _ in 0..<PendingChecks.perUser { #expect(pending.admit(user: 1000) == nil) }
+        guard let refusal = pending.admit(user: 1000) else { Issue.record("a check past the share was admitted"); return }
+        #expect(refusal.reason.contains("user 1000") && refusal.reason.contains("accepted: at most \(PendingChecks.perUser)"), "\(refusal.reason)")
+        #expect(pending.admit(user: 1001) == nil, "another user is not held up")
+        pending.finish(user: 1000)
+        #expect(pending.admit(user: 1000) == nil, "an answered check frees its place")
+        for _ in 0...PendingChecks.perUser { pending.finish(user: 1000) }
+        pending.finish(user: 1001)
+        pending.finish(user: 4242)
+        #expect(pending.isEmpty, "finishing more than was admitted, or for nobody, leaves nothing counted")
+        // All users together stay below the bus's 128 replies per connection.
+        #expect(PendingChecks.total < 128)
+        for user in 0..<UInt32(PendingChecks.total / PendingChecks.perUser) {
+            for _ in 0..<PendingChecks.perUser { _ = pending.admit(user: user) }
+        }
+        guard let full = pending.admit(user: 99_999) else { Issue.record("a check past the total was admitted"); return }
+        #expect(full.reason.contains("accepted: at most \(PendingChecks.total)"), "\(full.reason)")
+    }
+
+    @Test func theIdleExitIsWholeSecondsFromOneToADay() {
+        #expect(IdleExit.seconds("30") == .success(30))
+        #expect(IdleExit.seconds("1") == .success(1))
+        #expect(IdleExit.seconds("86400") == .success(86_400))
+        for bad in ["0", "86401", "5000000", "4294967296", "99999999999999999999", "-1", "", " 30", "3.5", "soon"] {
+            guard case .failure(let refusal) = IdleExit.seconds(bad) else { Issue.record("'\(bad)' was accepted"); continue }
+            #expect(refusal.reason.contains("'\(bad)'") && refusal.reason.contains("accepted: whole seconds from 1 to 86400"), "\(refusal.reason)")
+        }
+    }
+
+    @Test func theRTCIsWrittenOnlyWithAnInstantValidAtTheMomentOfWriting() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-rtc-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        FileManager.default.createFile(atPath: folder + "/wakealarm", contents: Data())
+        let rtc = RTCWakeAlarm(folder: FilePath(folder))
+        let now: Int64 = 1_800_000_000
+        #expect(throws: WakeRequest.Refusal.self) { try rtc.set(UInt64(now - 1), now: now) }
+        #expect(throws: WakeRequest.Refusal.self) { try rtc.set(UInt64(now + WakeHelperInterface.maximumLead + 1), now: now) }
+        #expect(try rtc.current() == 0, "nothing written for a refused instant")
+        try rtc.set(UInt64(now + 60), now: now)
+        #expect(try rtc.current() == UInt64(now + 60))
     }
 }

@@ -9,13 +9,18 @@ package enum WakeHelperInterface {
     package static let polkitAction = "io.github.reveille.set-wake-alarm"
     /// How far ahead a wake-up may be set: a year and a day.
     package static let maximumLead: Int64 = 366 * 86_400
+    /// How many of one Unix user's calls may wait for polkit at a time; past it a call fails
+    /// at once with `errorPrefix + "TooManyPendingChecks"`.
+    package static let pendingChecksPerUser = 4
 
     package static let introspectionXML = """
         <node>
           <interface name="io.github.reveille.WakeHelper1">
             <!-- Wakes the machine at `instant` (seconds since 1970, UTC) by setting the RTC wake
                  alarm; replaces any wake-up set before. The instant must be in the future and at
-                 most 366 days ahead. Needs polkit's io.github.reveille.set-wake-alarm. -->
+                 most 366 days ahead, also when polkit answers. Needs polkit's
+                 io.github.reveille.set-wake-alarm; at most \(pendingChecksPerUser) calls of one user wait for
+                 polkit at a time (past them: Error.TooManyPendingChecks). -->
             <method name="SetWakeAlarm">
               <arg name="instant" type="t" direction="in"/>
             </method>
