@@ -46,7 +46,15 @@ struct Reveille: AsyncParsableCommand {
 
     /// Says what was wrong, with the usage of the command that was given (not the root's).
     private static func fail(_ error: Error, in command: ParsableCommand.Type) -> Never {
-        guard exitCode(for: error).rawValue == 64 else { exit(withError: error) }
+        let status = exitCode(for: error).rawValue
+        guard status == 64 else {
+            // Said here, escaped, rather than by the argument parser, which prints a message
+            // (that may quote a path or a title) as it is.
+            let text = message(for: error)
+            guard status != 0, !text.isEmpty else { exit(withError: error) }
+            Output.note(L("Error: %@", text))
+            Glibc.exit(status)
+        }
         let usage = usageString(for: command)
         sayUsageError("""
             Error: \(message(for: error))

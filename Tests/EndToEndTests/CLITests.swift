@@ -165,4 +165,79 @@ struct CLITests {
         let json = try Subprocess.run(session.binaries + "/reveille", ["list", "--json"], environment: american)
         #expect(json.stdout.contains("T19:30:00.000+00:00"), "ISO 8601 in JSON whatever the locale: \(json.stdout)")
     }
+
+    /// What an app or a file wrote, as hostile as it gets: set the clipboard (OSC 52), clear
+    /// the screen (CSI 2J), a one-byte CSI (0x9B, C1), reverse what follows (U+202E), a newline.
+    static let hostile = "\u{1B}]52;c;cmVib290\u{07}Wake\u{1B}[2J\u{9B}31m\u{202E}gnp.exe\nFAKE"
+    /// Characters none of it may reach the terminal with.
+    static let raw: [Unicode.Scalar] = ["\u{1B}", "\u{07}", "\u{9B}", "\u{202E}"]
+
+    func expectNothingRaw(_ result: Subprocess.Result, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        expectNothingRaw(result.stdout + result.stderr, what, sourceLocation: sourceLocation)
+    }
+
+    func expectNothingRaw(_ printed: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        for scalar in Self.raw {
+            #expect(!printed.unicodeScalars.contains(scalar),
+                    "\(what) printed U+\(String(scalar.value, radix: 16)) raw: \(printed.debugDescription)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func textFromAppsAndFilesReachesTheTerminalEscaped() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let added = try session.cli("add", "7:30", "--title", Self.hostile)
+        #expect(added.status == 0, "\(added.stderr)")
+        expectNothingRaw(added, "add")
+        let id = String(try #require(session.cliJSON([FullJSON].self, "list").first).id.prefix(8))
+        let escaped = #"\u{1B}]52;c;cmVib290\u{7}Wake\u{1B}[2J\u{9B}31m\u{202E}gnp.exe\nFAKE"#
+        for arguments in [["list"], ["show", id]] {
+            let result = try Subprocess.run(session.binaries + "/reveille", arguments, environment: session.environment)
+            expectNothingRaw(result, arguments[0])
+            #expect(result.stdout.contains(escaped), "\(arguments[0]): \(result.stdout)")
+            #expect(!result.stdout.split(separator: "\n").contains { $0.hasPrefix("FAKE") }, "a newline in a title makes no line")
+        }
+        // Messages that quote what was typed or what the agent answered.
+        let unreadable = try session.cli("add", Self.hostile)
+        #expect(unreadable.status == 64 && unreadable.stderr.contains(#"\u{1B}]52"#), "\(unreadable.stderr)")
+        expectNothingRaw(unreadable, "an input error")
+        let unknown = try session.cli("show", "\u{1B}[2J\u{9B}")
+        #expect(unknown.status != 0 && !unknown.stderr.isEmpty)
+        expectNothingRaw(unknown, "an agent's refusal")
+
+        // watch, as lines (not a terminal) and full screen (a pseudo-terminal).
+        let output = session.directory + "/watch.txt"
+        let watch = try Subprocess.start(session.binaries + "/reveille", ["watch"], environment: session.environment, stdout: output)
+        defer { watch.terminate() }
+        let lines = try eventually(timeout: 5, "watch's first line") { () -> String? in
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            return text.contains("\n") ? text : nil
+        }
+        expectNothingRaw(lines, "watch")
+        #expect(lines.contains(escaped), "\(lines)")
+        let result = try Subprocess.run("/usr/bin/python3", [Self.watchDriver, session.binaries + "/reveille", "INT"],
+                                        environment: session.environment, timeout: 40)
+        let screen = try JSONDecoder().decode(WatchRun.self, from: Data(result.stdout.utf8))
+        #expect(!screen.clearedWholeScreen && screen.screens[0].contains(#"\u{1B}]52;c;"#), "\(screen.screens)")
+        for sequence in ["\u{1B}]", "\u{07}", "\u{9B}", "\u{202E}"] {
+            #expect(!screen.screens[0].contains(sequence), "watch's screen: \(screen.screens[0].debugDescription)")
+        }
+    }
+
+    @Test func anAppsUsageDescriptionReachesAuthListEscaped() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let output = session.directory + "/hostile.out"
+        let app = try Subprocess.start(session.binaries + "/reveille-test-app", ["org.test.Hostile", Self.hostile, "request-authorization"],
+                                       environment: session.environment, stdout: output, stderr: output + ".err")
+        let prompt = try eventually(timeout: 5, "the authorization prompt") {
+            try session.notifications(titled: "org.test.Hostile wants to schedule alarms").first
+        }
+        try session.press(label: "Allow", on: prompt.id)
+        #expect(app.wait(timeout: 10) == 0)
+        let auth = try session.cli("auth", "list")
+        expectNothingRaw(auth, "auth list")
+        #expect(auth.stdout.contains(#"\u{1B}]52;c;cmVib290\u{7}Wake"#) && auth.stdout.contains("org.test.Hostile"), "\(auth.stdout)")
+    }
 }
+

@@ -64,6 +64,40 @@ struct ScheduleMathTests {
         #expect(ISO8601Local.string(from: next, in: tz) == "2027-11-01T02:30:00+01:00")
     }
 
+    /// Europe/Berlin, 31 Oct 2027: 02:00–02:59 happens twice (CEST, then CET).
+    static let overlapFirstPass = "2027-10-31T02:28:00+02:00", overlapSecondPass = "2027-10-31T02:28:00+01:00"
+
+    @Test func aTimeInTheOverlapSetInItsFirstPassRingsAtTheFirstOccurrence() {
+        let tz = zone("Europe/Berlin")
+        for schedule in [relative(2, 29), relative(2, 29, [.sunday]), relative(2, 29, everyDay)] {
+            let next = schedule.nextFireDate(after: instant(Self.overlapFirstPass), in: tz)!
+            #expect(ISO8601Local.string(from: next, in: tz) == "2027-10-31T02:29:00+02:00", "\(schedule)")
+        }
+    }
+
+    @Test func aTimeInTheOverlapSetInItsSecondPassRingsMinutesLaterNotADayLater() {
+        let tz = zone("Europe/Berlin")
+        for schedule in [relative(2, 29), relative(2, 29, [.sunday]), relative(2, 29, everyDay)] {
+            let next = schedule.nextFireDate(after: instant(Self.overlapSecondPass), in: tz)!
+            #expect(ISO8601Local.string(from: next, in: tz) == "2027-10-31T02:29:00+01:00", "\(schedule)")
+        }
+    }
+
+    @Test func aRepeatingAlarmThatRangInTheFirstPassDoesNotRingAgainInTheSecond() {
+        let tz = zone("Europe/Berlin")
+        let rang = instant("2027-10-31T02:29:00+02:00")
+        let weekly = relative(2, 29, [.sunday]).nextFireDate(after: rang, in: tz)!
+        #expect(ISO8601Local.string(from: weekly, in: tz) == "2027-11-07T02:29:00+01:00")
+        let daily = relative(2, 29, everyDay).fireDates(after: instant("2027-10-30T12:00:00Z"), count: 2, in: tz)
+        #expect(daily.map { ISO8601Local.string(from: $0, in: tz) } == ["2027-10-31T02:29:00+02:00", "2027-11-01T02:29:00+01:00"])
+    }
+
+    @Test func aTimeInTheSpringGapStillTakesTheOffsetBeforeIt() {
+        let tz = zone("Europe/Berlin")
+        let next = relative(2, 29, [.sunday]).nextFireDate(after: instant("2027-03-28T01:59:00+01:00"), in: tz)!
+        #expect(ISO8601Local.string(from: next, in: tz) == "2027-03-28T03:29:00+02:00")
+    }
+
     @Test func oneTimeRelativeIsTheNextOccurrenceStrictlyAfterNow() {
         let tz = zone("Europe/Berlin")
         let now = instant("2027-06-01T07:30:00+02:00")

@@ -22,12 +22,12 @@ package enum InputParser {
         case "midnight": return .init(hour: 0, minute: 0)
         default: break
         }
-        if let match = trimmed.wholeMatch(of: /^([01]\d|2[0-3])([0-5]\d)$/) {
-            return .init(hour: Int(match.1)!, minute: Int(match.2)!)  // 0730, as at(1) reads it
+        if let match = trimmed.wholeMatch(of: /^([01][0-9]|2[0-3])([0-5][0-9])$/), let hour = number(match.1), let minute = number(match.2) {
+            return .init(hour: hour, minute: minute)  // 0730, as at(1) reads it
         }
-        let pattern = /^(\d{1,2})(?:[:.](\d{2}))?\s*([ap]\.?m\.?)?$/
-        guard let match = trimmed.wholeMatch(of: pattern), var hour = Int(match.1) else { throw error }
-        let minute = match.2.flatMap { Int($0) } ?? 0
+        let pattern = /^([0-9]{1,2})(?:[:.]([0-9]{2}))?\s*([ap]\.?m\.?)?$/
+        guard let match = trimmed.wholeMatch(of: pattern), var hour = number(match.1) else { throw error }
+        guard let minute = match.2.map(number) ?? 0 else { throw error }
         if let meridiem = match.3 {
             guard (1...12).contains(hour) else { throw error }
             hour = hour % 12 + (meridiem.hasPrefix("p") ? 12 : 0)
@@ -45,11 +45,13 @@ package enum InputParser {
         var seconds: Double
         if trimmed.contains(":") {
             let parts = trimmed.split(separator: ":", omittingEmptySubsequences: false)
-            guard (2...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) }),
-                  parts.dropFirst().allSatisfy({ $0.count == 2 && Int($0)! < 60 }) else { throw error }
-            seconds = parts.reduce(0) { $0 * 60 + Double($1)! }
+            // ASCII digits only (`isNumber` takes ½ and ٣, which Double cannot read), any count.
+            let numbers = parts.compactMap { $0.utf8.allSatisfy { (48...57).contains($0) } ? Double($0) : nil }
+            guard (2...3).contains(parts.count), numbers.count == parts.count,
+                  parts.dropFirst().allSatisfy({ $0.count == 2 }), numbers.dropFirst().allSatisfy({ $0 < 60 }) else { throw error }
+            seconds = numbers.reduce(0) { $0 * 60 + Double($1) }
         } else {
-            let unitPattern = /(\d+(?:\.\d+)?)\s*(days|day|d|hours|hour|hrs|hr|h|minutes|minute|mins|min|m|seconds|second|secs|sec|s)/
+            let unitPattern = /([0-9]+(?:\.[0-9]+)?)\s*(days|day|d|hours|hour|hrs|hr|h|minutes|minute|mins|min|m|seconds|second|secs|sec|s)/
             var rest = Substring(trimmed)
             seconds = 0
             guard !rest.isEmpty else { throw error }
@@ -65,10 +67,25 @@ package enum InputParser {
                 rest = rest[match.range.upperBound...].drop(while: \.isWhitespace)
             }
         }
-        guard seconds > 0, seconds.isFinite else {
+        guard seconds > 0 else {
             throw InputError(text: text, expected: L("a duration longer than zero"), accepted: acceptedDurations)
         }
+        guard seconds <= maximumDuration else {
+            throw InputError(text: text, expected: L("a duration of at most %@ days (100 years)", String(Int(maximumDuration / 86_400))),
+                             accepted: acceptedDurations)
+        }
         return seconds
+    }
+
+    /// The longest duration read: 100 years. Beyond it no alarm is meant, and date arithmetic
+    /// on the instant it names would leave the years the calendar code handles (to 9999).
+    package static let maximumDuration: TimeInterval = 36_600 * 86_400
+
+    /// A run of ASCII digits as a number, or `nil`: `Int` of other text (digits of other
+    /// scripts, which a Regex's `\d` takes, or more digits than an `Int` holds) is never forced.
+    static func number(_ digits: Substring) -> Int? {
+        guard !digits.isEmpty, digits.count <= 18, digits.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
+        return Int(digits)
     }
 
     /// A list of weekdays: `mon,wed,fri`, `mon-fri`, `weekdays`, `weekends`, `daily`. Monday first, no repeats.
@@ -168,8 +185,9 @@ package enum InputParser {
         // A time at the end (to the second, or a time of day), else the day's default.
         var clock: (hour: Int, minute: Int, second: Double)?
         if let last = words.last {
-            if let match = last.wholeMatch(of: /^(\d{1,2}):([0-5]\d):([0-5]\d)$/), let hour = Int(match.1), hour < 24 {
-                clock = (hour, Int(match.2)!, Double(match.3)!)
+            if let match = last.wholeMatch(of: /^([0-9]{1,2}):([0-5][0-9]):([0-5][0-9])$/), let hour = number(match.1), hour < 24,
+               let minute = number(match.2), let second = number(match.3) {
+                clock = (hour, minute, Double(second))
             } else if let time = try? timeOfDay(last) {
                 clock = (time.hour, time.minute, 0)
             } else if words.count >= 2, let time = try? timeOfDay(words.suffix(2).joined(separator: " ")) {
@@ -190,18 +208,18 @@ package enum InputParser {
         }
         switch words.count {
         case 0:
-            guard clock != nil else { throw error }
-            return firstAhead(0...1)!
+            guard clock != nil, let date = firstAhead(0...1) else { throw error }
+            return date
         case 1 where words[0] == "today":
             return at(today)
         case 1 where words[0] == "tomorrow":
             return at(today.adding(days: 1))
         case 1 where weekday(words[0]) != nil:
-            let day = weekday(words[0])!
-            return firstAhead(0...7, where: { $0.weekday == day })!
+            guard let day = weekday(words[0]), let date = firstAhead(0...7, where: { $0.weekday == day }) else { throw error }
+            return date
         case 2 where words[0] == "next" && weekday(words[1]) != nil:
-            let day = weekday(words[1])!
-            return firstAhead(1...7, where: { $0.weekday == day })!
+            guard let day = weekday(words[1]), let date = firstAhead(1...7, where: { $0.weekday == day }) else { throw error }
+            return date
         default:
             guard let (month, day, year) = calendarDay(words) else { throw error }
             if let year {
@@ -222,14 +240,17 @@ package enum InputParser {
     /// `dec 24 [2026]`, `24 dec [2026]` (month names in English, 3 letters or whole).
     static func calendarDay(_ words: [String]) -> (month: Int, day: Int, year: Int?)? {
         let text = words.joined(separator: " ")
-        if let match = text.wholeMatch(of: /^(\d{4})-(\d{1,2})-(\d{1,2})$/) {
-            return (Int(match.2)!, Int(match.3)!, Int(match.1)!)
+        if let match = text.wholeMatch(of: /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})$/) {
+            guard let year = number(match.1), let month = number(match.2), let day = number(match.3) else { return nil }
+            return (month, day, year)
         }
-        if let match = text.wholeMatch(of: /^(\d{1,2})\/(\d{1,2})(?:\/(\d{4}))?$/) {
-            return (Int(match.1)!, Int(match.2)!, match.3.flatMap { Int($0) })
+        if let match = text.wholeMatch(of: /^([0-9]{1,2})\/([0-9]{1,2})(?:\/([0-9]{4}))?$/) {
+            guard let month = number(match.1), let day = number(match.2) else { return nil }
+            return (month, day, match.3.flatMap(number))
         }
-        if let match = text.wholeMatch(of: /^(\d{1,2})\.(\d{1,2})\.(\d{4})?$/) {
-            return (Int(match.2)!, Int(match.1)!, match.3.flatMap { Int($0) })
+        if let match = text.wholeMatch(of: /^([0-9]{1,2})\.([0-9]{1,2})\.([0-9]{4})?$/) {
+            guard let day = number(match.1), let month = number(match.2) else { return nil }
+            return (month, day, match.3.flatMap(number))
         }
         let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
         func month(_ word: String) -> Int? {
@@ -239,10 +260,11 @@ package enum InputParser {
             return full.hasPrefix(word.filter { $0 != "." }) ? index + 1 : nil
         }
         guard (2...3).contains(words.count) else { return nil }
-        let year = words.count == 3 ? Int(words[2]).flatMap { $0 >= 1970 ? $0 : nil } : nil
+        let year = words.count == 3 ? number(Substring(words[2])).flatMap { (1970...9999).contains($0) ? $0 : nil } : nil
         if words.count == 3, year == nil { return nil }
-        if let m = month(words[0]), let d = Int(words[1].filter { $0 != "," && $0 != "." }) { return (m, d, year) }
-        if let d = Int(words[0].filter { $0 != "." }), let m = month(words[1]) { return (m, d, year) }
+        func day(_ word: String) -> Int? { number(Substring(word.filter { $0 != "," && $0 != "." })).flatMap { $0 <= 31 ? $0 : nil } }
+        if let m = month(words[0]), let d = day(words[1]) { return (m, d, year) }
+        if let d = day(words[0]), let m = month(words[1]) { return (m, d, year) }
         return nil
     }
 

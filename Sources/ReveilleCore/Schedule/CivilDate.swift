@@ -67,6 +67,14 @@ enum WallClock {
     /// In a fall-back overlap the time happens twice: it resolves to the earlier instant.
     static func instant(on date: CivilDate, hour: Int, minute: Int, second: Double = 0,
                         in timeZone: any TimeZoneRules) -> Date {
+        occurrences(on: date, hour: hour, minute: minute, second: second, in: timeZone)[0]
+    }
+
+    /// Every instant at which the wall clock of `timeZone` shows `date` at `hour:minute:second`,
+    /// earliest first: one, or two in a fall-back overlap; in a spring-forward gap, the one
+    /// instant `instant(on:...)` names. Never empty.
+    static func occurrences(on date: CivilDate, hour: Int, minute: Int, second: Double = 0,
+                            in timeZone: any TimeZoneRules) -> [Date] {
         let asIfUTC = Double(date.daysSinceEpoch) * 86_400 + Double(hour * 3600 + minute * 60) + second
         let offsetBefore = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: asIfUTC - 86_400))
         let offsetAfter = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: asIfUTC + 86_400))
@@ -76,6 +84,13 @@ enum WallClock {
         let matching = candidates
             .map { Date(timeIntervalSince1970: asIfUTC - Double($0)) }
             .filter { Double(timeZone.secondsFromGMT(for: $0)) == asIfUTC - $0.timeIntervalSince1970 }
-        return matching.min() ?? Date(timeIntervalSince1970: asIfUTC - Double(offsetBefore))
+            .sorted()
+        return matching.isEmpty ? [Date(timeIntervalSince1970: asIfUTC - Double(offsetBefore))] : matching
+    }
+
+    /// Seconds since local midnight on the wall clock of `timeZone` at `instant`.
+    static func secondsIntoDay(at instant: Date, in timeZone: any TimeZoneRules) -> Double {
+        let local = instant.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: instant))
+        return local - (local / 86_400).rounded(.down) * 86_400
     }
 }

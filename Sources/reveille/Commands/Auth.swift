@@ -22,7 +22,7 @@ struct AuthList: AsyncParsableCommand {
         let apps = try await AgentConnection.perform { client throws(AlarmError) in try await client.authorizations() }
         if json { return try Output.json(apps) }
         if apps.isEmpty { return Output.line(L("No app has asked to schedule alarms.")) }
-        Output.line(Table.render(header: [L("APP"), L("STATE"), L("WHY")],
+        Output.lines(Table.lines(header: [L("APP"), L("STATE"), L("WHY")],
                                  rows: apps.map { [$0.appID, $0.state.words, $0.usageDescription ?? ""] }))
     }
 }

@@ -19,7 +19,7 @@ struct List: AsyncParsableCommand {
         } else if summaries.isEmpty {
             Output.line(L("No alarms. Add one with `reveille add 7:30` or `reveille timer 5m`."))
         } else {
-            Output.line(AlarmSummary.table(summaries))
+            Output.lines(AlarmSummary.table(summaries))
         }
     }
 }
@@ -36,6 +36,6 @@ struct Show: AsyncParsableCommand {
     func run() async throws {
         let id = self.id
         let record = try await AgentConnection.perform { client throws(AlarmError) in try await client.alarm(id) }
-        if output.json { try Output.json(AlarmSummary(record)) } else { Output.line(AlarmSummary(record).details) }
+        if output.json { try Output.json(AlarmSummary(record)) } else { Output.lines(AlarmSummary(record).details) }
     }
 }

@@ -48,10 +48,9 @@ struct Next: ParsableCommand {
             throw ValidationError(L("'%@' has no instant after %@", time, ISO8601Local.string(from: start, in: timeZone)))
         }
         if json {
-            let data = try JSONCoding.compactEncoder.encode(lines)
-            print(String(decoding: data, as: UTF8.self))
+            try Output.json(lines)
         } else {
-            lines.forEach { print($0) }
+            Output.lines(lines)
         }
     }
 }

@@ -17,14 +17,15 @@ enum AlarmCompletion {
 
     static func sounds(_ prefix: String) -> [String] {
         guard let sounds = try? AgentClient(appID: AgentConnection.appID).soundsBlockingIfRunning() else { return [] }
-        return (["default"] + sounds.map(\.name)).filter { $0.hasPrefix(prefix) }
+        return (["default"] + sounds.map { TerminalText.escaped($0.name) }).filter { $0.hasPrefix(prefix) }
     }
 
     static let weekdays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun", "weekdays", "weekends", "daily"]
 
-    /// `value` with its description where the shell shows one (fish: a tab; zsh: a colon).
+    /// `value` with its description where the shell shows one (fish: a tab; zsh: a colon),
+    /// escaped as the CLI prints it (`TerminalText`): the shell shows it as it comes.
     private static func described(_ value: String, _ description: String) -> String {
-        let short = String(description.prefix(40)).replacing("\t", with: " ").replacing("\n", with: " ")
+        let short = String(TerminalText.escaped(description).prefix(40))
         switch CompletionShell.requesting {
         case .fish?: return "\(value)\t\(short)"
         case .zsh?: return "\(value):\(short.replacing(":", with: "\\:"))"

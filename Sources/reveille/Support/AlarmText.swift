@@ -106,7 +106,8 @@ struct AlarmSummary: Encodable, Equatable {
 
     /// `11h 07m`, `42s`, `2d 3h`: a length, compact.
     static func length(_ seconds: Double) -> String {
-        let total = Int(abs(seconds).rounded())
+        // The agent's number: a NaN or one beyond Int would trap.
+        let total = seconds.isFinite ? Int(min(abs(seconds), 1e15).rounded()) : 0
         let (days, hours, minutes, secs) = (total / 86_400, total / 3600 % 24, total / 60 % 60, total % 60)
         return days > 0 ? L("%@d %@h", String(days), String(hours))
             : hours > 0 ? L("%@h %@m", String(hours), minutes.zeroPadded())
@@ -194,7 +195,7 @@ struct AlarmSummary: Encodable, Equatable {
     }
 
     /// `key: value` lines for `reveille show`.
-    var details: String {
+    var details: [String] {
         var lines = [(L("id"), id), (L("title"), title), (L("state"), Self.stateWords(state)), (L("kind"), kind == "timer" ? L("timer") : L("alarm")),
                      (L("next"), when()), (L("repeats"), repeatText)]
         if let snooze { lines.append((L("snooze"), Self.length(snooze))) }
@@ -208,11 +209,11 @@ struct AlarmSummary: Encodable, Equatable {
         if !enabled { lines.append((L("enabled"), L("no (reveille enable %@)", shortID))) }
         lines.append((L("app"), app))
         let width = lines.map { $0.0.count }.max()! + 2
-        return lines.map { ($0.0 + ":").padded(to: width) + $0.1 }.joined(separator: "\n")
+        return lines.map { ($0.0 + ":").padded(to: width) + $0.1 }
     }
 
-    static func table(_ summaries: [AlarmSummary]) -> String {
-        Table.render(header: [L("ID"), L("STATE"), L("NEXT"), L("REPEATS"), L("TITLE")],
+    static func table(_ summaries: [AlarmSummary]) -> [String] {
+        Table.lines(header: [L("ID"), L("STATE"), L("NEXT"), L("REPEATS"), L("TITLE")],
                      rows: summaries.map { [$0.shortID, stateWords($0.state), $0.when(), $0.repeatText, $0.title] })
     }
 }
@@ -253,14 +254,17 @@ enum Done {
 
 /// Columns padded to their widest cell, two spaces apart; the last column is not padded.
 enum Table {
-    static func render(header: [String], rows: [[String]]) -> String {
-        lines([header] + rows).joined(separator: "\n")
+    /// The header and the rows as aligned lines.
+    static func lines(header: [String], rows: [[String]]) -> [String] {
+        lines([header] + rows)
     }
 
-    /// The rows as aligned lines (all rows have as many cells).
+    /// The rows as aligned lines (all rows have as many cells). Each cell is measured as the
+    /// terminal shows it, escaped (`TerminalText`), so that columns line up.
     static func lines(_ rows: [[String]]) -> [String] {
-        let widths = (0..<(rows.first?.count ?? 0)).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
+        let cells = rows.map { $0.map(TerminalText.escaped) }
+        let widths = (0..<(cells.first?.count ?? 0)).map { column in cells.map { $0[column].count }.max() ?? 0 }
+        return cells.map { row in
             row.enumerated().map { index, cell in
                 index == row.count - 1 ? cell : cell.padded(to: widths[index])
             }.joined(separator: "  ")
@@ -268,23 +272,46 @@ enum Table {
     }
 }
 
-/// Printing for humans or for `--json`, flushed at once so pipes see every line.
+/// Printing for humans or for `--json`, flushed at once so pipes see every line. The one way
+/// out to the terminal: every text is escaped (`TerminalText`), so a newline or an escape
+/// sequence inside a title shows as `\n` or `\u{1B}`; lines end where the CLI ends them.
 enum Output {
     static func line(_ text: String) {
-        write(text + "\n")
+        lines([text])
     }
 
-    /// Writes `text` to standard output unbuffered.
+    /// Writes each text as a line, in one write.
+    static func lines(_ texts: [String]) {
+        standardOutput(texts.map { TerminalText.escaped($0) + "\n" }.joined())
+    }
+
+    /// Writes `text` to standard output unbuffered, without a newline.
     static func write(_ text: String) {
-        _ = try? FileDescriptor.standardOutput.writeAll(text.utf8)
+        standardOutput(TerminalText.escaped(text))
+    }
+
+    /// Writes texts (escaped) and the CLI's own control sequences, in one write.
+    static func write(_ pieces: [TerminalPiece]) {
+        standardOutput(pieces.map { piece in
+            switch piece {
+            case .text(let text): TerminalText.escaped(text)
+            case .control(let control): control.rawValue
+            }
+        }.joined())
     }
 
     /// Writes a line to standard error.
     static func note(_ text: String) {
-        _ = try? FileDescriptor.standardError.writeAll((text + "\n").utf8)
+        _ = try? FileDescriptor.standardError.writeAll((TerminalText.escaped(text) + "\n").utf8)
     }
 
+    /// JSON as it is: its strings escape control characters themselves, and escaping again
+    /// would change the data.
     static func json<Value: Encodable>(_ value: Value) throws {
-        line(String(decoding: try JSONCoding.compactEncoder.encode(value), as: UTF8.self))
+        standardOutput(String(decoding: try JSONCoding.compactEncoder.encode(value), as: UTF8.self) + "\n")
+    }
+
+    private static func standardOutput(_ text: String) {
+        _ = try? FileDescriptor.standardOutput.writeAll(text.utf8)
     }
 }

@@ -30,7 +30,7 @@ final class Terminal: @unchecked Sendable {
         }
         tcsetattr(STDIN_FILENO, TCSANOW, &settings)
         raw = true
-        write("\u{1B}[?25l")
+        Output.write([.control(.hideCursor)])
     }
 
     /// Puts the terminal back as it was.
@@ -38,7 +38,7 @@ final class Terminal: @unchecked Sendable {
         guard raw else { return }
         tcsetattr(STDIN_FILENO, TCSANOW, &original)
         raw = false
-        write("\u{1B}[?25h\n")
+        Output.write([.control(.showCursor), .control(.newline)])
     }
 
     /// Restores the terminal and exits on SIGINT, SIGTERM and SIGHUP (with 128 + the signal,
@@ -63,11 +63,16 @@ final class Terminal: @unchecked Sendable {
 
     /// Replaces the screen's content with `lines`, without clearing it first (no flicker):
     /// each line overwrites the old one and clears what is left of it, then the rest of the
-    /// screen is cleared. Lines longer than the terminal are cut.
+    /// screen is cleared. Lines longer than the terminal are cut, as shown (escaped).
     func draw(_ lines: [String]) {
         let width = columns
-        let fitted = lines.map { $0.count > width ? String($0.prefix(max(0, width - 1))) + "…" : $0 }
-        write("\u{1B}[H" + fitted.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\r\n\u{1B}[J")
+        let fitted = lines.map(TerminalText.escaped).map { $0.count > width ? String($0.prefix(max(0, width - 1))) + "…" : $0 }
+        var pieces: [TerminalPiece] = [.control(.home)]
+        for (index, line) in fitted.enumerated() {
+            if index > 0 { pieces.append(.control(.newline)) }
+            pieces += [.text(line), .control(.clearToEndOfLine)]
+        }
+        Output.write(pieces + [.control(.newline), .control(.clearToEndOfScreen)])
     }
 
     /// Key presses as they come: arrows as "up"/"down", others as their character.
@@ -88,9 +93,5 @@ final class Terminal: @unchecked Sendable {
                 continuation.finish()
             }
         }
-    }
-
-    private func write(_ text: String) {
-        Output.write(text)
     }
 }
