@@ -27,12 +27,10 @@ struct SoundLibrary: Sendable {
     private let folders: [(path: String, source: String)]
     private let themeFolders: [String]
 
-    init(environment: [String: String] = ProcessInfo.processInfo.environment,
-         executable: String = CommandLine.arguments.first ?? "") {
+    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share"
-        let installed = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("share/reveille/sounds").path
+        let installed = Installation.shared("reveille/sounds")
         // The build tree's Sounds/, for running from a checkout.
         let buildTree = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sounds").path
