@@ -113,6 +113,18 @@ struct SoundLibrary: Sendable {
         throw .invalidConfiguration(L("no sound named '%@'; available: %@", name, names.isEmpty ? L("none") : names.joined(separator: ", ")))
     }
 
+    /// What rings when an alarm's own sound cannot be played, in the order tried: the default
+    /// as it resolves (the user's own `alarm`, else the bundled one), every bundled `alarm`,
+    /// then the sound theme's `alarm-clock-elapsed`. A broken override never silences an alarm.
+    func defaultPaths() -> [String] {
+        let bundled = folders.filter { $0.source == "bundled" }
+            .flatMap { folder in Self.extensions.map { "\(folder.path)/\(Self.defaultName).\($0)" } }
+            .filter { FileManager.default.isReadableFile(atPath: $0) }
+        let candidates = [try? resolve(.default, allowPaths: false)] + bundled + [try? resolve(.named(Self.themeFallback), allowPaths: false)]
+        var seen = Set<String>()
+        return candidates.compactMap { $0 }.filter { seen.insert($0).inserted }
+    }
+
     /// The user's folders may hold anything (a FIFO, a huge file): checked now. Bundled and
     /// theme sounds are the system's; every file is checked again when it rings.
     private func checked(_ path: String, from source: String) throws(AlarmError) -> String {
