@@ -49,6 +49,12 @@ struct InstallTests {
         let service = try String(contentsOfFile: prefix + "/share/dbus-1/services/io.github.reveille.Reveille.service", encoding: .utf8)
         #expect(service.contains("Exec=\(prefix)/bin/reveille-agent"))
 
+        // Called by name through PATH from another folder, the installed CLI finds its own
+        // share/locale (not the current folder's), without REVEILLE_LOCALEDIR.
+        let german = try installedEnvironment(session, prefix: prefix, locale: "de_DE.UTF-8")
+        let help = try Subprocess.run("/bin/sh", ["-c", "cd / && exec reveille --help"], environment: german)
+        #expect(help.stdout.contains("Wecker und Timer, die klingeln, auch wenn keine App offen ist."), "\(help.stdout)\(help.stderr)")
+
         // No agent runs; the installed CLI's first call makes the bus start one.
         let list = try Subprocess.run(prefix + "/bin/reveille", ["timer", "1h", "--title", "Activated"], environment: session.environment)
         #expect(list.status == 0, "\(list.stderr)")
@@ -61,10 +67,41 @@ struct InstallTests {
         kill(pid, SIGTERM)
         try session.waitForName(AgentInterface.busName, owned: false)
 
+        // The agent started by name from another folder rings its installed bundled sounds.
+        let agent = try Subprocess.start("/bin/sh", ["-c", "cd / && exec reveille-agent"], environment: german,
+                                         stderr: session.directory + "/installed-agent.log")
+        defer { agent.terminate() }
+        try session.waitForName(AgentInterface.busName, owned: true)
+        let sounds = try Subprocess.run("/bin/sh", ["-c", "cd / && exec reveille sounds --json"], environment: german)
+        let entries = try JSONDecoder().decode([SoundEntry].self, from: Data(sounds.stdout.utf8))
+        #expect(entries.first { $0.name == "alarm" }?.path == prefix + "/share/reveille/sounds/alarm.wav", "\(sounds.stdout)")
+        agent.terminate()
+        try session.waitForName(AgentInterface.busName, owned: false)
+
         let uninstall = try Subprocess.run(installer, ["--uninstall", "--prefix", prefix], environment: session.environment)
         #expect(uninstall.status == 0, "\(uninstall.stderr)")
         #expect(listing(prefix) == before, "uninstall removes exactly what install added")
         #expect(FileManager.default.fileExists(atPath: session.stateDirectory + "/alarms.journal"), "the alarms are kept")
+    }
+
+    /// The session's environment for the binaries installed in `prefix`, called by name: PATH
+    /// leads to them, `locale` is selected (built by localedef) and no REVEILLE_LOCALEDIR points
+    /// anywhere, so they find their catalogs on their own.
+    func installedEnvironment(_ session: TestSession, prefix: String, locale: String) throws -> [String: String] {
+        let language = String(locale.prefix(2))
+        #expect(FileManager.default.fileExists(atPath: "\(prefix)/share/locale/\(language)/LC_MESSAGES/reveille.mo"),
+                "the install put no \(language) catalog: `make locale` builds .build/locale first")
+        let locales = session.directory + "/locales"
+        try FileManager.default.createDirectory(atPath: locales, withIntermediateDirectories: true)
+        let made = try Subprocess.run(try Subprocess.find("localedef", package: "libc-bin"),
+                                      ["-i", String(locale.prefix(5)), "-f", "UTF-8", "\(locales)/\(locale)"], environment: [:])
+        #expect(made.status == 0, "localedef needs the locales package: \(made.stderr)")
+        var environment = session.environment
+        environment["PATH"] = prefix + "/bin:/usr/bin:/bin"
+        environment["LOCPATH"] = locales
+        environment["LC_ALL"] = locale
+        environment["REVEILLE_LOCALEDIR"] = nil
+        return environment
     }
 
     @Test func aSystemWideInstallPutsTheWakeHelperWhereTheSystemReadsIt() throws {

@@ -130,22 +130,74 @@ struct SoundTests {
         #expect(!log.contains("not reachable"), "the log says what happened: \(log)")
     }
 
-    /// A 16-bit stereo 48 kHz WAV of `bytes` bytes of audio: `loudSeconds` of a square wave,
-    /// then silence left sparse on disk.
-    static func writeWAV(_ path: String, bytes: Int, loudSeconds: Int) throws {
+    /// A 16-bit stereo 48 kHz WAV of `bytes` bytes of audio: `loudSeconds` of a square wave
+    /// of `amplitude`, then silence left sparse on disk. An existing file is written over in
+    /// place (the same inode).
+    static func writeWAV(_ path: String, bytes: Int, loudSeconds: Int, amplitude: Int = 12_000) throws {
         func le32(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(value).littleEndian, Array.init) }
         func le16(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt16(value).littleEndian, Array.init) }
         var header: [UInt8] = Array("RIFF".utf8) + le32(36 + bytes) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(2)
         header += le32(48_000) + le32(48_000 * 4) + le16(4) + le16(16) + Array("data".utf8) + le32(bytes)
         var loud: [UInt8] = []
         for frame in 0..<(48_000 * loudSeconds) {
-            let sample = le16(frame / 50 % 2 == 0 ? 12_000 : Int(UInt16(bitPattern: -12_000)))
+            let sample = le16(frame / 50 % 2 == 0 ? amplitude : Int(UInt16(bitPattern: Int16(-amplitude))))
             loud += sample + sample
         }
-        FileManager.default.createFile(atPath: path, contents: Data(header + loud))
+        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.write(contentsOf: Data(header + loud))
+        try handle.truncate(atOffset: UInt64(header.count + loud.count))
         try handle.truncate(atOffset: UInt64(header.count + bytes))
         try handle.close()
+    }
+
+    /// The loudest the sink played in the first half second of a 2 s timer started at `started`.
+    func peakOfRing(_ recorder: SinkRecorder, startedAt started: Date) throws -> Int {
+        let heard = try eventually(timeout: 6, "the timer to be heard") { recorder.firstAudible(after: started.addingTimeInterval(1.5)) }
+        _ = try eventually(timeout: 3, "half a second of it") { recorder.chunks.last.map { $0.time > heard.addingTimeInterval(0.5) } == true ? true : nil }
+        return recorder.chunks.filter { $0.time >= heard && $0.time <= heard.addingTimeInterval(0.5) }.map(\.peak).max() ?? 0
+    }
+
+    @Test func aSoundFileChangedOrTruncatedBetweenRingsIsDecodedAgainAndNeverRingsSilence() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let recorder = try SinkRecorder(session: session)
+        let tone = session.directory + "/tone.wav"
+        let second = 48_000 * 4
+        try SoundTests.writeWAV(tone, bytes: second, loudSeconds: 1, amplitude: 12_000)
+        /// Schedules a 2 s timer ringing the file, then `change`s the file; the loudest it rang.
+        func ring(_ title: String, after change: () throws -> Void = {}) throws -> Int {
+            let started = Date()
+            let timer = try session.cliJSON(AlarmJSON.self, "timer", "2s", "--title", title, "--sound", tone)
+            try change()
+            let peak = try peakOfRing(recorder, startedAt: started)
+            #expect(try session.cli("stop", timer.id).status == 0)
+            return peak
+        }
+        // Rung once: decoded and kept in memory.
+        let loud = try ring("Loud")
+        #expect(loud > 9_000, "the tone itself: \(loud)")
+        // The same file (inode, size) written over in place, quieter: the new sound rings, not the kept one.
+        let quiet = try ring("Quiet") { try SoundTests.writeWAV(tone, bytes: second, loudSeconds: 1, amplitude: 3_000) }
+        #expect(quiet > SinkRecorder.audible && quiet < 6_000, "the file as it is now: \(quiet)")
+        // Written over with silence, or truncated to its header, after it was scheduled: the
+        // default sound rings, never silence.
+        let silenced = try ring("Silenced") { try SoundTests.writeWAV(tone, bytes: second, loudSeconds: 0) }
+        #expect(silenced >= SinkRecorder.audible, "a file that decodes to silence rings the default")
+        try SoundTests.writeWAV(tone, bytes: second, loudSeconds: 1)
+        let truncated = try ring("Truncated") {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: tone))
+            try handle.truncate(atOffset: 44)
+            try handle.close()
+        }
+        #expect(truncated >= SinkRecorder.audible, "a truncated file rings the default")
+        let log = try String(contentsOfFile: session.agentLog, encoding: .utf8)
+        #expect(log.contains("\(tone) decodes to silence; ringing the default sound instead"), "\(log)")
+        #expect(log.contains("\(tone) has 2 channels at 48000 Hz and 0 frames"), "\(log)")
+        // The user is told at once when a file can only ring silence.
+        try SoundTests.writeWAV(tone, bytes: second, loudSeconds: 0)
+        let silent = try session.cli("timer", "1m", "--sound", tone)
+        #expect(silent.status != 0 && silent.stderr.contains("\(tone) decodes to silence"), "\(silent.stderr)")
     }
 
     @Test func ringLimitStopsAnUnansweredAlarmAndReportsItMissed() throws {

@@ -18,11 +18,7 @@ final class AlarmSounder {
     /// The alarm with an id, as the scheduler has it now.
     private let alarm: (UUID) -> AlarmRecord?
     private var streams: [UUID: LoopingStream] = [:]
-    private var decoded: [String: DecodedSound] = [:]
-    /// Files too long to keep in memory: read as they play.
-    private var streamed: Set<String> = []
-    /// The most decoded sound kept in memory, in bytes.
-    static let cacheBudget = 64 << 20
+    private let sounds = SoundCache()
     private var reconnectPending = false
     private var reportedOutage = false
     private var previews: [UUID: LoopingStream] = [:]
@@ -100,8 +96,9 @@ final class AlarmSounder {
             throw .agentUnavailable("PulseAudio is not reachable (\(pulse.lastError)); cannot play \(path)")
         }
         let id = UUID()
-        guard let sound = decode(path), let stream = pulse.play(sound, volume: 1, fadeIn: 0, mediaName: "Reveille preview",
-                                                                 eventID: "alarm-clock-elapsed") else {
+        let sound: any SoundReader
+        do { sound = try sounds.reader(for: path) } catch { throw .invalidConfiguration(L("sound %@", error.description)) }
+        guard let stream = pulse.play(sound, volume: 1, fadeIn: 0, mediaName: "Reveille preview", eventID: "alarm-clock-elapsed") else {
             throw .invalidConfiguration("cannot play \(path); see the agent's log")
         }
         previews[id] = stream
@@ -148,12 +145,14 @@ final class AlarmSounder {
 
     /// Opens the alarm's sound (its own, else the default), failures logged.
     private func openStream(for record: AlarmRecord, corked: Bool) -> LoopingStream? {
-        var path = try? library.resolve(record.sound, allowPaths: true)
-        if path == nil {
-            logger.warning("sound \(record.sound) of \(record.id) cannot be found; ringing the default sound instead")
-            path = try? library.resolve(.default, allowPaths: false)
+        var own: String?
+        do { own = try library.resolve(record.sound, allowPaths: true) } catch {
+            logger.warning("\(record.id): \(error.reason); ringing the default sound instead")
         }
-        guard let path, let sound = decode(path) ?? (try? library.resolve(.default, allowPaths: false)).flatMap(decode) else {
+        let playable = sounds.firstPlayable([own].compactMap { $0 } + library.defaultPaths()) { [logger] failure in
+            logger.error("\(record.id): \(failure); ringing the default sound instead")
+        }
+        guard let sound = playable?.reader else {
             logger.error("no playable sound for \(record.id); the notification asks the server to play \(SoundLibrary.themeFallback)")
             return nil
         }
@@ -179,26 +178,6 @@ final class AlarmSounder {
             MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self] in self?.reconcile() }
         }
         return stream
-    }
-
-    /// A reader for the file: short sounds are decoded once and kept (up to `cacheBudget`
-    /// bytes in all), long ones are read from the file as they play. A file that cannot be
-    /// played is logged, not fatal.
-    private func decode(_ path: String) -> (any SoundReader)? {
-        do {
-            if decoded[path] == nil, !streamed.contains(path) {
-                if let sound = try DecodedSound.decodeIfShort(path) {
-                    if decoded.values.reduce(sound.bytes, { $0 + $1.bytes }) > Self.cacheBudget { decoded = [:] }
-                    decoded[path] = sound
-                } else {
-                    streamed.insert(path)
-                }
-            }
-            return try SoundFile.reader(for: path, memory: decoded[path])
-        } catch {
-            logger.error("\(error)")
-            return nil
-        }
     }
 
     private func readyChanged(_ ready: Bool) {

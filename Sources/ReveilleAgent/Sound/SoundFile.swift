@@ -30,8 +30,9 @@ enum SoundFile {
 
     /// Opens `path` for decoding without ever blocking: only a regular file of a bounded size
     /// (a FIFO named as a sound would block `sf_open` forever), with a header libsndfile
-    /// reads and sane numbers. `sf_open_fd` takes the descriptor.
-    fileprivate static func open(_ path: String) throws(Failure) -> (OpaquePointer, Info) {
+    /// reads and sane numbers. `sf_open_fd` takes the descriptor. The version is the opened
+    /// file's own (`fstat`), so what is decoded and the version it is kept under agree.
+    fileprivate static func open(_ path: String) throws(Failure) -> (OpaquePointer, Info, FileVersion) {
         let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         guard descriptor >= 0 else { throw Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
         var status = stat()
@@ -43,6 +44,7 @@ enum SoundFile {
             close(descriptor)
             throw Failure(description: "\(path) is \(status.st_size >> 20) MiB; accepted: at most \(maximumBytes >> 20) MiB")
         }
+        let version = FileVersion(status)
         var info = SF_INFO()
         guard let file = sf_open_fd(descriptor, Int32(SFM_READ), &info, 1) else {
             throw Failure(description: "cannot decode \(path): \(String(cString: sf_strerror(nil)))")
@@ -57,20 +59,98 @@ enum SoundFile {
             sf_close(file)
             throw Failure(description: "\(path) lasts \(Int(parsed.duration / 60)) minutes; accepted: at most \(Int(maximumDuration / 60))")
         }
-        return (file, parsed)
+        return (file, parsed, version)
     }
 
-    /// Checks that `path` can be played, reading only its header.
+    /// Checks that `path` can be played: its header, and that its first seconds are not all
+    /// silence (a file that is nothing but silence would ring nothing).
     static func check(_ path: String) throws(Failure) -> Info {
-        let (file, info) = try open(path)
-        sf_close(file)
+        let (file, info, _) = try open(path)
+        defer { sf_close(file) }
+        _ = try firstAudibleFrame(file, info, path: path)
         return info
     }
 
-    /// A reader for `path`: from memory when `memory` holds its decoded sound, else a new one.
-    static func reader(for path: String, memory: DecodedSound?) throws(Failure) -> any SoundReader {
-        if let memory { return MemoryReader(memory) }
-        return try FileReader(path: path)
+    /// How far into the file its first audible frame is, looked for in its first ten seconds
+    /// (the file is left positioned after them). Throws when the file ends before anything is
+    /// audible: it decodes to nothing or to silence. A file silent for all ten seconds and
+    /// longer starts at its beginning.
+    fileprivate static func firstAudibleFrame(_ file: OpaquePointer, _ info: Info, path: String) throws(Failure) -> Int {
+        let wanted = min(info.frames, probeSeconds * info.sampleRate)
+        var probe = [Float](repeating: 0, count: wanted * info.channels)
+        let read = Int(max(0, probe.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(wanted)) }))
+        if let first = probe.prefix(read * info.channels).firstIndex(where: { abs($0) >= silenceThreshold }) { return first / info.channels }
+        guard read == probeSeconds * info.sampleRate else {
+            throw Failure(description: read == 0 ? "\(path) decodes to no audio" : "\(path) decodes to silence")
+        }
+        return 0
+    }
+
+    /// How many seconds at its start a sound may be silent before it counts as starting there.
+    static let probeSeconds = 10
+}
+
+/// Which contents of a file a sound was read from: `fstat`'s device, inode, size and
+/// modification time. A file rewritten, truncated or replaced since has another version.
+struct FileVersion: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modifiedSeconds: Int
+    var modifiedNanoseconds: Int
+
+    init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        size = Int64(status.st_size)
+        modifiedSeconds = Int(status.st_mtim.tv_sec)
+        modifiedNanoseconds = Int(status.st_mtim.tv_nsec)
+    }
+
+    /// The file at `path` as it is now (`stat`); `nil` when it cannot be looked at.
+    init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        self.init(status)
+    }
+}
+
+/// The sounds alarms ring: short ones decoded once and kept (at most `budget` bytes in all),
+/// each under its path *and* its file's version, so a file changed since it was decoded
+/// (rewritten, truncated, replaced) is decoded again; long ones are read from the file as
+/// they play. A file that cannot be played, or decodes to silence, is never rung: the next
+/// candidate is (the default sound), so an alarm is never silent because of its file.
+final class SoundCache {
+    /// The most decoded sound kept in memory, in bytes.
+    static let budget = 64 << 20
+    private var decoded: [String: DecodedSound] = [:]
+    /// Files too long to keep in memory (read as they play), with the version that was.
+    private var streamed: [String: FileVersion] = [:]
+
+    /// A reader for `path` as the file is now.
+    func reader(for path: String) throws(SoundFile.Failure) -> any SoundReader {
+        let current = FileVersion(path: path)
+        if let sound = decoded[path], sound.version == current { return MemoryReader(sound) }
+        decoded[path] = nil
+        if current == nil || streamed[path] != current {
+            streamed[path] = nil
+            if let sound = try DecodedSound.decodeIfShort(path) {
+                if decoded.values.reduce(sound.bytes, { $0 + $1.bytes }) > Self.budget { decoded = [:] }
+                decoded[path] = sound
+                return MemoryReader(sound)
+            }
+        }
+        let reader = try FileReader(path: path)
+        streamed[path] = reader.version
+        return reader
+    }
+
+    /// The first of `paths` that can be played, with its reader; each one that cannot is told to `failed`.
+    func firstPlayable(_ paths: [String], failed: (SoundFile.Failure) -> Void) -> (path: String, reader: any SoundReader)? {
+        for path in paths {
+            do { return (path, try reader(for: path)) } catch { failed(error) }
+        }
+        return nil
     }
 }
 
@@ -79,28 +159,35 @@ final class DecodedSound: Sendable {
     let samples: [Float]
     let channels: Int
     let sampleRate: Int
+    /// The file's version it was decoded from.
+    let version: FileVersion
 
     var frameCount: Int { samples.count / channels }
     var bytes: Int { samples.count * MemoryLayout<Float>.size }
 
     /// Decodes `path` when it fits the memory budget; `nil` when it is too long (stream it).
+    /// No more than the header's frames are read (at most `maximumDuration` × rate × channels
+    /// samples). A decode cut short (a file truncated or damaged mid-way) keeps what it read
+    /// when that is audible; one that yields nothing audible throws.
     static func decodeIfShort(_ path: String) throws(SoundFile.Failure) -> DecodedSound? {
-        let (file, info) = try SoundFile.open(path)
+        let (file, info, version) = try SoundFile.open(path)
         defer { sf_close(file) }
         guard info.frames * info.channels <= SoundFile.memoryBudgetSamples else { return nil }
         var buffer = [Float](repeating: 0, count: info.frames * info.channels)
-        let read = buffer.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(info.frames)) }
-        guard read > 0 else { throw SoundFile.Failure(description: "\(path) decoded to no audio") }
-        buffer.removeLast((info.frames - Int(read)) * info.channels)
-        let firstAudible = buffer.firstIndex { abs($0) >= SoundFile.silenceThreshold } ?? 0
+        let read = Int(max(0, buffer.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(info.frames)) }))
+        buffer.removeLast((info.frames - read) * info.channels)
+        guard let firstAudible = buffer.firstIndex(where: { abs($0) >= SoundFile.silenceThreshold }) else {
+            throw SoundFile.Failure(description: read == 0 ? "\(path) decodes to no audio" : "\(path) decodes to silence")
+        }
         return DecodedSound(samples: Array(buffer[(firstAudible / info.channels * info.channels)...]),
-                            channels: info.channels, sampleRate: info.sampleRate)
+                            channels: info.channels, sampleRate: info.sampleRate, version: version)
     }
 
-    private init(samples: [Float], channels: Int, sampleRate: Int) {
+    private init(samples: [Float], channels: Int, sampleRate: Int, version: FileVersion) {
         self.samples = samples
         self.channels = channels
         self.sampleRate = sampleRate
+        self.version = version
     }
 }
 
@@ -140,18 +227,21 @@ final class FileReader: SoundReader {
     nonisolated(unsafe) private let file: OpaquePointer
     let channels: Int
     let sampleRate: Int
+    let version: FileVersion
     private let start: sf_count_t
 
     init(path: String) throws(SoundFile.Failure) {
-        let (file, info) = try SoundFile.open(path)
+        let (file, info, version) = try SoundFile.open(path)
+        let first: Int
+        do { first = try SoundFile.firstAudibleFrame(file, info, path: path) } catch {
+            sf_close(file)
+            throw error
+        }
         self.file = file
+        self.version = version
         channels = info.channels
         sampleRate = info.sampleRate
-        // The first audible frame, looked for in the first ten seconds.
-        var probe = [Float](repeating: 0, count: min(info.frames, 10 * info.sampleRate) * info.channels)
-        let read = probe.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t($0.count / info.channels)) }
-        let first = probe.prefix(Int(max(read, 0)) * info.channels).firstIndex { abs($0) >= SoundFile.silenceThreshold } ?? 0
-        start = sf_count_t(first / info.channels)
+        start = sf_count_t(first)
         sf_seek(file, start, SEEK_SET)
     }
 

@@ -27,12 +27,10 @@ struct SoundLibrary: Sendable {
     private let folders: [(path: String, source: String)]
     private let themeFolders: [String]
 
-    init(environment: [String: String] = ProcessInfo.processInfo.environment,
-         executable: String = CommandLine.arguments.first ?? "") {
+    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share"
-        let installed = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("share/reveille/sounds").path
+        let installed = Installation.shared("reveille/sounds")
         // The build tree's Sounds/, for running from a checkout.
         let buildTree = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sounds").path
@@ -113,6 +111,18 @@ struct SoundLibrary: Sendable {
         }
         let names = entries.map(\.name)
         throw .invalidConfiguration(L("no sound named '%@'; available: %@", name, names.isEmpty ? L("none") : names.joined(separator: ", ")))
+    }
+
+    /// What rings when an alarm's own sound cannot be played, in the order tried: the default
+    /// as it resolves (the user's own `alarm`, else the bundled one), every bundled `alarm`,
+    /// then the sound theme's `alarm-clock-elapsed`. A broken override never silences an alarm.
+    func defaultPaths() -> [String] {
+        let bundled = folders.filter { $0.source == "bundled" }
+            .flatMap { folder in Self.extensions.map { "\(folder.path)/\(Self.defaultName).\($0)" } }
+            .filter { FileManager.default.isReadableFile(atPath: $0) }
+        let candidates = [try? resolve(.default, allowPaths: false)] + bundled + [try? resolve(.named(Self.themeFallback), allowPaths: false)]
+        var seen = Set<String>()
+        return candidates.compactMap { $0 }.filter { seen.insert($0).inserted }
     }
 
     /// The user's folders may hold anything (a FIFO, a huge file): checked now. Bundled and

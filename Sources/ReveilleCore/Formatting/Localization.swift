@@ -3,22 +3,49 @@ import FoundationEssentials
 import Glibc
 import Synchronization
 
+/// Where the running binary's data is: found from the binary itself, never from the current
+/// folder. `argv[0]` is only `reveille` when the shell found it through PATH, so the kernel's
+/// `/proc/self/exe` says where it is.
+package enum Installation {
+    /// The running binary's absolute path, symbolic links resolved (`/proc/self/exe`).
+    package static let executable: String = {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().path }
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
+
+    /// `share/<relative>` of the prefix `executable` is installed in (`PREFIX/bin/reveille`
+    /// reads `PREFIX/share/<relative>`).
+    package static func shared(_ relative: String, executable: String = executable) -> String {
+        URL(fileURLWithPath: executable).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("share").appendingPathComponent(relative).path
+    }
+
+    /// The catalogs: the installed `share/locale`, else, for a binary run from the build tree
+    /// (`.build/<triple>/debug/reveille`, `swift run`), the `.build/locale` of `make locale`.
+    package static func localeDirectory(executable: String = executable) -> String {
+        let installed = shared("locale", executable: executable)
+        let buildTree = URL(fileURLWithPath: executable).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("locale").path
+        return !FileManager.default.fileExists(atPath: installed) && FileManager.default.fileExists(atPath: buildTree)
+            ? buildTree : installed
+    }
+}
+
 /// Text in the user's language, through the C library's gettext: catalogs
 /// `LANG/LC_MESSAGES/reveille.mo` (built from `po/` by `msgfmt`) under the `share/locale`
-/// beside the installed binaries, or under `REVEILLE_LOCALEDIR` (the build tree, the tests).
+/// beside the installed binaries, or under `REVEILLE_LOCALEDIR` (the tests).
 package enum Localization {
     package static let domain = "reveille"
 
     /// Reads the user's locale for messages and times (`setlocale`) and binds the catalogs.
     /// Numbers stay C: Swift's own parsing and formatting never read the C locale anyway.
-    package static func setUp(environment: [String: String] = ProcessInfo.processInfo.environment,
-                             executable: String = CommandLine.arguments.first ?? "") {
+    package static func setUp(environment: [String: String] = ProcessInfo.processInfo.environment) {
         setlocale(LC_MESSAGES, "")
         setlocale(LC_TIME, "")
         setlocale(LC_CTYPE, "")
-        let installed = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("share/locale").path
-        let directory = environment["REVEILLE_LOCALEDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? installed
+        let directory = environment["REVEILLE_LOCALEDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? Installation.localeDirectory()
         bindtextdomain(domain, directory)
         bind_textdomain_codeset(domain, "UTF-8")
         translations.withLock { $0 = [:] }
