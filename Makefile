@@ -42,27 +42,13 @@ test: build locale
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 $(SWIFT) test --skip-build
 
-## run: build, start the agent in this desktop session and ring a demo timer in 5 seconds
+## run: build, then ring a demo timer in 5 seconds: in this desktop session (and say how to stop the
+## agent and where it logs), or, without one, on a private demo desktop that shows the alert, records
+## its sound, presses Stop and stops everything again (scripts/run; REVEILLE_BUILD_DIR=DIR: binaries built there)
 run: deps
-	@bus="$${DBUS_SESSION_BUS_ADDRESS:-}"; \
-	if [ -z "$$bus" ] && [ -S "/run/user/$$(id -u)/bus" ]; then bus="unix:path=/run/user/$$(id -u)/bus"; fi; \
-	if [ -z "$$bus" ]; then \
-		echo "No desktop session here: DBUS_SESSION_BUS_ADDRESS is unset and /run/user/$$(id -u)/bus does not exist."; \
-		echo "Reveille rings alarms in a desktop session (GNOME, KDE, xfce, or a window manager with dunst or mako)."; \
-		echo "Run 'make run' from a terminal inside one. Without a desktop, 'make test' shows it working: it starts"; \
-		echo "its own private bus, notification servers and sound server."; exit 1; fi; \
-	$(MAKE) --no-print-directory release; \
-	export DBUS_SESSION_BUS_ADDRESS="$$bus"; bin=$$($(SWIFT) build $(RELEASE) --show-bin-path); \
-	if ! gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
-		--method org.freedesktop.DBus.NameHasOwner org.freedesktop.Notifications | grep -q true; then \
-		echo "Note: no notification server is running (GNOME Shell, KDE Plasma, dunst, mako, xfce4-notifyd...);"; \
-		echo "      the agent's first notification starts one by D-Bus activation if one is installed;"; \
-		echo "      otherwise the alarm rings and shows as soon as one runs."; fi; \
-	if ! pactl info >/dev/null 2>&1; then \
-		echo "Note: no sound server answers (PulseAudio, or PipeWire's pipewire-pulse);"; \
-		echo "      the alarm will alert without Reveille's sound. Install and start pulseaudio or pipewire-pulse."; fi; \
-	"$$bin/reveille" timer 5s --title "Reveille demo" --snooze 1m && "$$bin/reveille" list && \
-	echo "The demo timer alerts in 5 seconds. Stop it with the notification's Stop button or: $$bin/reveille stop <ID>"
+	@scripts/run --announce
+	@if [ -z "$(REVEILLE_BUILD_DIR)" ]; then $(MAKE) --no-print-directory release; fi
+	@scripts/run --bin-dir "$${REVEILLE_BUILD_DIR:-$$($(SWIFT) build $(RELEASE) --show-bin-path)}"
 
 ## deb: a Debian package (dpkg-buildpackage -b), into .build/deb
 deb: deps

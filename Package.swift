@@ -90,6 +90,9 @@ let package = Package(
                           path: "Tests/Support/reveille-test-app"),
         .executableTarget(name: "reveille-bench", dependencies: ["ReveilleTestSupport", "ReveilleCore", "ReveilleBus"],
                           path: "Benchmarks/reveille-bench"),
+        // `make run` without a desktop session: the alarm on a private demo desktop, shown and measured.
+        .executableTarget(name: "reveille-demo", dependencies: ["ReveilleTestSupport", "ReveilleCore"],
+                          path: "Tests/Support/reveille-demo"),
 
         // libFuzzer targets (`make fuzz`): built with -sanitize=fuzzer -DFUZZING they are fuzzers;
         // an ordinary build replays a corpus through the same function.

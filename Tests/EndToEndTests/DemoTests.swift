@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+import ReveilleCore
+import ReveilleTestSupport
+
+/// `make run`, the README's first command: with no desktop session it shows the alarm on a
+/// private demo desktop and stops everything again; in a session it says how to stop the
+/// agent it started and where that agent logs. Run with the binaries already built
+/// (`REVEILLE_BUILD_DIR`): a release build inside the test run would take minutes.
+@Suite("make run", .serialized, .waitsOnItsOwnThread)
+struct DemoTests {
+    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// `make run` from the repository with `environment`.
+    func makeRun(_ environment: [String: String], timeout: TimeInterval) throws -> Subprocess.Result {
+        let make = try Subprocess.find("make", package: "make")
+        return try Subprocess.run(make, ["--no-print-directory", "-C", repository, "run"], environment: environment, timeout: timeout)
+    }
+
+    /// The PIDs of processes whose environment holds `marker`: what a run left behind.
+    func processes(carrying marker: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return names.filter { Int32($0) != nil }.filter { pid in
+            guard let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?
+                .trimmingCharacters(in: .whitespaces).first
+            return state != "Z" && environment.split(separator: 0).contains { $0.elementsEqual(marker.utf8) }
+        }
+    }
+
+    /// The size of a PNG and the box of what is not background, read back by the repository's tool.
+    func describe(_ png: String) throws -> [Int] {
+        let result = try Subprocess.run("/usr/bin/python3", [repository + "/scripts/screenshot", "describe", png],
+                                        environment: ProcessInfo.processInfo.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+    }
+
+    /// The largest absolute sample of a 16-bit PCM WAV file, and its length in seconds.
+    func loudness(ofWAV path: String) throws -> (peak: Int, seconds: Double) {
+        let data = try #require(FileManager.default.contents(atPath: path))
+        let bytes = [UInt8](data)
+        #expect(bytes.count > 44 && String(decoding: bytes[0..<4], as: UTF8.self) == "RIFF"
+                && String(decoding: bytes[8..<12], as: UTF8.self) == "WAVE", "a WAV file")
+        let word = { (at: Int) in Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        var offset = 12, rate = 0, channels = 1
+        while offset + 8 <= bytes.count {
+            let id = String(decoding: bytes[offset..<offset + 4], as: UTF8.self), size = word(offset + 4)
+            if id == "fmt " {
+                channels = Int(bytes[offset + 10]) | Int(bytes[offset + 11]) << 8
+                rate = word(offset + 12)
+                #expect(Int(bytes[offset + 22]) == 16, "16-bit samples")
+            }
+            if id == "data" {
+                // parecord may leave the length unwritten (0 or 0xFFFFFFFF) when stopped: read to the end.
+                let end = size > 0 && offset + 8 + size <= bytes.count ? offset + 8 + size : bytes.count
+                var peak = 0
+                for at in stride(from: offset + 8, to: end - 1, by: 2) {
+                    peak = max(peak, abs(Int(Int16(bitPattern: UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8))))
+                }
+                return (peak, Double((end - offset - 8) / 2 / max(channels, 1)) / Double(max(rate, 1)))
+            }
+            offset += 8 + size + size % 2
+        }
+        Issue.record("\(path) has no data chunk")
+        return (0, 0)
+    }
+
+    @Test func withoutADesktopSessionMakeRunShowsTheAlertOnAPrivateDesktopAndLeavesNothingRunning() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-demo-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder + "/runtime", withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"] { environment.removeValue(forKey: key) }
+        environment["XDG_RUNTIME_DIR"] = folder + "/runtime" // no bus socket there
+        environment["REVEILLE_BUILD_DIR"] = try TestSession.findBinaries()
+        environment["REVEILLE_DEMO_DIR"] = folder + "/demo"
+        // Every process the run starts inherits this; none may carry it once the run is over.
+        let marker = "REVEILLE_DEMO_TEST_RUN=\(UUID().uuidString)"
+        environment["REVEILLE_DEMO_TEST_RUN"] = String(marker.split(separator: "=")[1])
+
+        let started = Date()
+        let run = try makeRun(environment, timeout: 150)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(run.status == 0, "make run failed:\n\(run.stdout)\n\(run.stderr)")
+        #expect(run.stdout.hasPrefix("No desktop session here"), "one line says so first: \(run.stdout)")
+        #expect(seconds < 60, "bounded: \(seconds) s")
+
+        // The alert on screen: dunst's bubble, a box of its own on the black screen.
+        let picture = try describe(folder + "/demo/alert.png")
+        try #require(picture.count == 6, "a screenshot with something on it: \(picture)")
+        #expect(picture[0] == 1024 && picture[1] == 768, "the whole screen: \(picture)")
+        #expect(picture[4] >= 200 && picture[5] >= 40 && picture[4] < 700 && picture[5] < 400, "a bubble's size: \(picture)")
+        #expect(picture[2] + picture[4] / 2 > 512, "at the top right, where dunst puts it: \(picture)")
+
+        let sound = try loudness(ofWAV: folder + "/demo/alarm.wav")
+        #expect(sound.peak >= SinkRecorder.audible, "the recording is not silent: peak \(sound.peak)")
+        #expect(sound.seconds >= 2, "seconds of it: \(sound.seconds)")
+
+        let output = run.stdout
+        #expect(output.contains("Stop (stop), Snooze (secondary)"), "the buttons dunst received: \(output)")
+        for record in ["the agent began alerting", "the alert's Notify reached dunst", "dunst created the notification",
+                       "the first sound came out of the null sink"] {
+            #expect(output.contains(record), "measured: \(record)")
+        }
+        #expect(output.contains("reveille: no agent was running; started reveille-agent"), "the CLI started the agent: \(output)")
+        #expect(output.contains("the sound was last heard"), "Stop silenced it: \(output)")
+        #expect(output.contains("No alarms."), "the list after Stop is empty: \(output)")
+
+        // Nothing left: neither what the demo names nor anything else the run started.
+        let named = output.firstMatch(of: /none of these runs: (.*)\./).map { String($0.1) } ?? ""
+        let pids = named.matches(of: /(\d+)(,|$)/).compactMap { Int32($0.1) }
+        #expect(pids.count >= 7, "the demo names what it started: \(named)")
+        for pid in pids { #expect(kill(pid, 0) != 0, "\(pid) is gone") }
+        #expect(processes(carrying: marker).isEmpty, "no process of the run is left: \(processes(carrying: marker))")
+    }
+
+    @Test func inADesktopSessionMakeRunSaysHowToStopTheAgentItStartedAndWhereItLogs() throws {
+        let session = try TestSession(notifications: .recording(), audio: .pulseAudio)
+        var environment = session.environment
+        environment["REVEILLE_BUILD_DIR"] = session.binaries
+        let run = try makeRun(environment, timeout: 60)
+        #expect(run.status == 0, "make run failed:\n\(run.stdout)\n\(run.stderr)")
+        let pid = try #require(try session.ownerPID(of: AgentInterface.busName), "an agent runs")
+        defer { kill(pid, SIGTERM) }
+        #expect(!run.stdout.contains("No desktop session"), "\(run.stdout)")
+        #expect(run.stdout.contains("The agent was started for this (pid \(pid), \(session.binaries)/reveille-agent)"), "\(run.stdout)")
+        #expect(run.stdout.contains("Stop it: kill \(pid)"), "\(run.stdout)")
+        #expect(run.stdout.contains("Its log: \(session.stateDirectory)/agent.log"), "\(run.stdout)")
+        _ = try eventually(timeout: 10, "the demo timer's alert") { try session.alerts(titled: "Reveille demo").first }
+    }
+}

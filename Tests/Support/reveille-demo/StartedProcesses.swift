@@ -1,0 +1,64 @@
+import Foundation
+import Glibc
+import ReveilleTestSupport
+
+/// Every process the demo started, or had started for it, known by PID, so that every way out
+/// (the end, an error, Ctrl-C, the deadline) stops them all and can say so.
+final class StartedProcesses: @unchecked Sendable {
+    struct Entry: Equatable {
+        var name: String
+        var pid: pid_t
+    }
+
+    private let lock = NSLock()
+    private var entries: [Entry] = []
+
+    var all: [Entry] { lock.withLock { entries } }
+
+    /// Notes `pid` as `name`, once.
+    func add(_ name: String, _ pid: pid_t) {
+        lock.withLock {
+            if !entries.contains(where: { $0.pid == pid }) { entries.append(Entry(name: name, pid: pid)) }
+        }
+    }
+
+    /// Notes the demo's own children (Xvfb, PulseAudio, the recorders: what the session and the
+    /// recorders started), named by their command.
+    func addChildren() {
+        for pid in Self.children(of: getpid()) { add(Self.command(of: pid) ?? "?", pid) }
+    }
+
+    /// Those that still run.
+    var running: [Entry] { all.filter { Self.isRunning($0.pid) } }
+
+    /// SIGTERM to each, the last started first, then SIGKILL to any still there after a second.
+    func stopAll() {
+        addChildren()
+        for entry in all.reversed() { Subprocess.Child(pid: entry.pid).terminate() }
+    }
+
+    /// Whether `pid` runs (a process that exited but is not reaped yet does not).
+    static func isRunning(_ pid: pid_t) -> Bool {
+        guard kill(pid, 0) == 0, let state = stat(of: pid)?.state else { return false }
+        return state != "Z" && state != "X"
+    }
+
+    /// The fields of /proc/PID/stat that matter here: the state letter and the parent.
+    private static func stat(of pid: pid_t) -> (state: Character, parent: pid_t)? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        // After the command in parentheses (which may hold spaces): state, then the parent's PID.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 1, let state = fields[0].first, let parent = pid_t(fields[1]) else { return nil }
+        return (state, parent)
+    }
+
+    static func command(of pid: pid_t) -> String? {
+        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func children(of parent: pid_t) -> [pid_t] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return names.compactMap { pid_t($0) }.filter { stat(of: $0)?.parent == parent && isRunning($0) }.sorted()
+    }
+}
