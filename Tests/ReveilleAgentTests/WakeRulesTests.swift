@@ -123,4 +123,16 @@ struct WakeRulesTests {
         #expect(!WakeMemory.none.mayBeArmed)
         #expect(WakeMemory.set(1).mayBeArmed && WakeMemory.unknown.mayBeArmed, "cleared at start")
     }
+
+    @Test func onlyAWakeUpThisAgentSetOrMayHaveSetIsCleared() {
+        let mine: UInt64 = 1_800_000_000, another: UInt64 = 1_900_000_000
+        #expect(WakeMemory.set(mine).clears(rtcHolds: mine))
+        #expect(!WakeMemory.set(mine).clears(rtcHolds: another), "another's that replaced it stays")
+        #expect(!WakeMemory.set(mine).clears(rtcHolds: 0), "nothing to clear")
+        #expect(WakeMemory.unknown.clears(rtcHolds: another), "unknown: whatever is set may be this agent's")
+        #expect(!WakeMemory.unknown.clears(rtcHolds: 0))
+        #expect(!WakeMemory.none.clears(rtcHolds: another) && !WakeMemory.none.clears(rtcHolds: nil))
+        #expect(WakeMemory.set(mine).clears(rtcHolds: nil) && WakeMemory.unknown.clears(rtcHolds: nil),
+                "the helper could not say: cleared to be sure")
+    }
 }

@@ -120,9 +120,9 @@ final class SleepCoordinator {
         let instant = WakePolicy.helperInstant(wake)
         // Recorded first: an agent that stops before the answer still clears it at its next start.
         remember(.set(instant))
-        callHelper("SetWakeAlarm", [.uint64(instant)], releasing: true) { [weak self] error in
+        callHelper("SetWakeAlarm", [.uint64(instant)], releasing: true) { [weak self] result in
             guard let self else { return }
-            if let error {
+            if case .failure(let error) = result {
                 self.couldNotWake(error)
             } else {
                 self.lastFailure = nil
@@ -136,24 +136,35 @@ final class SleepCoordinator {
         if memory.mayBeArmed { clearWake(releasing: true) } else { releaseInhibitor() }
     }
 
-    /// Clears the wake-up this agent set; `releasing`: then releases the inhibitor (a suspend waits).
+    /// Clears the wake-up this agent set (or may have), if the RTC still holds it (`WakeMemory.clears`);
+    /// `releasing`: then releases the inhibitor, as a suspend waits for it.
     private func clearWake(releasing: Bool) {
-        callHelper("ClearWakeAlarm", [], releasing: releasing) { [weak self] error in
+        callHelper("GetWakeAlarm", [], releasing: false) { [weak self] result in
             guard let self else { return }
-            if let error {
-                self.logger.warning("the wake-up set before was not cleared: \(error.message)")
-            } else {
+            let armed: UInt64? = if case .success(let values) = result, case .uint64(let instant)? = values.first { instant } else { nil }
+            guard self.memory.clears(rtcHolds: armed) else {
+                if let armed, armed != 0 { self.logger.info("the wake-up set now (\(armed)) is not this agent's; left as it is") }
                 self.remember(.none)
+                if releasing { self.releaseInhibitor() }
+                return
+            }
+            self.callHelper("ClearWakeAlarm", [], releasing: releasing) { [weak self] result in
+                if case .failure(let error) = result {
+                    self?.logger.warning("the wake-up set before was not cleared: \(error.message)")
+                } else {
+                    self?.remember(.none)
+                }
             }
         }
     }
 
     /// At start, clears a wake-up an earlier run set (or may have: its record is missing or
-    /// damaged): the alarm it was for may be gone, and the next suspend sets what is needed now.
+    /// damaged) that the RTC still holds: the alarm it was for may be gone, and the next suspend
+    /// sets what is needed now.
     private func clearLeftWakeUp() {
         memory = WakeMemory(record: FileManager.default.contents(atPath: memoryFile.string))
         guard memory.mayBeArmed else { return }
-        logger.info("clearing the wake-up left from before (\(memory))")
+        logger.info("looking for a wake-up left from before (\(memory))")
         clearWake(releasing: false)
     }
 
@@ -172,12 +183,12 @@ final class SleepCoordinator {
     /// Calls the helper; `releasing`: then releases the inhibitor whatever the answer, as the
     /// suspend must go on.
     private func callHelper(_ method: String, _ arguments: [Variant], releasing: Bool,
-                            then: @escaping @GLibActor (BusError?) -> Void) {
+                            then: @escaping @GLibActor (Result<[Variant], BusError>) -> Void) {
         guard let bus else { return releaseInhibitor() }
         bus.call(destination: WakeHelperInterface.busName, path: WakeHelperInterface.objectPath,
                  interface: WakeHelperInterface.interface, method: method, arguments: arguments,
                  timeoutMilliseconds: Self.helperTimeoutMilliseconds) { [weak self] result in
-            if case .failure(let error) = result { then(error) } else { then(nil) }
+            then(result)
             if releasing { self?.releaseInhibitor() }
         }
     }

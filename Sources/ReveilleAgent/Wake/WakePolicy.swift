@@ -72,6 +72,17 @@ enum WakeMemory: Equatable {
     /// Whether a wake-up of this agent may still be armed, and must be cleared when no alarm needs it.
     var mayBeArmed: Bool { self != .none }
 
+    /// Whether to clear the wake-up when the RTC holds `armed` (0 for none, `nil` when the helper
+    /// could not say): one this agent set, or may have; not another's (another user's agent, an
+    /// `rtcwake`) that replaced it, nor nothing.
+    func clears(rtcHolds armed: UInt64?) -> Bool {
+        switch self {
+        case .none: false
+        case .set(let instant): armed.map { $0 == instant } ?? true
+        case .unknown: armed.map { $0 != 0 } ?? true
+        }
+    }
+
     /// The memory a record holds; no record (`nil`) or anything but a valid one is `.unknown`.
     init(record: Data?) {
         guard let record, let stored = try? JSONDecoder().decode(Stored.self, from: record) else {
