@@ -88,7 +88,7 @@ struct WakeRulesTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-rtc-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        FileManager.default.createFile(atPath: folder + "/wakealarm", contents: Data())
+        try #require(FileManager.default.createFile(atPath: folder + "/wakealarm", contents: Data()))
         let rtc = RTCWakeAlarm(folder: FilePath(folder))
         let now: Int64 = 1_800_000_000
         #expect(throws: WakeRequest.Refusal.self) { try rtc.set(UInt64(now - 1), now: now) }

@@ -139,20 +139,24 @@ final class SleepCoordinator {
     /// Clears the wake-up this agent set (or may have), if the RTC still holds it (`WakeMemory.clears`);
     /// `releasing`: then releases the inhibitor, as a suspend waits for it.
     private func clearWake(releasing: Bool) {
+        // A wake-up set while this runs (a suspend during the start's clearing) is that call's
+        // to record: this one then changes nothing.
+        let looking = memory
         callHelper("GetWakeAlarm", [], releasing: false) { [weak self] result in
             guard let self else { return }
             let armed: UInt64? = if case .success(let values) = result, case .uint64(let instant)? = values.first { instant } else { nil }
-            guard self.memory.clears(rtcHolds: armed) else {
-                if let armed, armed != 0 { self.logger.info("the wake-up set now (\(armed)) is not this agent's; left as it is") }
-                self.remember(.none)
+            guard self.memory == looking, looking.clears(rtcHolds: armed) else {
+                if let armed, armed != 0, self.memory == looking { self.logger.info("the wake-up set now (\(armed)) is not this agent's; left as it is") }
+                if self.memory == looking { self.remember(.none) }
                 if releasing { self.releaseInhibitor() }
                 return
             }
             self.callHelper("ClearWakeAlarm", [], releasing: releasing) { [weak self] result in
+                guard let self else { return }
                 if case .failure(let error) = result {
-                    self?.logger.warning("the wake-up set before was not cleared: \(error.message)")
-                } else {
-                    self?.remember(.none)
+                    self.logger.warning("the wake-up set before was not cleared: \(error.message)")
+                } else if self.memory == looking {
+                    self.remember(.none)
                 }
             }
         }
