@@ -128,7 +128,7 @@ package final class Agent {
             presenter.showNotice(summary: L("Reveille could not save a change"),
                                  body: L("The alarm was silenced, but %@. If Reveille restarts before it can save, the alarm may ring again.", reason))
         }
-        let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead), logger: logger,
+        let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead), stateDirectory: paths.stateDirectory, logger: logger,
                                      alarms: { scheduler.list }, onResume: { scheduler.clockChanged() },
                                      notice: { presenter.showNotice(summary: $0, body: $1) })
         service.wakeStatus = { sleep.status(next: scheduler.list) }

@@ -13,6 +13,20 @@ struct WakeTests {
         try #require(alarm.fireDate.flatMap { ISO8601Local.parse($0, defaultTimeZone: UTCTimeZone()) })
     }
 
+    /// Once the agent holds its sleep inhibitor, makes logind announce a suspend, and returns
+    /// when the agent lets it go on (releases the inhibitor).
+    func suspendOnceInhibited(_ session: TestSession) throws {
+        _ = try eventually("the sleep inhibitor") { try session.inhibitors() == [reveilleInhibitor] ? true : nil }
+        try session.prepareForSleep(true)
+        _ = try eventually("the inhibitor released") { try session.inhibitors().isEmpty ? true : nil }
+    }
+
+    /// Whether the wake helper is on the system bus (it leaves when idle).
+    func helperIsRunning(_ session: TestSession) throws -> Bool {
+        try session.gdbus(["call", "--system", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                           "--method", "org.freedesktop.DBus.NameHasOwner", WakeHelperInterface.busName]).stdout.contains("true")
+    }
+
     @Test func theWakeUpIsSetBeforeTheInhibitorIsReleasedAndResumeTakesItAgain() throws {
         let session = try TestSession(audio: .none, system: .wake(polkitAllows: true))
         try session.startAgent()
@@ -39,13 +53,76 @@ struct WakeTests {
         _ = try eventually("the wake-up cleared") { session.rtcWakeAlarm == "0" ? true : nil }
     }
 
+    /// The agent's record of the wake-up it set.
+    func wakeRecord(_ session: TestSession) -> String {
+        (try? String(contentsOfFile: session.stateDirectory + "/wake-up.json", encoding: .utf8)) ?? ""
+    }
+
+    @Test func aRestartedAgentClearsTheWakeUpItSetBefore() throws {
+        let session = try TestSession(audio: .none, system: .wake(polkitAllows: true))
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Cancelled later")
+        try suspendOnceInhibited(session)
+        let written = session.rtcWakeAlarm
+        #expect(Double(written) != nil && written != "0", "wakealarm holds '\(written)'")
+        #expect(wakeRecord(session) == "{\"wakeAlarm\":\(written)}", "recorded: \(wakeRecord(session))")
+        let mode = (try? FileManager.default.attributesOfItem(atPath: session.stateDirectory + "/wake-up.json"))?[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        try session.prepareForSleep(false)
+
+        // The agent stops, and comes back: it clears the wake-up it set, whose alarm may be gone.
+        try session.killAgent()
+        try session.startAgent()
+        _ = try eventually("the wake-up cleared at start") { session.rtcWakeAlarm == "0" ? true : nil }
+        _ = try eventually("the record saying so") { wakeRecord(session) == "{\"wakeAlarm\":0}" ? true : nil }
+        // The alarm cancelled now, a suspend leaves the machine asleep.
+        #expect(try session.cli("cancel", timer.id).status == 0)
+        _ = try eventually("the inhibitor released with the last alarm") { try session.inhibitors().isEmpty ? true : nil }
+        try session.prepareForSleep(true)
+        #expect(session.rtcWakeAlarm == "0")
+    }
+
+    @Test func aDamagedOrMissingWakeUpRecordCountsAsUnknownAndIsCleared() throws {
+        for record in ["{\"wakeAlarm\": \"to", nil, "{\"wakeAlarm\":1800000000}"] {
+            let session = try TestSession(notifications: .none, audio: .none, system: .wake(polkitAllows: true))
+            try Data("1900000000\n".utf8).write(to: URL(fileURLWithPath: session.rtcDirectory + "/wakealarm"))
+            if let record {
+                try FileManager.default.createDirectory(atPath: session.stateDirectory, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+                try Data(record.utf8).write(to: URL(fileURLWithPath: session.stateDirectory + "/wake-up.json"))
+            }
+            try session.startAgent()
+            _ = try eventually("the record rewritten (\(record ?? "no record"))") { wakeRecord(session) == "{\"wakeAlarm\":0}" ? true : nil }
+            // Unknown: cleared. Recorded as another instant than the RTC holds: another's, left alone.
+            #expect(session.rtcWakeAlarm == (record?.hasPrefix("{\"wakeAlarm\":1") == true ? "1900000000" : "0"), "\(record ?? "no record")")
+        }
+    }
+
+    @Test func anAlarmBeyondTheWakeUpsReachIsSaidTrulyWithoutAFalseNotice() throws {
+        let session = try TestSession(audio: .none, system: .wake(polkitAllows: true))
+        try session.startAgent()
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "UTC")
+        format.dateFormat = "yyyy-MM-dd HH:mm"
+        _ = try session.cliJSON(AlarmJSON.self, "add", format.string(from: Date().addingTimeInterval(400 * 86_400)), "--title", "Far")
+        try suspendOnceInhibited(session)
+        let log = try String(contentsOfFile: session.agentLog, encoding: .utf8)
+        #expect(log.contains("no wake-up set: the next alarm's"), "\(log)")
+        #expect(!log.contains("was not set to wake"), "\(log)")
+        #expect(try session.notifications(titled: "Alarms cannot wake this computer").isEmpty, "no false notice")
+        #expect(session.rtcWakeAlarm.isEmpty, "nothing written")
+        let status = try session.cli("status")
+        #expect(status.stdout.contains("Wakes the computer: no; the next alarm is more than 366 days away, beyond the wake-up's reach; a suspend within 366 days of it sets the wake-up"),
+                "\(status.stdout)")
+        try session.prepareForSleep(false)
+    }
+
     @Test func aWakeUpAMinuteEarlyDoesNotRingEarlyAndTheAlarmRingsOnTime() throws {
         let session = try TestSession(audio: .none, system: .wake(polkitAllows: true))
         try session.startAgent()
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "4s", "--title", "Early")
-        _ = try eventually("the sleep inhibitor") { try session.inhibitors() == [reveilleInhibitor] ? true : nil }
-        try session.prepareForSleep(true)
-        _ = try eventually("the inhibitor released") { try session.inhibitors().isEmpty ? true : nil }
+        try suspendOnceInhibited(session)
         try session.prepareForSleep(false)
         _ = try eventually("resumed") { try session.inhibitors() == [reveilleInhibitor] ? true : nil }
         #expect(try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "countdown", "not rung early")
@@ -120,11 +197,7 @@ struct WakeTests {
         #expect(try call("ClearWakeAlarm", []).status == 0)
         #expect(session.rtcWakeAlarm == "0")
         // Idle for 5 s (its --idle-exit here): it leaves the bus, and the next call starts it again.
-        _ = try eventually(timeout: 10, "the helper to exit when idle") {
-            let owned = try session.gdbus(["call", "--system", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
-                                           "--method", "org.freedesktop.DBus.NameHasOwner", WakeHelperInterface.busName])
-            return owned.stdout.contains("false") ? true : nil
-        }
+        _ = try eventually(timeout: 10, "the helper to exit when idle") { try helperIsRunning(session) ? nil : true }
         #expect(try call("GetWakeAlarm", []).status == 0)
     }
 
@@ -231,10 +304,8 @@ struct WakeTests {
         let asked = Date()
         // The helper's --idle-exit is 5 s here: it must outlast that while polkit has not answered,
         // and the instant (3 s ahead when asked) has passed by then.
-        _ = try eventually(timeout: 15, "the idle time and the instant passed, the helper still there") { () -> Bool? in
-            let owned = try session.gdbus(["call", "--system", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
-                                           "--method", "org.freedesktop.DBus.NameHasOwner", WakeHelperInterface.busName])
-            #expect(owned.stdout.contains("true"), "the helper exited with a check waiting, after \(Date().timeIntervalSince(asked)) s")
+        _ = try eventually(timeout: 15, "the idle time and the instant passed, the helper still there") { () throws -> Bool? in
+            #expect(try helperIsRunning(session), "the helper exited with a check waiting, after \(Date().timeIntervalSince(asked)) s")
             return Date().timeIntervalSince(asked) > 6 && Date().timeIntervalSince1970 > Double(instant) + 1 ? true : nil
         }
         try polkit(session, "ReleaseHangingCalls")
@@ -243,11 +314,7 @@ struct WakeTests {
         #expect(error.contains("Error.InvalidArgument") && error.contains("not in the future"), "\(error)")
         #expect(session.rtcWakeAlarm.isEmpty, "a past instant is never written")
         // Then, with nothing waiting, it idles out as before.
-        _ = try eventually(timeout: 10, "the helper to exit when idle") {
-            let owned = try session.gdbus(["call", "--system", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
-                                           "--method", "org.freedesktop.DBus.NameHasOwner", WakeHelperInterface.busName])
-            return owned.stdout.contains("false") ? true : nil
-        }
+        _ = try eventually(timeout: 10, "the helper to exit when idle") { try helperIsRunning(session) ? nil : true }
     }
 
     @Test func theHelperRefusesAnIdleExitOutOfRangeWithoutATrap() throws {

@@ -19,6 +19,13 @@ struct WakeRulesTests {
         return try AlarmRecord(id: UUID(), request: request, appID: "reveille", now: now, timeZone: utc)
     }
 
+    /// An alarm at `seconds` from now (a fixed date: countdowns are limited to 366 days).
+    func alarm(in seconds: TimeInterval) throws -> AlarmRecord {
+        let request = AlarmRequest(schedule: .fixed(now + seconds), countdownDuration: nil,
+                                   presentation: AlarmPresentation(alert: .init(title: "Far")), ring: RingOptions())
+        return try AlarmRecord(id: UUID(), request: request, appID: "reveille", now: now, timeZone: utc)
+    }
+
     @Test func theMachineWakesALeadBeforeTheSoonestAlarmThatMayWakeIt() throws {
         let policy = WakePolicy(enabled: true, lead: 60)
         let soon = try timer(600, wakes: false), later = try timer(3600)
@@ -81,7 +88,7 @@ struct WakeRulesTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-rtc-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        FileManager.default.createFile(atPath: folder + "/wakealarm", contents: Data())
+        try #require(FileManager.default.createFile(atPath: folder + "/wakealarm", contents: Data()))
         let rtc = RTCWakeAlarm(folder: FilePath(folder))
         let now: Int64 = 1_800_000_000
         #expect(throws: WakeRequest.Refusal.self) { try rtc.set(UInt64(now - 1), now: now) }
@@ -89,5 +96,43 @@ struct WakeRulesTests {
         #expect(try rtc.current() == 0, "nothing written for a refused instant")
         try rtc.set(UInt64(now + 60), now: now)
         #expect(try rtc.current() == UInt64(now + 60))
+    }
+
+    @Test func anAlarmBeyondTheHelpersReachIsPlannedForALaterSuspend() throws {
+        let policy = WakePolicy(enabled: true, lead: 60)
+        let reach = TimeInterval(WakeHelperInterface.maximumLead)
+        #expect(policy.plan(for: [], now: now) == .none)
+        #expect(policy.plan(for: [try alarm(in: 3600)], now: now) == .wake(now + 3540))
+        // The wake-up a lead before the alarm: exactly at the reach, and a second past it.
+        #expect(policy.plan(for: [try alarm(in: reach + 60)], now: now) == .wake(now + reach))
+        #expect(policy.plan(for: [try alarm(in: reach + 61)], now: now) == .beyondReach(now + reach + 1))
+        #expect(policy.plan(for: [try alarm(in: 400 * 86_400)], now: now) == .beyondReach(now + 400 * 86_400 - 60))
+        // A fraction of a second counts as the whole second the helper would be asked for.
+        #expect(policy.plan(for: [try alarm(in: reach + 60.5)], now: now) == .beyondReach(now + reach + 0.5))
+    }
+
+    @Test func theWakeUpRecordIsReadBackAndAnythingElseIsUnknown() {
+        for memory in [WakeMemory.none, .set(1_800_000_000)] {
+            #expect(WakeMemory(record: memory.record) == memory)
+        }
+        #expect(WakeMemory.unknown.record == nil, "unknown is what no record means")
+        for damaged in [nil, Data(), Data("{".utf8), Data("{\"wakeAlarm\": -1}".utf8), Data("{\"wakeAlarm\": \"soon\"}".utf8),
+                        Data("[]".utf8), Data([0xff, 0xfe])] {
+            #expect(WakeMemory(record: damaged) == .unknown, "\(String(decoding: damaged ?? Data(), as: UTF8.self))")
+        }
+        #expect(!WakeMemory.none.mayBeArmed)
+        #expect(WakeMemory.set(1).mayBeArmed && WakeMemory.unknown.mayBeArmed, "cleared at start")
+    }
+
+    @Test func onlyAWakeUpThisAgentSetOrMayHaveSetIsCleared() {
+        let mine: UInt64 = 1_800_000_000, another: UInt64 = 1_900_000_000
+        #expect(WakeMemory.set(mine).clears(rtcHolds: mine))
+        #expect(!WakeMemory.set(mine).clears(rtcHolds: another), "another's that replaced it stays")
+        #expect(!WakeMemory.set(mine).clears(rtcHolds: 0), "nothing to clear")
+        #expect(WakeMemory.unknown.clears(rtcHolds: another), "unknown: whatever is set may be this agent's")
+        #expect(!WakeMemory.unknown.clears(rtcHolds: 0))
+        #expect(!WakeMemory.none.clears(rtcHolds: another) && !WakeMemory.none.clears(rtcHolds: nil))
+        #expect(WakeMemory.set(mine).clears(rtcHolds: nil) && WakeMemory.unknown.clears(rtcHolds: nil),
+                "the helper could not say: cleared to be sure")
     }
 }

@@ -3,11 +3,13 @@ import Glibc
 import Logging
 import ReveilleBus
 import ReveilleCore
+import SystemPackage
 
 /// Wakes the machine from suspend for the next alarm. While any alarm should wake it, the
 /// agent holds a logind "delay" inhibitor for sleep; when logind announces the suspend
 /// (`PrepareForSleep(true)`), the wake helper sets the RTC wake-up and only then is the
 /// inhibitor released. On resume the inhibitor is taken again and the alarms re-evaluated.
+/// The wake-up it set is recorded in the state folder, and cleared when the agent starts again.
 @GLibActor
 final class SleepCoordinator {
     /// Whether the next alarm can wake the machine, and why not.
@@ -31,8 +33,10 @@ final class SleepCoordinator {
     private(set) var readiness = Readiness.unavailable("not started")
     /// Why the wake-up could not be set at the last suspend; `nil` when it was.
     private(set) var lastFailure: String?
-    /// The wake-up last set, to clear it when no alarm needs one any more.
-    private(set) var wakeSet: Date?
+    /// The wake-up this agent set, to clear it when no alarm needs one any more; kept in
+    /// `memoryFile`, read at start.
+    private(set) var memory = WakeMemory.unknown
+    private let memoryFile: FilePath
     private var told = Set<String>()
 
     static let logind = (name: "org.freedesktop.login1", path: "/org/freedesktop/login1",
@@ -40,9 +44,10 @@ final class SleepCoordinator {
     /// logind waits at most `InhibitDelayMaxSec` (5 s by default) for a delay inhibitor.
     static let helperTimeoutMilliseconds: Int32 = 4000
 
-    init(policy: WakePolicy, logger: Logger, alarms: @escaping @GLibActor () -> [AlarmRecord],
+    init(policy: WakePolicy, stateDirectory: FilePath, logger: Logger, alarms: @escaping @GLibActor () -> [AlarmRecord],
          onResume: @escaping @GLibActor () -> Void, notice: @escaping @GLibActor (String, String) -> Void) {
         self.policy = policy
+        memoryFile = stateDirectory.appending("wake-up.json")
         self.logger = logger
         self.alarms = alarms
         self.onResume = onResume
@@ -79,6 +84,7 @@ final class SleepCoordinator {
                 }
                 self.readiness = .ready
                 self.logger.info("alarms wake the machine from suspend, \(Int(self.policy.lead)) s early")
+                self.clearLeftWakeUp()
                 self.alarmsChanged()
             }
         }
@@ -93,13 +99,14 @@ final class SleepCoordinator {
     private func prepareForSleep(_ going: Bool) {
         if going {
             sleeping = true
-            let now = Date()
-            if let wake = policy.wakeInstant(for: alarms(), now: now) {
+            switch policy.plan(for: alarms(), now: Date()) {
+            case .wake(let wake):
                 setWake(wake)
-            } else if wakeSet != nil {
-                clearWake()
-            } else {
-                releaseInhibitor()
+            case .beyondReach(let wake):
+                logger.info("no wake-up set: the next alarm's, \(ISO8601Local.utcString(from: wake)), is more than \(WakeHelperInterface.maximumLead) s ahead")
+                clearOrRelease()
+            case .none:
+                clearOrRelease()
             }
         } else {
             sleeping = false
@@ -110,33 +117,83 @@ final class SleepCoordinator {
     }
 
     private func setWake(_ wake: Date) {
-        let instant = UInt64(wake.timeIntervalSince1970.rounded(.up))
-        callHelper("SetWakeAlarm", [.uint64(instant)]) { [weak self] error in
+        let instant = WakePolicy.helperInstant(wake)
+        // Recorded first: an agent that stops before the answer still clears it at its next start.
+        remember(.set(instant))
+        callHelper("SetWakeAlarm", [.uint64(instant)], releasing: true) { [weak self] result in
             guard let self else { return }
-            if let error {
+            if case .failure(let error) = result {
                 self.couldNotWake(error)
             } else {
-                self.wakeSet = wake
                 self.lastFailure = nil
                 self.logger.info("the machine wakes at \(ISO8601Local.utcString(from: wake)) for the next alarm")
             }
         }
     }
 
-    private func clearWake() {
-        callHelper("ClearWakeAlarm", []) { [weak self] error in
-            if error == nil { self?.wakeSet = nil }
+    /// Before a suspend with no wake-up to set: clears one this agent set, then lets the suspend go on.
+    private func clearOrRelease() {
+        if memory.mayBeArmed { clearWake(releasing: true) } else { releaseInhibitor() }
+    }
+
+    /// Clears the wake-up this agent set (or may have), if the RTC still holds it (`WakeMemory.clears`);
+    /// `releasing`: then releases the inhibitor, as a suspend waits for it.
+    private func clearWake(releasing: Bool) {
+        // A wake-up set while this runs (a suspend during the start's clearing) is that call's
+        // to record: this one then changes nothing.
+        let looking = memory
+        callHelper("GetWakeAlarm", [], releasing: false) { [weak self] result in
+            guard let self else { return }
+            let armed: UInt64? = if case .success(let values) = result, case .uint64(let instant)? = values.first { instant } else { nil }
+            guard self.memory == looking, looking.clears(rtcHolds: armed) else {
+                if let armed, armed != 0, self.memory == looking { self.logger.info("the wake-up set now (\(armed)) is not this agent's; left as it is") }
+                if self.memory == looking { self.remember(.none) }
+                if releasing { self.releaseInhibitor() }
+                return
+            }
+            self.callHelper("ClearWakeAlarm", [], releasing: releasing) { [weak self] result in
+                guard let self else { return }
+                if case .failure(let error) = result {
+                    self.logger.warning("the wake-up set before was not cleared: \(error.message)")
+                } else if self.memory == looking {
+                    self.remember(.none)
+                }
+            }
         }
     }
 
-    /// Calls the helper, then releases the inhibitor whatever the answer: the suspend must go on.
-    private func callHelper(_ method: String, _ arguments: [Variant], then: @escaping @GLibActor (BusError?) -> Void) {
+    /// At start, clears a wake-up an earlier run set (or may have: its record is missing or
+    /// damaged) that the RTC still holds: the alarm it was for may be gone, and the next suspend
+    /// sets what is needed now.
+    private func clearLeftWakeUp() {
+        memory = WakeMemory(record: FileManager.default.contents(atPath: memoryFile.string))
+        guard memory.mayBeArmed else { return }
+        logger.info("looking for a wake-up left from before (\(memory))")
+        clearWake(releasing: false)
+    }
+
+    /// Records what is known of the wake-up, in memory and in the state folder.
+    private func remember(_ memory: WakeMemory) {
+        self.memory = memory
+        guard let record = memory.record else { return }
+        do {
+            try AtomicFile.makePrivateDirectory(memoryFile.removingLastComponent())
+            try AtomicFile.write(record, to: memoryFile)
+        } catch {
+            logger.warning("cannot record the wake-up in \(memoryFile): \(error); a restarted agent may not clear it")
+        }
+    }
+
+    /// Calls the helper; `releasing`: then releases the inhibitor whatever the answer, as the
+    /// suspend must go on.
+    private func callHelper(_ method: String, _ arguments: [Variant], releasing: Bool,
+                            then: @escaping @GLibActor (Result<[Variant], BusError>) -> Void) {
         guard let bus else { return releaseInhibitor() }
         bus.call(destination: WakeHelperInterface.busName, path: WakeHelperInterface.objectPath,
                  interface: WakeHelperInterface.interface, method: method, arguments: arguments,
                  timeoutMilliseconds: Self.helperTimeoutMilliseconds) { [weak self] result in
-            if case .failure(let error) = result { then(error) } else { then(nil) }
-            self?.releaseInhibitor()
+            then(result)
+            if releasing { self?.releaseInhibitor() }
         }
     }
 
@@ -191,14 +248,26 @@ final class SleepCoordinator {
         if case .unavailable(let reason) = readiness {
             return WakeStatus(wakes: false, reason: reason, lead: policy.lead)
         }
-        let now = Date()
-        guard let wake = policy.wakeInstant(for: alarms, now: now) else {
+        let wake: Date
+        switch policy.plan(for: alarms, now: Date()) {
+        case .none:
             return WakeStatus(wakes: false, reason: L("no alarm is due that should wake the machine"), lead: policy.lead)
+        case .beyondReach:
+            let days = String(WakeHelperInterface.maximumLead / 86_400)
+            return WakeStatus(wakes: false, reason: L("the next alarm is more than %@ days away, beyond the wake-up's reach; a suspend within %@ days of it sets the wake-up", days, days),
+                              alarmID: nextWaking(alarms)?.id, lead: policy.lead)
+        case .wake(let instant):
+            wake = instant
         }
-        let alarm = alarms.filter(policy.wakes).min { ($0.fireDate ?? .distantFuture) < ($1.fireDate ?? .distantFuture) }
+        let alarm = nextWaking(alarms)
         if let lastFailure {
             return WakeStatus(wakes: false, reason: L("at the last suspend, %@", lastFailure), alarmID: alarm?.id, lead: policy.lead)
         }
         return WakeStatus(wakes: true, wakeAt: wake, alarmID: alarm?.id, lead: policy.lead)
+    }
+
+    /// The soonest of `alarms` that should wake the machine.
+    private func nextWaking(_ alarms: [AlarmRecord]) -> AlarmRecord? {
+        alarms.filter(policy.wakes).min { ($0.fireDate ?? .distantFuture) < ($1.fireDate ?? .distantFuture) }
     }
 }

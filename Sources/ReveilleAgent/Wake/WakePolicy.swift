@@ -26,9 +26,83 @@ struct WakePolicy: Sendable {
         return max(due.addingTimeInterval(-lead), now.addingTimeInterval(Self.minimumDelay))
     }
 
+    /// What to do for `alarms` when the machine suspends at `now`: wake it at an instant, or not
+    /// at all, also when the soonest alarm is beyond what the helper may set (further than
+    /// `WakeHelperInterface.maximumLead`): a later suspend, once it is within reach, sets it.
+    func plan(for alarms: [AlarmRecord], now: Date) -> WakePlan {
+        guard let wake = wakeInstant(for: alarms, now: now) else { return .none }
+        // In whole seconds as the helper counts them: its `now` is this one or later.
+        let lead = Int64(Self.helperInstant(wake)) - Int64(now.timeIntervalSince1970.rounded(.down))
+        return lead <= WakeHelperInterface.maximumLead ? .wake(wake) : .beyondReach(wake)
+    }
+
+    /// `wake` as the helper takes it: whole seconds since 1970, rounded up so it is never early.
+    static func helperInstant(_ wake: Date) -> UInt64 {
+        UInt64(max(0, wake.timeIntervalSince1970.rounded(.up)))
+    }
+
     /// Whether to hold logind's sleep inhibitor: while any alarm should wake the machine, so the
     /// wake-up is set before it sleeps.
     func holdsInhibitor(for alarms: [AlarmRecord]) -> Bool {
         alarms.contains(where: wakes)
+    }
+}
+
+/// What a suspend does for the alarms (`WakePolicy.plan`).
+enum WakePlan: Equatable {
+    /// No alarm should wake the machine.
+    case none
+    /// Wake the machine at this instant.
+    case wake(Date)
+    /// The machine should wake at this instant, but it is further ahead than the helper may
+    /// set (`WakeHelperInterface.maximumLead`): nothing is set at this suspend.
+    case beyondReach(Date)
+}
+
+/// What the agent knows of the wake-up it set, kept in its state folder so that an agent
+/// started again clears one left from before (its alarm may be gone).
+enum WakeMemory: Equatable {
+    /// None set, or the last one cleared.
+    case none
+    /// Set (or being set) to this instant, seconds since 1970.
+    case set(UInt64)
+    /// No record, or a damaged one: one may be set.
+    case unknown
+
+    /// Whether a wake-up of this agent may still be armed, and must be cleared when no alarm needs it.
+    var mayBeArmed: Bool { self != .none }
+
+    /// Whether to clear the wake-up when the RTC holds `armed` (0 for none, `nil` when the helper
+    /// could not say): one this agent set, or may have; not another's (another user's agent, an
+    /// `rtcwake`) that replaced it, nor nothing.
+    func clears(rtcHolds armed: UInt64?) -> Bool {
+        switch self {
+        case .none: false
+        case .set(let instant): armed.map { $0 == instant } ?? true
+        case .unknown: armed.map { $0 != 0 } ?? true
+        }
+    }
+
+    /// The memory a record holds; no record (`nil`) or anything but a valid one is `.unknown`.
+    init(record: Data?) {
+        guard let record, let stored = try? JSONDecoder().decode(Stored.self, from: record) else {
+            self = .unknown
+            return
+        }
+        self = stored.wakeAlarm == 0 ? .none : .set(stored.wakeAlarm)
+    }
+
+    /// The record of this memory, as the RTC counts: the instant, 0 for none. `.unknown` is never
+    /// written (it is what no record means).
+    var record: Data? {
+        switch self {
+        case .none: try? JSONEncoder().encode(Stored(wakeAlarm: 0))
+        case .set(let instant): try? JSONEncoder().encode(Stored(wakeAlarm: instant))
+        case .unknown: nil
+        }
+    }
+
+    private struct Stored: Codable {
+        var wakeAlarm: UInt64
     }
 }
