@@ -174,6 +174,32 @@ package final class BusConnection {
         }
     }
 
+    /// Emits one signal to each of `destinations`, its arguments converted once. Once
+    /// `flushEvery` bytes have been queued the queue is flushed (`g_dbus_connection_flush_sync`;
+    /// the bus daemon reads at once, whoever the recipients are), so what waits in this process
+    /// stays within that many bytes however many recipients there are. Returns those it failed for.
+    package func emitSignal(to destinations: [String], path: String, interface: String, name: String,
+                           arguments: [Variant], flushEvery: Int) -> [(destination: String, error: BusError)] {
+        let parameters = g_variant_ref_sink(Variant.tuple(arguments).makeGVariant())
+        defer { g_variant_unref(parameters) }
+        let size = Int(g_variant_get_size(parameters))
+        var queued = 0
+        var failures: [(destination: String, error: BusError)] = []
+        for destination in destinations {
+            var error: UnsafeMutablePointer<GError>?
+            if g_dbus_connection_emit_signal(connection, destination, path, interface, name, parameters, &error) == 0 {
+                failures.append((destination, BusError(consuming: error)))
+                continue
+            }
+            queued += size
+            if queued >= flushEvery {
+                flush()
+                queued = 0
+            }
+        }
+        return failures
+    }
+
     /// A received signal: who sent it, and its arguments.
     package struct Signal {
         package var sender: String

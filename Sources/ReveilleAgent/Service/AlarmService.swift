@@ -59,9 +59,13 @@ final class AlarmService {
             }
             encoded[view] = signals
         }
+        // Each view's signals are converted once and sent to its subscribers; alerts follow.
+        for (view, signals) in encoded {
+            let names = subscribers.filter { $0.view == view }.map(\.name)
+            for arguments in signals { emit("AlarmsUpdated", to: names, arguments) }
+        }
         for subscriber in subscribers {
-            for arguments in encoded[subscriber.view] ?? [] { emit("AlarmsUpdated", to: subscriber.name, arguments) }
-            for id in alerting[subscriber.view] ?? [] { emit("AlarmAlerting", to: subscriber.name, [.string(id.uuidString)]) }
+            for id in alerting[subscriber.view] ?? [] { emit("AlarmAlerting", to: [subscriber.name], [.string(id.uuidString)]) }
         }
     }
 
@@ -70,30 +74,27 @@ final class AlarmService {
     func alarmMissed(_ alarm: AlarmRecord, due: Date, reason: MissReason) {
         let arguments: [Variant] = [.string(alarm.id.uuidString), .string(ISO8601Local.utcString(from: due)), .string(reason.rawValue)]
         for (name, identity) in registry.subscribers where identity.isUser || identity.appID == alarm.appID {
-            emit("AlarmMissed", to: name, arguments)
+            emit("AlarmMissed", to: [name], arguments)
         }
     }
 
     /// Tells the alarm's app (and the user's tools) that one of its buttons was pressed.
     func actionInvoked(on alarm: AlarmRecord, button: String) {
         for (name, identity) in registry.subscribers where identity.isUser || identity.appID == alarm.appID {
-            emit("ActionInvoked", to: name, [.string(alarm.id.uuidString), .string(button)])
+            emit("ActionInvoked", to: [name], [.string(alarm.id.uuidString), .string(button)])
         }
     }
 
     private func publishAuthorization(_ appID: String, _ state: AuthorizationState) {
         for (name, identity) in registry.subscribers where identity.isUser || identity.appID == appID {
-            emit("AuthorizationChanged", to: name, [.string(appID), .string(state.rawValue)])
+            emit("AuthorizationChanged", to: [name], [.string(appID), .string(state.rawValue)])
         }
     }
 
-    private func emit(_ signal: String, to name: String, _ arguments: [Variant]) {
-        do {
-            try bus.emitSignal(destination: name, path: AgentInterface.objectPath, interface: AgentInterface.interface,
-                               name: signal, arguments: arguments)
-        } catch {
-            logger.error("could not emit \(signal) to \(name): \(error)")
-        }
+    private func emit(_ signal: String, to names: [String], _ arguments: [Variant]) {
+        let failures = bus.emitSignal(to: names, path: AgentInterface.objectPath, interface: AgentInterface.interface,
+                                      name: signal, arguments: arguments, flushEvery: WireLimits.queuedSignalBytes)
+        for failure in failures { logger.error("could not emit \(signal) to \(failure.destination): \(failure.error)") }
     }
 
     /// Answers on the loop, synchronously, except where the user must decide first: then the

@@ -53,6 +53,9 @@ package enum WireLimits {
     /// One reply or signal's JSON, in bytes: `ListPage` stops adding alarms before it, and
     /// `AlarmsUpdated` is sent in as many signals as the change needs.
     package static let pageBytes = 4 << 20
+    /// Signals waiting in the agent to be written to the bus: past this the queue is flushed
+    /// before more are sent, however many subscribers hear a change.
+    package static let queuedSignalBytes = 16 << 20
     /// The most alarms one `ListPage` returns.
     package static let pageAlarms = 1000
 }
