@@ -197,14 +197,18 @@ package enum InputParser {
             if clock != nil { words.removeLast() }
         }
         let today = CivilDate(containing: now, in: timeZone)
+        let time = clock ?? (defaultTimeOfDay.hour, defaultTimeOfDay.minute, 0)
+        /// The time on `day` that comes next after now (in an autumn overlap, possibly its second pass).
+        func ahead(_ day: CivilDate) -> Date? {
+            WallClock.occurrence(on: day, hour: time.hour, minute: time.minute, second: time.second, after: now, in: timeZone)
+        }
+        /// The time on `day`: the one ahead, else (passed) its first occurrence.
         func at(_ day: CivilDate) -> Date {
-            let time = clock ?? (defaultTimeOfDay.hour, defaultTimeOfDay.minute, 0)
-            return WallClock.instant(on: day, hour: time.hour, minute: time.minute, second: time.second, in: timeZone)
+            ahead(day) ?? WallClock.instant(on: day, hour: time.hour, minute: time.minute, second: time.second, in: timeZone)
         }
         /// The first of `candidates` (days from today) whose instant is still ahead.
         func firstAhead(_ days: some Sequence<Int>, from start: CivilDate = today, where accept: (CivilDate) -> Bool = { _ in true }) -> Date? {
-            for offset in days { let day = start.adding(days: offset); if accept(day), at(day) > now { return at(day) } }
-            return nil
+            days.lazy.map { start.adding(days: $0) }.filter(accept).compactMap(ahead).first
         }
         switch words.count {
         case 0:
@@ -230,7 +234,7 @@ package enum InputParser {
             // Without a year: the next time that day comes.
             for year in today.year...(today.year + 8) {
                 let date = CivilDate(year: year, month: month, day: day)
-                if date.isValid, at(date) > now { return at(date) }
+                if date.isValid, let next = ahead(date) { return next }
             }
             throw error
         }
