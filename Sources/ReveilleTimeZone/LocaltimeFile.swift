@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import ReveilleCore
 
 /// The zone a localtime file (`/etc/localtime`) holds, whether it is a link into the tz
 /// database (as timedatectl writes it) or a regular file, a copy of a zone's TZif data (as
@@ -25,6 +26,17 @@ package enum LocaltimeFile {
             return zone
         }
         return footer(bytes).flatMap(GLibTimeZone.init(identifier:))
+    }
+
+    /// The tz database's folder: `TZDIR`, as GLib and glibc read it, else /usr/share/zoneinfo.
+    package static func zoneinfo(_ environment: [String: String]) -> String {
+        environment["TZDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/share/zoneinfo"
+    }
+
+    /// The zone name Debian keeps in /etc/timezone: a hint for a regular-file localtime, and
+    /// the zone when there is no localtime.
+    package static var etcTimezone: String? {
+        (try? String(contentsOfFile: "/etc/timezone", encoding: .utf8)).map { $0.trimmed() }.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The bytes of `path` (through links) when they are TZif data of at most `maximumBytes`.

@@ -77,6 +77,19 @@ import Testing
         #expect(LocaltimeFile.zone(at: folder + "/link")?.identifier == "America/New_York")
     }
 
+    /// What the CLI, ReveilleKit and the agent take for the local zone.
+    @Test func theLocalZoneIsTZElseTheLocaltimeFileLinkOrRegular() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try copy("Europe/Berlin", to: folder + "/localtime")
+        let summer = instant("2027-07-01T00:00:00Z")
+        let regular = GLibTimeZone.local(environment: [:], localtime: folder + "/localtime")
+        #expect(regular.identifier == "Europe/Berlin" && regular.secondsFromGMT(for: summer) == 7200)
+        #expect(GLibTimeZone.local(environment: ["TZ": ":Asia/Tokyo"], localtime: folder + "/localtime").identifier == "Asia/Tokyo")
+        #expect(GLibTimeZone.local(environment: ["TZ": "Mars/Olympus_Mons"], localtime: folder + "/localtime").secondsFromGMT(for: summer) == 0)
+        #expect(GLibTimeZone.local(environment: ["TZ": ":" + folder + "/localtime"]).secondsFromGMT(for: summer) == 7200)
+    }
+
     @Test func aZoneFoundNowhereFollowsItsFootersRules() throws {
         let folder = try folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
