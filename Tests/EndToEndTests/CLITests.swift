@@ -190,7 +190,7 @@ struct CLITests {
         #expect(added.status == 0, "\(added.stderr)")
         expectNothingRaw(added, "add")
         let id = String(try #require(session.cliJSON([FullJSON].self, "list").first).id.prefix(8))
-        let escaped = #"\u{1B}]52;c;cmVib290\u{7}Wake\u{1B}[2J\u{9B}31m\u{202E}gnp.exe\nFAKE"#
+        let escaped = #"\u{1B}]52;c;cmVib290\u{07}Wake\u{1B}[2J\u{9B}31m\u{202E}gnp.exe\nFAKE"#
         for arguments in [["list"], ["show", id]] {
             let result = try Subprocess.run(session.binaries + "/reveille", arguments, environment: session.environment)
             expectNothingRaw(result, arguments[0])
@@ -237,7 +237,7 @@ struct CLITests {
         #expect(app.wait(timeout: 10) == 0)
         let auth = try session.cli("auth", "list")
         expectNothingRaw(auth, "auth list")
-        #expect(auth.stdout.contains(#"\u{1B}]52;c;cmVib290\u{7}Wake"#) && auth.stdout.contains("org.test.Hostile"), "\(auth.stdout)")
+        #expect(auth.stdout.contains(#"\u{1B}]52;c;cmVib290\u{07}Wake"#) && auth.stdout.contains("org.test.Hostile"), "\(auth.stdout)")
     }
 }
 

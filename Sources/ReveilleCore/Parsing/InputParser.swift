@@ -49,7 +49,7 @@ package enum InputParser {
             let numbers = parts.compactMap { $0.utf8.allSatisfy { (48...57).contains($0) } ? Double($0) : nil }
             guard (2...3).contains(parts.count), numbers.count == parts.count,
                   parts.dropFirst().allSatisfy({ $0.count == 2 }), numbers.dropFirst().allSatisfy({ $0 < 60 }) else { throw error }
-            seconds = numbers.reduce(0) { $0 * 60 + Double($1) }
+            seconds = numbers.reduce(0) { $0 * 60 + $1 }
         } else {
             let unitPattern = /([0-9]+(?:\.[0-9]+)?)\s*(days|day|d|hours|hour|hrs|hr|h|minutes|minute|mins|min|m|seconds|second|secs|sec|s)/
             var rest = Substring(trimmed)
