@@ -197,6 +197,19 @@ struct CLITests {
             #expect(result.stdout.contains(escaped), "\(arguments[0]): \(result.stdout)")
             #expect(!result.stdout.split(separator: "\n").contains { $0.hasPrefix("FAKE") }, "a newline in a title makes no line")
         }
+        // A sound file's name, in `sounds` and in the alarm that rings it (by its path).
+        let sounds = session.directory + "/home/.local/share/sounds"
+        try FileManager.default.createDirectory(atPath: sounds, withIntermediateDirectories: true)
+        let sound = "alarm\u{1B}]52;c;eA==\u{07}\u{202E}"
+        try FileManager.default.copyItem(atPath: "/usr/share/sounds/freedesktop/stereo/bell.oga", toPath: sounds + "/" + sound + ".oga")
+        let listed = try session.cli("sounds")
+        expectNothingRaw(listed, "sounds")
+        #expect(listed.stdout.contains(#"alarm\u{1B}]52;c;eA==\u{07}\u{202E}"#), "\(listed.stdout)")
+        let ringing = try session.cliJSON(FullJSON.self, "add", "8:00", "--sound", sounds + "/" + sound + ".oga")
+        let shown = try session.cli("show", ringing.id)
+        expectNothingRaw(shown, "show's sound")
+        #expect(shown.stdout.contains(#"alarm\u{1B}]52;c;eA==\u{07}\u{202E}"#), "\(shown.stdout)")
+
         // Messages that quote what was typed or what the agent answered.
         let unreadable = try session.cli("add", Self.hostile)
         #expect(unreadable.status == 64 && unreadable.stderr.contains(#"\u{1B}]52"#), "\(unreadable.stderr)")
