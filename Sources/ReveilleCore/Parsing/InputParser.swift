@@ -172,7 +172,15 @@ package enum InputParser {
         let trimmed = text.trimmed()
         if trimmed.lowercased() == "now" { return now }
         if let date = ISO8601Local.parse(trimmed, defaultTimeZone: timeZone), trimmed.contains(where: { $0 == "T" || $0 == " " || $0 == "t" }) {
-            return date
+            // Without an offset it is a wall time: in an autumn overlap, its next occurrence, as for
+            // `today 2:29` (ISO8601Local takes the first). After the date, only an offset has Z, + or -.
+            guard !trimmed.dropFirst(10).contains(where: { "Zz+-".contains($0) }),
+                  let wall = ISO8601Local.parse(trimmed, defaultTimeZone: UTCTimeZone()) else { return date }
+            let day = CivilDate(containing: wall, in: UTCTimeZone())
+            let second = wall.timeIntervalSince1970 - Double(day.daysSinceEpoch) * 86_400
+            let hour = Int(second / 3600), minute = Int(second / 60) % 60
+            return WallClock.occurrence(on: day, hour: hour, minute: minute, second: second - Double(hour * 3600 + minute * 60),
+                                        after: now, in: timeZone) ?? date
         }
         var words = trimmed.lowercased().split(whereSeparator: \.isWhitespace).map(String.init).filter { $0 != "at" && $0 != "on" }
         // An offset from now.
