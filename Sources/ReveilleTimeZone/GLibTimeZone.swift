@@ -20,10 +20,23 @@ package final class GLibTimeZone: TimeZoneRules, @unchecked Sendable {
         self.identifier = String(cString: g_time_zone_get_identifier(zone))
     }
 
-    /// The zone `TZ` names, else the one `/etc/localtime` holds (`g_time_zone_new_local`).
-    package static var local: GLibTimeZone {
-        GLibTimeZone(zone: g_time_zone_new_local())
+    /// This process's zone, `local(environment:)` of its environment, read once (as GLib's
+    /// `g_time_zone_new_local` is).
+    package static let local = local(environment: ProcessInfo.processInfo.environment)
+
+    /// The zone `TZ` names (a zone, a path or a POSIX rule, with or without a leading colon;
+    /// UTC when GLib reads none), else the one `localtime` holds, a link or a regular file
+    /// (`LocaltimeFile`; GLib 2.74's `g_time_zone_new_local` takes a regular file for UTC
+    /// unless /etc/timezone names the zone), else the zone /etc/timezone names, else UTC.
+    package static func local(environment: [String: String], localtime: String = "/etc/localtime") -> GLibTimeZone {
+        if let tz = environment["TZ"], !tz.isEmpty {
+            return GLibTimeZone(identifier: tz.hasPrefix(":") ? String(tz.dropFirst()) : tz) ?? utc
+        }
+        return LocaltimeFile.zone(at: localtime, zoneinfo: LocaltimeFile.zoneinfo(environment), hint: LocaltimeFile.etcTimezone)
+            ?? LocaltimeFile.etcTimezone.flatMap(GLibTimeZone.init(identifier:)) ?? utc
     }
+
+    private static var utc: GLibTimeZone { GLibTimeZone(zone: g_time_zone_new_utc()) }
 
     private init(zone: OpaquePointer) {
         self.zone = zone

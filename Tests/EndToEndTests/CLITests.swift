@@ -190,13 +190,26 @@ struct CLITests {
         #expect(added.status == 0, "\(added.stderr)")
         expectNothingRaw(added, "add")
         let id = String(try #require(session.cliJSON([FullJSON].self, "list").first).id.prefix(8))
-        let escaped = #"\u{1B}]52;c;cmVib290\u{7}Wake\u{1B}[2J\u{9B}31m\u{202E}gnp.exe\nFAKE"#
+        let escaped = #"\u{1B}]52;c;cmVib290\u{07}Wake\u{1B}[2J\u{9B}31m\u{202E}gnp.exe\nFAKE"#
         for arguments in [["list"], ["show", id]] {
             let result = try Subprocess.run(session.binaries + "/reveille", arguments, environment: session.environment)
             expectNothingRaw(result, arguments[0])
             #expect(result.stdout.contains(escaped), "\(arguments[0]): \(result.stdout)")
             #expect(!result.stdout.split(separator: "\n").contains { $0.hasPrefix("FAKE") }, "a newline in a title makes no line")
         }
+        // A sound file's name, in `sounds` and in the alarm that rings it (by its path).
+        let sounds = session.directory + "/home/.local/share/sounds"
+        try FileManager.default.createDirectory(atPath: sounds, withIntermediateDirectories: true)
+        let sound = "alarm\u{1B}]52;c;eA==\u{07}\u{202E}"
+        try FileManager.default.copyItem(atPath: "/usr/share/sounds/freedesktop/stereo/bell.oga", toPath: sounds + "/" + sound + ".oga")
+        let listed = try session.cli("sounds")
+        expectNothingRaw(listed, "sounds")
+        #expect(listed.stdout.contains(#"alarm\u{1B}]52;c;eA==\u{07}\u{202E}"#), "\(listed.stdout)")
+        let ringing = try session.cliJSON(FullJSON.self, "add", "8:00", "--sound", sounds + "/" + sound + ".oga")
+        let shown = try session.cli("show", ringing.id)
+        expectNothingRaw(shown, "show's sound")
+        #expect(shown.stdout.contains(#"alarm\u{1B}]52;c;eA==\u{07}\u{202E}"#), "\(shown.stdout)")
+
         // Messages that quote what was typed or what the agent answered.
         let unreadable = try session.cli("add", Self.hostile)
         #expect(unreadable.status == 64 && unreadable.stderr.contains(#"\u{1B}]52"#), "\(unreadable.stderr)")
@@ -237,7 +250,7 @@ struct CLITests {
         #expect(app.wait(timeout: 10) == 0)
         let auth = try session.cli("auth", "list")
         expectNothingRaw(auth, "auth list")
-        #expect(auth.stdout.contains(#"\u{1B}]52;c;cmVib290\u{7}Wake"#) && auth.stdout.contains("org.test.Hostile"), "\(auth.stdout)")
+        #expect(auth.stdout.contains(#"\u{1B}]52;c;cmVib290\u{07}Wake"#) && auth.stdout.contains("org.test.Hostile"), "\(auth.stdout)")
     }
 }
 

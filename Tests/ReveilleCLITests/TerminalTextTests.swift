@@ -24,7 +24,7 @@ struct TerminalTextTests {
     }
 
     @Test func escapesNameTheCharacter() {
-        #expect(TerminalText.escaped("\u{1B}]52;c;aGk=\u{07}") == #"\u{1B}]52;c;aGk=\u{7}"#)
+        #expect(TerminalText.escaped("\u{1B}]52;c;aGk=\u{07}") == #"\u{1B}]52;c;aGk=\u{07}"#)
         #expect(TerminalText.escaped("\u{1B}[2J\u{9B}31m") == #"\u{1B}[2J\u{9B}31m"#)
         #expect(TerminalText.escaped("Wake\nup\tnow\r") == #"Wake\nup\tnow\r"#)
         #expect(TerminalText.escaped("abc\u{202E}fdp.exe") == #"abc\u{202E}fdp.exe"#)

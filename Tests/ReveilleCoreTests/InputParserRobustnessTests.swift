@@ -14,7 +14,7 @@ struct InputParserRobustnessTests {
         "٠٧٣٠", "٠٧:٣٠", "１２:３０", "0٧30", "1٢:30", "٣:00", "1:٣٠", "1:30:٠٠", "٣m", "in ٣m",
         "19:٣٠:١٥", "tomorrow 19:٣٠:١٥", "٢٠٢٦-١٢-٢٤ 18:00", "٢٠٢٦-1-1 9:00", "١٢/٢٤ 18:00", "12/٢٤", "٢٤.١٢.", "24.12.٢٠٢٦",
         "dec ٢٤", "dec 24 ٢٠٢٦", "dec 9223372036854775807", "dec 24 99999999999999999", "24 dec 9223372036854775807", "dec 9223372036854775808", "mon-٣", "٣-mon", "𝟘𝟟:𝟛𝟘", "Ⅻ:00", "½h", "1:½0",
-        String(repeating: "1h", count: 50_000), String(repeating: "é", count: 100_000), String(repeating: " ", count: 10_000),
+        String(repeating: "1h", count: 5_000), String(repeating: "é", count: 20_000), String(repeating: " ", count: 10_000),
         "\u{FEFF}7:30", "7:30\u{202E}", "\u{D7FF}", "next", "next next mon", "in", "+", "in -5m", "+-5m", "2026-13-45 25:61",
         "9999-12-31 23:59", "0000-01-01 00:00", "2026-12-24T18:00+99:99", "'", "\"", "\\",
     ]
@@ -28,7 +28,7 @@ struct InputParserRobustnessTests {
         let pieces = ["0", "7", "9", "12", "24", "99", "9999999999", "٣", "１", ":", ".", "/", "-", "+", " ", "in ", "next ",
                       "h", "m", "d", "s", "pm", "a.m.", "mon", "dec", "tomorrow", "T", "Z", "+01:00", ",", "'", "\"", "\\", "é", "\u{0}"]
         var generator = SplitMix(seed: 42)
-        for _ in 0..<1_500 {
+        for _ in 0..<500 {
             let text = (0..<Int(generator.next() % 7)).map { _ in pieces[Int(generator.next() % UInt64(pieces.count))] }.joined()
             Self.parseEverything(text)
         }

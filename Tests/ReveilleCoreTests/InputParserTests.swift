@@ -74,6 +74,26 @@ struct InputParserTests {
         #expect(try InputParser.instant("now", now: now, timeZone: berlin) == now)
     }
 
+    @Test func aTimeTypedDuringTheAutumnOverlapIsItsNextOccurrence() throws {
+        // Europe/Berlin, Sunday 31 Oct 2027: 02:00–02:59 happens twice.
+        for (now, expected) in [("2027-10-31T02:28:00+02:00", "2027-10-31T02:29:00+02:00"),
+                                ("2027-10-31T02:28:00+01:00", "2027-10-31T02:29:00+01:00")] {
+            for text in ["2:29", "today 2:29", "sun 2:29", "2027-10-31 02:29", "2027-10-31T02:29"] {
+                let date = try InputParser.instant(text, now: instant(now), timeZone: berlin)
+                #expect(ISO8601Local.string(from: date, in: berlin) == expected, "\(text) at \(now)")
+            }
+        }
+    }
+
+    @Test func anOffsetTypedInTheOverlapChoosesThePass() throws {
+        let secondPass = instant("2027-10-31T02:28:00+01:00")
+        for (text, expected) in [("2027-10-31T02:29+02:00", "2027-10-31T00:29:00.000Z"), ("2027-10-31 02:29Z", "2027-10-31T02:29:00.000Z"),
+                                 ("2027-10-31T02:29:30", "2027-10-31T01:29:30.000Z"), ("2027-10-31 01:15", "2027-10-30T23:15:00.000Z")] {
+            let date = try InputParser.instant(text, now: secondPass, timeZone: berlin)
+            #expect(ISO8601Local.utcString(from: date) == expected, "\(text)")
+        }
+    }
+
     @Test(arguments: ["2026-13-01 10:00", "2026-02-30 10:00", "yesterday 7:00", "2026-12-24 25:00",
                       "2026-12-24T18:00+25:00", "funday 9:00", "in soon", "13/45 9:00", "next 9:00"])
     func rejectedDates(_ text: String) {

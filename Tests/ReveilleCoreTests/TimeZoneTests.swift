@@ -49,4 +49,68 @@ import Testing
         // GLib reads TZ when asked for the local zone, as the CLI does.
         #expect(GLibTimeZone.local.secondsFromGMT(for: Date()) == TimeZone.current.secondsFromGMT(for: Date()))
     }
+
+    /// A folder of its own for localtime files.
+    func folder() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-localtime-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    func copy(_ zone: String, to path: String) throws {
+        try Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/" + zone)).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test func aRegularFileLocaltimeIsTheZoneWithTheSameBytes() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try copy("Europe/Berlin", to: folder + "/localtime")
+        let berlin = try #require(LocaltimeFile.zone(at: folder + "/localtime"))
+        #expect(berlin.identifier == "Europe/Berlin")
+        #expect(berlin.secondsFromGMT(for: instant("2027-07-01T00:00:00Z")) == 7200)
+        #expect(berlin.secondsFromGMT(for: instant("2027-01-01T00:00:00Z")) == 3600)
+        // A wrong hint (a stale /etc/timezone) does not win over the bytes.
+        try copy("Asia/Kolkata", to: folder + "/kolkata")
+        #expect(LocaltimeFile.zone(at: folder + "/kolkata", hint: "Europe/Berlin")?.identifier == "Asia/Kolkata")
+        // A link still names its target.
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link", withDestinationPath: "/usr/share/zoneinfo/America/New_York")
+        #expect(LocaltimeFile.zone(at: folder + "/link")?.identifier == "America/New_York")
+    }
+
+    /// What the CLI, ReveilleKit and the agent take for the local zone.
+    @Test func theLocalZoneIsTZElseTheLocaltimeFileLinkOrRegular() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try copy("Europe/Berlin", to: folder + "/localtime")
+        let summer = instant("2027-07-01T00:00:00Z")
+        let regular = GLibTimeZone.local(environment: [:], localtime: folder + "/localtime")
+        #expect(regular.identifier == "Europe/Berlin" && regular.secondsFromGMT(for: summer) == 7200)
+        #expect(GLibTimeZone.local(environment: ["TZ": ":Asia/Tokyo"], localtime: folder + "/localtime").identifier == "Asia/Tokyo")
+        #expect(GLibTimeZone.local(environment: ["TZ": "Mars/Olympus_Mons"], localtime: folder + "/localtime").secondsFromGMT(for: summer) == 0)
+        #expect(GLibTimeZone.local(environment: ["TZ": ":" + folder + "/localtime"]).secondsFromGMT(for: summer) == 7200)
+    }
+
+    @Test func aZoneFoundNowhereFollowsItsFootersRules() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/Europe/Berlin")))
+        bytes[60] ^= 0x01  // one transition moved: no file of the database holds these bytes
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/localtime"))
+        let zone = try #require(LocaltimeFile.zone(at: folder + "/localtime"))
+        #expect(zone.identifier == "CET-1CEST,M3.5.0,M10.5.0/3")
+        #expect(zone.secondsFromGMT(for: instant("2027-07-01T00:00:00Z")) == 7200)
+    }
+
+    @Test func aFileHoldingNoZoneGivesNone() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data().write(to: URL(fileURLWithPath: folder + "/empty"))
+        try Data("Europe/Berlin\n".utf8).write(to: URL(fileURLWithPath: folder + "/text"))
+        try Data("TZif2".utf8 + [UInt8](repeating: 0, count: 300_000)).write(to: URL(fileURLWithPath: folder + "/huge"))
+        for name in ["empty", "text", "huge", "missing"] {
+            #expect(LocaltimeFile.zone(at: folder + "/" + name) == nil, "\(name)")
+        }
+        #expect(LocaltimeFile.zone(at: folder) == nil, "a folder")
+    }
 }
+

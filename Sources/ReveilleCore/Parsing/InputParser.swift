@@ -49,7 +49,7 @@ package enum InputParser {
             let numbers = parts.compactMap { $0.utf8.allSatisfy { (48...57).contains($0) } ? Double($0) : nil }
             guard (2...3).contains(parts.count), numbers.count == parts.count,
                   parts.dropFirst().allSatisfy({ $0.count == 2 }), numbers.dropFirst().allSatisfy({ $0 < 60 }) else { throw error }
-            seconds = numbers.reduce(0) { $0 * 60 + Double($1) }
+            seconds = numbers.reduce(0) { $0 * 60 + $1 }
         } else {
             let unitPattern = /([0-9]+(?:\.[0-9]+)?)\s*(days|day|d|hours|hour|hrs|hr|h|minutes|minute|mins|min|m|seconds|second|secs|sec|s)/
             var rest = Substring(trimmed)
@@ -172,7 +172,15 @@ package enum InputParser {
         let trimmed = text.trimmed()
         if trimmed.lowercased() == "now" { return now }
         if let date = ISO8601Local.parse(trimmed, defaultTimeZone: timeZone), trimmed.contains(where: { $0 == "T" || $0 == " " || $0 == "t" }) {
-            return date
+            // Without an offset it is a wall time: in an autumn overlap, its next occurrence, as for
+            // `today 2:29` (ISO8601Local takes the first). After the date, only an offset has Z, + or -.
+            guard !trimmed.dropFirst(10).contains(where: { "Zz+-".contains($0) }),
+                  let wall = ISO8601Local.parse(trimmed, defaultTimeZone: UTCTimeZone()) else { return date }
+            let day = CivilDate(containing: wall, in: UTCTimeZone())
+            let second = wall.timeIntervalSince1970 - Double(day.daysSinceEpoch) * 86_400
+            let hour = Int(second / 3600), minute = Int(second / 60) % 60
+            return WallClock.occurrence(on: day, hour: hour, minute: minute, second: second - Double(hour * 3600 + minute * 60),
+                                        after: now, in: timeZone) ?? date
         }
         var words = trimmed.lowercased().split(whereSeparator: \.isWhitespace).map(String.init).filter { $0 != "at" && $0 != "on" }
         // An offset from now.
@@ -197,14 +205,18 @@ package enum InputParser {
             if clock != nil { words.removeLast() }
         }
         let today = CivilDate(containing: now, in: timeZone)
+        let time = clock ?? (defaultTimeOfDay.hour, defaultTimeOfDay.minute, 0)
+        /// The time on `day` that comes next after now (in an autumn overlap, possibly its second pass).
+        func ahead(_ day: CivilDate) -> Date? {
+            WallClock.occurrence(on: day, hour: time.hour, minute: time.minute, second: time.second, after: now, in: timeZone)
+        }
+        /// The time on `day`: the one ahead, else (passed) its first occurrence.
         func at(_ day: CivilDate) -> Date {
-            let time = clock ?? (defaultTimeOfDay.hour, defaultTimeOfDay.minute, 0)
-            return WallClock.instant(on: day, hour: time.hour, minute: time.minute, second: time.second, in: timeZone)
+            ahead(day) ?? WallClock.instant(on: day, hour: time.hour, minute: time.minute, second: time.second, in: timeZone)
         }
         /// The first of `candidates` (days from today) whose instant is still ahead.
         func firstAhead(_ days: some Sequence<Int>, from start: CivilDate = today, where accept: (CivilDate) -> Bool = { _ in true }) -> Date? {
-            for offset in days { let day = start.adding(days: offset); if accept(day), at(day) > now { return at(day) } }
-            return nil
+            days.lazy.map { start.adding(days: $0) }.filter(accept).compactMap(ahead).first
         }
         switch words.count {
         case 0:
@@ -230,7 +242,7 @@ package enum InputParser {
             // Without a year: the next time that day comes.
             for year in today.year...(today.year + 8) {
                 let date = CivilDate(year: year, month: month, day: day)
-                if date.isValid, at(date) > now { return at(date) }
+                if date.isValid, let next = ahead(date) { return next }
             }
             throw error
         }

@@ -88,8 +88,22 @@ enum WallClock {
         return matching.isEmpty ? [Date(timeIntervalSince1970: asIfUTC - Double(offsetBefore))] : matching
     }
 
+    /// The occurrence of `hour:minute:second` on `date` that comes next after `instant`, or
+    /// `nil` when none does: the first; in a fall-back overlap the second (its repeat) only
+    /// when the clock at `instant` shows an earlier time of that day too (set at 02:28 in the
+    /// repeated hour), not once the first has come (02:29 or later), so that a daily alarm
+    /// that rang in the first pass does not ring again.
+    static func occurrence(on date: CivilDate, hour: Int, minute: Int, second: Double = 0, after instant: Date,
+                           in timeZone: any TimeZoneRules) -> Date? {
+        let all = occurrences(on: date, hour: hour, minute: minute, second: second, in: timeZone)
+        if all[0] > instant { return all[0] }
+        guard let again = all.dropFirst().first, again > instant, CivilDate(containing: instant, in: timeZone) == date,
+              secondsIntoDay(at: instant, in: timeZone) < Double(hour * 3600 + minute * 60) + second else { return nil }
+        return again
+    }
+
     /// Seconds since local midnight on the wall clock of `timeZone` at `instant`.
-    static func secondsIntoDay(at instant: Date, in timeZone: any TimeZoneRules) -> Double {
+    private static func secondsIntoDay(at instant: Date, in timeZone: any TimeZoneRules) -> Double {
         let local = instant.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: instant))
         return local - (local / 86_400).rounded(.down) * 86_400
     }

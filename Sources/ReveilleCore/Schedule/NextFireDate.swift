@@ -39,15 +39,8 @@ extension Alarm.Schedule.Relative {
         for offset in 0...9 {
             let day = start.adding(days: offset)
             if let allowedDays, !allowedDays.contains(day.weekday) { continue }
-            let occurrences = WallClock.occurrences(on: day, hour: time.hour, minute: time.minute, in: timeZone)
-            if occurrences[0] > instant { return occurrences[0] }
-            // In a fall-back overlap the time comes again: its second pass is next only when
-            // the clock at `instant` is before the time too (set at 02:28 in the repeated hour),
-            // not when the first pass has just rung (02:29 or later), so a daily alarm rings once.
-            if let again = occurrences.dropFirst().first, again > instant,
-               CivilDate(containing: instant, in: timeZone) == day,
-               WallClock.secondsIntoDay(at: instant, in: timeZone) < Double(time.hour * 3600 + time.minute * 60) {
-                return again
+            if let next = WallClock.occurrence(on: day, hour: time.hour, minute: time.minute, after: instant, in: timeZone) {
+                return next
             }
         }
         return nil

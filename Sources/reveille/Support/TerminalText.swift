@@ -7,7 +7,7 @@
 /// another way; the CLI's own control sequences go out as `TerminalControl` values only.
 enum TerminalText {
     /// `text` with every character `isHidden` names shown as an escape: `\n`, `\t`, `\r`, or
-    /// `\u{1B}`. Escaping twice changes nothing (an escape is printable ASCII).
+    /// `\u{1B}`, `\u{07}`. Escaping twice changes nothing (an escape is printable ASCII).
     static func escaped(_ text: String) -> String {
         // The common case: printable ASCII, as it came.
         guard text.utf8.contains(where: { $0 < 0x20 || $0 >= 0x7F }) else { return text }
@@ -17,11 +17,13 @@ enum TerminalText {
                 shown.append(scalar)
                 continue
             }
+            let hex = String(scalar.value, radix: 16, uppercase: true)
             let escape = switch scalar {
             case "\n": #"\n"#
             case "\t": #"\t"#
             case "\r": #"\r"#
-            default: #"\u{"# + String(scalar.value, radix: 16, uppercase: true) + "}"
+            // At least two digits, as Swift's debugDescription (which quotes titles) writes them.
+            default: #"\u{"# + (hex.count < 2 ? "0" + hex : hex) + "}"
             }
             shown.append(contentsOf: escape.unicodeScalars)
         }
