@@ -99,7 +99,7 @@ let package = Package(
         .target(name: "ReveilleFuzzSupport", path: "Fuzz/Support"),
         .executableTarget(name: "reveille-fuzz-request", dependencies: ["ReveilleCore", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-request"),
-        .executableTarget(name: "reveille-fuzz-time", dependencies: ["ReveilleCore", "ReveilleFuzzSupport"],
+        .executableTarget(name: "reveille-fuzz-time", dependencies: ["ReveilleCore", "ReveilleTimeZone", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-time"),
         .executableTarget(name: "reveille-fuzz-flatpak-info", dependencies: ["ReveilleBus", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-flatpak-info"),
