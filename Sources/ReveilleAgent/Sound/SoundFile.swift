@@ -80,7 +80,7 @@ enum SoundFile {
         var probe = [Float](repeating: 0, count: wanted * info.channels)
         let read = Int(max(0, probe.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(wanted)) }))
         if let first = probe.prefix(read * info.channels).firstIndex(where: { abs($0) >= silenceThreshold }) { return first / info.channels }
-        guard read == probeSeconds * info.sampleRate else {
+        guard read == wanted, info.frames > wanted else {
             throw Failure(description: read == 0 ? "\(path) decodes to no audio" : "\(path) decodes to silence")
         }
         return 0
