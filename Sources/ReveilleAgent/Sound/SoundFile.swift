@@ -72,21 +72,19 @@ enum SoundFile {
     }
 
     /// How far into the file its first audible frame is, looked for in its first ten seconds
-    /// (the file is left positioned after them). Throws when the file ends before anything is
-    /// audible: it decodes to nothing or to silence. A file silent for all ten seconds and
-    /// longer starts at its beginning.
+    /// (the file is left positioned after them). Throws when nothing is audible in them: the
+    /// file decodes to nothing or to silence, or would keep an alarm silent that long.
     fileprivate static func firstAudibleFrame(_ file: OpaquePointer, _ info: Info, path: String) throws(Failure) -> Int {
         let wanted = min(info.frames, probeSeconds * info.sampleRate)
         var probe = [Float](repeating: 0, count: wanted * info.channels)
         let read = Int(max(0, probe.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(wanted)) }))
         if let first = probe.prefix(read * info.channels).firstIndex(where: { abs($0) >= silenceThreshold }) { return first / info.channels }
-        guard read == wanted, info.frames > wanted else {
-            throw Failure(description: read == 0 ? "\(path) decodes to no audio" : "\(path) decodes to silence")
-        }
-        return 0
+        if read == 0 { throw Failure(description: "\(path) decodes to no audio") }
+        guard read == wanted, info.frames > wanted else { throw Failure(description: "\(path) decodes to silence") }
+        throw Failure(description: "\(path) is silent for its first \(probeSeconds) seconds; accepted: a sound audible within them")
     }
 
-    /// How many seconds at its start a sound may be silent before it counts as starting there.
+    /// How long a sound may be silent at its start.
     static let probeSeconds = 10
 }
 
