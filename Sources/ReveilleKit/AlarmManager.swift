@@ -20,16 +20,31 @@ public final class AlarmManager: Sendable {
     private static let sharedManager = Mutex<AlarmManager?>(nil)
 
     /// The manager for this process's app: as set by `configureShared`, else from the
-    /// environment (`REVEILLE_APP_ID`, default the executable's name; `REVEILLE_USAGE_DESCRIPTION`).
+    /// environment: `REVEILLE_APP_ID`, else the id of the desktop entry the app was launched
+    /// from, else the executable's name (as AlarmKit names an app by its bundle); and
+    /// `REVEILLE_USAGE_DESCRIPTION`. Without a usage description it cannot ask for alarms, as
+    /// an iOS app without `NSAlarmKitUsageDescription` cannot: its first request says so.
     public static var shared: AlarmManager {
         sharedManager.withLock { manager in
             if let manager { return manager }
             let environment = ProcessInfo.processInfo.environment
-            let created = AlarmManager(appID: environment["REVEILLE_APP_ID"] ?? ProcessInfo.processInfo.processName,
+            let created = AlarmManager(appID: defaultAppID(environment: environment, executable: ProcessInfo.processInfo.processName),
                                        usageDescription: environment["REVEILLE_USAGE_DESCRIPTION"])
             manager = created
             return created
         }
+    }
+
+    /// `REVEILLE_APP_ID`, else the desktop entry's id GLib's launchers pass in
+    /// `GIO_LAUNCHED_DESKTOP_FILE` (`/usr/share/applications/org.example.Cook.desktop` is
+    /// `org.example.Cook`), else `executable`.
+    static func defaultAppID(environment: [String: String], executable: String) -> String {
+        if let declared = environment["REVEILLE_APP_ID"], !declared.isEmpty { return declared }
+        if let entry = environment["GIO_LAUNCHED_DESKTOP_FILE"], entry.hasSuffix(".desktop"),
+           let name = entry.split(separator: "/").last?.dropLast(".desktop".count), !name.isEmpty {
+            return String(name)
+        }
+        return executable
     }
 
     /// Sets who `shared` speaks for; call it before the first use of `shared`.
@@ -45,11 +60,23 @@ public final class AlarmManager: Sendable {
         client = AgentClient(appID: appID, usageDescription: usageDescription, busAddress: busAddress)
     }
 
+    /// An app asks for alarms only with a reason to show the user (AlarmKit's
+    /// `NSAlarmKitUsageDescription`): without one, the first request fails saying how to give it,
+    /// instead of an undecided state no prompt will ever change.
+    private func requireUsageDescription() throws(AlarmError) {
+        guard client.usageDescription?.trimmed().isEmpty == false else {
+            throw .notAuthorized("\(client.appID) has no usage description, so it cannot ask to schedule alarms (AlarmKit's "
+                + "NSAlarmKitUsageDescription): call AlarmManager.configureShared(appID:usageDescription:) before using "
+                + "AlarmManager.shared, pass usageDescription: to AlarmManager(appID:usageDescription:), or set REVEILLE_USAGE_DESCRIPTION")
+        }
+    }
+
     // MARK: Authorization
 
     /// Asks the user once whether this app may schedule alarms; later calls return the decision.
     public func requestAuthorization() async throws -> AuthorizationState {
-        try await client.requestAuthorization()
+        try requireUsageDescription()
+        return try await client.requestAuthorization()
     }
 
     /// This app's current decision; `.notDetermined` when the agent cannot be reached (asking
@@ -126,7 +153,8 @@ public final class AlarmManager: Sendable {
     /// app the user has not decided on is asked first, and the call waits for the answer.
     @discardableResult
     public func schedule<Metadata>(id: Alarm.ID, configuration: AlarmConfiguration<Metadata>) async throws -> Alarm {
-        try await client.schedule(id: id, request: configuration.request()).alarm
+        try requireUsageDescription()
+        return try await client.schedule(id: id, request: configuration.request()).alarm
     }
 
     // MARK: The alarms (synchronous, as in AlarmKit)

@@ -132,7 +132,30 @@ struct AppTests {
         let session = try TestSession(audio: .none)
         try session.startAgent()
         let result = try app(session, "org.test.Silent", usage: nil, "timer", "60")
-        #expect(result.status == 3 && result.stderr.contains("gave no usage description"), "\(result.stderr)")
+        #expect(result.status == 3 && result.stderr.contains("org.test.Silent has no usage description"), "\(result.stderr)")
+    }
+
+    @Test func anAppUsingSharedWithoutConfiguringItIsToldHowOrRunsAsItsDesktopEntry() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let shared = session.binaries + "/reveille-test-app"
+        // No configureShared, no environment: the first request names the call that is missing,
+        // instead of an undecided state no prompt will change.
+        let started = Date()
+        let bare = try Subprocess.run(shared, ["-", "-", "shared"], environment: session.environment)
+        #expect(bare.status == 3 && bare.stderr.contains("reveille-test-app has no usage description")
+                && bare.stderr.contains("call AlarmManager.configureShared(appID:usageDescription:) before using AlarmManager.shared"),
+                "\(bare.stdout)\(bare.stderr)")
+        #expect(Date().timeIntervalSince(started) < 5, "refused at once")
+        #expect(try session.events.allSatisfy { $0.summary?.contains("wants to schedule alarms") != true }, "no prompt without a reason")
+        // Launched from its desktop entry with a usage description: it is that entry's app.
+        #expect(try session.cli("auth", "allow", "org.test.Launched").status == 0)
+        var launched = session.environment
+        launched["GIO_LAUNCHED_DESKTOP_FILE"] = session.directory + "/home/.local/share/applications/org.test.Launched.desktop"
+        launched["REVEILLE_USAGE_DESCRIPTION"] = "Kitchen timers"
+        let scheduled = try Subprocess.run(shared, ["-", "-", "shared"], environment: launched)
+        #expect(scheduled.status == 0 && scheduled.stdout.hasPrefix("authorized\n"), "\(scheduled.stdout)\(scheduled.stderr)")
+        #expect(try session.cli("list", "--json").stdout.contains(#""app":"org.test.Launched""#), "filed under its desktop entry's id")
     }
 
     @Test func metadataTravelsWithTheAlarmAndSurvivesARestart() throws {

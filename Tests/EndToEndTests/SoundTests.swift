@@ -200,6 +200,27 @@ struct SoundTests {
         #expect(silent.status != 0 && silent.stderr.contains("\(tone) decodes to silence"), "\(silent.stderr)")
     }
 
+    @Test func aLongSoundFileTruncatedWhileItRingsHandsOverToTheDefaultNotSilence() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let recorder = try SinkRecorder(session: session)
+        // 50 s of 48 kHz stereo, more than is kept in memory: read from the file as it plays.
+        let song = session.directory + "/song.wav"
+        try SoundTests.writeWAV(song, bytes: 48_000 * 4 * 50, loudSeconds: 5)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Song", "--sound", song)
+        let heard = try eventually(timeout: 5, "the song to be heard") { recorder.firstAudible(after: .distantPast) }
+        _ = try eventually(timeout: 3, "a moment of it") { Date() > heard.addingTimeInterval(0.5) ? true : nil }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: song))
+        try handle.truncate(atOffset: 44)
+        try handle.close()
+        let truncated = Date()
+        _ = try eventually(timeout: 3, "two seconds after the truncation") {
+            recorder.chunks.last.map { $0.time > truncated.addingTimeInterval(2) } == true ? true : nil
+        }
+        #expect(recorder.heard(from: truncated.addingTimeInterval(1), to: truncated.addingTimeInterval(2)), "the default sound, not silence")
+        #expect(try session.cli("stop", timer.id).status == 0)
+    }
+
     @Test func ringLimitStopsAnUnansweredAlarmAndReportsItMissed() throws {
         let session = try TestSession()
         try session.startAgent()

@@ -72,21 +72,19 @@ enum SoundFile {
     }
 
     /// How far into the file its first audible frame is, looked for in its first ten seconds
-    /// (the file is left positioned after them). Throws when the file ends before anything is
-    /// audible: it decodes to nothing or to silence. A file silent for all ten seconds and
-    /// longer starts at its beginning.
+    /// (the file is left positioned after them). Throws when nothing is audible in them: the
+    /// file decodes to nothing or to silence, or would keep an alarm silent that long.
     fileprivate static func firstAudibleFrame(_ file: OpaquePointer, _ info: Info, path: String) throws(Failure) -> Int {
         let wanted = min(info.frames, probeSeconds * info.sampleRate)
         var probe = [Float](repeating: 0, count: wanted * info.channels)
         let read = Int(max(0, probe.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(wanted)) }))
         if let first = probe.prefix(read * info.channels).firstIndex(where: { abs($0) >= silenceThreshold }) { return first / info.channels }
-        guard read == probeSeconds * info.sampleRate else {
-            throw Failure(description: read == 0 ? "\(path) decodes to no audio" : "\(path) decodes to silence")
-        }
-        return 0
+        if read == 0 { throw Failure(description: "\(path) decodes to no audio") }
+        guard read == wanted, info.frames > wanted else { throw Failure(description: "\(path) decodes to silence") }
+        throw Failure(description: "\(path) is silent for its first \(probeSeconds) seconds; accepted: a sound audible within them")
     }
 
-    /// How many seconds at its start a sound may be silent before it counts as starting there.
+    /// How long a sound may be silent at its start.
     static let probeSeconds = 10
 }
 
@@ -127,8 +125,9 @@ final class SoundCache {
     /// Files too long to keep in memory (read as they play), with the version that was.
     private var streamed: [String: FileVersion] = [:]
 
-    /// A reader for `path` as the file is now.
-    func reader(for path: String) throws(SoundFile.Failure) -> any SoundReader {
+    /// A reader for `path` as the file is now; a long one hands over to `fallback` if the file
+    /// stops giving sound while it plays.
+    func reader(for path: String, fallback: @escaping () -> (any SoundReader)? = { nil }) throws(SoundFile.Failure) -> any SoundReader {
         let current = FileVersion(path: path)
         if let sound = decoded[path], sound.version == current { return MemoryReader(sound) }
         decoded[path] = nil
@@ -140,15 +139,21 @@ final class SoundCache {
                 return MemoryReader(sound)
             }
         }
-        let reader = try FileReader(path: path)
+        let reader = try FileReader(path: path, fallback: fallback)
         streamed[path] = reader.version
         return reader
     }
 
-    /// The first of `paths` that can be played, with its reader; each one that cannot is told to `failed`.
-    func firstPlayable(_ paths: [String], failed: (SoundFile.Failure) -> Void) -> (path: String, reader: any SoundReader)? {
-        for path in paths {
-            do { return (path, try reader(for: path)) } catch { failed(error) }
+    /// The first of `paths` that can be played, with its reader; each one that cannot is told to
+    /// `failed`. Should the file stop giving sound as it plays, the next of `paths` that can takes over.
+    func firstPlayable(_ paths: [String], failed: @escaping (SoundFile.Failure) -> Void) -> (path: String, reader: any SoundReader)? {
+        for (index, path) in paths.enumerated() {
+            let rest = Array(paths[(index + 1)...])
+            do {
+                return (path, try reader(for: path) { [weak self] in self?.firstPlayable(rest, failed: failed)?.reader })
+            } catch {
+                failed(error)
+            }
         }
         return nil
     }
@@ -221,7 +226,9 @@ final class MemoryReader: SoundReader {
 }
 
 /// Loops a long sound read from its file as it plays (`sf_readf_float`, `sf_seek` back to its
-/// first audible frame at the end): a few kilobytes of memory whatever its length.
+/// first audible frame at the end): a few kilobytes of memory whatever its length. A file that
+/// changes under it (truncated, rewritten) so that a whole pass reads nothing audible hands over
+/// to `fallback` (the default sound), converted to this stream's format: never silence.
 final class FileReader: SoundReader {
     /// `SNDFILE*`, owned.
     nonisolated(unsafe) private let file: OpaquePointer
@@ -229,8 +236,13 @@ final class FileReader: SoundReader {
     let sampleRate: Int
     let version: FileVersion
     private let start: sf_count_t
+    private let fallback: () -> (any SoundReader)?
+    /// What plays instead once the file rang nothing audible for a whole pass.
+    private var replacement: (any SoundReader)?
+    /// Whether anything audible was read since the pass began.
+    private var audibleThisPass = true
 
-    init(path: String) throws(SoundFile.Failure) {
+    init(path: String, fallback: @escaping () -> (any SoundReader)? = { nil }) throws(SoundFile.Failure) {
         let (file, info, version) = try SoundFile.open(path)
         let first: Int
         do { first = try SoundFile.firstAudibleFrame(file, info, path: path) } catch {
@@ -239,6 +251,7 @@ final class FileReader: SoundReader {
         }
         self.file = file
         self.version = version
+        self.fallback = fallback
         channels = info.channels
         sampleRate = info.sampleRate
         start = sf_count_t(first)
@@ -249,20 +262,68 @@ final class FileReader: SoundReader {
 
     func read(into output: UnsafeMutablePointer<Float>, frames: Int) {
         var done = 0
-        var rewound = false
         while done < frames {
+            if let replacement { return replacement.read(into: output + done * channels, frames: frames - done) }
             let read = Int(sf_readf_float(file, output + done * channels, sf_count_t(frames - done)))
             if read > 0 {
+                audibleThisPass = audibleThisPass
+                    || UnsafeBufferPointer(start: output + done * channels, count: read * channels).contains { abs($0) >= SoundFile.silenceThreshold }
                 done += read
-                rewound = false
                 continue
             }
-            // The end (or a read error): back to the first audible frame; silence if even that fails.
-            guard !rewound, sf_seek(file, start, SEEK_SET) >= 0 else {
-                (output + done * channels).update(repeating: 0, count: (frames - done) * channels)
-                return
+            // The end (or a read error): back to the first audible frame for another pass, unless
+            // the last pass was silent: then the default sound plays, or silence if there is none.
+            guard audibleThisPass, sf_seek(file, start, SEEK_SET) >= 0 else {
+                guard let sound = fallback() else {
+                    (output + done * channels).update(repeating: 0, count: (frames - done) * channels)
+                    return
+                }
+                replacement = ConvertedReader(sound, channels: channels, sampleRate: sampleRate)
+                continue
             }
-            rewound = true
+            audibleThisPass = false
+        }
+    }
+}
+
+/// Another sound played in a stream's format: its channels mapped (a mono sound on every
+/// channel, else channel by channel, the first for any it lacks) and its rate converted by
+/// linear interpolation.
+final class ConvertedReader: SoundReader {
+    let channels: Int
+    let sampleRate: Int
+    private let source: any SoundReader
+    /// Source frames to convert from: the one at or before the position, and the one after.
+    private var before: [Float]
+    private var after: [Float]
+    /// Where between `before` (0) and `after` (1) the next output frame falls.
+    private var position = 0.0
+    private let step: Double
+
+    init(_ source: any SoundReader, channels: Int, sampleRate: Int) {
+        self.source = source
+        self.channels = channels
+        self.sampleRate = sampleRate
+        step = Double(source.sampleRate) / Double(sampleRate)
+        before = [Float](repeating: 0, count: source.channels)
+        after = before
+        before.withUnsafeMutableBufferPointer { source.read(into: $0.baseAddress!, frames: 1) }
+        after.withUnsafeMutableBufferPointer { source.read(into: $0.baseAddress!, frames: 1) }
+    }
+
+    func read(into output: UnsafeMutablePointer<Float>, frames: Int) {
+        let sourceChannels = source.channels
+        for frame in 0..<frames {
+            while position >= 1 {
+                swap(&before, &after)
+                after.withUnsafeMutableBufferPointer { source.read(into: $0.baseAddress!, frames: 1) }
+                position -= 1
+            }
+            for channel in 0..<channels {
+                let from = channel < sourceChannels ? channel : 0
+                output[frame * channels + channel] = before[from] + (after[from] - before[from]) * Float(position)
+            }
+            position += step
         }
     }
 }

@@ -3,7 +3,8 @@
 //   reveille-test-app APP_ID [USAGE|-] COMMAND [ARG]
 //   commands: request-authorization, state, timer SECONDS [METADATA_JSON] (sound from
 //             REVEILLE_TEST_SOUND), list, cancel ID,
-//             updates COUNT, events COUNT, fill COUNT, plural COUNT, metadata, timer-run SECONDS ARGV_JSON, actions COUNT,
+//             updates COUNT, events COUNT, fill COUNT, plural COUNT, metadata, timer-run SECONDS ARGV_JSON,
+//             timer-open SECONDS DESKTOP_ID, shared (AlarmManager.shared without configureShared), actions COUNT,
 //             record-argv FILE ARG... (writes its arguments and REVEILLE_ALARM_ID/ACTION to FILE),
 //             sync-calls main|plain|loop (every synchronous call: on the main actor, a plain
 //             thread, or the GLib loop's thread),
@@ -69,6 +70,19 @@ do {
             countdownDuration: .init(preAlert: Double(argument) ?? 1, postAlert: nil),
             attributes: AlarmAttributes<Recipe>(presentation: presentation, tintColor: .green),
             secondaryIntent: .run(arguments: argv)))
+        try printJSON(["id": alarm.id.uuidString, "state": alarm.state.rawValue])
+    case "timer-open":
+        // A timer whose Stop button opens the desktop id in arguments[4].
+        let alarm = try await manager.schedule(id: UUID(), configuration: .init(
+            countdownDuration: .init(preAlert: Double(argument) ?? 1, postAlert: nil),
+            attributes: AlarmAttributes<Recipe>(presentation: AlarmPresentation(alert: .init(title: "Opener", stopButton: .stopButton)),
+                                                tintColor: .green),
+            stopIntent: .openApp(desktopID: arguments[4])))
+        try printJSON(["id": alarm.id.uuidString, "state": alarm.state.rawValue])
+    case "shared":
+        // AlarmManager.shared as an app that never called configureShared: asks, then schedules a timer.
+        print(try await AlarmManager.shared.requestAuthorization().rawValue)
+        let alarm = try await AlarmManager.shared.schedule(id: UUID(), configuration: .timer(duration: 600, attributes: attributes(nil)))
         try printJSON(["id": alarm.id.uuidString, "state": alarm.state.rawValue])
     case "actions":
         var left = Int(argument) ?? 1

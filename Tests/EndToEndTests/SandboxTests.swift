@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+import ReveilleCore
+import ReveilleTestSupport
+
+/// What a sandboxed (Flatpak) app may reach outside its sandbox: a real sandbox made by
+/// bubblewrap, as Flatpak makes it, with the `/.flatpak-info` that names the app.
+@Suite("Sandboxed apps end to end", .serialized, .waitsOnItsOwnThread)
+struct SandboxTests {
+    /// Runs `reveille-test-app APP_ID USAGE ARGUMENTS...` inside a bubblewrap sandbox whose
+    /// `/.flatpak-info` names `appID`: a fresh root with the system's /usr, /etc and /opt (the Swift runtime), /tmp (the
+    /// bus socket) and the test binaries.
+    func runSandboxed(_ session: TestSession, _ appID: String, _ arguments: [String]) throws -> Subprocess.Result {
+        let bwrap = try Subprocess.find("bwrap", package: "bubblewrap")
+        let info = session.directory + "/\(appID).flatpak-info"
+        try "[Application]\nname=\(appID)\nruntime=runtime/org.test.Platform/x86_64/1\n".write(toFile: info, atomically: true, encoding: .utf8)
+        let sandbox = ["--tmpfs", "/", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", "--ro-bind", "/opt", "/opt",
+                       "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
+                       "--bind", "/tmp", "/tmp", "--ro-bind", session.binaries, session.binaries,
+                       "--proc", "/proc", "--dev", "/dev", "--ro-bind", info, "/.flatpak-info", "--"]
+        return try Subprocess.run(bwrap, sandbox + [session.binaries + "/reveille-test-app", appID, "Opens itself"] + arguments,
+                                  environment: session.environment)
+    }
+
+    /// Writes a desktop entry running `exec` to `folder/ID.desktop`.
+    func writeEntry(_ folder: String, _ desktopID: String, exec: String) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try "[Desktop Entry]\nType=Application\nName=Boxed\nExec=\(exec)\n"
+            .write(toFile: "\(folder)/\(desktopID).desktop", atomically: true, encoding: .utf8)
+    }
+
+    @Test func aSandboxedAppOpensItselfOnlyThroughWhatFlatpakExportedNeverAnEntryItDroppedInTheApplicationsFolder() throws {
+        let session = try TestSession(audio: .none)
+        let data = session.directory + "/home/.local/share"
+        // The app, with access to the home folder, drops an entry of its own id that runs a host command.
+        let escaped = session.directory + "/escaped"
+        try writeEntry(data + "/applications", "org.test.Boxed", exec: "/usr/bin/touch \(escaped)")
+        // What Flatpak exported for it: its own launcher, here a stand-in recording how it was called.
+        let launcher = session.directory + "/bin/flatpak"
+        try FileManager.default.createDirectory(atPath: session.directory + "/bin", withIntermediateDirectories: true)
+        try "#!/bin/sh\nprintf '%s\\n' \"$@\" > \(session.directory)/flatpak-ran.tmp && mv \(session.directory)/flatpak-ran.tmp \(session.directory)/flatpak-ran\n"
+            .write(toFile: launcher, atomically: true, encoding: .utf8)
+        #expect(chmod(launcher, 0o755) == 0)
+        try writeEntry(data + "/flatpak/exports/share/applications", "org.test.Boxed",
+                       exec: "\(launcher) run --branch=stable --arch=x86_64 --command=boxed org.test.Boxed @@u %U @@")
+        try session.startAgent()
+        #expect(try session.cli("auth", "allow", "org.test.Boxed").status == 0)
+
+        let scheduled = try runSandboxed(session, "org.test.Boxed", ["timer-open", "1", "org.test.Boxed"])
+        #expect(scheduled.status == 0, "\(scheduled.stderr)")
+        let alarmID = try #require(try JSONDecoder().decode([String: String].self, from: Data(scheduled.stdout.utf8))["id"])
+        let listed = try session.cli("list", "--json").stdout
+        #expect(listed.contains(#""app":"org.test.Boxed""#) || listed.contains(#""app" : "org.test.Boxed""#), "filed under its sandbox's id: \(listed)")
+        let alert = try eventually(timeout: 5, "the alert") { try session.alerts(titled: "Opener").first }
+        try session.press(label: "Stop", on: alert.id)
+
+        let ran = try eventually(timeout: 5, "Flatpak's launcher to run") {
+            try? String(contentsOfFile: session.directory + "/flatpak-ran", encoding: .utf8)
+        }
+        #expect(ran.split(separator: "\n") == ["run", "--env=REVEILLE_ACTION=stop", "--env=REVEILLE_ALARM_ID=\(alarmID.lowercased())",
+                                               "--branch=stable", "--arch=x86_64", "--command=boxed", "org.test.Boxed"], "\(ran)")
+        #expect(!FileManager.default.fileExists(atPath: escaped), "the dropped entry's host command did not run")
+    }
+
+    @Test func aSandboxedAppWithoutAnExportedEntryCannotAskToOpenItself() throws {
+        let session = try TestSession(audio: .none)
+        try writeEntry(session.directory + "/home/.local/share/applications", "org.test.Unexported", exec: "/usr/bin/true")
+        try session.startAgent()
+        #expect(try session.cli("auth", "allow", "org.test.Unexported").status == 0)
+        let refused = try runSandboxed(session, "org.test.Unexported", ["timer-open", "60", "org.test.Unexported"])
+        #expect(refused.status == 3 && refused.stderr.contains("org.test.Unexported is sandboxed and Flatpak exports no desktop entry for it"),
+                "\(refused.stderr)")
+        // Nor anyone else, as before.
+        let other = try runSandboxed(session, "org.test.Unexported", ["timer-open", "60", "org.gnome.Calculator"])
+        #expect(other.status == 3 && other.stderr.contains("it may open only itself, not org.gnome.Calculator"), "\(other.stderr)")
+        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
+    }
+}
