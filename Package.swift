@@ -3,7 +3,6 @@ import PackageDescription
 
 let package = Package(
     name: "Reveille",
-    platforms: [.macOS(.v15)],
     products: [
         .library(name: "ReveilleKit", targets: ["ReveilleKit"]),
         .executable(name: "reveille", targets: ["reveille"]),
@@ -16,7 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
-        // System libraries, each wrapped by exactly one Swift file.
+        // System libraries (C modules), each used through a thin Swift wrapper of its own concern.
         .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0",
                        providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse-mainloop-glib",

@@ -53,11 +53,6 @@ package final class BusConnection {
         return BusConnection(connection: connection)
     }
 
-    /// This connection's unique name, such as `:1.42`.
-    package var uniqueName: String {
-        g_dbus_connection_get_unique_name(connection).map { String(cString: $0) } ?? ""
-    }
-
     /// Calls a method (`g_dbus_connection_call`) and returns the reply's arguments.
     package func call(destination: String, path: String, interface: String, method: String,
                      arguments: [Variant] = [], timeoutMilliseconds: Int32 = 25_000,

@@ -45,9 +45,6 @@ struct PresentationMachine {
     private(set) var slots: [UUID: Slot] = [:]
     private var nextGeneration = 0
 
-    /// Whether the alarm's notification is to be answered: shown or being shown.
-    func isShowing(_ id: UUID) -> Bool { slots[id].map { $0.shownID != nil || $0.inFlight } ?? false }
-
     // MARK: The alarms
 
     /// The alarm changed (or its text is due for a refresh): show what it needs now.
