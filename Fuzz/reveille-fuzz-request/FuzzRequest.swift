@@ -6,7 +6,7 @@ import ReveilleFuzzSupport
 /// `AlarmRequest.decode` and `validate`): whatever arrives is accepted or refused with a
 /// reason, and never traps. Input: a first byte choosing the method; then, for an even first
 /// byte, a configuration's JSON whole, else arguments separated by NUL, each a string, or
-/// `#` and a number, or `{` and a dictionary's entry count.
+/// `#` and a number, `+` and a count, or `{` and a dictionary's entry count.
 @main enum FuzzRequest {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -22,6 +22,7 @@ import ReveilleFuzzSupport
             let arguments = rest.split(separator: 0, omittingEmptySubsequences: false).map { part -> AgentCall.Argument in
                 let text = String(decoding: part, as: UTF8.self)
                 if text.hasPrefix("#") { return .number(Double(text.dropFirst()) ?? .nan) }
+                if text.hasPrefix("+") { return UInt32(text.dropFirst()).map(AgentCall.Argument.count) ?? .other }
                 if text.hasPrefix("{") { return .dictionary(count: text.count) }
                 return .string(text)
             }

@@ -74,28 +74,28 @@ package final class AgentClient {
 
     /// Calls the agent and waits on this thread for its answer (JSON text): AlarmKit's
     /// synchronous API. Safe on any thread, the GLib loop's included.
-    package nonisolated func callBlocking(_ method: String, _ arguments: [Variant] = []) throws(AlarmError) -> String {
-        try link.callBlocking(method, arguments)
+    package nonisolated func callBlocking(_ call: AgentCall) throws(AlarmError) -> String {
+        try link.callBlocking(call)
     }
 
     /// Asks the user (once; later calls return the decision) whether this app may schedule alarms.
     package func requestAuthorization() async throws(AlarmError) -> AuthorizationState {
-        try Self.state(try await call("RequestAuthorization", waitsForUser: true))
+        try Self.state(try await call(.requestAuthorization))
     }
 
     /// This app's current decision.
     package func authorizationState() async throws(AlarmError) -> AuthorizationState {
-        try Self.state(try await call("AuthorizationState"))
+        try Self.state(try await call(.authorizationState))
     }
 
     /// Every app's decision (the user's client only).
     package func authorizations() async throws(AlarmError) -> [AppAuthorization] {
-        try Self.decode([AppAuthorization].self, from: try await call("Authorizations"))
+        try Self.decode([AppAuthorization].self, from: try await call(.authorizations))
     }
 
     /// Sets an app's decision (the user's client only).
     package func setAuthorization(_ state: AuthorizationState, for app: String) async throws(AlarmError) {
-        _ = try await call("SetAuthorization", [.string(app), .string(state.rawValue)])
+        _ = try await call(.setAuthorization(appID: app, state: state))
     }
 
     /// All alarms the agent holds, in its display order.
@@ -114,7 +114,7 @@ package final class AgentClient {
         var elements: [Element] = []
         var after = ""
         repeat {
-            let reply = try await callReply("ListPage", [.string(after), .uint32(0)])
+            let reply = try await callReply(.listPage(after: after, limit: 0))
             elements += try Self.decodeList(Element.self, from: reply.first?.string ?? "[]")
             after = reply.dropFirst().first?.string ?? ""
         } while !after.isEmpty
@@ -123,34 +123,34 @@ package final class AgentClient {
 
     /// The alarm whose id starts with `idPrefix`.
     package func alarm(_ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try await call("Get", [.string(idPrefix)]))
+        try Self.decode(AlarmRecord.self, from: try await call(.get(id: idPrefix)))
     }
 
     /// Schedules `request` under `id`; returns the alarm as the agent stored it.
     package func schedule(id: UUID, request: AlarmRequest) async throws(AlarmError) -> AlarmRecord {
-        let reply = try await call("Schedule", [.string(id.uuidString), .string(try Self.encode(request)), .vardict([:])], waitsForUser: true)
+        let reply = try await call(.schedule(id: id, configuration: try Self.encode(request)))
         return try Self.decode(AlarmRecord.self, from: reply)
     }
 
     /// Gives the alarm whose id starts with `idPrefix` a new configuration, keeping its id.
     package func update(_ idPrefix: String, request: AlarmRequest) async throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try await call("Update", [.string(idPrefix), .string(try Self.encode(request)), .vardict([:])]))
+        try Self.decode(AlarmRecord.self, from: try await call(.update(id: idPrefix, configuration: try Self.encode(request))))
     }
 
     /// Skips the next occurrence of a repeating alarm.
     package func skip(_ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try await call("Skip", [.string(idPrefix)]))
+        try Self.decode(AlarmRecord.self, from: try await call(.skip(id: idPrefix)))
     }
 
     /// Silences an alarm but keeps it (`enabled: false`), or turns it on again.
     package func setEnabled(_ enabled: Bool, _ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try await call(enabled ? "Enable" : "Disable", [.string(idPrefix)]))
+        try Self.decode(AlarmRecord.self, from: try await call(.setEnabled(enabled, id: idPrefix)))
     }
 
     /// Applies `action` to the alarm whose id starts with `idPrefix`; returns it afterwards,
     /// or `nil` when it has ended.
     package func apply(_ action: AlarmAction, to idPrefix: String) async throws(AlarmError) -> AlarmRecord? {
-        try Self.decode(AlarmRecord?.self, from: try await call(AgentInterface.actionMethods[action]!, [.string(idPrefix)]))
+        try Self.decode(AlarmRecord?.self, from: try await call(.apply(action, id: idPrefix)))
     }
 
     // MARK: Blocking calls (AlarmKit's synchronous API)
@@ -160,7 +160,7 @@ package final class AgentClient {
         var elements: [AlarmRecord] = []
         var after = ""
         repeat {
-            let reply = try link.callBlockingReply("ListPage", [.string(after), .uint32(0)])
+            let reply = try link.callBlockingReply(.listPage(after: after, limit: 0))
             elements += try Self.decodeList(AlarmRecord.self, from: reply.first?.string ?? "[]")
             after = reply.dropFirst().first?.string ?? ""
         } while !after.isEmpty
@@ -169,12 +169,12 @@ package final class AgentClient {
 
     /// `alarm(_:)` of a whole id, waiting on this thread.
     package nonisolated func alarmBlocking(_ id: UUID) throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try callBlocking("Get", [.string(id.uuidString)]))
+        try Self.decode(AlarmRecord.self, from: try callBlocking(.get(id: id.uuidString)))
     }
 
     /// `apply(_:to:)` of a whole id, waiting on this thread.
     package nonisolated func applyBlocking(_ action: AlarmAction, to id: UUID) throws(AlarmError) {
-        _ = try callBlocking(AgentInterface.actionMethods[action]!, [.string(id.uuidString)])
+        _ = try callBlocking(.apply(action, id: id.uuidString))
     }
 
     /// `listBlocking()` if an agent runs now; never starts one (shell completion).
@@ -186,27 +186,27 @@ package final class AgentClient {
     /// The sounds, waiting on this thread, if an agent runs now; never starts one.
     package nonisolated func soundsBlockingIfRunning() throws(AlarmError) -> [SoundEntry] {
         guard try link.agentIsRunning() else { return [] }
-        return try Self.decode([SoundEntry].self, from: try callBlocking("ListSounds"))
+        return try Self.decode([SoundEntry].self, from: try callBlocking(.listSounds))
     }
 
     /// `authorizationState()`, waiting on this thread.
     package nonisolated func authorizationStateBlocking() throws(AlarmError) -> AuthorizationState {
-        try Self.state(try callBlocking("AuthorizationState"))
+        try Self.state(try callBlocking(.authorizationState))
     }
 
     /// Whether the next alarm will wake the machine from suspend (the user's client only).
     package func wakeStatus() async throws(AlarmError) -> WakeStatus {
-        try Self.decode(WakeStatus.self, from: try await call("WakeStatus"))
+        try Self.decode(WakeStatus.self, from: try await call(.wakeStatus))
     }
 
     /// Every sound the agent can resolve by name.
     package func sounds() async throws(AlarmError) -> [SoundEntry] {
-        try Self.decode([SoundEntry].self, from: try await call("ListSounds"))
+        try Self.decode([SoundEntry].self, from: try await call(.listSounds))
     }
 
     /// Plays `sound` (a name, or a path for the user's CLI) for `seconds`; returns the file played.
     package func playSound(_ sound: String, seconds: Double) async throws(AlarmError) -> String {
-        try await call("PlaySound", [.string(sound), .double(seconds)])
+        try await call(.playSound(name: sound, seconds: seconds))
     }
 
     /// Whether any process owns the agent's bus name (`org.freedesktop.DBus.NameHasOwner`).
@@ -236,7 +236,7 @@ package final class AgentClient {
                 mirror.value.awaitList()
                 // Signals first, then the list a page at a time: what changes meanwhile
                 // arrives as updates, which the mirror applies on the pages.
-                guard let self, (try? await self.call("SubscribeUpdates")) != nil,
+                guard let self, (try? await self.call(.subscribeUpdates)) != nil,
                       let list = try? await self.pages(AlarmRecord.self) else { return }
                 continuation.yield(mirror.value.received(list: list))
             }
@@ -278,7 +278,7 @@ package final class AgentClient {
     /// `resume` or `cancel`), so a running app can react.
     package nonisolated func actions() -> AsyncStream<(alarmID: UUID, button: AlarmButtonRole)> {
         signals("ActionInvoked", first: { client throws(AlarmError) in
-            _ = try await client.call("SubscribeUpdates")
+            _ = try await client.call(.subscribeUpdates)
             return nil
         }) { signal in
             guard let id = signal.arguments.first?.string.flatMap(UUID.init(uuidString:)),
@@ -290,7 +290,7 @@ package final class AgentClient {
     /// This app's alarms beginning to alert, and occurrences missed, while the app runs.
     package nonisolated func events() -> AsyncStream<AlarmEvent> {
         signals(nil, first: { client throws(AlarmError) in
-            _ = try await client.call("SubscribeUpdates")
+            _ = try await client.call(.subscribeUpdates)
             return nil
         }) { signal in
             let arguments = signal.arguments.map { $0.string ?? "" }
@@ -312,7 +312,7 @@ package final class AgentClient {
     package nonisolated func authorizationUpdates() -> AsyncStream<AuthorizationState> {
         let appID = self.appID
         return signals("AuthorizationChanged", first: { client throws(AlarmError) in
-            _ = try await client.call("SubscribeUpdates")
+            _ = try await client.call(.subscribeUpdates)
             return try await client.authorizationState()
         }) { signal in
             guard signal.arguments.first?.string == appID else { return nil }
@@ -347,12 +347,14 @@ package final class AgentClient {
     /// Calls the agent; an app goes to the agent it introduced itself to (introducing itself
     /// first, and again to an agent that replaced it). A call that may wait for the user (a
     /// prompt) has no timeout.
-    private func call(_ method: String, _ arguments: [Variant] = [], waitsForUser: Bool = false) async throws(AlarmError) -> String {
-        try await callReply(method, arguments, waitsForUser: waitsForUser).first?.string ?? "null"
+    private func call(_ call: AgentCall) async throws(AlarmError) -> String {
+        try await callReply(call).first?.string ?? "null"
     }
 
     /// `call`, with every argument of the reply.
-    private func callReply(_ method: String, _ arguments: [Variant] = [], waitsForUser: Bool = false) async throws(AlarmError) -> [Variant] {
+    private func callReply(_ call: AgentCall) async throws(AlarmError) -> [Variant] {
+        let (method, arguments) = AgentLink.wire(call)
+        let waitsForUser = call.waitsForUser
         let bus = try bus()
         for attempt in 0..<2 {
             var destination = AgentInterface.busName

@@ -67,9 +67,9 @@ final class AgentLink: Sendable {
                 return try Self.owner(on: bus)
             }
             do {
+                let (method, arguments) = Self.wire(.hello(appID: appID, usageDescription: usageDescription ?? ""))
                 let reply = try bus.callSync(destination: agent, path: AgentInterface.objectPath, interface: AgentInterface.interface,
-                                             method: "Hello", arguments: [.string(appID), .string(usageDescription ?? "")],
-                                             timeoutMilliseconds: 25_000)
+                                             method: method, arguments: arguments, timeoutMilliseconds: 25_000)
                 state.withLock { $0.introducedTo = agent }
                 return (agent, reply.first?.string ?? "null")
             } catch where error.isServiceMissing {
@@ -83,12 +83,13 @@ final class AgentLink: Sendable {
 
     /// Calls the agent and waits here for the answer (JSON text). Safe on any thread, the GLib
     /// loop's included; starts the agent by D-Bus activation; an app introduces itself first.
-    func callBlocking(_ method: String, _ arguments: [Variant] = []) throws(AlarmError) -> String {
-        try callBlockingReply(method, arguments).first?.string ?? "null"
+    func callBlocking(_ call: AgentCall) throws(AlarmError) -> String {
+        try callBlockingReply(call).first?.string ?? "null"
     }
 
     /// `callBlocking`, with every argument of the reply.
-    func callBlockingReply(_ method: String, _ arguments: [Variant] = []) throws(AlarmError) -> [Variant] {
+    func callBlockingReply(_ call: AgentCall) throws(AlarmError) -> [Variant] {
+        let (method, arguments) = Self.wire(call)
         let bus = try bus()
         for attempt in 0..<2 {
             var destination = AgentInterface.busName
@@ -130,6 +131,19 @@ final class AgentLink: Sendable {
     }
 
     /// The agent's error, or why the agent could not be reached.
+    /// The one encoding of a call for the bus, for the blocking path here and `AgentClient`'s.
+    static func wire(_ call: AgentCall) -> (method: String, arguments: [Variant]) {
+        let (method, arguments) = call.wire
+        return (method, arguments.map { argument in
+            switch argument {
+            case .string(let text): .string(text)
+            case .number(let value): .double(value)
+            case .count(let value): .uint32(value)
+            case .dictionary, .other: .vardict([:])
+            }
+        })
+    }
+
     static func alarmError(_ error: BusError) -> AlarmError {
         if error.name.hasPrefix(AgentInterface.errorPrefix) {
             return AlarmError(code: String(error.name.dropFirst(AgentInterface.errorPrefix.count)), reason: error.message)

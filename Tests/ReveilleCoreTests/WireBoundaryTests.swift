@@ -19,8 +19,8 @@ struct WireBoundaryTests {
         let cases: [(String, [AgentCall.Argument], AgentCall)] = [
             ("Hello", [.string("org.example.App"), .string("Why")], .hello(appID: "org.example.App", usageDescription: "Why")),
             ("Subscribe", [], .subscribe), ("SubscribeUpdates", [], .subscribeUpdates), ("List", [], .list),
-            ("ListPage", [.string(""), .number(0)], .listPage(after: "", limit: WireLimits.pageAlarms)),
-            ("ListPage", [.string("ab"), .number(5)], .listPage(after: "ab", limit: 5)),
+            ("ListPage", [.string(""), .count(0)], .listPage(after: "", limit: WireLimits.pageAlarms)),
+            ("ListPage", [.string("ab"), .count(5)], .listPage(after: "ab", limit: 5)),
             ("Get", [.string("ab")], .get(id: "ab")),
             ("Schedule", [.string(id.uuidString), .string("{}"), .dictionary(count: 0)], .schedule(id: id, configuration: "{}")),
             ("Update", [.string("ab"), .string("{}"), .dictionary(count: 0)], .update(id: "ab", configuration: "{}")),
@@ -36,6 +36,10 @@ struct WireBoundaryTests {
         ]
         for (method, arguments, expected) in cases {
             #expect(try AgentCall.decode(method: method, arguments: arguments) == expected, "\(method)")
+            // The client's encoding is what the agent decodes.
+            let wire = expected.wire
+            #expect(wire.method == method)
+            #expect(try AgentCall.decode(method: wire.method, arguments: wire.arguments) == expected, "\(method) round trip")
         }
         #expect(Set(cases.map(\.0)) == Set(AgentCall.methods))
     }
@@ -59,7 +63,8 @@ struct WireBoundaryTests {
             #expect(refusal { _ = try AgentCall.decode(method: "PlaySound", arguments: [.string(""), .number(seconds)]) }?
                 .contains("accepted: 0.1 to 60") == true, "\(seconds)")
         }
-        #expect(refusal { _ = try AgentCall.decode(method: "ListPage", arguments: [.string(""), .number(.nan)]) } != nil)
+        #expect(refusal { _ = try AgentCall.decode(method: "ListPage", arguments: [.string(""), .number(.nan)]) }?
+            .contains("must be a count (u)") == true)
         #expect(refusal { _ = try AgentCall.decode(method: "Nope", arguments: []) }?.hasPrefix("no method Nope") == true)
     }
 

@@ -148,8 +148,10 @@ final class AlarmService {
     private static func argument(_ value: Variant) -> AgentCall.Argument {
         switch value {
         case .string(let text): .string(text)
+        case .double(let number): .number(number)
+        case .uint32(let count): .count(count)
         case .array(let type, let entries) where type.hasPrefix("{"): .dictionary(count: entries.count)
-        default: value.double.map(AgentCall.Argument.number) ?? .other
+        default: .other
         }
     }
 

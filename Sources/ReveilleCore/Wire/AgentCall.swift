@@ -31,6 +31,7 @@ package enum AgentCall: Sendable, Equatable {
     package enum Argument: Sendable, Equatable {
         case string(String)
         case number(Double)
+        case count(UInt32)
         /// An `a{sv}` with this many entries (the reserved `options`).
         case dictionary(count: Int)
         case other
@@ -73,11 +74,8 @@ package enum AgentCall: Sendable, Equatable {
         case "Update":
             call = .update(id: try reader.string("id"), configuration: try reader.configuration())
             try reader.options()
-        case "Cancel": call = .apply(.cancel, id: try reader.string("id"))
-        case "Stop": call = .apply(.stop, id: try reader.string("id"))
-        case "Countdown": call = .apply(.countdown, id: try reader.string("id"))
-        case "Pause": call = .apply(.pause, id: try reader.string("id"))
-        case "Resume": call = .apply(.resume, id: try reader.string("id"))
+        case _ where actionMethods.values.contains(method):
+            call = .apply(actionMethods.first { $0.value == method }!.key, id: try reader.string("id"))
         case "Skip": call = .skip(id: try reader.string("id"))
         case "Disable": call = .setEnabled(false, id: try reader.string("id"))
         case "Enable": call = .setEnabled(true, id: try reader.string("id"))
@@ -145,13 +143,12 @@ package enum AgentCall: Sendable, Equatable {
             return value
         }
 
-        /// A count from 0 to `maximum`; 0 means `maximum`.
+        /// A count (`u`) from 0 to `maximum`; 0 or more means `maximum`.
         mutating func count(_ name: String, upTo maximum: Int) throws(AlarmError) -> Int {
-            let value = try number(name)
-            guard value.isFinite, value >= 0, value == value.rounded() else {
-                throw .invalidConfiguration("\(method)'s argument \(name) is \(value); accepted: a whole number from 0 (as many as fit) up")
+            guard case .count(let value) = try next(name) else {
+                throw .invalidConfiguration("\(method)'s argument \(name) must be a count (u): 0 for as many as fit, or at most \(maximum)")
             }
-            return value == 0 || value > Double(maximum) ? maximum : Int(value)
+            return value == 0 || Int(value) > maximum ? maximum : Int(value)
         }
 
         /// The reserved `options` dictionary: empty, or ignored entries.
@@ -159,6 +156,45 @@ package enum AgentCall: Sendable, Equatable {
             guard case .dictionary = try next("options") else {
                 throw .invalidConfiguration("\(method)'s argument options must be a dictionary (a{sv}); pass {}")
             }
+        }
+    }
+}
+
+extension AgentCall {
+    /// The call as the bus carries it: its method and arguments, which `decode` reads back.
+    package var wire: (method: String, arguments: [Argument]) {
+        switch self {
+        case .hello(let appID, let usageDescription): ("Hello", [.string(appID), .string(usageDescription)])
+        case .subscribe: ("Subscribe", [])
+        case .subscribeUpdates: ("SubscribeUpdates", [])
+        case .list: ("List", [])
+        case .listPage(let after, let limit): ("ListPage", [.string(after), .count(UInt32(clamping: limit))])
+        case .get(let id): ("Get", [.string(id)])
+        case .schedule(let id, let configuration): ("Schedule", [.string(id.uuidString), .string(configuration), .dictionary(count: 0)])
+        case .update(let id, let configuration): ("Update", [.string(id), .string(configuration), .dictionary(count: 0)])
+        case .apply(let action, let id): (Self.actionMethods[action]!, [.string(id)])
+        case .skip(let id): ("Skip", [.string(id)])
+        case .setEnabled(let enabled, let id): (enabled ? "Enable" : "Disable", [.string(id)])
+        case .requestAuthorization: ("RequestAuthorization", [])
+        case .authorizationState: ("AuthorizationState", [])
+        case .authorizations: ("Authorizations", [])
+        case .setAuthorization(let appID, let state): ("SetAuthorization", [.string(appID), .string(state.rawValue)])
+        case .listSounds: ("ListSounds", [])
+        case .playSound(let name, let seconds): ("PlaySound", [.string(name), .number(seconds)])
+        case .wakeStatus: ("WakeStatus", [])
+        }
+    }
+
+    /// The methods that apply an `AlarmAction` to one alarm.
+    package static let actionMethods: [AlarmAction: String] = [
+        .cancel: "Cancel", .stop: "Stop", .countdown: "Countdown", .pause: "Pause", .resume: "Resume",
+    ]
+
+    /// Whether the call may wait for the user's answer (a prompt), so a client gives it no timeout.
+    package var waitsForUser: Bool {
+        switch self {
+        case .requestAuthorization, .schedule: true
+        default: false
         }
     }
 }

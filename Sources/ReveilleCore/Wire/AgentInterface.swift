@@ -9,11 +9,6 @@ package enum AgentInterface {
     /// D-Bus error names are this prefix plus `AlarmError.code`.
     package static let errorPrefix = "io.github.reveille.Error."
 
-    /// The methods that apply an `AlarmAction` to one alarm, by the action they apply.
-    package static let actionMethods: [AlarmAction: String] = [
-        .cancel: "Cancel", .stop: "Stop", .countdown: "Countdown", .pause: "Pause", .resume: "Resume",
-    ]
-
     /// The introspection XML; `desktop/io.github.reveille.Reveille1.xml` is a copy, checked by a test.
     package static let introspectionXML = """
         <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
