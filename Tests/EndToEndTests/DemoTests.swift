@@ -18,14 +18,19 @@ struct DemoTests {
         return try Subprocess.run(make, ["--no-print-directory", "-C", repository, "run"], environment: environment, timeout: timeout)
     }
 
-    /// The PIDs of processes whose environment holds `marker`: what a run left behind.
+    /// Whether `pid` runs. A process that has exited but waits to be reaped does not: the
+    /// demo's daemons end as orphans, and a container's first process may reap them late.
+    func isRunning(_ pid: String) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        return stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).first != "Z"
+    }
+
+    /// The PIDs of running processes whose environment holds `marker`: what a run left behind.
     func processes(carrying marker: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return names.filter { Int32($0) != nil }.filter { pid in
-            guard let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
-            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?
-                .trimmingCharacters(in: .whitespaces).first
-            return state != "Z" && environment.split(separator: 0).contains { $0.elementsEqual(marker.utf8) }
+        return names.filter { Int32($0) != nil && isRunning($0) }.filter { pid in
+            let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") ?? Data()
+            return environment.split(separator: 0).contains { $0.elementsEqual(marker.utf8) }
         }
     }
 
@@ -111,10 +116,31 @@ struct DemoTests {
 
         // Nothing left: neither what the demo names nor anything else the run started.
         let named = output.firstMatch(of: /none of these runs: (.*)\./).map { String($0.1) } ?? ""
-        let pids = named.matches(of: /(\d+)(,|$)/).compactMap { Int32($0.1) }
+        let pids = named.matches(of: /(\d+)(,|$)/).map { String($0.1) }
         #expect(pids.count >= 7, "the demo names what it started: \(named)")
-        for pid in pids { #expect(kill(pid, 0) != 0, "\(pid) is gone") }
+        for pid in pids { #expect(!isRunning(pid), "\(pid) is gone") }
         #expect(processes(carrying: marker).isEmpty, "no process of the run is left: \(processes(carrying: marker))")
+    }
+
+    @Test func withoutADesktopSessionAMissingProgramIsNamedWithItsPackageBeforeAnythingStarts() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-demo-path-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A PATH with every program the demo desktop runs but dunst's.
+        for program in ["Xvfb", "dbus-daemon", "dbus-monitor", "gdbus", "pulseaudio", "pactl", "parec", "parecord", "id", "dirname"] {
+            let found = try Subprocess.find(program, package: program)
+            try FileManager.default.createSymbolicLink(atPath: folder + "/" + program, withDestinationPath: found)
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        environment["XDG_RUNTIME_DIR"] = folder
+        environment["PATH"] = folder
+        let run = try Subprocess.run("/bin/bash", [repository + "/scripts/run", "--announce"], environment: environment)
+        #expect(run.status == 1)
+        #expect(run.stdout.hasPrefix("No desktop session here"), "\(run.stdout)")
+        #expect(run.stderr.contains("dunst (Debian package dunst)") && run.stderr.contains("dunstctl (Debian package dunst)"),
+                "\(run.stderr)")
+        #expect(!run.stderr.contains("Xvfb"), "only what is missing: \(run.stderr)")
     }
 
     @Test func inADesktopSessionMakeRunSaysHowToStopTheAgentItStartedAndWhereItLogs() throws {
