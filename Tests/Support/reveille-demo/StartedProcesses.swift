@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Glibc
 import ReveilleTestSupport
@@ -12,6 +13,13 @@ final class StartedProcesses: @unchecked Sendable {
 
     private let lock = NSLock()
     private var entries: [Entry] = []
+    private var folder: String?
+
+    /// The private session's folder, removed by every way out.
+    var sessionFolder: String? {
+        get { lock.withLock { folder } }
+        set { lock.withLock { folder = newValue } }
+    }
 
     var all: [Entry] { lock.withLock { entries } }
 
@@ -35,6 +43,30 @@ final class StartedProcesses: @unchecked Sendable {
     func stopAll() {
         addChildren()
         for entry in all.reversed() { Subprocess.Child(pid: entry.pid).terminate() }
+    }
+
+    /// Stops everything started, removes the session's folder, and ends the demo with `status`.
+    func abandon(_ why: String, status: Int32) -> Never {
+        FileHandle.standardError.write(Data("reveille-demo: \(why); stopping what it started\n".utf8))
+        stopAll()
+        if let folder = sessionFolder { try? FileManager.default.removeItem(atPath: folder) }
+        exit(status)
+    }
+
+    /// Ctrl-C reaches the demo's own children from the terminal, but not the bus, dunst or the
+    /// agent (each in a session of its own): on SIGINT, SIGTERM or SIGHUP, and after `deadline`
+    /// seconds, the demo stops them. Keep the sources while the demo runs.
+    func abandonOnSignalsAndAfter(_ deadline: TimeInterval) -> [DispatchSourceSignal] {
+        DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { [self] in
+            abandon("the demo did not finish within \(Int(deadline)) s", status: 1)
+        }
+        return [SIGINT, SIGTERM, SIGHUP].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in abandon("interrupted (signal \(number))", status: 128 + number) }
+            source.resume()
+            return source
+        }
     }
 
     /// Whether `pid` runs (a process that exited but is not reaped yet does not).

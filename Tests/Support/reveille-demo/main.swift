@@ -38,32 +38,9 @@ let title = "Reveille demo"
 /// The whole demo ends within this, whatever happens (a stuck peer, a lost event).
 let deadline: TimeInterval = 120
 let started = StartedProcesses()
-/// The private session's folder, removed by any way out.
-nonisolated(unsafe) var sessionFolder: String?
 
 /// A line on stdout at once (the demo's output interleaves with the programs it runs).
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-
-/// Stops everything started, removes the session's folder, and ends with `status`.
-func abandon(_ why: String, status: Int32) -> Never {
-    FileHandle.standardError.write(Data("reveille-demo: \(why); stopping what it started\n".utf8))
-    started.stopAll()
-    if let sessionFolder { try? FileManager.default.removeItem(atPath: sessionFolder) }
-    exit(status)
-}
-
-// Ctrl-C reaches the demo's own children from the terminal, but not the bus, dunst or the
-// agent (each in a session of its own): the demo stops them. So it does at its deadline.
-let signalSources = [SIGINT, SIGTERM, SIGHUP].map { number -> DispatchSourceSignal in
-    signal(number, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-    source.setEventHandler { abandon("interrupted (signal \(number))", status: 128 + number) }
-    source.resume()
-    return source
-}
-DispatchQueue.global().asyncAfter(deadline: .now() + deadline) {
-    abandon("the demo did not finish within \(Int(deadline)) s", status: 1)
-}
 
 /// Milliseconds from `start` to `end`, signed, for the report.
 func milliseconds(_ start: Date, _ end: Date) -> String {
@@ -137,7 +114,7 @@ func run(_ options: DemoOptions) throws {
     try FileManager.default.createDirectory(atPath: options.output, withIntermediateDirectories: true)
     // The session is released when `show` returns or throws: its peers are stopped by PID.
     try show(on: try TestSession(notifications: .dunst, audio: .pulseAudio), options)
-    sessionFolder = nil
+    started.sessionFolder = nil
     let left = started.running
     guard left.isEmpty else {
         throw Subprocess.Failure("still running after the demo: \(left.map { "\($0.name) \($0.pid)" }.joined(separator: ", "))")
@@ -149,7 +126,7 @@ func run(_ options: DemoOptions) throws {
 
 /// The demo on `desktop`, up to stopping the agent and the recorders.
 func show(on desktop: TestSession, _ options: DemoOptions) throws {
-    sessionFolder = desktop.directory
+    started.sessionFolder = desktop.directory
     // The bus answers for itself: its PID is that of the dbus-daemon (forked, not our child).
     if let bus = try desktop.ownerPID(of: "org.freedesktop.DBus") { started.add("dbus-daemon", bus) }
     started.addChildren()
@@ -252,9 +229,10 @@ func show(on desktop: TestSession, _ options: DemoOptions) throws {
     recorder.stop()
 }
 
+let signalSources = started.abandonOnSignalsAndAfter(deadline)
 do {
     try run(try DemoOptions(Array(CommandLine.arguments.dropFirst())))
     withExtendedLifetime(signalSources) {}
 } catch {
-    abandon("\(error)", status: 1)
+    started.abandon("\(error)", status: 1)
 }
