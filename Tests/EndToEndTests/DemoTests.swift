@@ -107,11 +107,11 @@ struct DemoTests {
         let output = run.stdout
         #expect(output.contains("Stop (stop), Snooze (secondary)"), "the buttons dunst received: \(output)")
         for record in ["the agent began alerting", "the alert's Notify reached dunst", "dunst created the notification",
-                       "the first sound came out of the null sink"] {
+                       "the first sound left the null sink"] {
             #expect(output.contains(record), "measured: \(record)")
         }
         #expect(output.contains("reveille: no agent was running; started reveille-agent"), "the CLI started the agent: \(output)")
-        #expect(output.contains("the sound was last heard"), "Stop silenced it: \(output)")
+        #expect(output.contains("The sound stopped: last heard"), "Stop silenced it: \(output)")
         #expect(output.contains("No alarms."), "the list after Stop is empty: \(output)")
 
         // Nothing left: neither what the demo names nor anything else the run started.

@@ -42,6 +42,12 @@ let started = StartedProcesses()
 /// A line on stdout at once (the demo's output interleaves with the programs it runs).
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
+/// Copies `source` to `target`, replacing what a previous run left there.
+func replaceCopy(of source: String, at target: String) throws {
+    try? FileManager.default.removeItem(atPath: target)
+    try FileManager.default.copyItem(atPath: source, toPath: target)
+}
+
 /// Milliseconds from `start` to `end`, signed, for the report.
 func milliseconds(_ start: Date, _ end: Date) -> String {
     let value = Int((end.timeIntervalSince(start) * 1000).rounded())
@@ -180,11 +186,16 @@ func show(on desktop: TestSession, _ options: DemoOptions) throws {
         let picture = try Screenshot.capture(tool: options.screenshotTool, to: screenshotPath, session: desktop)
         return picture.box == nil ? nil : picture
     }
+    say("")
+    say("Ringing. The screen, taken while the alert was up: \(screenshotPath)")
+    say("  (\(screenshot.width)x\(screenshot.height); dunst's bubble at "
+        + (screenshot.box.map { "\($0.x),\($0.y), \($0.width)x\($0.height)" } ?? "?") + ")")
+    say("The alert's buttons, as dunst received them: \(alertCall.buttons.joined(separator: ", "))"
+        + "; urgency \(alertCall.urgency.map(String.init) ?? "none") (2: critical)")
     // Let it ring a little, so the recording holds more than its first instant.
     _ = try eventually(timeout: 10, "two seconds of ringing") {
         recorder.lastAudible().map { $0.timeIntervalSince(firstSound) >= 2 } == true ? true : nil
     }
-    say("")
     try showCLI(desktop, "list")
 
     say("")
@@ -198,29 +209,29 @@ func show(on desktop: TestSession, _ options: DemoOptions) throws {
               latest.timeIntervalSince(max(last, pressed)) >= silence else { return nil }
         return last
     }
+    say("The sound stopped: last heard \(milliseconds(pressed, lastSound)) after the press, then \(Int(silence)) s of silence.")
     try showCLI(desktop, "list")
     kill(parecord.pid, SIGTERM) // parecord writes the WAV header's lengths as it ends
     parecord.wait()
-    try? FileManager.default.removeItem(atPath: options.output + "/alarm.wav")
-    try FileManager.default.copyItem(atPath: recording, toPath: options.output + "/alarm.wav")
+    try replaceCopy(of: recording, at: options.output + "/alarm.wav")
+    try replaceCopy(of: desktop.stateDirectory + "/agent.log", at: options.output + "/agent.log")
     let created = try eventually("the alert in dunst's history") { try dunstCreated(desktop, summary: title) }
 
     say("")
-    say("Measured from the instant the timer was due (\(title), \(timer.id.prefix(8))):")
-    say("  the agent began alerting (its record, reveille show --json)    \(milliseconds(due, try instant(alerting)))")
-    say("  the alert's Notify reached dunst (the bus's record, dbus-monitor)  \(milliseconds(due, alertCall.time))")
-    say("  dunst created the notification (its history, dunstctl history)  \(milliseconds(due, created))")
-    say("  the first sound came out of the null sink (its monitor, parec)   \(milliseconds(due, firstSound))")
-    say("  (each clock is the machine's; the sound is when a 10 ms chunk of the monitor arrived)")
-    say("The alert's buttons, as dunst received them: \(alertCall.buttons.joined(separator: ", ")); urgency \(alertCall.urgency.map(String.init) ?? "none") (2: critical)")
-    say("Stop pressed: the sound was last heard \(milliseconds(pressed, lastSound)) after the press, then \(Int(silence)) s of silence.")
+    say("Measured from the instant the timer was due (\(title), \(timer.id.prefix(8))), each from its own record:")
+    let measured = [
+        ("the agent began alerting (the agent: reveille show --json)", milliseconds(due, try instant(alerting))),
+        ("the alert's Notify reached dunst (the bus: dbus-monitor)", milliseconds(due, alertCall.time)),
+        ("dunst created the notification (dunst: dunstctl history)", milliseconds(due, created)),
+        ("the first sound left the null sink (its monitor: parec)", milliseconds(due, firstSound)),
+    ]
+    let width = measured.map(\.0.count).max() ?? 0
+    for (what, value) in measured { say("  " + what.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value) }
+    say("  (this machine's clocks: dunst stamps CLOCK_MONOTONIC, converted here; the sound's instant is when parec")
+    say("  delivered the first loud 10 ms chunk of the monitor, so it is at most that late)")
     say("")
-    say("Screenshot of the alert: \(screenshotPath) (\(screenshot.width)x\(screenshot.height); dunst's bubble at "
-        + (screenshot.box.map { "\($0.x),\($0.y), \($0.width)x\($0.height)" } ?? "?") + ")")
-    say("The alarm's sound:       \(options.output)/alarm.wav (from 0.5 s before it was due until after Stop)")
-    try? FileManager.default.removeItem(atPath: options.output + "/agent.log")
-    try FileManager.default.copyItem(atPath: desktop.stateDirectory + "/agent.log", toPath: options.output + "/agent.log")
-    say("The agent's log:         \(options.output)/agent.log")
+    say("The alarm's sound: \(options.output)/alarm.wav (from 0.5 s before it was due until after Stop)")
+    say("The agent's log:   \(options.output)/agent.log")
 
     // The agent first (it would otherwise see its bus go), then the recorders and the desktop.
     kill(agent, SIGTERM)
