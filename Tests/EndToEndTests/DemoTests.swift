@@ -111,6 +111,7 @@ struct DemoTests {
             #expect(output.contains(record), "measured: \(record)")
         }
         #expect(output.contains("reveille: no agent was running; started reveille-agent"), "the CLI started the agent: \(output)")
+        #expect(output.contains("/usr/bin/dunst) was started by the bus (D-Bus activation"), "as Debian's file says: \(output)")
         #expect(output.contains("The sound stopped: last heard"), "Stop silenced it: \(output)")
         #expect(output.contains("No alarms."), "the list after Stop is empty: \(output)")
 

@@ -85,6 +85,18 @@ final class StartedProcesses: @unchecked Sendable {
         return (state, parent)
     }
 
+    /// The program and its arguments, as /proc says.
+    static func commandLine(of pid: pid_t) -> String {
+        fields(of: "/proc/\(pid)/cmdline").joined(separator: " ")
+    }
+
+    /// The KEY=VALUE entries of its environment.
+    static func environment(of pid: pid_t) -> [String] { fields(of: "/proc/\(pid)/environ") }
+
+    private static func fields(of file: String) -> [String] {
+        (FileManager.default.contents(atPath: file) ?? Data()).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     static func command(of pid: pid_t) -> String? {
         (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
     }

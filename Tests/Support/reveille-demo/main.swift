@@ -130,12 +130,36 @@ func run(_ options: DemoOptions) throws {
         + started.all.map { "\($0.name) \($0.pid)" }.joined(separator: ", ") + ".")
 }
 
+/// Debian's own activation file for dunst, as a desktop's bus reads it.
+let debianDunstService = "/usr/share/dbus-1/services/org.knopwob.dunst.service"
+
+/// Has the bus start dunst as on a Debian desktop: from dunst's own activation file
+/// (`Exec=/usr/bin/dunst`), with its settings where a user keeps them
+/// (`$XDG_CONFIG_HOME/dunst/dunstrc`), instead of the session's file naming a config.
+func activateDunstAsDebianDoes(_ desktop: TestSession) throws {
+    guard FileManager.default.fileExists(atPath: debianDunstService) else {
+        throw Subprocess.Failure("\(debianDunstService) is missing (Debian package dunst)")
+    }
+    try FileManager.default.removeItem(atPath: desktop.serviceDirectory + "/org.freedesktop.Notifications.service")
+    try FileManager.default.copyItem(atPath: debianDunstService, toPath: desktop.serviceDirectory + "/org.knopwob.dunst.service")
+    let settings = (desktop.environment["XDG_CONFIG_HOME"] ?? desktop.directory + "/config") + "/dunst"
+    try FileManager.default.createDirectory(atPath: settings, withIntermediateDirectories: true)
+    // The one setting the demo needs: the menu program that presses a button (see TestSession.pressInDunst).
+    try "[global]\ndmenu = /usr/bin/grep -m1 -F -f \(desktop.directory)/dunst-choice\n"
+        .write(toFile: settings + "/dunstrc", atomically: true, encoding: .utf8)
+    let reload = try desktop.gdbusCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                       method: "org.freedesktop.DBus.ReloadConfig", [])
+    guard reload.status == 0 else { throw Subprocess.Failure("the bus did not reload its service files: \(reload.stderr)") }
+}
+
 /// The demo on `desktop`, up to stopping the agent and the recorders.
 func show(on desktop: TestSession, _ options: DemoOptions) throws {
     started.sessionFolder = desktop.directory
     // The bus answers for itself: its PID is that of the dbus-daemon (forked, not our child).
-    if let bus = try desktop.ownerPID(of: "org.freedesktop.DBus") { started.add("dbus-daemon", bus) }
+    guard let bus = try desktop.ownerPID(of: "org.freedesktop.DBus") else { throw Subprocess.Failure("the private bus has no PID") }
+    started.add("dbus-daemon", bus)
     started.addChildren()
+    try activateDunstAsDebianDoes(desktop)
 
     // The bus's record of every Notify, with the instant it was delivered.
     let monitorLog = desktop.directory + "/notify-calls.txt"
@@ -149,7 +173,8 @@ func show(on desktop: TestSession, _ options: DemoOptions) throws {
     let recorder = try SinkRecorder(session: desktop)
     started.addChildren()
     say("Demo desktop: X display \(desktop.display ?? "?") (Xvfb), a private D-Bus session bus, PulseAudio with a null sink")
-    say("(its monitor recorded), dunst started by D-Bus activation at the first notification. Nothing of yours is touched.")
+    say("(its monitor recorded), and dunst for the bus to start at the first notification, from \(debianDunstService).")
+    say("Nothing of yours is touched: the session's folders are its own, removed at the end.")
     say("")
 
     try showCLI(desktop, "timer", "5s", "--title", title, "--snooze", "1m")
@@ -176,7 +201,12 @@ func show(on desktop: TestSession, _ options: DemoOptions) throws {
     let alertCall = try eventually("the alert's Notify on the bus") {
         NotifyCall.parse((try? String(contentsOfFile: monitorLog, encoding: .utf8)) ?? "").last { $0.summary == title && $0.urgency == 2 }
     }
-    if let dunst = try desktop.ownerPID(of: "org.freedesktop.Notifications") { started.add("dunst", dunst) }
+    guard let dunst = try desktop.ownerPID(of: "org.freedesktop.Notifications") else { throw Subprocess.Failure("nobody owns org.freedesktop.Notifications") }
+    started.add("dunst", dunst)
+    // The bus gives what it activates DBUS_STARTER_ADDRESS; nothing else in the demo sets it.
+    let activated = StartedProcesses.environment(of: dunst).contains { $0.hasPrefix("DBUS_STARTER_ADDRESS=") }
+    say("dunst (pid \(dunst), \(StartedProcesses.commandLine(of: dunst))) was started "
+        + (activated ? "by the bus (D-Bus activation: it carries DBUS_STARTER_ADDRESS)" : "by something other than the bus"))
     _ = try eventually("dunst to show the alert") { try desktop.dunstctl("count", "displayed").stdout.trimmed() == "1" ? true : nil }
     let firstSound = try eventually(timeout: 5, "the alarm's sound at the null sink") { recorder.firstAudible(after: due.addingTimeInterval(-1)) }
 
