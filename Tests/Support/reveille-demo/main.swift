@@ -18,17 +18,14 @@ struct DemoOptions {
     var screenshotTool: String
 
     init(_ arguments: [String]) throws {
+        let refused = Subprocess.Failure("usage: reveille-demo --output DIR --screenshot-tool PATH (got \(arguments))")
         var values: [String: String] = [:]
         var rest = arguments[...]
         while let name = rest.popFirst() {
-            guard ["--output", "--screenshot-tool"].contains(name), let value = rest.popFirst() else {
-                throw Subprocess.Failure("usage: reveille-demo --output DIR --screenshot-tool PATH (got \(arguments))")
-            }
+            guard ["--output", "--screenshot-tool"].contains(name), let value = rest.popFirst() else { throw refused }
             values[name] = value
         }
-        guard let output = values["--output"], let tool = values["--screenshot-tool"] else {
-            throw Subprocess.Failure("usage: reveille-demo --output DIR --screenshot-tool PATH (got \(arguments))")
-        }
+        guard let output = values["--output"], let tool = values["--screenshot-tool"] else { throw refused }
         self.output = output
         screenshotTool = tool
     }
