@@ -25,6 +25,17 @@ struct DemoTests {
         return stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).first != "Z"
     }
 
+    /// Whether the main thread of `pid` blocks SIGTERM (SigBlk in /proc/PID/status).
+    func blocksSIGTERM(_ pid: String) -> Bool {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let mask = status.firstMatch(of: /SigBlk:\s*([0-9a-f]+)/).flatMap { UInt64($0.1, radix: 16) } ?? 0
+        return mask & (1 << UInt64(SIGTERM - 1)) != 0
+    }
+
+    func command(of pid: String) -> String {
+        ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// The PIDs of running processes whose environment holds `marker`: what a run left behind.
     func processes(carrying marker: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
@@ -72,19 +83,30 @@ struct DemoTests {
         return (0, 0)
     }
 
-    @Test func withoutADesktopSessionMakeRunShowsTheAlertOnAPrivateDesktopAndLeavesNothingRunning() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-demo-\(UUID().uuidString.prefix(8))").path
+    /// A machine without a desktop session: no bus address, no display, a runtime folder
+    /// without a bus socket (in `folder`, made here), and a marker every process of the run
+    /// inherits, to find whatever it leaves behind.
+    func withoutSession(in folder: String) throws -> (environment: [String: String], marker: String) {
         try FileManager.default.createDirectory(atPath: folder + "/runtime", withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         var environment = ProcessInfo.processInfo.environment
         for key in ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"] { environment.removeValue(forKey: key) }
-        environment["XDG_RUNTIME_DIR"] = folder + "/runtime" // no bus socket there
+        environment["XDG_RUNTIME_DIR"] = folder + "/runtime"
         environment["REVEILLE_BUILD_DIR"] = try TestSession.findBinaries()
         environment["REVEILLE_DEMO_DIR"] = folder + "/demo"
-        // Every process the run starts inherits this; none may carry it once the run is over.
-        let marker = "REVEILLE_DEMO_TEST_RUN=\(UUID().uuidString)"
-        environment["REVEILLE_DEMO_TEST_RUN"] = String(marker.split(separator: "=")[1])
+        let value = UUID().uuidString
+        environment["REVEILLE_DEMO_TEST_RUN"] = value
+        return (environment, "REVEILLE_DEMO_TEST_RUN=\(value)")
+    }
+
+    func temporaryFolder() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("reveille-demo-\(UUID().uuidString.prefix(8))").path
+    }
+
+    @Test func withoutADesktopSessionMakeRunShowsTheAlertOnAPrivateDesktopAndLeavesNothingRunning() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (environment, marker) = try withoutSession(in: folder)
 
         let started = Date()
         let run = try makeRun(environment, timeout: 150)
@@ -121,6 +143,49 @@ struct DemoTests {
         #expect(pids.count >= 7, "the demo names what it started: \(named)")
         for pid in pids { #expect(!isRunning(pid), "\(pid) is gone") }
         #expect(processes(carrying: marker).isEmpty, "no process of the run is left: \(processes(carrying: marker))")
+    }
+
+    /// Starts the demo as `make run` does, reads its output up to `text`, then does `interrupt`;
+    /// the demo must end with `status` (within its own deadline), and leave nothing it started.
+    func interruptedDemo(until text: String, status expected: Int32, saying note: String?,
+                         _ interrupt: (Subprocess.Child, Int32) -> Void) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (environment, marker) = try withoutSession(in: folder)
+        let binaries = try TestSession.findBinaries()
+        let (demo, output) = try Subprocess.startPiped(
+            binaries + "/reveille-demo", ["--output", folder + "/demo", "--screenshot-tool", repository + "/scripts/screenshot"],
+            environment: environment, stderr: folder + "/stderr")
+        var seen = "", buffer = [UInt8](repeating: 0, count: 4096)
+        while !seen.contains(text) {
+            let count = read(output, &buffer, buffer.count)
+            guard count > 0 else { break }
+            seen += String(decoding: buffer[0..<count], as: UTF8.self)
+        }
+        try #require(seen.contains(text), "the demo got as far as \(text): \(seen)")
+        // This test's thread blocks signals, as some launchers do; what the demo starts must not
+        // inherit that, or SIGTERM would not stop it.
+        let running = processes(carrying: marker)
+        #expect(running.count >= 5, "the demo desktop runs: \(running)")
+        for pid in running { #expect(!blocksSIGTERM(pid), "\(pid) (\(command(of: pid))) blocks SIGTERM") }
+        interrupt(demo, output)
+        #expect(demo.wait(timeout: 130) == expected)
+        let stderr = (try? String(contentsOfFile: folder + "/stderr", encoding: .utf8)) ?? ""
+        if let note { #expect(stderr.contains(note), "\(stderr)") } else { #expect(stderr.isEmpty, "\(stderr)") }
+        #expect(processes(carrying: marker).isEmpty, "no process of the run is left: \(processes(carrying: marker))")
+        let session = try #require(seen.firstMatch(of: /logging to (\/[^ ]*reveille-e2e-[^\/]*)\//).map { String($0.1) })
+        #expect(!FileManager.default.fileExists(atPath: session), "the session's folder is removed")
+    }
+
+    @Test func ctrlCDuringTheDemoStopsEverythingItStarted() throws {
+        // From a terminal, Ctrl-C also reaches Xvfb, PulseAudio and the recorders; the bus, dunst and the agent it does not.
+        try interruptedDemo(until: "waiting for it to ring", status: 128 + SIGINT,
+                            saying: "interrupted (signal \(SIGINT)); stopping what it started") { demo, _ in kill(demo.pid, SIGINT) }
+    }
+
+    @Test func theReaderOfItsOutputGoingAwayNeitherKillsTheDemoNorLeavesWhatItStarted() throws {
+        // `make run | head`: every later line fails to be written (SIGPIPE, EPIPE); the demo runs to its end.
+        try interruptedDemo(until: "waiting for it to ring", status: 0, saying: nil) { _, output in close(output) }
     }
 
     @Test func withoutADesktopSessionAMissingProgramIsNamedWithItsPackageBeforeAnythingStarts() throws {

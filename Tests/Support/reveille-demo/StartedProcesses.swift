@@ -47,7 +47,7 @@ final class StartedProcesses: @unchecked Sendable {
 
     /// Stops everything started, removes the session's folder, and ends the demo with `status`.
     func abandon(_ why: String, status: Int32) -> Never {
-        FileHandle.standardError.write(Data("reveille-demo: \(why); stopping what it started\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("reveille-demo: \(why); stopping what it started\n".utf8))
         stopAll()
         if let folder = sessionFolder { try? FileManager.default.removeItem(atPath: folder) }
         exit(status)
@@ -55,11 +55,14 @@ final class StartedProcesses: @unchecked Sendable {
 
     /// Ctrl-C reaches the demo's own children from the terminal, but not the bus, dunst or the
     /// agent (each in a session of its own): on SIGINT, SIGTERM or SIGHUP, and after `deadline`
-    /// seconds, the demo stops them. Keep the sources while the demo runs.
+    /// seconds, the demo stops them. Keep the sources while the demo runs. SIGPIPE is ignored:
+    /// when whoever read its output goes away (`make run | head`), the demo runs on to its end
+    /// and stops what it started there.
     func abandonOnSignalsAndAfter(_ deadline: TimeInterval) -> [DispatchSourceSignal] {
         DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { [self] in
             abandon("the demo did not finish within \(Int(deadline)) s", status: 1)
         }
+        signal(SIGPIPE, SIG_IGN)
         return [SIGINT, SIGTERM, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
