@@ -18,14 +18,30 @@ struct DemoTests {
         return try Subprocess.run(make, ["--no-print-directory", "-C", repository, "run"], environment: environment, timeout: timeout)
     }
 
-    /// The PIDs of processes whose environment holds `marker`: what a run left behind.
+    /// Whether `pid` runs. A process that has exited but waits to be reaped does not: the
+    /// demo's daemons end as orphans, and a container's first process may reap them late.
+    func isRunning(_ pid: String) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        return stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).first != "Z"
+    }
+
+    /// Whether the main thread of `pid` blocks SIGTERM (SigBlk in /proc/PID/status).
+    func blocksSIGTERM(_ pid: String) -> Bool {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let mask = status.firstMatch(of: /SigBlk:\s*([0-9a-f]+)/).flatMap { UInt64($0.1, radix: 16) } ?? 0
+        return mask & (1 << UInt64(SIGTERM - 1)) != 0
+    }
+
+    func command(of pid: String) -> String {
+        ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The PIDs of running processes whose environment holds `marker`: what a run left behind.
     func processes(carrying marker: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return names.filter { Int32($0) != nil }.filter { pid in
-            guard let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
-            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: ")").last?
-                .trimmingCharacters(in: .whitespaces).first
-            return state != "Z" && environment.split(separator: 0).contains { $0.elementsEqual(marker.utf8) }
+        return names.filter { Int32($0) != nil && isRunning($0) }.filter { pid in
+            let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") ?? Data()
+            return environment.split(separator: 0).contains { $0.elementsEqual(marker.utf8) }
         }
     }
 
@@ -67,19 +83,30 @@ struct DemoTests {
         return (0, 0)
     }
 
-    @Test func withoutADesktopSessionMakeRunShowsTheAlertOnAPrivateDesktopAndLeavesNothingRunning() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-demo-\(UUID().uuidString.prefix(8))").path
+    /// A machine without a desktop session: no bus address, no display, a runtime folder
+    /// without a bus socket (in `folder`, made here), and a marker every process of the run
+    /// inherits, to find whatever it leaves behind.
+    func withoutSession(in folder: String) throws -> (environment: [String: String], marker: String) {
         try FileManager.default.createDirectory(atPath: folder + "/runtime", withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         var environment = ProcessInfo.processInfo.environment
         for key in ["DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"] { environment.removeValue(forKey: key) }
-        environment["XDG_RUNTIME_DIR"] = folder + "/runtime" // no bus socket there
+        environment["XDG_RUNTIME_DIR"] = folder + "/runtime"
         environment["REVEILLE_BUILD_DIR"] = try TestSession.findBinaries()
         environment["REVEILLE_DEMO_DIR"] = folder + "/demo"
-        // Every process the run starts inherits this; none may carry it once the run is over.
-        let marker = "REVEILLE_DEMO_TEST_RUN=\(UUID().uuidString)"
-        environment["REVEILLE_DEMO_TEST_RUN"] = String(marker.split(separator: "=")[1])
+        let value = UUID().uuidString
+        environment["REVEILLE_DEMO_TEST_RUN"] = value
+        return (environment, "REVEILLE_DEMO_TEST_RUN=\(value)")
+    }
+
+    func temporaryFolder() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("reveille-demo-\(UUID().uuidString.prefix(8))").path
+    }
+
+    @Test func withoutADesktopSessionMakeRunShowsTheAlertOnAPrivateDesktopAndLeavesNothingRunning() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (environment, marker) = try withoutSession(in: folder)
 
         let started = Date()
         let run = try makeRun(environment, timeout: 150)
@@ -102,19 +129,84 @@ struct DemoTests {
         let output = run.stdout
         #expect(output.contains("Stop (stop), Snooze (secondary)"), "the buttons dunst received: \(output)")
         for record in ["the agent began alerting", "the alert's Notify reached dunst", "dunst created the notification",
-                       "the first sound came out of the null sink"] {
+                       "the first sound left the null sink"] {
             #expect(output.contains(record), "measured: \(record)")
         }
         #expect(output.contains("reveille: no agent was running; started reveille-agent"), "the CLI started the agent: \(output)")
-        #expect(output.contains("the sound was last heard"), "Stop silenced it: \(output)")
+        #expect(output.contains("/usr/bin/dunst) was started by the bus (D-Bus activation"), "as Debian's file says: \(output)")
+        #expect(output.contains("The sound stopped: last heard"), "Stop silenced it: \(output)")
         #expect(output.contains("No alarms."), "the list after Stop is empty: \(output)")
 
         // Nothing left: neither what the demo names nor anything else the run started.
         let named = output.firstMatch(of: /none of these runs: (.*)\./).map { String($0.1) } ?? ""
-        let pids = named.matches(of: /(\d+)(,|$)/).compactMap { Int32($0.1) }
+        let pids = named.matches(of: /(\d+)(,|$)/).map { String($0.1) }
         #expect(pids.count >= 7, "the demo names what it started: \(named)")
-        for pid in pids { #expect(kill(pid, 0) != 0, "\(pid) is gone") }
+        for pid in pids { #expect(!isRunning(pid), "\(pid) is gone") }
         #expect(processes(carrying: marker).isEmpty, "no process of the run is left: \(processes(carrying: marker))")
+    }
+
+    /// Starts the demo as `make run` does, reads its output up to `text`, then does `interrupt`;
+    /// the demo must end with `status` (within its own deadline), and leave nothing it started.
+    func interruptedDemo(until text: String, status expected: Int32, saying note: String?,
+                         _ interrupt: (Subprocess.Child, Int32) -> Void) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (environment, marker) = try withoutSession(in: folder)
+        let binaries = try TestSession.findBinaries()
+        let (demo, output) = try Subprocess.startPiped(
+            binaries + "/reveille-demo", ["--output", folder + "/demo", "--screenshot-tool", repository + "/scripts/screenshot"],
+            environment: environment, stderr: folder + "/stderr")
+        var seen = "", buffer = [UInt8](repeating: 0, count: 4096)
+        while !seen.contains(text) {
+            let count = read(output, &buffer, buffer.count)
+            guard count > 0 else { break }
+            seen += String(decoding: buffer[0..<count], as: UTF8.self)
+        }
+        try #require(seen.contains(text), "the demo got as far as \(text): \(seen)")
+        // This test's thread blocks signals, as some launchers do; what the demo starts must not
+        // inherit that, or SIGTERM would not stop it.
+        let running = processes(carrying: marker)
+        #expect(running.count >= 5, "the demo desktop runs: \(running)")
+        for pid in running { #expect(!blocksSIGTERM(pid), "\(pid) (\(command(of: pid))) blocks SIGTERM") }
+        interrupt(demo, output)
+        #expect(demo.wait(timeout: 130) == expected)
+        let stderr = (try? String(contentsOfFile: folder + "/stderr", encoding: .utf8)) ?? ""
+        if let note { #expect(stderr.contains(note), "\(stderr)") } else { #expect(stderr.isEmpty, "\(stderr)") }
+        #expect(processes(carrying: marker).isEmpty, "no process of the run is left: \(processes(carrying: marker))")
+        let session = try #require(seen.firstMatch(of: /logging to (\/[^ ]*reveille-e2e-[^\/]*)\//).map { String($0.1) })
+        #expect(!FileManager.default.fileExists(atPath: session), "the session's folder is removed")
+    }
+
+    @Test func ctrlCDuringTheDemoStopsEverythingItStarted() throws {
+        // From a terminal, Ctrl-C also reaches Xvfb, PulseAudio and the recorders; the bus, dunst and the agent it does not.
+        try interruptedDemo(until: "waiting for it to ring", status: 128 + SIGINT,
+                            saying: "interrupted (signal \(SIGINT)); stopping what it started") { demo, _ in kill(demo.pid, SIGINT) }
+    }
+
+    @Test func theReaderOfItsOutputGoingAwayNeitherKillsTheDemoNorLeavesWhatItStarted() throws {
+        // `make run | head`: every later line fails to be written (SIGPIPE, EPIPE); the demo runs to its end.
+        try interruptedDemo(until: "waiting for it to ring", status: 0, saying: nil) { _, output in close(output) }
+    }
+
+    @Test func withoutADesktopSessionAMissingProgramIsNamedWithItsPackageBeforeAnythingStarts() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-demo-path-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A PATH with every program the demo desktop runs but dunst's.
+        for program in ["Xvfb", "dbus-daemon", "dbus-monitor", "gdbus", "pulseaudio", "pactl", "parec", "parecord", "id", "dirname"] {
+            let found = try Subprocess.find(program, package: program)
+            try FileManager.default.createSymbolicLink(atPath: folder + "/" + program, withDestinationPath: found)
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        environment["XDG_RUNTIME_DIR"] = folder
+        environment["PATH"] = folder
+        let run = try Subprocess.run("/bin/bash", [repository + "/scripts/run", "--announce"], environment: environment)
+        #expect(run.status == 1)
+        #expect(run.stdout.hasPrefix("No desktop session here"), "\(run.stdout)")
+        #expect(run.stderr.contains("dunst (Debian package dunst)") && run.stderr.contains("dunstctl (Debian package dunst)"),
+                "\(run.stderr)")
+        #expect(!run.stderr.contains("Xvfb"), "only what is missing: \(run.stderr)")
     }
 
     @Test func inADesktopSessionMakeRunSaysHowToStopTheAgentItStartedAndWhereItLogs() throws {

@@ -18,17 +18,14 @@ struct DemoOptions {
     var screenshotTool: String
 
     init(_ arguments: [String]) throws {
+        let refused = Subprocess.Failure("usage: reveille-demo --output DIR --screenshot-tool PATH (got \(arguments))")
         var values: [String: String] = [:]
         var rest = arguments[...]
         while let name = rest.popFirst() {
-            guard ["--output", "--screenshot-tool"].contains(name), let value = rest.popFirst() else {
-                throw Subprocess.Failure("usage: reveille-demo --output DIR --screenshot-tool PATH (got \(arguments))")
-            }
+            guard ["--output", "--screenshot-tool"].contains(name), let value = rest.popFirst() else { throw refused }
             values[name] = value
         }
-        guard let output = values["--output"], let tool = values["--screenshot-tool"] else {
-            throw Subprocess.Failure("usage: reveille-demo --output DIR --screenshot-tool PATH (got \(arguments))")
-        }
+        guard let output = values["--output"], let tool = values["--screenshot-tool"] else { throw refused }
         self.output = output
         screenshotTool = tool
     }
@@ -38,31 +35,15 @@ let title = "Reveille demo"
 /// The whole demo ends within this, whatever happens (a stuck peer, a lost event).
 let deadline: TimeInterval = 120
 let started = StartedProcesses()
-/// The private session's folder, removed by any way out.
-nonisolated(unsafe) var sessionFolder: String?
 
 /// A line on stdout at once (the demo's output interleaves with the programs it runs).
-func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+/// A closed stdout is no reason to trap or to stop halfway: the demo runs on and cleans up.
+func say(_ line: String) { try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8)) }
 
-/// Stops everything started, removes the session's folder, and ends with `status`.
-func abandon(_ why: String, status: Int32) -> Never {
-    FileHandle.standardError.write(Data("reveille-demo: \(why); stopping what it started\n".utf8))
-    started.stopAll()
-    if let sessionFolder { try? FileManager.default.removeItem(atPath: sessionFolder) }
-    exit(status)
-}
-
-// Ctrl-C reaches the demo's own children from the terminal, but not the bus, dunst or the
-// agent (each in a session of its own): the demo stops them. So it does at its deadline.
-let signalSources = [SIGINT, SIGTERM, SIGHUP].map { number -> DispatchSourceSignal in
-    signal(number, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-    source.setEventHandler { abandon("interrupted (signal \(number))", status: 128 + number) }
-    source.resume()
-    return source
-}
-DispatchQueue.global().asyncAfter(deadline: .now() + deadline) {
-    abandon("the demo did not finish within \(Int(deadline)) s", status: 1)
+/// Copies `source` to `target`, replacing what a previous run left there.
+func replaceCopy(of source: String, at target: String) throws {
+    try? FileManager.default.removeItem(atPath: target)
+    try FileManager.default.copyItem(atPath: source, toPath: target)
 }
 
 /// Milliseconds from `start` to `end`, signed, for the report.
@@ -137,7 +118,7 @@ func run(_ options: DemoOptions) throws {
     try FileManager.default.createDirectory(atPath: options.output, withIntermediateDirectories: true)
     // The session is released when `show` returns or throws: its peers are stopped by PID.
     try show(on: try TestSession(notifications: .dunst, audio: .pulseAudio), options)
-    sessionFolder = nil
+    started.sessionFolder = nil
     let left = started.running
     guard left.isEmpty else {
         throw Subprocess.Failure("still running after the demo: \(left.map { "\($0.name) \($0.pid)" }.joined(separator: ", "))")
@@ -147,12 +128,36 @@ func run(_ options: DemoOptions) throws {
         + started.all.map { "\($0.name) \($0.pid)" }.joined(separator: ", ") + ".")
 }
 
+/// Debian's own activation file for dunst, as a desktop's bus reads it.
+let debianDunstService = "/usr/share/dbus-1/services/org.knopwob.dunst.service"
+
+/// Has the bus start dunst as on a Debian desktop: from dunst's own activation file
+/// (`Exec=/usr/bin/dunst`), with its settings where a user keeps them
+/// (`$XDG_CONFIG_HOME/dunst/dunstrc`), instead of the session's file naming a config.
+func activateDunstAsDebianDoes(_ desktop: TestSession) throws {
+    guard FileManager.default.fileExists(atPath: debianDunstService) else {
+        throw Subprocess.Failure("\(debianDunstService) is missing (Debian package dunst)")
+    }
+    try FileManager.default.removeItem(atPath: desktop.serviceDirectory + "/org.freedesktop.Notifications.service")
+    try FileManager.default.copyItem(atPath: debianDunstService, toPath: desktop.serviceDirectory + "/org.knopwob.dunst.service")
+    let settings = (desktop.environment["XDG_CONFIG_HOME"] ?? desktop.directory + "/config") + "/dunst"
+    try FileManager.default.createDirectory(atPath: settings, withIntermediateDirectories: true)
+    // The one setting the demo needs: the menu program that presses a button (see TestSession.pressInDunst).
+    try "[global]\ndmenu = /usr/bin/grep -m1 -F -f \(desktop.directory)/dunst-choice\n"
+        .write(toFile: settings + "/dunstrc", atomically: true, encoding: .utf8)
+    let reload = try desktop.gdbusCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                       method: "org.freedesktop.DBus.ReloadConfig", [])
+    guard reload.status == 0 else { throw Subprocess.Failure("the bus did not reload its service files: \(reload.stderr)") }
+}
+
 /// The demo on `desktop`, up to stopping the agent and the recorders.
 func show(on desktop: TestSession, _ options: DemoOptions) throws {
-    sessionFolder = desktop.directory
+    started.sessionFolder = desktop.directory
     // The bus answers for itself: its PID is that of the dbus-daemon (forked, not our child).
-    if let bus = try desktop.ownerPID(of: "org.freedesktop.DBus") { started.add("dbus-daemon", bus) }
+    guard let bus = try desktop.ownerPID(of: "org.freedesktop.DBus") else { throw Subprocess.Failure("the private bus has no PID") }
+    started.add("dbus-daemon", bus)
     started.addChildren()
+    try activateDunstAsDebianDoes(desktop)
 
     // The bus's record of every Notify, with the instant it was delivered.
     let monitorLog = desktop.directory + "/notify-calls.txt"
@@ -166,7 +171,8 @@ func show(on desktop: TestSession, _ options: DemoOptions) throws {
     let recorder = try SinkRecorder(session: desktop)
     started.addChildren()
     say("Demo desktop: X display \(desktop.display ?? "?") (Xvfb), a private D-Bus session bus, PulseAudio with a null sink")
-    say("(its monitor recorded), dunst started by D-Bus activation at the first notification. Nothing of yours is touched.")
+    say("(its monitor recorded), and dunst for the bus to start at the first notification, from \(debianDunstService).")
+    say("Nothing of yours is touched: the session's folders are its own, removed at the end.")
     say("")
 
     try showCLI(desktop, "timer", "5s", "--title", title, "--snooze", "1m")
@@ -193,7 +199,12 @@ func show(on desktop: TestSession, _ options: DemoOptions) throws {
     let alertCall = try eventually("the alert's Notify on the bus") {
         NotifyCall.parse((try? String(contentsOfFile: monitorLog, encoding: .utf8)) ?? "").last { $0.summary == title && $0.urgency == 2 }
     }
-    if let dunst = try desktop.ownerPID(of: "org.freedesktop.Notifications") { started.add("dunst", dunst) }
+    guard let dunst = try desktop.ownerPID(of: "org.freedesktop.Notifications") else { throw Subprocess.Failure("nobody owns org.freedesktop.Notifications") }
+    started.add("dunst", dunst)
+    // The bus gives what it activates DBUS_STARTER_ADDRESS; nothing else in the demo sets it.
+    let activated = StartedProcesses.environment(of: dunst).contains { $0.hasPrefix("DBUS_STARTER_ADDRESS=") }
+    say("dunst (pid \(dunst), \(StartedProcesses.commandLine(of: dunst))) was started "
+        + (activated ? "by the bus (D-Bus activation: it carries DBUS_STARTER_ADDRESS)" : "by something other than the bus"))
     _ = try eventually("dunst to show the alert") { try desktop.dunstctl("count", "displayed").stdout.trimmed() == "1" ? true : nil }
     let firstSound = try eventually(timeout: 5, "the alarm's sound at the null sink") { recorder.firstAudible(after: due.addingTimeInterval(-1)) }
 
@@ -203,11 +214,16 @@ func show(on desktop: TestSession, _ options: DemoOptions) throws {
         let picture = try Screenshot.capture(tool: options.screenshotTool, to: screenshotPath, session: desktop)
         return picture.box == nil ? nil : picture
     }
+    say("")
+    say("Ringing. The screen, taken while the alert was up: \(screenshotPath)")
+    say("  (\(screenshot.width)x\(screenshot.height); dunst's bubble at "
+        + (screenshot.box.map { "\($0.x),\($0.y), \($0.width)x\($0.height)" } ?? "?") + ")")
+    say("The alert's buttons, as dunst received them: \(alertCall.buttons.joined(separator: ", "))"
+        + "; urgency \(alertCall.urgency.map(String.init) ?? "none") (2: critical)")
     // Let it ring a little, so the recording holds more than its first instant.
     _ = try eventually(timeout: 10, "two seconds of ringing") {
         recorder.lastAudible().map { $0.timeIntervalSince(firstSound) >= 2 } == true ? true : nil
     }
-    say("")
     try showCLI(desktop, "list")
 
     say("")
@@ -221,29 +237,29 @@ func show(on desktop: TestSession, _ options: DemoOptions) throws {
               latest.timeIntervalSince(max(last, pressed)) >= silence else { return nil }
         return last
     }
+    say("The sound stopped: last heard \(milliseconds(pressed, lastSound)) after the press, then \(Int(silence)) s of silence.")
     try showCLI(desktop, "list")
     kill(parecord.pid, SIGTERM) // parecord writes the WAV header's lengths as it ends
     parecord.wait()
-    try? FileManager.default.removeItem(atPath: options.output + "/alarm.wav")
-    try FileManager.default.copyItem(atPath: recording, toPath: options.output + "/alarm.wav")
+    try replaceCopy(of: recording, at: options.output + "/alarm.wav")
+    try replaceCopy(of: desktop.stateDirectory + "/agent.log", at: options.output + "/agent.log")
     let created = try eventually("the alert in dunst's history") { try dunstCreated(desktop, summary: title) }
 
     say("")
-    say("Measured from the instant the timer was due (\(title), \(timer.id.prefix(8))):")
-    say("  the agent began alerting (its record, reveille show --json)    \(milliseconds(due, try instant(alerting)))")
-    say("  the alert's Notify reached dunst (the bus's record, dbus-monitor)  \(milliseconds(due, alertCall.time))")
-    say("  dunst created the notification (its history, dunstctl history)  \(milliseconds(due, created))")
-    say("  the first sound came out of the null sink (its monitor, parec)   \(milliseconds(due, firstSound))")
-    say("  (each clock is the machine's; the sound is when a 10 ms chunk of the monitor arrived)")
-    say("The alert's buttons, as dunst received them: \(alertCall.buttons.joined(separator: ", ")); urgency \(alertCall.urgency.map(String.init) ?? "none") (2: critical)")
-    say("Stop pressed: the sound was last heard \(milliseconds(pressed, lastSound)) after the press, then \(Int(silence)) s of silence.")
+    say("Measured from the instant the timer was due (\(title), \(timer.id.prefix(8))), each from its own record:")
+    let measured = [
+        ("the agent began alerting (the agent: reveille show --json)", milliseconds(due, try instant(alerting))),
+        ("the alert's Notify reached dunst (the bus: dbus-monitor)", milliseconds(due, alertCall.time)),
+        ("dunst created the notification (dunst: dunstctl history)", milliseconds(due, created)),
+        ("the first sound left the null sink (its monitor: parec)", milliseconds(due, firstSound)),
+    ]
+    let width = measured.map(\.0.count).max() ?? 0
+    for (what, value) in measured { say("  " + what.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value) }
+    say("  (this machine's clocks: dunst stamps CLOCK_MONOTONIC, converted here; the sound's instant is when parec")
+    say("  delivered the first loud 10 ms chunk of the monitor, so it is at most that late)")
     say("")
-    say("Screenshot of the alert: \(screenshotPath) (\(screenshot.width)x\(screenshot.height); dunst's bubble at "
-        + (screenshot.box.map { "\($0.x),\($0.y), \($0.width)x\($0.height)" } ?? "?") + ")")
-    say("The alarm's sound:       \(options.output)/alarm.wav (from 0.5 s before it was due until after Stop)")
-    try? FileManager.default.removeItem(atPath: options.output + "/agent.log")
-    try FileManager.default.copyItem(atPath: desktop.stateDirectory + "/agent.log", toPath: options.output + "/agent.log")
-    say("The agent's log:         \(options.output)/agent.log")
+    say("The alarm's sound: \(options.output)/alarm.wav (from 0.5 s before it was due until after Stop)")
+    say("The agent's log:   \(options.output)/agent.log")
 
     // The agent first (it would otherwise see its bus go), then the recorders and the desktop.
     kill(agent, SIGTERM)
@@ -252,9 +268,16 @@ func show(on desktop: TestSession, _ options: DemoOptions) throws {
     recorder.stop()
 }
 
+// A launcher that blocks signals (a test runner's thread, some desktops' launchers) passes its
+// mask on to the demo and, through it, to every process the demo starts, which SIGTERM then
+// cannot stop (each waits out a second for SIGKILL): the demo starts them with none blocked.
+var noSignals = sigset_t()
+sigemptyset(&noSignals)
+pthread_sigmask(SIG_SETMASK, &noSignals, nil)
+let signalSources = started.abandonOnSignalsAndAfter(deadline)
 do {
     try run(try DemoOptions(Array(CommandLine.arguments.dropFirst())))
     withExtendedLifetime(signalSources) {}
 } catch {
-    abandon("\(error)", status: 1)
+    started.abandon("\(error)", status: 1)
 }
