@@ -44,7 +44,12 @@ package enum AtomicFile {
         guard rename(temporary.string, path.string) == 0 else { throw Errno(rawValue: errno) }
         renamed = true
         guard continueAfter(.renamed) else { return }
-        try syncDirectory(containing: path)
+        do { try syncDirectory(containing: path) } catch { throw RenamedButNotSynced(underlying: error) }
+    }
+
+    /// The new content is in place (a restart reads it), but a power cut may still lose it.
+    package struct RenamedButNotSynced: Error {
+        package var underlying: any Error
     }
 
     /// fsync(2) of the folder, so the rename itself survives a power cut.
