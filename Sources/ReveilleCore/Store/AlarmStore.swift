@@ -88,7 +88,8 @@ package final class AlarmStore {
     /// What a load could not read.
     package struct LoadReport: Sendable {
         package var damaged: [DamagedEntry] = []
-        /// The damaged files' contents, kept under these names.
+        /// The damaged files' contents, kept under these names (or left where they were, when
+        /// they could not be: then nothing was written over them).
         package var keptAside: [FilePath] = []
     }
 
@@ -118,7 +119,9 @@ package final class AlarmStore {
         var allKept = true
         for (path, part) in [(file, DamagedEntry.File.snapshot), (journalFile, .journal)] where decoded.damaged.contains(where: { $0.file == part }) {
             do { lastLoad.keptAside.append(try VersionedFile<Contents>.keepCopyAside(path)) } catch {
+                // Then nothing is written over it: it stays, damaged lines and all, where it is.
                 allKept = false
+                lastLoad.keptAside.append(path)
                 logger.error("\(path) could not be kept aside (\(error)); it is left as it is")
             }
         }
