@@ -124,6 +124,15 @@ package final class Agent {
             presenter.showMissed(record, due: due, reason: reason)
             service.alarmMissed(record, due: due, reason: reason)
         }
+        scheduler.onStoreDamaged = { report in
+            presenter.showNotice(summary: L("Some stored alarms could not be read"),
+                                 body: L("The alarm store had damaged entries (%@); they were left out, and the other alarms are loaded. The damaged files are kept as %@.",
+                                         "\(report.damaged.count)", report.keptAside.map(\.string).joined(separator: ", ")))
+        }
+        scheduler.onCannotSave = { reason in
+            presenter.showNotice(summary: L("Reveille cannot save changes"),
+                                 body: L("The alarms already set will ring and can be stopped, but new alarms and changes are refused: %@.", reason))
+        }
         scheduler.onUnsaved = { reason in
             presenter.showNotice(summary: L("Reveille could not save a change"),
                                  body: L("The alarm was silenced, but %@. If Reveille restarts before it can save, the alarm may ring again.", reason))
@@ -175,15 +184,26 @@ package final class Agent {
     /// Takes the state folder's lock, then runs `body`. An agent this one replaced (`--replace`)
     /// still holds it while it shuts down: wait for it, 100 ms at a time, for up to `triesLeft` tries.
     private func takeStateLock(_ directory: FilePath, triesLeft: Int, then body: @escaping @GLibActor () -> Void) {
+        let paths = ReveillePaths(environment: options.environment)
         do {
-            stateLock = try StateLock(directory: directory)
+            let lock = try StateLock(directory: directory, runtimeDirectory: paths.runtimeDirectory)
+            if let problem = lock.folderProblem {
+                logger.warning("the state folder \(directory) cannot hold the agent's lock (\(problem)); it is held in \(lock.file) instead")
+            }
+            stateLock = lock
             body()
-        } catch let held as StateLock.Held where triesLeft > 0 && held.holder != ProcessInfo.processInfo.processIdentifier {
+        } catch let held as StateLock.Held {
+            guard triesLeft > 0 && held.holder != ProcessInfo.processInfo.processIdentifier else {
+                return stop(status: 1, reason: "\(held)")
+            }
             MainLoopSources.after(milliseconds: 100) { [weak self] in
                 self?.takeStateLock(directory, triesLeft: triesLeft - 1, then: body)
             }
         } catch {
-            stop(status: 1, reason: "\(error)")
+            // Ringing what was loaded matters more than the lock; the bus name still keeps a
+            // second agent off this session.
+            logger.error("cannot lock the state folder \(directory) nor a file in XDG_RUNTIME_DIR (\(error)); running without the lock")
+            body()
         }
     }
 

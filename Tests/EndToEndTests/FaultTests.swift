@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleTimeZone
+import SystemPackage
 
 /// Faults under load. `REVEILLE_LONG_TESTS=1` runs the long variants (1,000 mutations,
 /// 10,000 fuzz cases); the default counts keep `make test` short.
@@ -182,8 +184,10 @@ struct FaultTests {
     @Test func aRefusedChangeLeavesNothingBehindWhenOnlyTheJournalCannotBeWritten() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()
-        // A folder where the journal should be (the agent opens it at its first write): it cannot
-        // be opened for writing, even by root, while the snapshot still can.
+        // A folder where the journal should be: it cannot be opened for writing, even by root,
+        // while the snapshot still can. (The agent holds the journal it opened at start: it must
+        // see that it is no longer the one at that name, which a restart would read.)
+        try FileManager.default.removeItem(atPath: session.stateDirectory + "/alarms.journal")
         try FileManager.default.createDirectory(atPath: session.stateDirectory + "/alarms.journal", withIntermediateDirectories: true)
         for title in ["First", "Second"] {
             let refused = try session.cli("timer", "1h", "--title", title)
@@ -193,6 +197,62 @@ struct FaultTests {
         try FileManager.default.removeItem(atPath: session.stateDirectory + "/alarms.journal")
         try session.startAgent()
         #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty, "what was refused did not come back")
+    }
+
+    /// `chattr +i` on the journal, as the attack did: a refused Schedule came back after a
+    /// restart, and a refused Cancel applied (the snapshot was written before the journal's
+    /// truncation failed). Now every change is refused and none is there after a restart.
+    @Test func anImmutableJournalRefusesChangesAndNothingRefusedComesBack() throws {
+        let session = try TestSession(audio: .none)
+        // An alarm in the snapshot, from an earlier agent.
+        let request = AlarmRequest(schedule: .fixed(Date().addingTimeInterval(86_400)), countdownDuration: nil,
+                                   presentation: AlarmPresentation(alert: .init(title: "Kept")))
+        let kept = try AlarmRecord(id: UUID(), request: request, appID: ClientIdentity.userAppID, now: Date(), timeZone: UTCTimeZone())
+        try AlarmStore(directory: FilePath(session.stateDirectory)).save([kept])
+        try session.startAgent()
+        // One change goes through: the agent holds the journal open from here on.
+        #expect(try session.cli("add", "2031-05-05 05:05", "--title", "Other").status == 0)
+        let journal = session.stateDirectory + "/alarms.journal"
+        let chattr = try Subprocess.find("chattr", package: "e2fsprogs")
+        let immutable = try Subprocess.run(chattr, ["+i", journal], environment: session.environment)
+        guard immutable.status == 0 else {
+            Issue.record("this test needs chattr +i (root, ext4 or tmpfs): \(immutable.stderr)"); return
+        }
+        defer { _ = try? Subprocess.run(chattr, ["-i", journal], environment: session.environment) }
+        let first = try session.cli("add", "2031-06-06 06:06", "--title", "First")
+        #expect(first.status != 0 && first.stderr.contains("alarms.journal"), "refused, naming the journal: \(first.stderr)")
+        let cancel = try session.cli("cancel", kept.id.uuidString)
+        #expect(cancel.status != 0, "the cancel is refused: \(cancel.stdout)")
+        let second = try session.cli("add", "2031-07-07 07:07", "--title", "Second")
+        #expect(second.status != 0, "refused: \(second.stdout)")
+        try session.killAgent(signal: SIGTERM)
+        _ = try Subprocess.run(chattr, ["-i", journal], environment: session.environment)
+        try session.startAgent()
+        #expect(try session.cliJSON([AlarmJSON].self, "list").map(\.title).sorted() == ["Kept", "Other"],
+                "no refused alarm is there, the refused cancel did not apply")
+    }
+
+    /// One damaged line of 300 in the snapshot cost 257 alarms and no one was told.
+    @Test func aDamagedSnapshotLineCostsThatAlarmOnlyAndTheUserIsTold() throws {
+        let session = try TestSession(audio: .none)
+        let request = AlarmRequest(schedule: .fixed(Date().addingTimeInterval(86_400)), countdownDuration: nil,
+                                   presentation: AlarmPresentation(alert: .init(title: "Stored")))
+        let records = try (0..<300).map { _ in
+            try AlarmRecord(id: UUID(), request: request, appID: ClientIdentity.userAppID, now: Date(), timeZone: UTCTimeZone())
+        }
+        try AlarmStore(directory: FilePath(session.stateDirectory)).save(records)
+        let snapshot = session.stateDirectory + "/alarms.json"
+        var lines = try String(contentsOfFile: snapshot, encoding: .utf8).split(separator: "\n").map(String.init)
+        lines[44] = String(lines[44].dropFirst(3))   // one damaged line, as the attack made
+        try (lines.joined(separator: "\n") + "\n").write(toFile: snapshot, atomically: false, encoding: .utf8)
+        try session.startAgent()
+        #expect(try session.cliJSON([AlarmJSON].self, "list").count == 299)
+        let notice = try eventually(timeout: 5, "the notice of the damaged entry") {
+            try session.notifications(titled: "Some stored alarms could not be read").first
+        }
+        #expect(notice.body?.contains("alarms.json.unreadable-") == true, "it names where the damaged bytes are: \(notice.body ?? "")")
+        let aside = try #require(try FileManager.default.contentsOfDirectory(atPath: session.stateDirectory).first { $0.hasPrefix("alarms.json.unreadable-") })
+        #expect(try String(contentsOfFile: session.stateDirectory + "/" + aside, encoding: .utf8).contains(lines[44]), "the damaged line is kept")
     }
 
     @Test func randomCommandLinesFailCleanly() throws {

@@ -37,6 +37,37 @@ struct PersistenceTests {
         #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
     }
 
+    /// The agent streams the journal: a 60 MB journal took 240 MB to load (the whole file,
+    /// its lines, and a joined copy for decoding), now the agent's own memory and a batch.
+    @Test func aLargeJournalLoadsInBoundedMemory() throws {
+        let session = try TestSession(audio: .none)
+        let request = AlarmRequest(schedule: .fixed(Date().addingTimeInterval(86_400)), countdownDuration: nil,
+                                   presentation: AlarmPresentation(alert: .init(title: String(repeating: "t", count: 400))))
+        let records = try (0..<300).map { _ in
+            try AlarmRecord(id: UUID(), request: request, appID: ClientIdentity.userAppID, now: Date(), timeZone: UTCTimeZone())
+        }
+        let store = AlarmStore(directory: FilePath(session.stateDirectory))
+        try store.save([])
+        // Each alarm put again and again, as a long-running agent's journal would hold them.
+        var round = Data()
+        for record in records {
+            round.append(try JSONCoding.compactEncoder.encode(["put": record]))
+            round.append(UInt8(ascii: "\n"))
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: store.journalFile.string))
+        try handle.seekToEnd()
+        while try handle.offset() < 60_000_000 { try handle.write(contentsOf: round) }
+        try handle.close()
+        try session.startAgent()
+        let agent = try #require(session.agent)
+        // Answered once the alarms are loaded.
+        #expect(try session.cliJSON([AlarmJSON].self, "list").count == 300)
+        let status = try String(contentsOfFile: "/proc/\(agent.pid)/status", encoding: .utf8)
+        let peakKiB = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+            .flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true)[1]) })
+        #expect(peakKiB < 120 << 10, "the agent peaked at \(peakKiB >> 10) MiB loading a 60 MB journal")
+    }
+
     @Test func relativeAlarmFollowsATimeZoneChange() throws {
         let session = try TestSession(audio: .none)
         let link = session.directory + "/localtime"

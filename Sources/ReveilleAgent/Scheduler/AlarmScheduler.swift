@@ -29,6 +29,11 @@ final class AlarmScheduler {
     /// Hears a change that took effect but could not be saved (a ringing alarm silenced while
     /// the state folder is full or read-only).
     var onUnsaved: (@GLibActor (String) -> Void)?
+    /// Hears, at start, that parts of the store could not be read (and were left out and kept aside).
+    var onStoreDamaged: (@GLibActor (AlarmStore.LoadReport) -> Void)?
+    /// Hears, at start, that changes cannot be saved (the state folder is read-only, missing,
+    /// not a folder, or the journal cannot be written): what is loaded rings all the same.
+    var onCannotSave: (@GLibActor (String) -> Void)?
     /// Hears that the wall clock was set, before the alarms are recomputed.
     var onClockChange: (@GLibActor () -> Void)?
 
@@ -51,6 +56,11 @@ final class AlarmScheduler {
                                    onClockChange: { [unowned self] in self.clockChanged() })
         var records = store.load()
         logger.info("loaded \(records.count) alarm(s) from \(store.file)")
+        if !store.lastLoad.damaged.isEmpty { onStoreDamaged?(store.lastLoad) }
+        do { try store.checkWritable() } catch {
+            logger.error("changes cannot be saved: could not write \(error); the \(records.count) alarm(s) loaded will ring, changes are refused")
+            onCannotSave?(L("could not write %@", "\(error)"))
+        }
         records = keepAside(engine.overLimit(records), of: records)
         isRunning = true
         clockOffset = wallMinusBoot()

@@ -5,34 +5,56 @@ import Glibc
 import Logging
 import SystemPackage
 
-/// The alarms on disk: a snapshot, `alarms.json` (`VersionedFile`'s rules: atomic, 0600,
-/// an unreadable file kept aside), and a journal, `alarms.journal`, of the changes made
-/// since, one JSON line each. A change costs one appended line and one fsync whatever the
-/// number of alarms; the snapshot is rewritten (and the journal emptied) once the journal
-/// holds more entries than half the alarms, so writing stays linear overall.
+/// The alarms on disk: a snapshot, `alarms.json` (atomic, 0600, one alarm per line), and a
+/// journal, `alarms.journal`, of the changes made since, one JSON line each. A change costs one
+/// appended line and one fsync whatever the number of alarms; the snapshot is rewritten (and
+/// the journal emptied) once the journal holds more entries than half the alarms, so writing
+/// stays linear overall.
 ///
-/// Replaying a journal is idempotent (each entry sets one alarm to a whole value), so a
-/// crash between writing a snapshot and emptying the journal loses nothing.
+/// Each snapshot names a random generation, and the journal's header the generation it
+/// continues: a journal left behind by a snapshot that could not then empty it is ignored, so
+/// the snapshot is the one point where a compaction takes effect. Replaying a journal is
+/// idempotent (each entry sets one alarm to a whole value).
+///
+/// Reading degrades per record: a line that cannot be read loses that alarm only, and the
+/// file it was in is kept aside whole (`.unreadable-STAMP-RANDOM`, 0600) before the rest is
+/// written back. A load streams both files (`StoreDecoder`), so its memory is bounded by the
+/// limits below, not by what is on disk.
 package final class AlarmStore {
     /// The format version this build writes and reads.
     package static let formatVersion = Contents.formatVersion
     /// A journal shorter than this is never compacted, so small stores are not rewritten often.
     package static let minimumJournalLength = 256
+    /// One stored alarm (a snapshot or journal line): far above what the request limits allow.
+    package static let maximumLineBytes = 1 << 20
+    /// The journal: it is compacted before it would grow past this; what is past it is not read.
+    package static let maximumJournalBytes = 64 << 20
+    /// The snapshot in its one-alarm-per-line form: a save that would be larger is refused;
+    /// what is past it is not read.
+    package static let maximumSnapshotBytes = StoredFile.maximumBytes
+    /// A snapshot in another JSON form (written by hand, or by an older Reveille) is read whole: at most this.
+    package static let maximumWholeSnapshotBytes = 64 << 20
 
-    private let snapshot: VersionedFile<Contents>
     private let logger: Logger
     /// `alarms.json`.
-    package var file: FilePath { snapshot.file }
+    package let file: FilePath
     /// `alarms.journal`.
     package let journalFile: FilePath
     private var journal: FileDescriptor?
     /// Entries in the journal now.
     package private(set) var journalLength = 0
-    /// A write failed after the journal's last good entry: the next write must be a snapshot.
+    /// The journal's size now.
+    private var journalBytes = 0
+    /// The snapshot's generation, which the journal's header names.
+    private var generation: String?
+    /// The journal cannot take the next change (a write failed after its last good entry, its
+    /// tail is torn, it belongs to another snapshot): the next write must be a snapshot.
     private var needsSnapshot = false
+    /// What the last `load` could not read, and where it kept those files.
+    package private(set) var lastLoad = LoadReport()
 
     package init(directory: FilePath, logger: Logger = Logger(label: "reveille.store")) {
-        snapshot = VersionedFile(file: directory.appending("alarms.json"), logger: logger)
+        file = directory.appending("alarms.json")
         journalFile = directory.appending("alarms.journal")
         self.logger = logger
     }
@@ -43,6 +65,8 @@ package final class AlarmStore {
         static let formatVersion = 1
         var format = "reveille-alarms"
         var version = formatVersion
+        /// Absent in snapshots written before generations.
+        var generation: String?
         var alarms: [AlarmRecord]
     }
 
@@ -51,6 +75,8 @@ package final class AlarmStore {
         static let formatVersion = 1
         var format = "reveille-alarms-journal"
         var version = formatVersion
+        /// The generation of the snapshot this journal continues (absent: before generations).
+        var snapshot: String?
     }
 
     /// One journal line: an alarm's whole new value, or its removal.
@@ -59,54 +85,77 @@ package final class AlarmStore {
         var remove: UUID?
     }
 
-    /// The stored alarms: the snapshot with the journal replayed on it. An unreadable
-    /// snapshot or journal is moved aside (what could be read of a journal is kept).
+    /// What a load could not read.
+    package struct LoadReport: Sendable {
+        package var damaged: [DamagedEntry] = []
+        /// The damaged files' contents, kept under these names (or left where they were, when
+        /// they could not be: then nothing was written over them).
+        package var keptAside: [FilePath] = []
+    }
+
+    /// The stored alarms: the snapshot with the journal replayed on it. What cannot be read
+    /// is left out, reported in `lastLoad` and kept aside; the rest is written back.
     package func load() -> [AlarmRecord] {
-        var alarms: [UUID: AlarmRecord] = [:]
-        var order: [UUID] = []
-        for record in loadSnapshot() where alarms[record.id] == nil {
-            alarms[record.id] = record
-            order.append(record.id)
+        var decoder = StoreDecoder()
+        for (path, part) in [(file, DamagedEntry.File.snapshot), (journalFile, .journal)] {
+            do { try StoredFile.stream(path) { decoder.feed($0, part) } } catch { decoder.unreadable(part, error.text) }
+            decoder.finish(part)
         }
-        let replay = readJournal()
-        for entry in replay.entries {
-            if let record = entry.put {
-                if alarms.updateValue(record, forKey: record.id) == nil { order.append(record.id) }
-            } else if let id = entry.remove {
-                alarms[id] = nil
+        let decoded = decoder.result()
+        generation = decoded.snapshotGeneration
+        journalLength = decoded.journalEntries
+        var status = stat()
+        journalBytes = stat(journalFile.string, &status) == 0 ? Int(status.st_size) : 0
+        // A torn last line was a write never acknowledged; an obsolete journal is all in the snapshot.
+        needsSnapshot = decoded.journalTornTail || decoded.journalObsolete
+        lastLoad = LoadReport(damaged: decoded.damaged)
+        if !decoded.damaged.isEmpty { keepDamageAside(decoded) }
+        return decoded.alarms
+    }
+
+    /// Keeps the damaged files aside, then writes what was read as the store; never writes
+    /// over a damaged file that could not be kept.
+    private func keepDamageAside(_ decoded: Decoded) {
+        var allKept = true
+        for (path, part) in [(file, DamagedEntry.File.snapshot), (journalFile, .journal)] where decoded.damaged.contains(where: { $0.file == part }) {
+            do { lastLoad.keptAside.append(try VersionedFile<Contents>.keepCopyAside(path)) } catch {
+                // Then nothing is written over it: it stays, damaged lines and all, where it is.
+                allKept = false
+                lastLoad.keptAside.append(path)
+                logger.error("\(path) could not be kept aside (\(error)); it is left as it is")
             }
         }
-        journalLength = replay.entries.count
-        let loaded = order.compactMap { alarms[$0] }
-        if replay.damaged {
-            // Start clean from what was recovered; the damaged journal was kept aside.
-            do { try save(loaded) } catch { logger.error("could not write \(file.string): \(error)") }
-        } else if replay.tornTail {
-            // A write that never finished was never acknowledged: drop it.
-            needsSnapshot = true
-        }
-        return loaded
+        let shown = decoded.damaged.prefix(5).map(\.description).joined(separator: "; ")
+        logger.error("\(decoded.damaged.count) part(s) of the store could not be read (\(shown)\(decoded.damaged.count > 5 ? "; ..." : "")); \(decoded.alarms.count) alarm(s) loaded; kept as \(lastLoad.keptAside.map(\.string).joined(separator: ", "))")
+        guard allKept else { return }
+        do { try save(decoded.alarms) } catch { logger.error("could not write back the alarms that were read: \(error)") }
     }
 
     /// Records `changes` (an alarm's new value, or `nil` for its removal): when this returns
-    /// they survive a crash or power cut. `all` is every alarm after the change; it is read
-    /// only when the journal is compacted into a new snapshot, which happens once it holds
-    /// more entries than half the alarms (so a load replays at most that many, and the
-    /// snapshots written while alarms are only added grow geometrically: linear in total).
+    /// they survive a crash or power cut; when it throws, nothing of them is stored. `all` is
+    /// every alarm after the change; it is read only when the journal is compacted into a new
+    /// snapshot, which happens once it holds more entries than half the alarms (so a load
+    /// replays at most that many, and the snapshots written while alarms are only added grow
+    /// geometrically: linear in total), or would pass `maximumJournalBytes`.
     package func write(_ changes: [AlarmChange], alarmCount: Int, all: () -> [AlarmRecord]) throws {
         guard !changes.isEmpty else { return }
-        if needsSnapshot || journalLength + changes.count > max(Self.minimumJournalLength, alarmCount / 2) {
-            return try save(all())
-        }
         var bytes = Data()
         let encoder = JSONCoding.compactEncoder
-        for change in changes {
-            let entry = change.record.map { JournalEntry(put: $0) } ?? JournalEntry(remove: change.id)
-            bytes.append(try encoder.encode(entry))
-            bytes.append(UInt8(ascii: "\n"))
+        do {
+            for change in changes {
+                let entry = change.record.map { JournalEntry(put: $0) } ?? JournalEntry(remove: change.id)
+                bytes.append(try Self.line(encoder.encode(entry), of: change.id))
+                bytes.append(UInt8(ascii: "\n"))
+            }
+        } catch {
+            throw WriteError(file: journalFile, underlying: error)
+        }
+        if needsSnapshot || journalLength + changes.count > max(Self.minimumJournalLength, alarmCount / 2)
+            || journalBytes + bytes.count > Self.maximumJournalBytes - 4096 {
+            return try save(all())
         }
         do {
-            try append(bytes)
+            journalBytes = try append(bytes)
         } catch {
             // The agent may keep these changes in memory (an alarm that fired rings on); a
             // later journal line alone would not carry them, a whole snapshot will.
@@ -116,30 +165,59 @@ package final class AlarmStore {
         journalLength += changes.count
     }
 
-    /// Replaces the stored alarms with a new snapshot and an empty journal.
+    /// Why changes cannot be saved now (the folder cannot be made or written, the journal not
+    /// opened for writing), or nothing.
+    package func checkWritable() throws {
+        do { _ = try openJournal() } catch { throw WriteError(file: journalFile, underlying: error) }
+    }
+
+    /// Replaces the stored alarms with a new snapshot and an empty journal. Throws, having
+    /// changed nothing, when either cannot be written; once the snapshot is in place the
+    /// alarms are saved, even if the old journal cannot then be emptied (its generation
+    /// is no longer the snapshot's: it is ignored).
     package func save(_ alarms: [AlarmRecord]) throws {
-        // The journal first: a snapshot written when the journal then cannot be emptied would
-        // keep a change the caller is told failed.
-        let descriptor: FileDescriptor
-        do { descriptor = try openJournal() } catch { throw WriteError(file: journalFile, underlying: error) }
+        let next = String(UInt64.random(in: .min ... .max), radix: 16)
+        let snapshotBytes: Data
         do {
+            snapshotBytes = try Self.encode(alarms, generation: next)
             try AtomicFile.makePrivateDirectory(file.removingLastComponent())
-            try AtomicFile.write(try Self.encode(alarms), to: file)
         } catch {
             throw WriteError(file: file, underlying: error)
         }
-        // The snapshot now holds everything the journal did; a crash before the journal is
-        // emptied only replays entries the snapshot already reflects.
+        // An open journal says nothing of whether it can be replaced now (chattr +i, a folder
+        // in its place): ask the file system afresh, before the snapshot makes the change.
+        do { try checkJournalReplaceable() } catch { throw WriteError(file: journalFile, underlying: error) }
         do {
-            try descriptor.resize(to: 0)
-            _ = try descriptor.writeAll(Self.headerLine())
-            guard fsync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            try AtomicFile.write(snapshotBytes, to: file)
+        } catch let late as AtomicFile.RenamedButNotSynced {
+            logger.warning("\(file) is written but its folder could not be synced (\(late.underlying)); a power cut now may lose it")
+        } catch {
+            throw WriteError(file: file, underlying: error)
+        }
+        generation = next
+        try? journal?.close()
+        journal = nil
+        do {
+            let header = try Self.headerLine(snapshot: next)
+            try AtomicFile.write(header, to: journalFile)
+            journalBytes = header.count
+            journalLength = 0
+            needsSnapshot = false
         } catch {
             needsSnapshot = true
-            throw WriteError(file: journalFile, underlying: error)
+            logger.error("the alarms are saved in \(file), but \(journalFile) could not be emptied (\(error)); its entries are older than the snapshot and ignored; changes are saved as whole snapshots until it can be")
         }
-        journalLength = 0
-        needsSnapshot = false
+    }
+
+    /// Throws unless the journal is absent or a file this process may write now.
+    private func checkJournalReplaceable() throws {
+        let descriptor = open(journalFile.string, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else {
+            // ENXIO: a FIFO without a reader, which a rename replaces.
+            if errno == ENOENT || errno == ENXIO { return }
+            throw Errno(rawValue: errno)
+        }
+        close(descriptor)
     }
 
     /// A write that failed, naming the file.
@@ -149,127 +227,66 @@ package final class AlarmStore {
         package var description: String { "\(file): \(underlying)" }
     }
 
-    /// The snapshot's bytes for `alarms`: `Contents` as JSON, one alarm per line.
-    package static func encode(_ alarms: [AlarmRecord]) throws -> Data {
+    /// The snapshot's bytes for `alarms`: `Contents` as JSON, one alarm per line, the first
+    /// line naming `generation`. Throws when an alarm or the whole would pass the limits.
+    package static func encode(_ alarms: [AlarmRecord], generation: String? = nil) throws -> Data {
         let encoder = JSONCoding.compactEncoder
-        let lines = try alarms.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-        return Data((snapshotPrefix + JSONLines.array(lines) + snapshotSuffix + "\n").utf8)
+        let lines = try alarms.map { String(decoding: try line(encoder.encode($0), of: $0.id), as: UTF8.self) }
+        let named = generation.map { #""generation":"\#($0)","# } ?? ""
+        let prefix = #"{"format":"reveille-alarms","version":\#(Contents.formatVersion),\#(named)"alarms":"#
+        let bytes = Data((prefix + JSONLines.array(lines) + "}\n").utf8)
+        guard bytes.count <= maximumSnapshotBytes else {
+            throw StoreError("\(alarms.count) alarms take \(bytes.count >> 20) MiB, more than the \(maximumSnapshotBytes >> 20) MiB the store may hold")
+        }
+        return bytes
     }
 
-    private static let snapshotPrefix = #"{"format":"reveille-alarms","version":\#(Contents.formatVersion),"alarms":"#
-    private static let snapshotSuffix = "}"
-
-    /// The snapshot's alarms: decoded in parallel when it has the shape `encode` writes,
-    /// else through `VersionedFile`, which reads any valid form and keeps a bad file aside.
-    private func loadSnapshot() -> [AlarmRecord] {
-        if let data = try? StoredFile.read(file),
-           let lines = JSONLines.elementLines(data, prefix: Self.snapshotPrefix, suffix: Self.snapshotSuffix),
-           let alarms = try? JSONLines.decodeInParallel(AlarmRecord.self, lines: lines) {
-            return alarms
+    /// `bytes`, the stored line of alarm `id`, when it is within `maximumLineBytes`.
+    private static func line(_ bytes: Data, of id: UUID) throws -> Data {
+        guard bytes.count <= maximumLineBytes else {
+            throw StoreError("alarm \(id) would take \(bytes.count) bytes on disk, more than the \(maximumLineBytes >> 20) MiB one stored alarm may take")
         }
-        return snapshot.load(whatIsLost: "starting from the journal alone")?.alarms ?? []
+        return bytes
     }
 
     // MARK: Journal
 
-    private static func headerLine() throws -> Data {
-        try JSONCoding.compactEncoder.encode(JournalHeader()) + Data("\n".utf8)
+    private static func headerLine(snapshot: String?) throws -> Data {
+        try JSONCoding.compactEncoder.encode(JournalHeader(snapshot: snapshot)) + Data("\n".utf8)
     }
 
+    /// The journal, open for appending: the one a restart reads. A descriptor kept from
+    /// before is checked against the path first (the file deleted or replaced meanwhile would
+    /// take appends that no restart sees).
     private func openJournal() throws -> FileDescriptor {
-        if let journal { return journal }
+        if let journal {
+            var open = stat(), named = stat()
+            if fstat(journal.rawValue, &open) == 0, stat(journalFile.string, &named) == 0,
+               open.st_dev == named.st_dev, open.st_ino == named.st_ino { return journal }
+            try? journal.close()
+            self.journal = nil
+        }
         try AtomicFile.makePrivateDirectory(journalFile.removingLastComponent())
-        let descriptor = try FileDescriptor.open(journalFile, .writeOnly, options: [.create, .append],
+        let descriptor = try FileDescriptor.open(journalFile, .writeOnly, options: [.create, .append, .noFollow, .closeOnExec],
                                                  permissions: [.ownerRead, .ownerWrite])
         journal = descriptor
         return descriptor
     }
 
-    /// Appends `bytes` and syncs; on failure the journal is cut back to where it was, so a
-    /// change reported as failed is never replayed.
-    private func append(_ bytes: Data) throws {
+    /// Appends `bytes` (after a header, in an empty journal) and syncs; returns the journal's
+    /// new size. On failure the journal is cut back to where it was, so a change reported as
+    /// failed is never replayed.
+    private func append(_ bytes: Data) throws -> Int {
         let descriptor = try openJournal()
-        var end = try descriptor.seek(offset: 0, from: .end)
-        if end == 0 {
-            _ = try descriptor.writeAll(Self.headerLine())
-            end = try descriptor.seek(offset: 0, from: .end)
-        }
+        let end = try descriptor.seek(offset: 0, from: .end)
         do {
+            if end == 0 { _ = try descriptor.writeAll(Self.headerLine(snapshot: generation)) }
             _ = try descriptor.writeAll(bytes)
             guard fdatasync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
         } catch {
             try? descriptor.resize(to: end)
             throw error
         }
-    }
-
-    private struct Replay {
-        var entries: [JournalEntry] = []
-        /// The last line was cut short: a write that a crash interrupted.
-        var tornTail = false
-        /// Some other line could not be read, or the journal as a whole; it was kept aside.
-        var damaged = false
-    }
-
-    private func readJournal() -> Replay {
-        var replay = Replay()
-        let data: Data
-        do {
-            guard let read = try StoredFile.read(journalFile), !read.isEmpty else { return replay }
-            data = read
-        } catch {
-            keepJournalAside(error.text)
-            replay.damaged = true
-            return replay
-        }
-        let lines = JSONLines.lineRanges(data).map { data[$0] }
-        replay.tornTail = data.last != UInt8(ascii: "\n")
-        let decoder = JSONCoding.decoder
-        var problems: [String] = []
-        if let header = lines.first.flatMap({ try? decoder.decode(JournalHeader.self, from: Data($0)) }),
-           header.format == JournalHeader().format {
-            guard header.version <= JournalHeader.formatVersion else {
-                keepJournalAside("it was written by a newer Reveille (journal version \(header.version); this one reads \(JournalHeader.formatVersion))")
-                replay.damaged = true
-                return replay
-            }
-        } else if !(replay.tornTail && lines.count == 1) {
-            keepJournalAside("its first line is not a Reveille journal header")
-            replay.damaged = true
-            return replay
-        }
-        let entryLines = Array(lines.dropFirst())
-        if let entries = try? JSONLines.decodeInParallel(JournalEntry.self, lines: entryLines),
-           entries.allSatisfy({ $0.put != nil || $0.remove != nil }) {
-            replay.entries = entries
-            return replay
-        }
-        for (index, line) in lines.enumerated().dropFirst() {
-            do {
-                let entry = try decoder.decode(JournalEntry.self, from: Data(line))
-                guard entry.put != nil || entry.remove != nil else { throw StoreError("neither put nor remove") }
-                replay.entries.append(entry)
-            } catch {
-                let isTail = index == lines.count - 1
-                if isTail && replay.tornTail { break }
-                problems.append("line \(index + 1): \((error as? StoreError)?.text ?? VersionedFile<Contents>.describe(error))")
-            }
-        }
-        if !problems.isEmpty {
-            keepJournalAside("\(problems.count) line(s) could not be read (\(problems.prefix(3).joined(separator: "; "))); the other \(replay.entries.count) were replayed")
-            replay.damaged = true
-        }
-        return replay
-    }
-
-    private func keepJournalAside(_ reason: String) {
-        try? journal?.close()
-        journal = nil
-        do {
-            let aside = try VersionedFile<Contents>.moveAside(journalFile)
-            logger.error("\(journalFile.string) could not be fully read (\(reason)); kept as \(aside.string)")
-        } catch {
-            logger.error("\(journalFile.string) could not be fully read (\(reason)) nor moved aside (\(error))")
-        }
+        return Int(try descriptor.seek(offset: 0, from: .end))
     }
 }

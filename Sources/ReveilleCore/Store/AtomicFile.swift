@@ -23,10 +23,12 @@ package enum AtomicFile {
                              continueAfter: (Step) -> Bool = { _ in true }) throws {
         let temporary = FilePath(path.string + ".tmp")
         // A new file of our own, never one found there: a crash may have left one, and a link
-        // planted there must not make us write (and chmod) a file elsewhere.
+        // planted there must not make us write (and chmod) a file elsewhere. Close-on-exec: a
+        // process started meanwhile (a sound, an intent) must not keep it open (and its file
+        // system busy).
         if unlink(temporary.string) != 0 && errno != ENOENT { throw Errno(rawValue: errno) }
         let descriptor = try FileDescriptor.open(
-            temporary, .writeOnly, options: [.create, .exclusiveCreate, .noFollow],
+            temporary, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
             permissions: [.ownerRead, .ownerWrite])
         var renamed = false
         defer { if !renamed { try? FileDescriptor.close(descriptor)(); _ = unlink(temporary.string) } }
@@ -44,12 +46,17 @@ package enum AtomicFile {
         guard rename(temporary.string, path.string) == 0 else { throw Errno(rawValue: errno) }
         renamed = true
         guard continueAfter(.renamed) else { return }
-        try syncDirectory(containing: path)
+        do { try syncDirectory(containing: path) } catch { throw RenamedButNotSynced(underlying: error) }
+    }
+
+    /// The new content is in place (a restart reads it), but a power cut may still lose it.
+    package struct RenamedButNotSynced: Error {
+        package var underlying: any Error
     }
 
     /// fsync(2) of the folder, so the rename itself survives a power cut.
     static func syncDirectory(containing path: FilePath) throws {
-        let directory = try FileDescriptor.open(path.removingLastComponent(), .readOnly, options: [.directory])
+        let directory = try FileDescriptor.open(path.removingLastComponent(), .readOnly, options: [.directory, .closeOnExec])
         defer { try? directory.close() }
         guard fsync(directory.rawValue) == 0 else { throw Errno(rawValue: errno) }
     }

@@ -11,6 +11,8 @@ package struct ReveillePaths: Sendable {
     package var stateDirectory: FilePath
     /// `$XDG_CONFIG_HOME/reveille`, by default `~/.config/reveille`: settings and decisions.
     package var configDirectory: FilePath
+    /// `$XDG_RUNTIME_DIR`, when set (absolute): the session's private files, such as locks.
+    package var runtimeDirectory: FilePath?
 
     package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
@@ -21,5 +23,6 @@ package struct ReveillePaths: Sendable {
         }
         stateDirectory = base("XDG_STATE_HOME", ".local/state").appending("reveille")
         configDirectory = base("XDG_CONFIG_HOME", ".config").appending("reveille")
+        runtimeDirectory = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? FilePath($0) : nil }
     }
 }

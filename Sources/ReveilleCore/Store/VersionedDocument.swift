@@ -30,13 +30,18 @@ struct VersionedFile<Document: VersionedDocument>: Sendable {
             return keepAside(reason: error.text, whatIsLost: whatIsLost)
         }
         do {
-            if let probe = try? JSONCoding.decoder.decode(VersionProbe.self, from: data), probe.version > Document.formatVersion {
-                throw StoreError("it was written by a newer Reveille (format version \(probe.version); this one reads \(Document.formatVersion))")
-            }
-            return try JSONCoding.decoder.decode(Document.self, from: data)
+            return try Self.decode(data)
         } catch {
-            return keepAside(reason: (error as? StoreError)?.text ?? Self.describe(error), whatIsLost: whatIsLost)
+            return keepAside(reason: error.text, whatIsLost: whatIsLost)
         }
+    }
+
+    /// The document in `data`; throws why it is not one this build reads.
+    static func decode(_ data: Data) throws(StoreError) -> Document {
+        if let probe = try? JSONCoding.decoder.decode(VersionProbe.self, from: data), probe.version > Document.formatVersion {
+            throw StoreError("it was written by a newer Reveille (format version \(probe.version); this one reads \(Document.formatVersion))")
+        }
+        do { return try JSONCoding.decoder.decode(Document.self, from: data) } catch { throw StoreError(describe(error)) }
     }
 
     private func keepAside(reason: String, whatIsLost: String) -> Document? {
@@ -54,21 +59,30 @@ struct VersionedFile<Document: VersionedDocument>: Sendable {
         try AtomicFile.write(try JSONCoding.encoder.encode(document), to: file)
     }
 
-    /// Renames `file` to a new `.unreadable-STAMP-RANDOM` name beside it, never over another
-    /// file: `link(2)` refuses an existing name atomically (no probe-then-rename race, and no
-    /// probing one name after another), then the old name is removed.
+    /// Renames `file` to a new `.unreadable-STAMP-RANDOM` name beside it (see `keepCopyAside`).
     static func moveAside(_ file: FilePath) throws -> FilePath {
+        let aside = try keepCopyAside(file)
+        unlink(file.string)
+        return aside
+    }
+
+    /// Gives `file`'s content a second, new name beside it, `.unreadable-STAMP-RANDOM`, mode
+    /// 0600, never over another file: `link(2)` refuses an existing name atomically (no
+    /// probe-then-rename race, and no probing one name after another). The original name stays,
+    /// for an atomic rename to replace (the kept name then still holds the old content).
+    static func keepCopyAside(_ file: FilePath) throws -> FilePath {
         let stamp = ISO8601Local.compactStamp(Date())
         while true {
             let aside = FilePath(file.string + ".unreadable-\(stamp)-\(String(UInt32.random(in: .min ... .max), radix: 16))")
             guard link(file.string, aside.string) == 0 else {
                 if errno == EEXIST { continue }
-                // A file system without hard links: rename, after checking the name is free.
+                // A file system without hard links: a copy, after checking the name is free.
                 guard !FileManager.default.fileExists(atPath: aside.string) else { continue }
-                try FileManager.default.moveItem(atPath: file.string, toPath: aside.string)
+                try FileManager.default.copyItem(atPath: file.string, toPath: aside.string)
+                chmod(aside.string, 0o600)
                 return aside
             }
-            unlink(file.string)
+            chmod(aside.string, 0o600)
             return aside
         }
     }
@@ -87,19 +101,39 @@ struct VersionedFile<Document: VersionedDocument>: Sendable {
     }
 }
 
-struct StoreError: Error { var text: String; init(_ text: String) { self.text = text } }
+struct StoreError: Error, CustomStringConvertible {
+    var text: String
+    init(_ text: String) { self.text = text }
+    var description: String { text }
+}
 
 /// Reads a stored file in bounded memory, without ever blocking: only a regular file (a FIFO
 /// put in its place would block the read for ever) of at most `maximumBytes`, more than any
 /// store within Reveille's limits can reach.
 enum StoredFile {
     static let maximumBytes = 256 << 20
+    /// The size of the pieces `stream` reads.
+    static let chunkBytes = 64 << 10
 
     /// The file's bytes; `nil` when there is no file; throws why it cannot be one of ours.
     static func read(_ path: FilePath) throws(StoreError) -> Data? {
+        var data = Data()
+        let found = try stream(path, maximumBytes: maximumBytes) { chunk in
+            data.append(contentsOf: chunk)
+            return true
+        }
+        return found ? data : nil
+    }
+
+    /// Hands the file's bytes to `take` in pieces of `chunkBytes`, for as long as it returns
+    /// `true`; returns `false` when there is no file (nor a folder for it); throws why it
+    /// cannot be one of ours (or is larger than `maximumBytes`, when given).
+    @discardableResult
+    static func stream(_ path: FilePath, maximumBytes: Int? = nil,
+                       _ take: (UnsafeRawBufferPointer) -> Bool) throws(StoreError) -> Bool {
         let descriptor = open(path.string, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         guard descriptor >= 0 else {
-            if errno == ENOENT { return nil }
+            if errno == ENOENT || errno == ENOTDIR { return false }
             throw StoreError("it cannot be opened: \(String(cString: strerror(errno)))")
         }
         let handle = FileDescriptor(rawValue: descriptor)
@@ -108,20 +142,18 @@ enum StoredFile {
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
             throw StoreError("it is not a regular file")
         }
-        guard Int(status.st_size) <= maximumBytes else {
+        if let maximumBytes, Int(status.st_size) > maximumBytes {
             throw StoreError("it is \(status.st_size >> 20) MiB, more than the \(maximumBytes >> 20) MiB any store of Reveille's can reach")
         }
-        var data = Data(count: Int(status.st_size))
-        var done = 0
-        while done < data.count {
-            let count = data.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + done, $0.count - done) }
-            guard count > 0 else {
-                if count < 0 && errno == EINTR { continue }
-                if count == 0 { break }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkBytes, alignment: 1)
+        defer { buffer.deallocate() }
+        while true {
+            let count = Glibc.read(descriptor, buffer.baseAddress!, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
                 throw StoreError("it cannot be read: \(String(cString: strerror(errno)))")
             }
-            done += count
+            guard count > 0, take(UnsafeRawBufferPointer(rebasing: buffer[..<count])) else { return true }
         }
-        return data.prefix(done)
     }
 }
