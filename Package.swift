@@ -98,6 +98,8 @@ let package = Package(
         .target(name: "ReveilleFuzzSupport", path: "Fuzz/Support"),
         .executableTarget(name: "reveille-fuzz-request", dependencies: ["ReveilleCore", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-request"),
+        .executableTarget(name: "reveille-fuzz-store", dependencies: ["ReveilleCore", "ReveilleFuzzSupport"],
+                          path: "Fuzz/reveille-fuzz-store"),
         .executableTarget(name: "reveille-fuzz-time", dependencies: ["ReveilleCore", "ReveilleTimeZone", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-time"),
         .executableTarget(name: "reveille-fuzz-flatpak-info", dependencies: ["ReveilleBus", "ReveilleFuzzSupport"],
