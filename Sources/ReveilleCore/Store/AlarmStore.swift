@@ -45,7 +45,7 @@ package final class AlarmStore {
     package private(set) var journalLength = 0
     /// The journal's size now.
     private var journalBytes = 0
-    /// The snapshot's generation, which the journal's header names.
+    /// The snapshot's generation (or, before the first snapshot, a new one), which the journal's header names.
     private var generation: String?
     /// The journal cannot take the next change (a write failed after its last good entry, its
     /// tail is torn, it belongs to another snapshot): the next write must be a snapshot.
@@ -102,7 +102,9 @@ package final class AlarmStore {
             decoder.finish(part)
         }
         let decoded = decoder.result()
-        generation = decoded.snapshotGeneration
+        // A journal started before any snapshot names a generation too, so that the first
+        // snapshot's, if it then cannot empty the journal, differs from it.
+        generation = decoded.snapshotGeneration ?? Self.newGeneration()
         journalLength = decoded.journalEntries
         var status = stat()
         journalBytes = stat(journalFile.string, &status) == 0 ? Int(status.st_size) : 0
@@ -110,6 +112,12 @@ package final class AlarmStore {
         needsSnapshot = decoded.journalTornTail || decoded.journalObsolete
         lastLoad = LoadReport(damaged: decoded.damaged)
         if !decoded.damaged.isEmpty { keepDamageAside(decoded) }
+        if decoded.journalObsolete {
+            // Its entries are in the snapshot, unless a damaged byte changed a generation: keep
+            // a copy, so that even then nothing is lost.
+            let aside = try? VersionedFile<Contents>.keepCopyAside(journalFile)
+            logger.warning("\(journalFile) continues another snapshot than \(file) (a compaction could not empty it); its entries were not replayed\(aside.map { "; kept as \($0)" } ?? "")")
+        }
         return decoded.alarms
     }
 
@@ -176,7 +184,7 @@ package final class AlarmStore {
     /// alarms are saved, even if the old journal cannot then be emptied (its generation
     /// is no longer the snapshot's: it is ignored).
     package func save(_ alarms: [AlarmRecord]) throws {
-        let next = String(UInt64.random(in: .min ... .max), radix: 16)
+        let next = Self.newGeneration()
         let snapshotBytes: Data
         do {
             snapshotBytes = try Self.encode(alarms, generation: next)
@@ -208,6 +216,8 @@ package final class AlarmStore {
             logger.error("the alarms are saved in \(file), but \(journalFile) could not be emptied (\(error)); its entries are older than the snapshot and ignored; changes are saved as whole snapshots until it can be")
         }
     }
+
+    private static func newGeneration() -> String { String(UInt64.random(in: .min ... .max), radix: 16) }
 
     /// Throws unless the journal is absent or a file this process may write now.
     private func checkJournalReplaceable() throws {

@@ -76,8 +76,6 @@ struct StoreDecoder {
     private var fileBytes = 0
     private var batch: [(line: Int, bytes: Data)] = []
     private var batchBytes = 0
-    /// The snapshot's header was read, so its generation (or its lack of one) is known.
-    private var snapshotHeaderRead = false
 
     /// Lines decoded together (in parallel when many): at most this many, or this many bytes.
     static let batchLines = 4096
@@ -96,7 +94,6 @@ struct StoreDecoder {
             if let newline = head.firstIndex(of: UInt8(ascii: "\n")) {
                 if let generation = Self.snapshotHeader(head[..<newline]) {
                     decoded.snapshotGeneration = generation
-                    snapshotHeaderRead = true
                     stage = .snapshotLines
                     splitter.countLine()
                     let rest = Array(head[(newline + 1)...])
@@ -203,7 +200,9 @@ struct StoreDecoder {
             if header.version > AlarmStore.JournalHeader.formatVersion {
                 damage(.journal, 0, "it was written by a newer Reveille (journal version \(header.version); this one reads \(AlarmStore.JournalHeader.formatVersion))")
                 stage = .skipping
-            } else if snapshotHeaderRead && header.snapshot != decoded.snapshotGeneration {
+            } else if let snapshot = decoded.snapshotGeneration, let continued = header.snapshot, continued != snapshot {
+                // (Both named: a snapshot without one is from before generations, or its header
+                // is damaged; replaying over it loses nothing.)
                 decoded.journalObsolete = true
                 stage = .skipping
             }
@@ -305,7 +304,6 @@ struct StoreDecoder {
         do {
             let contents = try VersionedFile<AlarmStore.Contents>.decode(Data(head))
             decoded.snapshotGeneration = contents.generation
-            snapshotHeaderRead = true
             for record in contents.alarms where alarms[record.id] == nil {
                 alarms[record.id] = record
                 order.append(record.id)
