@@ -9,7 +9,9 @@ import ReveilleTestSupport
 @Suite("The agent's boundary end to end", .serialized, .waitsOnItsOwnThread)
 struct BoundaryTests {
     func hostile(_ session: TestSession, _ arguments: String...) throws -> [String: Any] {
-        let result = try Subprocess.run("/usr/bin/python3", [HostileClientTests.script] + arguments, environment: session.environment)
+        // The flood sends 960 MB; on a loaded 2-core machine that takes a while.
+        let result = try Subprocess.run("/usr/bin/python3", [HostileClientTests.script] + arguments, environment: session.environment,
+                                        timeout: 150)
         guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
             throw Subprocess.Failure("hostile-client.py \(arguments.joined(separator: " ")) failed: \(result.stderr)")
         }
@@ -44,12 +46,13 @@ struct BoundaryTests {
     @Test func theUsersListWorksPastOneReplysSize() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()
-        // 1,000 alarms of 4 KB of metadata each: more than one reply may carry (4 MiB).
-        let answers = try hostile(session, "many", "1000", "4000")
+        // 450 alarms of about 11 KB of JSON each (metadata and titles full of characters JSON
+        // escapes): more than one reply may carry (4 MiB).
+        let answers = try hostile(session, "many", "450")
         #expect((answers["list"] as? String)?.contains("read the alarms with ListPage") == true, "\(answers)")
         struct Listed: Decodable { var title: String }
         let listed = try session.cliJSON([Listed].self, "list", "--json")
-        #expect(listed.count(where: { $0.title == "Many" }) == 1000)
+        #expect(listed.count(where: { $0.title.hasPrefix("Many") }) == 450)
         let status = try session.cli("status")
         #expect(status.status == 0, "\(status.stderr.prefix(300))")
     }

@@ -8,8 +8,8 @@
     hostile-client.py flood APP_ID CONNECTIONS CALLS MEGABYTES
                                                       an undecided app sends CALLS Schedule calls of MEGABYTES
                                                       on each of CONNECTIONS connections at once
-    hostile-client.py many COUNT METADATA_BYTES       the user's tools store COUNT alarms carrying METADATA_BYTES
-                                                      of metadata each, then ask for List
+    hostile-client.py many COUNT                      the user's tools store COUNT alarms of about 11 KB of JSON each
+                                                      (metadata and a title that JSON escapes), then ask for List
     hostile-client.py listen COUNT STORED             STORED alarms are stored, COUNT connections subscribe,
                                                       then one alarm is added and cancelled: what each heard
 
@@ -82,15 +82,15 @@ def main(command, *args):
         def send(reply, error):
             agent = agents[len(sent) // calls]
             sent.append(agent)
-            agent.Schedule("", configuration, dbus.Dictionary({}, signature="sv"), timeout=20,
+            agent.Schedule("", configuration, dbus.Dictionary({}, signature="sv"), timeout=120,
                            reply_handler=reply, error_handler=error)
-        answers = gather(connections * calls, send, 20)
+        answers = gather(connections * calls, send, 120)
         return {"answered": len(answers), "sample": sorted(set(a[:160] for a in answers))[:3]}
     if command == "many":
         _, agent = connect()
-        metadata = json.dumps("m" * int(args[1]))
-        alarm = json.dumps({"presentation": {"alert": {"title": "Many"}}, "countdownDuration": {"preAlert": 86400},
-                            "metadata": metadata})
+        metadata = json.dumps('"' * 2000)
+        alarm = json.dumps({"presentation": {"alert": {"title": "Many" + "\u0001" * 496}},
+                            "countdownDuration": {"preAlert": 86400}, "metadata": metadata})
         for _ in range(int(args[0])):
             agent.Schedule("", alarm, dbus.Dictionary({}, signature="sv"))
         return {"list": outcome(lambda: agent.List())}
