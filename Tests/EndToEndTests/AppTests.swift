@@ -193,8 +193,10 @@ struct CustomActionTests {
         let alert = try eventually(timeout: 5, "the Runner alert") { try session.alerts(titled: "Runner").first }
         try session.press(label: "Run", on: alert.id)
 
-        let ran = try eventually(timeout: 5, "the command to run") { FileManager.default.contents(atPath: recordFile) }
-        let record = try JSONDecoder().decode([String: [String]].self, from: ran)
+        // The file appears before the command has finished writing it: wait for whole JSON.
+        let record = try eventually(timeout: 5, "the command to run") {
+            FileManager.default.contents(atPath: recordFile).flatMap { try? JSONDecoder().decode([String: [String]].self, from: $0) }
+        }
         #expect(record["arguments"] == tricky, "exactly the argv, nothing expanded")
         #expect(record["alarm"] == [alarmID.lowercased(), "secondary"])
         #expect(listener.wait(timeout: 5) == 0)
