@@ -77,6 +77,20 @@ package struct AlarmHistory: Sendable, Equatable {
         private enum CodingKeys: String, CodingKey {
             case alarmID = "alarm", title, appID = "app", due, rang, seconds, ended, outcome, by
         }
+
+        /// The alarm's id in lower case, as the CLI shows ids.
+        package func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(alarmID.uuidString.lowercased(), forKey: .alarmID)
+            try container.encode(title, forKey: .title)
+            try container.encode(appID, forKey: .appID)
+            try container.encode(due, forKey: .due)
+            try container.encodeIfPresent(rang, forKey: .rang)
+            try container.encode(seconds, forKey: .seconds)
+            try container.encode(ended, forKey: .ended)
+            try container.encode(outcome, forKey: .outcome)
+            try container.encodeIfPresent(by, forKey: .by)
+        }
     }
 
     /// The most entries kept.
