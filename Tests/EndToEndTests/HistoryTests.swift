@@ -48,5 +48,29 @@ struct HistoryEndToEndTests {
         #expect(try session.cliJSON([Entry].self, "history", "--json").map(\.title) == ["Answered", "Ignored"])
         let rewritten = try String(contentsOfFile: path, encoding: .utf8)
         #expect(!rewritten.contains("damaged") && rewritten.hasSuffix("}\n") && rewritten.split(separator: "\n").count == 2)
+
+        // An app stops its own timer as it rings: it sees that entry, and none of the user's.
+        #expect(try session.cli("auth", "allow", "org.test.Cook").status == 0)
+        let app = try Subprocess.run("/usr/bin/python3", ["-c", Self.appStoppingItsTimer], environment: session.environment)
+        let seen = try JSONDecoder().decode([Entry].self, from: Data(app.stdout.utf8))
+        #expect(seen.count == 1 && seen.first?.title == "Cook's" && seen.first?.outcome == "stopped", "\(app.stdout)\(app.stderr)")
+        #expect(seen.first?.app == "org.test.Cook" && seen.first?.by == "org.test.Cook")
+        #expect(try session.cliJSON([Entry].self, "history", "--json").map(\.title) == ["Answered", "Ignored", "Cook's"])
     }
+
+    /// An app (one connection, after Hello) schedules a 1 s timer, stops it once it rings, and
+    /// prints its History.
+    static let appStoppingItsTimer = """
+        import dbus, json, time
+        agent = dbus.Interface(dbus.SessionBus().get_object("io.github.reveille.Reveille", "/io/github/reveille/Reveille"),
+                               "io.github.reveille.Reveille1")
+        agent.Hello("org.test.Cook", "Tests the history")
+        request = {"countdownDuration": {"preAlert": 1, "postAlert": 60}, "presentation": {"alert": {"title": "Cook's"}}}
+        alarm = json.loads(agent.Schedule("", json.dumps(request), dbus.Dictionary({}, signature="sv")))["alarm"]["id"]
+        deadline = time.monotonic() + 10
+        while json.loads(agent.Get(alarm))["alarm"]["state"] != "alerting" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        agent.Stop(alarm)
+        print(agent.History())
+        """
 }

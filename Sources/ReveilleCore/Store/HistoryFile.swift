@@ -57,7 +57,8 @@ package final class HistoryFile {
 
     private func appendLine(_ line: Data) throws {
         try AtomicFile.makePrivateDirectory(file.removingLastComponent())
-        let descriptor = try FileDescriptor.open(file, .writeOnly, options: [.create, .append, .noFollow, .closeOnExec],
+        // Non-blocking: a FIFO put in its place must fail the append, not hang the agent.
+        let descriptor = try FileDescriptor.open(file, .writeOnly, options: [.create, .append, .noFollow, .closeOnExec, .nonBlocking],
                                                  permissions: [.ownerRead, .ownerWrite])
         defer { try? descriptor.close() }
         let end = try descriptor.seek(offset: 0, from: .end)
