@@ -187,4 +187,15 @@ struct HistoryTests {
         third.load()
         #expect(third.history == again.history)
     }
+
+    @Test func aFIFOInTheFilesPlaceNeitherBlocksTheAgentNorLosesTheEntry() throws {
+        let directory = FilePath(NSTemporaryDirectory() + "reveille-history-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory.string) }
+        let file = HistoryFile(directory: directory, logger: Logger(label: "test"))
+        #expect(mkfifo(file.file.string, 0o600) == 0)
+        file.load()
+        file.append(entry("Kept", due: start))
+        #expect(file.history.entries.map(\.title) == ["Kept"], "kept in memory while the file cannot take it")
+    }
 }
