@@ -21,8 +21,15 @@ struct History: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let timeZone = GLibTimeZone.local
-        let start = try since.map { try InputParser.instant($0, now: Date(), timeZone: timeZone) }
+        let timeZone = GLibTimeZone.local, now = Date()
+        let start = try since.map { try InputParser.instant($0, now: now, timeZone: timeZone) }
+        // The parser reads a day or a time as its next occurrence: for the past, that would
+        // silently show nothing.
+        if let since, let start, start > now {
+            let yesterday = ISO8601Local.string(from: now.addingTimeInterval(-86_400), in: timeZone).prefix(10)
+            throw ValidationError(L("--since '%@' means %@, which has not come yet; give a past instant, such as 'today 0:00' or '%@ 07:00'",
+                                    since, AlarmSummary.dateAndTime(ISO8601Local.string(from: start, in: timeZone)), String(yesterday)))
+        }
         let newestFirst = try await AgentConnection.perform { client throws(AlarmError) in try await client.history() }
         let entries = AlarmHistory.filter(newestFirst.reversed(), since: start, missedOnly: missed)
         if json { return try Output.json(entries) }
