@@ -16,7 +16,7 @@ struct HistoryEndToEndTests {
         let answered = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Answered")
         _ = try eventually(timeout: 5, "the first alert") { try session.alerts(titled: "Answered").first }
         #expect(try session.cli("stop", answered.id).status == 0)
-        let beforeIgnored = ISO8601Local.string(from: Date(), in: UTCTimeZone())
+        let beforeIgnored = ISO8601Local.millisecondString(from: Date(), in: UTCTimeZone())
         let ignored = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Ignored", "--ring-limit", "5s")
         _ = try eventually(timeout: 12, "the missed notice") { try session.notifications(titled: "Missed: Ignored").first }
 

@@ -196,6 +196,27 @@ struct HistoryTests {
         #expect(mkfifo(file.file.string, 0o600) == 0)
         file.load()
         file.append(entry("Kept", due: start))
-        #expect(file.history.entries.map(\.title) == ["Kept"], "kept in memory while the file cannot take it")
+        #expect(file.history.entries.map(\.title) == ["Kept"])
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.string)
+        #expect(names.contains { $0.hasPrefix("history.jsonl.unreadable-") }, "the FIFO is moved aside: \(names)")
+        let again = HistoryFile(directory: directory, logger: Logger(label: "test"))
+        again.load()
+        #expect(again.history.entries.map(\.title) == ["Kept"], "and the entry written in a new file")
+    }
+
+    @Test func aFileLargerThanTheAgentWritesIsKeptAsideUnreadAndTheHistoryStartsAnew() throws {
+        let directory = FilePath(NSTemporaryDirectory() + "reveille-history-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory.string) }
+        let file = HistoryFile(directory: directory, logger: Logger(label: "test"))
+        let huge = Data(count: HistoryFile.maximumFileBytes + 1)
+        try huge.write(to: URL(fileURLWithPath: file.file.string))
+        file.load()
+        #expect(file.history.entries.isEmpty)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.string)
+        let aside = try #require(names.first { $0.hasPrefix("history.jsonl.unreadable-") })
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.appending(aside).string)) == huge, "nothing stored is lost")
+        file.append(entry("New", due: start))
+        #expect(try String(contentsOfFile: file.file.string, encoding: .utf8).contains("\"New\""))
     }
 }

@@ -19,17 +19,28 @@ package final class HistoryFile {
         self.logger = logger
     }
 
+    /// The largest file read: what the agent writes stays within `AlarmHistory.maximumBytes`
+    /// and one line, so a larger one was not written by it (and would only delay the start).
+    package static let maximumFileBytes = 2 * AlarmHistory.maximumBytes
+
     /// Reads the file (a damaged line costs only itself); rewrites it when it held damaged
-    /// lines, a torn last line, or more than the bounds.
+    /// lines, a torn last line, or more than the bounds. A file that cannot be read at all
+    /// (too large, not a regular file) is kept aside, never written over, and the history
+    /// starts anew.
     package func load() {
         var reader = AlarmHistory.Reader()
         do {
-            try StoredFile.stream(file) { chunk in
+            try StoredFile.stream(file, maximumBytes: Self.maximumFileBytes) { chunk in
                 reader.feed(chunk)
                 return true
             }
         } catch {
-            logger.error("the history \(file) cannot be read (\(error)); it starts anew")
+            do {
+                let aside = try VersionedFile<AlarmStore.Contents>.moveAside(file)
+                logger.error("the history \(file) cannot be read (\(error)); it is kept as \(aside), and the history starts anew")
+            } catch let asideError {
+                logger.error("the history \(file) cannot be read (\(error)) nor kept aside (\(asideError)); new entries are kept in memory")
+            }
         }
         let decoded = reader.finish()
         history = decoded.history
