@@ -141,6 +141,9 @@ package final class Agent {
                                      alarms: { scheduler.list }, onResume: { scheduler.clockChanged() },
                                      notice: { presenter.showNotice(summary: $0, body: $1) })
         service.wakeStatus = { sleep.status(next: scheduler.list) }
+        let history = HistoryFile(directory: paths.stateDirectory, logger: logger)
+        scheduler.onEnded = { history.append($0) }
+        service.history = { history.history }
         self.sleep = sleep
         // Sound first: the alert asks the notification server for a sound only if Reveille has none.
         scheduler.observers = [{ sounder.update($0) }, { presenter.update($0) }, { service.publish($0) },
@@ -160,6 +163,7 @@ package final class Agent {
                 // the sink or the files.
                 self.takeStateLock(paths.stateDirectory, triesLeft: 50) {
                     sounder.start()
+                    history.load()
                     do {
                         try scheduler.start()
                         sleep.start()

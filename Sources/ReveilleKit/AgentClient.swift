@@ -194,6 +194,11 @@ package final class AgentClient {
         try Self.state(try callBlocking(.authorizationState))
     }
 
+    /// The occurrences that ended (the caller's alarms' only, for an app), newest first.
+    package func history() async throws(AlarmError) -> [AlarmHistory.Entry] {
+        try Self.decode([AlarmHistory.Entry].self, from: try await call(.history))
+    }
+
     /// Whether the next alarm will wake the machine from suspend (the user's client only).
     package func wakeStatus() async throws(AlarmError) -> WakeStatus {
         try Self.decode(WakeStatus.self, from: try await call(.wakeStatus))

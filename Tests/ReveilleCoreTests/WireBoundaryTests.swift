@@ -32,7 +32,7 @@ struct WireBoundaryTests {
             ("Authorizations", [], .authorizations),
             ("SetAuthorization", [.string("org.example.App"), .string("denied")], .setAuthorization(appID: "org.example.App", state: .denied)),
             ("ListSounds", [], .listSounds), ("PlaySound", [.string("bell"), .number(2)], .playSound(name: "bell", seconds: 2)),
-            ("WakeStatus", [], .wakeStatus),
+            ("WakeStatus", [], .wakeStatus), ("History", [], .history),
         ]
         for (method, arguments, expected) in cases {
             #expect(try AgentCall.decode(method: method, arguments: arguments) == expected, "\(method)")

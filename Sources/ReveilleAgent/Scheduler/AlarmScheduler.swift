@@ -26,6 +26,8 @@ final class AlarmScheduler {
     var onIntent: (@GLibActor (AlarmIntent, AlarmRecord, AlarmButtonRole) -> Void)?
     /// Hears which button was pressed on an alarm's notification, after its change.
     var onButton: (@GLibActor (AlarmRecord, AlarmButtonRole) -> Void)?
+    /// Hears each occurrence that ended (answered, missed, never rung), for the history.
+    var onEnded: (@GLibActor (AlarmHistory.Entry) -> Void)?
     /// Hears a change that took effect but could not be saved (a ringing alarm silenced while
     /// the state folder is full or read-only).
     var onUnsaved: (@GLibActor (String) -> Void)?
@@ -181,6 +183,8 @@ final class AlarmScheduler {
                 onIntent?(intent, record, role)
             case .announceButton(let record, let role):
                 onButton?(record, role)
+            case .ended(let entry):
+                onEnded?(entry)
             }
         }
     }

@@ -15,6 +15,8 @@ final class AlarmService {
     private let logger: Logger
     /// Whether the next alarm will wake the machine from suspend (`WakeStatus`).
     var wakeStatus: (@GLibActor () -> WakeStatus)?
+    /// The ended occurrences (`History`).
+    var history: (@GLibActor () -> AlarmHistory)?
     /// Splits each change into what each subscriber's view of it is.
     private var views = AlarmViewUpdates()
     private let json = AlarmJSONCache()
@@ -236,6 +238,8 @@ final class AlarmService {
             return [try sounder.preview(sound, seconds: seconds)]
         case .apply(let action, let id):
             return [try Self.json(try scheduler.apply(action, to: id, owner: owner))]
+        case .history:
+            return [try (history?() ?? AlarmHistory()).json(for: owner, maximumBytes: WireLimits.pageBytes)]
         }
     }
 

@@ -38,6 +38,8 @@ package struct AlarmEngine: Sendable {
         case runIntent(AlarmIntent, AlarmRecord, AlarmButtonRole)
         /// Tell the alarm's app (and the user's tools) which button was pressed.
         case announceButton(AlarmRecord, AlarmButtonRole)
+        /// An occurrence ended (answered, missed, or never rung): one entry for the history.
+        case ended(AlarmHistory.Entry)
         case log(Logger.Level, String)
     }
 
@@ -61,6 +63,8 @@ package struct AlarmEngine: Sendable {
         package var silencesRingingAlarm: Bool
         /// For the log: `stop 3f2a…: now scheduled`.
         package var summary: String
+        /// The ringing occurrence it ends, for the history.
+        package var ended: AlarmHistory.Entry? = nil
     }
 
     /// What a button on an alarm's notification does.
@@ -140,14 +144,17 @@ package struct AlarmEngine: Sendable {
             let id = try resolve(prefix, owner: owner), old = alarms[id]!
             let new = try old.applying(action, now: now, timeZone: timeZone)
             return Proposal(changes: [AlarmChange(id: id, record: new)], result: new, silencesRingingAlarm: old.state == .alerting,
-                            summary: "\(action.rawValue) \(id): now \(new?.state.rawValue ?? "ended")")
+                            summary: "\(action.rawValue) \(id): now \(new?.state.rawValue ?? "ended")",
+                            ended: Self.ending(old, by: action.historyOutcome, owner: owner, now: now))
         case .update(let prefix, let request):
-            return try change(prefix, owner: owner, verb: "updated") { old throws(AlarmError) in
+            var proposal = try change(prefix, owner: owner, verb: "updated") { old throws(AlarmError) in
                 var new = try AlarmRecord(id: old.id, request: request, appID: old.appID, now: now, timeZone: timeZone)
                 // A disabled alarm stays disabled where it can.
                 if old.disabled, let off = try? new.disabling() { new = off }
                 return new
             }
+            proposal.ended = proposal.changes.first.flatMap { alarms[$0.id] }.flatMap { Self.ending($0, by: .changed, owner: owner, now: now) }
+            return proposal
         case .setEnabled(let enabled, let prefix):
             return try change(prefix, owner: owner, verb: enabled ? "enabled" : "disabled") { old throws(AlarmError) in
                 enabled ? try old.enabling(now: now, timeZone: timeZone) : try old.disabling()
@@ -167,11 +174,17 @@ package struct AlarmEngine: Sendable {
                         summary: "\(verb) \(id): next \(new.fireDate.map(ISO8601Local.utcString) ?? "-")")
     }
 
+    /// The history entry of `old`'s ringing occurrence ended with `outcome`; `nil` when it was not ringing.
+    private static func ending(_ old: AlarmRecord, by outcome: AlarmHistory.Outcome?, owner: String?, now: Date) -> AlarmHistory.Entry? {
+        guard old.state == .alerting, let outcome else { return nil }
+        return AlarmHistory.Entry(ringing: old, endedAt: now, outcome: outcome, by: owner ?? ClientIdentity.userAppID)
+    }
+
     /// Makes a proposal current once it is written (or, silencing a ringing alarm, even when it
     /// could not be).
     package mutating func commit(_ proposal: Proposal) -> [Effect] {
         for change in proposal.changes { alarms[change.id] = change.record }
-        return [.log(.info, proposal.summary), arm(), .publish(proposal.changes)]
+        return [.log(.info, proposal.summary), arm(), .publish(proposal.changes)] + (proposal.ended.map { [.ended($0)] } ?? [])
     }
 
     // MARK: Buttons
@@ -223,6 +236,8 @@ package struct AlarmEngine: Sendable {
                 }
                 effects.append(.log(.warning, "missed \(record.title.debugDescription) \(id), \(why)"))
                 effects.append(.reportMissed(record, due: missedDate, reason: reason))
+                effects.append(.ended(reason == .late ? AlarmHistory.Entry(missed: record, due: missedDate, at: now)
+                                      : AlarmHistory.Entry(ringing: record, endedAt: now, outcome: .missedUnanswered, by: nil)))
             }
         }
         changes = alreadyChanged + changes

@@ -26,6 +26,8 @@ package enum AgentCall: Sendable, Equatable {
     case listSounds
     case playSound(name: String, seconds: Double)
     case wakeStatus
+    /// The ended occurrences the caller may see, newest first.
+    case history
 
     /// What a D-Bus argument is, as far as the agent's signatures go (`s`, `u`, `d`, `a{sv}`).
     package enum Argument: Sendable, Equatable {
@@ -42,7 +44,7 @@ package enum AgentCall: Sendable, Equatable {
         "Hello", "Subscribe", "SubscribeUpdates", "List", "ListPage", "Get", "Schedule", "Update",
         "Cancel", "Stop", "Countdown", "Pause", "Resume", "Skip", "Disable", "Enable",
         "RequestAuthorization", "AuthorizationState", "Authorizations", "SetAuthorization",
-        "ListSounds", "PlaySound", "WakeStatus",
+        "ListSounds", "PlaySound", "WakeStatus", "History",
     ]
 
     /// Decodes `method`'s arguments; throws `invalidConfiguration` naming the argument and
@@ -97,6 +99,7 @@ package enum AgentCall: Sendable, Equatable {
             }
             call = .playSound(name: name, seconds: seconds)
         case "WakeStatus": call = .wakeStatus
+        case "History": call = .history
         default:
             throw .invalidConfiguration("no method \(method.prefix(WireLimits.shortStringBytes)); the agent has \(methods.joined(separator: ", "))")
         }
@@ -182,6 +185,7 @@ extension AgentCall {
         case .listSounds: ("ListSounds", [])
         case .playSound(let name, let seconds): ("PlaySound", [.string(name), .number(seconds)])
         case .wakeStatus: ("WakeStatus", [])
+        case .history: ("History", [])
         }
     }
 

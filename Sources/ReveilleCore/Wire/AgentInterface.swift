@@ -150,6 +150,13 @@ package enum AgentInterface {
             <method name="WakeStatus">
               <arg name="status" type="s" direction="out"/>
             </method>
+            <!-- The occurrences that ended, newest first, as a JSON array of {alarm, title, app,
+                 due, rang, seconds, ended, outcome, by}: outcome is stopped, snoozed,
+                 cancelled, changed, missedLate or missedUnanswered. An app sees its own
+                 alarms' entries; the reply holds the newest that fit in 4 MiB. -->
+            <method name="History">
+              <arg name="entries" type="s" direction="out"/>
+            </method>
             <!-- To each subscriber whose view a change touched: the alarms it may see that
                  are new or changed (a JSON array of AlarmRecord), and the ids of those that
                  ended. Apply both to the list Subscribe returned to keep it current. -->
