@@ -61,7 +61,7 @@ struct LocalizedTextCompatibilityTests {
         let button = AlarmButton(text: LocalizedStringResource("again", defaultValue: "Repeat", table: "Kitchen"),
                                  textColor: .white, systemImageName: "view-refresh")
         #expect(title.key == "Boil %@ min eggs" && title.defaultValue == "Boil 3 min eggs")
-        var request = AlarmRequest(schedule: nil, countdownDuration: .init(preAlert: 180, postAlert: 180),
+        let request = AlarmRequest(schedule: nil, countdownDuration: .init(preAlert: 180, postAlert: 180),
                                    presentation: AlarmPresentation(
                                        alert: .init(title: title, secondaryButton: button, secondaryButtonBehavior: .countdown),
                                        countdown: .init(title: title, pauseButton: .pauseButton),
