@@ -39,10 +39,24 @@ public struct LocalizedStringResource: Hashable, Sendable, Codable, ExpressibleB
 
     public var description: String { defaultValue }
 
-    /// Reads the plain string every version wrote.
+    /// Reads the plain string every title and button text has been, or the object
+    /// ReveilleKit's resource encoded as before it was one (`key`, `defaultValue`, `table`),
+    /// which an app's own metadata may hold.
     public init(from decoder: Decoder) throws {
-        self.init(try decoder.singleValueContainer().decode(String.self))
+        if let text = try? decoder.singleValueContainer().decode(String.self) {
+            self.init(text)
+            return
+        }
+        guard let fields = try? decoder.container(keyedBy: Fields.self),
+              let defaultValue = try? fields.decode(String.self, forKey: .defaultValue) else {
+            throw DecodingError.typeMismatch(String.self, .init(codingPath: decoder.codingPath,
+                debugDescription: "a text is a JSON string, such as \"Wake up\""))
+        }
+        self.init((try? fields.decode(String.self, forKey: .key)) ?? defaultValue, defaultValue: defaultValue,
+                  table: try? fields.decode(String.self, forKey: .table))
     }
+
+    private enum Fields: String, CodingKey { case key, defaultValue, table }
 
     /// Writes the text shown as a plain string (see the type's comment).
     public func encode(to encoder: Encoder) throws {

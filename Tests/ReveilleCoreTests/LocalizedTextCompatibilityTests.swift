@@ -92,12 +92,24 @@ struct LocalizedTextCompatibilityTests {
         #expect(AlarmListing(record).secondaryButton == listing.secondaryButton)
     }
 
-    @Test func aTitleThatIsNotTextIsRefusedNamingWhere() {
-        let json = #"{"presentation":{"alert":{"title":{"key":"Wake up"}}}}"#
+    @Test func aResourceAnAppEncodedBeforeInItsMetadataReads() throws {
+        // ReveilleKit's resource was a synthesized Codable struct: an app's metadata holding one
+        // was stored as an object.
+        struct Metadata: Codable { var label: LocalizedStringResource }
+        let stored = #"{"label":{"defaultValue":"Boil 3 min","key":"Boil %@ min","table":"Kitchen"}}"#
+        let label = try JSONCoding.decoder.decode(Metadata.self, from: Data(stored.utf8)).label
+        #expect((label.key, label.defaultValue, label.table) == ("Boil %@ min", "Boil 3 min", "Kitchen"))
+        #expect(String(decoding: try JSONCoding.compactEncoder.encode(Metadata(label: label)), as: UTF8.self)
+                == #"{"label":"Boil 3 min"}"#)
+    }
+
+    @Test(arguments: ["42", "null", #"{"key":"Wake up"}"#, #"["Wake up"]"#])
+    func aTitleThatIsNotTextIsRefusedNamingWhereAndWhatIsAccepted(_ title: String) {
         #expect {
-            try JSONCoding.decoder.decode(AlarmRequest.self, from: Data(json.utf8))
+            _ = try AlarmRequest.decode(configuration: #"{"presentation":{"alert":{"title":\#(title)}}}"#)
         } throws: { error in
-            "\(error)".contains("title")
+            (error as? AlarmError)?.reason.contains("presentation.alert.title") == true
+                && (error as? AlarmError)?.reason.contains("a text is a JSON string") == true
         }
     }
 }
