@@ -14,3 +14,15 @@ func liveActivityText(_ state: AlarmAttributes<CookingData>.ContentState) -> Str
         return "alerting since \(alert.time.hour):\(alert.time.minute)"
     }
 }
+
+// The widget's buttons are labelled with the presentation's texts, `LocalizedStringResource`s
+// as in AlarmKit (`Text(button.text)` in SwiftUI).
+func buttonLabels(_ presentation: AlarmPresentation) -> [LocalizedStringResource] {
+    let alert = presentation.alert
+    var labels: [LocalizedStringResource] = [alert.title, alert.stopButton.text]
+    if let secondary = alert.secondaryButton { labels.append(secondary.text) }
+    if let countdown = presentation.countdown { labels.append(countdown.title) }
+    if let pause = presentation.countdown?.pauseButton { labels.append(pause.text) }
+    if let paused = presentation.paused { labels += [paused.title, paused.resumeButton.text] }
+    return labels
+}

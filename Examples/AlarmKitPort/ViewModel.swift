@@ -72,6 +72,34 @@ import ReveilleKit  // was: import AlarmKit (and SwiftUI, AppIntents)
         scheduleAlarm(id: UUID(), label: label, alarmConfiguration: configuration)
     }
 
+    /// A recipe's timer as Apple's documentation writes it (iOS 26.1's alert with the system's
+    /// Stop, iOS 27's `appEntityIdentifier:`).
+    func scheduleRecipeTimer(for recipe: RecipeEntity, seconds: TimeInterval) -> UUID {
+        let alert = AlarmPresentation.Alert(title: "Eggs are ready!",
+           secondaryButton: AlarmButton(text: "Repeat", textColor: .blue, systemImageName: "repeat"),
+           secondaryButtonBehavior: .countdown)
+        let countdown = AlarmPresentation.Countdown(title: "Eggs are cooking")
+        let paused = AlarmPresentation.Paused(
+            title: "Timer paused",
+            resumeButton: AlarmButton(text: "Resume", textColor: .blue, systemImageName: "play.circle"))
+        let presentation = AlarmPresentation(alert: alert, countdown: countdown, paused: paused)
+        let attributes = AlarmAttributes<CookingData>(presentation: presentation, tintColor: .yellow)
+        let configuration = AlarmConfiguration.timer(duration: seconds, attributes: attributes,
+                                                     appEntityIdentifier: EntityIdentifier(for: recipe))
+        let id = UUID()
+        scheduleAlarm(id: id, label: alert.title, alarmConfiguration: configuration)
+        return id
+    }
+
+    /// A one-time alarm for a recipe, named by its type and id (iOS 27).
+    func scheduleRecipeAlarm(_ label: LocalizedStringResource, for recipe: RecipeEntity, at date: Date) {
+        let attributes = AlarmAttributes<CookingData>(presentation: AlarmPresentation(alert: .init(title: label)),
+                                                      tintColor: .yellow)
+        let configuration = AlarmConfiguration(schedule: .fixed(date), attributes: attributes,
+                                               appEntityIdentifier: EntityIdentifier(for: RecipeEntity.self, identifier: recipe.id))
+        scheduleAlarm(id: UUID(), label: label, alarmConfiguration: configuration)
+    }
+
     /// An alarm whose second button opens the app and leaves the alarm ringing.
     func scheduleCustomButtonAlert(_ label: LocalizedStringResource, at date: Date) {
         let alert = AlarmPresentation.Alert(title: label, stopButton: .stopButton, secondaryButton: .openAppButton,

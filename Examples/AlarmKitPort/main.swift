@@ -66,6 +66,17 @@ print("alarms: \(synchronous.count), async agrees: \(synchronous == asynchronous
 let methods = try AlarmManager.shared.alarmMetadata(CookingData.self).compactMap { $0.metadata?.method?.rawValue }
 print("metadata methods: \(methods.sorted())")
 
+// A recipe's timer in iOS 26.1's and 27's words: the system's Stop (not the app's Done), and
+// the texts read back as the widget would label its buttons.
+model.scheduleRecipeAlarm("Buy eggs", for: .softBoiledEggs, at: Date().addingTimeInterval(86_400))
+await waitUntil("the recipe alarm") { state(of: "Buy eggs") == .scheduled }
+let recipeTimer = model.scheduleRecipeTimer(for: .softBoiledEggs, seconds: 1)
+await waitUntil("the recipe timer alerting") { state(of: "Eggs are ready!") == .alerting }
+let shown = try AlarmManager.shared.presentation(of: recipeTimer)
+print("recipe timer: \(buttonLabels(shown).map { String(localized: $0) })")
+model.stop(recipeTimer)
+await waitUntil("the stopped recipe timer gone") { state(of: "Eggs are ready!") == nil }
+
 // Cancel everything, as a list's swipe-to-delete would.
 for alarmID in await MainActor.run(body: { Array(model.alarmsMap.keys) }) {
     model.unscheduleAlarm(with: alarmID)

@@ -104,13 +104,20 @@ public final class AlarmManager: Sendable {
         public var secondaryIntent: AlarmIntent?
         /// Reveille's addition: volume, fade-in and how long an unanswered alert rings.
         public var ring = RingOptions()
+        /// The app's entity the alarm belongs to (iOS 27). Kept here and never sent: Linux has no
+        /// App Intents to pass it to, so the agent neither stores nor shows it, and the request on
+        /// the wire is the same with it as without.
+        public var appEntityIdentifier: EntityIdentifier?
 
+        /// A configuration; `appEntityIdentifier` is iOS 27's (see the property).
         public init(countdownDuration: Alarm.CountdownDuration? = nil, schedule: Alarm.Schedule? = nil,
-                    attributes: AlarmAttributes<Metadata>, stopIntent: AlarmIntent? = nil,
-                    secondaryIntent: AlarmIntent? = nil, sound: AlertConfiguration.AlertSound = .default) {
+                    attributes: AlarmAttributes<Metadata>, appEntityIdentifier: EntityIdentifier? = nil,
+                    stopIntent: AlarmIntent? = nil, secondaryIntent: AlarmIntent? = nil,
+                    sound: AlertConfiguration.AlertSound = .default) {
             self.countdownDuration = countdownDuration
             self.schedule = schedule
             self.attributes = attributes
+            self.appEntityIdentifier = appEntityIdentifier
             self.stopIntent = stopIntent
             self.secondaryIntent = secondaryIntent
             self.sound = sound
@@ -127,10 +134,10 @@ public final class AlarmManager: Sendable {
         /// A timer that alerts `duration` seconds from now; its Repeat (a secondary button with
         /// `.countdown` behaviour) runs it again for the same duration.
         public static func timer(duration: TimeInterval, attributes: AlarmAttributes<Metadata>,
-                                 stopIntent: AlarmIntent? = nil, secondaryIntent: AlarmIntent? = nil,
-                                 sound: AlertConfiguration.AlertSound = .default) -> Self {
+                                 appEntityIdentifier: EntityIdentifier? = nil, stopIntent: AlarmIntent? = nil,
+                                 secondaryIntent: AlarmIntent? = nil, sound: AlertConfiguration.AlertSound = .default) -> Self {
             Self(countdownDuration: .init(preAlert: duration, postAlert: duration), attributes: attributes,
-                 stopIntent: stopIntent, secondaryIntent: secondaryIntent, sound: sound)
+                 appEntityIdentifier: appEntityIdentifier, stopIntent: stopIntent, secondaryIntent: secondaryIntent, sound: sound)
         }
 
         /// The same configuration ringing at `volume` (0 to 1), rising over `fadeIn` seconds, for

@@ -111,7 +111,7 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
     /// It repeats on weekdays (AlarmKit's `Alarm.isRepeating`).
     public var isRepeating: Bool { request.schedule?.isRepeating ?? false }
 
-    public var title: String { presentation.alert.title }
+    public var title: String { presentation.alert.title.defaultValue }
     public var presentation: AlarmPresentation {
         get { request.presentation }
         set { request.presentation = newValue }

@@ -17,18 +17,34 @@ public struct AlarmPresentation: Codable, Hashable, Sendable {
 
     /// The alert: title, the Stop button and an optional secondary button.
     public struct Alert: Codable, Hashable, Sendable {
-        public var title: String
+        public var title: LocalizedStringResource
         public var stopButton: AlarmButton
         public var secondaryButton: AlarmButton?
         public var secondaryButtonBehavior: SecondaryButtonBehavior?
 
-        public init(title: String, stopButton: AlarmButton = .stopButton,
-                    secondaryButton: AlarmButton? = nil,
+        /// An alert with its own Stop button (iOS 26.0's form).
+        public init(title: LocalizedStringResource, stopButton: AlarmButton, secondaryButton: AlarmButton? = nil,
                     secondaryButtonBehavior: SecondaryButtonBehavior? = nil) {
             self.title = title
             self.stopButton = stopButton
             self.secondaryButton = secondaryButton
             self.secondaryButtonBehavior = secondaryButtonBehavior
+        }
+
+        /// An alert with the system's Stop button (iOS 26.1's form): Reveille's `.stopButton`,
+        /// shown in the user's language, whatever `stopButton` the app defines for itself.
+        public init(title: LocalizedStringResource, secondaryButton: AlarmButton? = nil,
+                    secondaryButtonBehavior: SecondaryButtonBehavior? = nil) {
+            self.init(title: title, stopButton: .stopButton, secondaryButton: secondaryButton,
+                      secondaryButtonBehavior: secondaryButtonBehavior)
+        }
+
+        /// An alert titled with text built at run time (a literal takes the forms above).
+        @_disfavoredOverload
+        public init(title: String, stopButton: AlarmButton = .stopButton, secondaryButton: AlarmButton? = nil,
+                    secondaryButtonBehavior: SecondaryButtonBehavior? = nil) {
+            self.init(title: LocalizedStringResource(title), stopButton: stopButton, secondaryButton: secondaryButton,
+                      secondaryButtonBehavior: secondaryButtonBehavior)
         }
 
         private enum CodingKeys: String, CodingKey {
@@ -38,7 +54,7 @@ public struct AlarmPresentation: Codable, Hashable, Sendable {
         /// Decodes with the initializer's defaults, so a hand-written configuration may omit `stopButton`.
         public init(from decoder: Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            title = try container.decode(String.self, forKey: .title)
+            title = try container.decode(LocalizedStringResource.self, forKey: .title)
             stopButton = try container.decodeIfPresent(AlarmButton.self, forKey: .stopButton) ?? .stopButton
             secondaryButton = try container.decodeIfPresent(AlarmButton.self, forKey: .secondaryButton)
             secondaryButtonBehavior = try container.decodeIfPresent(SecondaryButtonBehavior.self, forKey: .secondaryButtonBehavior)
@@ -65,38 +81,56 @@ public struct AlarmPresentation: Codable, Hashable, Sendable {
     /// The countdown notification's title and its Pause button (none: it cannot be paused
     /// from the notification, as in AlarmKit).
     public struct Countdown: Codable, Hashable, Sendable {
-        public var title: String
+        public var title: LocalizedStringResource
         public var pauseButton: AlarmButton?
 
-        public init(title: String, pauseButton: AlarmButton? = nil) {
+        public init(title: LocalizedStringResource, pauseButton: AlarmButton? = nil) {
             self.title = title
             self.pauseButton = pauseButton
+        }
+
+        /// A countdown titled with text built at run time.
+        @_disfavoredOverload
+        public init(title: String, pauseButton: AlarmButton? = nil) {
+            self.init(title: LocalizedStringResource(title), pauseButton: pauseButton)
         }
     }
 
     /// The paused notification's title and its Resume button.
     public struct Paused: Codable, Hashable, Sendable {
-        public var title: String
+        public var title: LocalizedStringResource
         public var resumeButton: AlarmButton
 
-        public init(title: String, resumeButton: AlarmButton = .resumeButton) {
+        public init(title: LocalizedStringResource, resumeButton: AlarmButton = .resumeButton) {
             self.title = title
             self.resumeButton = resumeButton
+        }
+
+        /// A paused presentation titled with text built at run time.
+        @_disfavoredOverload
+        public init(title: String, resumeButton: AlarmButton = .resumeButton) {
+            self.init(title: LocalizedStringResource(title), resumeButton: resumeButton)
         }
     }
 }
 
-/// A button on an alarm's notification. `systemImageName` is a freedesktop icon name,
-/// shown where the notification server draws action icons.
+/// A button on an alarm's notification. `systemImageName` is a freedesktop icon name (an SF
+/// Symbol name is accepted and never drawn: notification servers show the label).
 public struct AlarmButton: Codable, Hashable, Sendable {
-    public var text: String
+    public var text: LocalizedStringResource
     public var textColor: Color
     public var systemImageName: String
 
-    public init(text: String, textColor: Color, systemImageName: String) {
+    public init(text: LocalizedStringResource, textColor: Color, systemImageName: String) {
         self.text = text
         self.textColor = textColor
         self.systemImageName = systemImageName
+    }
+
+    /// A button labelled with text built at run time (the presets' msgids among it).
+    @_disfavoredOverload
+    public init(text: String, textColor: Color, systemImageName: String) {
+        self.init(text: LocalizedStringResource(text), textColor: textColor, systemImageName: systemImageName)
     }
 
     private enum CodingKeys: String, CodingKey { case text, textColor, systemImageName }
@@ -104,7 +138,7 @@ public struct AlarmButton: Codable, Hashable, Sendable {
     /// `textColor` may be left out: white.
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        text = try container.decode(String.self, forKey: .text)
+        text = try container.decode(LocalizedStringResource.self, forKey: .text)
         textColor = try container.decodeIfPresent(Color.self, forKey: .textColor) ?? .white
         systemImageName = try container.decode(String.self, forKey: .systemImageName)
     }

@@ -408,7 +408,7 @@ struct AlarmListingTests {
             #expect("\(error)".contains("the title is 80001 bytes long in UTF-8; at most 2000 are accepted"))
         }
         var button = request(schedule: nil, preAlert: 60)
-        button.presentation.alert.stopButton.text = String(repeating: "x", count: 100_000)
+        button.presentation.alert.stopButton.text = LocalizedStringResource(String(repeating: "x", count: 100_000))
         #expect(throws: AlarmError.self) { try button.validate(now: now, timeZone: utc) }
         var metadata = request(schedule: nil, preAlert: 60)
         metadata.metadata = "\"" + String(repeating: "x", count: 5000) + "\""

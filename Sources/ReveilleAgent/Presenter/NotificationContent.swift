@@ -67,37 +67,37 @@ struct NotificationContent: Equatable {
         case .alerting:
             kind = .alert
             let alert = presentation.alert
-            summary = alert.title.isEmpty ? L("Alarm") : Self.displayable(alert.title)
+            summary = alert.title.defaultValue.isEmpty ? L("Alarm") : Self.displayable(alert.title.defaultValue)
             let at = record.alertingSince.map { Self.clock($0, timeZone) } ?? Self.clock(now, timeZone)
             lines = [record.schedule == nil ? L("Timer · rang at %@", at) : L("Alarm · rang at %@", at)]
             urgency = .critical
-            buttons = [Button(label: Self.label(alert.stopButton.text, or: L("Stop")), key: .alarm(.stop))]
+            buttons = [Button(label: Self.label(alert.stopButton.text.defaultValue, or: L("Stop")), key: .alarm(.stop))]
             help = [L("To stop: reveille stop %@", String(short))]
             if let secondary = alert.secondaryButton {
-                buttons.append(Button(label: Self.label(secondary.text, or: L("More")), key: .alarm(.secondary)))
+                buttons.append(Button(label: Self.label(secondary.text.defaultValue, or: L("More")), key: .alarm(.secondary)))
                 if AlarmEngine.action(for: .secondary, of: record) == .countdown { help.append(L("To snooze: reveille snooze %@", String(short))) }
             }
             progress = nil
         case .countdown:
             guard let countdown = presentation.countdown, let fireDate = record.fireDate else { return nil }
             kind = .countdown
-            summary = Self.displayable(countdown.title)
+            summary = Self.displayable(countdown.title.defaultValue)
             let left = max(0, fireDate.timeIntervalSince(now))
             lines = [L("Rings at %@ · %@ left", Self.clock(fireDate, timeZone), Self.timeLeft(left))]
             urgency = .normal
-            buttons = (countdown.pauseButton.map { [Button(label: Self.label($0.text, or: L("Pause")), key: .alarm(.pause))] } ?? [])
-                + [Button(label: Localization.text(Self.cancelButton.text), key: .alarm(.cancel))]
+            buttons = (countdown.pauseButton.map { [Button(label: Self.label($0.text.defaultValue, or: L("Pause")), key: .alarm(.pause))] } ?? [])
+                + [Button(label: Localization.text(Self.cancelButton.text.defaultValue), key: .alarm(.cancel))]
             help = [L("To pause: reveille pause %@", String(short))]
             let length = record.countdownLength ?? left
             progress = length > 0 ? Int(((length - left) / length * 100).rounded()).clamped(to: 0...100) : 100
         case .paused:
             guard let paused = presentation.paused else { return nil }
             kind = .paused
-            summary = Self.displayable(paused.title)
+            summary = Self.displayable(paused.title.defaultValue)
             lines = [L("Paused · %@ left", Self.timeLeft(record.pausedTimeRemaining ?? 0))]
             urgency = .normal
-            buttons = [Button(label: Self.label(paused.resumeButton.text, or: L("Resume")), key: .alarm(.resume)),
-                       Button(label: Localization.text(Self.cancelButton.text), key: .alarm(.cancel))]
+            buttons = [Button(label: Self.label(paused.resumeButton.text.defaultValue, or: L("Resume")), key: .alarm(.resume)),
+                       Button(label: Localization.text(Self.cancelButton.text.defaultValue), key: .alarm(.cancel))]
             help = [L("To resume: reveille resume %@", String(short))]
             let length = record.countdownLength ?? 0
             progress = length > 0 ? Int(((length - (record.pausedTimeRemaining ?? 0)) / length * 100).rounded()).clamped(to: 0...100) : nil

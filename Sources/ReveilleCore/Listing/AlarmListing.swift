@@ -31,7 +31,7 @@ package struct AlarmListing: Decodable, Sendable, Identifiable {
         disabled = record.disabled
         sound = record.sound
         ring = record.ring
-        secondaryButton = record.presentation.alert.secondaryButton?.text
+        secondaryButton = record.presentation.alert.secondaryButton?.text.defaultValue
         secondaryButtonBehavior = record.presentation.alert.secondaryButtonBehavior
         secondaryIntent = record.secondaryIntent
     }

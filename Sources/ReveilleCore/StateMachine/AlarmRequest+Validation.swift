@@ -74,14 +74,14 @@ extension AlarmRequest {
         // A .custom button without an intent is AlarmKit's too: pressing it changes nothing,
         // and a running app hears of it (ActionInvoked).
         for (name, title) in [("title", alert.title), ("countdown title", presentation.countdown?.title),
-                              ("paused title", presentation.paused?.title)] {
+                              ("paused title", presentation.paused?.title)] as [(String, LocalizedStringResource?)] {
             guard let title else { continue }
-            try Self.check(name, title, characters: Self.maximumTitleLength, bytes: Self.maximumTitleBytes)
+            try Self.check(name, title.defaultValue, characters: Self.maximumTitleLength, bytes: Self.maximumTitleBytes)
         }
         for (name, button) in [("stopButton", alert.stopButton), ("secondaryButton", alert.secondaryButton),
                                ("pauseButton", presentation.countdown?.pauseButton), ("resumeButton", presentation.paused?.resumeButton)] {
             guard let button else { continue }
-            try Self.check("\(name).text", button.text, characters: Self.maximumButtonTextLength, bytes: Self.maximumButtonTextBytes)
+            try Self.check("\(name).text", button.text.defaultValue, characters: Self.maximumButtonTextLength, bytes: Self.maximumButtonTextBytes)
             try Self.check("\(name).systemImageName", button.systemImageName, characters: Self.maximumIconNameBytes,
                            bytes: Self.maximumIconNameBytes)
         }

@@ -66,7 +66,7 @@ struct AlarmSummary: Encodable, Equatable {
         enabled = !listing.disabled
         switch (listing.secondaryButtonBehavior, listing.secondaryIntent) {
         case (.countdown?, _):
-            secondary = listing.secondaryButton == AlarmButton.repeatButton.text ? "repeat" : "snooze"
+            secondary = listing.secondaryButton == AlarmButton.repeatButton.text.defaultValue ? "repeat" : "snooze"
             snooze = alarm.countdownDuration?.postAlertOrPreAlert
         case (.custom?, .openApp(let desktopID)?): secondary = "open:\(desktopID)"
         case (.custom?, .run(let arguments)?): secondary = "run:" + arguments.map(Self.quoted).joined(separator: " ")

@@ -76,7 +76,7 @@ extension AlertOptions {
             (alert.secondaryButton, alert.secondaryButtonBehavior, request.secondaryIntent) = (button, behavior, intent)
         }
         if title != nil || alert != request.presentation.alert {
-            request.presentation = .reveille(title: title ?? alert.title, secondaryButton: alert.secondaryButton,
+            request.presentation = .reveille(title: title ?? alert.title.defaultValue, secondaryButton: alert.secondaryButton,
                                              behavior: alert.secondaryButtonBehavior)
         }
         if sound != nil { request.sound = Parse.sound(sound) }

@@ -1,13 +1,16 @@
 import FoundationEssentials
-public import ReveilleModel
 
 /// A string to show, with the key it is translated under: AlarmKit's titles and button texts
 /// are `LocalizedStringResource`s, and so are ReveilleKit's. Written as a literal
 /// (`"Wake up"`), with interpolation (`"Boil \(minutes) min"`, key `"Boil %@ min"`), or with an
 /// explicit key and default value.
 ///
-/// The agent shows `defaultValue` (the text with its interpolations filled in); the key and
-/// table travel with it for translation catalogs.
+/// Only the text shown (`defaultValue`, its interpolations filled in) travels to the agent and
+/// is stored: it encodes as that plain JSON string, the shape titles and button texts have
+/// always had, so old stores and clients read it and new ones read theirs. The key and table
+/// stay with the app that made the resource; one read back from the agent has its text as key.
+/// For the same reason two resources are equal when they show the same text: a presentation
+/// equals itself after a trip through the agent.
 public struct LocalizedStringResource: Hashable, Sendable, Codable, ExpressibleByStringInterpolation,
     CustomStringConvertible {
     /// The key a translation catalog looks the text up under.
@@ -35,6 +38,39 @@ public struct LocalizedStringResource: Hashable, Sendable, Codable, ExpressibleB
     }
 
     public var description: String { defaultValue }
+
+    /// Reads the plain string every title and button text has been, or the object
+    /// ReveilleKit's resource encoded as before it was one (`key`, `defaultValue`, `table`),
+    /// which an app's own metadata may hold.
+    public init(from decoder: Decoder) throws {
+        if let text = try? decoder.singleValueContainer().decode(String.self) {
+            self.init(text)
+            return
+        }
+        guard let fields = try? decoder.container(keyedBy: Fields.self),
+              let defaultValue = try? fields.decode(String.self, forKey: .defaultValue) else {
+            throw DecodingError.typeMismatch(String.self, .init(codingPath: decoder.codingPath,
+                debugDescription: "a text is a JSON string, such as \"Wake up\""))
+        }
+        self.init((try? fields.decode(String.self, forKey: .key)) ?? defaultValue, defaultValue: defaultValue,
+                  table: try? fields.decode(String.self, forKey: .table))
+    }
+
+    private enum Fields: String, CodingKey { case key, defaultValue, table }
+
+    /// Writes the text shown as a plain string (see the type's comment).
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(defaultValue)
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.defaultValue == rhs.defaultValue
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(defaultValue)
+    }
 
     /// Builds the key (each interpolation as `%@`) and the text together.
     public struct StringInterpolation: StringInterpolationProtocol {
