@@ -41,7 +41,7 @@ struct Edit: AsyncParsableCommand {
         if old.alarm.schedule == nil {
             guard days == nil else { throw ValidationError(L("--days: %@ is a timer; a timer does not repeat on days", old.id.uuidString.prefix(8).lowercased())) }
             if let when {
-                request.countdownDuration?.preAlert = try Parse.duration(when, option: L("length"))
+                request.countdownDuration?.preAlert = try Parse.timerLength(when, option: L("length"))
             }
         } else if let when {
             // A new time of day keeps the old days; a date makes it ring once.

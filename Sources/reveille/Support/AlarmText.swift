@@ -28,7 +28,8 @@ struct AlarmSummary: Encodable, Equatable {
     var secondary: String
     /// `default`, a sound name, or a path.
     var sound: String
-    /// 0 to 1; full volume when absent.
+    /// 0 to 1 on the desktop's volume slider, as `--volume` reads it (the agent keeps the
+    /// stream's linear volume); full volume when absent.
     var volume: Double?
     var fade: Double?
     /// Seconds it rings unanswered before it is reported missed.
@@ -77,7 +78,7 @@ struct AlarmSummary: Encodable, Equatable {
         case .default: "default"
         case .named(let name): name
         }
-        volume = listing.ring.volume
+        volume = listing.ring.volume.map { (VolumeScale.slider(linear: $0) * 10_000).rounded() / 10_000 }
         fade = listing.ring.fadeIn
         ringLimit = listing.ring.ringLimit ?? RingOptions.defaultRingLimit
         wakes = listing.ring.wakesMachine != false
