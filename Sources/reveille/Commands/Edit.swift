@@ -11,7 +11,7 @@ struct Edit: AsyncParsableCommand {
         abstract: L("Change an alarm or timer, keeping its ID."),
         discussion: L("Takes the options of `add` and `timer`; what is not given stays as it was. The alarm is scheduled anew from its new settings (a ringing alarm is silenced; a timer starts again)."))
 
-    @Argument(help: ArgumentHelp(L("The alarm's ID, or a unique prefix of it.")), completion: .custom { _, _, prefix in AlarmCompletion.ids(prefix) })
+    @Argument(help: ArgumentHelp(L("The alarm's ID, a unique prefix of it, or its title (see `reveille list`).")), completion: .custom { _, _, prefix in AlarmCompletion.ids(prefix) })
     var id: String
 
     @Argument(help: ArgumentHelp(L("A new time or date (as for `add`), or for a timer a new length (as for `timer`).")))

@@ -169,11 +169,11 @@ struct AlarmSummary: Encodable, Equatable {
         }
     }
 
-    /// For an alarm that ended: `it has ended, which would have rung 2026-11-22 07:30 (in 11h 07m)`.
+    /// For an alarm that ended, what it would have done: `it would have rung 2026-11-22 07:30 (in 11h 07m)`.
     var endedSentence: String {
         switch state {
-        case "scheduled", "countdown": L("it has ended, which would have rung %@", when())
-        case "paused": L("it has ended (it was paused, %@ left)", Self.length(timeRemaining ?? 0))
+        case "scheduled", "countdown": L("it would have rung %@", when())
+        case "paused": L("it was paused with %@ left", Self.length(timeRemaining ?? 0))
         default: L("it has ended")
         }
     }
