@@ -203,6 +203,11 @@ extension AlarmRecord {
     /// The occurrence a skip passed over, while it is still ahead: a skip leaves
     /// `lastOccurrence` on it, where otherwise it is an occurrence that came.
     package func skippedOccurrence(now: Date) -> Date? {
+        Self.skippedOccurrence(state: state, lastOccurrence: lastOccurrence, now: now)
+    }
+
+    /// The rule for a record or a listing: only a waiting alarm's last occurrence ahead of now.
+    package static func skippedOccurrence(state: Alarm.State, lastOccurrence: Date?, now: Date) -> Date? {
         guard state == .scheduled, let lastOccurrence, lastOccurrence > now else { return nil }
         return lastOccurrence
     }

@@ -9,7 +9,7 @@ struct Edit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
         abstract: L("Change an alarm or timer, keeping its ID."),
-        discussion: L("Takes the options of `add` and `timer`; what is not given stays as it was. The alarm is scheduled anew from its new settings (a ringing alarm is silenced; a timer starts again)."))
+        discussion: L("Takes the options of `add` and `timer`; what is not given stays as it was. A new title, sound or button keeps where the alarm stands (a timer's time left, a pause, a snooze, a skip); a new time or length schedules it anew, and a ringing alarm is silenced."))
 
     @Argument(help: ArgumentHelp(L("The alarm's ID, a unique prefix of it, or its title (see `reveille list`).")), completion: .custom { _, _, prefix in AlarmCompletion.ids(prefix) })
     var id: String
@@ -81,6 +81,18 @@ struct Skip: AsyncParsableCommand {
         let after = try await AgentConnection.perform { client throws(AlarmError) in try await client.skip(before.id.uuidString) }
         let skipped = AlarmSummary(before).fireDate.map(AlarmSummary.dateAndTime) ?? "-"
         try target.output.show(after, .skipped(skipped))
+    }
+}
+
+/// `reveille unskip`: the occurrence a skip passed over rings after all.
+struct Unskip: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "unskip", abstract: L("Undo a skip: the skipped occurrence rings after all."))
+    @OptionGroup var target: AlarmTarget
+
+    func run() async throws {
+        let before = try await target.resolve()
+        let after = try await AgentConnection.perform { client throws(AlarmError) in try await client.unskip(before.id.uuidString) }
+        try target.output.show(after, .unskipped)
     }
 }
 

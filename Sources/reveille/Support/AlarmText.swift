@@ -36,13 +36,15 @@ struct AlarmSummary: Encodable, Equatable {
     var ringLimit: Double
     /// Whether it wakes the computer from suspend.
     var wakes: Bool
+    /// The occurrence `reveille skip` passed over, while it is ahead (`reveille unskip` brings it back).
+    var skipped: String?
 
     /// The instant `fireDate` writes, kept to avoid reading the text back.
     private var shownDate: Date?
 
     private enum CodingKeys: String, CodingKey {
         case id, title, state, kind, fireDate, timeRemaining, time, repeats, snooze, preAlert, app, enabled, secondary,
-             sound, volume, fade, ringLimit, wakes
+             sound, volume, fade, ringLimit, wakes, skipped
     }
 
     init(_ listing: AlarmListing, now: Date = Date(), timeZone: any TimeZoneRules = GLibTimeZone.local) {
@@ -82,6 +84,8 @@ struct AlarmSummary: Encodable, Equatable {
         fade = listing.ring.fadeIn
         ringLimit = listing.ring.ringLimit ?? RingOptions.defaultRingLimit
         wakes = listing.ring.wakesMachine != false
+        skipped = AlarmRecord.skippedOccurrence(state: alarm.state, lastOccurrence: listing.lastOccurrence, now: now)
+            .map { ISO8601Local.millisecondString(from: $0, in: timeZone) }
     }
 
     /// An argument as `run:` reads it back: quoted when it holds a space, quote or backslash.
@@ -140,7 +144,8 @@ struct AlarmSummary: Encodable, Equatable {
         case "alerting": return L("ringing")
         default:
             guard let fireDate, let shownDate else { return "-" }
-            return "\(Self.dateAndTime(fireDate)) (\(Self.relative(shownDate.timeIntervalSince(now))))"
+            let next = "\(Self.dateAndTime(fireDate)) (\(Self.relative(shownDate.timeIntervalSince(now))))"
+            return skipped.map { L("%@, skipping %@", next, Self.dateAndTime($0)) } ?? next
         }
     }
 
@@ -208,6 +213,7 @@ struct AlarmSummary: Encodable, Equatable {
         lines.append((L("rings for"), L("%@ unanswered", Self.length(ringLimit))))
         lines.append((L("wakes"), wakes ? L("the computer from suspend") : L("no (--no-wake)")))
         if !enabled { lines.append((L("enabled"), L("no (reveille enable %@)", shortID))) }
+        if let skipped { lines.append((L("skipped"), L("%@ (reveille unskip %@)", Self.dateAndTime(skipped), shortID))) }
         lines.append((L("app"), app))
         let width = lines.map { $0.0.count }.max()! + 2
         return lines.map { ($0.0 + ":").padded(to: width) + $0.1 }
@@ -221,7 +227,7 @@ struct AlarmSummary: Encodable, Equatable {
 
 /// What a command did to an alarm, for the sentence that says so.
 enum Done {
-    case scheduled, started, changed, stopped, snoozed, paused, resumed, cancelled, disabled, enabled
+    case scheduled, started, changed, stopped, snoozed, paused, resumed, cancelled, disabled, enabled, unskipped
     /// The occurrence (date and time) that will not ring.
     case skipped(String)
 
@@ -248,6 +254,7 @@ enum Done {
         case (.disabled, true): L("Disabled timer %@: %@", name, rest)
         case (.enabled, false): L("Enabled alarm %@: %@", name, rest)
         case (.enabled, true): L("Enabled timer %@: %@", name, rest)
+        case (.unskipped, _): L("Unskipped alarm %@: %@", name, rest)
         case (.skipped(let when), _): L("Skipped %@ of alarm %@: %@", when, name, rest)
         }
     }
