@@ -83,6 +83,34 @@ struct EverydayUseEndToEndTests {
         #expect(try session.cliJSON([Summary].self, "list").count == 2, "nothing cancelled")
     }
 
+    /// While an app waits for the user, the prompt's body says how to answer from a terminal
+    /// (dunst without dmenu has no buttons) and `auth list` shows the app waiting.
+    @Test func anAppWaitingForAnAnswerIsListedAndThePromptSaysHowToAnswer() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let output = session.directory + "/cook.out"
+        let request = try Subprocess.start(session.binaries + "/reveille-test-app",
+                                           ["org.test.Cook", "Kitchen timers for your recipes", "request-authorization"],
+                                           environment: session.environment, stdout: output, stderr: output + ".err")
+        defer { request.terminate() }
+        let prompt = try eventually(timeout: 5, "the authorization prompt") {
+            try session.notifications(titled: "org.test.Cook wants to schedule alarms").first
+        }
+        #expect((prompt.body ?? "").contains("To answer: reveille auth allow org.test.Cook (or deny)"), "\(prompt.body)")
+        let list = try session.cli("auth", "list")
+        let row = list.stdout.split(separator: "\n").first { $0.hasPrefix("org.test.Cook") } ?? ""
+        #expect(row.contains("waiting for your answer") && row.contains("Kitchen timers for your recipes"), "\(list.stdout)\(list.stderr)")
+        #expect(list.stdout.contains("To answer: reveille auth allow org.test.Cook (or deny)"), "\(list.stdout)")
+        struct Entry: Decodable { var appID: String, state: String, decided: String? }
+        let entries = try JSONDecoder().decode([Entry].self, from: Data(try session.cli("auth", "list", "--json").stdout.utf8))
+        #expect(entries.map(\.appID) == ["org.test.Cook"] && entries.first?.state == "notDetermined" && entries.first?.decided == nil)
+
+        #expect(try session.cli("auth", "allow", "org.test.Cook").status == 0)
+        #expect(request.wait(timeout: 10) == 0)
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "authorized\n")
+        #expect(try session.cli("auth", "list").stdout.contains("allowed"))
+    }
+
     /// lintian: the bash completion is sourced, so it has no hashbang; the package has a DEP-5 copyright.
     @Test func theInstalledBashCompletionHasNoHashbangAndThePackageItsCopyright() throws {
         let destdir = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-completion-\(UUID().uuidString.prefix(8))").path
