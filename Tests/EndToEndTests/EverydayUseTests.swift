@@ -111,6 +111,19 @@ struct EverydayUseEndToEndTests {
         #expect(try session.cli("auth", "list").stdout.contains("allowed"))
     }
 
+    /// An unknown sound names the closest few; a missing file is said to be missing.
+    @Test func anUnknownSoundNamesTheClosestAndAMissingFileIsMissing() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let unknown = try session.cli("add", "7:00", "--sound", "bel")
+        #expect(unknown.status != 0 && unknown.stderr.contains("no sound named 'bel'; the closest: bell, "), "\(unknown.stderr)")
+        let listed = try #require(unknown.stderr.firstMatch(of: /the closest: ([^(]*) \(/)).1.split(separator: ", ")
+        #expect(listed.count == 3, "a few, not every name: \(unknown.stderr)")
+        let missing = try session.cli("add", "7:00", "--sound", "/no/such/sound.wav")
+        #expect(missing.status != 0 && missing.stderr.contains("sound file '/no/such/sound.wav' does not exist"), "\(missing.stderr)")
+        #expect(!missing.stderr.contains("give an absolute path"))
+    }
+
     /// lintian: the bash completion is sourced, so it has no hashbang; the package has a DEP-5 copyright.
     @Test func theInstalledBashCompletionHasNoHashbangAndThePackageItsCopyright() throws {
         let destdir = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-completion-\(UUID().uuidString.prefix(8))").path

@@ -60,6 +60,15 @@ struct InputParserTests {
         #expect(throws: InputError.self) { try InputParser.schedule(text, now: now, timeZone: berlin) }
     }
 
+    /// An unknown name is answered with the few closest, not every name there is.
+    @Test func theClosestNamesComeFirst() {
+        let names = ["alarm", "alarm-clock-elapsed", "bell", "chime", "complete", "gentle", "handbell", "message", "phone-incoming-call"]
+        #expect(InputParser.closest(to: "bel", among: names).first == "bell" && InputParser.closest(to: "bel", among: names).count == 3)
+        #expect(InputParser.closest(to: "Chimes", among: names, count: 1) == ["chime"])
+        #expect(InputParser.closest(to: "x", among: []).isEmpty)
+        #expect(InputParser.editDistance(Array("kitten"), Array("sitting")) == 3)
+    }
+
     @Test func weekdayLists() throws {
         #expect(try InputParser.weekdays("mon,wed,fri") == [.monday, .wednesday, .friday])
         #expect(try InputParser.weekdays("Friday, monday") == [.monday, .friday])

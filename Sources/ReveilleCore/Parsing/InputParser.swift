@@ -389,3 +389,30 @@ package enum InputParser {
         return name.count >= 2 && full.hasPrefix(name) && (name.count >= 3 || ["mo", "tu", "we", "th", "fr", "sa", "su"].contains(name))
     }
 }
+
+extension InputParser {
+    /// The `count` names closest to `text` (regardless of case, by edit distance; ties by name),
+    /// to suggest instead of listing every name.
+    package static func closest(to text: String, among names: [String], count: Int = 3) -> [String] {
+        let wanted = Array(text.lowercased().prefix(maximumComparedLength))
+        return names.map { (name: $0, distance: editDistance(wanted, Array($0.lowercased().prefix(maximumComparedLength)))) }
+            .sorted { ($0.distance, $0.name) < ($1.distance, $1.name) }
+            .prefix(count).map(\.name)
+    }
+
+    /// Names are compared on their first 100 characters: the cost stays bounded whatever is typed.
+    static let maximumComparedLength = 100
+
+    /// Levenshtein distance: the insertions, deletions and substitutions from `a` to `b`.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, left) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, right) in b.enumerated() {
+                current[j + 1] = Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (left == right ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
