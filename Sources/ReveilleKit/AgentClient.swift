@@ -137,6 +137,11 @@ package final class AgentClient {
         try Self.decode(AlarmRecord.self, from: try await call(.update(id: idPrefix, configuration: try Self.encode(request))))
     }
 
+    /// Undoes a skip: the occurrence it passed over rings after all.
+    package func unskip(_ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try await call(.unskip(id: idPrefix)))
+    }
+
     /// Skips the next occurrence of a repeating alarm.
     package func skip(_ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
         try Self.decode(AlarmRecord.self, from: try await call(.skip(id: idPrefix)))

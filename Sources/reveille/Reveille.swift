@@ -11,7 +11,7 @@ struct Reveille: AsyncParsableCommand {
         discussion: L("Times are read in the local time zone (honours TZ). Alarm IDs may be shortened to any unique prefix."),
         version: ReveilleVersion.current,
         subcommands: [Add.self, Timer.self, List.self, Show.self, Edit.self, Cancel.self, Stop.self, Snooze.self,
-                      Pause.self, Resume.self, Skip.self, Disable.self, Enable.self, Watch.self, Sounds.self, Play.self,
+                      Pause.self, Resume.self, Skip.self, Unskip.self, Disable.self, Enable.self, Watch.self, Sounds.self, Play.self,
                       Auth.self, Next.self, Status.self, History.self])
 
     /// Runs the command; errors leave with the status `ExitStatus` names, and a usage error

@@ -26,7 +26,7 @@ struct AppTests {
         let prompt = try eventually(timeout: 5, "the authorization prompt") {
             try session.notifications(titled: "org.test.Cook wants to schedule alarms").first
         }
-        #expect(prompt.body == "Kitchen timers for your recipes")
+        #expect(prompt.body == "Kitchen timers for your recipes\nTo answer: reveille auth allow org.test.Cook (or deny)")
         #expect(prompt.actions?.contains("Allow") == true && prompt.actions?.contains("Don't Allow") == true)
         try session.press(label: "Don't Allow", on: prompt.id)
         #expect(attempt.wait(timeout: 10) == 3)

@@ -24,7 +24,7 @@ struct SecurityTests {
                                            "request-authorization"], environment: session.environment)
         defer { asking.terminate() }
         let prompt = try eventually(timeout: 5, "the prompt") { try session.notifications(titled: "org.test.Markup wants to schedule alarms").first }
-        #expect(prompt.body == #"&lt;a href="https://example.org"&gt;Click&lt;/a&gt; &amp; &lt;img src="x"/&gt;&lt;b&gt;now&lt;/b&gt;"#,
+        #expect(prompt.body == #"&lt;a href="https://example.org"&gt;Click&lt;/a&gt; &amp; &lt;img src="x"/&gt;&lt;b&gt;now&lt;/b&gt;\#nTo answer: reveille auth allow org.test.Markup (or deny)"#,
                 "\(prompt.body ?? "")")
         let long = try session.cli("timer", "1s", "--title", String(repeating: "x", count: 501))
         #expect(long.status != 0 && long.stderr.contains("at most 500"))

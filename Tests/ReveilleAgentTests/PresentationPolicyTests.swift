@@ -53,7 +53,7 @@ struct PresentationPolicyTests {
         #expect(missed.request().hints["resident"] == nil, "a notice goes when it is answered")
         let prompt = NotificationContent.authorizationPrompt(appID: "org.example.Cook", usageDescription: "Timers\u{1B}[2J for <b>recipes</b>")
         #expect(prompt.summary == "org.example.Cook wants to schedule alarms")
-        #expect(prompt.body == "Timers [2J for <b>recipes</b>", "made displayable here; markup is escaped by the server's profile")
+        #expect(prompt.body == "Timers [2J for <b>recipes</b>\nTo answer: reveille auth allow org.example.Cook (or deny)", "made displayable here; markup is escaped by the server's profile")
         #expect(prompt.request().actions.map(\.key) == ["allow", "deny"] && prompt.request().hints["resident"] == .bool(true))
         let alert = try #require(NotificationContent(alerting(timer()), now: now, timeZone: utc))
         #expect(alert.request(soundingItself: true).hints["suppress-sound"] == .bool(true))

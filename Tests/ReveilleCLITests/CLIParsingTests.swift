@@ -33,7 +33,8 @@ struct CLIParsingTests {
         let add = try parse(Add.self, ["add", "6:45", "--days", "mon-fri", "--title", "Up", "--snooze", "5m", "--volume", "80%"])
         #expect(add.time == "6:45" && add.days == "mon-fri" && add.alert.title == "Up")
         let request = try add.alert.request(schedule: nil, preAlert: nil, defaultTitle: "Alarm")
-        #expect(request.countdownDuration?.postAlert == 300 && request.ring.volume == 0.8)
+        // 80% on the desktop's (cubic) slider is a linear volume of 0.8³.
+        #expect(request.countdownDuration?.postAlert == 300 && abs((request.ring.volume ?? 0) - 0.512) < 1e-12)
         #expect(request.presentation.alert.secondaryButton == .snoozeButton && request.presentation.alert.secondaryButtonBehavior == .countdown)
         let timer = try parse(reveille.Timer.self, ["timer", "1:30", "--repeat", "10m", "--no-wake"])
         #expect(timer.duration == "1:30" && timer.repeatAfter == "10m" && timer.alert.noWake)
@@ -56,6 +57,7 @@ struct CLIParsingTests {
         (["add", "7:30", "--volume", "2"], "--volume: '2' is neither a fraction (0 to 1) nor a percentage; write 2% or 0.02"),
         (["add", "7:30", "--volume", "120%"], "--volume: '120%' is over 100%; accepted: 0% to 100%"),
         (["add", "7:30", "--volume", "loud"], "--volume: could not read 'loud'"),
+        (["add", "7:30", "--volume", "150"], "--volume: '150' is over 100%; accepted: 0% to 100%"),
         (["timer", "5m", "--repeat", "5m", "--secondary", "none"], "--repeat makes the second button Repeat; leave out --secondary none, or --repeat"),
         (["add", "7:30", "--secondary", "ring"], "--secondary: 'ring' is not snooze, repeat, none, open:DESKTOP_ID or run:'COMMAND'"),
         (["add", "7:30", "--snooze", "soon"], "--snooze: could not read 'soon' as a duration"),
@@ -66,6 +68,21 @@ struct CLIParsingTests {
     func badOptionsAreNamedWithWhatIsAccepted(_ arguments: [String], _ expected: String) {
         let said = message(arguments)
         #expect(said.hasPrefix(expected), "\(arguments): \(said)")
+    }
+
+    /// `timer 90` is 90 seconds, as `sleep 90`; `edit` reads a timer's new length the same way.
+    @Test func aTimersLengthMayBeABareNumberOfSeconds() throws {
+        #expect(try Parse.timerLength("90", option: "duration") == 90)
+        #expect(try Parse.timerLength("1h30", option: "duration") == 5400)
+        #expect(message(["timer", "90"]) == "")
+    }
+
+    /// The percentage `--volume` takes is where the desktop's volume slider will stand.
+    @Test(arguments: [("80%", 0.8), ("0.5", 0.5), ("100%", 1.0), ("0", 0.0)])
+    func aVolumeIsOnTheDesktopSlidersScale(_ text: String, _ slider: Double) throws {
+        let linear = try Parse.percentage(text)
+        #expect(abs(linear - slider * slider * slider) < 1e-12)
+        #expect(abs(VolumeScale.slider(linear: linear) - slider) < 1e-12)
     }
 
     @Test func theUsageOfAnErrorIsTheGivenCommands() {

@@ -25,18 +25,48 @@ struct InputParserTests {
     }
 
     @Test(arguments: [("90s", 90.0), ("10m", 600), ("1h30m", 5400), ("1h 30m", 5400), ("1.5h", 5400),
-                      ("2d", 172_800), ("1:30:00", 5400), ("5:00", 300), ("10min", 600), ("45sec", 45)])
+                      ("2d", 172_800), ("1:30:00", 5400), ("5:00", 300), ("10min", 600), ("45sec", 45),
+                      ("1h30", 5400), ("1h 30", 5400), ("2m30", 150), ("1d12", 129_600)])
     func acceptedDurations(_ text: String, _ seconds: Double) throws {
         #expect(try InputParser.duration(text) == seconds)
     }
 
-    @Test(arguments: ["10", "0s", "1:61", "h", "10x", "1::00", "-5m", ""])
+    @Test(arguments: ["10", "0s", "1:61", "h", "10x", "1::00", "-5m", "", "30s10", "1h30x", "1h30.5"])
     func rejectedDurations(_ text: String) {
         #expect {
             try InputParser.duration(text)
         } throws: { error in
             "\(error)".contains("'\(text)'") && "\(error)".contains("accepted: 90s")
         }
+    }
+
+    /// `reveille timer 90` reads seconds, as `sleep 90` does; a duration reads as one.
+    @Test(arguments: [("90", 90.0), (" 90 ", 90), ("5m", 300), ("1h30", 5400)])
+    func timerLengths(_ text: String, _ seconds: Double) throws {
+        #expect(try InputParser.timerLength(text) == seconds)
+    }
+
+    @Test(arguments: ["0", "-5", "9999999999999999999", "tea"])
+    func rejectedTimerLengths(_ text: String) {
+        #expect {
+            try InputParser.timerLength(text)
+        } throws: { error in
+            "\(error)".contains("'\(text)'") && "\(error)".contains("90 (seconds)")
+        }
+    }
+
+    @Test(arguments: ["tonight", "18h", "24h00", "7h60"])
+    func refusedEverydayForms(_ text: String) {
+        #expect(throws: InputError.self) { try InputParser.schedule(text, now: now, timeZone: berlin) }
+    }
+
+    /// An unknown name is answered with the few closest, not every name there is.
+    @Test func theClosestNamesComeFirst() {
+        let names = ["alarm", "alarm-clock-elapsed", "bell", "chime", "complete", "gentle", "handbell", "message", "phone-incoming-call"]
+        #expect(InputParser.closest(to: "bel", among: names).first == "bell" && InputParser.closest(to: "bel", among: names).count == 3)
+        #expect(InputParser.closest(to: "Chimes", among: names, count: 1) == ["chime"])
+        #expect(InputParser.closest(to: "x", among: []).isEmpty)
+        #expect(InputParser.editDistance(Array("kitten"), Array("sitting")) == 3)
     }
 
     @Test func weekdayLists() throws {
@@ -116,12 +146,14 @@ struct InputParserTests {
         ("2027-12-24", "2027-12-24T08:00:00Z"), ("12/24 18:00", "2027-12-24T17:00:00Z"), ("24.12. 18:00", "2027-12-24T17:00:00Z"),
         ("dec 24 18:00", "2027-12-24T17:00:00Z"), ("24 december 2027 7pm", "2027-12-24T18:00:00Z"),
         ("5/1 9:00", "2028-05-01T07:00:00Z"), ("12/24/2027 7 pm", "2027-12-24T18:00:00Z"), ("on 24.12.2027 at 18:00", "2027-12-24T17:00:00Z"),
+        ("in 1h30", "2027-06-01T11:30:00Z"), ("in 2m30", "2027-06-01T10:02:30Z"), ("tonight 22:00", "2027-06-01T20:00:00Z"),
+        ("tonight 10pm", "2027-06-01T20:00:00Z"), ("tomorrow 7h30", "2027-06-02T05:30:00Z"),
     ])
     func everydayFormsRingOnceAt(_ text: String, _ expected: String) throws {
         #expect(try InputParser.schedule(text, now: now, timeZone: berlin) == .fixed(instant(expected)), "\(text)")
     }
 
-    @Test(arguments: [("noon", 12, 0), ("midnight", 0, 0), ("7.30", 7, 30), ("0730", 7, 30), ("7 pm", 19, 0)])
+    @Test(arguments: [("noon", 12, 0), ("midnight", 0, 0), ("7.30", 7, 30), ("0730", 7, 30), ("7 pm", 19, 0), ("18h00", 18, 0), ("7h05", 7, 5)])
     func timesOfDayStayTimesOfDay(_ text: String, _ hour: Int, _ minute: Int) throws {
         #expect(try InputParser.schedule(text, now: now, timeZone: berlin) == relative(hour, minute))
     }

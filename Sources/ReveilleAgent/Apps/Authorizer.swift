@@ -10,8 +10,13 @@ final class Authorizer {
     private let store: AuthorizationStore
     private let logger: Logger
     private var decisions: [String: AppAuthorization]
-    /// The prompt per app: its notification's id once the server showed it.
-    private var prompts: [String: UInt32?] = [:]
+    /// A question on screen: the app's reason, and the notification's id once the server showed it.
+    private struct Prompt {
+        var usageDescription: String
+        var id: UInt32?
+    }
+    /// The apps waiting for the user's answer.
+    private var prompts: [String: Prompt] = [:]
     private let server: NotificationServer
     private var waiting: [String: [@GLibActor (AuthorizationState) -> Void]] = [:]
     /// Hears every change of an app's state.
@@ -28,7 +33,13 @@ final class Authorizer {
         identity.isUser ? .authorized : decisions[identity.appID]?.state ?? .notDetermined
     }
 
-    var all: [AppAuthorization] { decisions.values.sorted { $0.appID < $1.appID } }
+    /// Every decision, and every app waiting for one (`notDetermined`, never stored: an app
+    /// undecided and not waiting is not listed), by app id.
+    var all: [AppAuthorization] {
+        let asking = prompts.filter { decisions[$0.key] == nil }
+            .map { AppAuthorization(appID: $0.key, state: .notDetermined, usageDescription: $0.value.usageDescription, decided: nil) }
+        return (Array(decisions.values) + asking).sorted { $0.appID < $1.appID }
+    }
 
     /// Hands `completion` the decision for the app, asking the user first if there is none
     /// (then later, from the prompt's buttons). Without a usage description there is nothing to
@@ -58,7 +69,7 @@ final class Authorizer {
         }
         decisions = next
         logger.info("\(appID) is now \(state.rawValue)")
-        if case .some(.some(let id)) = prompts.removeValue(forKey: appID) { server.close(id) }
+        if let id = prompts.removeValue(forKey: appID)?.id { server.close(id) }
         finish(appID, with: state)
         onChange?(appID, state)
     }
@@ -73,7 +84,7 @@ final class Authorizer {
             logger.notice("not asking about \(appID): \(prompts.count) apps are already waiting for the user")
             return finish(appID, with: .notDetermined)
         }
-        prompts[appID] = .some(nil)
+        prompts[appID] = Prompt(usageDescription: usageDescription, id: nil)
         let request = NotificationContent.authorizationPrompt(appID: appID, usageDescription: usageDescription).request()
         let handlers = NotificationServer.Handlers(
             onAction: { [weak self] _, key in
@@ -84,12 +95,12 @@ final class Authorizer {
             },
             // Closed without an answer: the app stays undecided and may ask again.
             onClosed: { [weak self] id, _ in
-                guard let self, case .some(.some(id)) = self.prompts[appID] else { return }
+                guard let self, let prompt = self.prompts[appID], prompt.id == id else { return }
                 self.prompts[appID] = nil
                 self.finish(appID, with: .notDetermined)
             })
         server.show(request, handlers: handlers) { [weak self] id in
-            guard let self, case .some(.none) = self.prompts[appID] else {
+            guard let self, let prompt = self.prompts[appID], prompt.id == nil else {
                 // Decided (by `reveille auth`) while the server was being asked.
                 if let id { self?.server.close(id) }
                 return
@@ -99,7 +110,7 @@ final class Authorizer {
                 self.prompts[appID] = nil
                 return self.finish(appID, with: .notDetermined)
             }
-            self.prompts[appID] = id
+            self.prompts[appID]?.id = id
         }
     }
 

@@ -126,10 +126,13 @@ struct NotificationContent: Equatable {
         return notice(summary: L("Missed: %@", displayable(record.title)), body: text)
     }
 
-    /// The question whether `appID` may schedule alarms, with the app's reason.
+    /// The question whether `appID` may schedule alarms, with the app's reason and, as in every
+    /// alert, how to answer from a terminal: buttons may be unreachable (a server without
+    /// actions, dunst without dmenu).
     static func authorizationPrompt(appID: String, usageDescription: String) -> NotificationContent {
-        NotificationContent(kind: .authorizationPrompt, summary: L("%@ wants to schedule alarms", displayable(appID, limit: 100)),
-                            body: displayable(usageDescription),
+        let app = displayable(appID, limit: 100)
+        return NotificationContent(kind: .authorizationPrompt, summary: L("%@ wants to schedule alarms", app),
+                            body: displayable(usageDescription) + "\n" + L("To answer: reveille auth allow %@ (or deny)", app),
                             buttons: [Button(label: L("Allow"), key: .allow), Button(label: L("Don't Allow"), key: .deny)])
     }
 

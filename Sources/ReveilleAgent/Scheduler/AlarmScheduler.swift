@@ -122,6 +122,11 @@ final class AlarmScheduler {
         try perform(.skip(id: idPrefix), owner: owner)!
     }
 
+    /// Undoes a skip: the occurrence it passed over rings after all.
+    func unskip(_ idPrefix: String, owner: String? = nil) throws(AlarmError) -> AlarmRecord {
+        try perform(.unskip(id: idPrefix), owner: owner)!
+    }
+
     func resolve(_ prefix: String, owner: String? = nil) throws(AlarmError) -> UUID {
         try engine.resolve(prefix, owner: owner)
     }

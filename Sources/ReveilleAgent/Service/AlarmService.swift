@@ -216,6 +216,8 @@ final class AlarmService {
             return [try Self.json(wakeStatus?() ?? WakeStatus(wakes: false, reason: "the agent is starting", lead: 0))]
         case .skip(let id):
             return [try Self.json(try scheduler.skip(id, owner: owner))]
+        case .unskip(let id):
+            return [try Self.json(try scheduler.unskip(id, owner: owner))]
         case .setEnabled(let enabled, let id):
             return [try Self.json(try scheduler.setEnabled(enabled, id, owner: owner))]
         case .requestAuthorization, .authorizationState:  // RequestAuthorization waits for the user in `handle`

@@ -85,7 +85,9 @@ struct SoundLibrary: Sendable {
                 throw .invalidConfiguration(L("sound '%@' is a path; apps may only name a sound (see `reveille sounds`)", name))
             }
             guard name.hasPrefix("/"), FileManager.default.isReadableFile(atPath: name) else {
-                throw .invalidConfiguration(L("sound file '%@' cannot be read; give an absolute path to a readable file", name))
+                throw .invalidConfiguration(name.hasPrefix("/") && !FileManager.default.fileExists(atPath: name)
+                    ? L("sound file '%@' does not exist; give a sound name (`reveille sounds`) or a sound file's path", name)
+                    : L("sound file '%@' cannot be read; give an absolute path to a readable file", name))
             }
             return try Self.playable(name)
         }
@@ -110,7 +112,9 @@ struct SoundLibrary: Sendable {
             return try checked(entry.path, from: entry.source)
         }
         let names = entries.map(\.name)
-        throw .invalidConfiguration(L("no sound named '%@'; available: %@", name, names.isEmpty ? L("none") : names.joined(separator: ", ")))
+        throw .invalidConfiguration(names.isEmpty ? L("no sound named '%@'; available: %@", name, L("none"))
+            : L("no sound named '%@'; the closest: %@ (`reveille sounds` lists all %@)", name,
+                InputParser.closest(to: bare, among: names).joined(separator: ", "), String(names.count)))
     }
 
     /// What rings when an alarm's own sound cannot be played, in the order tried: the default

@@ -51,6 +51,8 @@ package struct AlarmEngine: Sendable {
         case update(id: String, request: AlarmRequest)
         case setEnabled(Bool, id: String)
         case skip(id: String)
+        /// The occurrence a skip passed over rings after all.
+        case unskip(id: String)
     }
 
     /// A command's outcome before it is on disk: nothing has changed until `commit`.
@@ -148,10 +150,7 @@ package struct AlarmEngine: Sendable {
                             ended: Self.ending(old, by: action.historyOutcome, owner: owner, now: now))
         case .update(let prefix, let request):
             var proposal = try change(prefix, owner: owner, verb: "updated") { old throws(AlarmError) in
-                var new = try AlarmRecord(id: old.id, request: request, appID: old.appID, now: now, timeZone: timeZone)
-                // A disabled alarm stays disabled where it can.
-                if old.disabled, let off = try? new.disabling() { new = off }
-                return new
+                try old.updated(with: request, now: now, timeZone: timeZone)
             }
             proposal.ended = proposal.changes.first.flatMap { alarms[$0.id] }.flatMap { Self.ending($0, by: .changed, owner: owner, now: now) }
             return proposal
@@ -162,6 +161,10 @@ package struct AlarmEngine: Sendable {
         case .skip(let prefix):
             return try change(prefix, owner: owner, verb: "skipped") { old throws(AlarmError) in
                 try old.skippingNextOccurrence(timeZone: timeZone)
+            }
+        case .unskip(let prefix):
+            return try change(prefix, owner: owner, verb: "unskipped") { old throws(AlarmError) in
+                try old.unskipping(now: now)
             }
         }
     }

@@ -11,6 +11,8 @@ package struct AlarmListing: Decodable, Sendable, Identifiable {
     package var pausedTimeRemaining: TimeInterval?
     package var alertingSince: Date?
     package var disabled: Bool
+    /// The occurrence that last came due, or (ahead of now) the one a skip passed over.
+    package var lastOccurrence: Date?
     package var sound: AlertConfiguration.AlertSound
     package var ring: RingOptions
     /// The alert's second button, what it does, and its intent.
@@ -29,6 +31,7 @@ package struct AlarmListing: Decodable, Sendable, Identifiable {
         pausedTimeRemaining = record.pausedTimeRemaining
         alertingSince = record.alertingSince
         disabled = record.disabled
+        lastOccurrence = record.lastOccurrence
         sound = record.sound
         ring = record.ring
         secondaryButton = record.presentation.alert.secondaryButton?.text.defaultValue
@@ -37,7 +40,7 @@ package struct AlarmListing: Decodable, Sendable, Identifiable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case alarm, appID, presentation, fireDate, pausedTimeRemaining, alertingSince, disabled, sound, ring, secondaryIntent
+        case alarm, appID, presentation, fireDate, pausedTimeRemaining, alertingSince, disabled, lastOccurrence, sound, ring, secondaryIntent
     }
     private enum PresentationKeys: String, CodingKey { case alert }
     private enum AlertKeys: String, CodingKey { case title, secondaryButton, secondaryButtonBehavior }
@@ -57,6 +60,7 @@ package struct AlarmListing: Decodable, Sendable, Identifiable {
         pausedTimeRemaining = try container.decodeIfPresent(TimeInterval.self, forKey: .pausedTimeRemaining)
         alertingSince = try container.decodeIfPresent(Date.self, forKey: .alertingSince)
         disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
+        lastOccurrence = try container.decodeIfPresent(Date.self, forKey: .lastOccurrence)
         sound = try container.decodeIfPresent(AlertConfiguration.AlertSound.self, forKey: .sound) ?? .default
         ring = try container.decodeIfPresent(RingOptions.self, forKey: .ring) ?? RingOptions()
         secondaryIntent = try container.decodeIfPresent(AlarmIntent.self, forKey: .secondaryIntent)

@@ -3,17 +3,19 @@ import FoundationEssentials
 /// Reads the times, dates, durations and weekday lists people type.
 package enum InputParser {
     // The forms are typed in English whatever the language; only the words around them are translated.
-    package static var acceptedTimes: String { "07:30, 7:30, 7.30, 0730, 7:30pm, 7pm, 19:30, noon, midnight" }
+    package static var acceptedTimes: String { "07:30, 7:30, 7.30, 18h30, 0730, 7:30pm, 7pm, 19:30, noon, midnight" }
     package static var acceptedDates: String {
-        "in 10m, +1h30m, tomorrow 7:30, fri 18:00, next mon 9:00, 2026-12-24 18:00, 12/24 18:00, 24.12. 18:00, dec 24 18:00, "
+        "in 10m, +1h30m, in 1h30, tomorrow 7:30, tonight 22:00, fri 18:00, next mon 9:00, 2026-12-24 18:00, 12/24 18:00, 24.12. 18:00, dec 24 18:00, "
             + "19:30:15, 2026-12-24T18:00+01:00 " + L("(a day without a time: 09:00)")
     }
-    package static var acceptedDurations: String { "90s, 10m, 1h30m, 1.5h, 2d, 1:30:00 (h:mm:ss), 5:00 (m:ss)" }
+    package static var acceptedDurations: String { "90s, 10m, 1h30m, 1h30, 1.5h, 2d, 1:30:00 (h:mm:ss), 5:00 (m:ss)" }
+    /// A timer's length also reads a bare number, as seconds, as `sleep` does.
+    package static var acceptedTimerLengths: String { acceptedDurations + ", " + L("90 (seconds)") }
     package static var acceptedWeekdays: String {
         L("mon,wed,fri or mon-fri (mon tue wed thu fri sat sun, full names, or the short names `reveille list` shows), weekdays, weekends, daily")
     }
 
-    /// A time of day: `07:30`, `7:30`, `7.30`, `0730`, `7:30pm`, `7pm`, `19:30`, `noon`, `midnight`.
+    /// A time of day: `07:30`, `7:30`, `7.30`, `18h30` (as French and German write it), `0730`, `7:30pm`, `7pm`, `19:30`, `noon`, `midnight`.
     package static func timeOfDay(_ text: String) throws -> Alarm.Schedule.Relative.Time {
         let error = InputError(text: text, expected: L("a time of day"), accepted: acceptedTimes)
         let trimmed = text.trimmed().lowercased()
@@ -24,6 +26,10 @@ package enum InputParser {
         }
         if let match = trimmed.wholeMatch(of: /^([01][0-9]|2[0-3])([0-5][0-9])$/), let hour = number(match.1), let minute = number(match.2) {
             return .init(hour: hour, minute: minute)  // 0730, as at(1) reads it
+        }
+        // `18h30`: the `h` needs its minutes, since `18h` alone is a duration.
+        if let match = trimmed.wholeMatch(of: /^([0-9]{1,2})h([0-5][0-9])$/), let hour = number(match.1), hour < 24, let minute = number(match.2) {
+            return .init(hour: hour, minute: minute)
         }
         let pattern = /^([0-9]{1,2})(?:[:.]([0-9]{2}))?\s*([ap]\.?m\.?)?$/
         guard let match = trimmed.wholeMatch(of: pattern), var hour = number(match.1) else { throw error }
@@ -38,7 +44,18 @@ package enum InputParser {
         return .init(hour: hour, minute: minute)
     }
 
-    /// A length of time: `90s`, `10m`, `1h30m`, `1.5h`, `2d`, `1:30:00`, `5:00`.
+    /// A timer's length: a duration, or a bare number of seconds (`timer 90`, as `sleep 90`).
+    package static func timerLength(_ text: String) throws -> TimeInterval {
+        do {
+            if let seconds = number(Substring(text.trimmed())) { return try duration("\(seconds)s") }
+            return try duration(text)
+        } catch let error as InputError {
+            throw InputError(text: text, expected: error.expected, accepted: acceptedTimerLengths)
+        }
+    }
+
+    /// A length of time: `90s`, `10m`, `1h30m`, `1h30` (the last number in the next smaller
+    /// unit), `1.5h`, `2d`, `1:30:00`, `5:00`.
     package static func duration(_ text: String) throws -> TimeInterval {
         let error = InputError(text: text, expected: L("a duration"), accepted: acceptedDurations)
         let trimmed = text.trimmed().lowercased()
@@ -55,8 +72,14 @@ package enum InputParser {
             var rest = Substring(trimmed)
             seconds = 0
             guard !rest.isEmpty else { throw error }
+            var lastUnit: Double?
             while !rest.isEmpty {
-                guard let match = rest.prefixMatch(of: unitPattern), let value = Double(match.1) else { throw error }
+                guard let match = rest.prefixMatch(of: unitPattern), let value = Double(match.1) else {
+                    // `1h30`, `2m30`, `1d12`: a last bare whole number counts in the unit below the one before it.
+                    guard let lastUnit, lastUnit > 1, let value = number(rest) else { throw error }
+                    seconds += Double(value) * (lastUnit == 86_400 ? 3600 : lastUnit / 60)
+                    break
+                }
                 let unit: Double = switch match.2.first! {
                 case "d": 86_400
                 case "h": 3600
@@ -64,6 +87,7 @@ package enum InputParser {
                 default: 1
                 }
                 seconds += value * unit
+                lastUnit = unit
                 rest = rest[match.range.upperBound...].drop(while: \.isWhitespace)
             }
         }
@@ -222,7 +246,7 @@ package enum InputParser {
         case 0:
             guard clock != nil, let date = firstAhead(0...1) else { throw error }
             return date
-        case 1 where words[0] == "today":
+        case 1 where words[0] == "today" || (words[0] == "tonight" && clock != nil):
             return at(today)
         case 1 where words[0] == "tomorrow":
             return at(today.adding(days: 1))
@@ -363,5 +387,32 @@ package enum InputParser {
         @unknown default: ""
         }
         return name.count >= 2 && full.hasPrefix(name) && (name.count >= 3 || ["mo", "tu", "we", "th", "fr", "sa", "su"].contains(name))
+    }
+}
+
+extension InputParser {
+    /// The `count` names closest to `text` (regardless of case, by edit distance; ties by name),
+    /// to suggest instead of listing every name.
+    package static func closest(to text: String, among names: [String], count: Int = 3) -> [String] {
+        let wanted = Array(text.lowercased().prefix(maximumComparedLength))
+        return names.map { (name: $0, distance: editDistance(wanted, Array($0.lowercased().prefix(maximumComparedLength)))) }
+            .sorted { ($0.distance, $0.name) < ($1.distance, $1.name) }
+            .prefix(count).map(\.name)
+    }
+
+    /// Names are compared on their first 100 characters: the cost stays bounded whatever is typed.
+    static let maximumComparedLength = 100
+
+    /// Levenshtein distance: the insertions, deletions and substitutions from `a` to `b`.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, left) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, right) in b.enumerated() {
+                current[j + 1] = Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (left == right ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 }

@@ -200,6 +200,44 @@ extension AlarmRecord {
         return skipped
     }
 
+    /// The occurrence a skip passed over, while it is still ahead: a skip leaves
+    /// `lastOccurrence` on it, where otherwise it is an occurrence that came.
+    package func skippedOccurrence(now: Date) -> Date? {
+        Self.skippedOccurrence(state: state, lastOccurrence: lastOccurrence, now: now)
+    }
+
+    /// The rule for a record or a listing: only a waiting alarm's last occurrence ahead of now.
+    package static func skippedOccurrence(state: Alarm.State, lastOccurrence: Date?, now: Date) -> Date? {
+        guard state == .scheduled, let lastOccurrence, lastOccurrence > now else { return nil }
+        return lastOccurrence
+    }
+
+    /// The skipped occurrence rings after all (`reveille unskip`).
+    package func unskipping(now: Date) throws(AlarmError) -> AlarmRecord {
+        guard let skipped = skippedOccurrence(now: now) else {
+            throw .invalidState(L("%@ has no skipped occurrence ahead; `reveille skip` skips one", Self.describe(self)))
+        }
+        var restored = self
+        restored.phase = .scheduled(fireDate: skipped)
+        restored.lastOccurrence = nil
+        return restored
+    }
+
+    /// This alarm changed by `request` (`reveille edit`): only what the edit changes. A new
+    /// title, sound or button keeps where it stands (a timer's time left, a skip, a snooze);
+    /// a new time or length schedules it anew from `now`. A ringing alarm is silenced and
+    /// scheduled anew; a disabled one stays disabled where it can.
+    package func updated(with request: AlarmRequest, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord {
+        var new = try AlarmRecord(id: id, request: request, appID: appID, now: now, timeZone: timeZone)
+        let sameTiming = request.schedule == schedule && request.countdownDuration?.preAlert == countdownDuration?.preAlert
+        if sameTiming, state != .alerting {
+            (new.phase, new.lastOccurrence, new.disabled) = (phase, lastOccurrence, disabled)
+            return new
+        }
+        if disabled, let off = try? new.disabling() { new = off }
+        return new
+    }
+
     /// `alarm 3f2a9c1e "Wake up"`, for messages.
     static func describe(_ record: AlarmRecord) -> String {
         let name = "\(record.id.uuidString.lowercased().prefix(8)) \(record.title.debugDescription)"

@@ -18,6 +18,7 @@ package enum AgentCall: Sendable, Equatable {
     case update(id: String, configuration: String)
     case apply(AlarmAction, id: String)
     case skip(id: String)
+    case unskip(id: String)
     case setEnabled(Bool, id: String)
     case requestAuthorization
     case authorizationState
@@ -42,7 +43,7 @@ package enum AgentCall: Sendable, Equatable {
     /// The method names, one per case: the table the introspection XML is checked against.
     package static let methods: [String] = [
         "Hello", "Subscribe", "SubscribeUpdates", "List", "ListPage", "Get", "Schedule", "Update",
-        "Cancel", "Stop", "Countdown", "Pause", "Resume", "Skip", "Disable", "Enable",
+        "Cancel", "Stop", "Countdown", "Pause", "Resume", "Skip", "Unskip", "Disable", "Enable",
         "RequestAuthorization", "AuthorizationState", "Authorizations", "SetAuthorization",
         "ListSounds", "PlaySound", "WakeStatus", "History",
     ]
@@ -79,6 +80,7 @@ package enum AgentCall: Sendable, Equatable {
         case _ where actionMethods.values.contains(method):
             call = .apply(actionMethods.first { $0.value == method }!.key, id: try reader.string("id"))
         case "Skip": call = .skip(id: try reader.string("id"))
+        case "Unskip": call = .unskip(id: try reader.string("id"))
         case "Disable": call = .setEnabled(false, id: try reader.string("id"))
         case "Enable": call = .setEnabled(true, id: try reader.string("id"))
         case "RequestAuthorization": call = .requestAuthorization
@@ -177,6 +179,7 @@ extension AgentCall {
         case .update(let id, let configuration): ("Update", [.string(id), .string(configuration), .dictionary(count: 0)])
         case .apply(let action, let id): (Self.actionMethods[action]!, [.string(id)])
         case .skip(let id): ("Skip", [.string(id)])
+        case .unskip(let id): ("Unskip", [.string(id)])
         case .setEnabled(let enabled, let id): (enabled ? "Enable" : "Disable", [.string(id)])
         case .requestAuthorization: ("RequestAuthorization", [])
         case .authorizationState: ("AuthorizationState", [])

@@ -134,6 +134,11 @@ package enum AgentInterface {
               <arg name="id" type="s" direction="in"/>
               <arg name="alarm" type="s" direction="out"/>
             </method>
+            <!-- Undoes Skip: the occurrence it passed over rings after all. Returns the AlarmRecord. -->
+            <method name="Unskip">
+              <arg name="id" type="s" direction="in"/>
+              <arg name="alarm" type="s" direction="out"/>
+            </method>
             <!-- Keeps an alarm waiting for its time but silences it until Enable ("disabled":
                  true in the record). Returns the AlarmRecord. -->
             <method name="Disable">

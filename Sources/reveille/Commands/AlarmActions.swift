@@ -14,7 +14,7 @@ protocol AlarmActionCommand: AsyncParsableCommand {
 
 /// The alarm an action applies to.
 struct AlarmTarget: ParsableArguments {
-    @Argument(help: ArgumentHelp(L("The alarm's ID, or a unique prefix of it (see `reveille list`).")),
+    @Argument(help: ArgumentHelp(L("The alarm's ID, a unique prefix of it, or its title (see `reveille list`).")),
               completion: .custom { _, _, prefix in AlarmCompletion.ids(prefix) })
     var id: String
 
@@ -31,8 +31,8 @@ struct AlarmTarget: ParsableArguments {
     /// two-character prefix is confirmed on a terminal, and refused elsewhere (naming what it
     /// matched) unless `yes`.
     static func resolve(_ id: String, confirmingCancel: Bool = false, yes: Bool = false) async throws -> AlarmRecord {
-        let record = try await AgentConnection.perform { client throws(AlarmError) in try await client.alarm(id) }
-        guard confirmingCancel, !yes, id.count <= Self.shortPrefix else { return record }
+        let (record, byTitle) = try await named(id)
+        guard confirmingCancel, !yes, !byTitle, id.count <= Self.shortPrefix else { return record }
         let summary = AlarmSummary(record)
         let question = summary.kind == "timer" ? L("Cancel timer %@, %@?", summary.name, summary.whenSentence)
             : L("Cancel alarm %@, %@?", summary.name, summary.whenSentence)
@@ -42,6 +42,34 @@ struct AlarmTarget: ParsableArguments {
         }
         guard Terminal.confirm(question) else { throw Declined() }
         return record
+    }
+}
+
+extension AlarmTarget {
+    /// The alarm `text` names: its id or a unique prefix of it (the agent's answer), else its
+    /// title, regardless of case (`reveille pause tea`), when only one alarm has it.
+    static func named(_ text: String) async throws -> (record: AlarmRecord, byTitle: Bool) {
+        do {
+            return (try await AgentConnection.perform { client throws(AlarmError) in try await client.alarm(text) }, false)
+        } catch AlarmError.notFound {
+            let records = try await AgentConnection.perform { client throws(AlarmError) in try await client.list() }
+            return (try titled(text, in: records), true)
+        }
+    }
+
+    /// The one alarm of `records` whose title is `text`, regardless of case; refused naming
+    /// every match when several have it.
+    static func titled(_ text: String, in records: [AlarmRecord]) throws -> AlarmRecord {
+        let wanted = text.trimmed().lowercased()
+        let matches = records.filter { $0.title.trimmed().lowercased() == wanted }
+        guard matches.count == 1 else {
+            guard !matches.isEmpty else {
+                throw AlarmError.notFound(L("no alarm has an id starting with '%@' or the title '%@'; `reveille list` shows them", text, text))
+            }
+            let names = matches.map { AlarmSummary($0).name }.sorted().joined(separator: ", ")
+            throw AlarmError.ambiguousID(L("%@ alarms have the title '%@' (%@); give the ID of one", String(matches.count), text, names))
+        }
+        return matches[0]
     }
 }
 
@@ -74,7 +102,7 @@ struct Cancel: AsyncParsableCommand {
         commandName: "cancel", abstract: L("Remove an alarm, whatever its state."),
         discussion: L("A one- or two-character ID prefix is shown and confirmed first (or refused when not on a terminal, unless --yes)."))
 
-    @Argument(help: ArgumentHelp(L("The alarm's ID, or a unique prefix of it (see `reveille list`).")),
+    @Argument(help: ArgumentHelp(L("The alarm's ID, a unique prefix of it, or its title (see `reveille list`).")),
               completion: .custom { _, _, prefix in AlarmCompletion.ids(prefix) })
     var id: String?
 

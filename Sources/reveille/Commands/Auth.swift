@@ -13,9 +13,9 @@ struct Auth: AsyncParsableCommand {
 }
 
 struct AuthList: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: L("Every app asked about, with your decision."))
+    static let configuration = CommandConfiguration(commandName: "list", abstract: L("Every app asked about, with your decision, and the apps waiting for it."))
 
-    @Flag(help: ArgumentHelp(L("Print a JSON array of {appID, state, usageDescription, decided}.")))
+    @Flag(help: ArgumentHelp(L("Print a JSON array of {appID, state, usageDescription, decided}; an app waiting for your answer is notDetermined, without decided.")))
     var json = false
 
     func run() async throws {
@@ -23,7 +23,10 @@ struct AuthList: AsyncParsableCommand {
         if json { return try Output.json(apps) }
         if apps.isEmpty { return Output.line(L("No app has asked to schedule alarms.")) }
         Output.lines(Table.lines(header: [L("APP"), L("STATE"), L("WHY")],
-                                 rows: apps.map { [$0.appID, $0.state.words, $0.usageDescription ?? ""] }))
+                                 rows: apps.map { [$0.appID, $0.state.listed, $0.usageDescription ?? ""] }))
+        if let waiting = apps.first(where: { $0.state == .notDetermined }) {
+            Output.line(L("To answer: reveille auth allow %@ (or deny)", waiting.appID))
+        }
     }
 }
 
@@ -69,4 +72,7 @@ extension AuthorizationState {
         case .notDetermined: L("undecided")
         }
     }
+
+    /// The state in `auth list`, where only an app waiting for the user is undecided.
+    var listed: String { self == .notDetermined ? L("waiting for your answer") : words }
 }

@@ -9,9 +9,9 @@ struct Edit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "edit",
         abstract: L("Change an alarm or timer, keeping its ID."),
-        discussion: L("Takes the options of `add` and `timer`; what is not given stays as it was. The alarm is scheduled anew from its new settings (a ringing alarm is silenced; a timer starts again)."))
+        discussion: L("Takes the options of `add` and `timer`; what is not given stays as it was. A new title, sound or button keeps where the alarm stands (a timer's time left, a pause, a snooze, a skip); a new time or length schedules it anew, and a ringing alarm is silenced."))
 
-    @Argument(help: ArgumentHelp(L("The alarm's ID, or a unique prefix of it.")), completion: .custom { _, _, prefix in AlarmCompletion.ids(prefix) })
+    @Argument(help: ArgumentHelp(L("The alarm's ID, a unique prefix of it, or its title (see `reveille list`).")), completion: .custom { _, _, prefix in AlarmCompletion.ids(prefix) })
     var id: String
 
     @Argument(help: ArgumentHelp(L("A new time or date (as for `add`), or for a timer a new length (as for `timer`).")))
@@ -41,7 +41,7 @@ struct Edit: AsyncParsableCommand {
         if old.alarm.schedule == nil {
             guard days == nil else { throw ValidationError(L("--days: %@ is a timer; a timer does not repeat on days", old.id.uuidString.prefix(8).lowercased())) }
             if let when {
-                request.countdownDuration?.preAlert = try Parse.duration(when, option: L("length"))
+                request.countdownDuration?.preAlert = try Parse.timerLength(when, option: L("length"))
             }
         } else if let when {
             // A new time of day keeps the old days; a date makes it ring once.
@@ -81,6 +81,18 @@ struct Skip: AsyncParsableCommand {
         let after = try await AgentConnection.perform { client throws(AlarmError) in try await client.skip(before.id.uuidString) }
         let skipped = AlarmSummary(before).fireDate.map(AlarmSummary.dateAndTime) ?? "-"
         try target.output.show(after, .skipped(skipped))
+    }
+}
+
+/// `reveille unskip`: the occurrence a skip passed over rings after all.
+struct Unskip: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "unskip", abstract: L("Undo a skip: the skipped occurrence rings after all."))
+    @OptionGroup var target: AlarmTarget
+
+    func run() async throws {
+        let before = try await target.resolve()
+        let after = try await AgentConnection.perform { client throws(AlarmError) in try await client.unskip(before.id.uuidString) }
+        try target.output.show(after, .unskipped)
     }
 }
 

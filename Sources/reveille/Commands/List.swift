@@ -28,14 +28,13 @@ struct List: AsyncParsableCommand {
 struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "show", abstract: L("Show one alarm."))
 
-    @Argument(help: ArgumentHelp(L("The alarm's ID, or a unique prefix of it (see `reveille list`).")))
+    @Argument(help: ArgumentHelp(L("The alarm's ID, a unique prefix of it, or its title (see `reveille list`).")))
     var id: String
 
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let id = self.id
-        let record = try await AgentConnection.perform { client throws(AlarmError) in try await client.alarm(id) }
+        let record = try await AlarmTarget.named(id).record
         if output.json { try Output.json(AlarmSummary(record)) } else { Output.lines(AlarmSummary(record).details) }
     }
 }

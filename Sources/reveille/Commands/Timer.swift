@@ -7,7 +7,7 @@ import ReveilleKit
 struct Timer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "timer", abstract: L("Start a timer."))
 
-    @Argument(help: ArgumentHelp(L("How long (%@).", InputParser.acceptedDurations),
+    @Argument(help: ArgumentHelp(L("How long (%@).", InputParser.acceptedTimerLengths),
                                  discussion: L("With colons it reads as a clock: 1:30 is 1 minute 30 seconds; 1:30:00 is 1½ hours.")))
     var duration: String
 
@@ -20,7 +20,7 @@ struct Timer: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let length = try Parse.duration(duration, option: L("duration"))
+        let length = try Parse.timerLength(duration, option: L("duration"))
         let request = try alert.request(schedule: nil, preAlert: length, defaultTitle: L("Timer"),
                                         repeatAfter: try repeatAfter.map { try Parse.duration($0, option: "--repeat") })
         let record = try await AgentConnection.perform { client throws(AlarmError) in

@@ -9,7 +9,7 @@ struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: L("Watch alarms live; in a terminal, answer them with keys."),
-        discussion: L("In a terminal: one row per alarm with its state, and a progress bar and the time left for countdowns, redrawn every second while a countdown runs. Keys: up/down select, s stop, z snooze, p pause, r resume, c cancel (asks y/n), q quit; Ctrl-C, a closed terminal or SIGTERM leave the terminal as it was. When the output is not a terminal, or with --json, prints one line (or JSON object) per change until interrupted."))
+        discussion: L("In a terminal: one row per alarm with its state, and a progress bar and the time left for countdowns, redrawn every second while a countdown runs. Keys: up/down select, s stop, z snooze, p pause, r resume, c cancel (asks y/n), q quit. An alarm that starts ringing takes the selection; s on anything else while one rings asks first (y/n). Ctrl-C, a closed terminal or SIGTERM leave the terminal as it was. When the output is not a terminal, or with --json, prints one line (or JSON object) per change until interrupted."))
 
     @OptionGroup var output: OutputOptions
 
@@ -73,8 +73,8 @@ private actor LiveView {
     }
     private let help = L("s stop · z snooze · p pause · r resume · c cancel · q quit")
     private lazy var status = help
-    /// The alarm `c` asked about; `y` cancels it, any other key does not.
-    private var pendingCancel: AlarmRecord?
+    /// What a key asked about (`c`, or `s` while another alarm rings); `y` does it, any other key does not.
+    private var pending: (action: AlarmAction, record: AlarmRecord)?
     private let terminal = Terminal()
 
     func run(_ updates: AsyncStream<[AlarmRecord]>) async throws {
@@ -92,8 +92,14 @@ private actor LiveView {
 
     private func show(_ list: [AlarmRecord]) {
         let index = selected
+        let wasRinging = Set(records.filter { $0.alarm.state == .alerting }.map(\.id))
         records = list
-        if !list.contains(where: { $0.id == selectedID }) { selected = min(index, max(0, list.count - 1)) }
+        if let startedRinging = list.first(where: { $0.alarm.state == .alerting && !wasRinging.contains($0.id) }) {
+            // What rings takes the selection, so that `s` stops it rather than what was selected.
+            selectedID = startedRinging.id
+        } else if !list.contains(where: { $0.id == selectedID }) {
+            selected = min(index, max(0, list.count - 1))
+        }
         draw()
     }
 
@@ -105,26 +111,37 @@ private actor LiveView {
     /// Handles a key; returns true to quit.
     private func press(_ key: String) async -> Bool {
         let actions: [String: AlarmAction] = ["s": .stop, "z": .countdown, "p": .pause, "r": .resume]
-        if let asked = pendingCancel {
-            pendingCancel = nil
-            if key == "y" { await perform(.cancel, on: asked) } else { status = L("Not cancelled.") + " " + help }
+        if let asked = pending {
+            pending = nil
+            if key == "y" { await perform(asked.action, on: asked.record) } else { status = Self.notDone(asked.action) + " " + help }
             draw()
             return false
         }
+        let ringing = records.first { $0.alarm.state == .alerting }
         switch key {
         case "q", "\u{03}", "\u{04}": return true
         case "up": selected = max(0, selected - 1)
         case "down": selected = min(max(0, records.count - 1), selected + 1)
         case "c" where records.indices.contains(selected):
-            pendingCancel = records[selected]
+            pending = (.cancel, records[selected])
             let summary = AlarmSummary(records[selected])
             status = summary.kind == "timer" ? L("Cancel timer %@? y/n", summary.name) : L("Cancel alarm %@? y/n", summary.name)
+        case "s" where records.indices.contains(selected) && records[selected].alarm.state != .alerting && ringing != nil:
+            // Stopping one thing while another rings is likely a slip: say which is which first.
+            guard let ringing else { return false }
+            pending = (.stop, records[selected])
+            status = L("%@ is ringing; stop %@ instead? y/n", AlarmSummary(ringing).kindAndName, AlarmSummary(records[selected]).kindAndName)
         default:
             guard let action = actions[key], records.indices.contains(selected) else { return false }
             await perform(action, on: records[selected])
         }
         draw()
         return false
+    }
+
+    /// What the status line says when a question is answered with anything but `y`.
+    private static func notDone(_ action: AlarmAction) -> String {
+        action == .cancel ? L("Not cancelled.") : L("Not stopped.")
     }
 
     private func perform(_ action: AlarmAction, on record: AlarmRecord) async {

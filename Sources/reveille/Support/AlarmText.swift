@@ -28,20 +28,23 @@ struct AlarmSummary: Encodable, Equatable {
     var secondary: String
     /// `default`, a sound name, or a path.
     var sound: String
-    /// 0 to 1; full volume when absent.
+    /// 0 to 1 on the desktop's volume slider, as `--volume` reads it (the agent keeps the
+    /// stream's linear volume); full volume when absent.
     var volume: Double?
     var fade: Double?
     /// Seconds it rings unanswered before it is reported missed.
     var ringLimit: Double
     /// Whether it wakes the computer from suspend.
     var wakes: Bool
+    /// The occurrence `reveille skip` passed over, while it is ahead (`reveille unskip` brings it back).
+    var skipped: String?
 
     /// The instant `fireDate` writes, kept to avoid reading the text back.
     private var shownDate: Date?
 
     private enum CodingKeys: String, CodingKey {
         case id, title, state, kind, fireDate, timeRemaining, time, repeats, snooze, preAlert, app, enabled, secondary,
-             sound, volume, fade, ringLimit, wakes
+             sound, volume, fade, ringLimit, wakes, skipped
     }
 
     init(_ listing: AlarmListing, now: Date = Date(), timeZone: any TimeZoneRules = GLibTimeZone.local) {
@@ -77,10 +80,12 @@ struct AlarmSummary: Encodable, Equatable {
         case .default: "default"
         case .named(let name): name
         }
-        volume = listing.ring.volume
+        volume = listing.ring.volume.map { (VolumeScale.slider(linear: $0) * 10_000).rounded() / 10_000 }
         fade = listing.ring.fadeIn
         ringLimit = listing.ring.ringLimit ?? RingOptions.defaultRingLimit
         wakes = listing.ring.wakesMachine != false
+        skipped = AlarmRecord.skippedOccurrence(state: alarm.state, lastOccurrence: listing.lastOccurrence, now: now)
+            .map { ISO8601Local.millisecondString(from: $0, in: timeZone) }
     }
 
     /// An argument as `run:` reads it back: quoted when it holds a space, quote or backslash.
@@ -139,7 +144,8 @@ struct AlarmSummary: Encodable, Equatable {
         case "alerting": return L("ringing")
         default:
             guard let fireDate, let shownDate else { return "-" }
-            return "\(Self.dateAndTime(fireDate)) (\(Self.relative(shownDate.timeIntervalSince(now))))"
+            let next = "\(Self.dateAndTime(fireDate)) (\(Self.relative(shownDate.timeIntervalSince(now))))"
+            return skipped.map { L("%@, skipping %@", next, Self.dateAndTime($0)) } ?? next
         }
     }
 
@@ -168,11 +174,11 @@ struct AlarmSummary: Encodable, Equatable {
         }
     }
 
-    /// For an alarm that ended: `it has ended, which would have rung 2026-11-22 07:30 (in 11h 07m)`.
+    /// For an alarm that ended, what it would have done: `it would have rung 2026-11-22 07:30 (in 11h 07m)`.
     var endedSentence: String {
         switch state {
-        case "scheduled", "countdown": L("it has ended, which would have rung %@", when())
-        case "paused": L("it has ended (it was paused, %@ left)", Self.length(timeRemaining ?? 0))
+        case "scheduled", "countdown": L("it would have rung %@", when())
+        case "paused": L("it was paused with %@ left", Self.length(timeRemaining ?? 0))
         default: L("it has ended")
         }
     }
@@ -207,6 +213,7 @@ struct AlarmSummary: Encodable, Equatable {
         lines.append((L("rings for"), L("%@ unanswered", Self.length(ringLimit))))
         lines.append((L("wakes"), wakes ? L("the computer from suspend") : L("no (--no-wake)")))
         if !enabled { lines.append((L("enabled"), L("no (reveille enable %@)", shortID))) }
+        if let skipped { lines.append((L("skipped"), L("%@ (reveille unskip %@)", Self.dateAndTime(skipped), shortID))) }
         lines.append((L("app"), app))
         let width = lines.map { $0.0.count }.max()! + 2
         return lines.map { ($0.0 + ":").padded(to: width) + $0.1 }
@@ -220,7 +227,7 @@ struct AlarmSummary: Encodable, Equatable {
 
 /// What a command did to an alarm, for the sentence that says so.
 enum Done {
-    case scheduled, started, changed, stopped, snoozed, paused, resumed, cancelled, disabled, enabled
+    case scheduled, started, changed, stopped, snoozed, paused, resumed, cancelled, disabled, enabled, unskipped
     /// The occurrence (date and time) that will not ring.
     case skipped(String)
 
@@ -247,6 +254,7 @@ enum Done {
         case (.disabled, true): L("Disabled timer %@: %@", name, rest)
         case (.enabled, false): L("Enabled alarm %@: %@", name, rest)
         case (.enabled, true): L("Enabled timer %@: %@", name, rest)
+        case (.unskipped, _): L("Unskipped alarm %@: %@", name, rest)
         case (.skipped(let when), _): L("Skipped %@ of alarm %@: %@", when, name, rest)
         }
     }

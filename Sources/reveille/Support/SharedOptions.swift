@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import Glibc
 import ReveilleCore
 import ReveilleKit
 
@@ -31,7 +32,7 @@ struct AlertOptions: ParsableArguments {
             completion: .custom { _, _, prefix in AlarmCompletion.sounds(prefix) })
     var sound: String?
 
-    @Option(help: ArgumentHelp(L("The alarm's loudness: a percentage (80%%) or a fraction (0.8).")))
+    @Option(help: ArgumentHelp(L("The alarm's loudness on the desktop's volume slider: a percentage (80%%) or a fraction (0.8).")))
     var volume: String?
 
     @Option(help: ArgumentHelp(L("Rise from silence to full volume over this long (%@).", InputParser.acceptedDurations)))
@@ -103,6 +104,11 @@ enum Parse {
         do { return try InputParser.duration(text) } catch { throw ValidationError("\(option): \(error)") }
     }
 
+    /// A timer's length: a duration or a bare number of seconds.
+    static func timerLength(_ text: String, option: String) throws -> TimeInterval {
+        do { return try InputParser.timerLength(text) } catch { throw ValidationError("\(option): \(error)") }
+    }
+
     /// `--secondary`: the button, what it does, and its intent.
     static func secondary(_ text: String) throws -> (AlarmButton?, AlarmPresentation.Alert.SecondaryButtonBehavior?, AlarmIntent?) {
         switch text {
@@ -126,18 +132,20 @@ enum Parse {
         return (button, .custom, intent)
     }
 
-    /// `80%` or `0.8` → 0.8. A bare number over 1 is refused: `2` could mean 2% or 200%.
+    /// `80%` or `0.8` on the desktop's volume slider → the stream's linear volume (0.512), so that
+    /// the sound settings show the alarm at 80%. A bare number over 1 is refused: `2` could mean
+    /// 2% or 200%.
     static func percentage(_ text: String) throws -> Double {
         let percent = text.hasSuffix("%")
         guard let value = Double(percent ? String(text.dropLast()) : text), value.isFinite, value >= 0 else {
             throw ValidationError(L("--volume: could not read '%@'; accepted: a percentage (0%% to 100%%, like 80%%) or a fraction (0 to 1, like 0.8)", text))
         }
-        if !percent, value > 1 {
+        if !percent, value > 1, value <= 100 {
             throw ValidationError(L("--volume: '%@' is neither a fraction (0 to 1) nor a percentage; write %@%% or %@", text, text, String(value / 100)))
         }
         let fraction = percent ? value / 100 : value
         guard fraction <= 1 else { throw ValidationError(L("--volume: '%@' is over 100%%; accepted: 0%% to 100%%", text)) }
-        return fraction
+        return VolumeScale.linear(slider: fraction)
     }
 
     /// A sound option: a name, or a path made absolute (the agent may run in another folder).
@@ -146,4 +154,14 @@ enum Parse {
         guard text.contains("/") else { return .named(text) }
         return .named(URL(fileURLWithPath: text).standardizedFileURL.path)
     }
+}
+
+/// The desktop's volume sliders (GNOME, KDE, pavucontrol) show PulseAudio's cubic scale; the
+/// agent takes a stream's linear volume (its amplitude). The CLI speaks the slider's scale.
+enum VolumeScale {
+    /// The linear volume the slider shows at `slider` (0 to 1).
+    static func linear(slider: Double) -> Double { slider * slider * slider }
+
+    /// Where the slider stands at linear volume `linear` (0 to 1).
+    static func slider(linear: Double) -> Double { cbrt(max(0, linear)) }
 }

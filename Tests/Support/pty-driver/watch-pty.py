@@ -3,7 +3,8 @@
 
     watch-pty.py REVEILLE SIGNAL KEYS...
 
-Waits for the first screen, presses each of KEYS (waiting for the screen after each), then
+Waits for the first screen, presses each of KEYS (waiting for the screen after each; a key
+`wait:TEXT` presses nothing and waits up to 15 s for TEXT on the screen), then
 sends SIGNAL (INT, TERM or HUP) to watch. Prints one JSON object: the exit status, whether the
 terminal was left with echo and canonical input back on and the cursor shown, and the text of
 each screen after a key.
@@ -41,6 +42,9 @@ def main(reveille, signal_name, *keys):
     first = read_until(fd, b"quit")
     screens.append(first.decode(errors="replace"))
     for key in keys:
+        if key.startswith("wait:"):
+            screens.append(read_until(fd, key[5:].encode(), timeout=15).decode(errors="replace"))
+            continue
         os.write(fd, key.encode())
         screens.append(read_until(fd, b"\x1b[J", timeout=5).decode(errors="replace"))
     attributes_before_exit = termios.tcgetattr(fd)[3]

@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+import ReveilleCore
+import ReveilleTestSupport
+
+/// Issue 27, "Everyday use", end to end: watch on a pseudo-terminal, edit and skip through the
+/// agent, the installed completion and the package's copyright.
+@Suite("Everyday use end to end", .serialized, .waitsOnItsOwnThread)
+struct EverydayUseEndToEndTests {
+    struct Summary: Decodable {
+        var id: String, title: String, state: String, fireDate: String?, timeRemaining: Double?, skipped: String?
+    }
+
+    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// A timer is selected when another starts ringing: the ringing one takes the selection,
+    /// `s` on the other asks first, and `s` stops what rings, not what was selected.
+    @Test func watchStopsWhatRingsNotWhatWasSelected() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let long = try session.cliJSON(Summary.self, "timer", "1h", "--title", "Long")
+        let short = try session.cliJSON(Summary.self, "timer", "6s", "--title", "Short")
+        let (down, up) = ("\u{1B}[B", "\u{1B}[A")
+        // The short timer sorts first; down selects the long one before the short one rings.
+        let keys = [down, "wait:ringing", down, "s", "wait:instead? y/n", "n", "wait:Not stopped.", up, "s", "wait:Stopped timer"]
+        let result = try Subprocess.run("/usr/bin/python3", [CLITests.watchDriver, session.binaries + "/reveille", "INT"] + keys,
+                                        environment: session.environment, timeout: 60)
+        let run = try JSONDecoder().decode(CLITests.WatchRun.self, from: Data(result.stdout.utf8))
+        #expect(run.screens.count == keys.count + 1, "\(result.stdout)\(result.stderr)")
+        guard run.screens.count == keys.count + 1 else { return }
+        #expect(run.screens[2].contains("ringing"), "\(run.screens[2].debugDescription)")
+        let question = "timer \(short.id.prefix(8)) \"Short\" is ringing; stop timer \(long.id.prefix(8)) \"Long\" instead? y/n"
+        #expect(run.screens[5].contains(question), "\(run.screens[5].debugDescription)")
+        #expect(run.screens[7].contains("Not stopped."), "\(run.screens[7].debugDescription)")
+        #expect(run.screens[10].contains("Stopped timer \(short.id.prefix(8)) \"Short\""), "\(run.screens[10].debugDescription)")
+        let left = try session.cliJSON([Summary].self, "list")
+        #expect(left.map(\.id) == [long.id] && left.first?.state == "countdown", "the long timer runs on: \(left)")
+    }
+
+    /// Renaming a running timer keeps its time left; renaming a skipped alarm keeps the skip,
+    /// which list and show name and unskip undoes.
+    @Test func anEditChangesOnlyWhatItNamesAndASkipCanBeUndone() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let tea = try session.cliJSON(Summary.self, "timer", "1h", "--title", "Tea")
+        let renamed = try session.cliJSON(Summary.self, "edit", "tea", "--title", "Green tea")
+        #expect(renamed.id == tea.id && renamed.title == "Green tea" && renamed.state == "countdown")
+        #expect(renamed.fireDate == tea.fireDate, "the timer keeps its end: \(String(describing: tea.fireDate)) -> \(String(describing: renamed.fireDate))")
+
+        let up = try session.cliJSON(Summary.self, "add", "7:00", "--days", "daily", "--title", "Up")
+        let skipped = try session.cliJSON(Summary.self, "skip", String(up.id.prefix(8)))
+        #expect(skipped.skipped == up.fireDate && skipped.fireDate != up.fireDate, "\(skipped)")
+        let edited = try session.cliJSON(Summary.self, "edit", "up", "--title", "Get up")
+        #expect(edited.title == "Get up" && edited.skipped == up.fireDate && edited.fireDate == skipped.fireDate, "\(edited)")
+
+        let list = try session.cli("list")
+        let row = list.stdout.split(separator: "\n").first { $0.contains("Get up") } ?? ""
+        #expect(row.contains("skipping \(up.fireDate!.prefix(10)) 07:00"), "\(list.stdout)")
+        let show = try session.cli("show", "get up")
+        #expect(show.stdout.contains("skipped:") && show.stdout.contains("(reveille unskip \(up.id.prefix(8)))"), "\(show.stdout)")
+
+        let unskipped = try session.cli("unskip", "get up")
+        #expect(unskipped.status == 0 && unskipped.stdout.hasPrefix("Unskipped alarm \(up.id.prefix(8)) \"Get up\": rings "), "\(unskipped.stdout)\(unskipped.stderr)")
+        let restored = try session.cliJSON(Summary.self, "show", String(up.id.prefix(8)))
+        #expect(restored.fireDate == up.fireDate && restored.skipped == nil, "\(restored)")
+        let again = try session.cli("unskip", String(up.id.prefix(8)))
+        #expect(again.status != 0 && again.stderr.contains("has no skipped occurrence ahead"), "\(again.stderr)")
+    }
+
+    /// Titles stand for IDs; one two alarms share is refused, naming both.
+    @Test func aTitleStandsForTheIDWhenOnlyOneAlarmHasIt() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let tea = try session.cliJSON(Summary.self, "timer", "10m", "--title", "Tea")
+        let paused = try session.cli("pause", "TEA")
+        #expect(paused.status == 0 && paused.stdout.hasPrefix("Paused timer \(tea.id.prefix(8)) \"Tea\""), "\(paused.stdout)\(paused.stderr)")
+        let other = try session.cliJSON(Summary.self, "timer", "5m", "--title", "tea")
+        let ambiguous = try session.cli("cancel", "tea", "--yes")
+        #expect(ambiguous.status != 0 && ambiguous.stderr.contains("2 alarms have the title 'tea'")
+                && ambiguous.stderr.contains(String(tea.id.prefix(8))) && ambiguous.stderr.contains(String(other.id.prefix(8))),
+                "\(ambiguous.stderr)")
+        #expect(try session.cliJSON([Summary].self, "list").count == 2, "nothing cancelled")
+    }
+
+    /// While an app waits for the user, the prompt's body says how to answer from a terminal
+    /// (dunst without dmenu has no buttons) and `auth list` shows the app waiting.
+    @Test func anAppWaitingForAnAnswerIsListedAndThePromptSaysHowToAnswer() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let output = session.directory + "/cook.out"
+        let request = try Subprocess.start(session.binaries + "/reveille-test-app",
+                                           ["org.test.Cook", "Kitchen timers for your recipes", "request-authorization"],
+                                           environment: session.environment, stdout: output, stderr: output + ".err")
+        defer { request.terminate() }
+        let prompt = try eventually(timeout: 5, "the authorization prompt") {
+            try session.notifications(titled: "org.test.Cook wants to schedule alarms").first
+        }
+        #expect((prompt.body ?? "").contains("To answer: reveille auth allow org.test.Cook (or deny)"), "\(prompt.body)")
+        let list = try session.cli("auth", "list")
+        let row = list.stdout.split(separator: "\n").first { $0.hasPrefix("org.test.Cook") } ?? ""
+        #expect(row.contains("waiting for your answer") && row.contains("Kitchen timers for your recipes"), "\(list.stdout)\(list.stderr)")
+        #expect(list.stdout.contains("To answer: reveille auth allow org.test.Cook (or deny)"), "\(list.stdout)")
+        struct Entry: Decodable { var appID: String, state: String, decided: String? }
+        let entries = try JSONDecoder().decode([Entry].self, from: Data(try session.cli("auth", "list", "--json").stdout.utf8))
+        #expect(entries.map(\.appID) == ["org.test.Cook"] && entries.first?.state == "notDetermined" && entries.first?.decided == nil)
+
+        #expect(try session.cli("auth", "allow", "org.test.Cook").status == 0)
+        #expect(request.wait(timeout: 10) == 0)
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "authorized\n")
+        #expect(try session.cli("auth", "list").stdout.contains("allowed"))
+    }
+
+    /// An unknown sound names the closest few; a missing file is said to be missing.
+    @Test func anUnknownSoundNamesTheClosestAndAMissingFileIsMissing() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let unknown = try session.cli("add", "7:00", "--sound", "bel")
+        #expect(unknown.status != 0 && unknown.stderr.contains("no sound named 'bel'; the closest: bell, "), "\(unknown.stderr)")
+        let listed = try #require(unknown.stderr.firstMatch(of: /the closest: ([^(]*) \(/)).1.split(separator: ", ")
+        #expect(listed.count == 3, "a few, not every name: \(unknown.stderr)")
+        let missing = try session.cli("add", "7:00", "--sound", "/no/such/sound.wav")
+        #expect(missing.status != 0 && missing.stderr.contains("sound file '/no/such/sound.wav' does not exist"), "\(missing.stderr)")
+        #expect(!missing.stderr.contains("give an absolute path"))
+    }
+
+    /// lintian: the bash completion is sourced, so it has no hashbang; the package has a DEP-5 copyright.
+    @Test func theInstalledBashCompletionHasNoHashbangAndThePackageItsCopyright() throws {
+        let destdir = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-completion-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: destdir) }
+        let install = try Subprocess.run(repository + "/scripts/install",
+                                         ["--prefix", "/usr", "--destdir", destdir, "--bin-dir", try TestSession.findBinaries(), "--no-manifest"],
+                                         environment: ProcessInfo.processInfo.environment)
+        #expect(install.status == 0, "\(install.stderr)")
+        let bash = try String(contentsOfFile: destdir + "/usr/share/bash-completion/completions/reveille", encoding: .utf8)
+        #expect(!bash.hasPrefix("#!") && bash.contains("-F _reveille reveille"), "\(bash.prefix(200))")
+        let zsh = try String(contentsOfFile: destdir + "/usr/share/zsh/site-functions/_reveille", encoding: .utf8)
+        #expect(zsh.hasPrefix("#compdef"), "zsh keeps its first line")
+
+        let copyright = try String(contentsOfFile: repository + "/debian/copyright", encoding: .utf8)
+        #expect(copyright.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"))
+        #expect(copyright.contains("Files: *\nCopyright: 2026 The Reveille authors\nLicense: Expat\n"))
+        // The licence text is the LICENSE file's, as DEP-5 writes it (indented, "." for blank lines).
+        let license = try String(contentsOfFile: repository + "/LICENSE", encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false).dropFirst(4).dropLast()
+            .map { $0.isEmpty ? " ." : " " + $0 }.joined(separator: "\n")
+        #expect(copyright.contains("License: Expat\n" + license), "the Expat paragraph matches LICENSE")
+    }
+}

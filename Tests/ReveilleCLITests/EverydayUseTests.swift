@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import reveille
+import ReveilleCore
+
+/// Issue 27, "Everyday use": what the CLI makes of titles and how it words an ended alarm, in process.
+@Suite("Everyday use")
+struct EverydayUseTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func record(_ title: String, timer: Bool = false) throws -> AlarmRecord {
+        let request = AlarmRequest(
+            schedule: timer ? nil : .relative(.init(time: .init(hour: 7, minute: 30), repeats: .never)),
+            countdownDuration: .init(preAlert: timer ? 300 : nil, postAlert: 540),
+            presentation: .reveille(title: title, secondaryButton: .snoozeButton, behavior: .countdown))
+        return try AlarmRecord(id: UUID(), request: request, appID: "reveille", now: now, timeZone: UTCTimeZone())
+    }
+
+    /// `reveille pause tea`: a title, regardless of case, names the one alarm that has it.
+    @Test func aUniqueTitleStandsForTheID() throws {
+        let tea = try record("Tea", timer: true), wake = try record("Wake up")
+        #expect(try AlarmTarget.titled("tea", in: [wake, tea]).id == tea.id)
+        #expect(try AlarmTarget.titled(" WAKE UP ", in: [wake, tea]).id == wake.id)
+    }
+
+    @Test func anAmbiguousTitleIsRefusedNamingEveryMatch() throws {
+        let first = try record("Tea", timer: true), second = try record("TEA", timer: true), other = try record("Coffee")
+        #expect {
+            try AlarmTarget.titled("tea", in: [first, other, second])
+        } throws: { error in
+            let reason = (error as? AlarmError)?.reason ?? ""
+            guard case .ambiguousID? = error as? AlarmError else { return false }
+            return reason.contains("2 alarms have the title 'tea'") && reason.contains(AlarmSummary(first).name)
+                && reason.contains(AlarmSummary(second).name) && !reason.contains("Coffee")
+        }
+    }
+
+    @Test func anUnknownTitleSaysNeitherIDNorTitleMatched() throws {
+        #expect {
+            try AlarmTarget.titled("soup", in: [try record("Tea")])
+        } throws: { error in
+            guard case .notFound(let reason)? = error as? AlarmError else { return false }
+            return reason == "no alarm has an id starting with 'soup' or the title 'soup'; `reveille list` shows them"
+        }
+    }
+
+    /// `cancel` says what the alarm would have done, not that it "has ended, which would have rung".
+    @Test func aCancelledAlarmSaysWhenItWouldHaveRung() throws {
+        let summary = AlarmSummary(try record("Pizza", timer: true), now: now)
+        let said = summary.sentence(.cancelled, summary.endedSentence)
+        #expect(said.hasPrefix("Cancelled timer \(summary.name): it would have rung "), "\(said)")
+        #expect(!said.contains("has ended"))
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+@testable import ReveilleCore
+
+/// Issue 27: an edit changes only what it names, and a skip can be undone.
+extension AlarmEngineTests {
+    func weekdays(_ title: String = "Up") -> AlarmRequest {
+        request(schedule: relative(7, 0, everyDay), title: title)
+    }
+
+    /// Renaming a running timer with 45 s left leaves it 45 s, not a new minute.
+    @Test func renamingARunningTimerKeepsItsTimeLeft() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let tea = try harness.schedule(timer(60))
+        harness.now = start + 15
+        var renamed = tea.request
+        renamed.presentation.alert.title = "Green tea"
+        let after = try #require(try harness.perform(.update(id: tea.id.uuidString, request: renamed)))
+        #expect(after.title == "Green tea" && after.fireDate == start + 60, "\(String(describing: after.fireDate))")
+        #expect(harness.armed == start + 60)
+        // A new length is a new countdown, from now.
+        let longer = try #require(try harness.perform(.update(id: tea.id.uuidString, request: timer(120, title: "Green tea"))))
+        #expect(longer.fireDate == start + 15 + 120)
+    }
+
+    @Test func renamingAPausedTimerKeepsItPaused() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let tea = try harness.schedule(timer(60))
+        harness.now = start + 20
+        try harness.perform(.apply(.pause, id: tea.id.uuidString))
+        harness.now = start + 100
+        let after = try #require(try harness.perform(.update(id: tea.id.uuidString, request: timer(60, title: "Other"))))
+        #expect(after.state == .paused && after.pausedTimeRemaining == 40)
+    }
+
+    /// Renaming a skipped alarm keeps the skip; a new time schedules it anew.
+    @Test func renamingASkippedAlarmKeepsTheSkip() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let up = try harness.schedule(weekdays())
+        let skipped = try #require(try harness.perform(.skip(id: up.id.uuidString)))
+        #expect(skipped.skippedOccurrence(now: harness.now) == up.fireDate)
+        let renamed = try #require(try harness.perform(.update(id: up.id.uuidString, request: weekdays("Get up"))))
+        #expect(renamed.title == "Get up" && renamed.fireDate == skipped.fireDate)
+        #expect(renamed.skippedOccurrence(now: harness.now) == up.fireDate)
+    }
+
+    @Test func unskipRingsTheSkippedOccurrenceAfterAll() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let up = try harness.schedule(weekdays())
+        try harness.perform(.skip(id: up.id.uuidString))
+        let restored = try #require(try harness.perform(.unskip(id: up.id.uuidString)))
+        #expect(restored.fireDate == up.fireDate && restored.skippedOccurrence(now: harness.now) == nil)
+        #expect(harness.armed == up.fireDate)
+        #expect {
+            try harness.perform(.unskip(id: up.id.uuidString))
+        } throws: { error in
+            guard case .invalidState(let reason) = error as? AlarmError else { return false }
+            return reason.contains("has no skipped occurrence ahead")
+        }
+    }
+
+    /// A skip stops being one once its occurrence has passed: nothing to undo then.
+    @Test func aSkipEndsWhenItsOccurrencePasses() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let up = try harness.schedule(weekdays())
+        let skipped = try #require(try harness.perform(.skip(id: up.id.uuidString)))
+        #expect(skipped.skippedOccurrence(now: up.fireDate! + 1) == nil)
+    }
+}
