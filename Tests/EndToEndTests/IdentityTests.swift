@@ -18,11 +18,14 @@ struct IdentityTests {
     struct Orphan {
         /// Its unique name on the bus.
         var name: String
-        /// The id the bus credits it to: the exited process's.
+        /// The exited process's id (the sandbox shares the test's PID namespace), which the bus
+        /// credits the connection to.
         var pid: Int32
         var keeper: Subprocess.Child
         /// What its calls before the exit answered.
         var before: [String]
+        /// A clock tick by which the agent had heard the connection appear.
+        var heard: Int
         /// Where the keeper writes what its calls after the reuse answered.
         var report: String
     }
@@ -44,24 +47,37 @@ struct IdentityTests {
         let calls = try [before, after].map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let report = session.directory + "/after.json"
         let connected = try Subprocess.run(bwrap, sandbox + ["/usr/bin/python3", Self.script, report] + calls, environment: session.environment)
-        struct Said: Decodable { var name: String; var keeper: Int32; var before: [String] }
+        struct Said: Decodable { var name: String; var pid: Int32; var keeper: Int32; var before: [String]; var heard: Int }
         guard connected.status == 0, let said = try? JSONDecoder().decode(Said.self, from: Data(connected.stdout.utf8)) else {
             throw Subprocess.Failure("pid-reuse.py in the sandbox failed (\(connected.status)): \(connected.stdout) \(connected.stderr)")
         }
-        let keeper = Subprocess.Child(pid: said.keeper)
-        // The bus's record, not what the process said: that is the id the agent is given.
-        guard let pid = try session.ownerPID(of: said.name) else {
-            keeper.terminate()
-            throw Subprocess.Failure("the bus gives no process id for \(said.name)")
-        }
-        return Orphan(name: said.name, pid: pid, keeper: keeper, before: said.before, report: report)
+        return Orphan(name: said.name, pid: said.pid, keeper: Subprocess.Child(pid: said.keeper), before: said.before,
+                      heard: said.heard, report: report)
+    }
+
+    /// Now, in the clock ticks of process start times (`CLOCK_BOOTTIME`, as `/proc/PID/stat` counts).
+    static func tick() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &now)
+        return Int(now.tv_sec) * sysconf(Int32(_SC_CLK_TCK)) + Int(now.tv_nsec) / (1_000_000_000 / sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// Starts an unconfined process (`sleep`, a child of the test) with process id `pid`, which
     /// must be free: the PID namespace's last given id is set just below it before each try,
     /// and a try another process's fork overtook is undone and repeated.
-    func startProcess(withID pid: Int32, _ session: TestSession) throws -> Subprocess.Child {
+    ///
+    /// It starts in the clock tick after `heard`, by which the agent had heard the orphan's
+    /// connection appear: within the tick the agent heard it, a process that connected and one
+    /// that got its id afterwards cannot be told apart by their start times (README, "Security").
+    func startProcess(withID pid: Int32, after heard: Int, _ session: TestSession) throws -> Subprocess.Child {
         let sleep = try Subprocess.find("sleep", package: "coreutils")
+        // The next tick, not much later: the agent once took a process that started in it for
+        // one that started before its connection appeared.
+        let deadline = Date().addingTimeInterval(1)
+        while Self.tick() <= heard {
+            guard Date() < deadline else { throw Subprocess.Failure("the clock did not pass tick \(heard) within a second") }
+            usleep(200)
+        }
         for _ in 0..<50 {
             guard kill(pid, 0) != 0, errno == ESRCH else {
                 throw Subprocess.Failure("process id \(pid) was taken by another process before the test could give it; run the test again")
@@ -106,7 +122,7 @@ struct IdentityTests {
         let orphan = try connectSandboxed(session, "org.test.Boxed", before: [],
                                           after: [["SetAuthorization", "org.test.Boxed", "authorized"], ["Authorizations"]])
         defer { orphan.keeper.terminate() }
-        let reuser = try startProcess(withID: orphan.pid, session)
+        let reuser = try startProcess(withID: orphan.pid, after: orphan.heard, session)
         defer { reuser.terminate() }
         #expect(try session.ownerPID(of: orphan.name) == reuser.pid, "the bus credits the sandboxed connection to the unconfined process")
 
@@ -125,7 +141,7 @@ struct IdentityTests {
                                           after: [["Hello", "org.test.Trusted", "Wants alarms"], ["AuthorizationState"]])
         defer { orphan.keeper.terminate() }
         #expect(orphan.before == ["ok: notDetermined"], "\(orphan.before)")
-        let reuser = try startProcess(withID: orphan.pid, session)
+        let reuser = try startProcess(withID: orphan.pid, after: orphan.heard, session)
         defer { reuser.terminate() }
         #expect(try session.ownerPID(of: orphan.name) == reuser.pid, "the bus credits the sandboxed connection to the unconfined process")
 
