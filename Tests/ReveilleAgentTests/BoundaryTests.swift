@@ -69,6 +69,7 @@ struct AgentBoundaryTests {
         #expect(times.connected(":1.5") == 1000)
         let started = ProcessStart.of(pid: getpid())
         #expect(started != nil && started! <= ProcessStart.now())
+        #expect(ProcessStart.ticks(seconds: 5, nanoseconds: 999_999_999, hertz: 100) == 599, "a start in tick 600 is after 5.999999999 s")
         #expect(ProcessStart.of(pid: -1) == nil)
     }
 }

@@ -14,19 +14,27 @@ enum ProcessStart {
         return fields.count > 19 ? UInt64(fields[19]) : nil
     }
 
-    /// Now, in the same ticks (rounded up, so a process that started in this tick is not later).
+    /// Now, in the same ticks.
     static func now() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_BOOTTIME, &time)
-        let hertz = UInt64(max(1, sysconf(Int32(_SC_CLK_TCK))))
-        return UInt64(time.tv_sec) * hertz + (UInt64(time.tv_nsec) * hertz + 999_999_999) / 1_000_000_000
+        return ticks(seconds: UInt64(time.tv_sec), nanoseconds: UInt64(time.tv_nsec), hertz: UInt64(max(1, sysconf(Int32(_SC_CLK_TCK)))))
+    }
+
+    /// An instant in ticks, rounded down as the kernel rounds a start: every process that
+    /// started before the instant has a start at most this. (Rounded up, a process that
+    /// started in the next tick, after the instant, counted as started before it.)
+    static func ticks(seconds: UInt64, nanoseconds: UInt64, hertz: UInt64) -> UInt64 {
+        seconds * hertz + nanoseconds * hertz / 1_000_000_000
     }
 }
 
 /// When each connection on the bus appeared (`NameOwnerChanged`), so that the process behind
 /// it can be checked to have started before it. Connections that appeared before the agent
 /// watched are known only to predate `watchedSince`: for them, a process id reused before the
-/// agent started cannot be told apart (README, "Security").
+/// agent started cannot be told apart. Nor can an id reused within the clock tick (10 ms) in
+/// which the agent heard the connection appear: the time heard, not the time it connected, is
+/// what is known (README, "Security").
 struct ConnectionTimes {
     private var appeared: [String: UInt64] = [:]
     /// From when connections are heard of as they appear.
