@@ -7,7 +7,7 @@ import ReveilleCore
 /// leaves `alerting`. Never lets audio trouble reach the agent: without PulseAudio it logs
 /// one line, lets the notification carry a sound hint, and reconnects while anything rings.
 @GLibActor
-final class AlarmSounder {
+final class AlarmSounder: AlarmFollower {
     let library: SoundLibrary
     private let pulse: PulseAudio
     private let sinkGuard: SinkGuard
@@ -15,8 +15,8 @@ final class AlarmSounder {
     private var ringing: [UUID: AlarmRecord] = [:]
     /// When each scheduled or counting-down alarm is due.
     private var upcoming: [UUID: Date] = [:]
-    /// The alarm with an id, as the scheduler has it now.
-    private let alarm: (UUID) -> AlarmRecord?
+    /// The alarms as of the last change.
+    private var snapshot = AlarmSnapshot.empty
     private var streams: [UUID: LoopingStream] = [:]
     private let sounds = SoundCache()
     private var reconnectPending = false
@@ -32,9 +32,8 @@ final class AlarmSounder {
     /// How long before an alert its stream is opened corked.
     static let prepareAhead: TimeInterval = 1.5
 
-    init(library: SoundLibrary, sinkGuard: SinkGuard, logger: Logger, alarm: @escaping (UUID) -> AlarmRecord?) {
+    init(library: SoundLibrary, sinkGuard: SinkGuard, logger: Logger) {
         self.library = library
-        self.alarm = alarm
         self.sinkGuard = sinkGuard
         self.logger = logger
         pulse = PulseAudio(appName: "Reveille", appID: "io.github.reveille.Reveille")
@@ -57,7 +56,12 @@ final class AlarmSounder {
 
     /// Follows the alarms' changes: one stream per alerting alarm, and a corked stream opened
     /// just before the next alarm is due.
-    func update(_ changes: [AlarmChange]) {
+    func follow(_ changes: [AlarmChange], in snapshot: AlarmSnapshot) {
+        self.snapshot = snapshot
+        update(changes)
+    }
+
+    private func update(_ changes: [AlarmChange]) {
         for change in changes {
             let state = change.record?.state
             ringing[change.id] = state == .alerting ? change.record : nil
@@ -109,7 +113,7 @@ final class AlarmSounder {
     }
 
     /// Arms a one-shot loop timeout to open the next alert's stream corked, just before it is due.
-    /// Only an optimisation: the alert itself is driven by the scheduler's timerfd.
+    /// Only an optimisation: the alert itself is driven by the runtime's timerfd.
     private func prepareNext() {
         var next: (key: UUID, value: Date)?
         for entry in upcoming where prepared[entry.key] == nil && entry.value < (next?.value ?? .distantFuture) { next = entry }
@@ -124,7 +128,7 @@ final class AlarmSounder {
         let source = MainLoopSources.after(milliseconds: UInt32(max(0, wait) * 1000)) { [weak self] in
             guard let self else { return }
             self.prepareTimer = nil
-            if self.pulse.isReady, self.prepared[id] == nil, self.upcoming[id] != nil, let record = self.alarm(id),
+            if self.pulse.isReady, self.prepared[id] == nil, self.upcoming[id] != nil, let record = self.snapshot[id],
                let stream = self.openStream(for: record, corked: true) {
                 self.prepared[id] = stream
             }
