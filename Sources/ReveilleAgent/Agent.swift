@@ -95,19 +95,17 @@ package final class Agent {
         let sounder = AlarmSounder(library: SoundLibrary(environment: options.environment),
                                    sinkGuard: SinkGuard(stateDirectory: paths.stateDirectory,
                                                         enabled: settings.unmuteMutedSink, logger: logger),
-                                   logger: logger)
+                                   logger: logger, runtime: runtime)
         let notifications = NotificationServer(bus: bus, logger: logger)
         let presenter = AlarmPresenter(server: notifications, logger: logger, now: { clock.now }, timeZone: { timeZone.current },
-                                       isSounding: { sounder.isPlaying($0) }, runtime: runtime)
+                                       runtime: runtime)
         let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger),
                                     server: notifications, logger: logger)
         let service = try AlarmService(bus: bus, runtime: runtime, sounder: sounder, authorizer: authorizer, logger: logger)
         let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead),
                                      stateDirectory: paths.stateDirectory, logger: logger, runtime: runtime)
         service.wakeStatus = { sleep.status() }
-        // The sounder before the presenter: an alert asks the notification server for a sound
-        // only if Reveille plays none (`isSounding`), which the sounder decides as it follows.
-        runtime.add([sounder, presenter, service, sleep])
+        runtime.add([presenter, service, sleep], ringer: sounder)
 
         // Started in this order, stopped in the reverse: the bus flushed last, after the
         // notifications are closed and the sound is silenced.

@@ -15,6 +15,7 @@ final class AgentRuntimeTests {
     @GLibActor
     final class Recorder: AlarmFollower {
         var changes: [[AlarmChange]] = []
+        var snapshot = AlarmSnapshot.empty
         var notices: [AgentNotice] = []
         var depth = 0
         var deepest = 0
@@ -26,6 +27,7 @@ final class AgentRuntimeTests {
             deepest = max(deepest, depth)
             defer { depth -= 1 }
             self.changes.append(changes)
+            self.snapshot = snapshot
             whileFollowing?(snapshot)
         }
 
@@ -33,6 +35,14 @@ final class AgentRuntimeTests {
 
         var pressed: [(UUID, AlarmButtonRole)] {
             notices.compactMap { if case .buttonPressed(let record, let role) = $0 { (record.id, role) } else { nil } }
+        }
+    }
+
+    /// Rings every alerting alarm, as the sounder does with a sound server.
+    @GLibActor
+    final class Ringer: AlarmRinger {
+        func ring(_ changes: [AlarmChange], in snapshot: AlarmSnapshot) -> Set<UUID> {
+            Set(snapshot.records.filter { $0.state == .alerting }.map(\.id))
         }
     }
 
@@ -115,6 +125,22 @@ final class AgentRuntimeTests {
         #expect(recorder.changes.count == count)
         runtime.receive(.buttonPressed(first.id, .stop))
         #expect(recorder.changes.last?.map(\.id) == [first.id])
+    }
+
+    @Test func whatTheRingerRingsIsInTheSnapshotOfTheSameChangeAndFollowsTheSoundServer() throws {
+        runtime.add([], ringer: Ringer())
+        try runtime.start()
+        let alarm = try schedule(in: 60)
+        #expect(recorder.snapshot.sounding.isEmpty)
+        pass(61)
+        // No follower order: the alert's own snapshot says Reveille rings it.
+        #expect(recorder.changes.last?.first?.record?.state == .alerting)
+        #expect(recorder.snapshot.sounding == [alarm.id])
+        // The sound server went away: the followers hear it as a snapshot, with no change.
+        runtime.receive(.soundChanged([]))
+        #expect(recorder.changes.last?.isEmpty == true)
+        #expect(recorder.snapshot.sounding.isEmpty)
+        #expect(recorder.snapshot[alarm.id]?.state == .alerting)
     }
 
     @Test func aChangeBeforeStartOrFromInsideAFollowerIsRefusedNotQueuedUnanswered() throws {

@@ -29,16 +29,14 @@ final class AlarmPresenter: AlarmFollower {
     private let logger: Logger
     private let now: () -> Date
     private let timeZone: () -> any TimeZoneRules
-    private let isSounding: (UUID) -> Bool
     init(server: NotificationServer, logger: Logger, now: @escaping () -> Date = Date.init,
          timeZone: @escaping () -> any TimeZoneRules,
-         isSounding: @escaping (UUID) -> Bool, runtime: AgentRuntime) {
+         runtime: AgentRuntime) {
         self.server = server
         self.now = now
         self.logger = logger
         self.runtime = runtime
         self.timeZone = timeZone
-        self.isSounding = isSounding
         server.onServerChange = { [weak self] profile in self?.serverChanged(profile) }
     }
 
@@ -70,6 +68,9 @@ final class AlarmPresenter: AlarmFollower {
     }
 
     // MARK: Events to the machine
+
+    /// Whether Reveille's own sound rings the alarm, so its notification must not ask for one.
+    private func isSounding(_ id: UUID) -> Bool { snapshot.sounding.contains(id) }
 
     private func present(_ record: AlarmRecord) -> [PresentationMachine.Effect] {
         machine.present(record, now: now(), timeZone: timeZone(), soundingItself: isSounding(record.id))

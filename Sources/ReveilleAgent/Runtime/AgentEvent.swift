@@ -16,6 +16,9 @@ enum AgentEvent {
     case call(AlarmEngine.Command, owner: String?, answer: @GLibActor (Result<AlarmRecord?, AlarmError>) -> Void)
     /// A part has something the user should know (summary, body).
     case notice(summary: String, body: String)
+    /// The alarms Reveille's own sound rings changed on the sound server's side (it came or
+    /// went, a stream ended or started again): the notifications follow.
+    case soundChanged(Set<UUID>)
 }
 
 /// What the followers hear besides the alarms' changes.
@@ -32,8 +35,13 @@ enum AgentNotice {
 /// the runtime.
 struct AlarmSnapshot {
     private let engine: AlarmEngine
+    /// The alarms Reveille's own sound rings (the others' notifications ask the server for one).
+    let sounding: Set<UUID>
 
-    init(_ engine: AlarmEngine) { self.engine = engine }
+    init(_ engine: AlarmEngine, sounding: Set<UUID> = []) {
+        self.engine = engine
+        self.sounding = sounding
+    }
 
     /// No alarms (before the store is loaded).
     static let empty = AlarmSnapshot(AlarmEngine())
@@ -65,4 +73,13 @@ protocol AlarmFollower: AnyObject {
 
 extension AlarmFollower {
     func hear(_ notice: AgentNotice) {}
+}
+
+/// The part that rings the alarms. It is handed each change before the followers, and its
+/// answer, which alarms it rings itself, is in the snapshot they read: a notification asks the
+/// server for a sound only when Reveille plays none.
+@GLibActor
+protocol AlarmRinger: AnyObject {
+    /// Follows `changes`; returns the alarms it now rings itself.
+    func ring(_ changes: [AlarmChange], in snapshot: AlarmSnapshot) -> Set<UUID>
 }

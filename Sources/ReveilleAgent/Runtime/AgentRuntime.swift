@@ -23,6 +23,10 @@ final class AgentRuntime {
     private var timer: WallClockTimer?
     /// Who hears every change and notice, in no particular order: none reads another's state.
     private var followers: [any AlarmFollower] = []
+    /// Rings the alarms; what it rings is part of each snapshot.
+    private var ringer: (any AlarmRinger)?
+    /// The alarms the ringer rings itself, as it last said.
+    private var sounding: Set<UUID> = []
     /// Events waiting for the one being handled.
     private var queue: [AgentEvent] = []
     private var handling = false
@@ -40,9 +44,11 @@ final class AgentRuntime {
         self.timeZone = timeZone
     }
 
-    /// Adds parts that follow the alarms; before `start`, so that they hear every alarm.
-    func add(_ followers: [any AlarmFollower]) {
+    /// Adds parts that follow the alarms, and the one that rings them; before `start`, so
+    /// that they hear every alarm.
+    func add(_ followers: [any AlarmFollower], ringer: (any AlarmRinger)? = nil) {
         self.followers += followers
+        if let ringer { self.ringer = ringer }
     }
 
     /// The answer to a change before `start()`: an agent it replaced may still be exiting.
@@ -113,6 +119,9 @@ final class AgentRuntime {
             answer(Result { () throws(AlarmError) in try perform(command, owner: owner) })
         case .notice(let summary, let body):
             tell(.notice(summary: summary, body: body))
+        case .soundChanged(let sounding):
+            self.sounding = sounding
+            publish([])
         }
     }
 
@@ -199,8 +208,8 @@ final class AgentRuntime {
                 // The timer runs on the real clock; `now` may be shifted (the test clock).
                 timer?.arm(at: instant?.addingTimeInterval(-now().timeIntervalSinceNow))
             case .publish(let changes):
-                let snapshot = AlarmSnapshot(engine)
-                for follower in followers { follower.follow(changes, in: snapshot) }
+                if let ringer { sounding = ringer.ring(changes, in: AlarmSnapshot(engine, sounding: sounding)) }
+                publish(changes)
             case .save(let changes):
                 do { try write(changes) } catch {
                     // Keep ringing from memory; the store writes a whole snapshot next time.
@@ -215,6 +224,12 @@ final class AgentRuntime {
                 tell(.buttonPressed(record, role))
             }
         }
+    }
+
+    /// Hands `changes` and the alarms as they are now to every follower.
+    private func publish(_ changes: [AlarmChange]) {
+        let snapshot = AlarmSnapshot(engine, sounding: sounding)
+        for follower in followers { follower.follow(changes, in: snapshot) }
     }
 
     private func tell(_ notice: AgentNotice) {

@@ -7,7 +7,7 @@ import ReveilleCore
 /// leaves `alerting`. Never lets audio trouble reach the agent: without PulseAudio it logs
 /// one line, lets the notification carry a sound hint, and reconnects while anything rings.
 @GLibActor
-final class AlarmSounder: AlarmFollower {
+final class AlarmSounder: AlarmRinger {
     let library: SoundLibrary
     private let pulse: PulseAudio
     private let sinkGuard: SinkGuard
@@ -17,6 +17,10 @@ final class AlarmSounder: AlarmFollower {
     private var upcoming: [UUID: Date] = [:]
     /// The alarms as of the last change.
     private var snapshot = AlarmSnapshot.empty
+    /// Hears which alarms ring when that changes outside a change of the alarms.
+    private weak var runtime: AgentRuntime?
+    /// The alarms the runtime was last told this rings.
+    private var told: Set<UUID> = []
     private var streams: [UUID: LoopingStream] = [:]
     private let sounds = SoundCache()
     private var reconnectPending = false
@@ -32,9 +36,10 @@ final class AlarmSounder: AlarmFollower {
     /// How long before an alert its stream is opened corked.
     static let prepareAhead: TimeInterval = 1.5
 
-    init(library: SoundLibrary, sinkGuard: SinkGuard, logger: Logger) {
+    init(library: SoundLibrary, sinkGuard: SinkGuard, logger: Logger, runtime: AgentRuntime?) {
         self.library = library
         self.sinkGuard = sinkGuard
+        self.runtime = runtime
         self.logger = logger
         pulse = PulseAudio(appName: "Reveille", appID: "io.github.reveille.Reveille")
         pulse.onReadyChange = { [weak self] ready in self?.readyChanged(ready) }
@@ -51,14 +56,21 @@ final class AlarmSounder: AlarmFollower {
         pulse.connect()
     }
 
-    /// Whether the alarm's own sound is playing (else the notification should carry a sound hint).
-    func isPlaying(_ id: UUID) -> Bool { streams[id] != nil }
-
     /// Follows the alarms' changes: one stream per alerting alarm, and a corked stream opened
     /// just before the next alarm is due.
-    func follow(_ changes: [AlarmChange], in snapshot: AlarmSnapshot) {
+    func ring(_ changes: [AlarmChange], in snapshot: AlarmSnapshot) -> Set<UUID> {
         self.snapshot = snapshot
         update(changes)
+        told = Set(streams.keys)
+        return told
+    }
+
+    /// Tells the runtime which alarms ring, when that changed since it last heard.
+    private func tellSounding() {
+        let now = Set(streams.keys)
+        guard now != told else { return }
+        told = now
+        runtime?.receive(.soundChanged(now))
     }
 
     private func update(_ changes: [AlarmChange]) {
@@ -172,6 +184,7 @@ final class AlarmSounder: AlarmFollower {
             if self.prepared[id] === stream { self.prepared[id] = nil }
             guard self.streams[id] === stream else { return }
             self.streams[id] = nil
+            self.tellSounding()
             guard self.pulse.isReady else { return self.waitForPulse() }
             // The server is there but the stream ended (its sink input killed, the sink gone,
             // the server stalled past its deadline): ring again, with growing pauses.
@@ -179,7 +192,10 @@ final class AlarmSounder: AlarmFollower {
             self.restarts[id] = attempt + 1
             let pause = min(30, 0.25 * Double(1 << min(attempt, 8)))
             self.logger.error("the sound stream of \(id) ended (\(self.pulse.lastError)); starting it again in \(pause) s")
-            MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self] in self?.reconcile() }
+            MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self] in
+                self?.reconcile()
+                self?.tellSounding()
+            }
         }
         return stream
     }
@@ -196,6 +212,7 @@ final class AlarmSounder: AlarmFollower {
             prepared = [:]
             if !ringing.isEmpty { waitForPulse() }
         }
+        tellSounding()
     }
 
     /// Retries the connection every second while something should ring; idle otherwise.
