@@ -8,7 +8,8 @@ import SystemPackage
 
 /// The runtime in process: one queue of events, followers that only read, no re-entry; its
 /// store in a folder of the test's own, its clock virtual.
-@Suite("Agent runtime")
+// Serialized: one test counts the process's timers, which only this suite makes.
+@Suite("Agent runtime", .serialized)
 @GLibActor
 final class AgentRuntimeTests {
     /// Records what it follows and hears, and how deeply `follow` was nested.
@@ -141,6 +142,22 @@ final class AgentRuntimeTests {
         #expect(recorder.changes.last?.isEmpty == true)
         #expect(recorder.snapshot.sounding.isEmpty)
         #expect(recorder.snapshot[alarm.id]?.state == .alerting)
+    }
+
+    @Test func aRuntimeThatGoesLeavesNoTimerToFireForIt() throws {
+        func timers() -> Int {
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return fds.count { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == "anon_inode:[timerfd]" }
+        }
+        let before = timers()
+        do {
+            let other = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"),
+                                     timeZone: { GLibTimeZone(identifier: "UTC")! })
+            try other.start()
+            #expect(timers() == before + 1)
+        }
+        // Its timer's source went with it: none is left to fire into a runtime that is gone.
+        #expect(timers() == before)
     }
 
     @Test func aChangeBeforeStartOrFromInsideAFollowerIsRefusedNotQueuedUnanswered() throws {

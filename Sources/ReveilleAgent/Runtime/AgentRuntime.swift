@@ -60,8 +60,8 @@ final class AgentRuntime {
     /// Loads the store, catches up with what happened while the agent was not running,
     /// and arms the timer.
     func start() throws {
-        timer = try WallClockTimer(onFire: { [unowned self] in self.receive(.timerFired) },
-                                   onClockChange: { [unowned self] in self.receive(.clockSet) })
+        timer = try WallClockTimer(onFire: { [weak self] in self?.receive(.timerFired) },
+                                   onClockChange: { [weak self] in self?.receive(.clockSet) })
         var records = store.load()
         logger.info("loaded \(records.count) alarm(s) from \(store.file)")
         let damage = store.lastLoad
