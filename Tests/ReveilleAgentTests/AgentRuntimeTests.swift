@@ -16,20 +16,20 @@ final class AgentRuntimeTests {
     @GLibActor
     final class Recorder: AlarmFollower {
         var changes: [[AlarmChange]] = []
-        var snapshot = AlarmSnapshot.empty
+        var alarms = AlarmTable.empty
         var notices: [AgentNotice] = []
         var depth = 0
         var deepest = 0
         /// Runs inside `follow`, as a follower's own effects would.
-        var whileFollowing: ((AlarmSnapshot) -> Void)?
+        var whileFollowing: ((AlarmTable) -> Void)?
 
-        func follow(_ changes: [AlarmChange], in snapshot: AlarmSnapshot) {
+        func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
             depth += 1
             deepest = max(deepest, depth)
             defer { depth -= 1 }
             self.changes.append(changes)
-            self.snapshot = snapshot
-            whileFollowing?(snapshot)
+            self.alarms = alarms
+            whileFollowing?(alarms)
         }
 
         func hear(_ notice: AgentNotice) { notices.append(notice) }
@@ -42,8 +42,8 @@ final class AgentRuntimeTests {
     /// Rings every alerting alarm, as the sounder does with a sound server.
     @GLibActor
     final class Ringer: AlarmRinger {
-        func ring(_ changes: [AlarmChange], in snapshot: AlarmSnapshot) -> Set<UUID> {
-            Set(snapshot.records.filter { $0.state == .alerting }.map(\.id))
+        func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID> {
+            Set(alarms.records.filter { $0.state == .alerting }.map(\.id))
         }
     }
 
@@ -91,12 +91,12 @@ final class AgentRuntimeTests {
         // A follower that presses Stop the moment it sees the alarm ring, as a notification
         // server answering at once would.
         var sawStoppedInsideTheAlert = false
-        recorder.whileFollowing = { [runtime, recorder] snapshot in
-            guard snapshot[alarm.id]?.state == .alerting else { return }
+        recorder.whileFollowing = { [runtime, recorder] alarms in
+            guard alarms[alarm.id]?.state == .alerting else { return }
             recorder.whileFollowing = nil
             runtime.receive(.buttonPressed(alarm.id, .stop))
             // Still inside the alert's effects: the press has not been handled yet.
-            sawStoppedInsideTheAlert = snapshot[alarm.id]?.state != .alerting || !recorder.pressed.isEmpty
+            sawStoppedInsideTheAlert = alarms[alarm.id]?.state != .alerting || !recorder.pressed.isEmpty
         }
         let before = recorder.changes.count
         pass(61)
@@ -128,20 +128,20 @@ final class AgentRuntimeTests {
         #expect(recorder.changes.last?.map(\.id) == [first.id])
     }
 
-    @Test func whatTheRingerRingsIsInTheSnapshotOfTheSameChangeAndFollowsTheSoundServer() throws {
+    @Test func whatTheRingerRingsIsInTheAlarmsOfTheSameChangeAndFollowsTheSoundServer() throws {
         runtime.add([], ringer: Ringer())
         try runtime.start()
         let alarm = try schedule(in: 60)
-        #expect(recorder.snapshot.sounding.isEmpty)
+        #expect(recorder.alarms.sounding.isEmpty)
         pass(61)
-        // No follower order: the alert's own snapshot says Reveille rings it.
+        // No follower order: the alert's own table says Reveille rings it.
         #expect(recorder.changes.last?.first?.record?.state == .alerting)
-        #expect(recorder.snapshot.sounding == [alarm.id])
-        // The sound server went away: the followers hear it as a snapshot, with no change.
+        #expect(recorder.alarms.sounding == [alarm.id])
+        // The sound server went away: the followers hear it with no change.
         runtime.receive(.soundChanged([]))
         #expect(recorder.changes.last?.isEmpty == true)
-        #expect(recorder.snapshot.sounding.isEmpty)
-        #expect(recorder.snapshot[alarm.id]?.state == .alerting)
+        #expect(recorder.alarms.sounding.isEmpty)
+        #expect(recorder.alarms[alarm.id]?.state == .alerting)
     }
 
     @Test func aRuntimeThatGoesLeavesNoTimerToFireForIt() throws {
@@ -164,9 +164,9 @@ final class AgentRuntimeTests {
         #expect(throws: AgentRuntime.notStarted) { try schedule(in: 60) }
         try runtime.start()
         var refusal: AlarmError?
-        recorder.whileFollowing = { [runtime, recorder] snapshot in
+        recorder.whileFollowing = { [runtime, recorder] alarms in
             recorder.whileFollowing = nil
-            do throws(AlarmError) { _ = try runtime.call(.apply(.cancel, id: snapshot.records.first!.id.uuidString)) } catch { refusal = error }
+            do throws(AlarmError) { _ = try runtime.call(.apply(.cancel, id: alarms.records.first!.id.uuidString)) } catch { refusal = error }
         }
         let alarm = try schedule(in: 60)
         #expect(refusal?.code == AlarmError.agentUnavailable("").code)

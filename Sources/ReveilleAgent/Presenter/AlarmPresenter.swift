@@ -10,8 +10,8 @@ import ReveilleCore
 ///
 /// The rules are `PresentationMachine`'s; this is its shell: it feeds it the alarms' changes and
 /// the server's answers, and performs its effects (`run`, one switch) on the notification
-/// server and the main loop's timers. It reads the alarms from the last snapshot it was
-/// given; a button pressed is an event for the runtime, sent once its effects are done.
+/// server and the main loop's timers. It reads the alarms from the table the runtime
+/// hands it; a button pressed is an event for the runtime, sent once its effects are done.
 @GLibActor
 final class AlarmPresenter: AlarmFollower {
     private var machine = PresentationMachine()
@@ -19,8 +19,8 @@ final class AlarmPresenter: AlarmFollower {
     private var reshowTimers: [UUID: UInt32] = [:]
     private var refreshTimers: [UUID: UInt32] = [:]
     private let server: NotificationServer
-    /// The alarms as of the last change.
-    private var snapshot = AlarmSnapshot.empty
+    /// The alarms, read-only.
+    private var alarms = AlarmTable.empty
     /// Where button presses go.
     private weak var runtime: AgentRuntime?
     /// Button presses of the effects being run, sent once they are done (never from inside them).
@@ -41,8 +41,8 @@ final class AlarmPresenter: AlarmFollower {
     }
 
     /// Makes the notifications follow the alarms' changes.
-    func follow(_ changes: [AlarmChange], in snapshot: AlarmSnapshot) {
-        self.snapshot = snapshot
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+        self.alarms = alarms
         for change in changes {
             if let record = change.record { run(present(record)) } else { run(machine.withdraw(change.id)) }
         }
@@ -70,14 +70,14 @@ final class AlarmPresenter: AlarmFollower {
     // MARK: Events to the machine
 
     /// Whether Reveille's own sound rings the alarm, so its notification must not ask for one.
-    private func isSounding(_ id: UUID) -> Bool { snapshot.sounding.contains(id) }
+    private func isSounding(_ id: UUID) -> Bool { alarms.sounding.contains(id) }
 
     private func present(_ record: AlarmRecord) -> [PresentationMachine.Effect] {
         machine.present(record, now: now(), timeZone: timeZone(), soundingItself: isSounding(record.id))
     }
 
     private func serverChanged(_ profile: NotificationServerProfile?) {
-        run(machine.serverChanged(present: profile != nil, alarms: profile == nil ? [] : snapshot.list, now: now(),
+        run(machine.serverChanged(present: profile != nil, alarms: profile == nil ? [] : alarms.list, now: now(),
                                   timeZone: timeZone(), soundingItself: isSounding))
     }
 
@@ -107,7 +107,7 @@ final class AlarmPresenter: AlarmFollower {
             case .show(let id, let generation, let request, let replacing):
                 server.show(request, replacing: replacing, handlers: handlers(for: id, generation: generation)) { [weak self] shownID in
                     guard let self else { return }
-                    self.run(self.machine.shown(id, generation: generation, shownID: shownID, current: self.snapshot[id],
+                    self.run(self.machine.shown(id, generation: generation, shownID: shownID, current: self.alarms[id],
                                                 now: self.now(), timeZone: self.timeZone(), soundingItself: self.isSounding(id)))
                 }
             case .close(let shownID):
@@ -116,12 +116,12 @@ final class AlarmPresenter: AlarmFollower {
                 // `afterPress` acts only on a custom button, which changes nothing: the alarm
                 // as it is now is the alarm after the press.
                 pressed.append(.buttonPressed(id, role))
-                run(machine.afterPress(id, role: role, current: snapshot[id], now: now(), timeZone: timeZone(), soundingItself: isSounding(id)))
+                run(machine.afterPress(id, role: role, current: alarms[id], now: now(), timeZone: timeZone(), soundingItself: isSounding(id)))
             case .scheduleReshow(let id, let generation, let pause):
                 reshowTimers[id] = MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self] in
                     guard let self else { return }
                     self.reshowTimers[id] = nil
-                    self.run(self.machine.reshowDue(id, generation: generation, current: self.snapshot[id],
+                    self.run(self.machine.reshowDue(id, generation: generation, current: self.alarms[id],
                                                     now: self.now(), timeZone: self.timeZone(), soundingItself: self.isSounding(id)))
                 }
             case .cancelReshow(let id):
@@ -130,7 +130,7 @@ final class AlarmPresenter: AlarmFollower {
                 refreshTimers[id] = MainLoopSources.after(milliseconds: UInt32(wait * 1000)) { [weak self] in
                     guard let self else { return }
                     self.refreshTimers[id] = nil
-                    if let record = self.snapshot[id] { self.run(self.present(record)) }
+                    if let record = self.alarms[id] { self.run(self.present(record)) }
                 }
             case .cancelRefresh(let id):
                 if let timer = refreshTimers.removeValue(forKey: id) { MainLoopSources.remove(timer) }

@@ -31,20 +31,23 @@ enum AgentNotice {
     case notice(summary: String, body: String)
 }
 
-/// The alarms as they are after a change, immutable: what followers read instead of asking
-/// the runtime.
-struct AlarmSnapshot {
-    private let engine: AlarmEngine
-    /// The alarms Reveille's own sound rings (the others' notifications ask the server for one).
-    let sounding: Set<UUID>
+/// The alarms as the runtime has them, read-only: what followers keep and read instead of
+/// asking the runtime. It cannot change while a follower follows (events wait their turn), and
+/// each change to it is followed. Not a copy: a copy kept per change would make every change
+/// cost a copy of all alarms (4.4 ms more per change with 10,000 alarms, debug build).
+@GLibActor
+struct AlarmTable {
+    private let book: AlarmBook
 
-    init(_ engine: AlarmEngine, sounding: Set<UUID> = []) {
-        self.engine = engine
-        self.sounding = sounding
-    }
+    init(_ book: AlarmBook) { self.book = book }
 
     /// No alarms (before the store is loaded).
-    static let empty = AlarmSnapshot(AlarmEngine())
+    static let empty = AlarmTable(AlarmBook(AlarmEngine()))
+
+    private var engine: AlarmEngine { book.engine }
+
+    /// The alarms Reveille's own sound rings (the others' notifications ask the server for one).
+    var sounding: Set<UUID> { book.sounding }
 
     subscript(id: UUID) -> AlarmRecord? { engine.alarms[id] }
 
@@ -66,7 +69,7 @@ struct AlarmSnapshot {
 @GLibActor
 protocol AlarmFollower: AnyObject {
     /// The alarms that changed or ended (all of them once, at start), and all alarms after it.
-    func follow(_ changes: [AlarmChange], in snapshot: AlarmSnapshot)
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable)
     /// Something happened that is not a change of an alarm.
     func hear(_ notice: AgentNotice)
 }
@@ -76,10 +79,10 @@ extension AlarmFollower {
 }
 
 /// The part that rings the alarms. It is handed each change before the followers, and its
-/// answer, which alarms it rings itself, is in the snapshot they read: a notification asks the
+/// answer, which alarms it rings itself, is in the table they read: a notification asks the
 /// server for a sound only when Reveille plays none.
 @GLibActor
 protocol AlarmRinger: AnyObject {
     /// Follows `changes`; returns the alarms it now rings itself.
-    func ring(_ changes: [AlarmChange], in snapshot: AlarmSnapshot) -> Set<UUID>
+    func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID>
 }

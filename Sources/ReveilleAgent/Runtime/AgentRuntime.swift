@@ -14,7 +14,12 @@ import ReveilleCore
 final class AgentRuntime {
     typealias Settings = AlarmEngine.Settings
 
-    private var engine: AlarmEngine
+    /// The engine and what rings, which followers read through `AlarmTable`.
+    private let book: AlarmBook
+    private var engine: AlarmEngine {
+        get { book.engine }
+        _modify { yield &book.engine }
+    }
     private let store: AlarmStore
     private let now: () -> Date
     private let timeZone: () -> any TimeZoneRules
@@ -25,8 +30,6 @@ final class AgentRuntime {
     private var followers: [any AlarmFollower] = []
     /// Rings the alarms; what it rings is part of each snapshot.
     private var ringer: (any AlarmRinger)?
-    /// The alarms the ringer rings itself, as it last said.
-    private var sounding: Set<UUID> = []
     /// Events waiting for the one being handled.
     private var queue: [AgentEvent] = []
     private var handling = false
@@ -36,7 +39,7 @@ final class AgentRuntime {
 
     init(store: AlarmStore, settings: Settings, logger: Logger, intents: IntentRunner? = nil,
          now: @escaping () -> Date = Date.init, timeZone: @escaping () -> any TimeZoneRules) {
-        self.engine = AlarmEngine(settings: settings)
+        book = AlarmBook(AlarmEngine(settings: settings))
         self.store = store
         self.logger = logger
         self.intents = intents
@@ -120,7 +123,7 @@ final class AgentRuntime {
         case .notice(let summary, let body):
             tell(.notice(summary: summary, body: body))
         case .soundChanged(let sounding):
-            self.sounding = sounding
+            book.sounding = sounding
             publish([])
         }
     }
@@ -208,7 +211,7 @@ final class AgentRuntime {
                 // The timer runs on the real clock; `now` may be shifted (the test clock).
                 timer?.arm(at: instant?.addingTimeInterval(-now().timeIntervalSinceNow))
             case .publish(let changes):
-                if let ringer { sounding = ringer.ring(changes, in: AlarmSnapshot(engine, sounding: sounding)) }
+                if let ringer { book.sounding = ringer.ring(changes, in: AlarmTable(book)) }
                 publish(changes)
             case .save(let changes):
                 do { try write(changes) } catch {
@@ -228,8 +231,8 @@ final class AgentRuntime {
 
     /// Hands `changes` and the alarms as they are now to every follower.
     private func publish(_ changes: [AlarmChange]) {
-        let snapshot = AlarmSnapshot(engine, sounding: sounding)
-        for follower in followers { follower.follow(changes, in: snapshot) }
+        let alarms = AlarmTable(book)
+        for follower in followers { follower.follow(changes, in: alarms) }
     }
 
     private func tell(_ notice: AgentNotice) {
@@ -289,4 +292,17 @@ final class AgentRuntime {
     }
 
     private var clockOffset: TimeInterval = 0
+}
+
+/// What the runtime holds of the alarms, behind the read-only `AlarmTable` it hands out: only
+/// this file changes it, in place.
+@GLibActor
+final class AlarmBook {
+    fileprivate(set) var engine: AlarmEngine
+    /// The alarms the ringer rings itself, as it last said.
+    fileprivate(set) var sounding: Set<UUID> = []
+
+    nonisolated init(_ engine: AlarmEngine) {
+        self.engine = engine
+    }
 }

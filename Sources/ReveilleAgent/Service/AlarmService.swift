@@ -4,7 +4,7 @@ import ReveilleBus
 import ReveilleCore
 
 /// The agent's D-Bus interface (`AgentInterface`): decodes calls, hands changes to the
-/// runtime as events, answers reads from the last snapshot, and answers with JSON or a named
+/// runtime as events, answers reads from the alarms it follows, and answers with JSON or a named
 /// error. A bad call never harms the agent.
 @GLibActor
 final class AlarmService: AlarmFollower {
@@ -16,8 +16,8 @@ final class AlarmService: AlarmFollower {
     private let logger: Logger
     /// Whether the next alarm will wake the machine from suspend (`WakeStatus`).
     var wakeStatus: (@GLibActor () -> WakeStatus)?
-    /// The alarms as of the last change; `nil` until the runtime loaded them.
-    private var snapshot: AlarmSnapshot?
+    /// The alarms, read-only; `nil` until the runtime loaded them.
+    private var table: AlarmTable?
     /// Splits each change into what each subscriber's view of it is.
     private var views = AlarmViewUpdates()
     private let json = AlarmJSONCache()
@@ -43,8 +43,8 @@ final class AlarmService: AlarmFollower {
     /// Emits `AlarmsUpdated` to each subscriber whose view the change touched, with just what
     /// changed in it: each view's update is encoded once, whatever the number of subscribers,
     /// and sent in as many signals of at most `WireLimits.pageBytes` as it needs.
-    func follow(_ changes: [AlarmChange], in snapshot: AlarmSnapshot) {
-        self.snapshot = snapshot
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+        table = alarms
         json.forget(changes)
         let subscribers = registry.subscribers.map { (name: $0.name, view: AlarmViewUpdates.View($0.identity)) }
         let updates = views.split(changes, for: Set(subscribers.map(\.view)))
@@ -114,7 +114,7 @@ final class AlarmService: AlarmFollower {
     /// converted before its size is known (`WireLimits.callBytes`), and no configuration is
     /// decoded before the caller's authorization is.
     private func handle(_ call: MethodCall) {
-        guard snapshot != nil else {
+        guard table != nil else {
             // Between taking the bus name and the state folder (an agent it replaced is exiting).
             let starting = AgentRuntime.notStarted
             return call.fail(name: AgentInterface.errorPrefix + starting.code, message: starting.reason)
@@ -211,7 +211,7 @@ final class AlarmService: AlarmFollower {
             let page = try json.page(visible(to: identity), after: after, limit: limit, maximumBytes: WireLimits.pageBytes)
             return [page.json, page.next]
         case .get(let id):
-            let alarms = snapshot ?? .empty
+            let alarms = table ?? .empty
             return [try Self.json(alarms[try alarms.resolve(id, owner: owner)])]
         case .schedule(let id, let configuration):
             try requireAuthorization(identity, sender: sender)
@@ -261,7 +261,7 @@ final class AlarmService: AlarmFollower {
     }
 
     private func visible(to identity: ClientIdentity) -> [AlarmRecord] {
-        let list = snapshot?.list ?? []
+        let list = table?.list ?? []
         return identity.isUser ? list : list.filter { $0.appID == identity.appID }
     }
 

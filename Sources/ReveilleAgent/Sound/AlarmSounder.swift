@@ -15,8 +15,8 @@ final class AlarmSounder: AlarmRinger {
     private var ringing: [UUID: AlarmRecord] = [:]
     /// When each scheduled or counting-down alarm is due.
     private var upcoming: [UUID: Date] = [:]
-    /// The alarms as of the last change.
-    private var snapshot = AlarmSnapshot.empty
+    /// The alarms, read-only.
+    private var alarms = AlarmTable.empty
     /// Hears which alarms ring when that changes outside a change of the alarms.
     private weak var runtime: AgentRuntime?
     /// The alarms the runtime was last told this rings.
@@ -58,8 +58,8 @@ final class AlarmSounder: AlarmRinger {
 
     /// Follows the alarms' changes: one stream per alerting alarm, and a corked stream opened
     /// just before the next alarm is due.
-    func ring(_ changes: [AlarmChange], in snapshot: AlarmSnapshot) -> Set<UUID> {
-        self.snapshot = snapshot
+    func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID> {
+        self.alarms = alarms
         update(changes)
         told = Set(streams.keys)
         return told
@@ -140,7 +140,7 @@ final class AlarmSounder: AlarmRinger {
         let source = MainLoopSources.after(milliseconds: UInt32(max(0, wait) * 1000)) { [weak self] in
             guard let self else { return }
             self.prepareTimer = nil
-            if self.pulse.isReady, self.prepared[id] == nil, self.upcoming[id] != nil, let record = self.snapshot[id],
+            if self.pulse.isReady, self.prepared[id] == nil, self.upcoming[id] != nil, let record = self.alarms[id],
                let stream = self.openStream(for: record, corked: true) {
                 self.prepared[id] = stream
             }

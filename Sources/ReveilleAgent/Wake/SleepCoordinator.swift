@@ -20,8 +20,8 @@ final class SleepCoordinator: AlarmFollower {
 
     private let policy: WakePolicy
     private let logger: Logger
-    /// The alarms as of the last change.
-    private var snapshot = AlarmSnapshot.empty
+    /// The alarms, read-only.
+    private var table = AlarmTable.empty
     /// Hears a resume (as the clock set) and what the user should know.
     private weak var runtime: AgentRuntime?
 
@@ -87,13 +87,13 @@ final class SleepCoordinator: AlarmFollower {
         }
     }
 
-    func follow(_ changes: [AlarmChange], in snapshot: AlarmSnapshot) {
-        self.snapshot = snapshot
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+        table = alarms
         alarmsChanged()
     }
 
     /// Every alarm, in no order.
-    private var alarms: [AlarmRecord] { Array(snapshot.records) }
+    private var alarms: [AlarmRecord] { Array(table.records) }
 
     /// Holds the inhibitor while an alarm should wake the machine, and only then.
     private func alarmsChanged() {
