@@ -7,8 +7,8 @@ import ReveilleCore
 /// Owns the alarms: the engine, the store and the wall-clock timer; the only thing that moves
 /// them. Every input is an `AgentEvent` on one queue (`receive`); each is handed to the engine,
 /// whose effects are performed in one switch (`run`), and every change reaches the followers
-/// with a snapshot of the alarms. An event raised while effects run waits its turn: nothing
-/// re-enters. A client's change is on disk before it is answered; the firing path rings first
+/// with the alarms, read-only (`AlarmTable`). An event raised while effects run waits its
+/// turn: nothing re-enters. A client's change is on disk before it is answered; the firing path rings first
 /// and writes after.
 @GLibActor
 final class AgentRuntime {
@@ -28,7 +28,7 @@ final class AgentRuntime {
     private var timer: WallClockTimer?
     /// Who hears every change and notice, in no particular order: none reads another's state.
     private var followers: [any AlarmFollower] = []
-    /// Rings the alarms; what it rings is part of each snapshot.
+    /// Rings the alarms; what it rings is in the table the followers read.
     private var ringer: (any AlarmRinger)?
     /// Events waiting for the one being handled.
     private var queue: [AgentEvent] = []
