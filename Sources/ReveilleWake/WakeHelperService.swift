@@ -35,7 +35,7 @@ package final class WakeHelperService {
 
     private func run() async -> Int32 {
         // One part: the service on the system bus; nothing to undo when it stops.
-        let runner = DaemonRunner(parts: [.init("system bus service", start: { [unowned self] in try self.serve() })])
+        let runner = DaemonRunner(parts: [.init("the service on the system bus", start: { [unowned self] in try self.serve() })])
         self.runner = runner
         runner.start()
         if runner.outcome == nil { armIdleExit() }
@@ -46,14 +46,11 @@ package final class WakeHelperService {
 
     /// Registers the object and asks for the bus name.
     private func serve() throws {
-        let bus: BusConnection
-        do { bus = try BusConnection.system() } catch { throw HelperError("cannot serve on the system bus: \(error)") }
+        let bus = try BusConnection.system()
         self.bus = bus
-        do {
-            try bus.register(path: WakeHelperInterface.objectPath, introspectionXML: WakeHelperInterface.introspectionXML) {
-                [unowned self] call in self.handle(call)
-            }
-        } catch { throw HelperError("cannot serve on the system bus: \(error)") }
+        try bus.register(path: WakeHelperInterface.objectPath, introspectionXML: WakeHelperInterface.introspectionXML) {
+            [unowned self] call in self.handle(call)
+        }
         bus.ownName(WakeHelperInterface.busName, replace: false) { [weak self] event in
             switch event {
             case .acquired: self?.logger.info("serving \(WakeHelperInterface.busName) for \(self?.rtc.folder.string ?? "")")
@@ -154,10 +151,4 @@ package final class WakeHelperService {
     private func fail(_ call: MethodCall, _ name: String, _ message: String) {
         call.fail(name: WakeHelperInterface.errorPrefix + name, message: message)
     }
-}
-
-/// Why the helper cannot serve, as its log says it.
-struct HelperError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
