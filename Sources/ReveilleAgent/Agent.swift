@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
@@ -28,13 +27,12 @@ package final class Agent {
 
     private let options: Options
     private let logger: Logger
-    private var finished: CheckedContinuation<Int32, Never>?
-    private var exitCode: Int32?
     private var stateLock: StateLock?
-    /// Sets the wake-up before the machine suspends.
-    private var sleep: SleepCoordinator?
-    private var parts: (bus: BusConnection, scheduler: AlarmScheduler, presenter: AlarmPresenter,
-                        sounder: AlarmSounder, service: AlarmService, timeZone: LocalTimeZone)?
+    /// Starts the parts in order once this agent owns the bus name and the state folder, and
+    /// stops them in reverse.
+    private var runner: DaemonRunner?
+    /// What the runner's parts are made of, kept alive while it runs.
+    private var timeZone: LocalTimeZone?
 
     package init(options: Options, logger: Logger) {
         self.options = options
@@ -43,43 +41,30 @@ package final class Agent {
 
     /// Runs an agent on the GLib loop's actor and blocks the calling thread until it stops;
     /// returns the process's exit status.
-    ///
-    /// Nothing here uses Swift's global concurrent executor, so libdispatch's worker pool,
-    /// and the monitor timer that wakes it every second, never start: an idle agent makes
-    /// no wakeups.
     package nonisolated static func runUntilStopped(options: Options, logger: Logger) -> Int32 {
-        // A daemon sets its own signal mask instead of inheriting its starter's: a parent that
-        // blocked SIGTERM (a test runner, some launchers) would leave us unstoppable. Threads
-        // started from here on inherit this mask.
-        var all = sigset_t()
-        sigfillset(&all)
-        pthread_sigmask(SIG_UNBLOCK, &all, nil)
-        let finished = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var status: Int32 = 0
-        Task { @GLibActor in
-            status = await Agent(options: options, logger: logger).run()
-            finished.signal()
+        DaemonRunner.blockUntilDone {
+            let agent = Agent(options: options, logger: logger)
+            return await agent.run()
         }
-        finished.wait()
-        return status
     }
 
     /// Runs until SIGTERM or SIGINT, or until another agent replaces this one.
     /// Returns the process's exit status.
     package func run() async -> Int32 {
+        let runner: DaemonRunner
         do {
-            try start()
+            runner = try start()
         } catch {
             logger.critical("\(error)")
             return 1
         }
-        return await withCheckedContinuation { continuation in
-            if let exitCode { return continuation.resume(returning: exitCode) }
-            finished = continuation
-        }
+        let outcome = await runner.run()
+        self.runner = nil
+        return outcome.status
     }
 
-    private func start() throws {
+    /// Builds the parts and asks for the bus name; the parts start once it is this agent's.
+    private func start() throws -> DaemonRunner {
         let bus: BusConnection
         do {
             bus = try BusConnection.session()
@@ -88,19 +73,21 @@ package final class Agent {
         }
         let paths = ReveillePaths(environment: options.environment)
         let timeZone = LocalTimeZone(localtimePath: options.localtimePath, environment: options.environment)
+        self.timeZone = timeZone
         let clock = TestClock(file: options.testClockOffsetFile)
-        let scheduler = AlarmScheduler(store: AlarmStore(directory: paths.stateDirectory, logger: logger),
-                                       settings: .init(lateWindow: options.lateWindow), logger: logger,
-                                       now: { clock.now }, timeZone: { timeZone.current })
+        let runtime = AgentRuntime(store: AlarmStore(directory: paths.stateDirectory, logger: logger),
+                                   settings: .init(lateWindow: options.lateWindow), logger: logger,
+                                   intents: IntentRunner(bus: bus, logger: logger),
+                                   now: { clock.now }, timeZone: { timeZone.current })
         if options.testClockOffsetFile != nil {
             // The test clock follows its file whenever the agent looks at the clock again:
             // on SIGUSR1, and when the kernel says the real clock was set (timerfd's ECANCELED).
-            scheduler.onClockChange = { clock.reload() }
-            MainLoopSources.onSignal(SIGUSR1) { scheduler.clockChanged() }
+            runtime.onClockChange = { clock.reload() }
+            MainLoopSources.onSignal(SIGUSR1) { runtime.receive(.clockSet) }
         }
-        timeZone.onChange = { [weak self] zone in
-            self?.logger.info("time zone changed to \(zone.identifier)")
-            scheduler.timeZoneChanged()
+        timeZone.onChange = { [logger] zone in
+            logger.info("time zone changed to \(zone.identifier)")
+            runtime.receive(.timeZoneChanged)
         }
         // Before any library (GSettings reading the sound theme) opens GIO's shared connection.
         BusConnection.keepSharedSessionBusFromExiting()
@@ -108,47 +95,35 @@ package final class Agent {
         let sounder = AlarmSounder(library: SoundLibrary(environment: options.environment),
                                    sinkGuard: SinkGuard(stateDirectory: paths.stateDirectory,
                                                         enabled: settings.unmuteMutedSink, logger: logger),
-                                   logger: logger, alarm: { scheduler.alarm($0) })
+                                   logger: logger, runtime: runtime)
         let notifications = NotificationServer(bus: bus, logger: logger)
         let presenter = AlarmPresenter(server: notifications, logger: logger, now: { clock.now }, timeZone: { timeZone.current },
-                                       isSounding: { sounder.isPlaying($0) },
-                                       alarm: { scheduler.alarm($0) }, allAlarms: { scheduler.list })
+                                       runtime: runtime)
         let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger),
                                     server: notifications, logger: logger)
-        let service = try AlarmService(bus: bus, scheduler: scheduler, sounder: sounder, authorizer: authorizer, logger: logger)
-        let intents = IntentRunner(bus: bus, logger: logger)
-        presenter.onButton = { id, role in scheduler.press(role, on: id) }
-        scheduler.onIntent = { intent, alarm, role in intents.perform(intent, alarm: alarm, button: role.rawValue) }
-        scheduler.onButton = { alarm, role in service.actionInvoked(on: alarm, button: role.rawValue) }
-        scheduler.onMissed = { record, due, reason in
-            presenter.showMissed(record, due: due, reason: reason)
-            service.alarmMissed(record, due: due, reason: reason)
-        }
-        scheduler.onStoreDamaged = { report in
-            presenter.showNotice(summary: L("Some stored alarms could not be read"),
-                                 body: L("The alarm store had damaged entries (%@); they were left out, and the other alarms are loaded. The damaged files are kept as %@.",
-                                         "\(report.damaged.count)", report.keptAside.map(\.string).joined(separator: ", ")))
-        }
-        scheduler.onCannotSave = { reason in
-            presenter.showNotice(summary: L("Reveille cannot save changes"),
-                                 body: L("The alarms already set will ring and can be stopped, but new alarms and changes are refused: %@.", reason))
-        }
-        scheduler.onUnsaved = { reason in
-            presenter.showNotice(summary: L("Reveille could not save a change"),
-                                 body: L("The alarm was silenced, but %@. If Reveille restarts before it can save, the alarm may ring again.", reason))
-        }
-        let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead), stateDirectory: paths.stateDirectory, logger: logger,
-                                     alarms: { scheduler.list }, onResume: { scheduler.clockChanged() },
-                                     notice: { presenter.showNotice(summary: $0, body: $1) })
-        service.wakeStatus = { sleep.status(next: scheduler.list) }
+        let service = try AlarmService(bus: bus, runtime: runtime, sounder: sounder, authorizer: authorizer, logger: logger)
+        let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead),
+                                     stateDirectory: paths.stateDirectory, logger: logger, runtime: runtime)
+        service.wakeStatus = { sleep.status() }
         let history = HistoryFile(directory: paths.stateDirectory, logger: logger)
-        scheduler.onEnded = { history.append($0) }
+        runtime.history = history
         service.history = { history.history }
-        self.sleep = sleep
-        // Sound first: the alert asks the notification server for a sound only if Reveille has none.
-        scheduler.observers = [{ sounder.update($0) }, { presenter.update($0) }, { service.publish($0) },
-                               { _ in sleep.alarmsChanged() }]
-        parts = (bus, scheduler, presenter, sounder, service, timeZone)
+        runtime.add([presenter, service, sleep], ringer: sounder)
+
+        // Started in this order, stopped in the reverse: the bus flushed last, after the
+        // notifications are closed and the sound is silenced.
+        let runner = DaemonRunner(parts: [
+            .init("session bus", stop: { done in bus.flush(); done() }),
+            .init("notifications", stop: { done in presenter.withdrawAll(); done() }),
+            .init("sound", start: { sounder.start() }, stop: { done in
+                sounder.silenceAll()
+                // Give PulseAudio a moment to receive the sink restore before the process ends.
+                MainLoopSources.after(milliseconds: 150, handler: done)
+            }),
+            .init("alarms", start: { history.load(); try runtime.start() }),
+            .init("wake-up", start: { sleep.start() }),
+        ], onLateStop: { [logger] part in logger.warning("\(part) did not stop in time; exiting without it") })
+        self.runner = runner
 
         for signal in [SIGTERM, SIGINT] {
             MainLoopSources.onSignal(signal) { [weak self] in self?.stop(status: 0, reason: "signal \(signal)") }
@@ -162,15 +137,9 @@ package final class Agent {
                 // Only the agent that owns the name and the state folder touches the alarms,
                 // the sink or the files.
                 self.takeStateLock(paths.stateDirectory, triesLeft: 50) {
-                    sounder.start()
-                    history.load()
-                    do {
-                        try scheduler.start()
-                        sleep.start()
-                        self.logger.info("reveille-agent \(ProcessInfo.processInfo.processIdentifier) owns \(AgentInterface.busName); time zone \(timeZone.current.identifier)")
-                    } catch {
-                        self.stop(status: 1, reason: "cannot start the wall-clock timer: \(error)")
-                    }
+                    runner.start()
+                    if let failure = runner.outcome { return self.logger.critical("\(failure.reason)") }
+                    self.logger.info("reveille-agent \(ProcessInfo.processInfo.processIdentifier) owns \(AgentInterface.busName); time zone \(timeZone.current.identifier)")
                 }
             case .connectionClosed:
                 // Exit non-zero, so systemd's Restart=on-failure brings the agent back.
@@ -183,6 +152,7 @@ package final class Agent {
                 self.stop(status: 1, reason: "another reveille-agent already owns \(AgentInterface.busName); stop it, or start this one with --replace")
             }
         }
+        return runner
     }
 
     /// Takes the state folder's lock, then runs `body`. An agent this one replaced (`--replace`)
@@ -211,25 +181,13 @@ package final class Agent {
         }
     }
 
-    private var stopping = false
-
     private func stop(status: Int32, reason: String) {
+        guard let runner else { return }
         // Once stopping, what follows is its consequence (the bus going away as the session
         // ends), not a failure of its own.
-        guard !stopping else { return logger.info("while stopping: \(reason)") }
-        stopping = true
+        guard !runner.isStopping else { return logger.info("while stopping: \(reason)") }
         if status == 0 { logger.info("stopping: \(reason)") } else { logger.critical("\(reason)") }
-        parts?.presenter.withdrawAll()
-        parts?.sounder.silenceAll()
-        parts?.bus.flush()
-        // Give PulseAudio a moment to receive the sink restore before the process ends.
-        MainLoopSources.after(milliseconds: 150) { [weak self] in
-            guard let self else { return }
-            self.parts = nil
-            self.exitCode = status
-            self.finished?.resume(returning: status)
-            self.finished = nil
-        }
+        runner.stop(status: status, reason: reason)
     }
 }
 

@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
@@ -19,8 +18,7 @@ package final class WakeHelperService {
     private var idleTimer: UInt32?
     /// The polkit checks in flight, per user.
     private var pending = PendingChecks()
-    private var finished: CheckedContinuation<Int32, Never>?
-    private var exitCode: Int32?
+    private var runner: DaemonRunner?
 
     init(rtc: RTCWakeAlarm, idleSeconds: UInt32, logger: Logger) {
         self.rtc = rtc
@@ -30,47 +28,40 @@ package final class WakeHelperService {
 
     /// Serves until idle for `idleSeconds` (or the bus goes away); returns the exit status.
     package nonisolated static func runUntilIdle(rtc: RTCWakeAlarm, idleSeconds: UInt32, logger: Logger) -> Int32 {
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var status: Int32 = 0
-        Task { @GLibActor in
-            let service = WakeHelperService(rtc: rtc, idleSeconds: idleSeconds, logger: logger)
-            status = await service.run()
-            done.signal()
+        DaemonRunner.blockUntilDone {
+            await WakeHelperService(rtc: rtc, idleSeconds: idleSeconds, logger: logger).run()
         }
-        done.wait()
-        return status
     }
 
     private func run() async -> Int32 {
-        do {
-            let bus = try BusConnection.system()
-            self.bus = bus
-            try bus.register(path: WakeHelperInterface.objectPath, introspectionXML: WakeHelperInterface.introspectionXML) {
-                [unowned self] call in self.handle(call)
-            }
-            bus.ownName(WakeHelperInterface.busName, replace: false) { [weak self] event in
-                switch event {
-                case .acquired: self?.logger.info("serving \(WakeHelperInterface.busName) for \(self?.rtc.folder.string ?? "")")
-                case .lost: self?.stop(1, "another process owns \(WakeHelperInterface.busName)")
-                case .connectionClosed: self?.stop(1, "lost the system bus")
-                }
-            }
-        } catch {
-            logger.critical("cannot serve on the system bus: \(error)")
-            return 1
+        // One part: the service on the system bus; nothing to undo when it stops.
+        let runner = DaemonRunner(parts: [.init("the service on the system bus", start: { [unowned self] in try self.serve() })])
+        self.runner = runner
+        runner.start()
+        if runner.outcome == nil { armIdleExit() }
+        let outcome = await runner.run()
+        if outcome.status == 0 { logger.info("exiting: \(outcome.reason)") } else { logger.critical("\(outcome.reason)") }
+        return outcome.status
+    }
+
+    /// Registers the object and asks for the bus name.
+    private func serve() throws {
+        let bus = try BusConnection.system()
+        self.bus = bus
+        try bus.register(path: WakeHelperInterface.objectPath, introspectionXML: WakeHelperInterface.introspectionXML) {
+            [unowned self] call in self.handle(call)
         }
-        armIdleExit()
-        return await withCheckedContinuation { continuation in
-            if let exitCode { return continuation.resume(returning: exitCode) }
-            finished = continuation
+        bus.ownName(WakeHelperInterface.busName, replace: false) { [weak self] event in
+            switch event {
+            case .acquired: self?.logger.info("serving \(WakeHelperInterface.busName) for \(self?.rtc.folder.string ?? "")")
+            case .lost: self?.stop(1, "another process owns \(WakeHelperInterface.busName)")
+            case .connectionClosed: self?.stop(1, "lost the system bus")
+            }
         }
     }
 
     private func stop(_ status: Int32, _ reason: String) {
-        logger.info("exiting: \(reason)")
-        exitCode = status
-        finished?.resume(returning: status)
-        finished = nil
+        runner?.stop(status: status, reason: reason)
     }
 
     /// Starts the idle countdown again, or stops it while a check waits for polkit: exiting

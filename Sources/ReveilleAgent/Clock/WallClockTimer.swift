@@ -11,6 +11,7 @@ final class WallClockTimer {
     private let descriptor: Int32
     private let onFire: @GLibActor () -> Void
     private let onClockChange: @GLibActor () -> Void
+    private var source: UInt32 = 0
 
     /// A far instant to arm when nothing is due: the timer must stay armed for the kernel
     /// to report clock changes, and it never fires in practice (2100-01-01).
@@ -22,7 +23,14 @@ final class WallClockTimer {
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         self.onFire = onFire
         self.onClockChange = onClockChange
-        MainLoopSources.onReadable(descriptor) { [unowned self] in self.readExpiry() }
+        source = MainLoopSources.onReadable(descriptor) { [weak self] in self?.readExpiry() }
+    }
+
+    /// A timer that goes (a runtime that ends before the process does, as in tests) leaves
+    /// no source that would fire for it.
+    isolated deinit {
+        MainLoopSources.remove(source)
+        close(descriptor)
     }
 
     /// Arms the timer for `date`, or for nothing but clock changes when `nil` (timerfd_settime(2)).

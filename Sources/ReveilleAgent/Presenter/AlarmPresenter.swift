@@ -10,42 +10,49 @@ import ReveilleCore
 ///
 /// The rules are `PresentationMachine`'s; this is its shell: it feeds it the alarms' changes and
 /// the server's answers, and performs its effects (`run`, one switch) on the notification
-/// server and the main loop's timers.
+/// server and the main loop's timers. It reads the alarms from the table the runtime
+/// hands it; a button pressed is an event for the runtime, sent once its effects are done.
 @GLibActor
-final class AlarmPresenter {
+final class AlarmPresenter: AlarmFollower {
     private var machine = PresentationMachine()
     /// The main loop's timers for each alarm's pending re-show and countdown refresh.
     private var reshowTimers: [UUID: UInt32] = [:]
     private var refreshTimers: [UUID: UInt32] = [:]
     private let server: NotificationServer
-    /// The alarm with an id, and every alarm, as the scheduler has them now.
-    private let alarm: (UUID) -> AlarmRecord?
-    private let allAlarms: () -> [AlarmRecord]
+    /// The alarms, read-only.
+    private var alarms = AlarmTable.empty
+    /// Where button presses go.
+    private weak var runtime: AgentRuntime?
+    /// Button presses of the effects being run, sent once they are done (never from inside them).
+    private var pressed: [AgentEvent] = []
+    private var running = 0
     private let logger: Logger
     private let now: () -> Date
     private let timeZone: () -> any TimeZoneRules
-    private let isSounding: (UUID) -> Bool
-    /// Called when a button is pressed: the alarm and the button's role.
-    var onButton: (@GLibActor (UUID, AlarmButtonRole) -> Void)?
-
     init(server: NotificationServer, logger: Logger, now: @escaping () -> Date = Date.init,
          timeZone: @escaping () -> any TimeZoneRules,
-         isSounding: @escaping (UUID) -> Bool, alarm: @escaping (UUID) -> AlarmRecord?,
-         allAlarms: @escaping () -> [AlarmRecord]) {
+         runtime: AgentRuntime) {
         self.server = server
         self.now = now
         self.logger = logger
-        self.alarm = alarm
-        self.allAlarms = allAlarms
+        self.runtime = runtime
         self.timeZone = timeZone
-        self.isSounding = isSounding
         server.onServerChange = { [weak self] profile in self?.serverChanged(profile) }
     }
 
     /// Makes the notifications follow the alarms' changes.
-    func update(_ changes: [AlarmChange]) {
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+        self.alarms = alarms
         for change in changes {
             if let record = change.record { run(present(record)) } else { run(machine.withdraw(change.id)) }
+        }
+    }
+
+    func hear(_ notice: AgentNotice) {
+        switch notice {
+        case .missed(let record, let due, let reason): show(.missed(record, due: due, reason: reason, timeZone: timeZone()))
+        case .notice(let summary, let body): show(.notice(summary: summary, body: body))
+        case .buttonPressed: break
         }
     }
 
@@ -54,16 +61,7 @@ final class AlarmPresenter {
         for id in Array(machine.slots.keys) { run(machine.withdraw(id)) }
     }
 
-    /// A persistent notice that an occurrence did not ring, or rang unanswered.
-    func showMissed(_ record: AlarmRecord, due: Date, reason: MissReason) {
-        show(.missed(record, due: due, reason: reason, timeZone: timeZone()))
-    }
-
     /// A persistent notice with one Dismiss button, for what the user should know.
-    func showNotice(summary: String, body: String) {
-        show(.notice(summary: summary, body: body))
-    }
-
     private func show(_ notice: NotificationContent) {
         // Its one button dismisses it; nothing else to follow.
         server.show(notice.request(), handlers: .init(onAction: { [weak self] id, _ in self?.server.close(id) })) { _ in }
@@ -71,12 +69,15 @@ final class AlarmPresenter {
 
     // MARK: Events to the machine
 
+    /// Whether Reveille's own sound rings the alarm, so its notification must not ask for one.
+    private func isSounding(_ id: UUID) -> Bool { alarms.sounding.contains(id) }
+
     private func present(_ record: AlarmRecord) -> [PresentationMachine.Effect] {
         machine.present(record, now: now(), timeZone: timeZone(), soundingItself: isSounding(record.id))
     }
 
     private func serverChanged(_ profile: NotificationServerProfile?) {
-        run(machine.serverChanged(present: profile != nil, alarms: profile == nil ? [] : allAlarms(), now: now(),
+        run(machine.serverChanged(present: profile != nil, alarms: profile == nil ? [] : alarms.list, now: now(),
                                   timeZone: timeZone(), soundingItself: isSounding))
     }
 
@@ -94,26 +95,33 @@ final class AlarmPresenter {
 
     // MARK: Effects
 
-    /// Performs the machine's effects, in order.
+    /// Performs the machine's effects, in order; then, outermost, sends the presses they made.
     private func run(_ effects: [PresentationMachine.Effect]) {
+        running += 1
+        defer {
+            running -= 1
+            if running == 0 { sendPresses() }
+        }
         for effect in effects {
             switch effect {
             case .show(let id, let generation, let request, let replacing):
                 server.show(request, replacing: replacing, handlers: handlers(for: id, generation: generation)) { [weak self] shownID in
                     guard let self else { return }
-                    self.run(self.machine.shown(id, generation: generation, shownID: shownID, current: self.alarm(id),
+                    self.run(self.machine.shown(id, generation: generation, shownID: shownID, current: self.alarms[id],
                                                 now: self.now(), timeZone: self.timeZone(), soundingItself: self.isSounding(id)))
                 }
             case .close(let shownID):
                 server.close(shownID)
             case .button(let id, let role):
-                onButton?(id, role)
-                run(machine.afterPress(id, role: role, current: alarm(id), now: now(), timeZone: timeZone(), soundingItself: isSounding(id)))
+                // `afterPress` acts only on a custom button, which changes nothing: the alarm
+                // as it is now is the alarm after the press.
+                pressed.append(.buttonPressed(id, role))
+                run(machine.afterPress(id, role: role, current: alarms[id], now: now(), timeZone: timeZone(), soundingItself: isSounding(id)))
             case .scheduleReshow(let id, let generation, let pause):
                 reshowTimers[id] = MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self] in
                     guard let self else { return }
                     self.reshowTimers[id] = nil
-                    self.run(self.machine.reshowDue(id, generation: generation, current: self.alarm(id),
+                    self.run(self.machine.reshowDue(id, generation: generation, current: self.alarms[id],
                                                     now: self.now(), timeZone: self.timeZone(), soundingItself: self.isSounding(id)))
                 }
             case .cancelReshow(let id):
@@ -122,7 +130,7 @@ final class AlarmPresenter {
                 refreshTimers[id] = MainLoopSources.after(milliseconds: UInt32(wait * 1000)) { [weak self] in
                     guard let self else { return }
                     self.refreshTimers[id] = nil
-                    if let record = self.alarm(id) { self.run(self.present(record)) }
+                    if let record = self.alarms[id] { self.run(self.present(record)) }
                 }
             case .cancelRefresh(let id):
                 if let timer = refreshTimers.removeValue(forKey: id) { MainLoopSources.remove(timer) }
@@ -130,5 +138,11 @@ final class AlarmPresenter {
                 logger.log(level: level, "\(message)")
             }
         }
+    }
+
+    private func sendPresses() {
+        let events = pressed
+        pressed = []
+        for event in events { runtime?.receive(event) }
     }
 }

@@ -3,12 +3,13 @@ import Logging
 import ReveilleBus
 import ReveilleCore
 
-/// The agent's D-Bus interface (`AgentInterface`): decodes calls, hands them to the
-/// scheduler, and answers with JSON or a named error. A bad call never harms the agent.
+/// The agent's D-Bus interface (`AgentInterface`): decodes calls, hands changes to the
+/// runtime as events, answers reads from the alarms it follows, and answers with JSON or a named
+/// error. A bad call never harms the agent.
 @GLibActor
-final class AlarmService {
+final class AlarmService: AlarmFollower {
     private let bus: BusConnection
-    private let scheduler: AlarmScheduler
+    private let runtime: AgentRuntime
     private let sounder: AlarmSounder
     private let registry: ClientRegistry
     private let authorizer: Authorizer
@@ -17,6 +18,8 @@ final class AlarmService {
     var wakeStatus: (@GLibActor () -> WakeStatus)?
     /// The ended occurrences (`History`).
     var history: (@GLibActor () -> AlarmHistory)?
+    /// The alarms, read-only; `nil` until the runtime loaded them.
+    private var table: AlarmTable?
     /// Splits each change into what each subscriber's view of it is.
     private var views = AlarmViewUpdates()
     private let json = AlarmJSONCache()
@@ -24,10 +27,10 @@ final class AlarmService {
     /// Calls waiting for the user's decision, counted and in bytes, by connection and by app.
     private var parked = ParkedCalls()
 
-    init(bus: BusConnection, scheduler: AlarmScheduler, sounder: AlarmSounder, authorizer: Authorizer,
+    init(bus: BusConnection, runtime: AgentRuntime, sounder: AlarmSounder, authorizer: Authorizer,
          logger: Logger) throws(BusError) {
         self.bus = bus
-        self.scheduler = scheduler
+        self.runtime = runtime
         self.sounder = sounder
         self.authorizer = authorizer
         self.logger = logger
@@ -42,7 +45,8 @@ final class AlarmService {
     /// Emits `AlarmsUpdated` to each subscriber whose view the change touched, with just what
     /// changed in it: each view's update is encoded once, whatever the number of subscribers,
     /// and sent in as many signals of at most `WireLimits.pageBytes` as it needs.
-    func publish(_ changes: [AlarmChange]) {
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+        table = alarms
         json.forget(changes)
         let subscribers = registry.subscribers.map { (name: $0.name, view: AlarmViewUpdates.View($0.identity)) }
         let updates = views.split(changes, for: Set(subscribers.map(\.view)))
@@ -71,9 +75,17 @@ final class AlarmService {
         }
     }
 
+    func hear(_ notice: AgentNotice) {
+        switch notice {
+        case .missed(let record, let due, let reason): alarmMissed(record, due: due, reason: reason)
+        case .buttonPressed(let record, let role): actionInvoked(on: record, button: role.rawValue)
+        case .notice: break
+        }
+    }
+
     /// Tells the alarm's app (and the user's tools) that an occurrence was missed: due at
     /// `due` while nothing could ring it (`late`), or rang unanswered to its ring limit.
-    func alarmMissed(_ alarm: AlarmRecord, due: Date, reason: MissReason) {
+    private func alarmMissed(_ alarm: AlarmRecord, due: Date, reason: MissReason) {
         let arguments: [Variant] = [.string(alarm.id.uuidString), .string(ISO8601Local.utcString(from: due)), .string(reason.rawValue)]
         for (name, identity) in registry.subscribers where identity.isUser || identity.appID == alarm.appID {
             emit("AlarmMissed", to: [name], arguments)
@@ -81,7 +93,7 @@ final class AlarmService {
     }
 
     /// Tells the alarm's app (and the user's tools) that one of its buttons was pressed.
-    func actionInvoked(on alarm: AlarmRecord, button: String) {
+    private func actionInvoked(on alarm: AlarmRecord, button: String) {
         for (name, identity) in registry.subscribers where identity.isUser || identity.appID == alarm.appID {
             emit("ActionInvoked", to: [name], [.string(alarm.id.uuidString), .string(button)])
         }
@@ -104,10 +116,10 @@ final class AlarmService {
     /// converted before its size is known (`WireLimits.callBytes`), and no configuration is
     /// decoded before the caller's authorization is.
     private func handle(_ call: MethodCall) {
-        guard scheduler.isRunning else {
+        guard table != nil else {
             // Between taking the bus name and the state folder (an agent it replaced is exiting).
-            return call.fail(name: AgentInterface.errorPrefix + AlarmError.agentUnavailable("").code,
-                             message: "reveille-agent is starting; try again in a moment")
+            let starting = AgentRuntime.notStarted
+            return call.fail(name: AgentInterface.errorPrefix + starting.code, message: starting.reason)
         }
         let request: AgentCall
         do throws(AlarmError) {
@@ -201,25 +213,26 @@ final class AlarmService {
             let page = try json.page(visible(to: identity), after: after, limit: limit, maximumBytes: WireLimits.pageBytes)
             return [page.json, page.next]
         case .get(let id):
-            return [try Self.json(scheduler.alarm(try scheduler.resolve(id, owner: owner)))]
+            let alarms = table ?? .empty
+            return [try Self.json(alarms[try alarms.resolve(id, owner: owner)])]
         case .schedule(let id, let configuration):
             try requireAuthorization(identity, sender: sender)
             let request = try checked(configuration, for: identity)
-            return [try Self.json(try scheduler.schedule(id: id, request: request, appID: identity.appID))]
+            return [try Self.json(try runtime.call(.schedule(id: id, request: request, appID: identity.appID)))]
         case .update(let id, let configuration):
             try requireAuthorization(identity, sender: sender)
             let request = try checked(configuration, for: identity)
-            return [try Self.json(try scheduler.update(id, request: request, owner: owner))]
+            return [try Self.json(try runtime.call(.update(id: id, request: request), owner: owner))]
         case .wakeStatus:
             // The next alarm's time is the user's, whichever app set it.
             try requireUser(identity, to: "ask whether alarms wake the machine")
             return [try Self.json(wakeStatus?() ?? WakeStatus(wakes: false, reason: "the agent is starting", lead: 0))]
         case .skip(let id):
-            return [try Self.json(try scheduler.skip(id, owner: owner))]
+            return [try Self.json(try runtime.call(.skip(id: id), owner: owner))]
         case .unskip(let id):
-            return [try Self.json(try scheduler.unskip(id, owner: owner))]
+            return [try Self.json(try runtime.call(.unskip(id: id), owner: owner))]
         case .setEnabled(let enabled, let id):
-            return [try Self.json(try scheduler.setEnabled(enabled, id, owner: owner))]
+            return [try Self.json(try runtime.call(.setEnabled(enabled, id: id), owner: owner))]
         case .requestAuthorization, .authorizationState:  // RequestAuthorization waits for the user in `handle`
             return [authorizer.state(of: identity).rawValue]
         case .authorizations:
@@ -239,7 +252,7 @@ final class AlarmService {
             let sound: AlertConfiguration.AlertSound = name.isEmpty || name == "default" ? .default : .named(name)
             return [try sounder.preview(sound, seconds: seconds)]
         case .apply(let action, let id):
-            return [try Self.json(try scheduler.apply(action, to: id, owner: owner))]
+            return [try Self.json(try runtime.call(.apply(action, id: id), owner: owner))]
         case .history:
             return [try (history?() ?? AlarmHistory()).json(for: owner, maximumBytes: WireLimits.pageBytes)]
         }
@@ -254,7 +267,8 @@ final class AlarmService {
     }
 
     private func visible(to identity: ClientIdentity) -> [AlarmRecord] {
-        identity.isUser ? scheduler.list : scheduler.list.filter { $0.appID == identity.appID }
+        let list = table?.list ?? []
+        return identity.isUser ? list : list.filter { $0.appID == identity.appID }
     }
 
     /// An app may schedule once the user allowed it (an undecided one was asked in `handle`).

@@ -7,7 +7,7 @@ import ReveilleCore
 /// leaves `alerting`. Never lets audio trouble reach the agent: without PulseAudio it logs
 /// one line, lets the notification carry a sound hint, and reconnects while anything rings.
 @GLibActor
-final class AlarmSounder {
+final class AlarmSounder: AlarmRinger {
     let library: SoundLibrary
     private let pulse: PulseAudio
     private let sinkGuard: SinkGuard
@@ -15,8 +15,12 @@ final class AlarmSounder {
     private var ringing: [UUID: AlarmRecord] = [:]
     /// When each scheduled or counting-down alarm is due.
     private var upcoming: [UUID: Date] = [:]
-    /// The alarm with an id, as the scheduler has it now.
-    private let alarm: (UUID) -> AlarmRecord?
+    /// The alarms, read-only.
+    private var alarms = AlarmTable.empty
+    /// Hears which alarms ring when that changes outside a change of the alarms.
+    private weak var runtime: AgentRuntime?
+    /// The alarms the runtime was last told this rings.
+    private var told: Set<UUID> = []
     private var streams: [UUID: LoopingStream] = [:]
     private let sounds = SoundCache()
     private var reconnectPending = false
@@ -32,10 +36,10 @@ final class AlarmSounder {
     /// How long before an alert its stream is opened corked.
     static let prepareAhead: TimeInterval = 1.5
 
-    init(library: SoundLibrary, sinkGuard: SinkGuard, logger: Logger, alarm: @escaping (UUID) -> AlarmRecord?) {
+    init(library: SoundLibrary, sinkGuard: SinkGuard, logger: Logger, runtime: AgentRuntime?) {
         self.library = library
-        self.alarm = alarm
         self.sinkGuard = sinkGuard
+        self.runtime = runtime
         self.logger = logger
         pulse = PulseAudio(appName: "Reveille", appID: "io.github.reveille.Reveille")
         pulse.onReadyChange = { [weak self] ready in self?.readyChanged(ready) }
@@ -52,12 +56,24 @@ final class AlarmSounder {
         pulse.connect()
     }
 
-    /// Whether the alarm's own sound is playing (else the notification should carry a sound hint).
-    func isPlaying(_ id: UUID) -> Bool { streams[id] != nil }
-
     /// Follows the alarms' changes: one stream per alerting alarm, and a corked stream opened
     /// just before the next alarm is due.
-    func update(_ changes: [AlarmChange]) {
+    func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID> {
+        self.alarms = alarms
+        update(changes)
+        told = Set(streams.keys)
+        return told
+    }
+
+    /// Tells the runtime which alarms ring, when that changed since it last heard.
+    private func tellSounding() {
+        let now = Set(streams.keys)
+        guard now != told else { return }
+        told = now
+        runtime?.receive(.soundChanged(now))
+    }
+
+    private func update(_ changes: [AlarmChange]) {
         for change in changes {
             let state = change.record?.state
             ringing[change.id] = state == .alerting ? change.record : nil
@@ -109,7 +125,7 @@ final class AlarmSounder {
     }
 
     /// Arms a one-shot loop timeout to open the next alert's stream corked, just before it is due.
-    /// Only an optimisation: the alert itself is driven by the scheduler's timerfd.
+    /// Only an optimisation: the alert itself is driven by the runtime's timerfd.
     private func prepareNext() {
         var next: (key: UUID, value: Date)?
         for entry in upcoming where prepared[entry.key] == nil && entry.value < (next?.value ?? .distantFuture) { next = entry }
@@ -124,7 +140,7 @@ final class AlarmSounder {
         let source = MainLoopSources.after(milliseconds: UInt32(max(0, wait) * 1000)) { [weak self] in
             guard let self else { return }
             self.prepareTimer = nil
-            if self.pulse.isReady, self.prepared[id] == nil, self.upcoming[id] != nil, let record = self.alarm(id),
+            if self.pulse.isReady, self.prepared[id] == nil, self.upcoming[id] != nil, let record = self.alarms[id],
                let stream = self.openStream(for: record, corked: true) {
                 self.prepared[id] = stream
             }
@@ -168,6 +184,7 @@ final class AlarmSounder {
             if self.prepared[id] === stream { self.prepared[id] = nil }
             guard self.streams[id] === stream else { return }
             self.streams[id] = nil
+            self.tellSounding()
             guard self.pulse.isReady else { return self.waitForPulse() }
             // The server is there but the stream ended (its sink input killed, the sink gone,
             // the server stalled past its deadline): ring again, with growing pauses.
@@ -175,7 +192,10 @@ final class AlarmSounder {
             self.restarts[id] = attempt + 1
             let pause = min(30, 0.25 * Double(1 << min(attempt, 8)))
             self.logger.error("the sound stream of \(id) ended (\(self.pulse.lastError)); starting it again in \(pause) s")
-            MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self] in self?.reconcile() }
+            MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self] in
+                self?.reconcile()
+                self?.tellSounding()
+            }
         }
         return stream
     }
@@ -192,6 +212,7 @@ final class AlarmSounder {
             prepared = [:]
             if !ringing.isEmpty { waitForPulse() }
         }
+        tellSounding()
     }
 
     /// Retries the connection every second while something should ring; idle otherwise.

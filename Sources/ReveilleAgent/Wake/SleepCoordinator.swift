@@ -11,7 +11,7 @@ import SystemPackage
 /// inhibitor released. On resume the inhibitor is taken again and the alarms re-evaluated.
 /// The wake-up it set is recorded in the state folder, and cleared when the agent starts again.
 @GLibActor
-final class SleepCoordinator {
+final class SleepCoordinator: AlarmFollower {
     /// Whether the next alarm can wake the machine, and why not.
     enum Readiness: Equatable {
         case ready
@@ -20,10 +20,10 @@ final class SleepCoordinator {
 
     private let policy: WakePolicy
     private let logger: Logger
-    private let alarms: @GLibActor () -> [AlarmRecord]
-    private let onResume: @GLibActor () -> Void
-    /// Tells the user once that the machine could not be set to wake (summary, body).
-    private let notice: @GLibActor (String, String) -> Void
+    /// The alarms, read-only.
+    private var table = AlarmTable.empty
+    /// Hears a resume (as the clock set) and what the user should know.
+    private weak var runtime: AgentRuntime?
 
     private var bus: BusConnection?
     private var inhibitor: Int32?
@@ -44,14 +44,11 @@ final class SleepCoordinator {
     /// logind waits at most `InhibitDelayMaxSec` (5 s by default) for a delay inhibitor.
     static let helperTimeoutMilliseconds: Int32 = 4000
 
-    init(policy: WakePolicy, stateDirectory: FilePath, logger: Logger, alarms: @escaping @GLibActor () -> [AlarmRecord],
-         onResume: @escaping @GLibActor () -> Void, notice: @escaping @GLibActor (String, String) -> Void) {
+    init(policy: WakePolicy, stateDirectory: FilePath, logger: Logger, runtime: AgentRuntime) {
         self.policy = policy
         memoryFile = stateDirectory.appending("wake-up.json")
         self.logger = logger
-        self.alarms = alarms
-        self.onResume = onResume
-        self.notice = notice
+        self.runtime = runtime
     }
 
     /// Connects to the system bus and, when the helper and logind are there, starts watching.
@@ -90,16 +87,24 @@ final class SleepCoordinator {
         }
     }
 
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+        table = alarms
+        alarmsChanged()
+    }
+
+    /// Every alarm, in no order.
+    private var alarms: [AlarmRecord] { Array(table.records) }
+
     /// Holds the inhibitor while an alarm should wake the machine, and only then.
-    func alarmsChanged() {
+    private func alarmsChanged() {
         guard readiness == .ready, !sleeping else { return }
-        if policy.holdsInhibitor(for: alarms()) { takeInhibitor() } else { releaseInhibitor() }
+        if policy.holdsInhibitor(for: alarms) { takeInhibitor() } else { releaseInhibitor() }
     }
 
     private func prepareForSleep(_ going: Bool) {
         if going {
             sleeping = true
-            switch policy.plan(for: alarms(), now: Date()) {
+            switch policy.plan(for: alarms, now: Date()) {
             case .wake(let wake):
                 setWake(wake)
             case .beyondReach(let wake):
@@ -112,7 +117,7 @@ final class SleepCoordinator {
             sleeping = false
             logger.info("resumed from suspend; re-evaluating the alarms")
             alarmsChanged()
-            onResume()
+            runtime?.receive(.clockSet)
         }
     }
 
@@ -205,8 +210,8 @@ final class SleepCoordinator {
         logger.warning("the machine was not set to wake for the next alarm: \(reason)")
         // Once per reason: every suspend would otherwise say it again. The next suspend tries again.
         guard told.insert(reason).inserted else { return }
-        notice(L("Alarms cannot wake this computer"),
-               L("Reveille could not set the wake-up time before the computer slept: %@. An alarm due while it sleeps rings when it wakes, or is reported missed.", reason))
+        runtime?.receive(.notice(summary: L("Alarms cannot wake this computer"),
+                                 body: L("Reveille could not set the wake-up time before the computer slept: %@. An alarm due while it sleeps rings when it wakes, or is reported missed.", reason)))
     }
 
     private func unavailable(_ reason: String) {
@@ -230,7 +235,7 @@ final class SleepCoordinator {
                 for extra in reply.descriptors.dropFirst() { close(extra) }
                 self.inhibitor = descriptor
                 // Alarms may have ended, or a suspend begun, while logind answered.
-                if self.sleeping || !self.policy.holdsInhibitor(for: self.alarms()) { self.releaseInhibitor() }
+                if self.sleeping || !self.policy.holdsInhibitor(for: self.alarms) { self.releaseInhibitor() }
             case .failure(let error):
                 self.logger.warning("logind refused the sleep inhibitor: \(error.message)")
             }
@@ -243,8 +248,8 @@ final class SleepCoordinator {
         self.inhibitor = nil
     }
 
-    /// Whether a suspend now would set the machine to wake for the next of `alarms`, and why not.
-    func status(next alarms: [AlarmRecord]) -> WakeStatus {
+    /// Whether a suspend now would set the machine to wake for the next alarm, and why not.
+    func status() -> WakeStatus {
         if case .unavailable(let reason) = readiness {
             return WakeStatus(wakes: false, reason: reason, lead: policy.lead)
         }

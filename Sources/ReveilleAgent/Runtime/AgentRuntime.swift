@@ -4,76 +4,148 @@ import Logging
 import ReveilleBus
 import ReveilleCore
 
-/// The shell around `AlarmEngine`: reads the clock, keeps the wall-clock timer, writes the
-/// store, and performs the engine's effects (`run`, one switch). A client's change is on disk
-/// before it is answered; the firing path rings first and writes after.
+/// Owns the alarms: the engine, the store and the wall-clock timer; the only thing that moves
+/// them. Every input is an `AgentEvent` on one queue (`receive`); each is handed to the engine,
+/// whose effects are performed in one switch (`run`), and every change reaches the followers
+/// with the alarms, read-only (`AlarmTable`). An event raised while effects run waits its
+/// turn: nothing re-enters. A client's change is on disk before it is answered; the firing path rings first
+/// and writes after.
 @GLibActor
-final class AlarmScheduler {
+final class AgentRuntime {
     typealias Settings = AlarmEngine.Settings
 
-    private var engine: AlarmEngine
+    /// The engine and what rings, which followers read through `AlarmTable`.
+    private let book: AlarmBook
+    private var engine: AlarmEngine {
+        get { book.engine }
+        _modify { yield &book.engine }
+    }
     private let store: AlarmStore
     private let now: () -> Date
     private let timeZone: () -> any TimeZoneRules
     private let logger: Logger
+    private let intents: IntentRunner?
     private var timer: WallClockTimer?
+    /// Who hears every change and notice, in no particular order: none reads another's state.
+    private var followers: [any AlarmFollower] = []
+    /// Rings the alarms; what it rings is in the table the followers read.
+    private var ringer: (any AlarmRinger)?
+    /// Events waiting for the one being handled.
+    private var queue: [AgentEvent] = []
+    private var handling = false
 
-    /// Hear every change: the alarms that changed or ended (all of them once, at start).
-    var observers: [@GLibActor ([AlarmChange]) -> Void] = []
-    /// Hears an occurrence that was missed, with the instant it was due (or began to ring) and why.
-    var onMissed: (@GLibActor (AlarmRecord, Date, MissReason) -> Void)?
-    /// Runs the intent of a button pressed on an alarm's notification.
-    var onIntent: (@GLibActor (AlarmIntent, AlarmRecord, AlarmButtonRole) -> Void)?
-    /// Hears which button was pressed on an alarm's notification, after its change.
-    var onButton: (@GLibActor (AlarmRecord, AlarmButtonRole) -> Void)?
-    /// Hears each occurrence that ended (answered, missed, never rung), for the history.
-    var onEnded: (@GLibActor (AlarmHistory.Entry) -> Void)?
-    /// Hears a change that took effect but could not be saved (a ringing alarm silenced while
-    /// the state folder is full or read-only).
-    var onUnsaved: (@GLibActor (String) -> Void)?
-    /// Hears, at start, that parts of the store could not be read (and were left out and kept aside).
-    var onStoreDamaged: (@GLibActor (AlarmStore.LoadReport) -> Void)?
-    /// Hears, at start, that changes cannot be saved (the state folder is read-only, missing,
-    /// not a folder, or the journal cannot be written): what is loaded rings all the same.
-    var onCannotSave: (@GLibActor (String) -> Void)?
+    /// Where each occurrence that ended is kept (`reveille history`).
+    var history: HistoryFile?
     /// Hears that the wall clock was set, before the alarms are recomputed.
     var onClockChange: (@GLibActor () -> Void)?
 
-    init(store: AlarmStore, settings: Settings, logger: Logger,
+    init(store: AlarmStore, settings: Settings, logger: Logger, intents: IntentRunner? = nil,
          now: @escaping () -> Date = Date.init, timeZone: @escaping () -> any TimeZoneRules) {
-        self.engine = AlarmEngine(settings: settings)
+        book = AlarmBook(AlarmEngine(settings: settings))
         self.store = store
         self.logger = logger
+        self.intents = intents
         self.now = now
         self.timeZone = timeZone
     }
 
-    /// Whether `start()` loaded the alarms: before, nothing may read or change them.
+    /// Adds parts that follow the alarms, and the one that rings them; before `start`, so
+    /// that they hear every alarm.
+    func add(_ followers: [any AlarmFollower], ringer: (any AlarmRinger)? = nil) {
+        self.followers += followers
+        if let ringer { self.ringer = ringer }
+    }
+
+    /// The answer to a change before `start()`: an agent it replaced may still be exiting.
+    static let notStarted = AlarmError.agentUnavailable("reveille-agent is starting; try again in a moment")
+
+    /// Whether `start()` loaded the alarms: before, nothing may change them.
     private(set) var isRunning = false
 
     /// Loads the store, catches up with what happened while the agent was not running,
     /// and arms the timer.
     func start() throws {
-        timer = try WallClockTimer(onFire: { [unowned self] in self.run(self.engine.advance(now: self.now(), timeZone: self.timeZone())) },
-                                   onClockChange: { [unowned self] in self.clockChanged() })
+        timer = try WallClockTimer(onFire: { [weak self] in self?.receive(.timerFired) },
+                                   onClockChange: { [weak self] in self?.receive(.clockSet) })
         var records = store.load()
         logger.info("loaded \(records.count) alarm(s) from \(store.file)")
-        if !store.lastLoad.damaged.isEmpty { onStoreDamaged?(store.lastLoad) }
+        let damage = store.lastLoad
+        if !damage.damaged.isEmpty {
+            tell(.notice(summary: L("Some stored alarms could not be read"),
+                         body: L("The alarm store had damaged entries (%@); they were left out, and the other alarms are loaded. The damaged files are kept as %@.",
+                                 "\(damage.damaged.count)", damage.keptAside.map(\.string).joined(separator: ", "))))
+        }
         do { try store.checkWritable() } catch {
             logger.error("changes cannot be saved: could not write \(error); the \(records.count) alarm(s) loaded will ring, changes are refused")
-            onCannotSave?(L("could not write %@", "\(error)"))
+            tell(.notice(summary: L("Reveille cannot save changes"),
+                         body: L("The alarms already set will ring and can be stopped, but new alarms and changes are refused: %@.",
+                                 L("could not write %@", "\(error)"))))
         }
         records = keepAside(engine.overLimit(records), of: records)
         isRunning = true
         clockOffset = wallMinusBoot()
-        run(engine.load(records, now: now(), timeZone: timeZone()))
+        handle { run(engine.load(records, now: now(), timeZone: timeZone())) }
     }
 
-    /// All alarms: alerting first, then by the instant they next act.
-    var list: [AlarmRecord] { engine.list }
+    // MARK: Events
 
-    /// The alarm with `id`; callers resolve ids first.
-    func alarm(_ id: UUID) -> AlarmRecord? { engine.alarms[id] }
+    /// The one way in: handles `event` now, or after the event being handled when one is.
+    /// Before `start`, a client's change is refused and other events change nothing.
+    func receive(_ event: AgentEvent) {
+        queue.append(event)
+        handle {}
+    }
+
+    /// Runs `body`, then every queued event in turn, unless an event is being handled already:
+    /// then the queued events wait for it (the caller is that event's effects).
+    private func handle(_ body: () -> Void) {
+        guard !handling else { return }
+        handling = true
+        defer { handling = false }
+        body()
+        while !queue.isEmpty { dispatch(queue.removeFirst()) }
+    }
+
+    private func dispatch(_ event: AgentEvent) {
+        guard isRunning else {
+            if case .call(_, _, let answer) = event { answer(.failure(Self.notStarted)) }
+            return
+        }
+        switch event {
+        case .timerFired:
+            run(engine.advance(now: now(), timeZone: timeZone()))
+        case .clockSet:
+            clockChanged()
+        case .timeZoneChanged:
+            run(engine.timeZoneChanged(now: now(), timeZone: timeZone()))
+        case .buttonPressed(let id, let role):
+            press(role, on: id)
+        case .call(let command, let owner, let answer):
+            answer(Result { () throws(AlarmError) in try perform(command, owner: owner) })
+        case .notice(let summary, let body):
+            tell(.notice(summary: summary, body: body))
+        case .soundChanged(let sounding):
+            book.sounding = sounding
+            publish([])
+        }
+    }
+
+    /// A client's change as an event, answered at once. Clients call from the loop, never
+    /// while an event is handled; a call that did would be refused, not queued unanswered.
+    @discardableResult
+    func call(_ command: AlarmEngine.Command, owner: String? = nil) throws(AlarmError) -> AlarmRecord? {
+        guard !handling else { throw .agentUnavailable("reveille-agent is busy with another change; try again") }
+        let outcome = Outcome()
+        receive(.call(command, owner: owner) { outcome.result = $0 })
+        // Not handling, `receive` ran it to the end: the answer is there.
+        guard let result = outcome.result else { throw .agentUnavailable("reveille-agent did not answer the change") }
+        return try result.get()
+    }
+
+    @GLibActor
+    private final class Outcome {
+        var result: Result<AlarmRecord?, AlarmError>?
+    }
 
     /// Writes the alarms over the limits (a store written by hand, or by an older Reveille)
     /// beside the store as `alarms.over-limit-STAMP.json`, never dropped unseen; returns the rest.
@@ -95,42 +167,6 @@ final class AlarmScheduler {
 
     // MARK: Clients
 
-    /// Registers a new alarm; it is on disk when this returns.
-    func schedule(id: UUID, request: AlarmRequest, appID: String) throws(AlarmError) -> AlarmRecord {
-        try perform(.schedule(id: id, request: request, appID: appID), owner: nil)!
-    }
-
-    /// Applies an action to the alarm whose id starts with `idPrefix` (among `owner`'s
-    /// alarms when given). Returns the alarm after the change, or `nil` when it has ended.
-    @discardableResult
-    func apply(_ action: AlarmAction, to idPrefix: String, owner: String? = nil) throws(AlarmError) -> AlarmRecord? {
-        try perform(.apply(action, id: idPrefix), owner: owner)
-    }
-
-    /// Gives the alarm a new configuration, keeping its id and app: as if scheduled anew.
-    func update(_ idPrefix: String, request: AlarmRequest, owner: String? = nil) throws(AlarmError) -> AlarmRecord {
-        try perform(.update(id: idPrefix, request: request), owner: owner)!
-    }
-
-    /// Turns the alarm off (kept, silent) or on again at its next occurrence.
-    func setEnabled(_ enabled: Bool, _ idPrefix: String, owner: String? = nil) throws(AlarmError) -> AlarmRecord {
-        try perform(.setEnabled(enabled, id: idPrefix), owner: owner)!
-    }
-
-    /// Skips the next occurrence of a repeating alarm.
-    func skip(_ idPrefix: String, owner: String? = nil) throws(AlarmError) -> AlarmRecord {
-        try perform(.skip(id: idPrefix), owner: owner)!
-    }
-
-    /// Undoes a skip: the occurrence it passed over rings after all.
-    func unskip(_ idPrefix: String, owner: String? = nil) throws(AlarmError) -> AlarmRecord {
-        try perform(.unskip(id: idPrefix), owner: owner)!
-    }
-
-    func resolve(_ prefix: String, owner: String? = nil) throws(AlarmError) -> UUID {
-        try engine.resolve(prefix, owner: owner)
-    }
-
     /// A client's command: proposed by the engine, written, then made current. Silencing a
     /// ringing alarm is never refused: it takes effect from memory, and is written as soon as
     /// the disk allows. Any other change that cannot be written is not made.
@@ -141,7 +177,9 @@ final class AlarmScheduler {
         } catch {
             guard proposal.silencesRingingAlarm else { throw .storageFailure(L("could not write %@; nothing was changed", "\(error)")) }
             logger.error("\(proposal.summary), applied but not saved (could not write \(error)); after a restart before the next successful write it may ring again")
-            onUnsaved?(L("could not write %@", "\(error)"))
+            tell(.notice(summary: L("Reveille could not save a change"),
+                         body: L("The alarm was silenced, but %@. If Reveille restarts before it can save, the alarm may ring again.",
+                                 L("could not write %@", "\(error)"))))
             retryWrite()
         }
         run(engine.commit(proposal))
@@ -152,7 +190,7 @@ final class AlarmScheduler {
 
     /// A button on an alarm's notification was pressed: its change (as the user's), then its
     /// intent and the app told. A change the state no longer allows does nothing more.
-    func press(_ role: AlarmButtonRole, on id: UUID) {
+    private func press(_ role: AlarmButtonRole, on id: UUID) {
         guard let press = engine.press(role, on: id) else { return }
         if let command = press.command {
             do { _ = try perform(command, owner: nil) } catch {
@@ -175,7 +213,8 @@ final class AlarmScheduler {
                 // The timer runs on the real clock; `now` may be shifted (the test clock).
                 timer?.arm(at: instant?.addingTimeInterval(-now().timeIntervalSinceNow))
             case .publish(let changes):
-                for observer in observers { observer(changes) }
+                if let ringer { book.sounding = ringer.ring(changes, in: AlarmTable(book)) }
+                publish(changes)
             case .save(let changes):
                 do { try write(changes) } catch {
                     // Keep ringing from memory; the store writes a whole snapshot next time.
@@ -183,15 +222,25 @@ final class AlarmScheduler {
                     retryWrite()
                 }
             case .reportMissed(let record, let due, let reason):
-                onMissed?(record, due, reason)
+                tell(.missed(record, due: due, reason: reason))
             case .runIntent(let intent, let record, let role):
-                onIntent?(intent, record, role)
+                intents?.perform(intent, alarm: record, button: role.rawValue)
             case .announceButton(let record, let role):
-                onButton?(record, role)
+                tell(.buttonPressed(record, role))
             case .ended(let entry):
-                onEnded?(entry)
+                history?.append(entry)
             }
         }
+    }
+
+    /// Hands `changes` and the alarms as they are now to every follower.
+    private func publish(_ changes: [AlarmChange]) {
+        let alarms = AlarmTable(book)
+        for follower in followers { follower.follow(changes, in: alarms) }
+    }
+
+    private func tell(_ notice: AgentNotice) {
+        for follower in followers { follower.hear(notice) }
     }
 
     /// Writes `changes` (made already, or about to be): the store appends them to its journal,
@@ -229,7 +278,7 @@ final class AlarmScheduler {
     // MARK: The clock
 
     /// The wall clock jumped (set, or a resume from suspend): recompute and fire what is due.
-    func clockChanged() {
+    private func clockChanged() {
         onClockChange?()
         // How far the wall clock moved against the boot clock (which counts suspend, so a
         // resume is no jump).
@@ -237,11 +286,6 @@ final class AlarmScheduler {
         let jump = offset - clockOffset
         clockOffset = offset
         run(engine.clockSet(by: jump, now: now(), timeZone: timeZone()))
-    }
-
-    /// The time zone changed: relative alarms follow it.
-    func timeZoneChanged() {
-        run(engine.timeZoneChanged(now: now(), timeZone: timeZone()))
     }
 
     /// The wall clock (as `now` reads it) minus `CLOCK_BOOTTIME`.
@@ -252,4 +296,17 @@ final class AlarmScheduler {
     }
 
     private var clockOffset: TimeInterval = 0
+}
+
+/// What the runtime holds of the alarms, behind the read-only `AlarmTable` it hands out: only
+/// this file changes it, in place.
+@GLibActor
+final class AlarmBook {
+    fileprivate(set) var engine: AlarmEngine
+    /// The alarms the ringer rings itself, as it last said.
+    fileprivate(set) var sounding: Set<UUID> = []
+
+    nonisolated init(_ engine: AlarmEngine) {
+        self.engine = engine
+    }
 }

@@ -1,0 +1,88 @@
+import FoundationEssentials
+import ReveilleBus
+import ReveilleCore
+
+/// Everything that can move the alarms, as the one kind of input `AgentRuntime.receive` takes.
+enum AgentEvent {
+    /// The wall-clock timer reached the earliest due instant.
+    case timerFired
+    /// The wall clock was set, or the machine resumed.
+    case clockSet
+    /// The local time zone changed.
+    case timeZoneChanged
+    /// A button on an alarm's notification, by the alarm's id and the button's role.
+    case buttonPressed(UUID, AlarmButtonRole)
+    /// A client's change; `answer` hears the alarm after it (`nil`: it ended) or the refusal.
+    case call(AlarmEngine.Command, owner: String?, answer: @GLibActor (Result<AlarmRecord?, AlarmError>) -> Void)
+    /// A part has something the user should know (summary, body).
+    case notice(summary: String, body: String)
+    /// The alarms Reveille's own sound rings changed on the sound server's side (it came or
+    /// went, a stream ended or started again): the notifications follow.
+    case soundChanged(Set<UUID>)
+}
+
+/// What the followers hear besides the alarms' changes.
+enum AgentNotice {
+    /// An occurrence did not ring (`late`) or rang unanswered, due at `due`.
+    case missed(AlarmRecord, due: Date, reason: MissReason)
+    /// A button was pressed on the alarm's notification, after its change.
+    case buttonPressed(AlarmRecord, AlarmButtonRole)
+    /// Something the user should know, shown as a persistent notice.
+    case notice(summary: String, body: String)
+}
+
+/// The alarms as the runtime has them, read-only: what followers keep and read instead of
+/// asking the runtime. It cannot change while a follower follows (events wait their turn), and
+/// each change to it is followed. Not a copy: a copy kept per change would make every change
+/// cost a copy of all alarms (4.4 ms more per change with 10,000 alarms, debug build).
+@GLibActor
+struct AlarmTable {
+    private let book: AlarmBook
+
+    init(_ book: AlarmBook) { self.book = book }
+
+    /// No alarms (before the store is loaded).
+    static let empty = AlarmTable(AlarmBook(AlarmEngine()))
+
+    private var engine: AlarmEngine { book.engine }
+
+    /// The alarms Reveille's own sound rings (the others' notifications ask the server for one).
+    var sounding: Set<UUID> { book.sounding }
+
+    subscript(id: UUID) -> AlarmRecord? { engine.alarms[id] }
+
+    /// Every alarm, in no order.
+    var records: Dictionary<UUID, AlarmRecord>.Values { engine.alarms.values }
+
+    /// Every alarm: alerting first, then by the instant they next act.
+    var list: [AlarmRecord] { engine.list }
+
+    /// The one alarm whose id starts with `prefix`, among `owner`'s when given.
+    func resolve(_ prefix: String, owner: String?) throws(AlarmError) -> UUID {
+        try engine.resolve(prefix, owner: owner)
+    }
+}
+
+/// A part that shows, sounds, tells or acts on the alarms: it is handed each change with the
+/// alarms as they now are, and never asks the runtime for state. What it has to say back is
+/// an `AgentEvent`, which waits its turn.
+@GLibActor
+protocol AlarmFollower: AnyObject {
+    /// The alarms that changed or ended (all of them once, at start), and all alarms after it.
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable)
+    /// Something happened that is not a change of an alarm.
+    func hear(_ notice: AgentNotice)
+}
+
+extension AlarmFollower {
+    func hear(_ notice: AgentNotice) {}
+}
+
+/// The part that rings the alarms. It is handed each change before the followers, and its
+/// answer, which alarms it rings itself, is in the table they read: a notification asks the
+/// server for a sound only when Reveille plays none.
+@GLibActor
+protocol AlarmRinger: AnyObject {
+    /// Follows `changes`; returns the alarms it now rings itself.
+    func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID>
+}
