@@ -8,11 +8,15 @@ import ReveilleCore
 @GLibActor
 final class AlarmJSONCache {
     private var encoded: [UUID: String] = [:]
+    /// Every alarm's id as text, sorted: `ListPage`'s order, built once after a change rather
+    /// than for each page (a 10,000-alarm list is ten pages).
+    private var sortedIDs: [(key: String, id: UUID)]?
     private let encoder = JSONCoding.compactEncoder
 
     /// Forgets the alarms that changed or ended.
     func forget(_ changes: [AlarmChange]) {
         for change in changes { encoded[change.id] = nil }
+        if !changes.isEmpty { sortedIDs = nil }
     }
 
     /// The JSON array of `records`.
@@ -33,12 +37,26 @@ final class AlarmJSONCache {
         return pages
     }
 
-    /// `ListPage`: the records whose id sorts after `after`, in id order, at most `limit` and
-    /// `maximumBytes`; `next` is the last id given, or "" when none is left.
-    func page(_ records: [AlarmRecord], after: String, limit: Int, maximumBytes: Int) throws -> (json: String, next: String) {
-        let sorted = records.map { (key: $0.id.uuidString, record: $0) }.filter { $0.key > after }.sorted { $0.key < $1.key }
-        let (json, count) = try page(of: sorted.map(\.record)[...], limit: limit, maximumBytes: maximumBytes)
-        return (json, count < sorted.count ? sorted[count - 1].key : "")
+    /// `ListPage`: the records (`owner`'s when given) whose id sorts after `after`, in id order,
+    /// at most `limit` and `maximumBytes`; `next` is the last id given, or "" when none is left.
+    func page(of alarms: AlarmTable, owner: String?, after: String, limit: Int,
+              maximumBytes: Int) throws -> (json: String, next: String) {
+        if sortedIDs == nil || sortedIDs?.count != alarms.records.count {
+            sortedIDs = alarms.records.map { (key: $0.id.uuidString, id: $0.id) }.sorted { $0.key < $1.key }
+        }
+        let keys = sortedIDs ?? []
+        // The first id after `after`, found by halving.
+        var low = 0, high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle].key <= after { low = middle + 1 } else { high = middle }
+        }
+        let candidates = keys[low...].lazy.compactMap { entry -> AlarmRecord? in
+            alarms[entry.id].flatMap { owner == nil || $0.appID == owner ? $0 : nil }
+        }
+        let selected = Array(candidates.prefix(max(1, limit) + 1))
+        let (json, count) = try page(of: selected.prefix(max(1, limit))[...], limit: limit, maximumBytes: maximumBytes)
+        return (json, count < selected.count ? selected[count - 1].id.uuidString : "")
     }
 
     private func page(of records: ArraySlice<AlarmRecord>, limit: Int, maximumBytes: Int) throws -> (json: String, count: Int) {

@@ -210,7 +210,8 @@ final class AlarmService: AlarmFollower {
         case .list:
             return [try json.array(visible(to: identity))]
         case .listPage(let after, let limit):
-            let page = try json.page(visible(to: identity), after: after, limit: limit, maximumBytes: WireLimits.pageBytes)
+            let alarms = table ?? .empty
+            let page = try json.page(of: alarms, owner: owner, after: after, limit: limit, maximumBytes: WireLimits.pageBytes)
             return [page.json, page.next]
         case .get(let id):
             let alarms = table ?? .empty

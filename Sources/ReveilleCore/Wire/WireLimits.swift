@@ -57,5 +57,5 @@ package enum WireLimits {
     /// before more are sent, however many subscribers hear a change.
     package static let queuedSignalBytes = 16 << 20
     /// The most alarms one `ListPage` returns.
-    package static let pageAlarms = 1000
+    package static let pageAlarms = 10_000
 }
