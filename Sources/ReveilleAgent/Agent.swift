@@ -13,7 +13,7 @@ package final class Agent {
         package var replace = false
         /// Exit quietly with status 0 when another agent runs (autostart, activation).
         package var exitIfRunning = false
-        /// See `AlarmScheduler.Settings.lateWindow`.
+        /// See `AgentRuntime.Settings.lateWindow`.
         package var lateWindow: TimeInterval = 600
         /// The link that names the local time zone; watched for changes.
         package var localtimePath = "/etc/localtime"

@@ -4,7 +4,7 @@ import Logging
 /// The agent's alarms and every rule that moves them, as a value: events in, effects out.
 ///
 /// It reads no clock, writes no file and speaks to no bus. Its caller (the agent's
-/// `AlarmScheduler`) passes the time in, performs the effects in order, and tells it when a
+/// `AgentRuntime`) passes the time in, performs the effects in order, and tells it when a
 /// client's change reached the disk (`commit`). So every rule (limits, ownership, the late
 /// window, ring limits, clock jumps, what a button does) is tested in-process with virtual time.
 package struct AlarmEngine: Sendable {
