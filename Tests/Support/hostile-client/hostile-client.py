@@ -85,7 +85,10 @@ def main(command, *args):
             agent.Schedule("", configuration, dbus.Dictionary({}, signature="sv"), timeout=120,
                            reply_handler=reply, error_handler=error)
         answers = gather(connections * calls, send, 120)
-        return {"answered": len(answers), "sample": sorted(set(a[:160] for a in answers))[:3]}
+        ours = [a for a in answers if "at most 131072 are accepted" in a]
+        bus = [a for a in answers if a.startswith("org.freedesktop.DBus.Error.LimitsExceeded")]
+        other = [a[:200] for a in answers if a not in ours and a not in bus]
+        return {"answered": len(answers), "refusedByAgent": len(ours), "refusedByBus": len(bus), "other": other[:3]}
     if command == "many":
         _, agent = connect()
         metadata = json.dumps('"' * 2000)
