@@ -33,6 +33,8 @@ package final class Agent {
     private var runner: DaemonRunner?
     /// What the runner's parts are made of, kept alive while it runs.
     private var timeZone: LocalTimeZone?
+    /// Parts held only by the agent (they report to the runtime, which does not keep them).
+    private var watches: [AnyObject] = []
 
     package init(options: Options, logger: Logger) {
         self.options = options
@@ -97,6 +99,7 @@ package final class Agent {
                                                         enabled: settings.unmuteMutedSink, logger: logger),
                                    logger: logger, runtime: runtime)
         let notifications = NotificationServer(bus: bus, logger: logger)
+        let reach = NotificationReachWatch(server: notifications, runtime: runtime)
         let presenter = AlarmPresenter(server: notifications, logger: logger, now: { clock.now }, timeZone: { timeZone.current },
                                        runtime: runtime)
         let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger),
@@ -109,6 +112,7 @@ package final class Agent {
         runtime.history = history
         service.history = { history.history }
         runtime.add([presenter, service, sleep], ringer: sounder)
+        watches = [reach]
 
         // Started in this order, stopped in the reverse: the bus flushed last, after the
         // notifications are closed and the sound is silenced.

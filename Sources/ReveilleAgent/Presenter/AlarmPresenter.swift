@@ -37,7 +37,13 @@ final class AlarmPresenter: AlarmFollower {
         self.logger = logger
         self.runtime = runtime
         self.timeZone = timeZone
-        server.onServerChange = { [weak self] profile in self?.serverChanged(profile) }
+        server.observeServer { [weak self] event in
+            switch event {
+            case .ready(let profile): self?.serverChanged(profile)
+            case .left: self?.serverChanged(nil)
+            case .missing: break
+            }
+        }
     }
 
     /// Makes the notifications follow the alarms' changes.
@@ -52,7 +58,7 @@ final class AlarmPresenter: AlarmFollower {
         switch notice {
         case .missed(let record, let due, let reason): show(.missed(record, due: due, reason: reason, timeZone: timeZone()))
         case .notice(let summary, let body): show(.notice(summary: summary, body: body))
-        case .buttonPressed: break
+        case .buttonPressed, .notificationReach: break
         }
     }
 

@@ -45,8 +45,25 @@ final class NotificationServer {
     private var retryPause: UInt32 = 5
     private var waiting: [@GLibActor (NotificationServerProfile) -> Void] = []
     private var routes: [UInt32: Handlers] = [:]
-    /// Hears a new server (after its profile is known) and `nil` when the server left.
-    var onServerChange: (@GLibActor (NotificationServerProfile?) -> Void)?
+    /// What happened to the server, as each observer hears it.
+    enum ServerEvent {
+        /// A server answered; its profile is known.
+        case ready(NotificationServerProfile)
+        /// The server left or was replaced: none of the agent's notifications exists any more.
+        case left
+        /// No server runs and none is activatable: nothing shown reaches anybody.
+        case missing
+    }
+    private var observers: [@GLibActor (ServerEvent) -> Void] = []
+
+    /// `observer` hears each change of the server from now on.
+    func observeServer(_ observer: @escaping @GLibActor (ServerEvent) -> Void) {
+        observers.append(observer)
+    }
+
+    private func tell(_ event: ServerEvent) {
+        for observer in observers { observer(event) }
+    }
 
     init(bus: BusConnection, logger: Logger) {
         self.bus = bus
@@ -124,6 +141,7 @@ final class NotificationServer {
                     if error.isServiceMissing {
                         // Nothing to activate: the watch on the name tells when a server appears.
                         self.logger.warning("no notification server is running or activatable; alarms still ring, and show as soon as one appears")
+                        self.tell(.missing)
                     } else {
                         self.logger.warning("the notification server does not answer (\(error)); alarms still ring, and show when it does")
                         self.retryProbe()
@@ -151,7 +169,7 @@ final class NotificationServer {
         logger.info("notification server \(profile.name) \(profile.version) with \(profile.capabilities.sorted().joined(separator: ", "))\(behaviours.isEmpty ? "" : "; known behaviour: \(behaviours)")")
         let pending = waiting
         waiting = []
-        onServerChange?(profile)
+        tell(.ready(profile))
         for body in pending { body(profile) }
     }
 
@@ -163,7 +181,7 @@ final class NotificationServer {
             // The server left or was replaced: none of our notifications exists any more.
             profile = nil
             routes = [:]
-            onServerChange?(nil)
+            tell(.left)
         }
         if newOwner != nil, profile == nil { probe() }
     }

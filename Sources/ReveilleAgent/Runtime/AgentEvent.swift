@@ -19,6 +19,8 @@ enum AgentEvent {
     /// The alarms Reveille's own sound rings changed on the sound server's side (it came or
     /// went, a stream ended or started again): the notifications follow.
     case soundChanged(Set<UUID>)
+    /// Whether what the notification server shows now is seen and answerable changed.
+    case notificationReach(NotificationReach)
 }
 
 /// What the followers hear besides the alarms' changes.
@@ -29,6 +31,8 @@ enum AgentNotice {
     case buttonPressed(AlarmRecord, AlarmButtonRole)
     /// Something the user should know, shown as a persistent notice.
     case notice(summary: String, body: String)
+    /// How far a notification reaches the person now (told at once when known, then on each change).
+    case notificationReach(NotificationReach)
 }
 
 /// The alarms as the runtime has them, read-only: what followers keep and read instead of

@@ -127,6 +127,8 @@ final class AgentRuntime {
         case .soundChanged(let sounding):
             book.sounding = sounding
             publish([])
+        case .notificationReach(let reach):
+            tell(.notificationReach(reach))
         }
     }
 

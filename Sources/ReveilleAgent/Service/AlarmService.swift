@@ -79,7 +79,7 @@ final class AlarmService: AlarmFollower {
         switch notice {
         case .missed(let record, let due, let reason): alarmMissed(record, due: due, reason: reason)
         case .buttonPressed(let record, let role): actionInvoked(on: record, button: role.rawValue)
-        case .notice: break
+        case .notice, .notificationReach: break
         }
     }
 
