@@ -20,7 +20,7 @@ struct LivePresentationTests {
         #expect(countdown.body?.contains("Rings at") == true && countdown.body?.contains("left") == true)
 
         // Pause: the paused presentation takes the countdown's place, and the timer does not ring while paused.
-        usleep(1_000_000)
+        usleep(500_000)
         try session.press(label: "Pause", on: countdown.id)
         let paused = try eventually("the paused notification") {
             try session.notifications(titled: "Pasta").first { $0.actions?.contains("Resume") == true }
@@ -31,8 +31,9 @@ struct LivePresentationTests {
         let listed = try session.cliJSON(AlarmJSON.self, "show", timer.id)
         #expect(listed.state == "paused")
         let left = try #require(listed.timeRemaining)
-        #expect(left > 2 && left < 3.5)
-        usleep(4_000_000)
+        #expect(left > 2 && left < 3.8, "time ran before the pause, and the pause kept what was left")
+        // That its instant passes without a ring is tested on virtual time (the runtime's
+        // tests); here, the paused notification is what stays.
         #expect(try session.alerts(titled: "Pasta").isEmpty, "a paused timer does not ring")
 
         // Resume continues from the time left, and the alert comes as a fresh notification (a

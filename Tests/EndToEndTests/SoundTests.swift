@@ -22,13 +22,13 @@ struct SoundTests {
         let first = try eventually(timeout: 6, "the alarm to be heard") { recorder.firstAudible(after: due.date.addingTimeInterval(-0.3)) }
         #expect(first.timeIntervalSince(due.date) < 1, "it rings at its instant, not later")
         // alarm.wav is 1.1 s long: still ringing at 2.5 s means it loops.
-        usleep(2_800_000)
+        try recorder.waitUntilRecorded(due.date.addingTimeInterval(2.8))
         #expect(recorder.heard(from: due.date.addingTimeInterval(2.3), to: due.date.addingTimeInterval(2.8)))
         let notification = try #require(try session.alerts(titled: "Ring").first)
         #expect(notification.hints?["suppress-sound"] == .flag(true), "Reveille rings itself, so the server need not")
         let stopped = Date()
         #expect(try session.cli("stop", alarm.id).status == 0)
-        usleep(1_000_000)
+        try recorder.waitUntilRecorded(stopped.addingTimeInterval(1))
         let last = try #require(recorder.lastAudible())
         #expect(last.timeIntervalSince(stopped) < 0.5, "silent soon after Stop")
         #expect(!recorder.heard(from: stopped.addingTimeInterval(0.5), to: Date()))
@@ -43,7 +43,8 @@ struct SoundTests {
         let alert = try eventually(timeout: 5, "the alert") { try session.alerts(titled: "Outage").first }
         recorder.stop()
         session.killPulseAudio()
-        usleep(1_500_000)
+        // The agent has heard the stream end, and what it does about it is done.
+        try session.waitForAgentLog("PulseAudio is not reachable")
         #expect(session.agent?.isRunning == true, "the agent survives losing PulseAudio")
         #expect(try session.events.allSatisfy { $0.event != "closed" || $0.id != alert.id }, "the alert stays up")
         #expect(try session.cliJSON([AlarmJSON].self, "list").map(\.state) == ["alerting"])

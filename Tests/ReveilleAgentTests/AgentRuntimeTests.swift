@@ -85,6 +85,25 @@ final class AgentRuntimeTests {
         runtime.receive(.timerFired)
     }
 
+    /// The window the end-to-end test once waited 4 s for, on virtual time: a paused timer's
+    /// instant passes without a ring, and after Resume it rings its time left, not sooner.
+    @Test func aPausedTimerDoesNotRingAtItsInstantAndRingsItsTimeLeftAfterResume() throws {
+        try runtime.start()
+        let request = AlarmRequest(schedule: nil, countdownDuration: .init(preAlert: 4, postAlert: nil),
+                                   presentation: AlarmPresentation(alert: .init(title: "Pasta")), ring: RingOptions())
+        let timer = try #require(try runtime.call(.schedule(id: UUID(), request: request, appID: ClientIdentity.userAppID)))
+        pass(1)
+        _ = try runtime.call(.apply(.pause, id: timer.id.uuidString))
+        #expect(recorder.alarms[timer.id]?.state == .paused)
+        pass(3600)
+        #expect(recorder.alarms[timer.id]?.state == .paused, "a paused timer does not ring")
+        _ = try runtime.call(.apply(.resume, id: timer.id.uuidString))
+        pass(2.9)
+        #expect(recorder.alarms[timer.id]?.state == .countdown, "3 s were left when it was paused")
+        pass(0.2)
+        #expect(recorder.alarms[timer.id]?.state == .alerting)
+    }
+
     @Test func anEventRaisedWhileFollowersFollowWaitsItsTurnInsteadOfReEntering() throws {
         try runtime.start()
         let alarm = try schedule(in: 60)

@@ -56,6 +56,14 @@ public final class SinkRecorder: @unchecked Sendable {
         chunks.last { $0.peak >= Self.audible }?.time
     }
 
+    /// Waits until the recording reaches `instant`, so that what it says of the time before
+    /// is complete.
+    public func waitUntilRecorded(_ instant: Date, timeout: TimeInterval = 10) throws {
+        _ = try eventually(timeout: timeout, "the sink's recording to reach \(instant)") {
+            (chunks.last?.time ?? .distantPast) >= instant ? true : nil
+        }
+    }
+
     /// Whether sound was heard between the two instants.
     public func heard(from start: Date, to end: Date) -> Bool {
         chunks.contains { $0.time >= start && $0.time <= end && $0.peak >= Self.audible }

@@ -463,6 +463,15 @@ public final class TestSession {
         try waitForName(AgentInterface.busName, owned: false)
     }
 
+    /// Waits until the agent's log holds `line` at least `count` times: the agent has handled
+    /// what the line reports (a barrier, instead of waiting a fixed time).
+    public func waitForAgentLog(_ line: String, count: Int = 1, timeout: TimeInterval = 10) throws {
+        _ = try eventually(timeout: timeout, "\(count)× \"\(line)\" in the agent's log") {
+            let log = (try? String(contentsOfFile: agentLog, encoding: .utf8)) ?? ""
+            return log.components(separatedBy: line).count - 1 >= count ? true : nil
+        }
+    }
+
     /// The PID of whoever owns `name` on the bus, if anyone does.
     public func ownerPID(of name: String) throws -> Int32? {
         let result = try gdbusCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
