@@ -97,7 +97,7 @@ package final class Agent {
         let sounder = AlarmSounder(library: SoundLibrary(environment: options.environment),
                                    sinkGuard: SinkGuard(stateDirectory: paths.stateDirectory,
                                                         enabled: settings.unmuteMutedSink, logger: logger),
-                                   logger: logger, runtime: runtime)
+                                   logger: logger, runtime: runtime, now: { clock.now })
         let notifications = NotificationServer(bus: bus, logger: logger)
         let reach = NotificationReachWatch(server: notifications, runtime: runtime)
         let presenter = AlarmPresenter(server: notifications, logger: logger, now: { clock.now }, timeZone: { timeZone.current },

@@ -12,37 +12,34 @@ final class AlarmSounder: AlarmRinger {
     private let pulse: PulseAudio
     private let sinkGuard: SinkGuard
     private let logger: Logger
-    private var ringing: [UUID: AlarmRecord] = [:]
-    /// When each scheduled or counting-down alarm is due.
-    private var upcoming: [UUID: Date] = [:]
-    /// The alarms, read-only.
+    private let now: () -> Date
+    /// The rules: which alarm has a stream, what is prepared, restarted, raised.
+    private var machine = SoundMachine()
+    /// The streams the machine asked for, playing or prepared, by alarm.
+    private var streams: [UUID: LoopingStream] = [:]
+    /// The alarms, read-only: what a stream is opened for.
     private var alarms = AlarmTable.empty
     /// Hears which alarms ring when that changes outside a change of the alarms.
     private weak var runtime: AgentRuntime?
-    /// The alarms the runtime was last told this rings.
-    private var told: Set<UUID> = []
-    private var streams: [UUID: LoopingStream] = [:]
     private let sounds = SoundCache()
-    private var reconnectPending = false
-    private var reportedOutage = false
     private var previews: [UUID: LoopingStream] = [:]
-    /// Corked streams opened just before an alarm is due, by alarm.
-    private var prepared: [UUID: LoopingStream] = [:]
-    private var prepareTimer: (id: UUID, due: Date, source: UInt32)?
-    /// Whether `start()` was called; before, nothing touches the sound server or the sink.
-    private var started = false
-    /// How often each ringing alarm's stream was started again after it ended.
-    private var restarts: [UUID: Int] = [:]
-    /// How long before an alert its stream is opened corked.
-    static let prepareAhead: TimeInterval = 1.5
+    private var prepareSource: UInt32?
+    /// Events the machine has yet to handle, and whether it is handling one: what the
+    /// sound server reports while effects run waits its turn.
+    private var pending: [SoundMachine.Event] = []
+    private var feeding = false
+    /// Inside `ring`: what rings is the answer, not a separate report to the runtime.
+    private var answeringRuntime = false
 
-    init(library: SoundLibrary, sinkGuard: SinkGuard, logger: Logger, runtime: AgentRuntime?) {
+    init(library: SoundLibrary, sinkGuard: SinkGuard, logger: Logger, runtime: AgentRuntime?,
+         now: @escaping () -> Date = Date.init) {
         self.library = library
         self.sinkGuard = sinkGuard
         self.runtime = runtime
         self.logger = logger
+        self.now = now
         pulse = PulseAudio(appName: "Reveille", appID: "io.github.reveille.Reveille")
-        pulse.onReadyChange = { [weak self] ready in self?.readyChanged(ready) }
+        pulse.onReadyChange = { [weak self] ready in self?.feed(.server(ready: ready)) }
         pulse.onBreakthrough = { [logger] muted, volume in
             logger.info("an alarm's sound came up \(muted ? "muted" : "at \(Int(volume * 100))%") (a stored stream setting); made it audible")
         }
@@ -52,61 +49,83 @@ final class AlarmSounder: AlarmRinger {
     /// once this agent owns the bus name and the state folder. Connecting early means the
     /// first alarm does not wait for it.
     func start() {
-        started = true
-        pulse.connect()
+        feed(.started)
     }
 
     /// Follows the alarms' changes: one stream per alerting alarm, and a corked stream opened
     /// just before the next alarm is due.
     func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID> {
         self.alarms = alarms
-        update(changes)
-        told = Set(streams.keys)
-        return told
-    }
-
-    /// Tells the runtime which alarms ring, when that changed since it last heard.
-    private func tellSounding() {
-        let now = Set(streams.keys)
-        guard now != told else { return }
-        told = now
-        runtime?.receive(.soundChanged(now))
-    }
-
-    private func update(_ changes: [AlarmChange]) {
-        for change in changes {
-            let state = change.record?.state
-            ringing[change.id] = state == .alerting ? change.record : nil
-            upcoming[change.id] = state == .scheduled || state == .countdown ? change.record?.fireDate : nil
-            if state != .alerting, let stream = streams.removeValue(forKey: change.id) { stream.stop() }
-            if state != .alerting { restarts[change.id] = nil }
-            if upcoming[change.id] == nil, state != .alerting, let stream = prepared.removeValue(forKey: change.id) { stream.stop() }
-        }
-        reconcile()
+        answeringRuntime = true
+        defer { answeringRuntime = false }
+        feed(.changed(changes.map { .init(id: $0.id, state: $0.record?.state, fireDate: $0.record?.fireDate) }))
+        return machine.sounding
     }
 
     /// Stops every sound and gives the sink back, as at shutdown.
     func silenceAll() {
-        update(ringing.keys.map { AlarmChange(id: $0, record: nil) } + upcoming.keys.map { AlarmChange(id: $0, record: nil) })
+        feed(.silence)
     }
 
-    private func reconcile() {
-        guard started else { return }
-        prepareNext()
-        if ringing.isEmpty {
-            sinkGuard.restore(pulse)
-            return
+    private func feed(_ event: SoundMachine.Event) {
+        pending.append(event)
+        guard !feeding else { return }
+        feeding = true
+        defer { feeding = false }
+        while !pending.isEmpty {
+            for effect in machine.handle(pending.removeFirst(), now: now()) { perform(effect) }
         }
-        // A connection under way reports its outcome; only a failed one is an outage.
-        guard pulse.isReady else { return pulse.isConnecting ? () : waitForPulse() }
-        sinkGuard.makeAudible(pulse)
-        for (id, record) in ringing where streams[id] == nil { start(record) }
+    }
+
+    private func perform(_ effect: SoundMachine.Effect) {
+        switch effect {
+        case .open(let id, let corked):
+            guard let record = alarms[id], let stream = openStream(for: record, corked: corked) else {
+                return pending.append(.openFailed(id))
+            }
+            streams[id] = stream
+            stream.onFailure = { [weak self] in
+                guard let self, self.streams[id] === stream else { return }
+                self.streams[id] = nil
+                self.feed(.streamEnded(id))
+            }
+        case .uncork(let id):
+            streams[id]?.uncork()
+        case .stop(let id):
+            streams.removeValue(forKey: id)?.stop()
+        case .armPrepare(let id, let instant):
+            if let source = prepareSource { MainLoopSources.remove(source) }
+            // One wakeup, not a poll. GLib timeouts run on the monotonic clock, which stops in
+            // suspend: after a resume this may come late, and the alert then opens uncorked.
+            let wait = max(0, instant.timeIntervalSince(now()))
+            prepareSource = MainLoopSources.after(milliseconds: UInt32(wait * 1000)) { [weak self] in
+                self?.prepareSource = nil
+                self?.feed(.prepareDue(id))
+            }
+        case .disarmPrepare:
+            if let source = prepareSource { MainLoopSources.remove(source) }
+            prepareSource = nil
+        case .restartLater(let id, let seconds):
+            MainLoopSources.after(milliseconds: UInt32(seconds * 1000)) { [weak self] in self?.feed(.restartDue(id)) }
+        case .connect:
+            pulse.connect()
+        case .reconnectLater:
+            MainLoopSources.after(milliseconds: 1000) { [weak self] in self?.feed(.reconnectDue) }
+        case .raiseSink:
+            sinkGuard.makeAudible(pulse)
+        case .restoreSink:
+            sinkGuard.restore(pulse)
+        case .sounding(let sounding):
+            if !answeringRuntime { runtime?.receive(.soundChanged(sounding)) }
+        case .log(let level, let message):
+            logger.log(level: level, "\(message)\(level >= .error && !pulse.lastError.isEmpty ? " (\(pulse.lastError))" : "")")
+        }
     }
 
     /// Plays a sound for `seconds`, for `reveille play`. Returns the file played.
     func preview(_ sound: AlertConfiguration.AlertSound, seconds: TimeInterval) throws(AlarmError) -> String {
         let path = try library.resolve(sound, allowPaths: true)
-        guard started else { throw .agentUnavailable("this reveille-agent does not run the alarms (it does not own the bus name)") }
+        guard machine.started else { throw .agentUnavailable("this reveille-agent does not run the alarms (it does not own the bus name)") }
         guard pulse.isReady else {
             pulse.connect()
             throw .agentUnavailable("PulseAudio is not reachable (\(pulse.lastError)); cannot play \(path)")
@@ -122,41 +141,6 @@ final class AlarmSounder: AlarmRinger {
             self?.previews.removeValue(forKey: id)?.stop()
         }
         return path
-    }
-
-    /// Arms a one-shot loop timeout to open the next alert's stream corked, just before it is due.
-    /// Only an optimisation: the alert itself is driven by the runtime's timerfd.
-    private func prepareNext() {
-        var next: (key: UUID, value: Date)?
-        for entry in upcoming where prepared[entry.key] == nil && entry.value < (next?.value ?? .distantFuture) { next = entry }
-        if let armed = prepareTimer, armed.id == next?.key, armed.due == next?.value { return }
-        if let armed = prepareTimer { MainLoopSources.remove(armed.source) }
-        prepareTimer = nil
-        guard let (id, due) = next else { return }
-        let wait = due.timeIntervalSinceNow - Self.prepareAhead
-        // One wakeup, not a poll. GLib timeouts run on the monotonic clock, which stops in
-        // suspend: after a resume this may come late, and the alert then simply opens uncorked.
-        guard wait < 40 * 86_400 else { return }
-        let source = MainLoopSources.after(milliseconds: UInt32(max(0, wait) * 1000)) { [weak self] in
-            guard let self else { return }
-            self.prepareTimer = nil
-            if self.pulse.isReady, self.prepared[id] == nil, self.upcoming[id] != nil, let record = self.alarms[id],
-               let stream = self.openStream(for: record, corked: true) {
-                self.prepared[id] = stream
-            }
-        }
-        prepareTimer = (id, due, source)
-    }
-
-    private func start(_ record: AlarmRecord) {
-        let id = record.id
-        if let stream = prepared.removeValue(forKey: id) {
-            stream.uncork()
-            streams[id] = stream
-            return
-        }
-        guard let stream = openStream(for: record, corked: false) else { return }
-        streams[id] = stream
     }
 
     /// Opens the alarm's sound (its own, else the default), failures logged.
@@ -178,57 +162,6 @@ final class AlarmSounder: AlarmRinger {
             logger.error("could not open a PulseAudio stream for \(record.id): \(pulse.lastError)")
             return nil
         }
-        let id = record.id
-        stream.onFailure = { [weak self] in
-            guard let self else { return }
-            if self.prepared[id] === stream { self.prepared[id] = nil }
-            guard self.streams[id] === stream else { return }
-            self.streams[id] = nil
-            self.tellSounding()
-            guard self.pulse.isReady else { return self.waitForPulse() }
-            // The server is there but the stream ended (its sink input killed, the sink gone,
-            // the server stalled past its deadline): ring again, with growing pauses.
-            let attempt = self.restarts[id, default: 0]
-            self.restarts[id] = attempt + 1
-            let pause = min(30, 0.25 * Double(1 << min(attempt, 8)))
-            self.logger.error("the sound stream of \(id) ended (\(self.pulse.lastError)); starting it again in \(pause) s")
-            MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self] in
-                self?.reconcile()
-                self?.tellSounding()
-            }
-        }
         return stream
-    }
-
-    private func readyChanged(_ ready: Bool) {
-        if ready {
-            if reportedOutage { logger.info("PulseAudio is back; ringing resumes") }
-            reportedOutage = false
-            sinkGuard.restore(pulse)   // a change left behind by a crash
-            reconcile()
-        } else {
-            for stream in Array(streams.values) + Array(prepared.values) { stream.stop() }
-            streams = [:]
-            prepared = [:]
-            if !ringing.isEmpty { waitForPulse() }
-        }
-        tellSounding()
-    }
-
-    /// Retries the connection every second while something should ring; idle otherwise.
-    private func waitForPulse() {
-        if !reportedOutage {
-            logger.error("PulseAudio is not reachable (\(pulse.lastError)); alarms alert without Reveille's sound until it returns")
-            reportedOutage = true
-        }
-        guard !reconnectPending else { return }
-        reconnectPending = true
-        MainLoopSources.after(milliseconds: 1000) { [weak self] in
-            guard let self else { return }
-            self.reconnectPending = false
-            guard !self.ringing.isEmpty, !self.pulse.isReady else { return }
-            self.pulse.connect()
-            self.waitForPulse()
-        }
     }
 }
