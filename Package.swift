@@ -29,12 +29,12 @@ let package = Package(
         .target(name: "ReveilleModel"),
         // Values and rules: schedule math, state machine, the engine, store, parsing.
         .target(name: "ReveilleCore", dependencies: [
-            "ReveilleModel", "CGettext",
+            "ReveilleModel", "CGettext", "CLinux",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The system's time zones, read by GLib, as Core's TimeZoneRules.
-        .target(name: "ReveilleTimeZone", dependencies: ["ReveilleCore", "CGLib"]),
+        .target(name: "ReveilleTimeZone", dependencies: ["ReveilleCore", "CGLib", .product(name: "SystemPackage", package: "swift-system")]),
         // The GLib main loop as a Swift global actor, and GDBus behind a typed wrapper.
         .target(name: "ReveilleBus", dependencies: ["CGLib"]),
         // The daemon's parts: scheduler, presenter, D-Bus service.

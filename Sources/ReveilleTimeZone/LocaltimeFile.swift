@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import ReveilleCore
+import SystemPackage
 
 /// The zone a localtime file (`/etc/localtime`) holds, whether it is a link into the tz
 /// database (as timedatectl writes it) or a regular file, a copy of a zone's TZif data (as
@@ -77,15 +78,13 @@ package enum LocaltimeFile {
     }
 
     private static func isDirectory(_ path: String) -> Bool {
-        var status = stat()
-        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+        (try? FilePath(path).status().kind) == .directory
     }
 
     /// The size of the regular file at `path` (through links), or `nil`.
     private static func size(of path: String) -> Int? {
-        var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-        return Int(status.st_size)
+        guard let status = try? FilePath(path).status(), status.kind == .regular else { return nil }
+        return status.size
     }
 
     /// The POSIX TZ rule a TZif file of version 2 or later ends with, between newlines

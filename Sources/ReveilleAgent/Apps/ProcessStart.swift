@@ -1,3 +1,4 @@
+import ReveilleCore
 import FoundationEssentials
 import Glibc
 
@@ -16,9 +17,8 @@ enum ProcessStart {
 
     /// Now, in the same ticks.
     static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &time)
-        return ticks(seconds: UInt64(time.tv_sec), nanoseconds: UInt64(time.tv_nsec), hertz: UInt64(max(1, sysconf(Int32(_SC_CLK_TCK)))))
+        let time = SystemClock.bootTimeParts
+        return ticks(seconds: time.seconds, nanoseconds: time.nanoseconds, hertz: SystemClock.ticksPerSecond)
     }
 
     /// An instant in ticks, rounded down as the kernel rounds a start: every process that

@@ -292,9 +292,7 @@ final class AgentRuntime {
 
     /// The wall clock (as `now` reads it) minus `CLOCK_BOOTTIME`.
     private func wallMinusBoot() -> TimeInterval {
-        var boot = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &boot)
-        return now().timeIntervalSince1970 - (Double(boot.tv_sec) + Double(boot.tv_nsec) / 1e9)
+        now().timeIntervalSince1970 - SystemClock.bootTime
     }
 
     private var clockOffset: TimeInterval = 0

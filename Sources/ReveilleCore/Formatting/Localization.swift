@@ -2,6 +2,7 @@ import CGettext
 import FoundationEssentials
 import Glibc
 import Synchronization
+import SystemPackage
 
 /// Where the running binary's data is: found from the binary itself, never from the current
 /// folder. `argv[0]` is only `reveille` when the shell found it through PATH, so the kernel's
@@ -9,10 +10,10 @@ import Synchronization
 package enum Installation {
     /// The running binary's absolute path, symbolic links resolved (`/proc/self/exe`).
     package static let executable: String = {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().path }
-        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let path = try? FilePath("/proc/self/exe").linkTarget(), !path.isEmpty else {
+            return URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().path
+        }
+        return path
     }()
 
     /// `share/<relative>` of the prefix `executable` is installed in (`PREFIX/bin/reveille`

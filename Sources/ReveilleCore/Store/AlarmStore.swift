@@ -106,8 +106,7 @@ package final class AlarmStore {
         // snapshot's, if it then cannot empty the journal, differs from it.
         generation = decoded.snapshotGeneration ?? Self.newGeneration()
         journalLength = decoded.journalEntries
-        var status = stat()
-        journalBytes = stat(journalFile.string, &status) == 0 ? Int(status.st_size) : 0
+        journalBytes = (try? journalFile.status().size) ?? 0
         // A torn last line was a write never acknowledged; an obsolete journal is all in the snapshot.
         needsSnapshot = decoded.journalTornTail || decoded.journalObsolete
         lastLoad = LoadReport(damaged: decoded.damaged)
@@ -221,13 +220,11 @@ package final class AlarmStore {
 
     /// Throws unless the journal is absent or a file this process may write now.
     private func checkJournalReplaceable() throws {
-        let descriptor = open(journalFile.string, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard descriptor >= 0 else {
+        do {
+            try FileDescriptor.open(journalFile, .writeOnly, options: [.noFollow, .closeOnExec, .nonBlocking, .noControllingTerminal]).close()
+        } catch Errno.noSuchFileOrDirectory, Errno.noSuchAddressOrDevice {
             // ENXIO: a FIFO without a reader, which a rename replaces.
-            if errno == ENOENT || errno == ENXIO { return }
-            throw Errno(rawValue: errno)
         }
-        close(descriptor)
     }
 
     /// A write that failed, naming the file.
@@ -270,9 +267,8 @@ package final class AlarmStore {
     /// take appends that no restart sees).
     private func openJournal() throws -> FileDescriptor {
         if let journal {
-            var open = stat(), named = stat()
-            if fstat(journal.rawValue, &open) == 0, stat(journalFile.string, &named) == 0,
-               open.st_dev == named.st_dev, open.st_ino == named.st_ino { return journal }
+            if let open = try? journal.status(), let named = try? journalFile.status(),
+               open.identity == named.identity { return journal }
             try? journal.close()
             self.journal = nil
         }
@@ -292,7 +288,7 @@ package final class AlarmStore {
         do {
             if end == 0 { _ = try descriptor.writeAll(Self.headerLine(snapshot: generation)) }
             _ = try descriptor.writeAll(bytes)
-            guard fdatasync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            try descriptor.syncData()
         } catch {
             try? descriptor.resize(to: end)
             throw error

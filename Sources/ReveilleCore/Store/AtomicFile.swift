@@ -26,24 +26,24 @@ package enum AtomicFile {
         // planted there must not make us write (and chmod) a file elsewhere. Close-on-exec: a
         // process started meanwhile (a sound, an intent) must not keep it open (and its file
         // system busy).
-        if unlink(temporary.string) != 0 && errno != ENOENT { throw Errno(rawValue: errno) }
+        try temporary.removeFile()
         let descriptor = try FileDescriptor.open(
             temporary, .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
             permissions: [.ownerRead, .ownerWrite])
         var renamed = false
-        defer { if !renamed { try? FileDescriptor.close(descriptor)(); _ = unlink(temporary.string) } }
+        defer { if !renamed { try? FileDescriptor.close(descriptor)(); try? temporary.removeFile() } }
         // Whatever the umask.
-        guard fchmod(descriptor.rawValue, 0o600) == 0 else { throw Errno(rawValue: errno) }
+        try descriptor.setPermissions([.ownerRead, .ownerWrite])
         guard continueAfter(.createdTemporary) else { renamed = true; return }
         let half = data.count / 2
         _ = try descriptor.writeAll(data.prefix(half))
         guard continueAfter(.wrotePart) else { renamed = true; return }
         _ = try descriptor.writeAll(data.dropFirst(half))
         guard continueAfter(.wroteAll) else { renamed = true; return }
-        guard fsync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
+        try descriptor.sync()
         guard continueAfter(.syncedTemporary) else { renamed = true; return }
         try descriptor.close()
-        guard rename(temporary.string, path.string) == 0 else { throw Errno(rawValue: errno) }
+        try temporary.rename(to: path)
         renamed = true
         guard continueAfter(.renamed) else { return }
         do { try syncDirectory(containing: path) } catch { throw RenamedButNotSynced(underlying: error) }
@@ -58,14 +58,14 @@ package enum AtomicFile {
     static func syncDirectory(containing path: FilePath) throws {
         let directory = try FileDescriptor.open(path.removingLastComponent(), .readOnly, options: [.directory, .closeOnExec])
         defer { try? directory.close() }
-        guard fsync(directory.rawValue) == 0 else { throw Errno(rawValue: errno) }
+        try directory.sync()
     }
 
     /// Creates `path` and its parents with mode 0700 if missing, and tightens an existing one.
     package static func makePrivateDirectory(_ path: FilePath) throws {
         try FileManager.default.createDirectory(atPath: path.string, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        guard chmod(path.string, 0o700) == 0 else { throw Errno(rawValue: errno) }
+        try path.setPermissions(.ownerReadWriteExecute)
     }
 }
 

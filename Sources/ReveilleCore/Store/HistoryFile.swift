@@ -75,7 +75,7 @@ package final class HistoryFile {
         let end = try descriptor.seek(offset: 0, from: .end)
         do {
             _ = try descriptor.writeAll(line)
-            guard fdatasync(descriptor.rawValue) == 0 else { throw Errno(rawValue: errno) }
+            try descriptor.syncData()
         } catch {
             // A line cut short would glue the next one to it: take it back whole.
             try? descriptor.resize(to: end)

@@ -57,18 +57,14 @@ package final class StateLock: Sendable {
         self.folderProblem = folderProblem
         descriptor = try FileDescriptor.open(file, .readWrite, options: [.create, .noFollow, .closeOnExec],
                                              permissions: [.ownerRead, .ownerWrite])
-        var lock = flock()
-        lock.l_type = Int16(F_WRLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        guard fcntl(descriptor.rawValue, F_SETLK, &lock) == 0 else {
-            let failure = errno
-            defer { try? descriptor.close() }
-            guard failure == EAGAIN || failure == EACCES else { throw Errno(rawValue: failure) }
-            var probe = flock()
-            probe.l_type = Int16(F_WRLCK)
-            probe.l_whence = Int16(SEEK_SET)
-            _ = fcntl(descriptor.rawValue, F_GETLK, &probe)
-            throw Held(holder: probe.l_pid, directory: directory)
+        let holder: Int32?
+        do { holder = try descriptor.tryWriteLock() } catch {
+            try? descriptor.close()
+            throw error
+        }
+        if let holder {
+            try? descriptor.close()
+            throw Held(holder: holder, directory: directory)
         }
     }
 

@@ -62,7 +62,7 @@ struct VersionedFile<Document: VersionedDocument>: Sendable {
     /// Renames `file` to a new `.unreadable-STAMP-RANDOM` name beside it (see `keepCopyAside`).
     static func moveAside(_ file: FilePath) throws -> FilePath {
         let aside = try keepCopyAside(file)
-        unlink(file.string)
+        try? file.removeFile()
         return aside
     }
 
@@ -131,27 +131,28 @@ enum StoredFile {
     @discardableResult
     static func stream(_ path: FilePath, maximumBytes: Int? = nil,
                        _ take: (UnsafeRawBufferPointer) -> Bool) throws(StoreError) -> Bool {
-        let descriptor = open(path.string, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        guard descriptor >= 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return false }
-            throw StoreError("it cannot be opened: \(String(cString: strerror(errno)))")
+        let handle: FileDescriptor
+        do {
+            handle = try FileDescriptor.open(path, .readOnly, options: [.nonBlocking, .closeOnExec, .noControllingTerminal],
+                                             retryOnInterrupt: true)
+        } catch Errno.noSuchFileOrDirectory, Errno.notDirectory {
+            return false
+        } catch {
+            throw StoreError("it cannot be opened: \(error)")
         }
-        let handle = FileDescriptor(rawValue: descriptor)
         defer { try? handle.close() }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+        guard let status = try? handle.status(), status.kind == .regular else {
             throw StoreError("it is not a regular file")
         }
-        if let maximumBytes, Int(status.st_size) > maximumBytes {
-            throw StoreError("it is \(status.st_size >> 20) MiB, more than the \(maximumBytes >> 20) MiB any store of Reveille's can reach")
+        if let maximumBytes, status.size > maximumBytes {
+            throw StoreError("it is \(status.size >> 20) MiB, more than the \(maximumBytes >> 20) MiB any store of Reveille's can reach")
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkBytes, alignment: 1)
         defer { buffer.deallocate() }
         while true {
-            let count = Glibc.read(descriptor, buffer.baseAddress!, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw StoreError("it cannot be read: \(String(cString: strerror(errno)))")
+            let count: Int
+            do { count = try handle.read(into: buffer, retryOnInterrupt: true) } catch {
+                throw StoreError("it cannot be read: \(error)")
             }
             guard count > 0, take(UnsafeRawBufferPointer(rebasing: buffer[..<count])) else { return true }
         }

@@ -1,0 +1,182 @@
+import CLinux
+import Glibc
+import SystemPackage
+
+// Every raw system call of Reveille's own code, in one file, as apple/swift-system keeps
+// them: typed arguments and results, EINTR retried, failures thrown as `Errno`. Callers never
+// read `errno` nor fill a C struct. (swift-system's `FileDescriptor` covers open, read,
+// write, seek, resize and close; this file adds what it lacks.)
+
+/// Retries `call` while it fails with EINTR; returns its non-negative result or throws `errno`.
+@inline(__always)
+private func retryingInterrupts<Result: BinaryInteger>(_ call: () -> Result) throws(Errno) -> Result {
+    while true {
+        let result = call()
+        if result >= 0 { return result }
+        if errno != EINTR { throw Errno(rawValue: errno) }
+    }
+}
+
+/// `stat(2)` or `lstat(2)` of `path` (outside the extensions, where `stat` names their methods).
+private func fileStatus(_ path: String, followingLinks: Bool) throws(Errno) -> FileStatus {
+    var status = stat()
+    _ = try retryingInterrupts { followingLinks ? stat(path, &status) : lstat(path, &status) }
+    return FileStatus(status)
+}
+
+/// `fstat(2)` of `descriptor`.
+private func fileStatus(_ descriptor: Int32) throws(Errno) -> FileStatus {
+    var status = stat()
+    _ = try retryingInterrupts { fstat(descriptor, &status) }
+    return FileStatus(status)
+}
+
+/// What `stat(2)` says of a file that the callers need.
+package struct FileStatus: Equatable, Sendable {
+    package enum Kind: Sendable { case regular, directory, other }
+    package var kind: Kind
+    package var size: Int
+    /// The device and inode: the same pair is the same file.
+    package var identity: FileIdentity
+
+    init(_ status: stat) {
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        default: kind = .other
+        }
+        size = Int(status.st_size)
+        identity = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+}
+
+package struct FileIdentity: Hashable, Sendable {
+    package var device: UInt64
+    package var inode: UInt64
+}
+
+package extension FilePath {
+    /// `stat(2)` (links followed), or `lstat(2)`.
+    func status(followingLinks: Bool = true) throws(Errno) -> FileStatus {
+        try fileStatus(string, followingLinks: followingLinks)
+    }
+
+    /// `unlink(2)`; a file already gone is no failure.
+    func removeFile() throws(Errno) {
+        do { _ = try retryingInterrupts { unlink(string) } } catch .noSuchFileOrDirectory {}
+    }
+
+    /// `rename(2)`: `self` takes `destination`'s place in one step.
+    func rename(to destination: FilePath) throws(Errno) {
+        _ = try retryingInterrupts { Glibc.rename(string, destination.string) }
+    }
+
+    /// `chmod(2)`.
+    func setPermissions(_ permissions: FilePermissions) throws(Errno) {
+        _ = try retryingInterrupts { chmod(string, permissions.rawValue) }
+    }
+
+    /// `readlink(2)`: where a symbolic link points.
+    func linkTarget() throws(Errno) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = try retryingInterrupts { readlink(string, &buffer, buffer.count - 1) }
+        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+package extension FileDescriptor.OpenOptions {
+    /// `O_NOCTTY`: a terminal opened by mistake does not become the controlling one.
+    static let noControllingTerminal = FileDescriptor.OpenOptions(rawValue: O_NOCTTY)
+}
+
+package extension FileDescriptor {
+    /// `fstat(2)`.
+    func status() throws(Errno) -> FileStatus {
+        try fileStatus(rawValue)
+    }
+
+    /// `fsync(2)`: the data and what names it reach the disk.
+    func sync() throws(Errno) {
+        _ = try retryingInterrupts { fsync(rawValue) }
+    }
+
+    /// `fdatasync(2)`: the data reaches the disk.
+    func syncData() throws(Errno) {
+        _ = try retryingInterrupts { fdatasync(rawValue) }
+    }
+
+    /// `fchmod(2)`.
+    func setPermissions(_ permissions: FilePermissions) throws(Errno) {
+        _ = try retryingInterrupts { fchmod(rawValue, permissions.rawValue) }
+    }
+
+    /// `fcntl(F_SETLK)` for a write lock on the whole file: `nil` when taken, else the PID of
+    /// a process that holds it (`F_GETLK`; 0 when it cannot be told).
+    func tryWriteLock() throws(Errno) -> Int32? {
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        if fcntl(rawValue, F_SETLK, &lock) == 0 { return nil }
+        guard errno == EAGAIN || errno == EACCES else { throw Errno(rawValue: errno) }
+        var probe = flock()
+        probe.l_type = Int16(F_WRLCK)
+        probe.l_whence = Int16(SEEK_SET)
+        _ = fcntl(rawValue, F_GETLK, &probe)
+        return probe.l_pid
+    }
+}
+
+/// The clocks Reveille reads beside the wall clock.
+package enum SystemClock {
+    /// `CLOCK_BOOTTIME`: seconds since boot, suspend included.
+    package static var bootTime: Double {
+        var time = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// `CLOCK_BOOTTIME` as whole seconds and nanoseconds.
+    package static var bootTimeParts: (seconds: UInt64, nanoseconds: UInt64) {
+        var time = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &time)
+        return (UInt64(time.tv_sec), UInt64(time.tv_nsec))
+    }
+
+    /// Clock ticks per second (`sysconf(_SC_CLK_TCK)`), as /proc counts process times.
+    package static var ticksPerSecond: UInt64 { UInt64(max(1, sysconf(Int32(_SC_CLK_TCK)))) }
+}
+
+/// A `timerfd` on `CLOCK_REALTIME` that fires at an absolute wall-clock instant and is
+/// cancelled (ECANCELED on read) whenever the wall clock is set.
+package struct WallClockTimerDescriptor: ~Copyable {
+    package let descriptor: FileDescriptor
+
+    package init() throws(Errno) {
+        descriptor = FileDescriptor(rawValue: try retryingInterrupts {
+            timerfd_create(CLOCK_REALTIME, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+        })
+    }
+
+    deinit { try? descriptor.close() }
+
+    /// Fires at `seconds` since the epoch (0: disarmed, yet still cancelled by a clock set).
+    package func arm(atEpochSeconds seconds: Double) throws(Errno) {
+        var spec = itimerspec()
+        let whole = seconds.rounded(.down)
+        spec.it_value.tv_sec = Int(whole)
+        spec.it_value.tv_nsec = Int((seconds - whole) * 1e9)
+        _ = try retryingInterrupts {
+            timerfd_settime(descriptor.rawValue, Int32(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET), &spec, nil)
+        }
+    }
+
+    /// What a read says: it fired, the clock was set (ECANCELED), or nothing yet (EAGAIN).
+    package enum Reading { case fired, clockSet, nothing }
+
+    package func read() -> Reading {
+        var expirations: UInt64 = 0
+        let count = Glibc.read(descriptor.rawValue, &expirations, MemoryLayout<UInt64>.size)
+        if count == MemoryLayout<UInt64>.size { return .fired }
+        return errno == ECANCELED ? .clockSet : .nothing
+    }
+}
