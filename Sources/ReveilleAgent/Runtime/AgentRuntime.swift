@@ -153,7 +153,7 @@ final class AgentRuntime {
     /// beside the store as `alarms.over-limit-STAMP.json`, never dropped unseen; returns the rest.
     private func keepAside(_ over: [AlarmRecord], of records: [AlarmRecord]) -> [AlarmRecord] {
         guard !over.isEmpty else { return records }
-        let aside = store.file.removingLastComponent().appending("alarms.over-limit-\(ISO8601Local.compactStamp(Date())).json")
+        let aside = store.file.removingLastComponent().appending("alarms.over-limit-\(ISO8601Local.compactStamp(now())).json")
         let asideIDs = Set(over.map(\.id))
         let kept = records.filter { !asideIDs.contains($0.id) }
         do {
