@@ -11,6 +11,8 @@ struct AgentSettings: Codable {
     var wakeFromSuspend = true
     /// Seconds before an alarm that the machine wakes (0 to 3600).
     var wakeLead: Double = 60
+    /// Show running alarms in the panel (a StatusNotifierItem) while they ring, count down or are paused.
+    var panelItem = true
 
     static func load(from directory: FilePath, logger: Logger) -> AgentSettings {
         let file = directory.appending("settings.json")
@@ -30,6 +32,7 @@ struct AgentSettings: Codable {
         unmuteMutedSink = try container.decodeIfPresent(Bool.self, forKey: .unmuteMutedSink) ?? true
         wakeFromSuspend = try container.decodeIfPresent(Bool.self, forKey: .wakeFromSuspend) ?? true
         wakeLead = try container.decodeIfPresent(Double.self, forKey: .wakeLead) ?? 60
+        panelItem = try container.decodeIfPresent(Bool.self, forKey: .panelItem) ?? true
         guard wakeLead.isFinite, (0...3600).contains(wakeLead) else {
             throw DecodingError.dataCorruptedError(forKey: .wakeLead, in: container,
                                                    debugDescription: "wakeLead is \(wakeLead); accepted: 0 to 3600 seconds")

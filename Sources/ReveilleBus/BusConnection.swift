@@ -232,7 +232,10 @@ package final class BusConnection {
     /// which must answer it exactly once. A call whose serialized arguments are larger than
     /// `maximumArgumentBytes` reaches `handler` with no arguments converted
     /// (`MethodCall.isOversized`), so its size costs nothing beyond what GDBus already read.
+    /// `properties` answers the interfaces' readable properties (`org.freedesktop.DBus.Properties`'
+    /// Get and GetAll) by interface and name; `nil` from it is an unknown property.
     package func register(path: String, introspectionXML: String, maximumArgumentBytes: Int = .max,
+                         properties: (@GLibActor (_ interface: String, _ name: String) -> Variant?)? = nil,
                          handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) {
         var error: UnsafeMutablePointer<GError>?
         guard let node = g_dbus_node_info_new_for_xml(introspectionXML, &error) else { throw BusError(consuming: error) }
@@ -241,7 +244,7 @@ package final class BusConnection {
         while let interface = node.pointee.interfaces[index] {
             var vtable = GDBusInterfaceVTable()
             vtable.method_call = { _, sender, _, interface, method, parameters, invocation, userData in
-                let (handler, limit) = CallbackBox.from(userData, as: ((@GLibActor (MethodCall) -> Void), Int).self)
+                let (handler, limit, _) = CallbackBox.from(userData, as: Registration.self)
                 let bytes = parameters.map { Int(g_variant_get_size($0)) } ?? 0
                 var arguments: [Variant] = []
                 if bytes <= limit, let parameters, case .tuple(let values) = Variant(parameters) { arguments = values }
@@ -251,7 +254,17 @@ package final class BusConnection {
                                       argumentBytes: bytes, isOversized: bytes > limit)
                 GLibActor.assumeIsolated { handler(call) }
             }
-            let box = CallbackBox((handler, maximumArgumentBytes))
+            vtable.get_property = { _, _, _, interface, name, error, userData in
+                let (_, _, properties) = CallbackBox.from(userData, as: Registration.self)
+                let interface = interface.map { String(cString: $0) } ?? "", name = name.map { String(cString: $0) } ?? ""
+                guard let value = GLibActor.assumeIsolated({ properties?(interface, name) }) else {
+                    g_set_error_literal(error, g_dbus_error_quark(), Int32(G_DBUS_ERROR_UNKNOWN_PROPERTY.rawValue),
+                                        "no readable property \(name) in \(interface)")
+                    return nil
+                }
+                return value.makeGVariant()
+            }
+            let box = CallbackBox((handler, maximumArgumentBytes, properties) as Registration)
             guard g_dbus_connection_register_object(connection, path, interface, &vtable, box.retainedPointer,
                                                     CallbackBox.release, &error) != 0 else {
                 throw BusError(consuming: error)
@@ -259,6 +272,9 @@ package final class BusConnection {
             index += 1
         }
     }
+
+    /// What `register` keeps for GDBus's callbacks: the method handler, the argument limit and the property getter.
+    private typealias Registration = ((@GLibActor (MethodCall) -> Void), Int, (@GLibActor (String, String) -> Variant?)?)
 
     /// What happened to a requested bus name.
     package enum NameEvent: Sendable {
@@ -271,11 +287,13 @@ package final class BusConnection {
 
     /// Requests a well-known name (`g_bus_own_name_on_connection`); `replace` takes it from
     /// an owner that allows replacement. `onEvent` hears when it is acquired or lost.
-    package func ownName(_ name: String, replace: Bool, onEvent: @escaping @GLibActor (NameEvent) -> Void) {
+    /// Returns the id for `unownName`.
+    @discardableResult
+    package func ownName(_ name: String, replace: Bool, onEvent: @escaping @GLibActor (NameEvent) -> Void) -> UInt32 {
         var flags = G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT.rawValue
         if replace { flags |= G_BUS_NAME_OWNER_FLAGS_REPLACE.rawValue }
         let box = CallbackBox(onEvent)
-        _ = g_bus_own_name_on_connection(
+        return g_bus_own_name_on_connection(
             connection, name, GBusNameOwnerFlags(rawValue: flags),
             { _, _, userData in
                 let onEvent = CallbackBox.from(userData, as: (@GLibActor (NameEvent) -> Void).self)
@@ -289,6 +307,9 @@ package final class BusConnection {
             },
             box.retainedPointer, CallbackBox.release)
     }
+
+    /// Gives up a name `ownName` asked for (`g_bus_unown_name`); its `onEvent` hears nothing more.
+    package func unownName(_ id: UInt32) { g_bus_unown_name(id) }
 
     /// Watches who owns a name (`g_bus_watch_name_on_connection`): `onChange` gets the owner's
     /// unique name when it appears and `nil` when it vanishes. Returns the id for `unwatchName`.

@@ -299,6 +299,27 @@ public final class TestSession {
         }
     }
 
+    /// What the recording StatusNotifierWatcher saw, one JSON object per line.
+    public var statusNotifierLog: String { directory + "/status-notifier.jsonl" }
+
+    /// A panel on the bus: the recording StatusNotifierWatcher (Tests/Support/status-notifier-watcher),
+    /// started now and waited for; `stopStatusNotifierWatcher` ends it as a panel that quits.
+    public func startStatusNotifierWatcher() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("status-notifier-watcher/recording-watcher.py").path
+        guard (try? Subprocess.run("/usr/bin/python3", ["-c", "import dbus, gi"], environment: environment).status) == 0 else {
+            throw Subprocess.Failure("/usr/bin/python3 with dbus and gi is missing (Debian packages python3-dbus, python3-gi)")
+        }
+        peers.append(("status-notifier-watcher", try Subprocess.start("/usr/bin/python3", [script, statusNotifierLog], environment: environment,
+                                                                      stderr: directory + "/status-notifier-watcher.log")))
+        try waitForName("org.kde.StatusNotifierWatcher", owned: true)
+    }
+
+    public func stopStatusNotifierWatcher() throws {
+        stop(named: "status-notifier-watcher")
+        try waitForName("org.kde.StatusNotifierWatcher", owned: false)
+    }
+
     /// Kills the session bus (SIGKILL), as a crashed or ended session would.
     public func killBus() {
         for peer in peers where peer.name == "dbus-daemon" { kill(peer.child.pid, SIGKILL); peer.child.wait() }

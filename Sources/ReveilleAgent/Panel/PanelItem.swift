@@ -1,0 +1,270 @@
+import FoundationEssentials
+import Logging
+import ReveilleBus
+import ReveilleCore
+
+/// Reveille's live activity in the panel: a StatusNotifierItem with a `com.canonical.dbusmenu`
+/// menu, shown while an alarm rings, counts down or is paused, gone when none does.
+///
+/// The rules are `PanelItemView`'s and `PanelMenu`'s; this is their shell: it exports both
+/// objects, answers the hosts from the view, tells them of changes, refreshes the tooltip when a
+/// countdown's text changes (as the notification's does; no timer while nothing counts down),
+/// and registers with the StatusNotifierWatcher while both the item and a watcher exist. With
+/// no watcher on the bus nothing is registered and nothing fails. A menu click is an event for
+/// the runtime, the same as the notification's button.
+@GLibActor
+final class PanelItem: AlarmFollower {
+    private let bus: BusConnection
+    private weak var runtime: AgentRuntime?
+    private let logger: Logger
+    private let now: () -> Date
+    private let timeZone: () -> any TimeZoneRules
+    /// The alarms, read-only.
+    private var alarms = AlarmTable.empty
+    /// The alarms that ring, count down or are paused (kept from the changes: an update reads
+    /// these, not every alarm).
+    private var running: Set<UUID> = []
+    private var view: PanelItemView?
+    private var menu = PanelMenu.empty
+    private var refreshTimer: UInt32?
+    /// The watcher's unique name while one runs.
+    private var watcher: String?
+    /// The request for `busName` while the item is shown and a watcher runs.
+    private var nameRequest: UInt32?
+    private let busName = PanelInterfaces.itemBusName(pid: ProcessInfo.processInfo.processIdentifier)
+
+    init(bus: BusConnection, runtime: AgentRuntime, logger: Logger,
+         now: @escaping () -> Date, timeZone: @escaping () -> any TimeZoneRules) throws(BusError) {
+        self.bus = bus
+        self.runtime = runtime
+        self.logger = logger
+        self.now = now
+        self.timeZone = timeZone
+        try bus.register(path: PanelInterfaces.itemPath, introspectionXML: PanelInterfaces.itemXML,
+                         maximumArgumentBytes: PanelInterfaces.maximumCallBytes,
+                         properties: { [unowned self] _, name in self.itemProperty(name) }) { call in
+            // Activate, SecondaryActivate, ContextMenu, Scroll: the item is a menu (ItemIsMenu),
+            // which the host opens itself.
+            call.reply()
+        }
+        try bus.register(path: PanelInterfaces.menuPath, introspectionXML: PanelInterfaces.menuXML,
+                         maximumArgumentBytes: PanelInterfaces.maximumCallBytes,
+                         properties: { _, name in Self.menuProperty(name) }) { [unowned self] call in self.handleMenu(call) }
+        bus.watchName(PanelInterfaces.watcherName) { [weak self] owner in self?.watcherChanged(owner) }
+    }
+
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+        self.alarms = alarms
+        var touched = false
+        for change in changes {
+            if let record = change.record, PanelItemView.runs(record) {
+                running.insert(change.id)
+                touched = true
+            } else if running.remove(change.id) != nil {
+                touched = true
+            }
+        }
+        // A change to alarms that neither run nor ran leaves the item as it is.
+        if touched { update() }
+    }
+
+    /// Closes the item at once when the agent stops, rather than when its connection does.
+    func withdraw() {
+        running = []
+        update()
+    }
+
+    // MARK: Updates
+
+    /// Builds the view again and tells the hosts what changed in it.
+    private func update() {
+        let records = running.compactMap { alarms[$0] }
+        let old = view
+        view = PanelItemView(running: records, now: now(), timeZone: timeZone())
+        let newMenu = menu.showing(view?.menu ?? [])
+        let menuChanged = newMenu != menu
+        menu = newMenu
+        if nameRequest != nil {
+            if old?.title != view?.title { emitItemSignal("NewTitle") }
+            if old?.status != view?.status { emitItemSignal("NewStatus", [.string(status)]) }
+            if old?.toolTip != view?.toolTip { emitItemSignal("NewToolTip") }
+            if menuChanged { emitMenuSignal("LayoutUpdated", [.uint32(menu.revision), .int32(0)]) }
+        }
+        reconcileRegistration()
+        scheduleRefresh()
+    }
+
+    /// A timer for the next change of a shown countdown's text; none while nothing counts down.
+    private func scheduleRefresh() {
+        if let timer = refreshTimer { MainLoopSources.remove(timer) }
+        refreshTimer = nil
+        let shown = (view?.entries ?? []).compactMap { alarms[$0.id] }
+        guard let wait = PanelItemView.nextRefresh(shown, now: now()) else { return }
+        refreshTimer = MainLoopSources.after(milliseconds: UInt32((wait * 1000).rounded(.up))) { [weak self] in
+            self?.refreshTimer = nil
+            self?.update()
+        }
+    }
+
+    private func emitItemSignal(_ name: String, _ arguments: [Variant] = []) {
+        emit(path: PanelInterfaces.itemPath, interface: PanelInterfaces.itemInterface, name, arguments)
+    }
+
+    private func emitMenuSignal(_ name: String, _ arguments: [Variant]) {
+        emit(path: PanelInterfaces.menuPath, interface: PanelInterfaces.menuInterface, name, arguments)
+    }
+
+    private func emit(path: String, interface: String, _ name: String, _ arguments: [Variant]) {
+        do { try bus.emitSignal(path: path, interface: interface, name: name, arguments: arguments) } catch {
+            logger.debug("panel item: could not emit \(name): \(error)")
+        }
+    }
+
+    // MARK: Registration
+
+    private func watcherChanged(_ owner: String?) {
+        let replaced = watcher != nil && owner != nil && owner != watcher
+        watcher = owner
+        if owner == nil { logger.debug("panel item: no StatusNotifierWatcher on the bus; nothing to register with") }
+        if replaced, let id = nameRequest {
+            // A new watcher knows nothing of the item: own the name afresh and register again.
+            bus.unownName(id)
+            nameRequest = nil
+        }
+        reconcileRegistration()
+    }
+
+    /// Owns `busName` and registers it while the item is shown and a watcher runs; releases the
+    /// name otherwise, which is how the watcher (and every host) learns the item went away.
+    private func reconcileRegistration() {
+        let wanted = view != nil && watcher != nil
+        if wanted, nameRequest == nil {
+            nameRequest = bus.ownName(busName, replace: false) { [weak self] event in
+                guard let self else { return }
+                switch event {
+                case .acquired: self.registerWithWatcher()
+                case .lost, .connectionClosed: self.logger.debug("panel item: \(self.busName) was not granted or was lost")
+                }
+            }
+        } else if !wanted, let id = nameRequest {
+            bus.unownName(id)
+            nameRequest = nil
+        }
+    }
+
+    private func registerWithWatcher() {
+        guard watcher != nil else { return }
+        bus.call(destination: PanelInterfaces.watcherName, path: PanelInterfaces.watcherPath,
+                 interface: PanelInterfaces.watcherName, method: "RegisterStatusNotifierItem",
+                 arguments: [.string(busName)], timeoutMilliseconds: 5000, autoStart: false) { [logger, busName] result in
+            switch result {
+            case .success: logger.debug("panel item \(busName) registered")
+            case .failure(let error): logger.notice("the panel's StatusNotifierWatcher did not register Reveille's item: \(error)")
+            }
+        }
+    }
+
+    // MARK: StatusNotifierItem
+
+    private var status: String { view?.status.rawValue ?? "Passive" }
+
+    private func itemProperty(_ name: String) -> Variant? {
+        let toolTip = view?.toolTip ?? PanelItemView.ToolTip()
+        return switch name {
+        case "Category": .string("ApplicationStatus")
+        case "Id": .string("reveille")
+        case "Title": .string(view?.title ?? "Reveille")
+        case "Status": .string(status)
+        case "WindowId": .int32(0)
+        case "IconName", "AttentionIconName": .string(NotificationContent.icon)
+        case "OverlayIconName", "AttentionMovieName": .string("")
+        case "IconPixmap", "OverlayIconPixmap", "AttentionIconPixmap": .array(elementType: "(iiay)", [])
+        // Hosts read the tooltip as markup (KDE): an alarm's title is text, so it is escaped.
+        case "ToolTip": .tuple([.string(NotificationContent.icon), .array(elementType: "(iiay)", []),
+                                .string(NotificationServer.escapingMarkup(toolTip.title)),
+                                .string(NotificationServer.escapingMarkup(toolTip.text))])
+        case "ItemIsMenu": .bool(true)
+        case "Menu": .objectPath(PanelInterfaces.menuPath)
+        default: nil
+        }
+    }
+
+    // MARK: dbusmenu
+
+    private static func menuProperty(_ name: String) -> Variant? {
+        switch name {
+        case "Version": .uint32(3)
+        case "TextDirection": .string("ltr")
+        case "Status": .string("normal")
+        case "IconThemePath": .strings([])
+        default: nil
+        }
+    }
+
+    /// Answers the menu's methods from `menu`; GDBus has checked the arguments' types against
+    /// the introspection already.
+    private func handleMenu(_ call: MethodCall) {
+        guard !call.isOversized else {
+            return call.fail(name: "org.freedesktop.DBus.Error.LimitsExceeded",
+                             message: "the call's arguments are \(call.argumentBytes) bytes; at most \(PanelInterfaces.maximumCallBytes) are accepted")
+        }
+        let arguments = call.arguments
+        switch call.method {
+        case "GetLayout":
+            let id = Self.int32(arguments[0]), depth = Self.int32(arguments[1]), names = Self.strings(arguments[2])
+            guard menu.knows(id) else { return failUnknown(call, id) }
+            call.reply([.uint32(menu.revision), menu.layout(of: id, depth: depth, names: names)])
+        case "GetGroupProperties":
+            let ids = Self.int32s(arguments[0]), names = Self.strings(arguments[1])
+            let wanted = ids.isEmpty ? [0] + menu.items.map(\.id) : ids.filter(menu.knows)
+            call.reply([.array(elementType: "(ia{sv})", wanted.map { .tuple([.int32($0), .vardict(menu.properties(of: $0, names: names))]) })])
+        case "GetProperty":
+            let id = Self.int32(arguments[0]), name = arguments[1].string ?? ""
+            guard menu.knows(id) else { return failUnknown(call, id) }
+            guard let value = menu.properties(of: id, names: [name]).values.first else {
+                return call.fail(name: "org.freedesktop.DBus.Error.InvalidArgs",
+                                 message: "menu item \(id) has no property \(name); it has \(menu.properties(of: id).keys.sorted().joined(separator: ", "))")
+            }
+            call.reply([.variant(value)])
+        case "Event":
+            let id = Self.int32(arguments[0])
+            guard menu.knows(id) else { return failUnknown(call, id) }
+            if arguments[1].string == "clicked" { clicked(id) }
+            call.reply()
+        case "EventGroup":
+            var unknown: [Variant] = []
+            for event in arguments[0].array ?? [] {
+                guard case .tuple(let fields) = event, fields.count == 4 else { continue }
+                let id = Self.int32(fields[0])
+                guard menu.knows(id) else { unknown.append(.int32(id)); continue }
+                if fields[1].string == "clicked" { clicked(id) }
+            }
+            call.reply([.array(elementType: "i", unknown)])
+        case "AboutToShow":
+            call.reply([.bool(false)])
+        case "AboutToShowGroup":
+            let unknown = Self.int32s(arguments[0]).filter { !menu.knows($0) }
+            call.reply([.array(elementType: "i", []), .array(elementType: "i", unknown.map(Variant.int32))])
+        default:
+            call.fail(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(call.method) in \(PanelInterfaces.menuInterface)")
+        }
+    }
+
+    /// A menu item was clicked: its button's press goes to the runtime, if the alarm still offers it.
+    private func clicked(_ id: Int32) {
+        guard let (alarm, role) = menu.action(for: id) else { return }
+        guard let record = alarms[alarm], PanelItemView.offers(role, on: record, now: now(), timeZone: timeZone()) else {
+            return logger.debug("panel item: \(role.rawValue) on \(alarm) no longer applies; ignored")
+        }
+        runtime?.receive(.buttonPressed(alarm, role))
+    }
+
+    private func failUnknown(_ call: MethodCall, _ id: Int32) {
+        call.fail(name: "com.canonical.dbusmenu.Error.UnknownItem",
+                  message: "no menu item \(id) in revision \(menu.revision); read the layout again (GetLayout)")
+    }
+
+    private static func int32(_ value: Variant) -> Int32 { value.int64.flatMap { Int32(exactly: $0) } ?? -1 }
+    private static func int32s(_ value: Variant) -> [Int32] { (value.array ?? []).map(int32) }
+    private static func strings(_ value: Variant) -> [String] { (value.array ?? []).compactMap(\.string) }
+}
