@@ -118,7 +118,7 @@ package final class Agent {
         // notifications are closed and the sound is silenced.
         let runner = DaemonRunner(parts: [
             .init("session bus", stop: { done in bus.flush(); done() }),
-            .init("notifications", stop: { done in presenter.withdrawAll(); done() }),
+            .init("notifications", stop: { done in presenter.withdrawAll(); notifications.whenIdle(done) }),
             .init("sound", start: { sounder.start() }, stop: { done in
                 sounder.silenceAll()
                 // Give PulseAudio a moment to receive the sink restore before the process ends.
