@@ -24,6 +24,8 @@ let package = Package(
         .systemLibrary(name: "CGettext"), // glibc's gettext
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile",
                        providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CNotify", pkgConfig: "libnotify",
+                       providers: [.apt(["libnotify-dev"])]),
 
         // The public types apps use (AlarmKit's names): what ReveilleKit re-exports, and nothing else.
         .target(name: "ReveilleModel"),
@@ -39,7 +41,7 @@ let package = Package(
         .target(name: "ReveilleBus", dependencies: ["CGLib"]),
         // The daemon's parts: scheduler, presenter, D-Bus service.
         .target(name: "ReveilleAgent", dependencies: [
-            "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CPulse", "CSndfile", "CLinux",
+            "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CPulse", "CSndfile", "CLinux", "CNotify",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),

@@ -120,7 +120,7 @@ package final class Agent {
         // notifications are closed and the sound is silenced.
         let runner = DaemonRunner(parts: [
             .init("session bus", stop: { done in bus.flush(); done() }),
-            .init("notifications", stop: { done in presenter.withdrawAll(); panel?.withdraw(); done() }),
+            .init("notifications", stop: { done in presenter.withdrawAll(); panel?.withdraw(); notifications.whenIdle(done) }),
             .init("sound", start: { sounder.start() }, stop: { done in
                 sounder.silenceAll()
                 // Give PulseAudio a moment to receive the sink restore before the process ends.

@@ -2,12 +2,14 @@ import FoundationEssentials
 import Logging
 import ReveilleBus
 
-/// The desktop's notification server, `org.freedesktop.Notifications`, spoken to with
-/// GDBus calls that never block the loop: a frozen server delays nothing but its own
-/// notifications. The only file that speaks the notification protocol.
+/// The desktop's notification server, `org.freedesktop.Notifications`, spoken to through
+/// libnotify on a thread of its own (`NotificationThread`): libnotify's calls block, and a
+/// frozen server would otherwise stall the agent for 25 s per notification. Here only that
+/// thread waits; the agent's loop posts operations to it one at a time (`NotificationQueue`,
+/// bounded) and hears the answers, button presses and closes back on its own loop.
 ///
 /// Every call may start the server by D-Bus activation (dunst, mako and xfce4-notifyd are
-/// usually started that way); without an activatable server, calls wait for one to appear.
+/// usually started that way); without an activatable server, shows wait for one to appear.
 @GLibActor
 final class NotificationServer {
     static let busName = "org.freedesktop.Notifications"
@@ -36,14 +38,31 @@ final class NotificationServer {
 
     private let bus: BusConnection
     private let logger: Logger
-    /// The unique name of the server that owns `busName`; signals from anyone else are ignored.
+    private let thread = NotificationThread(name: "notifications")
+    /// Used only on `thread`.
+    private let library = LibNotify()
+    /// What waits for the thread, and whether it is busy with an operation now.
+    private var queue = NotificationQueue()
+    private var working = false
+    /// Each show waiting or under way, by its ticket.
+    private var tickets: [Int: Ticket] = [:]
+    private var lastTicket = 0
+    private struct Ticket {
+        var request: Request
+        var handlers: Handlers
+        /// Everyone who asked for it (several when updates of one notification were merged).
+        var shown: [@GLibActor (UInt32?) -> Void]
+    }
+    /// Called once nothing waits any more (`whenIdle`).
+    private var idle: [@GLibActor () -> Void] = []
+
+    /// The unique name of the server that owns `busName`.
     private var owner: String?
-    /// The running server, once `GetServerInformation` and `GetCapabilities` have answered.
+    /// The running server, once it said what it is and can do.
     private(set) var profile: NotificationServerProfile?
     private var probing = false
     /// Seconds before asking a server that did not answer again; doubles up to five minutes.
     private var retryPause: UInt32 = 5
-    private var waiting: [@GLibActor (NotificationServerProfile) -> Void] = []
     private var routes: [UInt32: Handlers] = [:]
     /// What happened to the server, as each observer hears it.
     enum ServerEvent {
@@ -68,8 +87,12 @@ final class NotificationServer {
     init(bus: BusConnection, logger: Logger) {
         self.bus = bus
         self.logger = logger
-        bus.subscribe(sender: nil, interface: Self.busName, name: nil, path: Self.path) { [weak self] signal in
-            self?.received(signal)
+        let library = library
+        // Before anything else on the thread: libnotify's proxy is made there, with its context.
+        thread.run {
+            library.start(appName: "Reveille") { [weak self] event in
+                NotificationThread.toAgentLoop { self?.heard(event) }
+            }
         }
         bus.watchName(Self.busName) { [weak self] owner in self?.ownerChanged(owner) }
     }
@@ -78,44 +101,114 @@ final class NotificationServer {
     /// is there; `shown` hears the server's id, or `nil` when it could not be shown.
     func show(_ request: Request, replacing id: UInt32 = 0, handlers: Handlers,
               shown: @escaping @GLibActor (UInt32?) -> Void) {
-        whenReady { [weak self] profile in
-            guard let self else { return }
-            let body = profile.readsMarkup ? Self.escapingMarkup(request.body) : request.body
-            let actions = profile.hasActions ? request.actions.flatMap { [$0.key, $0.label] } : []
-            var hints = request.hints
-            if profile.quirks.contains(.valueHintHidesEverything) { hints["value"] = nil }
-            self.bus.call(destination: Self.busName, path: Self.path, interface: Self.busName, method: "Notify",
-                          arguments: [.string("Reveille"), .uint32(id), .string(request.icon), .string(request.summary),
-                                      .string(body), .strings(actions), .vardict(hints), .int32(request.timeout)]) {
-                [weak self] result in
-                guard let self else { return }
-                switch result {
-                case .success(let values):
-                    guard let newID = values.first?.uint32, newID != 0 else { return shown(nil) }
-                    self.routes[newID] = handlers
-                    shown(newID)
-                case .failure(let error):
-                    self.logger.error("the notification server did not show \"\(request.summary)\": \(error)")
-                    shown(nil)
-                }
-            }
+        lastTicket += 1
+        let ticket = Ticket(request: request, handlers: handlers, shown: [shown])
+        switch queue.show(ticket: lastTicket, replacing: id) {
+        case .queued:
+            tickets[lastTicket] = ticket
+        case .merged(let older):
+            tickets[older]?.request = request
+            tickets[older]?.handlers = handlers
+            tickets[older]?.shown.append(shown)
+        case .queuedDropping(let dropped):
+            tickets[lastTicket] = ticket
+            logger.warning("the notification server is behind by \(NotificationQueue.maximumShows) notifications; not showing the oldest waiting one")
+            answer(dropped, with: nil)
         }
+        if profile == nil { probe() }
+        work()
     }
 
     /// Closes a notification (`CloseNotification`); its close is not reported back.
     func close(_ id: UInt32) {
         routes[id] = nil
-        guard owner != nil, id != 0 else { return }
-        bus.call(destination: Self.busName, path: Self.path, interface: Self.busName, method: "CloseNotification",
-                 arguments: [.uint32(id)], autoStart: false) { _ in }
+        queue.close(id)
+        work()
     }
 
-    /// Runs `body` with the server's profile: at once when it is known, else after asking the
-    /// server (which starts an activatable one), else when a server appears.
-    private func whenReady(_ body: @escaping @GLibActor (NotificationServerProfile) -> Void) {
-        if let profile { return body(profile) }
-        waiting.append(body)
-        probe()
+    /// Calls `body` once every close asked for so far is done; shows still waiting are dropped
+    /// (the agent is stopping).
+    func whenIdle(_ body: @escaping @GLibActor () -> Void) {
+        for ticket in queue.removeShows() { answer(ticket, with: nil) }
+        idle.append(body)
+        work()
+    }
+
+    // MARK: The thread's work
+
+    /// Hands the next operation to the thread, unless it is busy with one.
+    private func work() {
+        guard !working else { return }
+        guard let operation = queue.next(serverKnown: profile != nil) else {
+            let waiting = idle
+            idle = []
+            for body in waiting { body() }
+            return
+        }
+        working = true
+        let library = library
+        switch operation {
+        case .probe:
+            thread.run {
+                let information = library.serverInformation()
+                NotificationThread.toAgentLoop { [weak self] in self?.probed(information) }
+            }
+        case .show(let ticket, let replacing):
+            guard let request = tickets[ticket]?.request, let profile else { return done() }
+            let adapted = Self.adapted(request, for: profile)
+            thread.run {
+                let result = library.show(adapted, replacing: replacing)
+                NotificationThread.toAgentLoop { [weak self] in self?.showed(ticket, result, summary: request.summary) }
+            }
+        case .close(let id):
+            thread.run {
+                library.close(id)
+                NotificationThread.toAgentLoop { [weak self] in self?.done() }
+            }
+        case .forgetAll:
+            thread.run {
+                library.forgetAll()
+                NotificationThread.toAgentLoop { [weak self] in self?.done() }
+            }
+        }
+    }
+
+    private func done() {
+        working = false
+        work()
+    }
+
+    private func showed(_ ticket: Int, _ result: Result<UInt32, BusError>, summary: String) {
+        switch result {
+        case .success(let id):
+            if let handlers = tickets[ticket]?.handlers { routes[id] = handlers }
+            answer(ticket, with: id)
+        case .failure(let error):
+            logger.error("the notification server did not show \"\(summary)\": \(error)")
+            answer(ticket, with: nil)
+        }
+        done()
+    }
+
+    private func answer(_ ticket: Int, with id: UInt32?) {
+        for shown in tickets.removeValue(forKey: ticket)?.shown ?? [] { shown(id) }
+    }
+
+    /// The request as this server must receive it: markup escaped where it reads markup, no
+    /// buttons where it has none, no `value` hint where that hides everything else.
+    private static func adapted(_ request: Request, for profile: NotificationServerProfile) -> Request {
+        var adapted = request
+        if profile.readsMarkup { adapted.body = escapingMarkup(request.body) }
+        if !profile.hasActions { adapted.actions = [] }
+        if profile.quirks.contains(.valueHintHidesEverything) { adapted.hints["value"] = nil }
+        return adapted
+    }
+
+    private func heard(_ event: LibNotify.Event) {
+        switch event {
+        case .action(let id, let key): routes[id]?.onAction(id, key)
+        case .closed(let id, let reason): routes.removeValue(forKey: id)?.onClosed(id, reason)
+        }
     }
 
     // MARK: The server's lifecycle
@@ -123,32 +216,35 @@ final class NotificationServer {
     private func probe() {
         guard !probing, profile == nil else { return }
         probing = true
-        bus.call(destination: Self.busName, path: Self.path, interface: Self.busName, method: "GetServerInformation") {
-            [weak self] information in
-            guard let self else { return }
-            self.bus.call(destination: Self.busName, path: Self.path, interface: Self.busName, method: "GetCapabilities") {
-                [weak self] capabilities in
+        queue.probe()
+        work()
+    }
+
+    private func probed(_ information: LibNotify.ServerInformation?) {
+        probing = false
+        if let information {
+            ready(NotificationServerProfile(name: information.name, version: information.version,
+                                            capabilities: Set(information.capabilities)))
+        } else if owner != nil {
+            logger.warning("the notification server does not answer; alarms still ring, and show when it does")
+            retryProbe()
+        } else {
+            // Nobody owns the name: is there a server to start?
+            bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                     method: "ListActivatableNames") { [weak self] result in
                 guard let self else { return }
-                self.probing = false
-                switch (information, capabilities) {
-                case (.success(let information), .success(let capabilities)):
-                    let names = capabilities.first?.array?.compactMap(\.string) ?? []
-                    let profile = NotificationServerProfile(name: information.first?.string ?? "",
-                                                            version: information.count > 2 ? information[2].string ?? "" : "",
-                                                            capabilities: Set(names))
-                    self.ready(profile)
-                case (.failure(let error), _), (_, .failure(let error)):
-                    if error.isServiceMissing {
-                        // Nothing to activate: the watch on the name tells when a server appears.
-                        self.logger.warning("no notification server is running or activatable; alarms still ring, and show as soon as one appears")
-                        self.tell(.missing)
-                    } else {
-                        self.logger.warning("the notification server does not answer (\(error)); alarms still ring, and show when it does")
-                        self.retryProbe()
-                    }
+                let names = (try? result.get())?.first?.array?.compactMap(\.string) ?? []
+                if names.contains(Self.busName) {
+                    self.logger.warning("the notification server could not be started; alarms still ring, and show when it starts")
+                    self.retryProbe()
+                } else {
+                    // Nothing to activate: the watch on the name tells when a server appears.
+                    self.logger.warning("no notification server is running or activatable; alarms still ring, and show as soon as one appears")
+                    self.tell(.missing)
                 }
             }
         }
+        done()
     }
 
     /// Asks a server that did not answer again, while something waits to be shown.
@@ -157,7 +253,7 @@ final class NotificationServer {
         let pause = retryPause
         retryPause = min(retryPause * 2, 300)
         MainLoopSources.after(milliseconds: pause * 1000) { [weak self] in
-            guard let self, !self.waiting.isEmpty else { return }
+            guard let self, self.tickets.isEmpty == false else { return }
             self.probe()
         }
     }
@@ -167,10 +263,7 @@ final class NotificationServer {
         retryPause = 5
         let behaviours = profile.quirks.map(\.rawValue).sorted().joined(separator: ", ")
         logger.info("notification server \(profile.name) \(profile.version) with \(profile.capabilities.sorted().joined(separator: ", "))\(behaviours.isEmpty ? "" : "; known behaviour: \(behaviours)")")
-        let pending = waiting
-        waiting = []
         tell(.ready(profile))
-        for body in pending { body(profile) }
     }
 
     private func ownerChanged(_ newOwner: String?) {
@@ -181,22 +274,11 @@ final class NotificationServer {
             // The server left or was replaced: none of our notifications exists any more.
             profile = nil
             routes = [:]
+            queue.forgetAll()
             tell(.left)
         }
         if newOwner != nil, profile == nil { probe() }
-    }
-
-    private func received(_ signal: BusConnection.Signal) {
-        guard signal.sender == owner, signal.arguments.count >= 2, let id = signal.arguments[0].uint32 else { return }
-        switch signal.name {
-        case "ActionInvoked":
-            guard let key = signal.arguments[1].string else { return }
-            routes[id]?.onAction(id, key)
-        case "NotificationClosed":
-            routes.removeValue(forKey: id)?.onClosed(id, signal.arguments[1].uint32 ?? 4)
-        default:
-            break
-        }
+        work()
     }
 
     /// Plain text as a server that reads markup must receive it.
