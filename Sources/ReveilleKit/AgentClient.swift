@@ -158,6 +158,12 @@ package final class AgentClient {
         try Self.decode(AlarmRecord?.self, from: try await call(.apply(action, id: idPrefix)))
     }
 
+    /// Snoozes the ringing alarm `idPrefix` names for `seconds` instead of its own snooze
+    /// length (a Reveille extension); returns it afterwards.
+    package func snooze(_ idPrefix: String, for seconds: TimeInterval) async throws(AlarmError) -> AlarmRecord? {
+        try Self.decode(AlarmRecord?.self, from: try await call(.snooze(id: idPrefix, seconds: seconds)))
+    }
+
     // MARK: Blocking calls (AlarmKit's synchronous API)
 
     /// `list()`, waiting on this thread.
@@ -180,6 +186,11 @@ package final class AgentClient {
     /// `apply(_:to:)` of a whole id, waiting on this thread.
     package nonisolated func applyBlocking(_ action: AlarmAction, to id: UUID) throws(AlarmError) {
         _ = try callBlocking(.apply(action, id: id.uuidString))
+    }
+
+    /// `snooze(_:for:)` of a whole id, waiting on this thread.
+    package nonisolated func snoozeBlocking(_ id: UUID, for seconds: TimeInterval) throws(AlarmError) {
+        _ = try callBlocking(.snooze(id: id.uuidString, seconds: seconds))
     }
 
     /// `listBlocking()` if an agent runs now; never starts one (shell completion).

@@ -187,6 +187,11 @@ public final class AlarmManager: Sendable {
 
     // MARK: Reveille's additions
 
+    /// Snoozes an alerting alarm for `duration` (more than 0 s, at most 24 hours) instead of its
+    /// `postAlert` length: a Reveille extension, not AlarmKit API (AlarmKit's `countdown(id:)`
+    /// always uses the configured length).
+    public func snooze(id: Alarm.ID, for duration: TimeInterval) throws { try client.snoozeBlocking(id, for: duration) }
+
     /// What each of this app's alarms presents now (nothing for merely scheduled ones).
     public var presentationStates: [AlarmPresentationState] {
         get throws { try client.listBlocking().compactMap { $0.presentationState(in: GLibTimeZone.local) } }
@@ -244,6 +249,10 @@ public final class AlarmManager: Sendable {
         public func countdown(id: Alarm.ID) async throws { try await apply(.countdown, id) }
         public func pause(id: Alarm.ID) async throws { try await apply(.pause, id) }
         public func resume(id: Alarm.ID) async throws { try await apply(.resume, id) }
+        /// `AlarmManager.snooze(id:for:)`, a Reveille extension.
+        public func snooze(id: Alarm.ID, for duration: TimeInterval) async throws {
+            _ = try await client.snooze(id.uuidString, for: duration)
+        }
 
         private func apply(_ action: AlarmAction, _ id: Alarm.ID) async throws {
             _ = try await client.apply(action, to: id.uuidString)

@@ -20,7 +20,7 @@ struct AlertTests {
         #expect(alert.hints?["desktop-entry"] == .text("io.github.reveille.Reveille"))
         #expect(alert.timeout == 0, "an alarm's notification never expires")
         // Each key names the button's role; labels, never icons instead of them.
-        #expect(alert.actions == ["stop", "Stop", "secondary", "Snooze"])
+        #expect(alert.actions == ["stop", "Stop", "secondary", "Snooze", "secondary:1200", "Snooze 20 min"])
         #expect(alert.hints?["action-icons"] == nil)
         #expect(alert.body?.contains("To stop: reveille stop \(timer.id.prefix(8))") == true, "how to stop it from a terminal")
         #expect(try session.cliJSON([AlarmJSON].self, "list").map(\.state) == ["alerting"])

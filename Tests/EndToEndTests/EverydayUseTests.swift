@@ -68,6 +68,31 @@ struct EverydayUseEndToEndTests {
         #expect(again.status != 0 && again.stderr.contains("has no skipped occurrence ahead"), "\(again.stderr)")
     }
 
+    /// Issue 27: `reveille snooze ID 20m` and the alert's "Snooze 20 min" snooze for that long;
+    /// a length out of bounds is a usage error naming what is accepted.
+    @Test func aSnoozeTakesALengthFromTheCLIAndFromTheAlertsThirdButton() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let tea = try session.cliJSON(Summary.self, "timer", "1s", "--title", "Tea")
+        let alert = try eventually(timeout: 6, "the Tea alert") { try session.alerts(titled: "Tea").first }
+        #expect(alert.actions == ["stop", "Stop", "secondary", "Snooze", "secondary:1200", "Snooze 20 min"], "\(alert.actions ?? [])")
+        for (wrong, said) in [("0s", "a duration longer than zero"), ("25h", "accepted: more than 0 seconds and at most 24 hours")] {
+            let refused = try session.cli("snooze", "tea", wrong)
+            #expect(refused.status == 64 && refused.stderr.contains(said), "\(refused.stderr)")
+        }
+        let snoozed = try session.cliJSON(Summary.self, "snooze", "tea", "20m")
+        #expect(snoozed.id == tea.id && snoozed.state == "countdown" && (1195...1200).contains(snoozed.timeRemaining ?? 0), "\(snoozed)")
+
+        let eggs = try session.cliJSON(Summary.self, "timer", "1s", "--title", "Eggs")
+        let eggsAlert = try eventually(timeout: 6, "the Eggs alert") { try session.alerts(titled: "Eggs").first }
+        try session.press(label: "Snooze 20 min", on: eggsAlert.id)
+        let pressed = try eventually("the button's snooze") { () -> Summary? in
+            let shown = try session.cliJSON(Summary.self, "show", eggs.id)
+            return shown.state == "countdown" ? shown : nil
+        }
+        #expect((1190...1200).contains(pressed.timeRemaining ?? 0), "20 minutes, not the 9 of its own snooze: \(pressed)")
+    }
+
     /// Titles stand for IDs; one two alarms share is refused, naming both.
     @Test func aTitleStandsForTheIDWhenOnlyOneAlarmHasIt() throws {
         let session = try TestSession(audio: .none)

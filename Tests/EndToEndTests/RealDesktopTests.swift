@@ -128,7 +128,7 @@ struct XfceNotifydTests {
     @Test func stopButtonStopsTheAlarm() throws {
         let session = try TestSession(notifications: .xfce4Notifyd, audio: .none)
         try session.startAgent()
-        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Eggs")
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Eggs", "--snooze", "1h") // two buttons: no longer snooze
         _ = try eventually(timeout: 6, "the timer to ring") {
             try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
         }

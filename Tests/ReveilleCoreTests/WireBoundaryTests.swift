@@ -34,6 +34,7 @@ struct WireBoundaryTests {
             ("SetAuthorization", [.string("org.example.App"), .string("denied")], .setAuthorization(appID: "org.example.App", state: .denied)),
             ("ListSounds", [], .listSounds), ("PlaySound", [.string("bell"), .number(2)], .playSound(name: "bell", seconds: 2)),
             ("WakeStatus", [], .wakeStatus), ("History", [], .history),
+            ("Snooze", [.string("ab"), .number(1200)], .snooze(id: "ab", seconds: 1200)),
         ]
         for (method, arguments, expected) in cases {
             #expect(try AgentCall.decode(method: method, arguments: arguments) == expected, "\(method)")

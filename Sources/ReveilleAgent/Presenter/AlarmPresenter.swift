@@ -83,6 +83,7 @@ final class AlarmPresenter: AlarmFollower {
     }
 
     private func serverChanged(_ profile: NotificationServerProfile?) {
+        machine.offersLongerSnooze = NotificationReach.of(profile) == .answerable
         run(machine.serverChanged(present: profile != nil, alarms: profile == nil ? [] : alarms.list, now: now(),
                                   timeZone: timeZone(), soundingItself: isSounding))
     }
@@ -118,10 +119,10 @@ final class AlarmPresenter: AlarmFollower {
                 }
             case .close(let shownID):
                 server.close(shownID)
-            case .button(let id, let role):
+            case .button(let id, let role, let snoozeLength):
                 // `afterPress` acts only on a custom button, which changes nothing: the alarm
                 // as it is now is the alarm after the press.
-                pressed.append(.buttonPressed(id, role))
+                pressed.append(.buttonPressed(id, role, snoozeLength: snoozeLength))
                 run(machine.afterPress(id, role: role, current: alarms[id], now: now(), timeZone: timeZone(), soundingItself: isSounding(id)))
             case .scheduleReshow(let id, let generation, let pause):
                 reshowTimers[id] = MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self] in

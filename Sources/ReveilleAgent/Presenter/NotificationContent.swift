@@ -27,12 +27,22 @@ struct NotificationContent: Equatable {
         var key: Key
 
         /// Which of the alarm's buttons it is; `nil` on a notice or the prompt.
-        var role: AlarmButtonRole? { if case .alarm(let role) = key { role } else { nil } }
+        var role: AlarmButtonRole? {
+            switch key {
+            case .alarm(let role): role
+            case .longerSnooze: .secondary
+            case .dismiss, .allow, .deny: nil
+            }
+        }
+        /// How long it snoozes, for the alert's longer snooze; `nil`: the alarm's own length.
+        var snoozeLength: TimeInterval? { if case .longerSnooze(let length) = key { length } else { nil } }
     }
 
     /// A button's action key, unique within a notification whatever its label or icon.
     enum Key: Equatable {
         case alarm(AlarmButtonRole)
+        /// The alert's third button: the second button's snooze, for this many seconds.
+        case longerSnooze(TimeInterval)
         /// A notice's one button ("default": clicking the notice itself does the same).
         case dismiss
         case allow, deny
@@ -40,6 +50,7 @@ struct NotificationContent: Equatable {
         var actionKey: String {
             switch self {
             case .alarm(let role): role.rawValue
+            case .longerSnooze(let length): "\(AlarmButtonRole.secondary.rawValue):\(Int(length))"
             case .dismiss: "default"
             case .allow: "allow"
             case .deny: "deny"
@@ -53,8 +64,9 @@ struct NotificationContent: Equatable {
     static let cancelButton = AlarmButton(text: N_("Cancel"), textColor: .white, systemImageName: "window-close")
 
     /// The content for `record` at `now`, or `nil` when its state shows nothing
-    /// (scheduled, or a countdown without a countdown presentation).
-    init?(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules) {
+    /// (scheduled, or a countdown without a countdown presentation). `offersLongerSnooze`: the
+    /// server draws a third button a click answers, so a snoozing alert offers a longer snooze.
+    init?(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules, offersLongerSnooze: Bool = false) {
         let short = record.id.uuidString.lowercased().prefix(8)
         let presentation = record.presentation
         var lines: [String]
@@ -76,6 +88,9 @@ struct NotificationContent: Equatable {
             if let secondary = alert.secondaryButton {
                 buttons.append(Button(label: Self.label(secondary.text.defaultValue, or: L("More")), key: .alarm(.secondary)))
                 if AlarmEngine.action(for: .secondary, of: record) == .countdown { help.append(L("To snooze: reveille snooze %@", String(short))) }
+            }
+            if offersLongerSnooze, let length = Self.longerSnooze(for: record) {
+                buttons.append(Button(label: Self.snoozeLabel(length), key: .longerSnooze(length)))
             }
             progress = nil
         case .countdown:
@@ -155,6 +170,22 @@ struct NotificationContent: Equatable {
         // Labels, never `action-icons`: servers that honour it draw an icon instead of the label.
         return NotificationServer.Request(summary: summary, body: body, icon: Self.icon,
                                           actions: buttons.map { (key: $0.key.actionKey, label: $0.label) }, hints: hints)
+    }
+
+    /// The longer snooze an alert offers beside its own: 20 minutes, or an hour when the
+    /// alarm's own snooze is 20 minutes or more; `nil` for an alarm whose second button does not
+    /// snooze (Repeat, a custom button) or whose snooze is an hour or more already.
+    static func longerSnooze(for record: AlarmRecord) -> TimeInterval? {
+        guard AlarmEngine.action(for: .secondary, of: record) == .countdown,
+              record.presentation.alert.secondaryButton?.text.defaultValue != AlarmButton.repeatButton.text.defaultValue,
+              let own = record.countdownDuration?.postAlertOrPreAlert else { return nil }
+        return [20 * 60, 60 * 60].first { $0 > own }
+    }
+
+    /// `Snooze 20 min`, `Snooze 1 h`.
+    static func snoozeLabel(_ length: TimeInterval) -> String {
+        let minutes = Int(length / 60)
+        return minutes % 60 == 0 ? L("Snooze %@ h", String(minutes / 60)) : L("Snooze %@ min", String(minutes))
     }
 
     /// A button's text made safe and short; `fallback` when nothing printable is left.

@@ -31,8 +31,8 @@ struct PresentationMachine {
         /// comes back as `shown(id, generation, shownID)`.
         case show(UUID, generation: Int, NotificationServer.Request, replacing: UInt32)
         case close(UInt32)
-        /// A button of the alarm's notification was pressed.
-        case button(UUID, AlarmButtonRole)
+        /// A button of the alarm's notification was pressed (`snoozeLength`: the longer snooze's).
+        case button(UUID, AlarmButtonRole, snoozeLength: TimeInterval? = nil)
         /// Call `reshowDue` after this many seconds; `cancelReshow` drops a pending one.
         case scheduleReshow(UUID, generation: Int, after: TimeInterval)
         case cancelReshow(UUID)
@@ -44,13 +44,18 @@ struct PresentationMachine {
 
     private(set) var slots: [UUID: Slot] = [:]
     private var nextGeneration = 0
+    /// The server draws a third button a click answers: alerts offer a longer snooze. Set
+    /// before `serverChanged`, which shows everything again.
+    var offersLongerSnooze = false
 
     // MARK: The alarms
 
     /// The alarm changed (or its text is due for a refresh): show what it needs now.
     /// `soundingItself`: Reveille plays its sound, so the server must not.
     mutating func present(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules, soundingItself: Bool) -> [Effect] {
-        guard let content = NotificationContent(record, now: now, timeZone: timeZone) else { return withdraw(record.id) }
+        guard let content = NotificationContent(record, now: now, timeZone: timeZone, offersLongerSnooze: offersLongerSnooze) else {
+            return withdraw(record.id)
+        }
         var effects: [Effect] = []
         var slot = slots[record.id] ?? newSlot(state: record.state)
         let stateChanged = slot.state != record.state
@@ -115,10 +120,10 @@ struct PresentationMachine {
     /// A button of a shown notification was pressed (`key`: its action key).
     mutating func pressed(_ id: UUID, generation: Int, key: String) -> [Effect] {
         guard var slot = slots[id], slot.generation == generation,
-              let role = slot.content?.buttons.first(where: { $0.key.actionKey == key })?.role else { return [] }
+              let button = slot.content?.buttons.first(where: { $0.key.actionKey == key }), let role = button.role else { return [] }
         slot.answered = true
         slots[id] = slot
-        return [.button(id, role)]
+        return [.button(id, role, snoozeLength: button.snoozeLength)]
     }
 
     /// After a button's change: a custom button leaves the alarm ringing, so its alert comes

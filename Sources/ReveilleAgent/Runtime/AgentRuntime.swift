@@ -118,8 +118,8 @@ final class AgentRuntime {
             clockChanged()
         case .timeZoneChanged:
             run(engine.timeZoneChanged(now: now(), timeZone: timeZone()))
-        case .buttonPressed(let id, let role):
-            press(role, on: id)
+        case .buttonPressed(let id, let role, let snoozeLength):
+            press(role, on: id, snoozeLength: snoozeLength)
         case .call(let command, let owner, let answer):
             answer(Result { () throws(AlarmError) in try perform(command, owner: owner) })
         case .notice(let summary, let body):
@@ -192,8 +192,8 @@ final class AgentRuntime {
 
     /// A button on an alarm's notification was pressed: its change (as the user's), then its
     /// intent and the app told. A change the state no longer allows does nothing more.
-    private func press(_ role: AlarmButtonRole, on id: UUID) {
-        guard let press = engine.press(role, on: id) else { return }
+    private func press(_ role: AlarmButtonRole, on id: UUID, snoozeLength: TimeInterval?) {
+        guard let press = engine.press(role, on: id, snoozeLength: snoozeLength) else { return }
         if let command = press.command {
             do { _ = try perform(command, owner: nil) } catch {
                 logger.notice("button \(role.rawValue) on \(id): \(error)")

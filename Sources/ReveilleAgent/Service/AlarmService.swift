@@ -254,6 +254,8 @@ final class AlarmService: AlarmFollower {
             return [try sounder.preview(sound, seconds: seconds)]
         case .apply(let action, let id):
             return [try Self.json(try runtime.call(.apply(action, id: id), owner: owner))]
+        case .snooze(let id, let seconds):
+            return [try Self.json(try runtime.call(.snooze(id: id, length: seconds), owner: owner))]
         case .history:
             return [try (history?() ?? AlarmHistory()).json(for: owner, maximumBytes: WireLimits.pageBytes)]
         }

@@ -48,6 +48,8 @@ package struct AlarmEngine: Sendable {
         case schedule(id: UUID, request: AlarmRequest, appID: String)
         /// `id`: a whole id or a unique prefix of one.
         case apply(AlarmAction, id: String)
+        /// Snooze a ringing alarm for `length` instead of its own snooze length.
+        case snooze(id: String, length: TimeInterval)
         case update(id: String, request: AlarmRequest)
         case setEnabled(Bool, id: String)
         case skip(id: String)
@@ -143,11 +145,9 @@ package struct AlarmEngine: Sendable {
             return Proposal(changes: [AlarmChange(id: id, record: record)], result: record, silencesRingingAlarm: false,
                             summary: "scheduled \(record.title.debugDescription) \(id) for \(record.fireDate.map(ISO8601Local.utcString) ?? "-")")
         case .apply(let action, let prefix):
-            let id = try resolve(prefix, owner: owner), old = alarms[id]!
-            let new = try old.applying(action, now: now, timeZone: timeZone)
-            return Proposal(changes: [AlarmChange(id: id, record: new)], result: new, silencesRingingAlarm: old.state == .alerting,
-                            summary: "\(action.rawValue) \(id): now \(new?.state.rawValue ?? "ended")",
-                            ended: Self.ending(old, by: action.historyOutcome, owner: owner, now: now))
+            return try apply(action, prefix, snoozeLength: nil, owner: owner, now: now, timeZone: timeZone)
+        case .snooze(let prefix, let length):
+            return try apply(.countdown, prefix, snoozeLength: length, owner: owner, now: now, timeZone: timeZone)
         case .update(let prefix, let request):
             var proposal = try change(prefix, owner: owner, verb: "updated") { old throws(AlarmError) in
                 try old.updated(with: request, now: now, timeZone: timeZone)
@@ -167,6 +167,16 @@ package struct AlarmEngine: Sendable {
                 try old.unskipping(now: now)
             }
         }
+    }
+
+    /// `action` (a snooze with `snoozeLength` when given) on the alarm `prefix` names.
+    private func apply(_ action: AlarmAction, _ prefix: String, snoozeLength: TimeInterval?, owner: String?,
+                       now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> Proposal {
+        let id = try resolve(prefix, owner: owner), old = alarms[id]!
+        let new = try old.applying(action, now: now, timeZone: timeZone, snoozeLength: snoozeLength)
+        return Proposal(changes: [AlarmChange(id: id, record: new)], result: new, silencesRingingAlarm: old.state == .alerting,
+                        summary: "\(action.rawValue) \(id): now \(new?.state.rawValue ?? "ended")",
+                        ended: Self.ending(old, by: action.historyOutcome, owner: owner, now: now))
     }
 
     private func change(_ prefix: String, owner: String?, verb: String,
@@ -194,15 +204,21 @@ package struct AlarmEngine: Sendable {
 
     /// What pressing the button with `role` on `id`'s notification does: its action (a custom
     /// second button has none), then its intent (Stop's or the second button's), then the app
-    /// hears of it. `nil` when the alarm is gone.
-    package func press(_ role: AlarmButtonRole, on id: UUID) -> ButtonPress? {
+    /// hears of it. `nil` when the alarm is gone. `snoozeLength`: the alert's longer snooze, a
+    /// second button that snoozes for that long instead of the alarm's own length.
+    package func press(_ role: AlarmButtonRole, on id: UUID, snoozeLength: TimeInterval? = nil) -> ButtonPress? {
         guard let record = alarms[id] else { return nil }
         let intent: AlarmIntent? = switch role {
         case .stop: record.stopIntent
         case .secondary: record.secondaryIntent
         case .pause, .resume, .cancel: nil
         }
-        return ButtonPress(command: Self.action(for: role, of: record).map { .apply($0, id: id.uuidString) },
+        let command: Command? = switch (Self.action(for: role, of: record), snoozeLength) {
+        case (nil, _): nil
+        case (.countdown?, let length?): .snooze(id: id.uuidString, length: length)
+        case (let action?, _): .apply(action, id: id.uuidString)
+        }
+        return ButtonPress(command: command,
                            effects: (intent.map { [.runIntent($0, record, role)] } ?? []) + [.announceButton(record, role)])
     }
 

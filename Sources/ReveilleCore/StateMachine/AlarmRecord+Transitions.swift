@@ -108,7 +108,14 @@ extension AlarmRecord {
 
     /// Applies a person's or an app's action. Returns the changed alarm, or `nil` when the
     /// alarm has ended. Throws `invalidState` when the action is not allowed in its state.
-    package func applying(_ action: AlarmAction, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord? {
+    /// `snoozeLength`: for `.countdown`, a length chosen at the moment (`reveille snooze ID 20m`,
+    /// the alert's longer snooze) instead of the alarm's own; checked by `checkSnoozeLength`.
+    package func applying(_ action: AlarmAction, now: Date, timeZone: any TimeZoneRules,
+                          snoozeLength: TimeInterval? = nil) throws(AlarmError) -> AlarmRecord? {
+        if let snoozeLength {
+            guard action == .countdown else { throw .invalidConfiguration("a length is given only to a snooze, not to \(action.words)") }
+            try Self.checkSnoozeLength(snoozeLength)
+        }
         guard action.allowedStates.contains(state) else {
             let allowed = Alarm.State.allCases.filter(action.allowedStates.contains).map(Self.stateWords)
             throw .invalidState(L("%@ is %@: %@ works only while it is %@", Self.describe(self), Self.stateWords(state),
@@ -124,7 +131,7 @@ extension AlarmRecord {
         case .stop:
             return nextOccurrence(after: max(now, fireDate ?? now), timeZone: timeZone)
         case .countdown:
-            guard let postAlert = countdownDuration?.postAlertOrPreAlert else {
+            guard let postAlert = snoozeLength ?? countdownDuration?.postAlertOrPreAlert else {
                 throw .invalidState(
                     "alarm \(id.uuidString.lowercased()) has no snooze or repeat length (countdownDuration.postAlert): it cannot snooze or repeat")
             }
@@ -138,6 +145,15 @@ extension AlarmRecord {
                                     previouslyElapsed: max(0, length - remaining))
         }
         return next
+    }
+
+    /// A snooze length chosen at the moment: more than 0 seconds and at most
+    /// `WireLimits.maximumSnooze` (a day); a NaN or an infinity is refused in words too.
+    package static func checkSnoozeLength(_ length: TimeInterval) throws(AlarmError) {
+        guard length.isFinite, length > 0, length <= WireLimits.maximumSnooze else {
+            throw .invalidConfiguration(L("the snooze length is %@; accepted: more than 0 seconds and at most 24 hours",
+                                          AlarmRequest.spoken(length)))
+        }
     }
 
     /// After a time-zone or wall-clock change: a relative alarm that is not yet due moves to

@@ -17,6 +17,8 @@ package enum AgentCall: Sendable, Equatable {
     case schedule(id: UUID, configuration: String)
     case update(id: String, configuration: String)
     case apply(AlarmAction, id: String)
+    /// Snoozes a ringing alarm for `seconds` instead of its own snooze length (a Reveille extension).
+    case snooze(id: String, seconds: Double)
     case skip(id: String)
     case unskip(id: String)
     case setEnabled(Bool, id: String)
@@ -46,6 +48,7 @@ package enum AgentCall: Sendable, Equatable {
         "Cancel", "Stop", "Countdown", "Pause", "Resume", "Skip", "Unskip", "Disable", "Enable",
         "RequestAuthorization", "AuthorizationState", "Authorizations", "SetAuthorization",
         "ListSounds", "PlaySound", "WakeStatus", "History",
+        "Snooze",
     ]
 
     /// Decodes `method`'s arguments; throws `invalidConfiguration` naming the argument and
@@ -101,6 +104,10 @@ package enum AgentCall: Sendable, Equatable {
             }
             call = .playSound(name: name, seconds: seconds)
         case "WakeStatus": call = .wakeStatus
+        case "Snooze":
+            let id = try reader.string("id"), seconds = try reader.number("seconds")
+            try AlarmRecord.checkSnoozeLength(seconds)
+            call = .snooze(id: id, seconds: seconds)
         case "History": call = .history
         default:
             throw .invalidConfiguration("no method \(method.prefix(WireLimits.shortStringBytes)); the agent has \(methods.joined(separator: ", "))")
@@ -189,6 +196,7 @@ extension AgentCall {
         case .playSound(let name, let seconds): ("PlaySound", [.string(name), .number(seconds)])
         case .wakeStatus: ("WakeStatus", [])
         case .history: ("History", [])
+        case .snooze(let id, let seconds): ("Snooze", [.string(id), .number(seconds)])
         }
     }
 

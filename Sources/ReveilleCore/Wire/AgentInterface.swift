@@ -150,6 +150,13 @@ package enum AgentInterface {
               <arg name="id" type="s" direction="in"/>
               <arg name="alarm" type="s" direction="out"/>
             </method>
+            <!-- Reveille's extension of Countdown: snoozes a ringing alarm for `seconds` (more
+                 than 0, at most 86400) instead of its own snooze length. Returns the AlarmRecord. -->
+            <method name="Snooze">
+              <arg name="id" type="s" direction="in"/>
+              <arg name="seconds" type="d" direction="in"/>
+              <arg name="alarm" type="s" direction="out"/>
+            </method>
             <!-- Whether the next alarm will wake the machine from suspend, and why not: a
                  WakeStatus (wakes, reason, wakeAt, alarmID, lead). The user's tools only. -->
             <method name="WakeStatus">

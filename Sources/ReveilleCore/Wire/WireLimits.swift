@@ -19,6 +19,9 @@ package enum WireLimits {
 
     /// The longest countdown, snooze or repeat length: a year.
     package static let maximumCountdown: Double = 366 * 86_400
+    /// The longest snooze asked for when snoozing (`Snooze`, `reveille snooze ID 20m`, the
+    /// alert's longer snooze): a day. Longer is not a snooze; change the alarm instead.
+    package static let maximumSnooze: Double = 86_400
     /// A title (alert, countdown, paused), in characters and in UTF-8 bytes: one character may
     /// carry any number of combining marks, and every byte reaches the notification server.
     package static let titleCharacters = 500

@@ -154,11 +154,33 @@ struct Stop: AlarmActionCommand {
     @OptionGroup var target: AlarmTarget
 }
 
-struct Snooze: AlarmActionCommand {
-    static let configuration = CommandConfiguration(commandName: "snooze", abstract: L("Snooze a ringing alarm: it rings again after its snooze length."))
-    static let action = AlarmAction.countdown
-    static let done = Done.snoozed
+/// `reveille snooze ID [DURATION]`: for the alarm's own snooze length, or for as long as asked.
+struct Snooze: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snooze", abstract: L("Snooze a ringing alarm: it rings again after its snooze length, or after DURATION."),
+        discussion: L("reveille snooze 3f2a 20m snoozes for 20 minutes this time; the alarm's own snooze length stays as it was."))
     @OptionGroup var target: AlarmTarget
+
+    @Argument(help: ArgumentHelp(L("How long to snooze this time (%@; at most 24 hours). Default: the alarm's snooze length.",
+                                   InputParser.acceptedDurations)))
+    var duration: String?
+
+    func run() async throws {
+        let length = try duration.map(Self.length)
+        let before = try await target.resolve()
+        let after = try await AgentConnection.perform { client throws(AlarmError) in
+            if let length { return try await client.snooze(before.id.uuidString, for: length) }
+            return try await client.apply(.countdown, to: before.id.uuidString)
+        }
+        try target.output.report(before: before, after: after, .snoozed)
+    }
+
+    /// DURATION read and bounded as the agent bounds it, so a wrong one is a usage error.
+    static func length(_ text: String) throws -> TimeInterval {
+        let length = try Parse.duration(text, option: L("duration"))
+        do { try AlarmRecord.checkSnoozeLength(length) } catch { throw ValidationError(L("duration: %@", error.reason)) }
+        return length
+    }
 }
 
 struct Pause: AlarmActionCommand {

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import ReveilleCore
+
+/// Issue 27: a snooze for a length chosen at the moment (`reveille snooze ID 20m`, the alert's
+/// longer snooze, `Snooze` on the bus), bounded wherever it enters.
+@Suite("Snooze length")
+struct SnoozeLengthTests {
+    let utc = UTCTimeZone()
+    let start = instant("2026-11-23T08:00:00Z")
+
+    func ringing() throws -> (AlarmEngineTests.Harness, AlarmRecord) {
+        var harness = AlarmEngineTests.Harness(now: start, timeZone: utc)
+        let alarm = try harness.schedule(request(schedule: .fixed(start + 60), postAlert: 540))
+        harness.advance(to: start + 60)
+        return (harness, alarm)
+    }
+
+    @Test func aSnoozeForAGivenLengthRingsAgainAfterItAndKeepsTheAlarmsOwnLength() throws {
+        var (harness, alarm) = try ringing()
+        let snoozed = try #require(try harness.perform(.snooze(id: String(alarm.id.uuidString.prefix(6)), length: 1200)))
+        #expect(snoozed.state == .countdown && snoozed.fireDate == start + 60 + 1200 && snoozed.countdownLength == 1200)
+        #expect(snoozed.countdownDuration?.postAlert == 540, "the alarm's own snooze length stays")
+        #expect(harness.armed == start + 1260)
+        #expect(harness.effects.contains { if case .ended(let entry) = $0 { entry.outcome == .snoozed } else { false } })
+        harness.advance(to: start + 1260)
+        #expect(harness.state(alarm.id) == .alerting)
+        // The next plain snooze is the alarm's own length again.
+        try harness.perform(.apply(.countdown, id: alarm.id.uuidString))
+        #expect(harness.engine.alarms[alarm.id]?.fireDate == start + 1260 + 540)
+    }
+
+    @Test(arguments: [0.0, -60, .nan, .infinity, -.infinity, 86_401, 1e300])
+    func aLengthOutsideMoreThanZeroToADayIsRefusedInWords(length: Double) throws {
+        var (harness, alarm) = try ringing()
+        let before = harness.engine.alarms
+        do {
+            try harness.perform(.snooze(id: alarm.id.uuidString, length: length))
+            Issue.record("\(length) s was accepted")
+        } catch {
+            guard case .invalidConfiguration(let reason) = error else { Issue.record("\(error)"); return }
+            #expect(reason.hasPrefix("the snooze length is ") && reason.hasSuffix("accepted: more than 0 seconds and at most 24 hours"), "\(reason)")
+        }
+        #expect(harness.engine.alarms == before, "nothing changed")
+        #expect(throws: AlarmError.self) { try AgentCall.decode(method: "Snooze", arguments: [.string(alarm.id.uuidString), .number(length)]) }
+    }
+
+    @Test func theBoundsAreInclusiveOfADayAndTheLengthNeedsARingingAlarm() throws {
+        var (harness, alarm) = try ringing()
+        #expect(try harness.perform(.snooze(id: alarm.id.uuidString, length: 86_400))?.fireDate == start + 60 + 86_400)
+        #expect(throws: AlarmError.self, "a countdown is not ringing") { try harness.perform(.snooze(id: alarm.id.uuidString, length: 60)) }
+        #expect(throws: AlarmError.self, "a length goes with a snooze only") {
+            try alarm.applying(.stop, now: start, timeZone: utc, snoozeLength: 60)
+        }
+    }
+
+    @Test func theWireCarriesTheLengthBothWays() throws {
+        let call = AgentCall.snooze(id: "3f2a", seconds: 1200)
+        #expect(call.wire.method == "Snooze" && AgentCall.methods.contains("Snooze"))
+        #expect(try AgentCall.decode(method: call.wire.method, arguments: call.wire.arguments) == call)
+        #expect(throws: AlarmError.self) { try AgentCall.decode(method: "Snooze", arguments: [.string("3f2a")]) }
+        #expect(throws: AlarmError.self) { try AgentCall.decode(method: "Snooze", arguments: [.string("3f2a"), .string("20m")]) }
+    }
+
+    @Test func theLongerSnoozeButtonSnoozesForItsLengthAndTellsTheAppItsSecondButton() throws {
+        let (harness, alarm) = try ringing()
+        let press = try #require(harness.engine.press(.secondary, on: alarm.id, snoozeLength: 1200))
+        #expect(press.command == .snooze(id: alarm.id.uuidString, length: 1200))
+        #expect(press.effects.contains { if case .announceButton(_, .secondary) = $0 { true } else { false } })
+        #expect(harness.engine.press(.secondary, on: alarm.id)?.command == .apply(.countdown, id: alarm.id.uuidString))
+        #expect(harness.engine.press(.stop, on: alarm.id, snoozeLength: 1200)?.command == .apply(.stop, id: alarm.id.uuidString),
+                "a length on another button changes nothing")
+    }
+}
