@@ -8,7 +8,8 @@ DEBIAN_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libpulse-dev \
 	libsndfile1-dev pulseaudio pulseaudio-utils dbus-daemon dbus-bin sound-theme-freedesktop tzdata \
 	desktop-file-utils tmux \
 	dunst xfce4-notifyd gnome-shell gjs python3-dbusmock python3-dbus python3-gi xvfb xdotool pipewire pipewire-bin pipewire-pulse wireplumber locales gettext appstream debhelper dpkg-dev \
-	bubblewrap gir1.2-gtk-3.0 libnotify-dev
+	bubblewrap gir1.2-gtk-3.0 \
+	libnotify-dev libical-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Release binaries carry the Swift runtime and Foundation inside them: they run without a
 # Swift toolchain installed, start faster (no dynamic Swift libraries to bind) and map less.
@@ -96,7 +97,7 @@ bench: deps
 # swiftc's -sanitize=fuzzer links libFuzzer's own main, which SwiftPM's entry point
 # (`--defsym main=...`) collides with; so the instrumentation is asked of the frontend and the
 # driver is linked without its main (FuzzTarget calls LLVMFuzzerRunDriver).
-FUZZ_TARGETS := request store time flatpak-info
+FUZZ_TARGETS := request store time flatpak-info ical
 FUZZ_SECONDS ?= 600
 LIBFUZZER = $(firstword $(wildcard $(dir $(realpath $(SWIFT)))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a))
 FUZZ_BUILD = $(SWIFT) build -c release --scratch-path .build-fuzz -Xswiftc -sanitize=address \

@@ -26,6 +26,8 @@ let package = Package(
                        providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CNotify", pkgConfig: "libnotify",
                        providers: [.apt(["libnotify-dev"])]),
+        .systemLibrary(name: "CICal", pkgConfig: "libical",
+                       providers: [.apt(["libical-dev"])]),
 
         // The public types apps use (AlarmKit's names): what ReveilleKit re-exports, and nothing else.
         .target(name: "ReveilleModel"),
@@ -37,6 +39,8 @@ let package = Package(
         ]),
         // The system's time zones, read by GLib, as Core's TimeZoneRules.
         .target(name: "ReveilleTimeZone", dependencies: ["ReveilleCore", "CGLib", .product(name: "SystemPackage", package: "swift-system")]),
+        // Alarms as iCalendar and back (libical behind ICalParser): export, import and sync's mapping.
+        .target(name: "ReveilleCalendar", dependencies: ["ReveilleModel", "ReveilleCore", "CICal"]),
         // The GLib main loop as a Swift global actor, and GDBus behind a typed wrapper.
         .target(name: "ReveilleBus", dependencies: ["CGLib"]),
         // The daemon's parts: scheduler, presenter, D-Bus service.
@@ -104,12 +108,15 @@ let package = Package(
                           path: "Fuzz/reveille-fuzz-store"),
         .executableTarget(name: "reveille-fuzz-time", dependencies: ["ReveilleCore", "ReveilleTimeZone", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-time"),
+        .executableTarget(name: "reveille-fuzz-ical", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleFuzzSupport"],
+                          path: "Fuzz/reveille-fuzz-ical"),
         .executableTarget(name: "reveille-fuzz-flatpak-info", dependencies: ["ReveilleBus", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-flatpak-info"),
 
         .testTarget(name: "ReveilleCoreTests", dependencies: [
             "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
         ]),
+        .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleTimeZone"]),
         .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone"]),
         // The CLI's parsing and option rules, in process (the executable's module, @testable).
         .testTarget(name: "ReveilleCLITests", dependencies: [

@@ -1,0 +1,235 @@
+import FoundationEssentials
+import ReveilleCore
+import ReveilleModel
+
+/// An alarm read from a calendar: what to schedule, and where it came from.
+package struct CalendarAlarm: Hashable, Sendable {
+    /// The id it had where it was written (a Reveille event's UID); `nil`: a new one is made.
+    package var id: UUID?
+    package var request: AlarmRequest
+    package var disabled: Bool
+    /// `"Dentist" (VEVENT 1234@example.com)`: what the user knows it by.
+    package var source: String
+}
+
+/// What a calendar held: the alarms it maps to, and each thing that could not be mapped,
+/// named with the reason.
+package struct CalendarReading: Sendable {
+    package var alarms: [CalendarAlarm] = []
+    package var unmapped: [String] = []
+}
+
+/// Reveille's alarms as iCalendar (RFC 5545) and back: each alarm one VEVENT with one VALARM
+/// (RFC 9074: a stable `UID`), Reveille's own settings in `X-REVEILLE-*` properties; and any
+/// calendar's VEVENTs and VTODOs with VALARMs read as alarms. Pure: time zones come in as values.
+package enum AlarmCalendar {
+    package static let productID = "-//Reveille//Reveille \(ReveilleVersion.current)//EN"
+
+    /// Reveille's own properties on a VEVENT.
+    enum Key {
+        static let sound = "X-REVEILLE-SOUND", volume = "X-REVEILLE-VOLUME", fadeIn = "X-REVEILLE-FADE-IN"
+        static let ringLimit = "X-REVEILLE-RING-LIMIT", wake = "X-REVEILLE-WAKE", secondary = "X-REVEILLE-SECONDARY"
+        static let snooze = "X-REVEILLE-SNOOZE", preAlert = "X-REVEILLE-PRE-ALERT", timer = "X-REVEILLE-TIMER"
+        static let disabled = "X-REVEILLE-DISABLED", schedule = "X-REVEILLE-SCHEDULE"
+    }
+
+    /// `X-REVEILLE-SCHEDULE`'s value for an alarm at the next occurrence of a time of day,
+    /// wherever and whenever the file is read.
+    static let nextOccurrence = "NEXT"
+
+    // MARK: Writing
+
+    /// A VCALENDAR with one VEVENT per alarm, and what was left out, each named with the reason.
+    package static func calendar(_ records: [AlarmRecord], now: Date, timeZone: any TimeZoneRules) -> (calendar: ICalComponent, leftOut: [String]) {
+        var calendar = ICalComponent("VCALENDAR")
+        calendar.add("VERSION", "2.0")
+        calendar.add("PRODID", productID)
+        calendar.add("CALSCALE", "GREGORIAN")
+        var leftOut: [String] = []
+        for record in records {
+            switch event(record, now: now, timeZone: timeZone) {
+            case .success(let (event, notes)):
+                calendar.components.append(event)
+                leftOut += notes
+            case .failure(let error):
+                leftOut.append(error.description)
+            }
+        }
+        return (calendar, leftOut)
+    }
+
+    /// One alarm's VEVENT, with notes on what of it does not travel; fails, naming why, for an
+    /// alarm that has no instant to write (a paused timer, one that is ringing its last time).
+    package static func event(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules) -> Result<(ICalComponent, [String]), ICalError> {
+        let name = "\"\(record.title.prefix(60))\" (\(record.id.uuidString.lowercased()))"
+        var event = ICalComponent("VEVENT")
+        var notes: [String] = []
+        event.add("UID", record.id.uuidString.lowercased())
+        event.add("DTSTAMP", ICalDateTime.utcText(now))
+        event.add("SUMMARY", record.title)
+        switch record.schedule {
+        case nil:
+            guard case .countdown(let until, _, _) = record.phase else {
+                return .failure(ICalError("\(name) is a timer that is \(record.state.rawValue), with no end to write; only a running timer is written"))
+            }
+            event.add("DTSTART", ICalDateTime.utcText(until))
+            event.add(Key.timer, ICalDuration.text(record.countdownDuration?.preAlert ?? until.timeIntervalSince(now)))
+        case .fixed(let date):
+            event.add("DTSTART", ICalDateTime.utcText(date))
+        case .relative(let relative):
+            guard let next = record.fireDate ?? record.schedule?.nextFireDate(after: now, in: timeZone) else {
+                return .failure(ICalError("\(name) repeats on no weekday, so it has no occurrence to write"))
+            }
+            // Floating: the wall-clock time wherever the calendar is read, as the alarm follows the zone.
+            var wall = ICalDateTime.WallTime(next, in: timeZone)
+            (wall.hour, wall.minute, wall.second) = (relative.time.hour, relative.time.minute, 0)
+            event.add("DTSTART", wall.compactText)
+            switch relative.repeats {
+            case .never: event.add(Key.schedule, nextOccurrence)
+            case .weekly(let days): event.add("RRULE", ICalRecurrence.rule(days))
+            }
+        }
+        let request = record.request
+        if let preAlert = request.countdownDuration?.preAlert, record.schedule != nil { event.add(Key.preAlert, ICalDuration.text(preAlert)) }
+        if let postAlert = request.countdownDuration?.postAlert { event.add(Key.snooze, ICalDuration.text(postAlert)) }
+        switch SecondaryButton.of(request) {
+        case .success(let button): event.add(Key.secondary, button.text)
+        case .failure(let reason):
+            event.add(Key.secondary, SecondaryButton.none.text)
+            notes.append("\(name): \(reason.description)")
+        }
+        if case .named(let sound) = request.sound { event.add(Key.sound, sound) }
+        if let volume = request.ring.volume { event.add(Key.volume, String(volume)) }
+        if let fadeIn = request.ring.fadeIn { event.add(Key.fadeIn, ICalDuration.text(fadeIn)) }
+        if let ringLimit = request.ring.ringLimit { event.add(Key.ringLimit, ICalDuration.text(ringLimit)) }
+        if request.ring.wakesMachine == false { event.add(Key.wake, "FALSE") }
+        if record.disabled { event.add(Key.disabled, "TRUE") }
+        var alarm = ICalComponent("VALARM")
+        alarm.add("UID", valarmUID(record.id))
+        alarm.add("ACTION", "DISPLAY")
+        alarm.add("DESCRIPTION", record.title)
+        alarm.add("TRIGGER", "PT0S")
+        event.components.append(alarm)
+        return .success((event, notes))
+    }
+
+    /// The stable UID of an alarm's VALARM (RFC 9074 3): every machine acknowledges that one.
+    package static func valarmUID(_ id: UUID) -> String { id.uuidString.lowercased() + "-ring" }
+
+    // MARK: Reading
+
+    /// The alarms in `components` (VCALENDARs, or VEVENTs and VTODOs themselves): one per VALARM
+    /// (and per REPEAT of it) that can ring, none in the past. `zones` looks up a TZID.
+    package static func alarms(in components: [ICalComponent], now: Date, timeZone: any TimeZoneRules,
+                              zones: @escaping (String) -> (any TimeZoneRules)?, defaultTitle: String) -> CalendarReading {
+        var reading = CalendarReading()
+        for component in components {
+            switch component.name {
+            case "VCALENDAR":
+                let inner = alarms(in: component.components.filter { $0.name != "VCALENDAR" }, now: now, timeZone: timeZone,
+                                   zones: zones, defaultTitle: defaultTitle)
+                reading.alarms += inner.alarms
+                reading.unmapped += inner.unmapped
+            case "VEVENT", "VTODO":
+                let reader = EventReader(component: component, now: now, localZone: timeZone, zones: zones, defaultTitle: defaultTitle)
+                reader.read(into: &reading)
+            case "VTIMEZONE": continue
+            default:
+                reading.unmapped.append("\(component.name.prefix(40)): not an event or a to-do; only VEVENT and VTODO are read")
+            }
+        }
+        return reading
+    }
+}
+
+/// The alert's second button, as the CLI's `--secondary` names it. A `run:` command never
+/// travels in a calendar: whoever can write the calendar could make every machine run it.
+package enum SecondaryButton: Hashable, Sendable {
+    case snooze, `repeat`, none
+    case open(desktopID: String)
+
+    /// The button `request` has, or why it cannot be written.
+    static func of(_ request: AlarmRequest) -> Result<SecondaryButton, ICalError> {
+        let alert = request.presentation.alert
+        guard let button = alert.secondaryButton else { return .success(.none) }
+        switch (alert.secondaryButtonBehavior, request.secondaryIntent) {
+        case (.custom, .openApp(let desktopID)?): return .success(.open(desktopID: desktopID))
+        case (.custom, .run?): return .failure(ICalError("its run: button is not written (a command never travels in a calendar); written as none"))
+        case (.custom, _): return .failure(ICalError("its app-defined button is not written; written as none"))
+        default: return .success(button == .repeatButton ? .repeat : .snooze)
+        }
+    }
+
+    /// `snooze`, `repeat`, `none`, `open:DESKTOP_ID`; `nil` for anything else (`run:` included).
+    package init?(text: String) {
+        switch text {
+        case "snooze": self = .snooze
+        case "repeat": self = .repeat
+        case "none": self = .none
+        default:
+            guard text.hasPrefix("open:"), text.count > 5 else { return nil }
+            self = .open(desktopID: String(text.dropFirst(5)))
+        }
+    }
+
+    package var text: String {
+        switch self {
+        case .snooze: "snooze"
+        case .repeat: "repeat"
+        case .none: "none"
+        case .open(let desktopID): "open:\(desktopID)"
+        }
+    }
+
+    /// The button, what it does, and its intent.
+    package var parts: (AlarmButton?, AlarmPresentation.Alert.SecondaryButtonBehavior?, AlarmIntent?) {
+        switch self {
+        case .snooze: (.snoozeButton, .countdown, nil)
+        case .repeat: (.repeatButton, .countdown, nil)
+        case .none: (nil, nil, nil)
+        case .open(let desktopID): (.openAppButton, .custom, .openApp(desktopID: desktopID))
+        }
+    }
+}
+
+extension AlarmPresentation {
+    /// What the user's own alarms show: the title in every state, Stop, the second button,
+    /// Pause, Resume (the CLI's alarms, and the ones read from a calendar).
+    package static func userAlarm(title: String, secondaryButton: AlarmButton?,
+                                 behavior: AlarmPresentation.Alert.SecondaryButtonBehavior?) -> AlarmPresentation {
+        AlarmPresentation(
+            alert: .init(title: title, stopButton: .stopButton, secondaryButton: secondaryButton, secondaryButtonBehavior: behavior),
+            countdown: .init(title: title, pauseButton: .pauseButton), paused: .init(title: title))
+    }
+}
+
+/// When one reminder rings, before it becomes a schedule: shifted by triggers and repeats.
+enum RingTime: Hashable {
+    case once(Date)
+    /// The next time the wall clock shows this (Reveille's one-time relative alarm).
+    case next(minuteOfDay: Int)
+    case weekly(minuteOfDay: Int, days: [Locale.Weekday])
+
+    /// Moved by `seconds` (a trigger's offset, a repeat's interval); a weekly time that crosses
+    /// midnight moves its weekdays with it.
+    func shifted(by seconds: TimeInterval) -> RingTime {
+        switch self {
+        case .once(let date): return .once(date.addingTimeInterval(seconds))
+        case .next(let minute):
+            return .next(minuteOfDay: ((minute + Int((seconds / 60).rounded(.down))) % 1440 + 1440) % 1440)
+        case .weekly(let minute, let days):
+            let total = minute + Int((seconds / 60).rounded(.down))
+            let dayShift = Int((Double(total) / 1440).rounded(.down))
+            return .weekly(minuteOfDay: total - dayShift * 1440, days: days.map { Weekdays.shifted($0, by: dayShift) })
+        }
+    }
+
+    var schedule: Alarm.Schedule {
+        switch self {
+        case .once(let date): .fixed(date)
+        case .next(let minute): .relative(.init(time: .init(hour: minute / 60, minute: minute % 60), repeats: .never))
+        case .weekly(let minute, let days):
+            .relative(.init(time: .init(hour: minute / 60, minute: minute % 60), repeats: .weekly(days)))
+        }
+    }
+}
