@@ -180,3 +180,49 @@ package struct WallClockTimerDescriptor: ~Copyable {
         return errno == ECANCELED ? .clockSet : .nothing
     }
 }
+
+/// A terminal's line discipline (`termios`), as read and set on a descriptor.
+package struct TerminalSettings: Sendable {
+    fileprivate var value: termios
+
+    /// Keys arrive one by one as typed, not echoed (no `ICANON`, no `ECHO`; `VMIN` 1, `VTIME` 0).
+    package var keyByKey: TerminalSettings {
+        var settings = value
+        settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &settings.c_cc) { bytes in
+            bytes[Int(VMIN)] = 1
+            bytes[Int(VTIME)] = 0
+        }
+        return TerminalSettings(value: settings)
+    }
+}
+
+package extension FileDescriptor {
+    /// `isatty(3)`.
+    var isTerminal: Bool { isatty(rawValue) == 1 }
+
+    /// `tcgetattr(3)`.
+    func terminalSettings() throws(Errno) -> TerminalSettings {
+        var settings = termios()
+        _ = try retryingInterrupts { tcgetattr(rawValue, &settings) }
+        return TerminalSettings(value: settings)
+    }
+
+    /// `tcsetattr(3)`, at once (`TCSANOW`).
+    func setTerminalSettings(_ settings: TerminalSettings) throws(Errno) {
+        var value = settings.value
+        _ = try retryingInterrupts { tcsetattr(rawValue, TCSANOW, &value) }
+    }
+
+    /// The terminal's width in columns (`TIOCGWINSZ`), or `nil` when it cannot say.
+    var terminalColumns: Int? {
+        let columns = Int(reveille_terminal_columns(rawValue))
+        return columns > 0 ? columns : nil
+    }
+
+    /// `read(2)` into `buffer`, EINTR retried: the byte count, 0 at the end, or `nil` on a failure.
+    func readSome(into buffer: inout [UInt8]) -> Int? {
+        let count = buffer.withUnsafeMutableBytes { try? read(into: $0, retryOnInterrupt: true) }
+        return count
+    }
+}

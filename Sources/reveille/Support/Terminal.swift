@@ -1,16 +1,21 @@
-import CLinux
 import FoundationEssentials
 import Glibc
 import ReveilleBus
 import ReveilleCore
+import Synchronization
+import SystemPackage
 
 /// The terminal for `reveille watch`: raw key input and whole-screen redraws, restored on exit.
-final class Terminal: @unchecked Sendable {
-    private var original = termios()
-    private var raw = false
+/// The live view and the signal handlers (on the GLib loop) both restore it: what it keeps
+/// is behind a lock.
+final class Terminal: Sendable {
+    /// The settings to put back, while they are changed.
+    private let original = Mutex<TerminalSettings?>(nil)
+    private static let input = FileDescriptor.standardInput
+    private static let output = FileDescriptor.standardOutput
 
     /// Whether both ends are a terminal (otherwise watch prints plain lines).
-    static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
+    static var isInteractive: Bool { input.isTerminal && output.isTerminal }
 
     /// Asks `question` on the terminal; yes only for an answer starting with y.
     static func confirm(_ question: String) -> Bool {
@@ -19,25 +24,19 @@ final class Terminal: @unchecked Sendable {
         return answer.trimmed().lowercased().hasPrefix("y")
     }
 
-    /// Switches off line buffering and echo (tcsetattr) and hides the cursor.
+    /// Switches off line buffering and echo and hides the cursor.
     func enterRawMode() {
-        guard tcgetattr(STDIN_FILENO, &original) == 0 else { return }
-        var settings = original
-        settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
-        withUnsafeMutableBytes(of: &settings.c_cc) { bytes in
-            bytes[Int(VMIN)] = 1
-            bytes[Int(VTIME)] = 0
+        guard let settings = try? Self.input.terminalSettings(), (try? Self.input.setTerminalSettings(settings.keyByKey)) != nil else {
+            return
         }
-        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
-        raw = true
+        original.withLock { $0 = settings }
         Output.write([.control(.hideCursor)])
     }
 
     /// Puts the terminal back as it was.
     func restore() {
-        guard raw else { return }
-        tcsetattr(STDIN_FILENO, TCSANOW, &original)
-        raw = false
+        guard let settings = original.withLock({ saved in defer { saved = nil }; return saved }) else { return }
+        try? Self.input.setTerminalSettings(settings)
         Output.write([.control(.showCursor), .control(.newline)])
     }
 
@@ -57,8 +56,7 @@ final class Terminal: @unchecked Sendable {
 
     /// The terminal's width in columns (80 when it cannot say).
     var columns: Int {
-        let columns = Int(reveille_terminal_columns(STDOUT_FILENO))
-        return columns > 0 ? columns : 80
+        Self.output.terminalColumns ?? 80
     }
 
     /// Replaces the screen's content with `lines`, without clearing it first (no flicker):
@@ -81,8 +79,7 @@ final class Terminal: @unchecked Sendable {
             _ = PosixThread {
                 var buffer = [UInt8](repeating: 0, count: 8)
                 while true {
-                    let count = read(STDIN_FILENO, &buffer, buffer.count)
-                    guard count > 0 else { break }
+                    guard let count = Self.input.readSome(into: &buffer), count > 0 else { break }
                     let bytes = Array(buffer.prefix(count))
                     switch bytes {
                     case [0x1B, 0x5B, 0x41]: continuation.yield("up")
