@@ -226,3 +226,40 @@ package extension FileDescriptor {
         return count
     }
 }
+
+/// `posix_spawn(3)` of a program, never through a shell: standard input from /dev/null,
+/// output appended to a file or dropped, the signal mask and dispositions back to their
+/// defaults (a GLib loop may block some), optionally in a session of its own.
+package enum ProcessSpawn {
+    /// Starts `arguments[0]` (an absolute path) with `arguments` and exactly `environment`;
+    /// returns its PID. Its output goes to `output` (created 0600), or to /dev/null.
+    package static func start(_ arguments: [String], environment: [String: String],
+                              output: FilePath? = nil, newSession: Bool = false) throws(Errno) -> pid_t {
+        guard let program = arguments.first else { throw .invalidArgument }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var flags = Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        if newSession { flags |= reveille_posix_spawn_setsid }
+        posix_spawnattr_setflags(&attributes, flags)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output?.string ?? "/dev/null",
+                                         O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
+        guard result == 0 else { throw Errno(rawValue: result) }
+        return pid
+    }
+}

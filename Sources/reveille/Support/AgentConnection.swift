@@ -1,9 +1,9 @@
 import FoundationEssentials
-import CLinux
 import Glibc
 import ReveilleBus
 import ReveilleCore
 import ReveilleKit
+import SystemPackage
 
 /// The CLI's way to the agent: runs a request, and when no agent is running starts
 /// `reveille-agent` from beside this binary, says so, and tries once more.
@@ -53,30 +53,17 @@ enum AgentConnection {
     static let maximumLogBytes = 1 << 20
 
     static func rotate(_ log: String) {
-        var status = stat()
-        guard stat(log, &status) == 0, status.st_size > maximumLogBytes else { return }
-        rename(log, log + ".1")
+        guard let status = try? FilePath(log).status(), status.size > maximumLogBytes else { return }
+        try? FilePath(log).rename(to: FilePath(log + ".1"))
     }
 
-    /// posix_spawn(3) with POSIX_SPAWN_SETSID: no shell, stdin from /dev/null, output to `log`.
+    /// Starts `executable` in a session of its own: no shell, stdin from /dev/null, output to `log`.
     private static func spawnDetached(_ executable: String, log: String) throws -> pid_t {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, reveille_posix_spawn_setsid)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var pid: pid_t = 0
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), nil]
-        defer { argv.forEach { free($0) } }
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        guard result == 0 else {
-            throw AlarmError.agentUnavailable(L("could not start %@: %@", executable, String(cString: strerror(result))))
+        do {
+            return try ProcessSpawn.start([executable], environment: ProcessInfo.processInfo.environment,
+                                          output: FilePath(log), newSession: true)
+        } catch {
+            throw AlarmError.agentUnavailable(L("could not start %@: %@", executable, String(cString: strerror(error.rawValue))))
         }
-        return pid
     }
 }
