@@ -111,14 +111,16 @@ package final class Agent {
         let history = HistoryFile(directory: paths.stateDirectory, logger: logger)
         runtime.history = history
         service.history = { history.history }
-        runtime.add([presenter, service, sleep], ringer: sounder)
+        let windows = AlertWindows(setting: settings.alertWindow, environment: options.environment, logger: logger,
+                                   now: { clock.now }, timeZone: { timeZone.current })
+        runtime.add([presenter, service, sleep, windows], ringer: sounder)
         watches = [reach]
 
         // Started in this order, stopped in the reverse: the bus flushed last, after the
         // notifications are closed and the sound is silenced.
         let runner = DaemonRunner(parts: [
             .init("session bus", stop: { done in bus.flush(); done() }),
-            .init("notifications", stop: { done in presenter.withdrawAll(); done() }),
+            .init("notifications", stop: { done in presenter.withdrawAll(); windows.closeAll(); done() }),
             .init("sound", start: { sounder.start() }, stop: { done in
                 sounder.silenceAll()
                 // Give PulseAudio a moment to receive the sink restore before the process ends.

@@ -1,0 +1,104 @@
+import Foundation
+import Glibc
+import Testing
+import ReveilleCore
+import ReveilleTestSupport
+
+/// The alert window (reveille-alert) under Xvfb: opened by the agent while an alarm rings and
+/// its notification cannot be seen or answered, answered with the keyboard through the
+/// agent's D-Bus interface, closed when the alarm is answered anywhere.
+@Suite("Alert window", .serialized, .waitsOnItsOwnThread)
+struct AlertWindowTests {
+    /// A session on its own display, the agent started with `alertWindow` set when given.
+    func session(_ notifications: TestSession.NotificationPeer, alertWindow: String? = nil) throws -> TestSession {
+        let session = try TestSession(notifications: notifications)
+        try session.startDisplay()
+        if let alertWindow {
+            try FileManager.default.createDirectory(atPath: session.directory + "/config/reveille", withIntermediateDirectories: true)
+            try #"{"alertWindow": "\#(alertWindow)"}"#.write(toFile: session.directory + "/config/reveille/settings.json",
+                                                            atomically: true, encoding: .utf8)
+        }
+        try session.startAgent()
+        return session
+    }
+
+    func log(_ session: TestSession) -> String { (try? String(contentsOfFile: session.agentLog, encoding: .utf8)) ?? "" }
+
+    /// The window process the agent says it opened for the alarm whose id starts with `id`.
+    func windowProcess(_ session: TestSession, of id: String) throws -> Int32 {
+        try eventually("the agent to open the alert window of \(id)") {
+            log(session).firstMatch(of: /opened the alert window of (\S+) \(pid (\d+)\)/).flatMap {
+                $0.1.lowercased().hasPrefix(id) ? Int32($0.2) : nil
+            }
+        }
+    }
+
+    /// Whether process `pid` is gone, reaped (not a zombie left behind).
+    func reaped(_ pid: Int32) -> Bool { kill(pid, 0) != 0 && errno == ESRCH }
+
+    @Test func withNoNotificationServerTheWindowOpensAndItsStopSilencesTheAlarm() throws {
+        let session = try session(.none)
+        let recorder = try SinkRecorder(session: session)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake up")
+        let window = try eventually(timeout: 10, "the alert window on screen") { try session.windows(titled: "Wake up").first }
+        let process = try windowProcess(session, of: String(timer.id.prefix(8)))
+        _ = try eventually("the alarm's sound") { recorder.firstAudible(after: Date(timeIntervalSinceNow: -10)) }
+
+        try session.type("Return", into: window)
+        _ = try eventually("Stop in the window to end the timer") {
+            try session.cliJSON([AlarmJSON].self, "list").isEmpty ? true : nil
+        }
+        let stopped = Date()
+        _ = try eventually("the sound to stop") {
+            recorder.chunks.last.map { $0.time > stopped.addingTimeInterval(0.5) } == true && !recorder.heard(from: stopped.addingTimeInterval(0.3), to: Date())
+                ? true : nil
+        }
+        _ = try eventually("the window to close") { try session.windows(titled: "Wake up").isEmpty ? true : nil }
+        _ = try eventually("the window's process to be reaped") { reaped(process) ? true : nil }
+    }
+
+    @Test func withDunstTheWindowOpensAndAStopFromTheCLIClosesIt() throws {
+        // dunst reaches its buttons only through a dmenu menu: seen, not answerable.
+        let session = try session(.dunst)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Tea")
+        _ = try eventually(timeout: 10, "the alert window on screen") { try session.windows(titled: "Tea").first }
+        let process = try windowProcess(session, of: String(timer.id.prefix(8)))
+        _ = try eventually("dunst to show the alert too") { try session.dunstctl("count", "displayed").stdout.trimmed() == "1" ? true : nil }
+
+        let stop = try session.cli("stop", String(timer.id.prefix(8)))
+        #expect(stop.status == 0, "\(stop.stderr)")
+        _ = try eventually("the window to close once answered elsewhere") { try session.windows(titled: "Tea").isEmpty ? true : nil }
+        _ = try eventually("the window's process to be reaped") { reaped(process) ? true : nil }
+        #expect(!log(session).contains("ended with"), "closed by the agent, not failed: \(log(session))")
+    }
+
+    @Test func withDunstPausedAndAlwaysTheWindowSnoozesWithS() throws {
+        let session = try session(.dunst, alertWindow: "always")
+        // Start dunst (D-Bus activation) and hold every notification back.
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Warm-up")
+        _ = try eventually("dunst to start") { try session.dunstctl("is-paused").status == 0 ? true : nil }
+        #expect(try session.dunstctl("set-paused", "true").status == 0)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Bread", "--snooze", "1h")
+        let window = try eventually(timeout: 10, "the alert window on screen") { try session.windows(titled: "Bread").first }
+        #expect(try session.dunstctl("count", "displayed").stdout.trimmed() == "0", "dunst paused shows nothing")
+
+        try session.type("s", into: window)
+        _ = try eventually("S in the window to snooze the timer") {
+            try session.cliJSON([AlarmJSON].self, "list").first { $0.id == timer.id && $0.state == "countdown" }
+        }
+        _ = try eventually("the window to close") { try session.windows(titled: "Bread").isEmpty ? true : nil }
+    }
+
+    @Test func neverOpensNoWindowAndAnAnswerableNotificationNeedsNone() throws {
+        for (notifications, setting) in [(TestSession.NotificationPeer.none, "never"), (.recording(profile: "gnome"), "auto")] {
+            let session = try session(notifications, alertWindow: setting)
+            let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Quiet")
+            // The window would be spawned in the same pass that makes the alarm alerting, and
+            // logged before any client can see it alerting.
+            _ = try eventually("the alarm to ring") { try session.cliJSON([AlarmJSON].self, "list").first { $0.state == "alerting" } }
+            #expect(!log(session).contains("opened the alert window"), "\(setting): \(log(session))")
+            #expect(try session.windows(titled: "Quiet").isEmpty)
+            #expect(try session.cli("stop", String(timer.id.prefix(8))).status == 0)
+        }
+    }
+}
