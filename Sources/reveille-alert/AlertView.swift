@@ -15,7 +15,9 @@ final class AlertView {
 
     /// Opens GTK on the display in the environment; `nil` when there is none to open.
     static func openDisplay() -> Bool {
-        gtk_init_check() != 0
+        // The window's class (WM_CLASS, the Wayland app id) for window rules.
+        g_set_prgname("reveille-alert")
+        return gtk_init_check() != 0
     }
 
     init(title: String, detail: String, stopLabel: String, secondaryLabel: String?, keyHint: String,
@@ -49,6 +51,7 @@ final class AlertView {
         gtk_box_append(Self.cast(box, GtkBox.self), buttons)
         gtk_box_append(Self.cast(box, GtkBox.self), Self.label(keyHint, style: "alert-keys"))
         gtk_widget_add_css_class(status, "alert-status")
+        gtk_widget_set_visible(status, 0)
         gtk_box_append(Self.cast(box, GtkBox.self), status)
         gtk_window_set_child(gtkWindow, box)
         gtk_window_set_default_widget(gtkWindow, stop)
@@ -99,6 +102,7 @@ final class AlertView {
     /// A line under the buttons: why an answer did not reach the agent.
     func showStatus(_ text: String) {
         gtk_label_set_text(OpaquePointer(status), text)
+        gtk_widget_set_visible(status, 1)
     }
 
     // MARK: Building blocks

@@ -89,6 +89,28 @@ struct AlertWindowTests {
         _ = try eventually("the window to close") { try session.windows(titled: "Bread").isEmpty ? true : nil }
     }
 
+    @Test func underAWindowManagerItStaysAboveOnEveryWorkspace() throws {
+        // GNOME Shell's notifications answer, so only `always` opens the window there; mutter
+        // is the window manager that honours what it asks.
+        let session = try TestSession(notifications: .gnomeShell, audio: .none)
+        try FileManager.default.createDirectory(atPath: session.directory + "/config/reveille", withIntermediateDirectories: true)
+        try #"{"alertWindow": "always"}"#.write(toFile: session.directory + "/config/reveille/settings.json", atomically: true, encoding: .utf8)
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Standup")
+        let window = try eventually(timeout: 10, "the alert window on screen") { try session.windows(titled: "Standup").first }
+        let xprop = try Subprocess.find("xprop", package: "x11-utils"), wmctrl = try Subprocess.find("wmctrl", package: "wmctrl")
+        _ = try eventually("the window manager to keep it above, on every workspace") {
+            let state = try Subprocess.run(xprop, ["-id", window, "_NET_WM_STATE", "WM_CLASS"], environment: session.environment).stdout
+            return state.contains("_NET_WM_STATE_ABOVE") && state.contains("_NET_WM_STATE_STICKY") && state.contains("\"reveille-alert\"") ? true : nil
+        }
+        // wmctrl -l: id, workspace (-1: every one), host, title.
+        let listed = try Subprocess.run(wmctrl, ["-l"], environment: session.environment).stdout
+        #expect(listed.split(separator: "\n").contains { $0.hasSuffix(" Standup") && $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first == "-1" },
+                "\(listed)")
+        #expect(try session.cli("stop", String(timer.id.prefix(8))).status == 0)
+        _ = try eventually("the window to close") { try session.windows(titled: "Standup").isEmpty ? true : nil }
+    }
+
     @Test func neverOpensNoWindowAndAnAnswerableNotificationNeedsNone() throws {
         for (notifications, setting) in [(TestSession.NotificationPeer.none, "never"), (.recording(profile: "gnome"), "auto")] {
             let session = try session(notifications, alertWindow: setting)

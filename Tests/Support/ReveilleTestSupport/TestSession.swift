@@ -459,10 +459,14 @@ public final class TestSession {
     }
 
     /// Types `key` (an X key name: Return, Escape, s) into `window`, as a person at the keyboard
-    /// does: the window takes the focus, then the key goes through the X server (XTEST).
+    /// does: the window is activated (through the window manager, or focused where none runs),
+    /// then the key goes through the X server (XTEST).
     public func type(_ key: String, into window: String) throws {
         let xdotool = try Subprocess.find("xdotool", package: "xdotool")
-        let typed = try Subprocess.run(xdotool, ["windowfocus", "--sync", window, "key", "--clearmodifiers", key], environment: environment)
+        if try Subprocess.run(xdotool, ["windowactivate", "--sync", window], environment: environment).status != 0 {
+            _ = try Subprocess.run(xdotool, ["windowfocus", "--sync", window], environment: environment)
+        }
+        let typed = try Subprocess.run(xdotool, ["key", "--clearmodifiers", key], environment: environment)
         guard typed.status == 0 else { throw Subprocess.Failure("xdotool could not type \(key) into \(window): \(typed.stderr)") }
     }
 
