@@ -87,12 +87,9 @@ final class AlertView {
         Self.connect(UnsafeMutableRawPointer(window), "close-request", unsafeBitCast(closeRequest, to: GCallback.self),
                      CallbackBox(onClose as @GLibActor () -> Void))
 
-        // The window manager reads the properties as the window maps, and honours requests after.
         typealias WidgetSignal = @convention(c) (UnsafeMutablePointer<GtkWidget>?, UnsafeMutableRawPointer?) -> Void
         let keepAbove: WidgetSignal = { widget, _ in reveille_alert_keep_above_everywhere(widget) }
-        for signal in ["realize", "map"] {
-            Self.connect(UnsafeMutableRawPointer(window), signal, unsafeBitCast(keepAbove, to: GCallback.self), nil)
-        }
+        Self.connect(UnsafeMutableRawPointer(window), "map", unsafeBitCast(keepAbove, to: GCallback.self), nil)
     }
 
     func present() {

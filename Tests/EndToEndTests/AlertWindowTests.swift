@@ -33,6 +33,13 @@ struct AlertWindowTests {
         }
     }
 
+    /// What process `pid`'s descriptors from 3 up refer to (`socket:[123]`, a path).
+    func descriptors(of pid: Int32) throws -> Set<String> {
+        let folder = "/proc/\(pid)/fd"
+        return Set(try FileManager.default.contentsOfDirectory(atPath: folder).filter { (Int($0) ?? 0) > 2 }
+            .compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0) })
+    }
+
     /// Whether process `pid` is gone, reaped (not a zombie left behind).
     func reaped(_ pid: Int32) -> Bool { kill(pid, 0) != 0 && errno == ESRCH }
 
@@ -43,6 +50,12 @@ struct AlertWindowTests {
         let window = try eventually(timeout: 10, "the alert window on screen") { try session.windows(titled: "Wake up").first }
         let process = try windowProcess(session, of: String(timer.id.prefix(8)))
         _ = try eventually("the alarm's sound") { recorder.firstAudible(after: Date(timeIntervalSinceNow: -10)) }
+        // Nothing of the agent's is held by the window: its lock, its bus connection, its sound stream.
+        let agentHolds = try descriptors(of: try #require(session.agent?.pid))
+        #expect(agentHolds.contains { $0.hasPrefix(session.stateDirectory) }, "the agent holds its state folder's lock: \(agentHolds)")
+        // Sockets by inode (unique), files by path; not anonymous inodes, named alike for all (`anon_inode:[eventfd]`).
+        let shared = try descriptors(of: process).intersection(agentHolds).filter { !$0.hasPrefix("anon_inode:") }
+        #expect(shared.isEmpty, "the window holds the agent's \(shared)")
 
         try session.type("Return", into: window)
         _ = try eventually("Stop in the window to end the timer") {

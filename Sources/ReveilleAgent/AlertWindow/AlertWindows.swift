@@ -113,7 +113,8 @@ final class AlertWindows: AlarmFollower {
     }
 
     /// posix_spawn(3), no shell: the agent's environment with only the session's own displays,
-    /// stdin from /dev/null, output to the agent's (its log), default signal actions.
+    /// stdin from /dev/null, output to the agent's (its log), no other descriptor, default
+    /// signal actions.
     private static func spawn(_ arguments: [String], display: [String: String]) throws(SpawnError) -> pid_t {
         var environment = ProcessInfo.processInfo.environment
         for key in ["DISPLAY", "WAYLAND_DISPLAY"] { environment[key] = display[key] }
@@ -131,6 +132,8 @@ final class AlertWindows: AlarmFollower {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        // Nothing of the agent's beyond stdio (its lock, its bus socket), whatever was opened without O_CLOEXEC.
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
