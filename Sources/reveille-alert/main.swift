@@ -13,6 +13,7 @@ final class AlertWindow {
     private let request: AlertWindowArguments
     private let client = AgentClient(appID: "reveille")
     private var view: AlertView?
+    private var bus: BusConnection?
     private var done: CheckedContinuation<Int32, Never>?
 
     init(request: AlertWindowArguments) {
@@ -32,6 +33,16 @@ final class AlertWindow {
                              onClose: { [weak self] in self?.finish(0) })
         self.view = view
         view.present()
+        // The window belongs to the agent that opened it: when that agent goes (a crash, a
+        // restart), so does the window, and the next agent opens its own for what still rings.
+        guard let bus = try? BusConnection.session() else {
+            Self.complain(L("cannot connect to the session bus"))
+            return 4
+        }
+        self.bus = bus
+        _ = bus.watchName(AgentInterface.busName) { [weak self] owner in
+            if owner == nil { self?.finish(0) }
+        }
         let id = request.alarmID
         Task { @GLibActor [weak self, client] in
             // The first list tells whether it still rings; every change after, whether it stopped.

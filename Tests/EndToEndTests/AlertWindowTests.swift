@@ -47,7 +47,7 @@ struct AlertWindowTests {
         let session = try session(.none)
         let recorder = try SinkRecorder(session: session)
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake up")
-        let window = try eventually(timeout: 10, "the alert window on screen") { try session.windows(titled: "Wake up").first }
+        let window = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Wake up").first }
         let process = try windowProcess(session, of: String(timer.id.prefix(8)))
         _ = try eventually("the alarm's sound") { recorder.firstAudible(after: Date(timeIntervalSinceNow: -10)) }
         // Nothing of the agent's is held by the window: its lock, its bus connection, its sound stream.
@@ -74,7 +74,7 @@ struct AlertWindowTests {
         // dunst reaches its buttons only through a dmenu menu: seen, not answerable.
         let session = try session(.dunst)
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Tea")
-        _ = try eventually(timeout: 10, "the alert window on screen") { try session.windows(titled: "Tea").first }
+        _ = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Tea").first }
         let process = try windowProcess(session, of: String(timer.id.prefix(8)))
         _ = try eventually("dunst to show the alert too") { try session.dunstctl("count", "displayed").stdout.trimmed() == "1" ? true : nil }
 
@@ -85,6 +85,24 @@ struct AlertWindowTests {
         #expect(!log(session).contains("ended with"), "closed by the agent, not failed: \(log(session))")
     }
 
+    @Test func aWindowWhoseAgentIsGoneClosesAndTheNextAgentOpensItsOwn() throws {
+        let session = try session(.none)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Kettle")
+        _ = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Kettle").first }
+        let first = try windowProcess(session, of: String(timer.id.prefix(8)))
+        try session.killAgent()
+        _ = try eventually("the window of the killed agent to close") { try session.windows(titled: "Kettle").isEmpty ? true : nil }
+        // The alarm still rings after a restart: one window again, the new agent's.
+        try session.startAgent()
+        _ = try eventually(timeout: 20, "the new agent's window") { try session.windows(titled: "Kettle").count == 1 ? true : nil }
+        #expect(log(session).matches(of: /opened the alert window of/).count == 2)
+        // Its parent gone, whoever adopted it reaps it: gone, or a zombie until then.
+        _ = try eventually("the first window's process to end") {
+            let stat = (try? String(contentsOfFile: "/proc/\(first)/stat", encoding: .utf8)) ?? ""
+            return stat.isEmpty || stat.contains(") Z ") ? true : nil
+        }
+    }
+
     @Test func withDunstPausedAndAlwaysTheWindowSnoozesWithS() throws {
         let session = try session(.dunst, alertWindow: "always")
         // Start dunst (D-Bus activation) and hold every notification back.
@@ -92,7 +110,7 @@ struct AlertWindowTests {
         _ = try eventually("dunst to start") { try session.dunstctl("is-paused").status == 0 ? true : nil }
         #expect(try session.dunstctl("set-paused", "true").status == 0)
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Bread", "--snooze", "1h")
-        let window = try eventually(timeout: 10, "the alert window on screen") { try session.windows(titled: "Bread").first }
+        let window = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Bread").first }
         #expect(try session.dunstctl("count", "displayed").stdout.trimmed() == "0", "dunst paused shows nothing")
 
         try session.type("s", into: window)
@@ -110,7 +128,7 @@ struct AlertWindowTests {
         try #"{"alertWindow": "always"}"#.write(toFile: session.directory + "/config/reveille/settings.json", atomically: true, encoding: .utf8)
         try session.startAgent()
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Standup")
-        let window = try eventually(timeout: 10, "the alert window on screen") { try session.windows(titled: "Standup").first }
+        let window = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Standup").first }
         let xprop = try Subprocess.find("xprop", package: "x11-utils"), wmctrl = try Subprocess.find("wmctrl", package: "wmctrl")
         _ = try eventually("the window manager to keep it above, on every workspace") {
             let state = try Subprocess.run(xprop, ["-id", window, "_NET_WM_STATE", "WM_CLASS"], environment: session.environment).stdout
