@@ -103,6 +103,20 @@ struct AlertWindowTests {
         }
     }
 
+    @Test func theWindowSpeaksTheUsersLanguage() throws {
+        let session = try TestSession(notifications: .none, audio: .none)
+        try session.startDisplay()
+        let german = try TranslationTests().environment(session, "de_DE.UTF-8")
+        try session.startAgent(environment: german.mapValues { Optional($0) })
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Eier")
+        _ = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Eier").first }
+        let process = try windowProcess(session, of: String(timer.id.prefix(8)))
+        // What it shows is what the agent gave it, in the agent's (the user's) language.
+        let shown = try String(contentsOfFile: "/proc/\(process)/cmdline", encoding: .utf8).split(separator: "\0").map(String.init)
+        #expect(shown.contains("Stopp") && shown.contains("Schlummern"), "\(shown)")
+        #expect(shown.contains { $0.hasPrefix("Timer · hat um ") }, "\(shown)")
+    }
+
     @Test func withDunstPausedAndAlwaysTheWindowSnoozesWithS() throws {
         let session = try session(.dunst, alertWindow: "always")
         // Start dunst (D-Bus activation) and hold every notification back.

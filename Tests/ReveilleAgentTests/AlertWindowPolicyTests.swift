@@ -81,6 +81,19 @@ struct AlertWindowPolicyTests {
         #expect(throws: InputError.self) { try AlertWindowArguments(parsing: ["--alarm", id]) }
     }
 
+    @Test func theSettingIsReadAndAnUnknownValueIsRefusedByName() throws {
+        func decode(_ json: String) throws -> AgentSettings { try JSONDecoder().decode(AgentSettings.self, from: Data(json.utf8)) }
+        #expect(try decode("{}").alertWindow == .auto)
+        #expect(try decode(#"{"alertWindow": "never"}"#).alertWindow == .never)
+        #expect(try decode(#"{"alertWindow": "always"}"#).alertWindow == .always)
+        do {
+            _ = try decode(#"{"alertWindow": "sometimes"}"#)
+            Issue.record("alertWindow \"sometimes\" was accepted")
+        } catch {
+            #expect("\(error)".contains(#"alertWindow is "sometimes"; accepted: "auto", "always", "never""#), "\(error)")
+        }
+    }
+
     @Test func onlyLocalDisplaysServedByThisUserQualify() {
         let mine = getuid()
         let served: [SessionDisplay.SocketAddress: uid_t] = [
