@@ -7,7 +7,7 @@ import ReveilleKit
 /// reveille-alert: the window the agent opens while an alarm rings and its notification
 /// cannot be seen or answered. It answers through the agent's D-Bus interface as the user's
 /// own tool, and closes once the alarm no longer rings, however it was answered.
-/// Exit status: 0 answered or closed, 2 bad arguments, 3 no display, 4 no agent.
+/// Exit status: 0 answered, closed, or its agent gone; 2 bad arguments; 3 no display; 4 no session bus.
 @GLibActor
 final class AlertWindow {
     private let request: AlertWindowArguments
@@ -25,14 +25,6 @@ final class AlertWindow {
             Self.complain(L("cannot open a display (DISPLAY or WAYLAND_DISPLAY)"))
             return 3
         }
-        let keys = request.secondaryLabel.map { L("Enter or Esc: %@ · S: %@", request.stopLabel, $0) }
-            ?? L("Enter or Esc: %@", request.stopLabel)
-        let view = AlertView(title: request.title, detail: request.detail, stopLabel: request.stopLabel,
-                             secondaryLabel: request.secondaryLabel, keyHint: keys,
-                             onAnswer: { [weak self] answer in self?.answer(answer) },
-                             onClose: { [weak self] in self?.finish(0) })
-        self.view = view
-        view.present()
         // The window belongs to the agent that opened it: when that agent goes (a crash, a
         // restart), so does the window, and the next agent opens its own for what still rings.
         guard let bus = try? BusConnection.session() else {
@@ -43,6 +35,14 @@ final class AlertWindow {
         _ = bus.watchName(AgentInterface.busName) { [weak self] owner in
             if owner == nil { self?.finish(0) }
         }
+        let keys = request.secondaryLabel.map { L("Enter or Esc: %@ · S: %@", request.stopLabel, $0) }
+            ?? L("Enter or Esc: %@", request.stopLabel)
+        let view = AlertView(title: request.title, detail: request.detail, stopLabel: request.stopLabel,
+                             secondaryLabel: request.secondaryLabel, keyHint: keys,
+                             onAnswer: { [weak self] answer in self?.answer(answer) },
+                             onClose: { [weak self] in self?.finish(0) })
+        self.view = view
+        view.present()
         let id = request.alarmID
         Task { @GLibActor [weak self, client] in
             // The first list tells whether it still rings; every change after, whether it stopped.

@@ -64,7 +64,7 @@ final class AlertWindows: AlarmFollower {
             case .open(let id): open(id)
             case .close(let id): close(id)
             case .noDisplay:
-                logger.warning("an alarm rings unseen, but no alert window opens: this session owns no display (\(display.refused.isEmpty ? "none is set" : display.refused.joined(separator: "; ")))")
+                logger.warning("no alert window opens for ringing alarms: this session owns no display (\(display.refused.isEmpty ? "none is set" : display.refused.joined(separator: "; ")))")
             }
         }
     }
