@@ -56,6 +56,18 @@ struct AlertWindowPolicyTests {
         #expect(policy.alarmsRinging([first, second]) == [.open(first)])
     }
 
+    @Test func manyAlarmsRingingTogetherOpenAFewWindowsAtATime() {
+        var policy = AlertWindowPolicy(setting: .always, hasDisplay: true)
+        let ids = (1...50).map { UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", $0))! }
+        let opened = policy.alarmsRinging(Set(ids))
+        #expect(opened == ids.prefix(AlertWindowPolicy.maximumOpen).map { .open($0) })
+        // One answered: the next ringing alarm gets the free window; the others stay as they are.
+        #expect(policy.alarmsRinging(Set(ids.dropFirst())) == [.close(ids[0]), .open(ids[AlertWindowPolicy.maximumOpen])])
+        #expect(policy.open.count == AlertWindowPolicy.maximumOpen)
+        // One closed by the person: the next takes its place.
+        #expect(policy.windowEnded(ids[1]) == [.open(ids[AlertWindowPolicy.maximumOpen + 1])])
+    }
+
     @Test func withoutADisplayNoneOpensAndThatIsSaidOnce() {
         var policy = AlertWindowPolicy(setting: .always, hasDisplay: false)
         #expect(policy.alarmsRinging([first]) == [.noDisplay])

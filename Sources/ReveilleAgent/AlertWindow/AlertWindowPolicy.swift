@@ -14,8 +14,12 @@ enum AlertWindowSetting: String, Codable, Sendable, CaseIterable {
 /// for each ringing alarm while the setting asks for one (`auto`: the notification's reach is
 /// known and is not `.answerable`), there is a display to open it on, and its window did not
 /// end on its own during this ringing (a window that crashes or that the person closed is not
-/// opened again until the alarm rings anew, so a broken window cannot loop).
+/// opened again until the alarm rings anew, so a broken window cannot loop). At most
+/// `maximumOpen` windows are open at once: the windows that are open stay, and as one closes
+/// the next ringing alarm gets its own (many alarms ringing together cannot start a process each).
 struct AlertWindowPolicy: Equatable {
+    static let maximumOpen = 3
+
     enum Effect: Equatable {
         case open(UUID)
         case close(UUID)
@@ -66,15 +70,17 @@ struct AlertWindowPolicy: Equatable {
     }
 
     private mutating func settle() -> [Effect] {
-        var wanted = wantsWindows ? ringing.subtracting(endedOnItsOwn) : []
-        var effects: [Effect] = open.subtracting(wanted).sorted { $0.uuidString < $1.uuidString }.map { .close($0) }
-        if !hasDisplay, !wanted.isEmpty {
+        let candidates = wantsWindows ? ringing.subtracting(endedOnItsOwn) : []
+        let staying = open.intersection(candidates)
+        var effects: [Effect] = open.subtracting(staying).sorted { $0.uuidString < $1.uuidString }.map { .close($0) }
+        open = staying
+        if !hasDisplay, !candidates.isEmpty {
             if !toldNoDisplay { effects.append(.noDisplay) }
             toldNoDisplay = true
-            wanted = []
+            return effects
         }
-        effects += wanted.subtracting(open).sorted { $0.uuidString < $1.uuidString }.map { .open($0) }
-        open = wanted
-        return effects
+        let opening = candidates.subtracting(staying).sorted { $0.uuidString < $1.uuidString }.prefix(Self.maximumOpen - staying.count)
+        open.formUnion(opening)
+        return effects + opening.map { .open($0) }
     }
 }
