@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "reveille", targets: ["reveille"]),
         .executable(name: "reveille-agent", targets: ["reveille-agent"]),
         .executable(name: "reveille-wake-helper", targets: ["reveille-wake-helper"]),
+        .executable(name: "reveille-alert", targets: ["reveille-alert"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -28,6 +29,8 @@ let package = Package(
                        providers: [.apt(["libnotify-dev"])]),
         .systemLibrary(name: "CICal", pkgConfig: "libical",
                        providers: [.apt(["libical-dev"])]),
+        .systemLibrary(name: "CGtk", pkgConfig: "gtk4-x11",
+                       providers: [.apt(["libgtk-4-dev"])]),
 
         // The public types apps use (AlarmKit's names): what ReveilleKit re-exports, and nothing else.
         .target(name: "ReveilleModel"),
@@ -75,6 +78,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // The alert window (GTK 4), its own process: the agent starts it while an alarm rings unseen.
+        .executableTarget(name: "reveille-alert", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleBus", "CGtk"]),
         // A recording org.freedesktop.Notifications server for the end-to-end tests.
         .executableTarget(name: "reveille-test-notifyd", dependencies: ["ReveilleBus"],
                           path: "Tests/Support/reveille-test-notifyd"),

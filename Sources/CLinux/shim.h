@@ -7,6 +7,8 @@
 #define POSIX_SPAWN_SETSID 0x80
 #endif
 static const short reveille_posix_spawn_setsid = POSIX_SPAWN_SETSID;
+// Likewise posix_spawn_file_actions_addclosefrom_np (glibc 2.34): a child gets no descriptor above stderr.
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *, int);
 
 #include <sys/ioctl.h>
 #include <unistd.h>

@@ -113,14 +113,21 @@ package final class Agent {
         service.history = { history.history }
         let panel = settings.panelItem
             ? try PanelItem(bus: bus, runtime: runtime, logger: logger, now: { clock.now }, timeZone: { timeZone.current }) : nil
-        runtime.add([presenter, service, sleep] + (panel.map { [$0] } ?? []), ringer: sounder)
+        let windows = AlertWindows(setting: settings.alertWindow, environment: options.environment, logger: logger,
+                                   now: { clock.now }, timeZone: { timeZone.current })
+        runtime.add([presenter, service, sleep, windows] + (panel.map { [$0] } ?? []), ringer: sounder)
         watches = [reach]
 
         // Started in this order, stopped in the reverse: the bus flushed last, after the
         // notifications are closed and the sound is silenced.
         let runner = DaemonRunner(parts: [
             .init("session bus", stop: { done in bus.flush(); done() }),
-            .init("notifications", stop: { done in presenter.withdrawAll(); panel?.withdraw(); notifications.whenIdle(done) }),
+            .init("notifications", stop: { done in
+                presenter.withdrawAll()
+                panel?.withdraw()
+                windows.closeAll()
+                notifications.whenIdle(done)
+            }),
             .init("sound", start: { sounder.start() }, stop: { done in
                 sounder.silenceAll()
                 // Give PulseAudio a moment to receive the sink restore before the process ends.

@@ -13,6 +13,9 @@ struct AgentSettings: Codable {
     var wakeLead: Double = 60
     /// Show running alarms in the panel (a StatusNotifierItem) while they ring, count down or are paused.
     var panelItem = true
+    /// When the alert window opens: `auto` while a ringing alarm's notification cannot be seen
+    /// and answered, `always` while any alarm rings, `never`.
+    var alertWindow = AlertWindowSetting.auto
 
     static func load(from directory: FilePath, logger: Logger) -> AgentSettings {
         let file = directory.appending("settings.json")
@@ -33,6 +36,12 @@ struct AgentSettings: Codable {
         wakeFromSuspend = try container.decodeIfPresent(Bool.self, forKey: .wakeFromSuspend) ?? true
         wakeLead = try container.decodeIfPresent(Double.self, forKey: .wakeLead) ?? 60
         panelItem = try container.decodeIfPresent(Bool.self, forKey: .panelItem) ?? true
+        let window = try container.decodeIfPresent(String.self, forKey: .alertWindow) ?? AlertWindowSetting.auto.rawValue
+        guard let alertWindow = AlertWindowSetting(rawValue: window) else {
+            throw DecodingError.dataCorruptedError(forKey: .alertWindow, in: container, debugDescription:
+                "alertWindow is \"\(window)\"; accepted: " + AlertWindowSetting.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
+        }
+        self.alertWindow = alertWindow
         guard wakeLead.isFinite, (0...3600).contains(wakeLead) else {
             throw DecodingError.dataCorruptedError(forKey: .wakeLead, in: container,
                                                    debugDescription: "wakeLead is \(wakeLead); accepted: 0 to 3600 seconds")

@@ -463,6 +463,34 @@ public final class TestSession {
         guard click.status == 0 else { throw Subprocess.Failure("xdotool could not click: \(click.stderr)") }
     }
 
+    // MARK: Windows (the alert window)
+
+    /// Starts Xvfb for the session's windows (once; a real notification server's may run
+    /// already). Call before `startAgent`, which then has `DISPLAY`.
+    public func startDisplay() throws {
+        if display == nil { try startXvfb() }
+    }
+
+    /// The visible windows on the session's display whose title is exactly `title`.
+    public func windows(titled title: String) throws -> [String] {
+        let xdotool = try Subprocess.find("xdotool", package: "xdotool")
+        let pattern = "^" + NSRegularExpression.escapedPattern(for: title) + "$"
+        let found = try Subprocess.run(xdotool, ["search", "--onlyvisible", "--name", pattern], environment: environment)
+        return found.stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// Types `key` (an X key name: Return, Escape, s) into `window`, as a person at the keyboard
+    /// does: the window is activated (through the window manager, or focused where none runs),
+    /// then the key goes through the X server (XTEST).
+    public func type(_ key: String, into window: String) throws {
+        let xdotool = try Subprocess.find("xdotool", package: "xdotool")
+        if try Subprocess.run(xdotool, ["windowactivate", "--sync", window], environment: environment).status != 0 {
+            _ = try Subprocess.run(xdotool, ["windowfocus", "--sync", window], environment: environment)
+        }
+        let typed = try Subprocess.run(xdotool, ["key", "--clearmodifiers", key], environment: environment)
+        guard typed.status == 0 else { throw Subprocess.Failure("xdotool could not type \(key) into \(window): \(typed.stderr)") }
+    }
+
     // MARK: Agent and CLI
 
     /// Starts reveille-agent and waits until it owns its bus name.

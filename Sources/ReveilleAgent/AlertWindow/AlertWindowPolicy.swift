@@ -1,0 +1,86 @@
+import FoundationEssentials
+
+/// When the alert window opens (`alertWindow` in settings.json).
+enum AlertWindowSetting: String, Codable, Sendable, CaseIterable {
+    /// While an alarm rings and its notification cannot be both seen and answered.
+    case auto
+    /// While any alarm rings.
+    case always
+    /// Never.
+    case never
+}
+
+/// Which ringing alarms have an alert window: pure, events in, effects out. A window is wanted
+/// for each ringing alarm while the setting asks for one (`auto`: the notification's reach is
+/// known and is not `.answerable`), there is a display to open it on, and its window did not
+/// end on its own during this ringing (a window that crashes or that the person closed is not
+/// opened again until the alarm rings anew, so a broken window cannot loop). At most
+/// `maximumOpen` windows are open at once: the windows that are open stay, and as one closes
+/// the next ringing alarm gets its own (many alarms ringing together cannot start a process each).
+struct AlertWindowPolicy: Equatable {
+    static let maximumOpen = 3
+
+    enum Effect: Equatable {
+        case open(UUID)
+        case close(UUID)
+        /// A window is wanted but this session owns no display: said once.
+        case noDisplay
+    }
+
+    let setting: AlertWindowSetting
+    /// Whether the session owns a display the window can open on.
+    let hasDisplay: Bool
+    private(set) var reach: NotificationReach?
+    private(set) var ringing: Set<UUID> = []
+    private(set) var open: Set<UUID> = []
+    /// Alarms whose window ended by itself while they rang.
+    private var endedOnItsOwn: Set<UUID> = []
+    private var toldNoDisplay = false
+
+    init(setting: AlertWindowSetting, hasDisplay: Bool) {
+        self.setting = setting
+        self.hasDisplay = hasDisplay
+    }
+
+    /// `ringing` are the alarms alerting now.
+    mutating func alarmsRinging(_ ringing: Set<UUID>) -> [Effect] {
+        self.ringing = ringing
+        endedOnItsOwn.formIntersection(ringing)
+        return settle()
+    }
+
+    mutating func reachChanged(_ reach: NotificationReach) -> [Effect] {
+        self.reach = reach
+        return settle()
+    }
+
+    /// `id`'s window process ended without being asked to.
+    mutating func windowEnded(_ id: UUID) -> [Effect] {
+        guard open.remove(id) != nil else { return [] }
+        if ringing.contains(id) { endedOnItsOwn.insert(id) }
+        return settle()
+    }
+
+    private var wantsWindows: Bool {
+        switch setting {
+        case .never: false
+        case .always: true
+        case .auto: reach.map { $0 != .answerable } ?? false
+        }
+    }
+
+    private mutating func settle() -> [Effect] {
+        let candidates = wantsWindows ? ringing.subtracting(endedOnItsOwn) : []
+        let staying = open.intersection(candidates)
+        var effects: [Effect] = open.subtracting(staying).sorted { $0.uuidString < $1.uuidString }.map { .close($0) }
+        open = staying
+        if !hasDisplay, !candidates.isEmpty {
+            if !toldNoDisplay { effects.append(.noDisplay) }
+            toldNoDisplay = true
+            return effects
+        }
+        let opening = candidates.subtracting(staying).sorted { $0.uuidString < $1.uuidString }.prefix(Self.maximumOpen - staying.count)
+        open.formUnion(opening)
+        return effects + opening.map { .open($0) }
+    }
+}

@@ -1,0 +1,154 @@
+import CGLib
+import CLinux
+import FoundationEssentials
+import Glibc
+import Logging
+import ReveilleBus
+import ReveilleCore
+
+/// Opens `reveille-alert`, one process per ringing alarm, as `AlertWindowPolicy` decides, and
+/// ends it (SIGTERM, then reaped) when the alarm stops ringing or a notification can answer
+/// it again. The window is its own process: whatever happens to it, the alarm rings on; a
+/// window that fails is logged and not opened again while that alarm rings.
+@GLibActor
+final class AlertWindows: AlarmFollower {
+    private var policy: AlertWindowPolicy
+    private let display: SessionDisplay
+    private let program: String
+    private let logger: Logger
+    private let now: @GLibActor () -> Date
+    private let timeZone: @GLibActor () -> any TimeZoneRules
+    /// The window process of each alarm that has one.
+    private var processes: [UUID: pid_t] = [:]
+    private var alarms = AlarmTable.empty
+
+    /// `program` defaults to `reveille-alert` beside the running agent.
+    init(setting: AlertWindowSetting, environment: [String: String], logger: Logger,
+         now: @escaping @GLibActor () -> Date, timeZone: @escaping @GLibActor () -> any TimeZoneRules,
+         program: String = AlertWindows.besideAgent) {
+        display = setting == .never ? SessionDisplay(environment: [:], refused: []) : SessionDisplay.of(environment)
+        policy = AlertWindowPolicy(setting: setting, hasDisplay: !display.isEmpty)
+        self.program = program
+        self.logger = logger
+        self.now = now
+        self.timeZone = timeZone
+    }
+
+    static var besideAgent: String {
+        URL(fileURLWithPath: Installation.executable).deletingLastPathComponent().appendingPathComponent("reveille-alert").path
+    }
+
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+        self.alarms = alarms
+        var ringing = policy.ringing
+        for change in changes {
+            if change.record?.state == .alerting { ringing.insert(change.id) } else { ringing.remove(change.id) }
+        }
+        guard ringing != policy.ringing else { return }
+        perform(policy.alarmsRinging(ringing))
+    }
+
+    func hear(_ notice: AgentNotice) {
+        guard case .notificationReach(let reach) = notice else { return }
+        perform(policy.reachChanged(reach))
+    }
+
+    /// Ends every window (the agent is stopping).
+    func closeAll() {
+        for id in processes.keys.sorted(by: { $0.uuidString < $1.uuidString }) { close(id) }
+    }
+
+    private func perform(_ effects: [AlertWindowPolicy.Effect]) {
+        for effect in effects {
+            switch effect {
+            case .open(let id): open(id)
+            case .close(let id): close(id)
+            case .noDisplay:
+                logger.warning("no alert window opens for ringing alarms: this session owns no display (\(display.refused.isEmpty ? "none is set" : display.refused.joined(separator: "; ")))")
+            }
+        }
+    }
+
+    private func open(_ id: UUID) {
+        guard let record = alarms[id], let content = NotificationContent(record, now: now(), timeZone: timeZone()) else { return }
+        let secondary = content.buttons.first { $0.role == .secondary }
+        let request = AlertWindowArguments(
+            alarmID: id, title: content.summary, detail: content.body.split(separator: "\n").first.map(String.init) ?? "",
+            stopLabel: content.buttons.first { $0.role == .stop }?.label ?? L("Stop"),
+            // Only a second button the window can press through the agent's interface (Snooze,
+            // Repeat); a custom one stays on the notification.
+            secondaryLabel: AlarmEngine.action(for: .secondary, of: record) == .countdown ? secondary?.label : nil)
+        do {
+            let pid = try Self.spawn([program] + request.arguments, display: display.environment)
+            processes[id] = pid
+            logger.info("opened the alert window of \(id) (pid \(pid))")
+            Self.whenExits(pid) { [weak self] status in self?.exited(id, pid: pid, status: status) }
+        } catch {
+            logger.error("the alert window of \(id) could not open: \(error); the alarm rings on")
+            perform(policy.windowEnded(id))
+        }
+    }
+
+    private func close(_ id: UUID) {
+        guard let pid = processes.removeValue(forKey: id) else { return }
+        kill(pid, SIGTERM)
+    }
+
+    private func exited(_ id: UUID, pid: pid_t, status: Int32) {
+        // Asked to close (no longer in `processes`): nothing to say.
+        guard processes[id] == pid else { return }
+        processes[id] = nil
+        // A wait status: the exit code in the second byte, or the signal in the low seven bits.
+        let ending = status & 0x7f == 0 ? (status >> 8 == 0 ? nil : "exit status \(status >> 8)") : "signal \(status & 0x7f)"
+        if let ending {
+            logger.error("the alert window of \(id) ended with \(ending) (see its lines above); it is not opened again while this alarm rings")
+        }
+        perform(policy.windowEnded(id))
+    }
+
+    // MARK: Processes
+
+    struct SpawnError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// posix_spawn(3), no shell: the agent's environment with only the session's own displays,
+    /// stdin from /dev/null, output to the agent's (its log), no other descriptor, default
+    /// signal actions.
+    private static func spawn(_ arguments: [String], display: [String: String]) throws(SpawnError) -> pid_t {
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["DISPLAY", "WAYLAND_DISPLAY"] { environment[key] = display[key] }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t(), none = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        // Nothing of the agent's beyond stdio (its lock, its bus socket), whatever was opened without O_CLOEXEC.
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+        guard result == 0 else { throw SpawnError(description: "\(arguments[0]): \(String(cString: strerror(result)))") }
+        return pid
+    }
+
+    /// Calls `handler` with the exit status once `pid` ends, which GLib reaps (`g_child_watch_add`).
+    private static func whenExits(_ pid: pid_t, handler: @escaping @GLibActor (Int32) -> Void) {
+        let box = CallbackBox(handler)
+        g_child_watch_add_full(G_PRIORITY_DEFAULT, pid, { _, status, data in
+            let handler = CallbackBox.from(data, as: (@GLibActor (Int32) -> Void).self)
+            GLibActor.assumeIsolated { handler(status) }
+        }, box.retainedPointer, CallbackBox.release)
+    }
+}

@@ -1,0 +1,54 @@
+import FoundationEssentials
+
+/// What the agent asks `reveille-alert` to show, as that program's command line:
+/// `--alarm ID --title TEXT --detail TEXT --stop LABEL [--secondary LABEL]`. One codec for
+/// both sides, so what the agent writes is what the window reads. Each value is the next
+/// argument taken as it is (a title may begin with `-`); the text is already displayable
+/// (the agent's `NotificationContent` made it so), and the window shows it as plain text.
+package struct AlertWindowArguments: Equatable, Sendable {
+    /// The ringing alarm the window answers (through the agent's D-Bus interface).
+    package var alarmID: UUID
+    package var title: String
+    /// `Alarm · rang at 07:30`.
+    package var detail: String
+    package var stopLabel: String
+    /// The second button's label, when pressing it has an action the window can ask for
+    /// (Snooze, Repeat); `nil` for none.
+    package var secondaryLabel: String?
+
+    package init(alarmID: UUID, title: String, detail: String, stopLabel: String, secondaryLabel: String?) {
+        (self.alarmID, self.title, self.detail, self.stopLabel, self.secondaryLabel) = (alarmID, title, detail, stopLabel, secondaryLabel)
+    }
+
+    /// The arguments after the program's path.
+    package var arguments: [String] {
+        ["--alarm", alarmID.uuidString.lowercased(), "--title", title, "--detail", detail, "--stop", stopLabel]
+            + (secondaryLabel.map { ["--secondary", $0] } ?? [])
+    }
+
+    private static let accepted = "--alarm UUID --title TEXT --detail TEXT --stop LABEL [--secondary LABEL]"
+
+    /// Reads `arguments` (after the program's path); every option at most once, `--alarm`
+    /// and `--stop` required.
+    package init(parsing arguments: [String]) throws(InputError) {
+        var values: [String: String] = [:]
+        var rest = arguments[...]
+        while let option = rest.popFirst() {
+            guard ["--alarm", "--title", "--detail", "--stop", "--secondary"].contains(option), values[option] == nil else {
+                throw InputError(text: option, expected: "an option of reveille-alert given once", accepted: Self.accepted)
+            }
+            guard let value = rest.popFirst() else {
+                throw InputError(text: option, expected: "an option followed by its value", accepted: Self.accepted)
+            }
+            values[option] = value
+        }
+        guard let id = values["--alarm"].flatMap(UUID.init(uuidString:)) else {
+            throw InputError(text: values["--alarm"] ?? "", expected: "the alarm's UUID (--alarm)", accepted: Self.accepted)
+        }
+        guard let stop = values["--stop"] else {
+            throw InputError(text: arguments.joined(separator: " "), expected: "a Stop label (--stop)", accepted: Self.accepted)
+        }
+        self.init(alarmID: id, title: values["--title"] ?? "", detail: values["--detail"] ?? "", stopLabel: stop,
+                  secondaryLabel: values["--secondary"])
+    }
+}

@@ -1,0 +1,150 @@
+import CGtk
+import ReveilleBus
+
+/// The alert window's widgets, the one place GTK's C API is used: a title, a line of detail,
+/// Stop and an optional second button, large, with keys (Enter or Escape: Stop; S: the second
+/// button). Kept above other windows and on every workspace where the platform allows (X11);
+/// elsewhere an ordinary toplevel that asks for attention when presented.
+@GLibActor
+final class AlertView {
+    /// What the person asked for.
+    enum Answer { case stop, secondary }
+
+    private let window: UnsafeMutablePointer<GtkWidget>
+    private let status: UnsafeMutablePointer<GtkWidget>
+
+    /// Opens GTK on the display in the environment; `nil` when there is none to open.
+    static func openDisplay() -> Bool {
+        // The window's class (WM_CLASS, the Wayland app id) for window rules.
+        g_set_prgname("reveille-alert")
+        return gtk_init_check() != 0
+    }
+
+    init(title: String, detail: String, stopLabel: String, secondaryLabel: String?, keyHint: String,
+         onAnswer: @escaping @GLibActor (Answer) -> Void, onClose: @escaping @GLibActor () -> Void) {
+        Self.loadStyle()
+        window = gtk_window_new()
+        status = gtk_label_new(nil)
+        let gtkWindow = Self.cast(window, GtkWindow.self)
+        gtk_window_set_title(gtkWindow, title)
+        gtk_window_set_icon_name(gtkWindow, "io.github.reveille.Reveille")
+        gtk_window_set_default_size(gtkWindow, 560, -1)
+        gtk_widget_add_css_class(window, "reveille-alert")
+
+        let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 18)!
+        for edge in [gtk_widget_set_margin_top, gtk_widget_set_margin_bottom, gtk_widget_set_margin_start, gtk_widget_set_margin_end] {
+            edge(box, 36)
+        }
+        let heading = Self.label(title, style: "alert-title")
+        gtk_label_set_wrap(OpaquePointer(heading), 1)
+        gtk_box_append(Self.cast(box, GtkBox.self), heading)
+        gtk_box_append(Self.cast(box, GtkBox.self), Self.label(detail, style: "alert-detail"))
+
+        let buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 18)!
+        gtk_widget_set_halign(buttons, GTK_ALIGN_CENTER)
+        gtk_widget_set_margin_top(buttons, 12)
+        let stop = Self.button(stopLabel, style: "destructive-action") { onAnswer(.stop) }
+        gtk_box_append(Self.cast(buttons, GtkBox.self), stop)
+        if let secondaryLabel {
+            gtk_box_append(Self.cast(buttons, GtkBox.self), Self.button(secondaryLabel, style: "suggested-action") { onAnswer(.secondary) })
+        }
+        gtk_box_append(Self.cast(box, GtkBox.self), buttons)
+        gtk_box_append(Self.cast(box, GtkBox.self), Self.label(keyHint, style: "alert-keys"))
+        gtk_widget_add_css_class(status, "alert-status")
+        gtk_widget_set_visible(status, 0)
+        gtk_box_append(Self.cast(box, GtkBox.self), status)
+        gtk_window_set_child(gtkWindow, box)
+        gtk_window_set_default_widget(gtkWindow, stop)
+        gtk_widget_grab_focus(stop)
+
+        let keys = gtk_event_controller_key_new()!
+        typealias KeyPressed = @convention(c) (UnsafeMutableRawPointer?, guint, guint, GdkModifierType, UnsafeMutableRawPointer?) -> gboolean
+        let keyPressed: KeyPressed = { _, key, _, _, data in
+            let answer: Answer? = switch Int32(key) {
+            case GDK_KEY_Return, GDK_KEY_KP_Enter, GDK_KEY_Escape: .stop
+            case GDK_KEY_s, GDK_KEY_S: .secondary
+            default: nil
+            }
+            guard let answer else { return 0 }
+            let handler = CallbackBox.from(data, as: (@GLibActor (Answer) -> Bool).self)
+            return GLibActor.assumeIsolated { handler(answer) } ? 1 : 0
+        }
+        let hasSecondary = secondaryLabel != nil
+        Self.connect(UnsafeMutableRawPointer(keys), "key-pressed", unsafeBitCast(keyPressed, to: GCallback.self),
+                     CallbackBox({ @GLibActor (answer: Answer) -> Bool in
+                         guard answer == .stop || hasSecondary else { return false }
+                         onAnswer(answer)
+                         return true
+                     } as @GLibActor (Answer) -> Bool))
+        gtk_widget_add_controller(window, keys)
+
+        typealias CloseRequest = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean
+        let closeRequest: CloseRequest = { _, data in
+            let handler = CallbackBox.from(data, as: (@GLibActor () -> Void).self)
+            GLibActor.assumeIsolated { handler() }
+            return 0
+        }
+        Self.connect(UnsafeMutableRawPointer(window), "close-request", unsafeBitCast(closeRequest, to: GCallback.self),
+                     CallbackBox(onClose as @GLibActor () -> Void))
+
+        typealias WidgetSignal = @convention(c) (UnsafeMutablePointer<GtkWidget>?, UnsafeMutableRawPointer?) -> Void
+        let keepAbove: WidgetSignal = { widget, _ in reveille_alert_keep_above_everywhere(widget) }
+        Self.connect(UnsafeMutableRawPointer(window), "map", unsafeBitCast(keepAbove, to: GCallback.self), nil)
+    }
+
+    func present() {
+        gtk_window_present(Self.cast(window, GtkWindow.self))
+    }
+
+    /// A line under the buttons: why an answer did not reach the agent.
+    func showStatus(_ text: String) {
+        gtk_label_set_text(OpaquePointer(status), text)
+        gtk_widget_set_visible(status, 1)
+    }
+
+    // MARK: Building blocks
+
+    private static func label(_ text: String, style: String) -> UnsafeMutablePointer<GtkWidget> {
+        let label = gtk_label_new(text)!
+        gtk_widget_add_css_class(label, style)
+        return label
+    }
+
+    private static func button(_ text: String, style: String, action: @escaping @GLibActor () -> Void) -> UnsafeMutablePointer<GtkWidget> {
+        let button = gtk_button_new_with_label(text)!
+        gtk_widget_add_css_class(button, style)
+        gtk_widget_add_css_class(button, "alert-answer")
+        typealias Clicked = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+        let clicked: Clicked = { _, data in
+            let action = CallbackBox.from(data, as: (@GLibActor () -> Void).self)
+            GLibActor.assumeIsolated { action() }
+        }
+        connect(UnsafeMutableRawPointer(button), "clicked", unsafeBitCast(clicked, to: GCallback.self), CallbackBox(action))
+        return button
+    }
+
+    /// `g_signal_connect` (a macro) as it expands; `box` is released with the connection.
+    private static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: GCallback, _ box: CallbackBox?) {
+        g_signal_connect_data(instance, signal, handler, box?.retainedPointer,
+                              box == nil ? nil : { data, _ in CallbackBox.release(data) }, GConnectFlags(rawValue: 0))
+    }
+
+    private static func cast<T>(_ widget: UnsafeMutablePointer<GtkWidget>, _ type: T.Type) -> UnsafeMutablePointer<T> {
+        UnsafeMutableRawPointer(widget).assumingMemoryBound(to: type)
+    }
+
+    /// Large text and buttons, readable across a room.
+    private static func loadStyle() {
+        let css = """
+            .alert-title { font-size: 30pt; font-weight: bold; }
+            .alert-detail { font-size: 16pt; }
+            .alert-keys { font-size: 11pt; opacity: 0.7; }
+            .alert-status { font-size: 11pt; color: #c01c28; }
+            button.alert-answer { font-size: 20pt; font-weight: bold; padding: 14px 36px; min-width: 160px; }
+            """
+        let provider = gtk_css_provider_new()
+        gtk_css_provider_load_from_data(provider, css, -1)
+        gtk_style_context_add_provider_for_display(gdk_display_get_default(), OpaquePointer(provider),
+                                                   guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
+    }
+}

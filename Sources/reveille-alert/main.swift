@@ -1,0 +1,93 @@
+import FoundationEssentials
+import Glibc
+import ReveilleBus
+import ReveilleCore
+import ReveilleKit
+
+/// reveille-alert: the window the agent opens while an alarm rings and its notification
+/// cannot be seen or answered. It answers through the agent's D-Bus interface as the user's
+/// own tool, and closes once the alarm no longer rings, however it was answered.
+/// Exit status: 0 answered, closed, or its agent gone; 2 bad arguments; 3 no display; 4 no session bus.
+@GLibActor
+final class AlertWindow {
+    private let request: AlertWindowArguments
+    private let client = AgentClient(appID: "reveille")
+    private var view: AlertView?
+    private var bus: BusConnection?
+    private var done: CheckedContinuation<Int32, Never>?
+
+    init(request: AlertWindowArguments) {
+        self.request = request
+    }
+
+    func run() async -> Int32 {
+        guard AlertView.openDisplay() else {
+            Self.complain(L("cannot open a display (DISPLAY or WAYLAND_DISPLAY)"))
+            return 3
+        }
+        // The window belongs to the agent that opened it: when that agent goes (a crash, a
+        // restart), so does the window, and the next agent opens its own for what still rings.
+        guard let bus = try? BusConnection.session() else {
+            Self.complain(L("cannot connect to the session bus"))
+            return 4
+        }
+        self.bus = bus
+        _ = bus.watchName(AgentInterface.busName) { [weak self] owner in
+            if owner == nil { self?.finish(0) }
+        }
+        let keys = request.secondaryLabel.map { L("Enter or Esc: %@ · S: %@", request.stopLabel, $0) }
+            ?? L("Enter or Esc: %@", request.stopLabel)
+        let view = AlertView(title: request.title, detail: request.detail, stopLabel: request.stopLabel,
+                             secondaryLabel: request.secondaryLabel, keyHint: keys,
+                             onAnswer: { [weak self] answer in self?.answer(answer) },
+                             onClose: { [weak self] in self?.finish(0) })
+        self.view = view
+        view.present()
+        let id = request.alarmID
+        Task { @GLibActor [weak self, client] in
+            // The first list tells whether it still rings; every change after, whether it stopped.
+            for await alarms in client.updates() {
+                guard alarms.first(where: { $0.id == id })?.state == .alerting else {
+                    self?.finish(0)
+                    return
+                }
+            }
+            self?.finish(4)
+        }
+        return await withCheckedContinuation { done = $0 }
+    }
+
+    private func answer(_ answer: AlertView.Answer) {
+        let action: AlarmAction = answer == .stop ? .stop : .countdown
+        Task { @GLibActor [weak self, client, id = request.alarmID] in
+            do {
+                _ = try await client.apply(action, to: id.uuidString)
+                self?.finish(0)
+            } catch {
+                // The window stays: the alarm still rings, and another way may still answer it.
+                self?.view?.showStatus("\(error)")
+                Self.complain("\(action.rawValue) \(id): \(error)")
+            }
+        }
+    }
+
+    private func finish(_ status: Int32) {
+        done?.resume(returning: status)
+        done = nil
+    }
+
+    nonisolated static func complain(_ message: String) {
+        let line = Array(("reveille-alert: " + message + "\n").utf8)
+        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+}
+
+Localization.setUp()
+let request: AlertWindowArguments
+do {
+    request = try AlertWindowArguments(parsing: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    AlertWindow.complain(error.description)
+    exit(2)
+}
+exit(DaemonRunner.blockUntilDone { await AlertWindow(request: request).run() })

@@ -1,0 +1,171 @@
+import Foundation
+import Glibc
+import Testing
+import ReveilleCore
+import ReveilleTestSupport
+
+/// The alert window (reveille-alert) under Xvfb: opened by the agent while an alarm rings and
+/// its notification cannot be seen or answered, answered with the keyboard through the
+/// agent's D-Bus interface, closed when the alarm is answered anywhere.
+@Suite("Alert window", .serialized, .waitsOnItsOwnThread)
+struct AlertWindowTests {
+    /// A session on its own display, the agent started with `alertWindow` set when given.
+    func session(_ notifications: TestSession.NotificationPeer, alertWindow: String? = nil) throws -> TestSession {
+        let session = try TestSession(notifications: notifications)
+        try session.startDisplay()
+        if let alertWindow {
+            try FileManager.default.createDirectory(atPath: session.directory + "/config/reveille", withIntermediateDirectories: true)
+            try #"{"alertWindow": "\#(alertWindow)"}"#.write(toFile: session.directory + "/config/reveille/settings.json",
+                                                            atomically: true, encoding: .utf8)
+        }
+        try session.startAgent()
+        return session
+    }
+
+    func log(_ session: TestSession) -> String { (try? String(contentsOfFile: session.agentLog, encoding: .utf8)) ?? "" }
+
+    /// The window process the agent says it opened for the alarm whose id starts with `id`.
+    func windowProcess(_ session: TestSession, of id: String) throws -> Int32 {
+        try eventually("the agent to open the alert window of \(id)") {
+            log(session).firstMatch(of: /opened the alert window of (\S+) \(pid (\d+)\)/).flatMap {
+                $0.1.lowercased().hasPrefix(id) ? Int32($0.2) : nil
+            }
+        }
+    }
+
+    /// What process `pid`'s descriptors from 3 up refer to (`socket:[123]`, a path).
+    func descriptors(of pid: Int32) throws -> Set<String> {
+        let folder = "/proc/\(pid)/fd"
+        return Set(try FileManager.default.contentsOfDirectory(atPath: folder).filter { (Int($0) ?? 0) > 2 }
+            .compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0) })
+    }
+
+    /// Whether process `pid` is gone, reaped (not a zombie left behind).
+    func reaped(_ pid: Int32) -> Bool { kill(pid, 0) != 0 && errno == ESRCH }
+
+    @Test func withNoNotificationServerTheWindowOpensAndItsStopSilencesTheAlarm() throws {
+        let session = try session(.none)
+        let recorder = try SinkRecorder(session: session)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake up")
+        let window = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Wake up").first }
+        let process = try windowProcess(session, of: String(timer.id.prefix(8)))
+        _ = try eventually("the alarm's sound") { recorder.firstAudible(after: Date(timeIntervalSinceNow: -10)) }
+        // Nothing of the agent's is held by the window: its lock, its bus connection, its sound stream.
+        let agentHolds = try descriptors(of: try #require(session.agent?.pid))
+        #expect(agentHolds.contains { $0.hasPrefix(session.stateDirectory) }, "the agent holds its state folder's lock: \(agentHolds)")
+        // Sockets by inode (unique), files by path; not anonymous inodes, named alike for all (`anon_inode:[eventfd]`).
+        let shared = try descriptors(of: process).intersection(agentHolds).filter { !$0.hasPrefix("anon_inode:") }
+        #expect(shared.isEmpty, "the window holds the agent's \(shared)")
+
+        try session.type("Return", into: window)
+        _ = try eventually("Stop in the window to end the timer") {
+            try session.cliJSON([AlarmJSON].self, "list").isEmpty ? true : nil
+        }
+        let stopped = Date()
+        _ = try eventually("the sound to stop") {
+            recorder.chunks.last.map { $0.time > stopped.addingTimeInterval(0.5) } == true && !recorder.heard(from: stopped.addingTimeInterval(0.3), to: Date())
+                ? true : nil
+        }
+        _ = try eventually("the window to close") { try session.windows(titled: "Wake up").isEmpty ? true : nil }
+        _ = try eventually("the window's process to be reaped") { reaped(process) ? true : nil }
+    }
+
+    @Test func withDunstTheWindowOpensAndAStopFromTheCLIClosesIt() throws {
+        // dunst reaches its buttons only through a dmenu menu: seen, not answerable.
+        let session = try session(.dunst)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Tea")
+        _ = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Tea").first }
+        let process = try windowProcess(session, of: String(timer.id.prefix(8)))
+        _ = try eventually("dunst to show the alert too") { try session.dunstctl("count", "displayed").stdout.trimmed() == "1" ? true : nil }
+
+        let stop = try session.cli("stop", String(timer.id.prefix(8)))
+        #expect(stop.status == 0, "\(stop.stderr)")
+        _ = try eventually("the window to close once answered elsewhere") { try session.windows(titled: "Tea").isEmpty ? true : nil }
+        _ = try eventually("the window's process to be reaped") { reaped(process) ? true : nil }
+        #expect(!log(session).contains("ended with"), "closed by the agent, not failed: \(log(session))")
+    }
+
+    @Test func aWindowWhoseAgentIsGoneClosesAndTheNextAgentOpensItsOwn() throws {
+        let session = try session(.none)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Kettle")
+        _ = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Kettle").first }
+        let first = try windowProcess(session, of: String(timer.id.prefix(8)))
+        try session.killAgent()
+        _ = try eventually("the window of the killed agent to close") { try session.windows(titled: "Kettle").isEmpty ? true : nil }
+        // The alarm still rings after a restart: one window again, the new agent's.
+        try session.startAgent()
+        _ = try eventually(timeout: 20, "the new agent's window") { try session.windows(titled: "Kettle").count == 1 ? true : nil }
+        #expect(log(session).matches(of: /opened the alert window of/).count == 2)
+        // Its parent gone, whoever adopted it reaps it: gone, or a zombie until then.
+        _ = try eventually("the first window's process to end") {
+            let stat = (try? String(contentsOfFile: "/proc/\(first)/stat", encoding: .utf8)) ?? ""
+            return stat.isEmpty || stat.contains(") Z ") ? true : nil
+        }
+    }
+
+    @Test func theWindowSpeaksTheUsersLanguage() throws {
+        let session = try TestSession(notifications: .none, audio: .none)
+        try session.startDisplay()
+        let german = try TranslationTests().environment(session, "de_DE.UTF-8")
+        try session.startAgent(environment: german.mapValues { Optional($0) })
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Eier")
+        _ = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Eier").first }
+        let process = try windowProcess(session, of: String(timer.id.prefix(8)))
+        // What it shows is what the agent gave it, in the agent's (the user's) language.
+        let shown = try String(contentsOfFile: "/proc/\(process)/cmdline", encoding: .utf8).split(separator: "\0").map(String.init)
+        #expect(shown.contains("Stopp") && shown.contains("Schlummern"), "\(shown)")
+        #expect(shown.contains { $0.hasPrefix("Timer · hat um ") }, "\(shown)")
+    }
+
+    @Test func withDunstPausedAndAlwaysTheWindowSnoozesWithS() throws {
+        let session = try session(.dunst, alertWindow: "always")
+        // Start dunst (D-Bus activation) and hold every notification back.
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Warm-up")
+        _ = try eventually("dunst to start") { try session.dunstctl("is-paused").status == 0 ? true : nil }
+        #expect(try session.dunstctl("set-paused", "true").status == 0)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Bread", "--snooze", "1h")
+        let window = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Bread").first }
+        #expect(try session.dunstctl("count", "displayed").stdout.trimmed() == "0", "dunst paused shows nothing")
+
+        try session.type("s", into: window)
+        _ = try eventually("S in the window to snooze the timer") {
+            try session.cliJSON([AlarmJSON].self, "list").first { $0.id == timer.id && $0.state == "countdown" }
+        }
+        _ = try eventually("the window to close") { try session.windows(titled: "Bread").isEmpty ? true : nil }
+    }
+
+    @Test func underAWindowManagerItStaysAboveOnEveryWorkspace() throws {
+        // GNOME Shell's notifications answer, so only `always` opens the window there; mutter
+        // is the window manager that honours what it asks.
+        let session = try TestSession(notifications: .gnomeShell, audio: .none)
+        try FileManager.default.createDirectory(atPath: session.directory + "/config/reveille", withIntermediateDirectories: true)
+        try #"{"alertWindow": "always"}"#.write(toFile: session.directory + "/config/reveille/settings.json", atomically: true, encoding: .utf8)
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Standup")
+        let window = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Standup").first }
+        let xprop = try Subprocess.find("xprop", package: "x11-utils"), wmctrl = try Subprocess.find("wmctrl", package: "wmctrl")
+        _ = try eventually("the window manager to keep it above, on every workspace") {
+            let state = try Subprocess.run(xprop, ["-id", window, "_NET_WM_STATE", "WM_CLASS"], environment: session.environment).stdout
+            return state.contains("_NET_WM_STATE_ABOVE") && state.contains("_NET_WM_STATE_STICKY") && state.contains("\"reveille-alert\"") ? true : nil
+        }
+        // wmctrl -l: id, workspace (-1: every one), host, title.
+        let listed = try Subprocess.run(wmctrl, ["-l"], environment: session.environment).stdout
+        #expect(listed.split(separator: "\n").contains { $0.hasSuffix(" Standup") && $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first == "-1" },
+                "\(listed)")
+        #expect(try session.cli("stop", String(timer.id.prefix(8))).status == 0)
+        _ = try eventually("the window to close") { try session.windows(titled: "Standup").isEmpty ? true : nil }
+    }
+
+    @Test func neverOpensNoWindowAndAnAnswerableNotificationNeedsNone() throws {
+        for (notifications, setting) in [(TestSession.NotificationPeer.none, "never"), (.recording(profile: "gnome"), "auto")] {
+            let session = try session(notifications, alertWindow: setting)
+            let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Quiet")
+            // The window would be spawned in the same pass that makes the alarm alerting, and
+            // logged before any client can see it alerting.
+            _ = try eventually("the alarm to ring") { try session.cliJSON([AlarmJSON].self, "list").first { $0.state == "alerting" } }
+            #expect(!log(session).contains("opened the alert window"), "\(setting): \(log(session))")
+            #expect(try session.windows(titled: "Quiet").isEmpty)
+            #expect(try session.cli("stop", String(timer.id.prefix(8))).status == 0)
+        }
+    }
+}
