@@ -201,14 +201,15 @@ final class PanelItem: AlarmFollower {
         }
     }
 
-    /// Answers the menu's methods from `menu`; GDBus has checked the arguments' types against
-    /// the introspection already.
+    /// Answers the menu's methods from `menu`. GDBus has checked the arguments' types against
+    /// the introspection already; a missing one reads as an empty tuple (an unknown id), never
+    /// as an index past the end.
     private func handleMenu(_ call: MethodCall) {
         guard !call.isOversized else {
             return call.fail(name: "org.freedesktop.DBus.Error.LimitsExceeded",
                              message: "the call's arguments are \(call.argumentBytes) bytes; at most \(PanelInterfaces.maximumCallBytes) are accepted")
         }
-        let arguments = call.arguments
+        let arguments = call.arguments + Array(repeating: Variant.tuple([]), count: max(0, 4 - call.arguments.count))
         switch call.method {
         case "GetLayout":
             let id = Self.int32(arguments[0]), depth = Self.int32(arguments[1]), names = Self.strings(arguments[2])
