@@ -132,6 +132,38 @@ struct PanelItemTests {
         _ = try eventually("the item to go away once nothing runs") { try seen(session).last { $0.event == "unregistered" } }
     }
 
+    /// The items KDE's watcher holds, as `service/path`.
+    func registeredWithKDE(_ session: TestSession) throws -> [String] {
+        let result = try session.gdbusCall(destination: "org.kde.StatusNotifierWatcher", path: "/StatusNotifierWatcher",
+                                           method: "org.freedesktop.DBus.Properties.Get",
+                                           ["org.kde.StatusNotifierWatcher", "RegisteredStatusNotifierItems"])
+        guard result.status == 0 else { throw Subprocess.Failure("RegisteredStatusNotifierItems: \(result.stderr)") }
+        return result.stdout.matches(of: /'([^']*)'/).map { String($0.1) }
+    }
+
+    @Test func kdePlasmasOwnWatcherHoldsTheItemAgainAfterARestartAndDropsItWhenNothingRuns() throws {
+        let session = try TestSession(audio: .none)
+        try session.startKDEStatusNotifierWatcher()
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "10m", "--title", "Pasta")
+        let item = try eventually("KDE's watcher to hold the item") { try registeredWithKDE(session).first }
+        #expect(item.hasPrefix("org.kde.StatusNotifierItem-") && item.hasSuffix("/StatusNotifierItem"), "\(item)")
+        let service = String(item.prefix { $0 != "/" })
+        // Read as plasmashell's tray reads it.
+        let toolTip = try session.gdbusCall(destination: service, path: "/StatusNotifierItem", method: "org.freedesktop.DBus.Properties.Get",
+                                            ["org.kde.StatusNotifierItem", "ToolTip"])
+        #expect(toolTip.stdout.contains("'Pasta'") && toolTip.stdout.contains("min left"), "\(toolTip.stdout) \(toolTip.stderr)")
+
+        // Plasma crashed or restarted: its new watcher gets the item again.
+        try session.stopKDEStatusNotifierWatcher()
+        try session.startKDEStatusNotifierWatcher()
+        _ = try eventually("the restarted watcher to hold the item again") { try registeredWithKDE(session) == [item] ? true : nil }
+
+
+        try session.cli("cancel", timer.id)
+        _ = try eventually("KDE's watcher to drop the item once nothing runs") { try registeredWithKDE(session).isEmpty ? true : nil }
+    }
+
     @Test func theSettingTurnsTheItemOff() throws {
         let session = try TestSession(audio: .none)
         try FileManager.default.createDirectory(atPath: session.directory + "/config/reveille", withIntermediateDirectories: true)
