@@ -45,9 +45,9 @@ struct PanelItemTests {
         try session.startStatusNotifierWatcher()
         try session.startAgent()
         let before = Date().timeIntervalSince1970
-        // Markup and a mnemonic mark in a title show as written.
+        // A mnemonic mark in a title shows as written, and a tag cannot act in the tooltip.
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "25s", "--title", "Pasta_<b>")
-        let first = try snapshot(session, "the item registered, with the timer") { $0.tooltip?.first == "Pasta_&lt;b&gt;" }
+        let first = try snapshot(session, "the item registered, with the timer") { $0.tooltip?.first == "Pasta_\u{2039}b\u{203A}" }
         #expect(try seen(session).filter { $0.event == "registered" }.allSatisfy { $0.time >= before }, "nothing registered before a timer ran")
         #expect(first.status == "Active" && first.title == "Pasta_<b>" && first.category == "ApplicationStatus" && first.itemIsMenu == true)
         #expect(first.labels == ["[Pasta__<b>]", "Pause", "Cancel"], "\(first.labels)")

@@ -179,10 +179,8 @@ final class PanelItem: AlarmFollower {
         case "IconName", "AttentionIconName": .string(NotificationContent.icon)
         case "OverlayIconName", "AttentionMovieName": .string("")
         case "IconPixmap", "OverlayIconPixmap", "AttentionIconPixmap": .array(elementType: "(iiay)", [])
-        // Hosts read the tooltip as markup (KDE): an alarm's title is text, so it is escaped.
         case "ToolTip": .tuple([.string(NotificationContent.icon), .array(elementType: "(iiay)", []),
-                                .string(NotificationServer.escapingMarkup(toolTip.title)),
-                                .string(NotificationServer.escapingMarkup(toolTip.text))])
+                                .string(toolTip.title), .string(toolTip.text)])
         case "ItemIsMenu": .bool(true)
         case "Menu": .objectPath(PanelInterfaces.menuPath)
         default: nil
