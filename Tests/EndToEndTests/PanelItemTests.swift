@@ -153,6 +153,11 @@ struct PanelItemTests {
         let toolTip = try session.gdbusCall(destination: service, path: "/StatusNotifierItem", method: "org.freedesktop.DBus.Properties.Get",
                                             ["org.kde.StatusNotifierItem", "ToolTip"])
         #expect(toolTip.stdout.contains("'Pasta'") && toolTip.stdout.contains("min left"), "\(toolTip.stdout) \(toolTip.stderr)")
+        // Plasma calls Activate on a left click and opens the menu when the item refuses it.
+        let activate = try session.gdbusCall(destination: service, path: "/StatusNotifierItem",
+                                             method: "org.kde.StatusNotifierItem.Activate", ["10", "10"])
+        #expect(activate.status != 0 && activate.stderr.contains("org.freedesktop.DBus.Error.UnknownMethod")
+                && activate.stderr.contains("is a menu"), "\(activate.stderr)")
 
         // Plasma crashed or restarted: its new watcher gets the item again.
         try session.stopKDEStatusNotifierWatcher()

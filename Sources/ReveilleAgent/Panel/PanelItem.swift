@@ -43,8 +43,13 @@ final class PanelItem: AlarmFollower {
         try bus.register(path: PanelInterfaces.itemPath, introspectionXML: PanelInterfaces.itemXML,
                          maximumArgumentBytes: PanelInterfaces.maximumCallBytes,
                          properties: { [unowned self] _, name in self.itemProperty(name) }) { call in
-            // Activate, SecondaryActivate, ContextMenu, Scroll: the item is a menu (ItemIsMenu),
-            // which the host opens itself.
+            // The item is its menu (ItemIsMenu), which the host opens itself. Activate and the
+            // others are refused as apps' menus (libappindicator's) refuse them: KDE Plasma, which
+            // calls Activate on a left click whatever ItemIsMenu says, then opens the menu.
+            guard call.method == "Scroll" else {
+                return call.fail(name: "org.freedesktop.DBus.Error.UnknownMethod",
+                                 message: "Reveille's panel item is a menu (ItemIsMenu); read it at \(PanelInterfaces.menuPath)")
+            }
             call.reply()
         }
         try bus.register(path: PanelInterfaces.menuPath, introspectionXML: PanelInterfaces.menuXML,
