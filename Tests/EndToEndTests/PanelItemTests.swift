@@ -45,9 +45,9 @@ struct PanelItemTests {
         try session.startStatusNotifierWatcher()
         try session.startAgent()
         let before = Date().timeIntervalSince1970
-        // Markup and a mnemonic mark in a title show as written.
+        // A mnemonic mark in a title shows as written, and a tag cannot act in the tooltip.
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "25s", "--title", "Pasta_<b>")
-        let first = try snapshot(session, "the item registered, with the timer") { $0.tooltip?.first == "Pasta_&lt;b&gt;" }
+        let first = try snapshot(session, "the item registered, with the timer") { $0.tooltip?.first == "Pasta_\u{2039}b\u{203A}" }
         #expect(try seen(session).filter { $0.event == "registered" }.allSatisfy { $0.time >= before }, "nothing registered before a timer ran")
         #expect(first.status == "Active" && first.title == "Pasta_<b>" && first.category == "ApplicationStatus" && first.itemIsMenu == true)
         #expect(first.labels == ["[Pasta__<b>]", "Pause", "Cancel"], "\(first.labels)")
@@ -130,6 +130,43 @@ struct PanelItemTests {
         _ = try snapshot(session, "the item again") { $0.status == "NeedsAttention" }
         try session.cli("stop", timer.id)
         _ = try eventually("the item to go away once nothing runs") { try seen(session).last { $0.event == "unregistered" } }
+    }
+
+    /// The items KDE's watcher holds, as `service/path`.
+    func registeredWithKDE(_ session: TestSession) throws -> [String] {
+        let result = try session.gdbusCall(destination: "org.kde.StatusNotifierWatcher", path: "/StatusNotifierWatcher",
+                                           method: "org.freedesktop.DBus.Properties.Get",
+                                           ["org.kde.StatusNotifierWatcher", "RegisteredStatusNotifierItems"])
+        guard result.status == 0 else { throw Subprocess.Failure("RegisteredStatusNotifierItems: \(result.stderr)") }
+        return result.stdout.matches(of: /'([^']*)'/).map { String($0.1) }
+    }
+
+    @Test func kdePlasmasOwnWatcherHoldsTheItemAgainAfterARestartAndDropsItWhenNothingRuns() throws {
+        let session = try TestSession(audio: .none)
+        try session.startKDEStatusNotifierWatcher()
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "10m", "--title", "Pasta")
+        let item = try eventually("KDE's watcher to hold the item") { try registeredWithKDE(session).first }
+        #expect(item.hasPrefix("org.kde.StatusNotifierItem-") && item.hasSuffix("/StatusNotifierItem"), "\(item)")
+        let service = String(item.prefix { $0 != "/" })
+        // Read as plasmashell's tray reads it.
+        let toolTip = try session.gdbusCall(destination: service, path: "/StatusNotifierItem", method: "org.freedesktop.DBus.Properties.Get",
+                                            ["org.kde.StatusNotifierItem", "ToolTip"])
+        #expect(toolTip.stdout.contains("'Pasta'") && toolTip.stdout.contains("min left"), "\(toolTip.stdout) \(toolTip.stderr)")
+        // Plasma calls Activate on a left click and opens the menu when the item refuses it.
+        let activate = try session.gdbusCall(destination: service, path: "/StatusNotifierItem",
+                                             method: "org.kde.StatusNotifierItem.Activate", ["10", "10"])
+        #expect(activate.status != 0 && activate.stderr.contains("org.freedesktop.DBus.Error.UnknownMethod")
+                && activate.stderr.contains("is a menu"), "\(activate.stderr)")
+
+        // Plasma crashed or restarted: its new watcher gets the item again.
+        try session.stopKDEStatusNotifierWatcher()
+        try session.startKDEStatusNotifierWatcher()
+        _ = try eventually("the restarted watcher to hold the item again") { try registeredWithKDE(session) == [item] ? true : nil }
+
+
+        try session.cli("cancel", timer.id)
+        _ = try eventually("KDE's watcher to drop the item once nothing runs") { try registeredWithKDE(session).isEmpty ? true : nil }
     }
 
     @Test func theSettingTurnsTheItemOff() throws {

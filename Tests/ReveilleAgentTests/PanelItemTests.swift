@@ -114,6 +114,13 @@ struct PanelItemPolicyTests {
         #expect(PanelItemView.offers(.resume, on: held, now: now, timeZone: utc))
     }
 
+    @Test func noTitleActsAsMarkupInTheTooltip() throws {
+        let shown = try #require(view([try timer("Tea & <img src=\"/etc/x.png\"> <b>now</b>")]))
+        #expect(shown.toolTip.title == "Tea \u{FF06} \u{2039}img src=\"/etc/x.png\"\u{203A} \u{2039}b\u{203A}now\u{2039}/b\u{203A}")
+        #expect(!shown.toolTip.title.contains { "<>&".contains($0) } && shown.title.contains("<b>"),
+                "the tooltip is markup-proof; the title property (plain by the spec) is as written")
+    }
+
     @Test func labelsShowAsWrittenAndTheLayoutIsDbusmenus() throws {
         #expect(PanelMenu.menuLabel("al_dente_") == "al__dente__", "dbusmenu reads _ as a mnemonic")
         let menu = PanelMenu.empty.showing([.heading("Tea_time"), .separator])

@@ -43,8 +43,13 @@ final class PanelItem: AlarmFollower {
         try bus.register(path: PanelInterfaces.itemPath, introspectionXML: PanelInterfaces.itemXML,
                          maximumArgumentBytes: PanelInterfaces.maximumCallBytes,
                          properties: { [unowned self] _, name in self.itemProperty(name) }) { call in
-            // Activate, SecondaryActivate, ContextMenu, Scroll: the item is a menu (ItemIsMenu),
-            // which the host opens itself.
+            // The item is its menu (ItemIsMenu), which the host opens itself. Activate and the
+            // others are refused as apps' menus (libappindicator's) refuse them: KDE Plasma, which
+            // calls Activate on a left click whatever ItemIsMenu says, then opens the menu.
+            guard call.method == "Scroll" else {
+                return call.fail(name: "org.freedesktop.DBus.Error.UnknownMethod",
+                                 message: "Reveille's panel item is a menu (ItemIsMenu); read it at \(PanelInterfaces.menuPath)")
+            }
             call.reply()
         }
         try bus.register(path: PanelInterfaces.menuPath, introspectionXML: PanelInterfaces.menuXML,
@@ -179,10 +184,8 @@ final class PanelItem: AlarmFollower {
         case "IconName", "AttentionIconName": .string(NotificationContent.icon)
         case "OverlayIconName", "AttentionMovieName": .string("")
         case "IconPixmap", "OverlayIconPixmap", "AttentionIconPixmap": .array(elementType: "(iiay)", [])
-        // Hosts read the tooltip as markup (KDE): an alarm's title is text, so it is escaped.
         case "ToolTip": .tuple([.string(NotificationContent.icon), .array(elementType: "(iiay)", []),
-                                .string(NotificationServer.escapingMarkup(toolTip.title)),
-                                .string(NotificationServer.escapingMarkup(toolTip.text))])
+                                .string(toolTip.title), .string(toolTip.text)])
         case "ItemIsMenu": .bool(true)
         case "Menu": .objectPath(PanelInterfaces.menuPath)
         default: nil
@@ -201,14 +204,15 @@ final class PanelItem: AlarmFollower {
         }
     }
 
-    /// Answers the menu's methods from `menu`; GDBus has checked the arguments' types against
-    /// the introspection already.
+    /// Answers the menu's methods from `menu`. GDBus has checked the arguments' types against
+    /// the introspection already; a missing one reads as an empty tuple (an unknown id), never
+    /// as an index past the end.
     private func handleMenu(_ call: MethodCall) {
         guard !call.isOversized else {
             return call.fail(name: "org.freedesktop.DBus.Error.LimitsExceeded",
                              message: "the call's arguments are \(call.argumentBytes) bytes; at most \(PanelInterfaces.maximumCallBytes) are accepted")
         }
-        let arguments = call.arguments
+        let arguments = call.arguments + Array(repeating: Variant.tuple([]), count: max(0, 4 - call.arguments.count))
         switch call.method {
         case "GetLayout":
             let id = Self.int32(arguments[0]), depth = Self.int32(arguments[1]), names = Self.strings(arguments[2])

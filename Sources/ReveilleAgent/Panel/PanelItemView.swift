@@ -89,17 +89,27 @@ struct PanelItemView: Equatable {
     /// The item's title: the alarm that matters most.
     var title: String { entries[0].title }
 
-    /// A tooltip's title and text, plain (`PanelItem` escapes it for hosts that read markup).
+    /// A tooltip's title and text, as hosts are sent them.
     struct ToolTip: Equatable {
         var title = ""
         var text = ""
     }
 
-    /// The first alarm's title and line, then one line per other alarm, then how many more run.
+    /// The first alarm's title and line, then one line per other alarm, then how many more run;
+    /// markup-proof (`markupProof`).
     var toolTip: ToolTip {
         let others = entries.dropFirst().map { $0.title + " · " + $0.line }
         let more = hiddenCount > 0 ? [L("and %@ more", String(hiddenCount))] : []
-        return ToolTip(title: title, text: ([entries[0].line] + others + more).joined(separator: "\n"))
+        return ToolTip(title: Self.markupProof(title), text: Self.markupProof(([entries[0].line] + others + more).joined(separator: "\n")))
+    }
+
+    /// Text that reads the same whether a host takes the tooltip as markup or as text: hosts
+    /// disagree (KDE Plasma shows it as text unless it finds a tag, then as Qt rich text; Pango
+    /// hosts such as waybar and xfce read markup), so no escape shows right everywhere. The
+    /// three characters markup gives meaning to become lookalikes: a title cannot add a tag,
+    /// an image or a link, nor show as `&lt;`.
+    static func markupProof(_ text: String) -> String {
+        text.replacing("&", with: "\u{FF06}").replacing("<", with: "\u{2039}").replacing(">", with: "\u{203A}")
     }
 
     /// The menu's content (without ids): per alarm its title, then its buttons; a separator
