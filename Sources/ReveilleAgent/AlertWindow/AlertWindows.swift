@@ -1,5 +1,4 @@
 import CGLib
-import CLinux
 import FoundationEssentials
 import Glibc
 import Logging
@@ -112,35 +111,16 @@ final class AlertWindows: AlarmFollower {
         var description: String
     }
 
-    /// posix_spawn(3), no shell: the agent's environment with only the session's own displays,
-    /// stdin from /dev/null, output to the agent's (its log), no other descriptor, default
-    /// signal actions.
+    /// Starts the window without a shell: the agent's environment with only the session's own
+    /// displays, its output to the agent's (its log).
     private static func spawn(_ arguments: [String], display: [String: String]) throws(SpawnError) -> pid_t {
         var environment = ProcessInfo.processInfo.environment
         for key in ["DISPLAY", "WAYLAND_DISPLAY"] { environment[key] = display[key] }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t(), none = sigset_t()
-        sigemptyset(&none)
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        // Nothing of the agent's beyond stdio (its lock, its bus socket), whatever was opened without O_CLOEXEC.
-        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
-        guard result == 0 else { throw SpawnError(description: "\(arguments[0]): \(String(cString: strerror(result)))") }
-        return pid
+        do {
+            return try ProcessSpawn.start(arguments, environment: environment, output: .inherited)
+        } catch {
+            throw SpawnError(description: "\(arguments.first ?? ""): \(error)")
+        }
     }
 
     /// Calls `handler` with the exit status once `pid` ends, which GLib reaps (`g_child_watch_add`).

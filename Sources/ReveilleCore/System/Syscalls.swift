@@ -227,14 +227,25 @@ package extension FileDescriptor {
     }
 }
 
-/// `posix_spawn(3)` of a program, never through a shell: standard input from /dev/null,
-/// output appended to a file or dropped, the signal mask and dispositions back to their
+/// `posix_spawn(3)` of a program, never through a shell: standard input from /dev/null, no
+/// descriptor of the caller's above standard error (whatever was opened without
+/// `O_CLOEXEC`: a lock, a bus socket), the signal mask and dispositions back to their
 /// defaults (a GLib loop may block some), optionally in a session of its own.
 package enum ProcessSpawn {
+    /// Where the child's standard output and error go.
+    package enum Output: Sendable {
+        /// The caller's own (the agent's log).
+        case inherited
+        /// Appended to this file, created 0600.
+        case file(FilePath)
+        /// /dev/null.
+        case discarded
+    }
+
     /// Starts `arguments[0]` (an absolute path) with `arguments` and exactly `environment`;
-    /// returns its PID. Its output goes to `output` (created 0600), or to /dev/null.
+    /// returns its PID.
     package static func start(_ arguments: [String], environment: [String: String],
-                              output: FilePath? = nil, newSession: Bool = false) throws(Errno) -> pid_t {
+                              output: Output = .discarded, newSession: Bool = false) throws(Errno) -> pid_t {
         guard let program = arguments.first else { throw .invalidArgument }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -251,9 +262,17 @@ package enum ProcessSpawn {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output?.string ?? "/dev/null",
-                                         O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        switch output {
+        case .inherited:
+            break
+        case .file(let path):
+            posix_spawn_file_actions_addopen(&actions, 1, path.string, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        case .discarded:
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }

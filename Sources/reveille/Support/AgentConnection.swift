@@ -61,7 +61,7 @@ enum AgentConnection {
     private static func spawnDetached(_ executable: String, log: String) throws -> pid_t {
         do {
             return try ProcessSpawn.start([executable], environment: ProcessInfo.processInfo.environment,
-                                          output: FilePath(log), newSession: true)
+                                          output: .file(FilePath(log)), newSession: true)
         } catch {
             throw AlarmError.agentUnavailable(L("could not start %@: %@", executable, String(cString: strerror(error.rawValue))))
         }
