@@ -115,7 +115,7 @@ struct TranslationTests {
         let refused = try session.cli("add", "25:00", environment: german)
         #expect(refused.status == 64)
         #expect(refused.stderr.hasPrefix("Fehler: „25:00“ ist nicht lesbar als Uhrzeit oder Datum; möglich: eine Uhrzeit (07:30"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("Aufruf: reveille add <time>") && refused.stderr.contains("Mehr dazu mit 'reveille add --help'."), "\(refused.stderr)")
+        #expect(refused.stderr.contains("Aufruf: reveille add [<options>] <time>") && refused.stderr.contains("Mehr dazu mit 'reveille add --help'."), "\(refused.stderr)")
         let cancelled = try session.cli("cancel", id, environment: german)
         #expect(cancelled.stdout.contains(" \"Tee\" entfernt: er hätte "), "\(cancelled.stdout)")
         // JSON is for programs: its words stay as they are.

@@ -93,6 +93,38 @@ struct EverydayUseEndToEndTests {
         #expect((1190...1200).contains(pressed.timeRemaining ?? 0), "20 minutes, not the 9 of its own snooze: \(pressed)")
     }
 
+    /// Issue 27: a monthly alarm is stored, listed and shown in words, and the restarted agent
+    /// has it still; edit turns it yearly, then every few days.
+    @Test func aMonthlyAlarmIsStoredListedAndSurvivesARestart() throws {
+        struct Repeating: Decodable {
+            var id: String, time: String?, repeats: [String]?, recurrence: [String: Int]?
+        }
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let rent = try session.cliJSON(Repeating.self, "add", "7:00", "--monthly", "31", "--title", "Rent")
+        #expect(rent.recurrence == ["monthly": 31] && rent.repeats == nil, "\(rent)")
+        let refused = try session.cli("add", "7:00", "--monthly", "15", "--days", "mon")
+        #expect(refused.status == 64 && refused.stderr.contains("one of --days, --monthly, --yearly or --every"), "\(refused.stderr)")
+
+        try session.killAgent(signal: SIGTERM)
+        try session.startAgent()
+        let list = try session.cli("list")
+        let row = list.stdout.split(separator: "\n").first { $0.contains("Rent") } ?? ""
+        #expect(row.contains("monthly on day 31 (or the month's last day)"), "\(list.stdout)")
+        let show = try session.cli("show", "rent")
+        #expect(show.stdout.contains("repeats:") && show.stdout.contains("monthly on day 31"), "\(show.stdout)")
+        let again = try session.cliJSON(Repeating.self, "show", "rent")
+        #expect(again.recurrence == ["monthly": 31] && again.id == rent.id, "\(again)")
+
+        let yearly = try session.cli("edit", "rent", "--yearly", "2-29")
+        #expect(yearly.status == 0, "\(yearly.stderr)")
+        #expect(try session.cli("show", "rent").stdout.contains("yearly on February 29 (February 28 in other years)"))
+        let everyFew = try session.cli("edit", "rent", "8:15", "--every", "3d")
+        #expect(everyFew.status == 0, "\(everyFew.stderr)")
+        let shown = try session.cli("show", "rent").stdout
+        #expect(shown.contains("every 3 days from ") && shown.contains("08:15"), "\(shown)")
+    }
+
     /// Titles stand for IDs; one two alarms share is refused, naming both.
     @Test func aTitleStandsForTheIDWhenOnlyOneAlarmHasIt() throws {
         let session = try TestSession(audio: .none)
