@@ -125,6 +125,15 @@ struct EverydayUseEndToEndTests {
         #expect(shown.contains("every 3 days from ") && shown.contains("08:15"), "\(shown)")
     }
 
+    /// Issue 27: after a 5 s ring limit the Missed notice says 5 seconds, not "1 minute".
+    @Test func theMissedNoticeSaysHowLongItRang() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        _ = try session.cliJSON(Summary.self, "timer", "1s", "--title", "Nobody", "--ring-limit", "5s")
+        let missed = try eventually(timeout: 10, "the missed notice") { try session.notifications(titled: "Missed: Nobody").first }
+        #expect(missed.body?.contains("for 5 seconds and stopped without an answer") == true, "\(missed.body ?? "")")
+    }
+
     /// Titles stand for IDs; one two alarms share is refused, naming both.
     @Test func aTitleStandsForTheIDWhenOnlyOneAlarmHasIt() throws {
         let session = try TestSession(audio: .none)

@@ -111,8 +111,7 @@ do {
         // The missed notice's plural, as the agent's catalogs give it in this locale.
         Localization.setUp()
         let count = Int(argument) ?? 0
-        print(Ln("It rang at %@ for %@ minute and stopped without an answer.",
-                 "It rang at %@ for %@ minutes and stopped without an answer.", count, "07:00", String(count)))
+        print(L("It rang at %@ for %@ and stopped without an answer.", "07:00", Ln("%@ minute", "%@ minutes", count, String(count))))
     case "record-argv":
         // Writes this process's arguments after the file name, and its alarm environment, to the file.
         let record = ["arguments": Array(arguments.dropFirst(4)),
