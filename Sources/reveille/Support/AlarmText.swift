@@ -37,8 +37,11 @@ struct AlarmSummary: Encodable, Equatable {
     var fade: Double?
     /// Seconds it rings unanswered before it is reported missed.
     var ringLimit: Double
-    /// Whether it wakes the computer from suspend.
+    /// Whether it wakes the computer from suspend: its own option, and where the agent's
+    /// `WakeStatus` was asked (`show`, `list`), whether the computer can be woken at all.
     var wakes: Bool
+    /// Why it does not wake the computer, where the agent was asked.
+    var wakeReason: String?
     /// The occurrence `reveille skip` passed over, while it is ahead (`reveille unskip` brings it back).
     var skipped: String?
 
@@ -47,7 +50,7 @@ struct AlarmSummary: Encodable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case id, title, state, kind, fireDate, timeRemaining, time, repeats, recurrence, snooze, preAlert, app, enabled, secondary,
-             sound, volume, fade, ringLimit, wakes, skipped
+             sound, volume, fade, ringLimit, wakes, wakeReason, skipped
     }
 
     init(_ listing: AlarmListing, now: Date = Date(), timeZone: any TimeZoneRules = GLibTimeZone.local) {
@@ -93,6 +96,11 @@ struct AlarmSummary: Encodable, Equatable {
         wakes = listing.ring.wakesMachine != false
         skipped = AlarmRecord.skippedOccurrence(state: alarm.state, lastOccurrence: listing.lastOccurrence, now: now)
             .map { ISO8601Local.millisecondString(from: $0, in: timeZone) }
+    }
+
+    /// The agent's answer whether the computer can be woken, applied to this alarm.
+    mutating func apply(_ status: WakeStatus) {
+        (wakes, wakeReason) = status.answer(optedIn: wakes)
     }
 
     /// An argument as `run:` reads it back: quoted when it holds a space, quote or backslash.
@@ -255,7 +263,7 @@ struct AlarmSummary: Encodable, Equatable {
         let fadeText = fade.map { L(", rising over %@", Self.length($0)) } ?? ""
         lines.append((L("sound"), sound + volumeText + fadeText))
         lines.append((L("rings for"), L("%@ unanswered", Self.length(ringLimit))))
-        lines.append((L("wakes"), wakes ? L("the computer from suspend") : L("no (--no-wake)")))
+        lines.append((L("wakes"), wakes ? L("the computer from suspend") : wakeReason.map { L("no; %@", $0) } ?? L("no (--no-wake)")))
         if !enabled { lines.append((L("enabled"), L("no (reveille enable %@)", shortID))) }
         if let skipped { lines.append((L("skipped"), L("%@ (reveille unskip %@)", Self.dateAndTime(skipped), shortID))) }
         lines.append((L("app"), app))
