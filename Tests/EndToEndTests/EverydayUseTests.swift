@@ -93,6 +93,24 @@ struct EverydayUseEndToEndTests {
         #expect((1190...1200).contains(pressed.timeRemaining ?? 0), "20 minutes, not the 9 of its own snooze: \(pressed)")
     }
 
+    /// Issue 27: an app snoozes its ringing alarm for a length of its choosing through
+    /// ReveilleKit's `snooze(id:for:)` (a Reveille extension); a length out of bounds is refused.
+    @Test func anAppSnoozesForALengthThroughReveilleKit() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        #expect(try session.cli("auth", "allow", "org.test.Nap").status == 0)
+        func app(_ command: String...) throws -> Subprocess.Result {
+            try Subprocess.run(session.binaries + "/reveille-test-app", ["org.test.Nap", "Naps"] + command, environment: session.environment)
+        }
+        let id = try #require(try JSONDecoder().decode([String: String].self, from: Data(try app("timer", "1").stdout.utf8))["id"])
+        _ = try eventually(timeout: 6, "the timer to ring") { try session.cliJSON(Summary.self, "show", id).state == "alerting" ? true : nil }
+        let refused = try app("snooze-for", id, "0")
+        #expect(refused.status == 3 && refused.stderr.contains("accepted: more than 0 seconds and at most 24 hours"), "\(refused.stderr)")
+        #expect(try app("snooze-for", id, "1800").status == 0)
+        let snoozed = try session.cliJSON(Summary.self, "show", id)
+        #expect(snoozed.state == "countdown" && (1790...1800).contains(snoozed.timeRemaining ?? 0), "\(snoozed)")
+    }
+
     /// Issue 27: a monthly alarm is stored, listed and shown in words, and the restarted agent
     /// has it still; edit turns it yearly, then every few days.
     @Test func aMonthlyAlarmIsStoredListedAndSurvivesARestart() throws {

@@ -8,7 +8,7 @@
 //             record-argv FILE ARG... (writes its arguments and REVEILLE_ALARM_ID/ACTION to FILE),
 //             sync-calls main|plain|loop (every synchronous call: on the main actor, a plain
 //             thread, or the GLib loop's thread),
-//             list-twice FILE (lists, waits for FILE to exist, lists again)
+//             list-twice FILE (lists, waits for FILE to exist, lists again), snooze-for ID SECONDS
 // Prints results as JSON lines; an AlarmError as "error: CODE: REASON" on stderr, exit 3.
 import Foundation
 import ReveilleBus
@@ -122,6 +122,10 @@ do {
         try printJSON(try manager.alarms.map(\.id.uuidString))
     case "cancel":
         try manager.cancel(id: UUID(uuidString: argument) ?? UUID())
+        print("ok")
+    case "snooze-for":
+        // Reveille's extension: snooze ID (argument) for arguments[4] seconds.
+        try manager.snooze(id: UUID(uuidString: argument) ?? UUID(), for: Double(arguments[4]) ?? 0)
         print("ok")
     case "list-twice":
         try printJSON(try manager.alarms.map(\.id.uuidString))
