@@ -76,7 +76,7 @@ struct TranslationTests {
         let alert = try eventually(timeout: 5, "the alert") { try session.alerts(titled: "Eier").first }
         #expect(alert.actions?.contains("Stopp") == true && alert.actions?.contains("Schlummern") == true, "\(alert.actions ?? [])")
         let missed = try eventually(timeout: 10, "the missed notice") { try session.notifications(titled: "Verpasst: Eier").first }
-        #expect(missed.body?.contains("eine Minute lang geklingelt") == true, "\(missed.body ?? "")")
+        #expect(missed.body?.contains("5 Sekunden lang geklingelt") == true, "\(missed.body ?? "")")
     }
 
     @Test func thePromptSpeaksFrench() throws {
