@@ -81,8 +81,9 @@ man: release
 install: release man locale
 	scripts/install --prefix "$(PREFIX)" --destdir "$(DESTDIR)" --bin-dir "$$($(SWIFT) build $(RELEASE) --show-bin-path)" --man-dir .build/man
 
-## uninstall: remove exactly what install put there; alarms are kept
+## uninstall: stop this user's agent running from PREFIX, then remove exactly what install put there; alarms are kept
 uninstall:
+	scripts/stop-agent "$(DESTDIR)$(PREFIX)/bin/reveille-agent"
 	scripts/install --uninstall --prefix "$(PREFIX)" --destdir "$(DESTDIR)"
 
 clean:

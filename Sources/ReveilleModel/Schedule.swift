@@ -30,19 +30,109 @@ extension Alarm {
             }
 
             /// `.never` alerts at the next occurrence of the time; `.weekly` on the listed days.
+            /// `.monthly`, `.yearly` and `.everyDays` are Reveille extensions (AlarmKit has weekly only).
             public enum Recurrence: Hashable, Sendable {
                 case never
                 case weekly([Locale.Weekday])
+                /// On this day of every month (1–31); a month without that day rings on its last day.
+                case monthly(day: Int)
+                /// On this day every year; February 29 rings on February 28 in other years.
+                case yearly(month: Int, day: Int)
+                /// Every `n` days (1–366), counted from the calendar day `from`, which rings first.
+                case everyDays(Int, from: CalendarDay)
             }
         }
     }
 }
 
+/// A day of the calendar without a time zone (a Reveille extension): `2026-11-23` in JSON.
+public struct CalendarDay: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+
+    public init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// The days of `month` (1–12) in `year` (Gregorian: February has 29 in leap years).
+    public static func days(inMonth month: Int, year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Whether the day exists, in the years 1970–9999 the calendar code handles.
+    public var isValid: Bool {
+        (1970...9999).contains(year) && (1...12).contains(month) && (1...Self.days(inMonth: month, year: year)).contains(day)
+    }
+
+    /// `2026-03-21`.
+    public var description: String {
+        func two(_ value: Int) -> String { value < 10 && value >= 0 ? "0\(value)" : "\(value)" }
+        return "\(year)-\(two(month))-\(two(day))"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        let parts = text.utf8.count == 10 ? text.split(separator: "-", omittingEmptySubsequences: false) : []
+        let numbers = parts.compactMap { $0.utf8.allSatisfy { (48...57).contains($0) } ? Int($0) : nil }
+        guard numbers.count == 3, parts.map(\.count) == [4, 2, 2] else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text.prefix(40))' is not a day; accepted: YYYY-MM-DD")
+        }
+        self.init(year: numbers[0], month: numbers[1], day: numbers[2])
+        guard isValid else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(text) is not a day of the years 1970–9999")
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
 // Readable JSON: {"fixed": "2026-12-24T18:00:00Z"} or {"relative": {"time": {...}, "repeats": [...]}}.
 extension Alarm.Schedule {
-    /// It rings on weekdays, again and again (AlarmKit's `Alarm.isRepeating`).
+    /// It rings again and again: on weekdays (AlarmKit's `Alarm.isRepeating`), or monthly,
+    /// yearly, every few days.
     public var isRepeating: Bool {
-        if case .relative(let relative) = self, case .weekly(let days) = relative.repeats { !days.isEmpty } else { false }
+        guard case .relative(let relative) = self else { return false }
+        switch relative.repeats {
+        case .never: return false
+        case .weekly(let days): return !days.isEmpty
+        case .monthly, .yearly, .everyDays: return true
+        }
+    }
+}
+
+extension Alarm.Schedule.Relative.Recurrence {
+    /// The most days `.everyDays` counts: a year.
+    public static let maximumDayInterval = 366
+
+    /// What is out of range, in words, or `nil` when every number is in range: the one check
+    /// of decoding (store and wire) and of validation.
+    public var outOfRange: String? {
+        switch self {
+        case .never, .weekly: return nil
+        case .monthly(let day):
+            return (1...31).contains(day) ? nil : "a monthly recurrence's day is \(day); accepted: 1–31 (a month without that day rings on its last day)"
+        case .yearly(let month, let day):
+            guard (1...12).contains(month) else { return "a yearly recurrence's month is \(month); accepted: 1–12" }
+            // Any year's days: February 29 is accepted (it rings on the 28th in other years).
+            let most = CalendarDay.days(inMonth: month, year: 2000)
+            return (1...most).contains(day) ? nil : "a yearly recurrence's day is \(day) in month \(month); accepted: 1–\(most)"
+        case .everyDays(let count, let from):
+            guard (1...Self.maximumDayInterval).contains(count) else {
+                return "an every-few-days recurrence counts \(count) days; accepted: 1–\(Self.maximumDayInterval)"
+            }
+            return from.isValid ? nil : "an every-few-days recurrence starts on \(from), not a day of the years 1970–9999"
+        }
     }
 }
 
@@ -71,12 +161,29 @@ extension Alarm.Schedule: Codable {
     }
 }
 
-// `.never` is stored as the string "never", `.weekly` as the list of its days.
+// `.never` is stored as the string "never", `.weekly` as the list of its days (as AlarmKit's
+// clients read them); the extensions as objects: {"monthly": 15}, {"yearly": {"month": 3,
+// "day": 21}}, {"everyDays": 3, "from": "2026-11-23"}.
 extension Alarm.Schedule.Relative.Recurrence: Codable {
+    private enum ExtensionKeys: String, CodingKey { case monthly, yearly, everyDays, from }
+    private struct MonthDay: Codable { var month: Int, day: Int }
+
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
-        let accepted = "repeats is \"never\" or a list of weekdays like [\"mon\", \"fri\"] (full names such as \"monday\" too)"
-        if let days = try? container.decode([Locale.Weekday].self) {
+        let accepted = "repeats is \"never\", a list of weekdays like [\"mon\", \"fri\"] (full names such as \"monday\" too), "
+            + "{\"monthly\": DAY}, {\"yearly\": {\"month\": M, \"day\": D}} or {\"everyDays\": N, \"from\": \"YYYY-MM-DD\"}"
+        if let keyed = try? decoder.container(keyedBy: ExtensionKeys.self) {
+            if let day = try keyed.decodeIfPresent(Int.self, forKey: .monthly) {
+                self = .monthly(day: day)
+            } else if let date = try keyed.decodeIfPresent(MonthDay.self, forKey: .yearly) {
+                self = .yearly(month: date.month, day: date.day)
+            } else if let count = try keyed.decodeIfPresent(Int.self, forKey: .everyDays) {
+                self = .everyDays(count, from: try keyed.decode(CalendarDay.self, forKey: .from))
+            } else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: accepted)
+            }
+            if let problem = outOfRange { throw DecodingError.dataCorruptedError(in: container, debugDescription: problem) }
+        } else if let days = try? container.decode([Locale.Weekday].self) {
             self = .weekly(days)
         } else if let names = try? container.decode([String].self) {
             // Full English names too, in any case.
@@ -99,10 +206,23 @@ extension Alarm.Schedule.Relative.Recurrence: Codable {
     ]
 
     public func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
         switch self {
-        case .never: try container.encode("never")
-        case .weekly(let days): try container.encode(days)
+        case .never:
+            var container = encoder.singleValueContainer()
+            try container.encode("never")
+        case .weekly(let days):
+            var container = encoder.singleValueContainer()
+            try container.encode(days)
+        case .monthly(let day):
+            var keyed = encoder.container(keyedBy: ExtensionKeys.self)
+            try keyed.encode(day, forKey: .monthly)
+        case .yearly(let month, let day):
+            var keyed = encoder.container(keyedBy: ExtensionKeys.self)
+            try keyed.encode(MonthDay(month: month, day: day), forKey: .yearly)
+        case .everyDays(let count, let from):
+            var keyed = encoder.container(keyedBy: ExtensionKeys.self)
+            try keyed.encode(count, forKey: .everyDays)
+            try keyed.encode(from, forKey: .from)
         }
     }
 }

@@ -76,7 +76,7 @@ struct TranslationTests {
         let alert = try eventually(timeout: 5, "the alert") { try session.alerts(titled: "Eier").first }
         #expect(alert.actions?.contains("Stopp") == true && alert.actions?.contains("Schlummern") == true, "\(alert.actions ?? [])")
         let missed = try eventually(timeout: 10, "the missed notice") { try session.notifications(titled: "Verpasst: Eier").first }
-        #expect(missed.body?.contains("eine Minute lang geklingelt") == true, "\(missed.body ?? "")")
+        #expect(missed.body?.contains("5 Sekunden lang geklingelt") == true, "\(missed.body ?? "")")
     }
 
     @Test func thePromptSpeaksFrench() throws {
@@ -115,7 +115,7 @@ struct TranslationTests {
         let refused = try session.cli("add", "25:00", environment: german)
         #expect(refused.status == 64)
         #expect(refused.stderr.hasPrefix("Fehler: „25:00“ ist nicht lesbar als Uhrzeit oder Datum; möglich: eine Uhrzeit (07:30"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("Aufruf: reveille add <time>") && refused.stderr.contains("Mehr dazu mit 'reveille add --help'."), "\(refused.stderr)")
+        #expect(refused.stderr.contains("Aufruf: reveille add [<options>] <time>") && refused.stderr.contains("Mehr dazu mit 'reveille add --help'."), "\(refused.stderr)")
         let cancelled = try session.cli("cancel", id, environment: german)
         #expect(cancelled.stdout.contains(" \"Tee\" entfernt: er hätte "), "\(cancelled.stdout)")
         // JSON is for programs: its words stay as they are.

@@ -93,6 +93,65 @@ struct EverydayUseEndToEndTests {
         #expect((1190...1200).contains(pressed.timeRemaining ?? 0), "20 minutes, not the 9 of its own snooze: \(pressed)")
     }
 
+    /// Issue 27: an app snoozes its ringing alarm for a length of its choosing through
+    /// ReveilleKit's `snooze(id:for:)` (a Reveille extension); a length out of bounds is refused.
+    @Test func anAppSnoozesForALengthThroughReveilleKit() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        #expect(try session.cli("auth", "allow", "org.test.Nap").status == 0)
+        func app(_ command: String...) throws -> Subprocess.Result {
+            try Subprocess.run(session.binaries + "/reveille-test-app", ["org.test.Nap", "Naps"] + command, environment: session.environment)
+        }
+        let id = try #require(try JSONDecoder().decode([String: String].self, from: Data(try app("timer", "1").stdout.utf8))["id"])
+        _ = try eventually(timeout: 6, "the timer to ring") { try session.cliJSON(Summary.self, "show", id).state == "alerting" ? true : nil }
+        let refused = try app("snooze-for", id, "0")
+        #expect(refused.status == 3 && refused.stderr.contains("accepted: more than 0 seconds and at most 24 hours"), "\(refused.stderr)")
+        #expect(try app("snooze-for", id, "1800").status == 0)
+        let snoozed = try session.cliJSON(Summary.self, "show", id)
+        #expect(snoozed.state == "countdown" && (1790...1800).contains(snoozed.timeRemaining ?? 0), "\(snoozed)")
+    }
+
+    /// Issue 27: a monthly alarm is stored, listed and shown in words, and the restarted agent
+    /// has it still; edit turns it yearly, then every few days.
+    @Test func aMonthlyAlarmIsStoredListedAndSurvivesARestart() throws {
+        struct Repeating: Decodable {
+            var id: String, time: String?, repeats: [String]?, recurrence: [String: Int]?
+        }
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let rent = try session.cliJSON(Repeating.self, "add", "7:00", "--monthly", "31", "--title", "Rent")
+        #expect(rent.recurrence == ["monthly": 31] && rent.repeats == nil, "\(rent)")
+        let refused = try session.cli("add", "7:00", "--monthly", "15", "--days", "mon")
+        #expect(refused.status == 64 && refused.stderr.contains("one of --days, --monthly, --yearly or --every"), "\(refused.stderr)")
+
+        try session.killAgent(signal: SIGTERM)
+        try session.startAgent()
+        let list = try session.cli("list")
+        let row = list.stdout.split(separator: "\n").first { $0.contains("Rent") } ?? ""
+        #expect(row.contains("monthly on day 31 (or the month's last day)"), "\(list.stdout)")
+        let show = try session.cli("show", "rent")
+        #expect(show.stdout.contains("repeats:") && show.stdout.contains("monthly on day 31"), "\(show.stdout)")
+        let again = try session.cliJSON(Repeating.self, "show", "rent")
+        #expect(again.recurrence == ["monthly": 31] && again.id == rent.id, "\(again)")
+
+        let yearly = try session.cli("edit", "rent", "--yearly", "2-29")
+        #expect(yearly.status == 0, "\(yearly.stderr)")
+        #expect(try session.cli("show", "rent").stdout.contains("yearly on February 29 (February 28 in other years)"))
+        let everyFew = try session.cli("edit", "rent", "8:15", "--every", "3d")
+        #expect(everyFew.status == 0, "\(everyFew.stderr)")
+        let shown = try session.cli("show", "rent").stdout
+        #expect(shown.contains("every 3 days from ") && shown.contains("08:15"), "\(shown)")
+    }
+
+    /// Issue 27: after a 5 s ring limit the Missed notice says 5 seconds, not "1 minute".
+    @Test func theMissedNoticeSaysHowLongItRang() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        _ = try session.cliJSON(Summary.self, "timer", "1s", "--title", "Nobody", "--ring-limit", "5s")
+        let missed = try eventually(timeout: 10, "the missed notice") { try session.notifications(titled: "Missed: Nobody").first }
+        #expect(missed.body?.contains("for 5 seconds and stopped without an answer") == true, "\(missed.body ?? "")")
+    }
+
     /// Titles stand for IDs; one two alarms share is refused, naming both.
     @Test func aTitleStandsForTheIDWhenOnlyOneAlarmHasIt() throws {
         let session = try TestSession(audio: .none)

@@ -84,6 +84,52 @@ struct InstallTests {
         #expect(FileManager.default.fileExists(atPath: session.stateDirectory + "/alarms.journal"), "the alarms are kept")
     }
 
+    /// Issue 27: `make uninstall` stops the user's agent that runs the program it removes (by its
+    /// bus name's owner and that process's program, never by name), and leaves another alone.
+    @Test func makeUninstallStopsTheAgentRunningFromThePrefixAndNoOther() throws {
+        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-prefix-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: prefix + "/share/dbus-1/services", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
+        let session = try TestSession(audio: .none, serviceDirectories: [prefix + "/share/dbus-1/services"])
+        let install = try Subprocess.run(repository + "/scripts/install", ["--prefix", prefix, "--bin-dir", session.binaries],
+                                         environment: session.environment)
+        #expect(install.status == 0, "\(install.stderr)")
+        let installed = prefix + "/bin/reveille-agent"
+
+        // An agent of another program (the build's) is not the one being removed: it stays.
+        try session.startAgent()
+        let other = try #require(try session.ownerPID(of: AgentInterface.busName))
+        let untouched = try Subprocess.run(repository + "/scripts/stop-agent", [installed], environment: session.environment)
+        #expect(untouched.status == 0 && untouched.stdout.isEmpty, "\(untouched.stdout)\(untouched.stderr)")
+        #expect(try session.ownerPID(of: AgentInterface.busName) == other && kill(other, 0) == 0, "another install's agent runs on")
+        try session.killAgent(signal: SIGTERM)
+
+        // The installed agent, started by D-Bus activation, is stopped before its files go.
+        let activated = try Subprocess.run(prefix + "/bin/reveille", ["timer", "1h", "--title", "Kept"], environment: session.environment)
+        #expect(activated.status == 0, "\(activated.stderr)")
+        let pid = try #require(try session.ownerPID(of: AgentInterface.busName))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe") == installed)
+        let make = try Subprocess.find("make", package: "make")
+        let uninstall = try Subprocess.run(make, ["-s", "-C", repository, "uninstall", "PREFIX=\(prefix)"], environment: session.environment)
+        #expect(uninstall.status == 0, "\(uninstall.stdout)\(uninstall.stderr)")
+        #expect(uninstall.stdout.contains("Stopped reveille-agent (process \(pid)).") && uninstall.stdout.contains("Removed Reveille from \(prefix)"),
+                "\(uninstall.stdout)")
+        #expect(kill(pid, 0) != 0, "no agent left running a deleted program")
+        #expect(try session.ownerPID(of: AgentInterface.busName) == nil)
+        #expect(!FileManager.default.fileExists(atPath: installed))
+        #expect(FileManager.default.fileExists(atPath: session.stateDirectory + "/alarms.journal"), "the alarms are kept")
+    }
+
+    /// The Debian package stops every user's agent on removal through each user's systemd
+    /// instance (deb-systemd-invoke --user), never by signalling processes by name.
+    @Test func thePackagesPrermStopsTheUsersAgentsThroughSystemd() throws {
+        let prerm = try String(contentsOfFile: repository + "/debian/reveille.prerm", encoding: .utf8)
+        #expect(prerm.contains("deb-systemd-invoke --user stop reveille-agent.service") && prerm.contains("#DEBHELPER#"))
+        #expect(!prerm.contains("pkill") && !prerm.contains("killall"))
+        let syntax = try Subprocess.run("/bin/sh", ["-n", repository + "/debian/reveille.prerm"], environment: [:])
+        #expect(syntax.status == 0, "\(syntax.stderr)")
+    }
+
     /// The session's environment for the binaries installed in `prefix`, called by name: PATH
     /// leads to them, `locale` is selected (built by localedef) and no REVEILLE_LOCALEDIR points
     /// anywhere, so they find their catalogs on their own.

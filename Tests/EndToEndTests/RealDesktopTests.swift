@@ -150,7 +150,7 @@ struct ActivationTests {
         try session.startAgent()
         _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake")
         let alert = try eventually(timeout: 6, "the alert on the activated server") { try session.alerts(titled: "Wake").first }
-        #expect(alert.actions == ["stop", "Stop", "secondary", "Snooze"])
+        #expect(alert.actions?.prefix(4) == ["stop", "Stop", "secondary", "Snooze"], "\(alert.actions ?? [])")
         let stopped = Date().timeIntervalSince1970
         try session.stopNotificationServer()
         _ = try eventually(timeout: 5, "the alert on a server started again by the agent's call") {
@@ -162,8 +162,8 @@ struct ActivationTests {
 @Suite("Real GNOME Shell", .serialized, .waitsOnItsOwnThread)
 struct GnomeShellTests {
     /// Where GNOME Shell 43 draws the buttons of the banner at the top of the 1024×768 screen,
-    /// for an alert with a three-line body.
-    static let stopButton = (x: 381, y: 168), snoozeButton = (x: 631, y: 168)
+    /// for an alert with a three-line body and three buttons (Stop, Snooze, Snooze 20 min).
+    static let stopButton = (x: 381, y: 168), snoozeButton = (x: 506, y: 168)
 
     /// Clicks at a place until `done` holds (a banner slides in; a click during the slide misses).
     func click(_ session: TestSession, _ point: (x: Int, y: Int), until what: String, _ done: () throws -> Bool) throws {

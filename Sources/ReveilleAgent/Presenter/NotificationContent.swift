@@ -132,13 +132,26 @@ struct NotificationContent: Equatable {
     /// The notice that an occurrence due at `due` did not ring, or rang unanswered.
     static func missed(_ record: AlarmRecord, due: Date, reason: MissReason, timeZone: any TimeZoneRules) -> NotificationContent {
         let when = String(ISO8601Local.string(from: due, in: timeZone).prefix(10)) + " " + clock(due, timeZone)
-        let minutes = max(1, Int(((record.ring.ringLimit ?? RingOptions.defaultRingLimit) / 60).rounded()))
         let text = switch reason {
         case .late: L("It was due at %@ while Reveille could not ring it.", when)
-        case .unanswered: Ln("It rang at %@ for %@ minute and stopped without an answer.",
-                             "It rang at %@ for %@ minutes and stopped without an answer.", minutes, when, String(minutes))
+        // It rang to its ring limit: that long, in words (a 5 s limit once read "for 1 minute").
+        case .unanswered: L("It rang at %@ for %@ and stopped without an answer.", when,
+                            spokenLength(record.ring.ringLimit ?? RingOptions.defaultRingLimit))
         }
         return notice(summary: L("Missed: %@", displayable(record.title)), body: text)
+    }
+
+    /// `5 seconds`, `10 minutes`, `1 hour 30 minutes`: a length in words, to the second, in the
+    /// user's language.
+    static func spokenLength(_ seconds: TimeInterval) -> String {
+        // A ring limit is at most 366 days; a NaN or a giant number must not trap.
+        let total = seconds.isFinite ? Int(min(max(seconds, 0), 1e9).rounded()) : 0
+        let (hours, minutes, rest) = (total / 3600, total / 60 % 60, total % 60)
+        var parts: [String] = []
+        if hours > 0 { parts.append(Ln("%@ hour", "%@ hours", hours, String(hours))) }
+        if minutes > 0 { parts.append(Ln("%@ minute", "%@ minutes", minutes, String(minutes))) }
+        if rest > 0 || parts.isEmpty { parts.append(Ln("%@ second", "%@ seconds", rest, String(rest))) }
+        return parts.joined(separator: " ")
     }
 
     /// The question whether `appID` may schedule alarms, with the app's reason and, as in every

@@ -251,7 +251,7 @@ final class SleepCoordinator: AlarmFollower {
     /// Whether a suspend now would set the machine to wake for the next alarm, and why not.
     func status() -> WakeStatus {
         if case .unavailable(let reason) = readiness {
-            return WakeStatus(wakes: false, reason: reason, lead: policy.lead)
+            return WakeStatus(wakes: false, reason: reason, lead: policy.lead, blocked: true)
         }
         let wake: Date
         switch policy.plan(for: alarms, now: Date()) {
@@ -266,7 +266,7 @@ final class SleepCoordinator: AlarmFollower {
         }
         let alarm = nextWaking(alarms)
         if let lastFailure {
-            return WakeStatus(wakes: false, reason: L("at the last suspend, %@", lastFailure), alarmID: alarm?.id, lead: policy.lead)
+            return WakeStatus(wakes: false, reason: L("at the last suspend, %@", lastFailure), alarmID: alarm?.id, lead: policy.lead, blocked: true)
         }
         return WakeStatus(wakes: true, wakeAt: wake, alarmID: alarm?.id, lead: policy.lead)
     }

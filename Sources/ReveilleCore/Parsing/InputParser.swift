@@ -147,17 +147,94 @@ package enum InputParser {
         return week.filter(chosen.contains)
     }
 
-    /// When to ring: a time of day (relative: its next occurrence, or on `days`), or an instant
-    /// (fixed): a date or day with a time, a weekday (the next one; `next` skips today), or an
-    /// offset from now (`in 10m`, `+10m`). A day without a time rings at 09:00.
+    /// How a time of day repeats, as the CLI's options give it: at most one of them.
+    package struct Repeats: Sendable {
+        /// `--days`: weekdays.
+        package var days: String?
+        /// `--monthly`: a day of the month.
+        package var monthly: String?
+        /// `--yearly`: a day of the year.
+        package var yearly: String?
+        /// `--every`: a number of days.
+        package var every: String?
+
+        package init(days: String? = nil, monthly: String? = nil, yearly: String? = nil, every: String? = nil) {
+            (self.days, self.monthly, self.yearly, self.every) = (days, monthly, yearly, every)
+        }
+
+        /// The options given, as typed: `--monthly 15`.
+        package var given: [String] {
+            [("--days", days), ("--monthly", monthly), ("--yearly", yearly), ("--every", every)].compactMap { option, value in
+                value.map { "\(option) \($0)" }
+            }
+        }
+
+        package var isEmpty: Bool { given.isEmpty }
+    }
+
+    package static var acceptedMonthDays: String { L("a day of the month, 1 to 31 (a month without that day rings on its last day)") }
+    package static var acceptedYearDays: String { L("a month and day: 03-21, 3/21, 21.03., mar 21 (February 29 rings on the 28th in other years)") }
+    package static var acceptedDayIntervals: String { L("a number of days from 1 to 366: 3d, 3 days, 2w") }
+
+    /// The recurrence `repeats` names (`.never` when none is given); `firstDay` is the day an
+    /// every-few-days count starts on (the time's next occurrence).
+    package static func recurrence(_ repeats: Repeats, firstDay: () -> CalendarDay) throws -> Alarm.Schedule.Relative.Recurrence {
+        guard repeats.given.count <= 1 else {
+            throw InputError(text: repeats.given.joined(separator: " "), expected: L("one way to repeat"),
+                             accepted: L("one of --days, --monthly, --yearly or --every"))
+        }
+        if let days = repeats.days { return .weekly(try weekdays(days)) }
+        if let monthly = repeats.monthly {
+            guard let day = number(Substring(monthly.trimmed())), (1...31).contains(day) else {
+                throw InputError(text: monthly, expected: L("a day of the month"), accepted: acceptedMonthDays)
+            }
+            return .monthly(day: day)
+        }
+        if let yearly = repeats.yearly {
+            let words = yearly.lowercased().split(whereSeparator: \.isWhitespace).map(String.init)
+            let numeric = words.count == 1 ? words[0].wholeMatch(of: /^([0-9]{1,2})-([0-9]{1,2})$/) : nil
+            let monthDay = numeric.flatMap { match in number(match.1).flatMap { month in number(match.2).map { (month, $0) } } }
+                ?? calendarDay(words).flatMap { $0.year == nil ? ($0.month, $0.day) : nil }
+            guard let (month, day) = monthDay, (1...12).contains(month),
+                  (1...CalendarDay.days(inMonth: month, year: 2000)).contains(day) else {
+                throw InputError(text: yearly, expected: L("a day of the year"), accepted: acceptedYearDays)
+            }
+            return .yearly(month: month, day: day)
+        }
+        if let every = repeats.every {
+            let trimmed = every.trimmed().lowercased()
+            let match = trimmed.wholeMatch(of: /^([0-9]{1,4})\s*(d|days?|w|weeks?)?$/)
+            guard let match, let count = number(match.1),
+                  case let days = match.2?.first == "w" ? count * 7 : count,
+                  (1...Alarm.Schedule.Relative.Recurrence.maximumDayInterval).contains(days) else {
+                throw InputError(text: every, expected: L("a number of days"), accepted: acceptedDayIntervals)
+            }
+            return .everyDays(days, from: firstDay())
+        }
+        return .never
+    }
+
+    /// When to ring: a time of day (relative: its next occurrence, or as `repeats` says), or an
+    /// instant (fixed): a date or day with a time, a weekday (the next one; `next` skips today),
+    /// or an offset from now (`in 10m`, `+10m`). A day without a time rings at 09:00.
     package static func schedule(_ text: String, days: String? = nil, now: Date,
                                 timeZone: any TimeZoneRules) throws -> Alarm.Schedule {
+        try schedule(text, repeats: Repeats(days: days), now: now, timeZone: timeZone)
+    }
+
+    package static func schedule(_ text: String, repeats: Repeats, now: Date,
+                                timeZone: any TimeZoneRules) throws -> Alarm.Schedule {
         if let time = try? timeOfDay(text) {
-            let repeats: Alarm.Schedule.Relative.Recurrence = try days.map { .weekly(try weekdays($0)) } ?? .never
-            return .relative(.init(time: time, repeats: repeats))
+            let recurrence = try recurrence(repeats) {
+                // Every few days counts from the day the time next comes.
+                let next = Alarm.Schedule.relative(.init(time: time, repeats: .never)).nextFireDate(after: now, in: timeZone) ?? now
+                let day = CivilDate(containing: next, in: timeZone)
+                return CalendarDay(year: day.year, month: day.month, day: day.day)
+            }
+            return .relative(.init(time: time, repeats: recurrence))
         }
-        if days != nil, (try? instant(text, now: now, timeZone: timeZone)) != nil {
-            throw InputError(text: text, expected: L("a time of day, since --days repeats a time of day"),
+        if !repeats.isEmpty, (try? instant(text, now: now, timeZone: timeZone)) != nil {
+            throw InputError(text: text, expected: L("a time of day, since %@ repeats a time of day", repeats.given.joined(separator: " ")),
                              accepted: acceptedTimes)
         }
         do {

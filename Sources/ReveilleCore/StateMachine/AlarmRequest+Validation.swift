@@ -56,6 +56,7 @@ extension AlarmRequest {
                     throw invalid("a weekly recurrence lists \(days.count) weekdays with repeats; accepted: each weekday at most once (at most 7)")
                 }
             }
+            if let problem = relative.repeats.outOfRange { throw invalid(problem) }
         }
         try ring.validate()
         if case .named(let name) = sound, name.utf8.count > WireLimits.soundNameBytes {

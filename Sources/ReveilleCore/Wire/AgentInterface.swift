@@ -46,7 +46,11 @@ package enum AgentInterface {
             <!-- Schedules an alarm. id: a UUID, or "" for a new one. configuration: an
                  AlarmRequest. options: reserved, pass {}. Returns the AlarmRecord. An app
                  not yet decided on is asked about first; the call waits for the answer.
-                 A sound name that cannot be found is refused with the names that exist. -->
+                 A sound name that cannot be found is refused with the names that exist.
+                 A relative schedule's repeats: "never", a list of weekdays (AlarmKit's), or
+                 Reveille's extensions {"monthly": 1-31} (a shorter month: its last day),
+                 {"yearly": {"month": 1-12, "day": D}} (February 29: the 28th in other years),
+                 {"everyDays": 1-366, "from": "YYYY-MM-DD"}. -->
             <method name="Schedule">
               <arg name="id" type="s" direction="in"/>
               <arg name="configuration" type="s" direction="in"/>

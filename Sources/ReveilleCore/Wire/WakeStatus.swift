@@ -13,12 +13,24 @@ package struct WakeStatus: Codable, Equatable, Sendable {
     package var alarmID: UUID?
     /// Seconds before the alarm that the machine wakes.
     package var lead: TimeInterval
+    /// `reason` holds for every alarm, not only the next one: no helper, no logind, no system
+    /// bus, waking turned off, or the last suspend's wake-up refused (polkit).
+    package var blocked: Bool?
 
-    package init(wakes: Bool, reason: String? = nil, wakeAt: Date? = nil, alarmID: UUID? = nil, lead: TimeInterval) {
+    package init(wakes: Bool, reason: String? = nil, wakeAt: Date? = nil, alarmID: UUID? = nil, lead: TimeInterval,
+                 blocked: Bool? = nil) {
         self.wakes = wakes
         self.reason = reason
         self.wakeAt = wakeAt
         self.alarmID = alarmID
         self.lead = lead
+        self.blocked = blocked
+    }
+
+    /// Whether an alarm wakes the machine from suspend, and why not: the one answer `status`,
+    /// `show` and `list` give. `optedIn`: the alarm did not opt out (`--no-wake`).
+    package func answer(optedIn: Bool) -> (wakes: Bool, reason: String?) {
+        guard optedIn else { return (false, L("this alarm does not wake it (--no-wake)")) }
+        return blocked == true ? (false, reason) : (true, nil)
     }
 }

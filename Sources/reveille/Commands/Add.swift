@@ -9,14 +9,12 @@ struct Add: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
         abstract: L("Add an alarm at a time of day or a date."),
-        discussion: L("A time of day rings at its next occurrence, or every --days. A date rings once."))
+        discussion: L("A time of day rings at its next occurrence, or repeats: on --days, --monthly on a day of the month, --yearly on a day of the year, or --every few days. A date rings once."))
 
     @Argument(help: ArgumentHelp(L("A time of day (%@) or a date (%@).", InputParser.acceptedTimes, InputParser.acceptedDates)))
     var time: String
 
-    @Option(help: ArgumentHelp(L("Repeat on these weekdays: %@.", InputParser.acceptedWeekdays)),
-            completion: .list(AlarmCompletion.weekdays))
-    var days: String?
+    @OptionGroup var repeating: RepeatOptions
 
     @OptionGroup var alert: AlertOptions
 
@@ -26,7 +24,7 @@ struct Add: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let schedule = try InputParser.schedule(time, days: days, now: Date(), timeZone: GLibTimeZone.local)
+        let schedule = try InputParser.schedule(time, repeats: repeating.repeats, now: Date(), timeZone: GLibTimeZone.local)
         let request = try alert.request(schedule: schedule, preAlert: try preAlert.map { try Parse.duration($0, option: "--pre-alert") },
                                         defaultTitle: L("Alarm"))
         let record = try await AgentConnection.perform { client throws(AlarmError) in

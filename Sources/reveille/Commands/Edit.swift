@@ -17,9 +17,7 @@ struct Edit: AsyncParsableCommand {
     @Argument(help: ArgumentHelp(L("A new time or date (as for `add`), or for a timer a new length (as for `timer`).")))
     var when: String?
 
-    @Option(help: ArgumentHelp(L("Repeat on these weekdays: %@.", InputParser.acceptedWeekdays)),
-            completion: .list(AlarmCompletion.weekdays))
-    var days: String?
+    @OptionGroup var repeating: RepeatOptions
 
     @Option(help: ArgumentHelp(L("Show a countdown this long before the alarm rings (%@).", InputParser.acceptedDurations)))
     var preAlert: String?
@@ -38,21 +36,27 @@ struct Edit: AsyncParsableCommand {
         let old = try await AlarmTarget.resolve(id)
         var request = AlarmRequest(old)
         let timeZone = GLibTimeZone.local
+        let repeats = repeating.repeats
         if old.alarm.schedule == nil {
-            guard days == nil else { throw ValidationError(L("--days: %@ is a timer; a timer does not repeat on days", old.id.uuidString.prefix(8).lowercased())) }
+            guard repeats.isEmpty else {
+                throw ValidationError(L("%@: %@ is a timer; a timer does not repeat", repeats.given.joined(separator: " "), old.id.uuidString.prefix(8).lowercased()))
+            }
             if let when {
                 request.countdownDuration?.preAlert = try Parse.timerLength(when, option: L("length"))
             }
         } else if let when {
-            // A new time of day keeps the old days; a date makes it ring once.
-            let keptDays = (try? InputParser.timeOfDay(when)) != nil ? Self.days(of: old.alarm.schedule) : nil
-            let days = days ?? keptDays
-            request.schedule = try InputParser.schedule(when, days: days, now: Date(), timeZone: timeZone)
-        } else if let days, case .relative(var relative)? = old.alarm.schedule {
-            relative.repeats = .weekly(try InputParser.weekdays(days))
-            request.schedule = .relative(relative)
-        } else if days != nil {
-            throw ValidationError(L("--days repeats a time of day; give one too: reveille edit %@ 7:30 --days %@", id, days!))
+            request.schedule = try InputParser.schedule(when, repeats: repeats, now: Date(), timeZone: timeZone)
+            // A new time of day keeps the old way of repeating; a date makes it ring once.
+            if repeats.isEmpty, case .relative(var relative)? = request.schedule, case .relative(let before)? = old.alarm.schedule {
+                relative.repeats = before.repeats
+                request.schedule = .relative(relative)
+            }
+        } else if !repeats.isEmpty, case .relative(let relative)? = old.alarm.schedule {
+            let time = "\(relative.time.hour.zeroPadded()):\(relative.time.minute.zeroPadded())"
+            request.schedule = try InputParser.schedule(time, repeats: repeats, now: Date(), timeZone: timeZone)
+        } else if !repeats.isEmpty {
+            let given = repeats.given.joined(separator: " ")
+            throw ValidationError(L("%@ repeats a time of day; give one too: reveille edit %@ 7:30 %@", given, id, given))
         }
         if let preAlert { request.countdownDuration = .init(preAlert: try Parse.duration(preAlert, option: "--pre-alert"),
                                                             postAlert: request.countdownDuration?.postAlert) }
@@ -62,12 +66,6 @@ struct Edit: AsyncParsableCommand {
             try await client.update(old.id.uuidString, request: request)
         }
         try output.show(changed, .changed)
-    }
-
-    /// The weekdays a schedule repeats on, as `--days` writes them.
-    static func days(of schedule: Alarm.Schedule?) -> String? {
-        guard case .relative(let relative)? = schedule, case .weekly(let days) = relative.repeats else { return nil }
-        return days.map { String($0.rawValue.prefix(3)) }.joined(separator: ",")
     }
 }
 

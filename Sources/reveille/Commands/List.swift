@@ -11,9 +11,15 @@ struct List: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let listings = try await AgentConnection.perform { client throws(AlarmError) in try await client.listings() }
+        let (listings, wake) = try await AgentConnection.perform { client throws(AlarmError) in
+            (try await client.listings(), try? await client.wakeStatus())
+        }
         let timeZone = GLibTimeZone.local
-        let summaries = listings.map { AlarmSummary($0, timeZone: timeZone) }
+        let summaries = listings.map { listing in
+            var summary = AlarmSummary(listing, timeZone: timeZone)
+            if let wake { summary.apply(wake) }
+            return summary
+        }
         if output.json {
             try Output.json(summaries)
         } else if summaries.isEmpty {
@@ -35,6 +41,11 @@ struct Show: AsyncParsableCommand {
 
     func run() async throws {
         let record = try await AlarmTarget.named(id).record
-        if output.json { try Output.json(AlarmSummary(record)) } else { Output.lines(AlarmSummary(record).details) }
+        var summary = AlarmSummary(record)
+        // The agent's one answer whether the computer can be woken, as `status` gives it.
+        if let wake = try? await AgentConnection.perform({ client throws(AlarmError) in try await client.wakeStatus() }) {
+            summary.apply(wake)
+        }
+        if output.json { try Output.json(summary) } else { Output.lines(summary.details) }
     }
 }

@@ -8,14 +8,12 @@ struct Next: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "next",
         abstract: L("Print the next instants a schedule would ring at (needs no agent)."),
-        discussion: L("Prints one ISO 8601 local time with its UTC offset per line, in the process's time zone (set TZ to try another). A time of day repeats (daily, or on --days); a date rings once."))
+        discussion: L("Prints one ISO 8601 local time with its UTC offset per line, in the process's time zone (set TZ to try another). A time of day repeats (daily, or as --days, --monthly, --yearly or --every say); a date rings once."))
 
     @Argument(help: ArgumentHelp(L("A time of day (%@) or a date (%@).", InputParser.acceptedTimes, InputParser.acceptedDates)))
     var time: String
 
-    @Option(help: ArgumentHelp(L("Weekdays the time repeats on: %@. Default: every day.", InputParser.acceptedWeekdays)),
-            completion: .list(AlarmCompletion.weekdays))
-    var days: String?
+    @OptionGroup var repeating: RepeatOptions
 
     @Option(help: ArgumentHelp(L("How many instants to print (1–1000).")))
     var count: Int = 5
@@ -36,7 +34,7 @@ struct Next: ParsableCommand {
         let timeZone = GLibTimeZone.local
         let now = Date()
         let start = try from.map { try InputParser.instant($0, now: now, timeZone: timeZone) } ?? now
-        var schedule = try InputParser.schedule(time, days: days, now: start, timeZone: timeZone)
+        var schedule = try InputParser.schedule(time, repeats: repeating.repeats, now: start, timeZone: timeZone)
         // A time of day without --days: `reveille next` shows how it recurs daily.
         if case .relative(var relative) = schedule, relative.repeats == .never {
             relative.repeats = .weekly([.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday])

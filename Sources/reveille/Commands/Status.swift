@@ -21,6 +21,7 @@ struct Status: AsyncParsableCommand {
         if json { return try Output.json(status) }
         let next = alarms.map { AlarmSummary($0) }.first { $0.state != "paused" && $0.state != "alerting" }
         Output.line(next.map { L("Next alarm: %@, rings %@", $0.name, $0.when()) } ?? L("Next alarm: none"))
+        // `show` and `list` say the same of every alarm while `blocked` (`WakeStatus.answer`).
         if status.wakes, let wakeAt = status.wakeAt {
             let local = AlarmSummary.dateAndTime(ISO8601Local.string(from: wakeAt, in: GLibTimeZone.local))
             Output.line(L("Wakes the computer: yes, at %@ (%@ s early), if it is suspended", local, String(Int(status.lead))))

@@ -18,6 +18,9 @@ struct AlarmSummary: Encodable, Equatable {
     var time: String?
     /// Weekdays of a repeating alarm.
     var repeats: [String]?
+    /// Reveille's other repeats, as the schedule's JSON writes them: `{"monthly": 15}`,
+    /// `{"yearly": {"month": 3, "day": 21}}`, `{"everyDays": 3, "from": "2026-11-23"}`.
+    var recurrence: Alarm.Schedule.Relative.Recurrence?
     /// Seconds a snooze (or Repeat) waits; only when the second button snoozes or repeats.
     var snooze: Double?
     var preAlert: Double?
@@ -34,8 +37,11 @@ struct AlarmSummary: Encodable, Equatable {
     var fade: Double?
     /// Seconds it rings unanswered before it is reported missed.
     var ringLimit: Double
-    /// Whether it wakes the computer from suspend.
+    /// Whether it wakes the computer from suspend: its own option, and where the agent's
+    /// `WakeStatus` was asked (`show`, `list`), whether the computer can be woken at all.
     var wakes: Bool
+    /// Why it does not wake the computer, where the agent was asked.
+    var wakeReason: String?
     /// The occurrence `reveille skip` passed over, while it is ahead (`reveille unskip` brings it back).
     var skipped: String?
 
@@ -43,8 +49,8 @@ struct AlarmSummary: Encodable, Equatable {
     private var shownDate: Date?
 
     private enum CodingKeys: String, CodingKey {
-        case id, title, state, kind, fireDate, timeRemaining, time, repeats, snooze, preAlert, app, enabled, secondary,
-             sound, volume, fade, ringLimit, wakes, skipped
+        case id, title, state, kind, fireDate, timeRemaining, time, repeats, recurrence, snooze, preAlert, app, enabled, secondary,
+             sound, volume, fade, ringLimit, wakes, wakeReason, skipped
     }
 
     init(_ listing: AlarmListing, now: Date = Date(), timeZone: any TimeZoneRules = GLibTimeZone.local) {
@@ -62,7 +68,11 @@ struct AlarmSummary: Encodable, Equatable {
         }
         if case .relative(let relative) = alarm.schedule {
             time = "\(relative.time.hour.zeroPadded()):\(relative.time.minute.zeroPadded())"
-            if case .weekly(let days) = relative.repeats { repeats = days.map(\.rawValue) }
+            switch relative.repeats {
+            case .never: break
+            case .weekly(let days): repeats = days.map(\.rawValue)
+            case .monthly, .yearly, .everyDays: recurrence = relative.repeats
+            }
         }
         preAlert = alarm.schedule == nil ? nil : alarm.countdownDuration?.preAlert
         app = listing.appID
@@ -86,6 +96,11 @@ struct AlarmSummary: Encodable, Equatable {
         wakes = listing.ring.wakesMachine != false
         skipped = AlarmRecord.skippedOccurrence(state: alarm.state, lastOccurrence: listing.lastOccurrence, now: now)
             .map { ISO8601Local.millisecondString(from: $0, in: timeZone) }
+    }
+
+    /// The agent's answer whether the computer can be woken, applied to this alarm.
+    mutating func apply(_ status: WakeStatus) {
+        (wakes, wakeReason) = status.answer(optedIn: wakes)
     }
 
     /// An argument as `run:` reads it back: quoted when it holds a space, quote or backslash.
@@ -150,12 +165,49 @@ struct AlarmSummary: Encodable, Equatable {
     }
 
     var repeatText: String {
+        if let recurrence, let words = Self.words(recurrence) { return words }
         guard let repeats else { return kind == "timer" ? L("timer") : L("once") }
         switch Set(repeats) {
         case ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]: return L("daily")
         case ["mon", "tue", "wed", "thu", "fri"]: return L("weekdays")
         case ["sat", "sun"]: return L("weekends")
         default: return repeats.map(Self.weekdayWord).joined(separator: ",")
+        }
+    }
+
+    /// `monthly on day 15`, `yearly on March 21`, `every 3 days from 2026-11-23`; `nil` for
+    /// weekly repeats, which `repeatText` words by their days.
+    static func words(_ recurrence: Alarm.Schedule.Relative.Recurrence) -> String? {
+        switch recurrence {
+        case .never, .weekly:
+            return nil
+        case .monthly(let day):
+            return day > 28 ? L("monthly on day %@ (or the month's last day)", String(day)) : L("monthly on day %@", String(day))
+        case .yearly(2, 29):
+            return L("yearly on February 29 (February 28 in other years)")
+        case .yearly(let month, let day):
+            return L("yearly on %@ %@", monthName(month), String(day))
+        case .everyDays(let count, let from):
+            return Ln("every %@ day from %@", "every %@ days from %@", count, String(count), from.description)
+        }
+    }
+
+    /// A month's name in the user's language.
+    static func monthName(_ month: Int) -> String {
+        switch month {
+        case 1: L("January")
+        case 2: L("February")
+        case 3: L("March")
+        case 4: L("April")
+        case 5: L("May")
+        case 6: L("June")
+        case 7: L("July")
+        case 8: L("August")
+        case 9: L("September")
+        case 10: L("October")
+        case 11: L("November")
+        case 12: L("December")
+        default: String(month)
         }
     }
 
@@ -211,7 +263,7 @@ struct AlarmSummary: Encodable, Equatable {
         let fadeText = fade.map { L(", rising over %@", Self.length($0)) } ?? ""
         lines.append((L("sound"), sound + volumeText + fadeText))
         lines.append((L("rings for"), L("%@ unanswered", Self.length(ringLimit))))
-        lines.append((L("wakes"), wakes ? L("the computer from suspend") : L("no (--no-wake)")))
+        lines.append((L("wakes"), wakes ? L("the computer from suspend") : wakeReason.map { L("no; %@", $0) } ?? L("no (--no-wake)")))
         if !enabled { lines.append((L("enabled"), L("no (reveille enable %@)", shortID))) }
         if let skipped { lines.append((L("skipped"), L("%@ (reveille unskip %@)", Self.dateAndTime(skipped), shortID))) }
         lines.append((L("app"), app))

@@ -15,6 +15,24 @@ struct OutputOptions: ParsableArguments {
     }
 }
 
+/// How a time of day repeats, shared by `add`, `edit` and `next`: at most one of these.
+struct RepeatOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(L("Repeat on these weekdays: %@.", InputParser.acceptedWeekdays)),
+            completion: .list(AlarmCompletion.weekdays))
+    var days: String?
+
+    @Option(help: ArgumentHelp(L("Repeat every month on this day: %@.", InputParser.acceptedMonthDays), valueName: "day"))
+    var monthly: String?
+
+    @Option(help: ArgumentHelp(L("Repeat every year on this day: %@.", InputParser.acceptedYearDays), valueName: "month-day"))
+    var yearly: String?
+
+    @Option(help: ArgumentHelp(L("Repeat every so many days, from the time's next occurrence: %@.", InputParser.acceptedDayIntervals), valueName: "days"))
+    var every: String?
+
+    var repeats: InputParser.Repeats { InputParser.Repeats(days: days, monthly: monthly, yearly: yearly, every: every) }
+}
+
 /// What the alert shows and how it snoozes, shared by `add` and `timer`.
 struct AlertOptions: ParsableArguments {
     @Option(help: ArgumentHelp(L("The notification's title.")))

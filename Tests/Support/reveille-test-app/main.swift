@@ -8,7 +8,7 @@
 //             record-argv FILE ARG... (writes its arguments and REVEILLE_ALARM_ID/ACTION to FILE),
 //             sync-calls main|plain|loop (every synchronous call: on the main actor, a plain
 //             thread, or the GLib loop's thread),
-//             list-twice FILE (lists, waits for FILE to exist, lists again)
+//             list-twice FILE (lists, waits for FILE to exist, lists again), snooze-for ID SECONDS
 // Prints results as JSON lines; an AlarmError as "error: CODE: REASON" on stderr, exit 3.
 import Foundation
 import ReveilleBus
@@ -111,8 +111,7 @@ do {
         // The missed notice's plural, as the agent's catalogs give it in this locale.
         Localization.setUp()
         let count = Int(argument) ?? 0
-        print(Ln("It rang at %@ for %@ minute and stopped without an answer.",
-                 "It rang at %@ for %@ minutes and stopped without an answer.", count, "07:00", String(count)))
+        print(L("It rang at %@ for %@ and stopped without an answer.", "07:00", Ln("%@ minute", "%@ minutes", count, String(count))))
     case "record-argv":
         // Writes this process's arguments after the file name, and its alarm environment, to the file.
         let record = ["arguments": Array(arguments.dropFirst(4)),
@@ -123,6 +122,10 @@ do {
         try printJSON(try manager.alarms.map(\.id.uuidString))
     case "cancel":
         try manager.cancel(id: UUID(uuidString: argument) ?? UUID())
+        print("ok")
+    case "snooze-for":
+        // Reveille's extension: snooze ID (argument) for arguments[4] seconds.
+        try manager.snooze(id: UUID(uuidString: argument) ?? UUID(), for: Double(arguments[4]) ?? 0)
         print("ok")
     case "list-twice":
         try printJSON(try manager.alarms.map(\.id.uuidString))
