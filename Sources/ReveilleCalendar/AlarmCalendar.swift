@@ -87,6 +87,7 @@ package enum AlarmCalendar {
             switch relative.repeats {
             case .never: event.add(Key.schedule, nextOccurrence)
             case .weekly(let days): event.add("RRULE", ICalRecurrence.rule(days))
+            case .monthly, .yearly, .everyDays: event.add("RRULE", ICalRecurrence.rule(relative.repeats))
             }
         }
         let request = record.request

@@ -224,6 +224,25 @@ enum ICalRecurrence {
         return .success(days)
     }
 
+    /// The RRULE of a Reveille repeat. A day that some months or years lack is written as the
+    /// last of the days up to it (`BYMONTHDAY=28,29,30,31;BYSETPOS=-1`), which is what Reveille
+    /// rings: the 31st, or the month's last day; February 29, or the 28th. Every N days counts
+    /// from DTSTART, which is an occurrence.
+    static func rule(_ recurrence: Alarm.Schedule.Relative.Recurrence) -> String {
+        func days(upTo day: Int, shortest: Int) -> String {
+            day <= shortest ? "BYMONTHDAY=\(day)"
+                : "BYMONTHDAY=" + (shortest...day).map(String.init).joined(separator: ",") + ";BYSETPOS=-1"
+        }
+        switch recurrence {
+        case .never: return ""
+        case .weekly(let weekdays): return rule(weekdays)
+        case .monthly(let day): return "FREQ=MONTHLY;" + days(upTo: day, shortest: 28)
+        case .yearly(let month, let day):
+            return "FREQ=YEARLY;BYMONTH=\(month);" + days(upTo: day, shortest: CalendarDay.days(inMonth: month, year: 2001))
+        case .everyDays(let n, _): return "FREQ=DAILY;INTERVAL=\(n)"
+        }
+    }
+
     /// `FREQ=WEEKLY;BYDAY=MO,WE`, days in the week's order from Monday.
     static func rule(_ days: [Locale.Weekday]) -> String {
         let ordered = (Weekdays.sundayFirst.dropFirst() + [.sunday]).filter(days.contains)
