@@ -99,7 +99,7 @@ package final class Agent {
                                                         enabled: settings.unmuteMutedSink, logger: logger),
                                    logger: logger, runtime: runtime)
         let notifications = NotificationServer(bus: bus, logger: logger)
-        let reach = NotificationReachWatch(server: notifications, runtime: runtime)
+        let reach = NotificationReachWatch(server: notifications, bus: bus, logger: logger, runtime: runtime)
         let presenter = AlarmPresenter(server: notifications, logger: logger, now: { clock.now }, timeZone: { timeZone.current },
                                        runtime: runtime)
         let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger),
@@ -111,7 +111,7 @@ package final class Agent {
         let history = HistoryFile(directory: paths.stateDirectory, logger: logger)
         runtime.history = history
         service.history = { history.history }
-        runtime.add([presenter, service, sleep], ringer: sounder)
+        runtime.add([presenter, service, sleep, reach], ringer: sounder)
         watches = [reach]
 
         // Started in this order, stopped in the reverse: the bus flushed last, after the

@@ -105,6 +105,7 @@ final class NotificationServer {
     /// Closes a notification (`CloseNotification`); its close is not reported back.
     func close(_ id: UInt32) {
         routes[id] = nil
+        if profile?.quirks.contains(.closeWedgesServer) == true { return expireInstead(id) }
         guard owner != nil, id != 0 else { return }
         bus.call(destination: Self.busName, path: Self.path, interface: Self.busName, method: "CloseNotification",
                  arguments: [.uint32(id)], autoStart: false) { _ in }
