@@ -20,6 +20,11 @@ public final class TestSession {
         /// Real GNOME Shell (X11) under Xvfb, with logind from python3-dbusmock on a private
         /// system bus; its notification daemon (gjs) is started by D-Bus activation as in GNOME.
         case gnomeShell
+        /// Real mate-notification-daemon, lxqt-notificationd or notification-daemon under Xvfb,
+        /// started by D-Bus activation (RealServers.swift).
+        case mate, lxqt, notificationDaemon
+        /// Real mako or swaync on a headless sway, started by D-Bus activation.
+        case mako, swaync
         /// Nobody, and nothing to activate.
         case none
     }
@@ -80,7 +85,8 @@ public final class TestSession {
         self.environment = environment
         do {
             switch notifications {
-            case .dunst, .xfce4Notifyd, .gnomeShell: try startXvfb()
+            case .dunst, .xfce4Notifyd, .gnomeShell, .mate, .lxqt, .notificationDaemon: try startXvfb()
+            case .mako, .swaync: try startSway()
             default: break
             }
             try prepareNotificationService(notifications)
@@ -267,6 +273,8 @@ public final class TestSession {
             }
             try FileManager.default.copyItem(atPath: file, toPath: serviceDirectory + "/org.gnome.Shell.Notifications.service")
             return
+        case .mate, .lxqt, .notificationDaemon, .mako, .swaync:
+            exec = try realServerCommand(peer) ?? ""
         case .recording, .none:
             return
         }
@@ -565,6 +573,12 @@ public final class TestSession {
                                        method: "org.freedesktop.DBus.NameHasOwner", [name])
             return result.stdout.contains(owned ? "true" : "false") ? true : nil
         }
+    }
+
+    /// Keeps `child` as a peer, stopped by PID with the session; the environment gains `extra`.
+    func adopt(_ name: String, _ child: Subprocess.Child, environment extra: [String: String] = [:]) {
+        peers.append((name, child))
+        environment.merge(extra) { $1 }
     }
 
     private func stop(named name: String) {

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import ReveilleCore
+import ReveilleTestSupport
+
+/// What each real server did wrong with Reveille's alerts (issue 31), against the server itself:
+/// started by D-Bus activation on a private bus, under Xvfb or a headless sway.
+@Suite("Real notification-daemon", .serialized, .waitsOnItsOwnThread)
+struct NotificationDaemonTests {
+    /// Where notification-daemon 3.20 draws an alert's buttons (a one-line body), from its bubble's corner.
+    static let stop = (x: 254, y: 87), snooze = (x: 313, y: 87)
+
+    func bubble(_ session: TestSession) throws -> TestSession.Window {
+        try eventually("notification-daemon's bubble") { try session.windows(classname: "notification-daemon").first }
+    }
+
+    @Test func anAlertAfterACountdownIsShownAndAnsweredThenSnoozedAndStopped() throws {
+        let session = try TestSession(notifications: .notificationDaemon, audio: .none)
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "3s", "--title", "Tea", "--snooze", "2s")
+        _ = try bubble(session)
+        _ = try eventually(timeout: 8, "the timer to ring") {
+            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+        }
+        // A close would leave the countdown's window on screen and show nothing after it: its
+        // buttons would be Pause and Cancel of a countdown the agent no longer knows.
+        let press = { (button: (x: Int, y: Int), what: String, done: @escaping () throws -> Bool) in
+            _ = try eventually(timeout: 10, what) { () -> Bool? in
+                let window = try self.bubble(session)
+                try session.click(x: window.x + button.x, y: window.y + button.y)
+                return (try? eventually(timeout: 1.5, what) { try done() ? true : nil }) ?? nil
+            }
+        }
+        try press(Self.snooze, "Snooze on the alert to start the snooze countdown") {
+            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "countdown"
+        }
+        _ = try eventually(timeout: 8, "the second alert") {
+            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+        }
+        try press(Self.stop, "Stop on the second alert to end the timer") { try session.cliJSON([AlarmJSON].self, "list").isEmpty }
+        _ = try eventually("nothing left on screen") { try session.windows(classname: "notification-daemon").isEmpty ? true : nil }
+        #expect(session.agentLogLines(containing: "close-wedges-server").count == 1, "the quirk is named in the log")
+    }
+}
+
+@Suite("Real MATE notification daemon", .serialized, .waitsOnItsOwnThread)
+struct MateNotificationDaemonTests {
+    @Test func closingAnAlertWithItsCrossIsADismissalAndItComesBackAtOnce() throws {
+        let session = try TestSession(notifications: .mate, audio: .none)
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Tea")
+        _ = try eventually(timeout: 6, "the timer to ring") {
+            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+        }
+        let alert = try eventually("the alert's bubble alone") { () -> TestSession.Window? in
+            let bubbles = try session.windows(classname: "mate-notification-daemon")
+            return bubbles.count == 1 && session.agentLogLines(containing: "closed").isEmpty ? bubbles[0] : nil
+        }
+        // MATE's × sits in the bubble's top right corner; the daemon reports it as "expired" (1).
+        try session.click(x: alert.x + alert.width - 33, y: alert.y + 27)
+        let line = try eventually("the agent to hear the close") { session.agentLogLines(containing: "while still ringing").first }
+        #expect(line.contains("closed (reason 2)") && line.contains("again in 0.25 s"), "a person's dismissal, answered at once: \(line)")
+        _ = try eventually(timeout: 3, "the alert back on screen") {
+            try session.windows(classname: "mate-notification-daemon").map(\.id).filter { $0 != alert.id }.count == 1 ? true : nil
+        }
+        #expect(try session.cli("stop", timer.id).status == 0)
+        _ = try eventually("the bubble gone") { try session.windows(classname: "mate-notification-daemon").isEmpty ? true : nil }
+    }
+}
