@@ -67,3 +67,32 @@ struct MateNotificationDaemonTests {
         _ = try eventually("the bubble gone") { try session.windows(classname: "mate-notification-daemon").isEmpty ? true : nil }
     }
 }
+
+@Suite("Real swaync", .serialized, .waitsOnItsOwnThread)
+struct SwayncTests {
+    /// An alert's popup covers more than this many pixels of the screen's top right quarter.
+    static let popup = 5_000
+
+    @Test func twentyAlertsInARowAllPopUp() throws {
+        let session = try TestSession(notifications: .swaync, audio: .none)
+        try session.startAgent()
+        var missing: [Int] = []
+        for round in 1...20 {
+            let timer = try session.cliJSON(AlarmJSON.self, "timer", "3s", "--title", "Tea \(round)")
+            _ = try eventually(timeout: 8, "round \(round): the timer to ring") {
+                try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+            }
+            // The countdown gone from swaync's panel: what pops up now is the alert, or nothing.
+            _ = try eventually("round \(round): the alert alone in swaync's panel") {
+                try session.swayncClient("--count").stdout.trimmed() == "1" ? true : nil
+            }
+            if (try? eventually(timeout: 3, "round \(round): the alert's popup") { try session.popupPixels() > Self.popup ? true : nil }) == nil {
+                missing.append(round)
+            }
+            #expect(try session.cli("stop", timer.id).status == 0)
+            _ = try eventually("round \(round): the alert withdrawn") { try session.swayncClient("--count").stdout.trimmed() == "0" ? true : nil }
+            _ = try eventually("round \(round): no popup left") { try session.popupPixels() < Self.popup ? true : nil }
+        }
+        #expect(missing.isEmpty, "the alert did not pop up in rounds \(missing)")
+    }
+}
