@@ -75,7 +75,13 @@ final class AlarmPresenter: AlarmFollower {
         machine.buttonsAnswer = new == .answerable
         guard old == .unseen, new != .unseen, profile?.criticalInDoNotDisturb == .dropped else { return }
         logger.info("Do Not Disturb ended on a server that dropped the alerts shown meanwhile: showing them again")
-        run(machine.showAlertsAgain(alarms.list, now: now(), timeZone: timeZone(), soundingItself: isSounding))
+        // The server reads the end of its Do Not Disturb at its own pace (LXQt re-reads its file
+        // within a second): shown sooner, the alert would be dropped again.
+        MainLoopSources.after(milliseconds: UInt32(KnownServer.doNotDisturbEndReadWithin * 1000)) { [weak self] in
+            guard let self, self.reach != .unseen else { return }
+            self.run(self.machine.showAlertsAgain(self.alarms.list, now: self.now(), timeZone: self.timeZone(),
+                                                  soundingItself: self.isSounding))
+        }
     }
 
     /// Closes every notification, so none is left with buttons nobody answers.

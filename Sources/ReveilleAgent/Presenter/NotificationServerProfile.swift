@@ -130,6 +130,10 @@ enum KnownServer: String, CaseIterable, Sendable {
         }
     }
 
+    /// Seconds a server that drops notifications in Do Not Disturb may take to read that it
+    /// ended (lxqt-notificationd 1.2: between 0.5 and 1 s after its file changed).
+    static let doNotDisturbEndReadWithin = 2.0
+
     /// Where the server keeps its Do Not Disturb state, as `DoNotDisturbWatch` reads it.
     var doNotDisturbSource: DoNotDisturbSource {
         switch self {
