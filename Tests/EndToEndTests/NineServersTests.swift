@@ -96,3 +96,53 @@ struct SwayncTests {
         #expect(missing.isEmpty, "the alert did not pop up in rounds \(missing)")
     }
 }
+
+@Suite("Real LXQt notification daemon", .serialized, .waitsOnItsOwnThread)
+struct LxqtNotificationdTests {
+    /// Where lxqt-notificationd 1.2 draws an alert's buttons (a one-line body), from its
+    /// bubble's left edge and bottom.
+    static let stop = (x: 90, fromBottom: 39), snooze = (x: 197, fromBottom: 39)
+
+    @Test func snoozeThenStopWithItsButtons() throws {
+        let session = try TestSession(notifications: .lxqt, audio: .none)
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "2s", "--title", "Tea", "--snooze", "2s")
+        for (button, state) in [(Self.snooze, "countdown"), (Self.stop, nil)] {
+            _ = try eventually(timeout: 8, "the timer to ring") {
+                try session.cliJSON([AlarmJSON].self, "list").first?.state == "alerting" ? true : nil
+            }
+            // The alert alone (the countdown closed once the alert was shown).
+            let alert = try eventually("the alert's bubble") { () -> TestSession.Window? in
+                let bubbles = try session.windows(classname: "lxqt-notificationd")
+                return bubbles.count == 1 && bubbles[0].height < 160 ? bubbles[0] : nil
+            }
+            try session.click(x: alert.x + button.x, y: alert.y + alert.height - button.fromBottom)
+            _ = try eventually("the press to be answered") {
+                try session.cliJSON([AlarmJSON].self, "list").first?.state == state ? true : nil
+            }
+        }
+        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty && timer.state == "countdown")
+    }
+}
+
+@Suite("Real mako", .serialized, .waitsOnItsOwnThread)
+struct MakoTests {
+    @Test func theAlertPopsUpSaysHowToStopItAndMakoctlInvokeStopsIt() throws {
+        let session = try TestSession(notifications: .mako, audio: .none)
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Tea")
+        _ = try eventually(timeout: 8, "the timer to ring") {
+            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+        }
+        _ = try eventually("the alert's popup") { try session.popupPixels() > SwayncTests.popup ? true : nil }
+        // mako draws no buttons: the text says how to stop it from a terminal.
+        let shown = try eventually("the alert alone in mako's list") { () -> String? in
+            let list = try session.makoctl("list").stdout
+            return list.contains("Tea") && list.contains("To stop: reveille stop \(timer.id.prefix(8))") ? list : nil
+        }
+        #expect(session.loggedReach == "seenOnly", "\(shown)")
+        #expect(try session.makoctl("invoke", "stop").status == 0)
+        _ = try eventually("Stop, invoked through makoctl, to end the timer") { try session.cliJSON([AlarmJSON].self, "list").isEmpty ? true : nil }
+        _ = try eventually("no popup left") { try session.popupPixels() < SwayncTests.popup ? true : nil }
+    }
+}
