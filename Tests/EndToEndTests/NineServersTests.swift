@@ -95,6 +95,28 @@ struct SwayncTests {
         }
         #expect(missing.isEmpty, "the alert did not pop up in rounds \(missing)")
     }
+
+    @Test func afterARunButtonTheAlertPopsUpAgain() throws {
+        let session = try TestSession(notifications: .swaync, audio: .none)
+        try session.startAgent()
+        let marker = session.directory + "/ran"
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Brew", "--secondary", "run:/usr/bin/touch \(marker)")
+        _ = try eventually(timeout: 8, "the timer to ring") {
+            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+        }
+        _ = try eventually("the alert alone in swaync's panel") { try session.swayncClient("--count").stdout.trimmed() == "1" ? true : nil }
+        _ = try eventually(timeout: 3, "the alert's popup") { try session.popupPixels() > Self.popup ? true : nil }
+        let signals = try session.monitorNotificationSignals()
+        // Run is the right one of the popup's two buttons on swaync's 1280×720 headless screen.
+        try session.clickOnSway(x: 1150, y: 114)
+        _ = try eventually("the Run button's command to run") { FileManager.default.fileExists(atPath: marker) ? true : nil }
+        // swaync closes a notification after its action: the alarm rings on, and its alert is back.
+        _ = try eventually("swaync to close the answered alert") { signals().contains("NotificationClosed") ? true : nil }
+        _ = try eventually("the alert shown again, alone") { try session.swayncClient("--count").stdout.trimmed() == "1" ? true : nil }
+        _ = try eventually(timeout: 3, "the alert's popup again") { try session.popupPixels() > Self.popup ? true : nil }
+        #expect(try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting")
+        #expect(try session.cli("stop", timer.id).status == 0)
+    }
 }
 
 @Suite("Real LXQt notification daemon", .serialized, .waitsOnItsOwnThread)

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// The real notification servers beyond dunst, xfce4-notifyd and GNOME Shell, as Debian 12
 /// installs them: MATE's, LXQt's and notification-daemon under the session's Xvfb, mako and
@@ -102,6 +103,29 @@ extension TestSession {
         return count
     }
 
+    /// Clicks at `x`, `y` on the sway screen, as a person with a mouse would: through wayvnc's
+    /// virtual pointer (started on first use), spoken to over its Unix socket.
+    public func clickOnSway(x: Int, y: Int) throws {
+        let socket = directory + "/runtime/vnc.sock"
+        if !FileManager.default.fileExists(atPath: socket) {
+            let wayvnc = try Subprocess.find("wayvnc", package: "wayvnc")
+            adopt("wayvnc", try Subprocess.start(wayvnc, ["-u", socket], environment: environment, stderr: directory + "/wayvnc.log"))
+            _ = try eventually("wayvnc's socket") { FileManager.default.fileExists(atPath: socket) ? true : nil }
+        }
+        try VNCPointer(socket: socket).click(x: x, y: y)
+    }
+
+    /// Records the notification server's signals from now on (`gdbus monitor`); the function
+    /// returned reads what was recorded.
+    public func monitorNotificationSignals() throws -> () -> String {
+        let file = directory + "/signals-\(UUID().uuidString.prefix(8)).txt"
+        let gdbus = try Subprocess.find("gdbus", package: "libglib2.0-bin")
+        adopt("gdbus monitor", try Subprocess.start(gdbus, ["monitor", "--session", "--dest", "org.freedesktop.Notifications"],
+                                                    environment: environment, stdout: file))
+        _ = try eventually("gdbus monitor to start") { FileManager.default.fileExists(atPath: file) ? true : nil }
+        return { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+    }
+
     /// Runs `swaync-client` against the session's swaync.
     @discardableResult
     public func swayncClient(_ arguments: String...) throws -> Subprocess.Result {
@@ -147,5 +171,63 @@ struct PPM {
     func pixel(x: Int, y: Int) -> [UInt8] {
         let start = (y * width + x) * 3
         return Array(pixels[start..<start + 3])
+    }
+}
+
+/// The least of an RFB 3.8 client (security "None") that moves a VNC server's pointer and clicks.
+struct VNCPointer {
+    private let descriptor: Int32
+
+    init(socket path: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Subprocess.Failure("socket failed") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(path.utf8.prefix(raw.count - 1)) + [0]) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { close(descriptor); throw Subprocess.Failure("cannot connect to \(path)") }
+        do {
+            _ = try read(12) // the server's version
+            try send(Array("RFB 003.008\n".utf8))
+            let types = try read(Int(try read(1)[0]))
+            guard types.contains(1) else { throw Subprocess.Failure("the VNC server wants authentication: \(types)") }
+            try send([1])
+            guard try read(4) == [0, 0, 0, 0] else { throw Subprocess.Failure("the VNC server refused") }
+            try send([1]) // shared
+            let header = try read(24)
+            _ = try read(Int(header[20]) << 24 | Int(header[21]) << 16 | Int(header[22]) << 8 | Int(header[23])) // its name
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    /// Moves to `x`, `y`, presses and releases the first button, then disconnects. The pauses
+    /// let the toolkit see the pointer enter and rest before the press, as a hand would.
+    func click(x: Int, y: Int) throws {
+        defer { close(descriptor) }
+        let steps: [(mask: UInt8, x: Int, microseconds: UInt32)] = [(0, x, 300_000), (0, x + 1, 200_000), (0, x, 300_000),
+                                                                   (1, x, 120_000), (0, x, 300_000)]
+        for step in steps {
+            try send([5, step.mask, UInt8(step.x >> 8), UInt8(step.x & 0xff), UInt8(y >> 8), UInt8(y & 0xff)])
+            usleep(step.microseconds)
+        }
+    }
+
+    private func send(_ bytes: [UInt8]) throws {
+        guard write(descriptor, bytes, bytes.count) == bytes.count else { throw Subprocess.Failure("the VNC server hung up") }
+    }
+
+    private func read(_ count: Int) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: max(count, 1))
+        while bytes.count < count {
+            let got = Glibc.read(descriptor, &buffer, count - bytes.count)
+            guard got > 0 else { throw Subprocess.Failure("the VNC server hung up") }
+            bytes += buffer[0..<got]
+        }
+        return bytes
     }
 }
