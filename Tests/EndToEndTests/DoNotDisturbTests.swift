@@ -95,6 +95,20 @@ struct DoNotDisturbTests {
         #expect(session.loggedReach == "answerable", "swaync lets criticals through")
     }
 
+    /// GNOME Shell's switch, read through GSettings and dconf as the shell reads it (the
+    /// recording server answers as GNOME Shell: the shell itself runs on the memory backend).
+    @Test func gnomeShowsCriticalsWithButtonsWhenBannersAreOff() throws {
+        let session = try TestSession(notifications: .recording(profile: "gnome"), audio: .none)
+        try session.makeActivatable("ca.desrt.dconf")
+        try session.startAgent()
+        try reach(session, "answerable", "buttons")
+        try session.gsettings(set: "org.gnome.desktop.notifications", "show-banners", "false")
+        _ = try eventually("the agent to follow GNOME's setting") {
+            session.agentLogLines(containing: "Do Not Disturb is on").isEmpty ? nil : true
+        }
+        #expect(session.loggedReach == "answerable", "GNOME Shell shows criticals, buttons and all, in Do Not Disturb")
+    }
+
     @Test func makoInADoNotDisturbModeHidesTheAlert() throws {
         let session = try TestSession(notifications: .mako, audio: .none)
         let folder = session.directory + "/config/mako"
