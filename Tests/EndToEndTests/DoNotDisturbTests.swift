@@ -13,20 +13,12 @@ struct DoNotDisturbTests {
         _ = try eventually(timeout: 10, "the reach to be \(reach): \(why)") { session.loggedReach == reach ? true : nil }
     }
 
-    func ring(_ session: TestSession, _ title: String) throws -> AlarmJSON {
-        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", title)
-        _ = try eventually(timeout: 6, "the timer to ring") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
-        }
-        return timer
-    }
-
     @Test func mateDropsTheAlertUnseenAndItIsShownWhenDoNotDisturbEnds() throws {
         let session = try TestSession(notifications: .mate, audio: .none)
         try session.makeActivatable("ca.desrt.dconf")
         try session.gsettings(set: "org.mate.NotificationDaemon", "do-not-disturb", "true")
         try session.startAgent()
-        let timer = try ring(session, "Tea")
+        let timer = try session.ringTimer("1s", "Tea")
         try reach(session, "unseen", "MATE drops every notification in Do Not Disturb")
         try session.gsettings(set: "org.mate.NotificationDaemon", "do-not-disturb", "false")
         try reach(session, "answerable", "Do Not Disturb off")
@@ -39,13 +31,11 @@ struct DoNotDisturbTests {
 
     @Test func lxqtDropsTheAlertUnseenAndItIsShownWhenDoNotDisturbEnds() throws {
         let session = try TestSession(notifications: .lxqt, audio: .none)
-        let folder = session.directory + "/config/lxqt"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try "[General]\ndoNotDisturb=true\n".write(toFile: folder + "/notifications.conf", atomically: true, encoding: .utf8)
+        try session.writeConfig("lxqt/notifications.conf", "[General]\ndoNotDisturb=true\n")
         try session.startAgent()
-        let timer = try ring(session, "Tea")
+        let timer = try session.ringTimer("1s", "Tea")
         try reach(session, "unseen", "LXQt drops every notification in Do Not Disturb")
-        try "[General]\ndoNotDisturb=false\n".write(toFile: folder + "/notifications.conf", atomically: true, encoding: .utf8)
+        try session.writeConfig("lxqt/notifications.conf", "[General]\ndoNotDisturb=false\n")
         try reach(session, "answerable", "Do Not Disturb off")
         _ = try eventually("the dropped alert shown again") {
             try session.windows(classname: "lxqt-notificationd").count == 1 ? true : nil
@@ -56,7 +46,7 @@ struct DoNotDisturbTests {
     @Test func dunstPausedHoldsTheAlertBack() throws {
         let session = try TestSession(notifications: .dunst, audio: .none)
         try session.startAgent()
-        _ = try ring(session, "Tea")
+        _ = try session.ringTimer("1s", "Tea")
         try reach(session, "seenOnly", "dunst's buttons are in a menu")
         #expect(try session.dunstctl("set-paused", "true").status == 0)
         try reach(session, "unseen", "dunst paused shows nothing")
@@ -69,7 +59,7 @@ struct DoNotDisturbTests {
         let session = try TestSession(notifications: .xfce4Notifyd, audio: .none)
         try session.makeActivatable("org.xfce.Xfconf")
         try session.startAgent()
-        _ = try ring(session, "Tea")
+        _ = try session.ringTimer("1s", "Tea")
         try reach(session, "answerable", "buttons")
         let xfconf = try Subprocess.find("xfconf-query", package: "xfconf")
         let set = try Subprocess.run(xfconf, ["-c", "xfce4-notifyd", "-p", "/do-not-disturb", "-n", "-t", "bool", "-s", "true"],
@@ -86,7 +76,7 @@ struct DoNotDisturbTests {
     @Test func swayncShowsCriticalsInDoNotDisturb() throws {
         let session = try TestSession(notifications: .swaync, audio: .none)
         try session.startAgent()
-        _ = try ring(session, "Tea")
+        _ = try session.ringTimer("1s", "Tea")
         try reach(session, "answerable", "buttons")
         #expect(try session.swayncClient("--dnd-on").status == 0)
         _ = try eventually("the agent to hear swaync's Do Not Disturb") {
@@ -111,11 +101,9 @@ struct DoNotDisturbTests {
 
     @Test func makoInADoNotDisturbModeHidesTheAlert() throws {
         let session = try TestSession(notifications: .mako, audio: .none)
-        let folder = session.directory + "/config/mako"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try "[mode=do-not-disturb]\ninvisible=1\n".write(toFile: folder + "/config", atomically: true, encoding: .utf8)
+        try session.writeConfig("mako/config", "[mode=do-not-disturb]\ninvisible=1\n")
         try session.startAgent()
-        _ = try ring(session, "Tea")
+        _ = try session.ringTimer("1s", "Tea")
         try reach(session, "seenOnly", "mako draws no buttons")
         #expect(try session.makoctl("mode", "-a", "do-not-disturb").status == 0)
         try reach(session, "unseen", "mako's mode makes it invisible (read while the alarm rings)")

@@ -48,10 +48,7 @@ struct MateNotificationDaemonTests {
     @Test func closingAnAlertWithItsCrossIsADismissalAndItComesBackAtOnce() throws {
         let session = try TestSession(notifications: .mate, audio: .none)
         try session.startAgent()
-        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Tea")
-        _ = try eventually(timeout: 6, "the timer to ring") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
-        }
+        let timer = try session.ringTimer("1s", "Tea")
         let alert = try eventually("the alert's bubble alone") { () -> TestSession.Window? in
             let bubbles = try session.windows(classname: "mate-notification-daemon")
             return bubbles.count == 1 && session.agentLogLines(containing: "closed").isEmpty ? bubbles[0] : nil
@@ -78,10 +75,7 @@ struct SwayncTests {
         try session.startAgent()
         var missing: [Int] = []
         for round in 1...20 {
-            let timer = try session.cliJSON(AlarmJSON.self, "timer", "3s", "--title", "Tea \(round)")
-            _ = try eventually(timeout: 8, "round \(round): the timer to ring") {
-                try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
-            }
+            let timer = try session.ringTimer("3s", "Tea \(round)")
             // The countdown gone from swaync's panel: what pops up now is the alert, or nothing.
             _ = try eventually("round \(round): the alert alone in swaync's panel") {
                 try session.swayncClient("--count").stdout.trimmed() == "1" ? true : nil
@@ -100,10 +94,7 @@ struct SwayncTests {
         let session = try TestSession(notifications: .swaync, audio: .none)
         try session.startAgent()
         let marker = session.directory + "/ran"
-        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Brew", "--secondary", "run:/usr/bin/touch \(marker)")
-        _ = try eventually(timeout: 8, "the timer to ring") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
-        }
+        let timer = try session.ringTimer("1s", "Brew", "--secondary", "run:/usr/bin/touch \(marker)")
         _ = try eventually("the alert alone in swaync's panel") { try session.swayncClient("--count").stdout.trimmed() == "1" ? true : nil }
         _ = try eventually(timeout: 3, "the alert's popup") { try session.popupPixels() > Self.popup ? true : nil }
         let signals = try session.monitorNotificationSignals()
@@ -152,10 +143,7 @@ struct MakoTests {
     @Test func theAlertPopsUpSaysHowToStopItAndMakoctlInvokeStopsIt() throws {
         let session = try TestSession(notifications: .mako, audio: .none)
         try session.startAgent()
-        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Tea")
-        _ = try eventually(timeout: 8, "the timer to ring") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
-        }
+        let timer = try session.ringTimer("1s", "Tea")
         _ = try eventually("the alert's popup") { try session.popupPixels() > SwayncTests.popup ? true : nil }
         // mako draws no buttons: the text says how to stop it from a terminal.
         let shown = try eventually("the alert alone in mako's list") { () -> String? in

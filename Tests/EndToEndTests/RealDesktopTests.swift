@@ -168,7 +168,8 @@ struct GnomeShellTests {
     /// Clicks at a place until `done` holds (a banner slides in; a click during the slide misses).
     func click(_ session: TestSession, _ point: (x: Int, y: Int), until what: String, _ done: () throws -> Bool) throws {
         let xdotool = try Subprocess.find("xdotool", package: "xdotool")
-        for _ in 0..<4 {
+        // Six tries: on a loaded machine the shell slides a banner in slowly.
+        for _ in 0..<6 {
             usleep(600_000)
             _ = try Subprocess.run(xdotool, ["mousemove", "\(point.x)", "\(point.y)", "click", "1"], environment: session.environment)
             if (try? eventually(timeout: 2, what) { try done() ? true : nil }) != nil { return }

@@ -27,6 +27,15 @@ struct PresentationMachineTests {
         _ = machine.shown(record.id, generation: show.generation, shownID: shownID, current: record, now: now, timeZone: utc, soundingItself: true)
     }
 
+    /// An alarm ringing (shown as 1) and a timer counting down (shown as 2).
+    func ringingAndCountingDown(_ machine: inout PresentationMachine) throws -> (AlarmRecord, AlarmRecord) {
+        let ringing = try policy.alerting(policy.timer(title: "A"))
+        let countdown = try policy.timer(title: "B")
+        try shown(&machine, ringing, as: 1)
+        try shown(&machine, countdown, as: 2)
+        return (ringing, countdown)
+    }
+
     @Test func aCountdownUpdatesInPlaceAndItsAlertComesFresh() throws {
         var machine = PresentationMachine()
         let timer = try policy.timer(seconds: 600)
@@ -116,10 +125,7 @@ struct PresentationMachineTests {
 
     @Test func alertsADroppingServerLostAreShownAgainFresh() throws {
         var machine = PresentationMachine()
-        let ringing = try policy.alerting(policy.timer(title: "A"))
-        let countdown = try policy.timer(title: "B")
-        try shown(&machine, ringing, as: 1)
-        try shown(&machine, countdown, as: 2)
+        let (ringing, countdown) = try ringingAndCountingDown(&machine)
         let again = machine.showAlertsAgain([ringing, countdown], now: now, timeZone: utc, soundingItself: { _ in true })
         #expect(shows(again).map(\.id) == [ringing.id] && shows(again).map(\.replacing) == [0], "the alert only, as a new notification")
         #expect(machine.shown(ringing.id, generation: shows(again)[0].generation, shownID: 3, current: ringing, now: now,
@@ -143,10 +149,7 @@ struct PresentationMachineTests {
 
     @Test func whenTheServerGoesAnAlertIsAskedForAgainAndANewServerGetsEverything() throws {
         var machine = PresentationMachine()
-        let ringing = try policy.alerting(policy.timer(title: "A"))
-        let countdown = try policy.timer(title: "B")
-        try shown(&machine, ringing, as: 1)
-        try shown(&machine, countdown, as: 2)
+        let (ringing, countdown) = try ringingAndCountingDown(&machine)
         let gone = machine.serverChanged(present: false, alarms: [], now: now, timeZone: utc, soundingItself: { _ in true })
         #expect(reshows(gone) == [0.25], "the alert only: asking again starts an activatable server")
         let back = machine.serverChanged(present: true, alarms: [ringing, countdown], now: now, timeZone: utc, soundingItself: { _ in true })

@@ -54,6 +54,13 @@ extension TestSession {
         try FileManager.default.copyItem(atPath: file, toPath: serviceDirectory + "/\(name).service")
     }
 
+    /// Writes `text` to `path` in the session's `XDG_CONFIG_HOME` (a server's own settings file).
+    public func writeConfig(_ path: String, _ text: String) throws {
+        let file = URL(fileURLWithPath: directory + "/config/" + path)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: file, atomically: true, encoding: .utf8)
+    }
+
     /// Sets a GSettings key through dconf, as `gsettings set` in a desktop does.
     public func gsettings(set schema: String, _ key: String, _ value: String) throws {
         let gsettings = try Subprocess.find("gsettings", package: "libglib2.0-bin")
@@ -136,6 +143,17 @@ extension TestSession {
     @discardableResult
     public func makoctl(_ arguments: String...) throws -> Subprocess.Result {
         try Subprocess.run(try Subprocess.find("makoctl", package: "mako-notifier"), arguments, environment: environment)
+    }
+
+    /// Starts `reveille timer LENGTH --title TITLE OPTIONS` and waits until it rings.
+    public func ringTimer(_ length: String, _ title: String, _ options: String...) throws -> AlarmJSON {
+        let timer = try Subprocess.run(binaries + "/reveille", ["timer", length, "--title", title] + options + ["--json"], environment: environment)
+        guard timer.status == 0 else { throw Subprocess.Failure("reveille timer failed: \(timer.stderr)") }
+        let alarm = try JSONDecoder().decode(AlarmJSON.self, from: Data(timer.stdout.utf8))
+        _ = try eventually(timeout: 10, "the timer \(title) to ring") {
+            try cliJSON(AlarmJSON.self, "show", alarm.id).state == "alerting" ? true : nil
+        }
+        return alarm
     }
 
     /// The agent's log lines that contain `text`.

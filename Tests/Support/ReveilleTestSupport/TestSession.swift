@@ -417,37 +417,20 @@ public final class TestSession {
         guard result.status == 0 else { throw Subprocess.Failure("dunstctl context failed: \(result.stderr)") }
     }
 
-    /// A notification bubble of xfce4-notifyd on the session's display.
+    /// A notification server's window (a bubble) on the session's X display.
     public struct Window: Equatable {
         public var id: String
         public var x: Int, y: Int, width: Int, height: Int
     }
 
     /// xfce4-notifyd's bubbles on screen, top to bottom.
-    public func xfceBubbles() throws -> [Window] {
-        let xdotool = try Subprocess.find("xdotool", package: "xdotool")
-        let ids = try Subprocess.run(xdotool, ["search", "--onlyvisible", "--classname", "xfce4-notifyd"], environment: environment)
-        return try ids.stdout.split(separator: "\n").compactMap { id -> Window? in
-            let shell = try Subprocess.run(xdotool, ["getwindowgeometry", "--shell", String(id)], environment: environment).stdout
-            var values: [String: Int] = [:]
-            for line in shell.split(separator: "\n") {
-                let parts = line.split(separator: "=")
-                if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
-            }
-            guard let x = values["X"], let y = values["Y"], let width = values["WIDTH"], let height = values["HEIGHT"],
-                  width > 20 else { return nil } // xfce4-notifyd's hidden 10×10 helper window
-            return Window(id: String(id), x: x, y: y, width: width, height: height)
-        }.sorted { $0.y < $1.y }
-    }
+    public func xfceBubbles() throws -> [Window] { try windows(classname: "xfce4-notifyd") }
 
     /// Clicks a button of an xfce4-notifyd bubble as a person would: `fromRight` 0 is the last
     /// button (the secondary, or Cancel), 1 the one before it (Stop, Pause). The buttons sit
     /// right-aligned in the bubble's bottom row, 92 px apart (Debian 12's GTK theme).
     public func clickXfceButton(_ bubble: Window, fromRight index: Int) throws {
-        let xdotool = try Subprocess.find("xdotool", package: "xdotool")
-        let x = bubble.x + bubble.width - 57 - 92 * index, y = bubble.y + bubble.height - 31
-        let click = try Subprocess.run(xdotool, ["mousemove", "\(x)", "\(y)", "click", "1"], environment: environment)
-        guard click.status == 0 else { throw Subprocess.Failure("xdotool could not click: \(click.stderr)") }
+        try click(x: bubble.x + bubble.width - 57 - 92 * index, y: bubble.y + bubble.height - 31)
     }
 
     // MARK: Agent and CLI
