@@ -70,7 +70,14 @@ struct DoNotDisturbTests {
         }
         // xfce4-notifyd 0.7.3 shows criticals with their buttons in Do Not Disturb (0.9 withdraws them).
         #expect(session.loggedReach == "answerable")
-        _ = try eventually("the alert's bubble") { try session.xfceBubbles().count == 1 ? true : nil }
+        // A new alert in Do Not Disturb, answered with its Stop button.
+        let timer = try session.ringTimer("1s", "Eggs")
+        // xfce4-notifyd stacks the newest on top.
+        let bubble = try eventually("the new alert's bubble") { try session.xfceBubbles().count == 2 ? session.xfceBubbles().first : nil }
+        try session.clickXfceButton(bubble, fromRight: 1)
+        _ = try eventually("Stop, pressed in Do Not Disturb, to end it") {
+            try session.cliJSON([AlarmJSON].self, "list").contains { $0.id == timer.id } ? nil : true
+        }
     }
 
     @Test func swayncShowsCriticalsInDoNotDisturb() throws {
