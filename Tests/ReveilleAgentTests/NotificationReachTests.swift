@@ -74,6 +74,15 @@ struct NotificationReachTests {
                 && !DoNotDisturbSource.lxqtMeansDoNotDisturb(nil))
     }
 
+    @Test func alertsAreShownAgainOnlyWhenADroppingDoNotDisturbEnds() throws {
+        let mate = try #require(Self.nine[.mate]), dunst = try #require(Self.nine[.dunst])
+        #expect(NotificationReach.endsDroppingDoNotDisturb(from: .unseen, to: .answerable, on: mate))
+        #expect(!NotificationReach.endsDroppingDoNotDisturb(from: .answerable, to: .unseen, on: mate), "it began")
+        #expect(!NotificationReach.endsDroppingDoNotDisturb(from: nil, to: .answerable, on: mate), "the first reach")
+        #expect(!NotificationReach.endsDroppingDoNotDisturb(from: .unseen, to: .seenOnly, on: dunst), "dunst shows what it held back")
+        #expect(!NotificationReach.endsDroppingDoNotDisturb(from: .unseen, to: .answerable, on: nil))
+    }
+
     @Test func mateCountsAnExpiredCloseAsADismissalAndOnlyMate() throws {
         let mate = try #require(Self.nine[.mate])
         #expect(mate.closeReason(1) == 2 && mate.closeReason(3) == 3)

@@ -73,7 +73,7 @@ final class AlarmPresenter: AlarmFollower {
         let old = reach
         reach = new
         machine.buttonsAnswer = new == .answerable
-        guard old == .unseen, new != .unseen, profile?.criticalInDoNotDisturb == .dropped else { return }
+        guard NotificationReach.endsDroppingDoNotDisturb(from: old, to: new, on: profile) else { return }
         logger.info("Do Not Disturb ended on a server that dropped the alerts shown meanwhile: showing them again")
         // The server reads the end of its Do Not Disturb at its own pace (LXQt re-reads its file
         // within a second): shown sooner, the alert would be dropped again.

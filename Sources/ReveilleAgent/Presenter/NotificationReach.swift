@@ -25,6 +25,13 @@ enum NotificationReach: Equatable, Sendable {
         case .heldBack, .dropped: return .unseen
         }
     }
+
+    /// Whether the change from `old` to `new` is the end of a Do Not Disturb that dropped the
+    /// alerts shown meanwhile (MATE, LXQt: without a signal), so they must be shown again.
+    static func endsDroppingDoNotDisturb(from old: NotificationReach?, to new: NotificationReach,
+                                         on profile: NotificationServerProfile?) -> Bool {
+        old == .unseen && new != .unseen && profile?.criticalInDoNotDisturb == .dropped
+    }
 }
 
 /// Follows the notification server and its Do Not Disturb state, and tells the runtime each
