@@ -52,6 +52,8 @@ extension TestSession {
         guard FileManager.default.fileExists(atPath: file) else { throw Subprocess.Failure("\(file) is missing") }
         try? FileManager.default.removeItem(atPath: serviceDirectory + "/\(name).service")
         try FileManager.default.copyItem(atPath: file, toPath: serviceDirectory + "/\(name).service")
+        // dconf-service outlives the bus (and a SIGTERM): stopped with the session.
+        activatedServices.append(name)
     }
 
     /// Writes `text` to `path` in the session's `XDG_CONFIG_HOME` (a server's own settings file).

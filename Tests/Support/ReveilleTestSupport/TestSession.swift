@@ -46,6 +46,8 @@ public final class TestSession {
     public let directory: String
     public private(set) var environment: [String: String]
     private var peers: [(name: String, child: Subprocess.Child)] = []
+    /// Services made activatable (`makeActivatable`): stopped by their bus names' owners.
+    var activatedServices: [String] = []
     public private(set) var agent: Subprocess.Child?
     public let binaries: String
     private let gdbusPath: String
@@ -573,9 +575,11 @@ public final class TestSession {
         agent?.terminate()
         agent = nil
         // A server the bus started is no child of ours: find it by its bus name while the bus is up.
-        if environment["DBUS_SESSION_BUS_ADDRESS"] != nil, let pid = try? ownerPID(of: "org.freedesktop.Notifications"),
-           !peers.contains(where: { $0.child.pid == pid }) {
-            Subprocess.Child(pid: pid).terminate()
+        for name in ["org.freedesktop.Notifications"] + activatedServices {
+            if environment["DBUS_SESSION_BUS_ADDRESS"] != nil, let pid = try? ownerPID(of: name),
+               !peers.contains(where: { $0.child.pid == pid }) {
+                Subprocess.Child(pid: pid).terminate()
+            }
         }
         for peer in peers.reversed() { peer.child.terminate() }
         peers = []
