@@ -11,7 +11,9 @@ DEBIAN_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libpulse-dev \
 	bubblewrap gir1.2-gtk-3.0 \
 	libnotify-dev libical-dev \
 	libgtk-4-dev x11-utils wmctrl \
-	kded5 plasma-workspace
+	kded5 plasma-workspace \
+	mate-notification-daemon lxqt-notificationd notification-daemon mako-notifier sway-notification-center sway grim wayvnc \
+	xfconf dconf-service dconf-gsettings-backend
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Release binaries carry the Swift runtime and Foundation inside them: they run without a
 # Swift toolchain installed, start faster (no dynamic Swift libraries to bind) and map less.

@@ -33,8 +33,6 @@ package final class Agent {
     private var runner: DaemonRunner?
     /// What the runner's parts are made of, kept alive while it runs.
     private var timeZone: LocalTimeZone?
-    /// Parts held only by the agent (they report to the runtime, which does not keep them).
-    private var watches: [AnyObject] = []
 
     package init(options: Options, logger: Logger) {
         self.options = options
@@ -99,7 +97,7 @@ package final class Agent {
                                                         enabled: settings.unmuteMutedSink, logger: logger),
                                    logger: logger, runtime: runtime, now: { clock.now })
         let notifications = NotificationServer(bus: bus, logger: logger)
-        let reach = NotificationReachWatch(server: notifications, runtime: runtime)
+        let reach = NotificationReachWatch(server: notifications, bus: bus, logger: logger, runtime: runtime)
         let presenter = AlarmPresenter(server: notifications, logger: logger, now: { clock.now }, timeZone: { timeZone.current },
                                        runtime: runtime)
         let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger),
@@ -115,8 +113,7 @@ package final class Agent {
             ? try PanelItem(bus: bus, runtime: runtime, logger: logger, now: { clock.now }, timeZone: { timeZone.current }) : nil
         let windows = AlertWindows(setting: settings.alertWindow, environment: options.environment, logger: logger,
                                    now: { clock.now }, timeZone: { timeZone.current })
-        runtime.add([presenter, service, sleep, windows] + (panel.map { [$0] } ?? []), ringer: sounder)
-        watches = [reach]
+        runtime.add([presenter, service, sleep, windows, reach] + (panel.map { [$0] } ?? []), ringer: sounder)
 
         // Started in this order, stopped in the reverse: the bus flushed last, after the
         // notifications are closed and the sound is silenced.

@@ -64,7 +64,7 @@ struct TranslationTests {
     }
 
     @Test func notificationsSpeakGerman() throws {
-        let session = try TestSession(audio: .none)
+        let session = try TestSession(notifications: .recording(profile: "dunst"), audio: .none) // buttons in a menu: the terminal hints stay
         let german = try environment(session, "de_DE.UTF-8")
         try session.startAgent(environment: german.mapValues { Optional($0) })
         _ = try session.cliJSON(AlarmJSON.self, "timer", "10m", "--title", "Tee")

@@ -23,7 +23,7 @@ struct LongerSnoozeTests {
     }
 
     @Test func aSnoozingAlertOffersTwentyMinutesAsAThirdButtonWhereTheServerAnswersClicks() throws {
-        let alert = try #require(NotificationContent(ringing(), now: now, timeZone: utc, offersLongerSnooze: true))
+        let alert = try #require(NotificationContent(ringing(), now: now, timeZone: utc, buttonsAnswer: true))
         #expect(alert.buttons.map(\.label) == ["Stop", "Snooze", "Snooze 20 min"])
         #expect(alert.request().actions.map(\.key) == ["stop", "secondary", "secondary:1200"])
         #expect(alert.buttons.map(\.role) == [.stop, .secondary, .secondary] && alert.buttons.map(\.snoozeLength) == [nil, nil, 1200])
@@ -42,7 +42,7 @@ struct LongerSnoozeTests {
 
     @Test func pressingItCarriesItsLengthToTheRuntime() throws {
         var machine = PresentationMachine()
-        machine.offersLongerSnooze = true
+        machine.buttonsAnswer = true
         let record = try ringing()
         let effects = machine.present(record, now: now, timeZone: utc, soundingItself: true)
         guard case .show(_, let generation, let request, _)? = effects.first(where: { if case .show = $0 { true } else { false } }) else {

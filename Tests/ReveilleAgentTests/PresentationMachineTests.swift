@@ -27,6 +27,15 @@ struct PresentationMachineTests {
         _ = machine.shown(record.id, generation: show.generation, shownID: shownID, current: record, now: now, timeZone: utc, soundingItself: true)
     }
 
+    /// An alarm ringing (shown as 1) and a timer counting down (shown as 2).
+    func ringingAndCountingDown(_ machine: inout PresentationMachine) throws -> (AlarmRecord, AlarmRecord) {
+        let ringing = try policy.alerting(policy.timer(title: "A"))
+        let countdown = try policy.timer(title: "B")
+        try shown(&machine, ringing, as: 1)
+        try shown(&machine, countdown, as: 2)
+        return (ringing, countdown)
+    }
+
     @Test func aCountdownUpdatesInPlaceAndItsAlertComesFresh() throws {
         var machine = PresentationMachine()
         let timer = try policy.timer(seconds: 600)
@@ -37,7 +46,10 @@ struct PresentationMachineTests {
         _ = machine.shown(timer.id, generation: shows(paused)[0].generation, shownID: 7, current: later, now: now, timeZone: utc, soundingItself: true)
         let ringing = try policy.alerting(timer)
         let alert = machine.present(ringing, now: now, timeZone: utc, soundingItself: true)
-        #expect(alert.contains(.close(7)) && shows(alert).map(\.replacing) == [0], "an alert is a new notification")
+        #expect(!alert.contains(.close(7)) && shows(alert).map(\.replacing) == [0], "an alert is a new notification")
+        // The countdown goes once the server answered for the alert, never in the same instant.
+        #expect(machine.shown(timer.id, generation: shows(alert)[0].generation, shownID: 8, current: ringing, now: now,
+                              timeZone: utc, soundingItself: true) == [.close(7)])
         #expect(machine.present(ringing, now: now, timeZone: utc, soundingItself: true).isEmpty, "nothing new: nothing sent")
     }
 
@@ -94,16 +106,50 @@ struct PresentationMachineTests {
         let generation = try #require(machine.slots[custom.id]?.generation)
         #expect(machine.pressed(custom.id, generation: generation, key: "secondary") == [.button(custom.id, .secondary)])
         let after = machine.afterPress(custom.id, role: .secondary, current: custom, now: now, timeZone: utc, soundingItself: true)
-        #expect(after.contains(.close(4)) && shows(after).map(\.replacing) == [0])
+        #expect(!after.contains(.close(4)) && shows(after).map(\.replacing) == [0])
+        #expect(machine.shown(custom.id, generation: generation, shownID: 4, current: custom, now: now, timeZone: utc,
+                              soundingItself: true).isEmpty, "the server gave the closed one's id to the new one: nothing to close")
         #expect(machine.afterPress(custom.id, role: .stop, current: custom, now: now, timeZone: utc, soundingItself: true).isEmpty)
+    }
+
+    @Test func aReplacedNotificationWithdrawnBeforeTheServerAnswersIsClosedWithTheNewOne() throws {
+        var machine = PresentationMachine()
+        let timer = try policy.timer(seconds: 600)
+        try shown(&machine, timer, as: 7)
+        let alert = machine.present(try policy.alerting(timer), now: now, timeZone: utc, soundingItself: true)
+        let withdrawn = machine.withdraw(timer.id)
+        #expect(withdrawn.contains(.close(7)), "the countdown the alert was to replace")
+        #expect(machine.shown(timer.id, generation: shows(alert)[0].generation, shownID: 8, current: nil, now: now,
+                              timeZone: utc, soundingItself: true) == [.close(8)])
+    }
+
+    @Test func alertsADroppingServerLostAreShownAgainFresh() throws {
+        var machine = PresentationMachine()
+        let (ringing, countdown) = try ringingAndCountingDown(&machine)
+        let again = machine.showAlertsAgain([ringing, countdown], now: now, timeZone: utc, soundingItself: { _ in true })
+        #expect(shows(again).map(\.id) == [ringing.id] && shows(again).map(\.replacing) == [0], "the alert only, as a new notification")
+        #expect(machine.shown(ringing.id, generation: shows(again)[0].generation, shownID: 3, current: ringing, now: now,
+                              timeZone: utc, soundingItself: true) == [.close(1)])
+    }
+
+    @Test func terminalCommandsOnlyWhereButtonsMayNotAnswer() throws {
+        var machine = PresentationMachine()
+        let ringing = try policy.alerting(policy.timer())
+        let bodies = { (machine: inout PresentationMachine) in
+            machine.present(ringing, now: self.now, timeZone: self.utc, soundingItself: true).compactMap {
+                if case .show(_, _, let request, _) = $0 { request.body } else { nil }
+            }
+        }
+        #expect(bodies(&machine).allSatisfy { $0.contains("reveille stop") }, "reach not known yet: the commands stay")
+        var answering = PresentationMachine()
+        answering.buttonsAnswer = true
+        let answered = bodies(&answering)
+        #expect(answered.count == 1 && answered.allSatisfy { !$0.contains("reveille") }, "\(answered)")
     }
 
     @Test func whenTheServerGoesAnAlertIsAskedForAgainAndANewServerGetsEverything() throws {
         var machine = PresentationMachine()
-        let ringing = try policy.alerting(policy.timer(title: "A"))
-        let countdown = try policy.timer(title: "B")
-        try shown(&machine, ringing, as: 1)
-        try shown(&machine, countdown, as: 2)
+        let (ringing, countdown) = try ringingAndCountingDown(&machine)
         let gone = machine.serverChanged(present: false, alarms: [], now: now, timeZone: utc, soundingItself: { _ in true })
         #expect(reshows(gone) == [0.25], "the alert only: asking again starts an activatable server")
         let back = machine.serverChanged(present: true, alarms: [ringing, countdown], now: now, timeZone: utc, soundingItself: { _ in true })

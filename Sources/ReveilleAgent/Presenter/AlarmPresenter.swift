@@ -19,6 +19,10 @@ final class AlarmPresenter: AlarmFollower {
     private var reshowTimers: [UUID: UInt32] = [:]
     private var refreshTimers: [UUID: UInt32] = [:]
     private let server: NotificationServer
+    /// The running server's profile, for what its close reasons mean and what it does in Do
+    /// Not Disturb.
+    private var profile: NotificationServerProfile?
+    private var reach: NotificationReach?
     /// The alarms, read-only.
     private var alarms = AlarmTable.empty
     /// Where button presses go.
@@ -58,7 +62,25 @@ final class AlarmPresenter: AlarmFollower {
         switch notice {
         case .missed(let record, let due, let reason): show(.missed(record, due: due, reason: reason, timeZone: timeZone()))
         case .notice(let summary, let body): show(.notice(summary: summary, body: body))
-        case .buttonPressed, .notificationReach: break
+        case .notificationReach(let new): reachChanged(new)
+        case .buttonPressed: break
+        }
+    }
+
+    /// Buttons that answer make the terminal commands needless; an alert a server dropped in Do
+    /// Not Disturb (MATE, LXQt: without a signal) is shown again when Do Not Disturb ends.
+    private func reachChanged(_ new: NotificationReach) {
+        let old = reach
+        reach = new
+        machine.buttonsAnswer = new == .answerable
+        guard NotificationReach.endsDroppingDoNotDisturb(from: old, to: new, on: profile) else { return }
+        logger.info("Do Not Disturb ended on a server that dropped the alerts shown meanwhile: showing them again")
+        // The server reads the end of its Do Not Disturb at its own pace (LXQt re-reads its file
+        // within a second): shown sooner, the alert would be dropped again.
+        MainLoopSources.after(milliseconds: UInt32(KnownServer.doNotDisturbEndReadWithin * 1000)) { [weak self] in
+            guard let self, self.reach != .unseen else { return }
+            self.run(self.machine.showAlertsAgain(self.alarms.list, now: self.now(), timeZone: self.timeZone(),
+                                                  soundingItself: self.isSounding))
         }
     }
 
@@ -83,7 +105,7 @@ final class AlarmPresenter: AlarmFollower {
     }
 
     private func serverChanged(_ profile: NotificationServerProfile?) {
-        machine.offersLongerSnooze = NotificationReach.of(profile) == .answerable
+        self.profile = profile
         run(machine.serverChanged(present: profile != nil, alarms: profile == nil ? [] : alarms.list, now: now(),
                                   timeZone: timeZone(), soundingItself: isSounding))
     }
@@ -96,6 +118,7 @@ final class AlarmPresenter: AlarmFollower {
             },
             onClosed: { [weak self] shownID, reason in
                 guard let self else { return }
+                let reason = self.profile?.closeReason(reason) ?? reason
                 self.run(self.machine.closed(id, generation: generation, shownID: shownID, reason: reason))
             })
     }

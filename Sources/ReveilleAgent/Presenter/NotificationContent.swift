@@ -58,20 +58,23 @@ struct NotificationContent: Equatable {
         }
     }
 
-    static let icon = "io.github.reveille.Reveille"
+    /// The app's icon where it is installed, else a themed alarm clock: a server draws a broken
+    /// image for an icon name it cannot find (GNOME Shell does).
+    static let icon = NotificationIcon.name(appIconInstalled: NotificationIcon.isInstalled(NotificationIcon.appIcon))
     static let desktopEntry = "io.github.reveille.Reveille"
 
     static let cancelButton = AlarmButton(text: N_("Cancel"), textColor: .white, systemImageName: "window-close")
 
     /// The content for `record` at `now`, or `nil` when its state shows nothing
-    /// (scheduled, or a countdown without a countdown presentation). `offersLongerSnooze`: the
-    /// server draws a third button a click answers, so a snoozing alert offers a longer snooze.
-    init?(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules, offersLongerSnooze: Bool = false) {
+    /// (scheduled, or a countdown without a countdown presentation). `buttonsAnswer`: the
+    /// server shows buttons a click answers (`NotificationReach.answerable`), so the body needs
+    /// no terminal commands, and a snoozing alert offers a third button, a longer snooze.
+    init?(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules, buttonsAnswer: Bool = false) {
         let short = record.id.uuidString.lowercased().prefix(8)
         let presentation = record.presentation
         var lines: [String]
-        // How to answer from a terminal, in every body: buttons may be unreachable (a server
-        // without actions, dunst without dmenu), and the id keeps two alarms' texts apart.
+        // How to answer from a terminal, wherever buttons may be unreachable (a server without
+        // actions, dunst without dmenu, Do Not Disturb); the id keeps two alarms' texts apart.
         var help: [String]
         switch record.state {
         case .scheduled:
@@ -89,7 +92,7 @@ struct NotificationContent: Equatable {
                 buttons.append(Button(label: Self.label(secondary.text.defaultValue, or: L("More")), key: .alarm(.secondary)))
                 if AlarmEngine.action(for: .secondary, of: record) == .countdown { help.append(L("To snooze: reveille snooze %@", String(short))) }
             }
-            if offersLongerSnooze, let length = Self.longerSnooze(for: record) {
+            if buttonsAnswer, let length = Self.longerSnooze(for: record) {
                 buttons.append(Button(label: Self.snoozeLabel(length), key: .longerSnooze(length)))
             }
             progress = nil
@@ -117,7 +120,7 @@ struct NotificationContent: Equatable {
             let length = record.countdownLength ?? 0
             progress = length > 0 ? Int(((length - (record.pausedTimeRemaining ?? 0)) / length * 100).rounded()).clamped(to: 0...100) : nil
         }
-        body = (lines + help).joined(separator: "\n")
+        body = (lines + (buttonsAnswer ? [] : help)).joined(separator: "\n")
     }
 
     private init(kind: Kind, summary: String, body: String, buttons: [Button]) {

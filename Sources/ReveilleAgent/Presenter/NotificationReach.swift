@@ -1,4 +1,6 @@
+import Logging
 import ReveilleBus
+import ReveilleCore
 
 /// How far a notification shown now reaches the person. Where it is not `.answerable` while
 /// an alarm rings, the alert window opens (settings: `alertWindow`).
@@ -12,35 +14,86 @@ enum NotificationReach: Equatable, Sendable {
     case unseen
 
     /// The reach of a server with `profile` (`nil`: none runs nor is activatable), from what it
-    /// says of itself and its known behaviour.
-    static func of(_ profile: NotificationServerProfile?) -> NotificationReach {
+    /// says of itself, its known behaviour, and whether its Do Not Disturb is on.
+    static func of(_ profile: NotificationServerProfile?, doNotDisturb: Bool = false) -> NotificationReach {
         guard let profile else { return .unseen }
-        guard profile.hasActions, !profile.quirks.contains(.actionsNeedMenu) else { return .seenOnly }
-        return .answerable
+        let reach: NotificationReach = profile.hasActions && !profile.quirks.contains(.actionsNeedMenu) ? .answerable : .seenOnly
+        guard doNotDisturb else { return reach }
+        switch profile.criticalInDoNotDisturb {
+        case .shownWithButtons: return reach
+        case .shownWithoutButtons: return .seenOnly
+        case .heldBack, .dropped: return .unseen
+        }
+    }
+
+    /// Whether the change from `old` to `new` is the end of a Do Not Disturb that dropped the
+    /// alerts shown meanwhile (MATE, LXQt: without a signal), so they must be shown again.
+    static func endsDroppingDoNotDisturb(from old: NotificationReach?, to new: NotificationReach,
+                                         on profile: NotificationServerProfile?) -> Bool {
+        old == .unseen && new != .unseen && profile?.criticalInDoNotDisturb == .dropped
     }
 }
 
-/// Follows the notification server and tells the runtime each change of `NotificationReach`.
+/// Follows the notification server and its Do Not Disturb state, and tells the runtime each
+/// change of `NotificationReach` (logged at info).
 @GLibActor
-final class NotificationReachWatch {
+final class NotificationReachWatch: AlarmFollower {
     private let runtime: AgentRuntime
+    private let bus: BusConnection
+    private let logger: Logger
+    private var profile: NotificationServerProfile?
+    private var doNotDisturb = false
+    private var doNotDisturbWatch: DoNotDisturbWatch?
+    private var ringing = false
     private var reach: NotificationReach?
 
-    init(server: NotificationServer, runtime: AgentRuntime) {
+    init(server: NotificationServer, bus: BusConnection, logger: Logger, runtime: AgentRuntime) {
         self.runtime = runtime
+        self.bus = bus
+        self.logger = logger
         server.observeServer { [weak self] event in
             switch event {
-            case .ready(let profile): self?.update(.of(profile))
-            case .missing: self?.update(.of(nil))
+            case .ready(let profile): self?.serverReady(profile)
+            case .missing: self?.serverReady(nil)
             // Another server may be activated by the next notification: not known until then.
-            case .left: break
+            case .left: self?.stopWatching()
             }
         }
     }
 
-    private func update(_ new: NotificationReach) {
+    /// Whether an alarm rings: a Do Not Disturb state no signal announces is read only then.
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+        ringing = alarms.list.contains { $0.state == .alerting }
+        doNotDisturbWatch?.polling(ringing)
+    }
+
+    func hear(_ notice: AgentNotice) {}
+
+    private func serverReady(_ new: NotificationServerProfile?) {
+        stopWatching()
+        profile = new
+        let source = new?.known?.doNotDisturbSource ?? .none
+        doNotDisturbWatch = DoNotDisturbWatch(source: source, bus: bus, logger: logger) { [weak self] on in
+            guard let self else { return }
+            self.doNotDisturb = on
+            self.logger.info("the notification server's Do Not Disturb is \(on ? "on" : "off")")
+            self.update()
+        }
+        doNotDisturbWatch?.polling(ringing)
+        update()
+    }
+
+    private func stopWatching() {
+        doNotDisturbWatch?.stop()
+        doNotDisturbWatch = nil
+        doNotDisturb = false
+    }
+
+    private func update() {
+        let new = NotificationReach.of(profile, doNotDisturb: doNotDisturb)
         guard new != reach else { return }
         reach = new
+        logger.info("notifications reach the user: \(new)")
         runtime.receive(.notificationReach(new))
     }
 }

@@ -122,6 +122,7 @@ final class NotificationServer {
     /// Closes a notification (`CloseNotification`); its close is not reported back.
     func close(_ id: UInt32) {
         routes[id] = nil
+        if profile?.quirks.contains(.closeWedgesServer) == true { return expireInstead(id) }
         queue.close(id)
         work()
     }

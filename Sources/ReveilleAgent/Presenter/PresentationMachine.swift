@@ -14,6 +14,12 @@ struct PresentationMachine {
         let generation: Int
         /// The server's id of what is on screen; `nil` when nothing is (or not yet).
         var shownID: UInt32?
+        /// What a fresh notification replaces: closed once the server has answered for the new
+        /// one, never in the same instant (swaync 0.7.3 then left the new popup out).
+        var retiring: UInt32?
+        /// What is on screen may not have been seen (dropped in Do Not Disturb): the next
+        /// show is a fresh notification.
+        var unseen = false
         /// A Notify call has not answered yet; `needsUpdate` says the alarm changed meanwhile.
         var inFlight = false
         var needsUpdate = false
@@ -43,19 +49,18 @@ struct PresentationMachine {
     }
 
     private(set) var slots: [UUID: Slot] = [:]
+    /// The server shows buttons a click answers: alarms' texts leave out the terminal commands,
+    /// and snoozing alerts offer a longer snooze. Set before `serverChanged` or
+    /// `showAlertsAgain`, which show everything again.
+    var buttonsAnswer = false
     private var nextGeneration = 0
-    /// The server draws a third button a click answers: alerts offer a longer snooze. Set
-    /// before `serverChanged`, which shows everything again.
-    var offersLongerSnooze = false
 
     // MARK: The alarms
 
     /// The alarm changed (or its text is due for a refresh): show what it needs now.
     /// `soundingItself`: Reveille plays its sound, so the server must not.
     mutating func present(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules, soundingItself: Bool) -> [Effect] {
-        guard let content = NotificationContent(record, now: now, timeZone: timeZone, offersLongerSnooze: offersLongerSnooze) else {
-            return withdraw(record.id)
-        }
+        guard let content = NotificationContent(record, now: now, timeZone: timeZone, buttonsAnswer: buttonsAnswer) else { return withdraw(record.id) }
         var effects: [Effect] = []
         var slot = slots[record.id] ?? newSlot(state: record.state)
         let stateChanged = slot.state != record.state
@@ -72,13 +77,17 @@ struct PresentationMachine {
         }
         // What needs attention (an alert) comes as a new notification, and so does anything
         // after a button press (the server may have closed the old one and reuse its id).
-        let fresh = slot.shownID == nil || slot.answered || (stateChanged && record.state == .alerting)
-        if fresh, let old = slot.shownID { effects.append(.close(old)) }
+        let fresh = slot.shownID == nil || slot.answered || slot.unseen || (stateChanged && record.state == .alerting)
         let replacing = fresh ? 0 : slot.shownID ?? 0
-        if fresh { slot.shownID = nil }
+        if fresh {
+            // Closed when the server has answered for the new one (`shown`), not before it.
+            slot.retiring = slot.shownID
+            slot.shownID = nil
+        }
         slot.state = record.state
         slot.content = content
         slot.answered = false
+        slot.unseen = false
         slot.inFlight = true
         effects.append(.show(record.id, generation: slot.generation, content.request(soundingItself: soundingItself), replacing: replacing))
         effects.append(.cancelRefresh(record.id))
@@ -91,7 +100,7 @@ struct PresentationMachine {
     /// The alarm ended or shows nothing now: its notification goes.
     mutating func withdraw(_ id: UUID) -> [Effect] {
         guard let slot = slots.removeValue(forKey: id) else { return [] }
-        return [.cancelRefresh(id), .cancelReshow(id)] + (slot.shownID.map { [.close($0)] } ?? [])
+        return [.cancelRefresh(id), .cancelReshow(id)] + [slot.shownID, slot.retiring].compactMap { $0.map { .close($0) } }
     }
 
     // MARK: The server's answers
@@ -107,6 +116,11 @@ struct PresentationMachine {
         slot.inFlight = false
         slot.shownID = shownID
         var effects: [Effect] = []
+        if let old = slot.retiring {
+            slot.retiring = nil
+            // A server that closed the old one after an action may have given its id to the new one.
+            if old != shownID { effects.append(.close(old)) }
+        }
         if shownID == nil, slot.state == .alerting {
             effects += decide(slot.reshow.failedToShow(), &slot, id: id, reason: "could not be shown")
         }
@@ -161,12 +175,28 @@ struct PresentationMachine {
         return present(current, now: now, timeZone: timeZone, soundingItself: soundingItself)
     }
 
+    /// What is on screen may not have been seen: a server that drops notifications in Do Not
+    /// Disturb left it. Each ringing alarm's alert is shown again as a fresh notification.
+    mutating func showAlertsAgain(_ alarms: [AlarmRecord], now: Date, timeZone: any TimeZoneRules,
+                                  soundingItself: (UUID) -> Bool) -> [Effect] {
+        var effects: [Effect] = []
+        for record in alarms where record.state == .alerting {
+            guard var slot = slots[record.id], !slot.inFlight else { continue }
+            slot.content = nil
+            slot.unseen = true
+            slots[record.id] = slot
+            effects += present(record, now: now, timeZone: timeZone, soundingItself: soundingItself(record.id))
+        }
+        return effects
+    }
+
     /// The notification server came (`present`) or went. A server that left took our
     /// notifications with it; a new one knows none of them.
     mutating func serverChanged(present: Bool, alarms: [AlarmRecord], now: Date, timeZone: any TimeZoneRules,
                                 soundingItself: (UUID) -> Bool) -> [Effect] {
         for id in Array(slots.keys) {
             slots[id]?.shownID = nil
+            slots[id]?.retiring = nil
             slots[id]?.answered = false
             slots[id]?.content = nil
         }

@@ -20,6 +20,11 @@ public final class TestSession {
         /// Real GNOME Shell (X11) under Xvfb, with logind from python3-dbusmock on a private
         /// system bus; its notification daemon (gjs) is started by D-Bus activation as in GNOME.
         case gnomeShell
+        /// Real mate-notification-daemon, lxqt-notificationd or notification-daemon under Xvfb,
+        /// started by D-Bus activation (RealServers.swift).
+        case mate, lxqt, notificationDaemon
+        /// Real mako or swaync on a headless sway, started by D-Bus activation.
+        case mako, swaync
         /// Nobody, and nothing to activate.
         case none
     }
@@ -41,6 +46,8 @@ public final class TestSession {
     public let directory: String
     public private(set) var environment: [String: String]
     private var peers: [(name: String, child: Subprocess.Child)] = []
+    /// Services made activatable (`makeActivatable`): stopped by their bus names' owners.
+    var activatedServices: [String] = []
     public private(set) var agent: Subprocess.Child?
     public let binaries: String
     private let gdbusPath: String
@@ -80,7 +87,8 @@ public final class TestSession {
         self.environment = environment
         do {
             switch notifications {
-            case .dunst, .xfce4Notifyd, .gnomeShell: try startXvfb()
+            case .dunst, .xfce4Notifyd, .gnomeShell, .mate, .lxqt, .notificationDaemon: try startXvfb()
+            case .mako, .swaync: try startSway()
             default: break
             }
             try prepareNotificationService(notifications)
@@ -267,6 +275,8 @@ public final class TestSession {
             }
             try FileManager.default.copyItem(atPath: file, toPath: serviceDirectory + "/org.gnome.Shell.Notifications.service")
             return
+        case .mate, .lxqt, .notificationDaemon, .mako, .swaync:
+            exec = try realServerCommand(peer) ?? ""
         case .recording, .none:
             return
         }
@@ -464,37 +474,20 @@ public final class TestSession {
         guard result.status == 0 else { throw Subprocess.Failure("dunstctl context failed: \(result.stderr)") }
     }
 
-    /// A notification bubble of xfce4-notifyd on the session's display.
+    /// A notification server's window (a bubble) on the session's X display.
     public struct Window: Equatable {
         public var id: String
         public var x: Int, y: Int, width: Int, height: Int
     }
 
     /// xfce4-notifyd's bubbles on screen, top to bottom.
-    public func xfceBubbles() throws -> [Window] {
-        let xdotool = try Subprocess.find("xdotool", package: "xdotool")
-        let ids = try Subprocess.run(xdotool, ["search", "--onlyvisible", "--classname", "xfce4-notifyd"], environment: environment)
-        return try ids.stdout.split(separator: "\n").compactMap { id -> Window? in
-            let shell = try Subprocess.run(xdotool, ["getwindowgeometry", "--shell", String(id)], environment: environment).stdout
-            var values: [String: Int] = [:]
-            for line in shell.split(separator: "\n") {
-                let parts = line.split(separator: "=")
-                if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
-            }
-            guard let x = values["X"], let y = values["Y"], let width = values["WIDTH"], let height = values["HEIGHT"],
-                  width > 20 else { return nil } // xfce4-notifyd's hidden 10×10 helper window
-            return Window(id: String(id), x: x, y: y, width: width, height: height)
-        }.sorted { $0.y < $1.y }
-    }
+    public func xfceBubbles() throws -> [Window] { try windows(classname: "xfce4-notifyd") }
 
     /// Clicks a button of an xfce4-notifyd bubble as a person would: `fromRight` 0 is the last
     /// button (the secondary, or Cancel), 1 the one before it (Stop, Pause). The buttons sit
     /// right-aligned in the bubble's bottom row, 92 px apart (Debian 12's GTK theme).
     public func clickXfceButton(_ bubble: Window, fromRight index: Int) throws {
-        let xdotool = try Subprocess.find("xdotool", package: "xdotool")
-        let x = bubble.x + bubble.width - 57 - 92 * index, y = bubble.y + bubble.height - 31
-        let click = try Subprocess.run(xdotool, ["mousemove", "\(x)", "\(y)", "click", "1"], environment: environment)
-        guard click.status == 0 else { throw Subprocess.Failure("xdotool could not click: \(click.stderr)") }
+        try click(x: bubble.x + bubble.width - 57 - 92 * index, y: bubble.y + bubble.height - 31)
     }
 
     // MARK: Windows (the alert window)
@@ -659,6 +652,12 @@ public final class TestSession {
         }
     }
 
+    /// Keeps `child` as a peer, stopped by PID with the session; the environment gains `extra`.
+    func adopt(_ name: String, _ child: Subprocess.Child, environment extra: [String: String] = [:]) {
+        peers.append((name, child))
+        environment.merge(extra) { $1 }
+    }
+
     private func stop(named name: String) {
         for peer in peers where peer.name == name { peer.child.terminate() }
         peers.removeAll { $0.name == name }
@@ -668,9 +667,11 @@ public final class TestSession {
         agent?.terminate()
         agent = nil
         // A server the bus started is no child of ours: find it by its bus name while the bus is up.
-        if environment["DBUS_SESSION_BUS_ADDRESS"] != nil, let pid = try? ownerPID(of: "org.freedesktop.Notifications"),
-           !peers.contains(where: { $0.child.pid == pid }) {
-            Subprocess.Child(pid: pid).terminate()
+        for name in ["org.freedesktop.Notifications"] + activatedServices {
+            if environment["DBUS_SESSION_BUS_ADDRESS"] != nil, let pid = try? ownerPID(of: name),
+               !peers.contains(where: { $0.child.pid == pid }) {
+                Subprocess.Child(pid: pid).terminate()
+            }
         }
         for peer in peers.reversed() { peer.child.terminate() }
         peers = []

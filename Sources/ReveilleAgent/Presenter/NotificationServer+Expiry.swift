@@ -1,0 +1,14 @@
+import ReveilleBus
+
+extension NotificationServer {
+    /// What replaces a notification that must go on a server a close would wedge
+    /// (`Quirk.closeWedgesServer`): nothing to read, gone after a millisecond.
+    nonisolated static var expiringAtOnce: Request { Request(summary: "", body: "", icon: "", actions: [], hints: [:], timeout: 1) }
+
+    /// Removes notification `id` by replacing it with one that expires at once: on
+    /// notification-daemon 3.20 an expiry leaves the server working where a close does not.
+    func expireInstead(_ id: UInt32) {
+        guard id != 0 else { return }
+        show(Self.expiringAtOnce, replacing: id, handlers: Handlers()) { _ in }
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import Glibc
+
+/// The real notification servers beyond dunst, xfce4-notifyd and GNOME Shell, as Debian 12
+/// installs them: MATE's, LXQt's and notification-daemon under the session's Xvfb, mako and
+/// swaync on a headless sway; each started by D-Bus activation, as a desktop starts them.
+extension TestSession {
+    /// The command the bus runs to start `peer`, or `nil` when `peer` is not one of these.
+    func realServerCommand(_ peer: NotificationPeer) throws -> String? {
+        switch peer {
+        case .mate: try Self.installed("/usr/lib/mate-notification-daemon/mate-notification-daemon", package: "mate-notification-daemon")
+        case .lxqt: try Self.installed("/usr/bin/lxqt-notificationd", package: "lxqt-notificationd")
+        case .notificationDaemon: try Self.installed("/usr/lib/notification-daemon/notification-daemon", package: "notification-daemon")
+        case .mako: try Subprocess.find("mako", package: "mako-notifier")
+        case .swaync: try Subprocess.find("swaync", package: "sway-notification-center")
+        default: nil
+        }
+    }
+
+    private static func installed(_ path: String, package: String) throws -> String {
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw Subprocess.Failure("\(path) is missing; the end-to-end tests need it (Debian package \(package); `make deps` installs it)")
+        }
+        return path
+    }
+
+    /// sway with no screen (wlroots' headless backend, pixman), alone in a user namespace (it
+    /// refuses to run as root); its Wayland socket in the session's runtime folder, named in
+    /// the environment the bus hands to what it activates (mako exits at once without it).
+    func startSway() throws {
+        let unshare = try Subprocess.find("unshare", package: "util-linux")
+        let sway = try Subprocess.find("sway", package: "sway")
+        _ = try Subprocess.find("grim", package: "grim")
+        try "".write(toFile: directory + "/sway.conf", atomically: true, encoding: .utf8)
+        var environment = self.environment
+        environment["WLR_BACKENDS"] = "headless"
+        environment["WLR_LIBINPUT_NO_DEVICES"] = "1"
+        environment["WLR_RENDERER"] = "pixman"
+        let child = try Subprocess.start(unshare, ["--user", "--map-user=1000", "--map-group=1000", sway, "-c", directory + "/sway.conf"],
+                                         environment: environment, stderr: directory + "/sway.log")
+        let runtime = directory + "/runtime"
+        let socket = try eventually("sway's Wayland socket in \(runtime)") {
+            try FileManager.default.contentsOfDirectory(atPath: runtime).first { $0.hasPrefix("wayland-") && !$0.hasSuffix(".lock") }
+        }
+        adopt("sway", child, environment: ["WAYLAND_DISPLAY": socket])
+    }
+
+    /// Copies the system's D-Bus service file `name` (dconf, xfconf) to where the session's
+    /// bus activates services from, so a server's settings can be changed as a person would.
+    public func makeActivatable(_ name: String) throws {
+        let file = "/usr/share/dbus-1/services/\(name).service"
+        guard FileManager.default.fileExists(atPath: file) else { throw Subprocess.Failure("\(file) is missing") }
+        try? FileManager.default.removeItem(atPath: serviceDirectory + "/\(name).service")
+        try FileManager.default.copyItem(atPath: file, toPath: serviceDirectory + "/\(name).service")
+        // dconf-service outlives the bus (and a SIGTERM): stopped with the session.
+        activatedServices.append(name)
+    }
+
+    /// Writes `text` to `path` in the session's `XDG_CONFIG_HOME` (a server's own settings file).
+    public func writeConfig(_ path: String, _ text: String) throws {
+        let file = URL(fileURLWithPath: directory + "/config/" + path)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: file, atomically: true, encoding: .utf8)
+    }
+
+    /// Sets a GSettings key through dconf, as `gsettings set` in a desktop does.
+    public func gsettings(set schema: String, _ key: String, _ value: String) throws {
+        let gsettings = try Subprocess.find("gsettings", package: "libglib2.0-bin")
+        var environment = self.environment
+        environment["GSETTINGS_BACKEND"] = "dconf"
+        let result = try Subprocess.run(gsettings, ["set", schema, key, value], environment: environment)
+        guard result.status == 0 else { throw Subprocess.Failure("gsettings set \(schema) \(key) \(value) failed: \(result.stderr)") }
+    }
+
+    /// The visible top-level windows of X class `classname` on the session's display, top to bottom.
+    public func windows(classname: String) throws -> [Window] {
+        let xdotool = try Subprocess.find("xdotool", package: "xdotool")
+        let ids = try Subprocess.run(xdotool, ["search", "--onlyvisible", "--classname", classname], environment: environment)
+        return try ids.stdout.split(separator: "\n").compactMap { id -> Window? in
+            let shell = try Subprocess.run(xdotool, ["getwindowgeometry", "--shell", String(id)], environment: environment).stdout
+            var values: [String: Int] = [:]
+            for line in shell.split(separator: "\n") {
+                let parts = line.split(separator: "=")
+                if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
+            }
+            guard let x = values["X"], let y = values["Y"], let width = values["WIDTH"], let height = values["HEIGHT"],
+                  width > 20 else { return nil } // a server's hidden helper windows
+            return Window(id: String(id), x: x, y: y, width: width, height: height)
+        }.sorted { $0.y < $1.y }
+    }
+
+    /// Clicks at `x`, `y` on the session's X display.
+    public func click(x: Int, y: Int) throws {
+        let xdotool = try Subprocess.find("xdotool", package: "xdotool")
+        let click = try Subprocess.run(xdotool, ["mousemove", "\(x)", "\(y)", "click", "1"], environment: environment)
+        guard click.status == 0 else { throw Subprocess.Failure("xdotool could not click: \(click.stderr)") }
+    }
+
+    /// How many pixels of the sway screen's top-right quarter (where mako and swaync pop up)
+    /// differ from the empty screen's colour, taken with grim.
+    public func popupPixels() throws -> Int {
+        let grim = try Subprocess.find("grim", package: "grim")
+        let file = directory + "/screen.ppm"
+        let result = try Subprocess.run(grim, ["-t", "ppm", file], environment: environment)
+        guard result.status == 0 else { throw Subprocess.Failure("grim failed: \(result.stderr)") }
+        let image = try PPM(Data(contentsOf: URL(fileURLWithPath: file)))
+        let background = image.pixel(x: 0, y: image.height - 1)
+        var count = 0
+        for y in 0..<image.height / 2 {
+            for x in image.width / 2..<image.width where image.pixel(x: x, y: y) != background { count += 1 }
+        }
+        return count
+    }
+
+    /// Clicks at `x`, `y` on the sway screen, as a person with a mouse would: through wayvnc's
+    /// virtual pointer (started on first use), spoken to over its Unix socket.
+    public func clickOnSway(x: Int, y: Int) throws {
+        let socket = directory + "/runtime/vnc.sock"
+        if !FileManager.default.fileExists(atPath: socket) {
+            let wayvnc = try Subprocess.find("wayvnc", package: "wayvnc")
+            adopt("wayvnc", try Subprocess.start(wayvnc, ["-u", socket], environment: environment, stderr: directory + "/wayvnc.log"))
+            _ = try eventually("wayvnc's socket") { FileManager.default.fileExists(atPath: socket) ? true : nil }
+        }
+        try VNCPointer(socket: socket).click(x: x, y: y)
+    }
+
+    /// Records the notification server's signals from now on (`gdbus monitor`); the function
+    /// returned reads what was recorded.
+    public func monitorNotificationSignals() throws -> () -> String {
+        let file = directory + "/signals-\(UUID().uuidString.prefix(8)).txt"
+        let gdbus = try Subprocess.find("gdbus", package: "libglib2.0-bin")
+        adopt("gdbus monitor", try Subprocess.start(gdbus, ["monitor", "--session", "--dest", "org.freedesktop.Notifications"],
+                                                    environment: environment, stdout: file))
+        _ = try eventually("gdbus monitor to start") { FileManager.default.fileExists(atPath: file) ? true : nil }
+        return { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+    }
+
+    /// Runs `swaync-client` against the session's swaync.
+    @discardableResult
+    public func swayncClient(_ arguments: String...) throws -> Subprocess.Result {
+        try Subprocess.run(try Subprocess.find("swaync-client", package: "sway-notification-center"), arguments, environment: environment)
+    }
+
+    /// Runs `makoctl` against the session's mako.
+    @discardableResult
+    public func makoctl(_ arguments: String...) throws -> Subprocess.Result {
+        try Subprocess.run(try Subprocess.find("makoctl", package: "mako-notifier"), arguments, environment: environment)
+    }
+
+    /// Starts `reveille timer LENGTH --title TITLE OPTIONS` and waits until it rings.
+    public func ringTimer(_ length: String, _ title: String, _ options: String...) throws -> AlarmJSON {
+        let timer = try Subprocess.run(binaries + "/reveille", ["timer", length, "--title", title] + options + ["--json"], environment: environment)
+        guard timer.status == 0 else { throw Subprocess.Failure("reveille timer failed: \(timer.stderr)") }
+        let alarm = try JSONDecoder().decode(AlarmJSON.self, from: Data(timer.stdout.utf8))
+        _ = try eventually(timeout: 10, "the timer \(title) to ring") {
+            try cliJSON(AlarmJSON.self, "show", alarm.id).state == "alerting" ? true : nil
+        }
+        return alarm
+    }
+
+    /// The agent's log lines that contain `text`.
+    public func agentLogLines(containing text: String) -> [String] {
+        ((try? String(contentsOfFile: agentLog, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init).filter { $0.contains(text) }
+    }
+
+    /// The reach the agent logged last (`answerable`, `seenOnly`, `unseen`).
+    public var loggedReach: String? {
+        agentLogLines(containing: "notifications reach the user: ").last?.components(separatedBy: "notifications reach the user: ").last
+    }
+}
+
+/// A binary PPM (P6, 8 bits per channel), as grim writes it.
+struct PPM {
+    let width: Int, height: Int
+    private let pixels: [UInt8]
+
+    init(_ data: Data) throws {
+        let bytes = [UInt8](data)
+        var fields: [String] = [], index = 0
+        while fields.count < 4, index < bytes.count {
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0a { index += 1 }
+            var field = ""
+            while index < bytes.count, bytes[index] != 0x20, bytes[index] != 0x0a { field.append(Character(UnicodeScalar(bytes[index]))); index += 1 }
+            fields.append(field)
+        }
+        guard fields.count == 4, fields[0] == "P6", let width = Int(fields[1]), let height = Int(fields[2]), fields[3] == "255",
+              bytes.count >= index + 1 + width * height * 3 else { throw Subprocess.Failure("not an 8-bit P6 image: \(fields)") }
+        (self.width, self.height, pixels) = (width, height, Array(bytes[(index + 1)...]))
+    }
+
+    func pixel(x: Int, y: Int) -> [UInt8] {
+        let start = (y * width + x) * 3
+        return Array(pixels[start..<start + 3])
+    }
+}
+
+/// The least of an RFB 3.8 client (security "None") that moves a VNC server's pointer and clicks.
+struct VNCPointer {
+    private let descriptor: Int32
+
+    init(socket path: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Subprocess.Failure("socket failed") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(path.utf8.prefix(raw.count - 1)) + [0]) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { close(descriptor); throw Subprocess.Failure("cannot connect to \(path)") }
+        do {
+            _ = try read(12) // the server's version
+            try send(Array("RFB 003.008\n".utf8))
+            let types = try read(Int(try read(1)[0]))
+            guard types.contains(1) else { throw Subprocess.Failure("the VNC server wants authentication: \(types)") }
+            try send([1])
+            guard try read(4) == [0, 0, 0, 0] else { throw Subprocess.Failure("the VNC server refused") }
+            try send([1]) // shared
+            let header = try read(24)
+            _ = try read(Int(header[20]) << 24 | Int(header[21]) << 16 | Int(header[22]) << 8 | Int(header[23])) // its name
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    /// Moves to `x`, `y`, presses and releases the first button, then disconnects. The pauses
+    /// let the toolkit see the pointer enter and rest before the press, as a hand would.
+    func click(x: Int, y: Int) throws {
+        defer { close(descriptor) }
+        let steps: [(mask: UInt8, x: Int, microseconds: UInt32)] = [(0, x, 300_000), (0, x + 1, 200_000), (0, x, 300_000),
+                                                                   (1, x, 120_000), (0, x, 300_000)]
+        for step in steps {
+            try send([5, step.mask, UInt8(step.x >> 8), UInt8(step.x & 0xff), UInt8(y >> 8), UInt8(y & 0xff)])
+            usleep(step.microseconds)
+        }
+    }
+
+    private func send(_ bytes: [UInt8]) throws {
+        guard write(descriptor, bytes, bytes.count) == bytes.count else { throw Subprocess.Failure("the VNC server hung up") }
+    }
+
+    private func read(_ count: Int) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: max(count, 1))
+        while bytes.count < count {
+            let got = Glibc.read(descriptor, &buffer, count - bytes.count)
+            guard got > 0 else { throw Subprocess.Failure("the VNC server hung up") }
+            bytes += buffer[0..<got]
+        }
+        return bytes
+    }
+}
