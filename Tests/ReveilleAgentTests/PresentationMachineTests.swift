@@ -53,6 +53,22 @@ struct PresentationMachineTests {
         #expect(machine.present(ringing, now: now, timeZone: utc, soundingItself: true).isEmpty, "nothing new: nothing sent")
     }
 
+    /// GNOME Shell gives no banner to a fresh alert sent while the countdown it replaces is on
+    /// screen: there the countdown is closed first, in the same turn, before the alert is sent.
+    @Test func whereTheServerNeedsItTheOldNotificationIsClosedBeforeTheFreshOne() throws {
+        var machine = PresentationMachine()
+        machine.closeBeforeFresh = true
+        let timer = try policy.timer(seconds: 600)
+        try shown(&machine, timer, as: 7)
+        let ringing = try policy.alerting(timer)
+        let alert = machine.present(ringing, now: now, timeZone: utc, soundingItself: true)
+        let close = try #require(alert.firstIndex(of: .close(7)))
+        let show = try #require(alert.firstIndex { if case .show = $0 { true } else { false } })
+        #expect(close < show && shows(alert).map(\.replacing) == [0])
+        #expect(machine.shown(timer.id, generation: shows(alert)[0].generation, shownID: 8, current: ringing, now: now,
+                              timeZone: utc, soundingItself: true).isEmpty, "nothing left to close")
+    }
+
     @Test func aChangeWhileTheServerIsAskedIsShownWhenItAnswers() throws {
         var machine = PresentationMachine()
         let timer = try policy.timer(seconds: 600)

@@ -106,6 +106,7 @@ final class AlarmPresenter: AlarmFollower {
 
     private func serverChanged(_ profile: NotificationServerProfile?) {
         self.profile = profile
+        machine.closeBeforeFresh = profile?.quirks.contains(.closeBeforeFresh) == true
         run(machine.serverChanged(present: profile != nil, alarms: profile == nil ? [] : alarms.list, now: now(),
                                   timeZone: timeZone(), soundingItself: isSounding))
     }

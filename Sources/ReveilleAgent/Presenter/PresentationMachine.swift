@@ -53,6 +53,9 @@ struct PresentationMachine {
     /// and snoozing alerts offer a longer snooze. Set before `serverChanged` or
     /// `showAlertsAgain`, which show everything again.
     var buttonsAnswer = false
+    /// The server needs the notification a fresh one replaces closed before the fresh one is
+    /// sent (`Quirk.closeBeforeFresh`); otherwise it is closed once the server has answered.
+    var closeBeforeFresh = false
     private var nextGeneration = 0
 
     // MARK: The alarms
@@ -80,8 +83,12 @@ struct PresentationMachine {
         let fresh = slot.shownID == nil || slot.answered || slot.unseen || (stateChanged && record.state == .alerting)
         let replacing = fresh ? 0 : slot.shownID ?? 0
         if fresh {
-            // Closed when the server has answered for the new one (`shown`), not before it.
-            slot.retiring = slot.shownID
+            if closeBeforeFresh {
+                if let old = slot.shownID { effects.append(.close(old)) }
+            } else {
+                // Closed when the server has answered for the new one (`shown`), not before it.
+                slot.retiring = slot.shownID
+            }
             slot.shownID = nil
         }
         slot.state = record.state
