@@ -72,8 +72,17 @@ final class AlarmPresenter: AlarmFollower {
     private func reachChanged(_ new: NotificationReach) {
         let old = reach
         reach = new
-        machine.buttonsAnswer = new == .answerable
-        guard NotificationReach.endsDroppingDoNotDisturb(from: old, to: new, on: profile) else { return }
+        let answering = new == .answerable
+        let dropped = NotificationReach.endsDroppingDoNotDisturb(from: old, to: new, on: profile)
+        if machine.buttonsAnswer != answering {
+            machine.buttonsAnswer = answering
+            // The terminal commands come or go, and so does the longer snooze. Not on a server
+            // that shows nothing now (LXQt leaves an update sent in its Do Not Disturb
+            // unanswered), and alerts a server dropped are shown again below, once it has read
+            // the end of its Do Not Disturb.
+            if !dropped && new != .unseen { for record in alarms.list { run(present(record)) } }
+        }
+        guard dropped else { return }
         logger.info("Do Not Disturb ended on a server that dropped the alerts shown meanwhile: showing them again")
         // The server reads the end of its Do Not Disturb at its own pace (LXQt re-reads its file
         // within a second): shown sooner, the alert would be dropped again.
@@ -107,6 +116,8 @@ final class AlarmPresenter: AlarmFollower {
     private func serverChanged(_ profile: NotificationServerProfile?) {
         self.profile = profile
         machine.closeBeforeFresh = profile?.quirks.contains(.closeBeforeFresh) == true
+        // The reach watch hears of a new server after this: what is shown again now follows
+        // what the server says of itself (its Do Not Disturb, once read, follows as a reach).
         run(machine.serverChanged(present: profile != nil, alarms: profile == nil ? [] : alarms.list, now: now(),
                                   timeZone: timeZone(), soundingItself: isSounding))
     }
