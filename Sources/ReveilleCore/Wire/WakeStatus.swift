@@ -13,12 +13,24 @@ package struct WakeStatus: Codable, Equatable, Sendable {
     package var alarmID: UUID?
     /// Seconds before the alarm that the machine wakes.
     package var lead: TimeInterval
+    /// How the machine is woken; `nil` when it cannot be.
+    package var mechanism: WakeMechanism?
 
-    package init(wakes: Bool, reason: String? = nil, wakeAt: Date? = nil, alarmID: UUID? = nil, lead: TimeInterval) {
+    package init(wakes: Bool, reason: String? = nil, wakeAt: Date? = nil, alarmID: UUID? = nil, lead: TimeInterval,
+                 mechanism: WakeMechanism? = nil) {
         self.wakes = wakes
         self.reason = reason
         self.wakeAt = wakeAt
         self.alarmID = alarmID
         self.lead = lead
+        self.mechanism = mechanism
     }
+}
+
+/// How the agent wakes the machine from suspend.
+package enum WakeMechanism: String, Codable, Sendable {
+    /// A kernel alarm timer the agent keeps armed itself (`CAP_WAKE_ALARM`).
+    case alarmTimer = "alarm-timer"
+    /// The privileged wake helper, which sets the RTC wake-up when the machine suspends.
+    case wakeHelper = "wake-helper"
 }
