@@ -100,6 +100,8 @@ let package = Package(
                           path: "Tests/Support/reveille-test-app"),
         .executableTarget(name: "reveille-bench", dependencies: ["ReveilleTestSupport", "ReveilleCore", "ReveilleBus"],
                           path: "Benchmarks/reveille-bench"),
+        // The bench's floor: a bare timerfd + libnotify program in C, measured in the same run.
+        .executableTarget(name: "reveille-bench-bare", dependencies: ["CNotify"], path: "Benchmarks/reveille-bench-bare"),
         // `make run` without a desktop session: the alarm on a private demo desktop, shown and measured.
         .executableTarget(name: "reveille-demo", dependencies: ["ReveilleTestSupport", "ReveilleCore"],
                           path: "Tests/Support/reveille-demo"),

@@ -1,8 +1,10 @@
 // reveille-bench: figures for Reveille against real peers (run by `make bench`).
 //
 // Due instant → Notify: schedules N fixed alarms through the D-Bus API at instants
-// 150 ms apart and measures, for each, the delay from its due instant to the moment the
-// recording notification server received its Notify (both clocks are this machine's).
+// 50 ms apart and measures, for each, the delay from its due instant (as the agent stores it:
+// to the millisecond) to the moment the recording notification server received its Notify
+// (both clocks are this machine's). Then the same for reveille-bench-bare, a C program doing
+// only that (a timerfd, then libnotify), in the same session: the floor the agent is held to.
 // Due instant → first audible chunk, and Stop → silence: one alarm at a time, heard on
 // the null sink's monitor through parec (10 ms chunks, timed on arrival, so each figure
 // includes up to one chunk of recording latency).
@@ -124,6 +126,21 @@ func medianMilliseconds(runs: Int, _ body: () throws -> Void) rethrows -> Double
     return times.sorted()[runs / 2]
 }
 
+/// Due instant → Notify of `reveille-bench-bare` (timerfd + libnotify, nothing else) for `count`
+/// instants `spacing` apart, against the session's recording server, in ms.
+func bareNotifyDelays(_ session: TestSession, count: Int) throws -> [Double] {
+    let start = (Date().timeIntervalSince1970 + 1).rounded(.up)
+    let instants = (0..<count).map { start + Double($0) * spacing }
+    let bare = try Subprocess.run(session.binaries + "/reveille-bench-bare",
+                                  instants.map { String(Int64(($0 * 1_000_000_000).rounded())) },
+                                  environment: session.environment, timeout: Double(count) * spacing + 30)
+    guard bare.status == 0 else { throw Subprocess.Failure("reveille-bench-bare failed (\(bare.status)): \(bare.stderr)") }
+    let events = try session.events.filter { $0.event == "notify" && ($0.summary ?? "").hasPrefix("bare-") }
+    return events.compactMap { event in
+        Int(event.summary!.dropFirst(5)).map { (event.time - instants[$0]) * 1000 }
+    }
+}
+
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
     sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
 }
@@ -135,9 +152,11 @@ do {
     var due: [String: Date] = [:]
     for index in 0..<count {
         let title = "bench-\(index)"
-        let instant = start.addingTimeInterval(Double(index) * spacing)
-        due[title] = instant
-        let configuration = #"{"schedule":{"fixed":"\#(ISO8601Local.utcString(from: instant))"},"presentation":{"alert":{"title":"\#(title)"}}}"#
+        let stamp = ISO8601Local.utcString(from: start.addingTimeInterval(Double(index) * spacing))
+        // The instant the agent is given, to the millisecond: measured from an instant it was
+        // never told, a Notify looked up to a millisecond early.
+        due[title] = ISO8601Local.parse(stamp, defaultTimeZone: UTCTimeZone())!
+        let configuration = #"{"schedule":{"fixed":"\#(stamp)"},"presentation":{"alert":{"title":"\#(title)"}}}"#
         let result = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
                                            method: "\(AgentInterface.interface).Schedule", ["", configuration, "{}"])
         guard result.status == 0 else { throw Subprocess.Failure("Schedule failed: \(result.stderr)") }
@@ -149,6 +168,7 @@ do {
     let notifyDelays = received.map { ($0.time - due[$0.summary!]!.timeIntervalSince1970) * 1000 }
     // Clear the alerts before measuring sound, one alarm at a time.
     for alarm in try session.cliJSON([AlarmJSON].self, "list") { try session.cli("cancel", alarm.id) }
+    let bareDelays = try bareNotifyDelays(session, count: count)
 
     let rounds = Int(ProcessInfo.processInfo.environment["REVEILLE_BENCH_SOUNDS"] ?? "") ?? 8
     let recorder = try SinkRecorder(session: session)
@@ -228,7 +248,8 @@ do {
     let columns = ["samples", "min", "p50", "p90", "p99", "max"]
     print("| measure                           | " + columns.map { $0.padding(toLength: 7, withPad: " ", startingAt: 0) }.joined(separator: " | ") + " |")
     print("|-----------------------------------|" + String(repeating: "---------|", count: columns.count))
-    for (label, values) in [("due instant → Notify (ms)", notifyDelays), ("due instant → first audible (ms)", audibleDelays),
+    for (label, values) in [("due instant → Notify (ms)", notifyDelays), ("  bare timerfd + libnotify (ms)", bareDelays),
+                            ("due instant → first audible (ms)", audibleDelays),
                             ("Stop → silence (ms)", silenceDelays)] {
         let sorted = values.sorted()
         let cells = [String(sorted.count)] + [sorted.first!, percentile(sorted, 0.5), percentile(sorted, 0.9),
@@ -239,7 +260,10 @@ do {
     print("")
     print("| measure                                             | value     | target    |")
     print("|-----------------------------------------------------|-----------|-----------|")
+    let notifySorted = notifyDelays.sorted(), bareSorted = bareDelays.sorted()
     let rows: [(String, String, String)] = [
+        ("due → Notify against bare, p50", String(format: "%.2f×", percentile(notifySorted, 0.5) / percentile(bareSorted, 0.5)), ""),
+        ("due → Notify against bare, p99", String(format: "%.2f×", percentile(notifySorted, 0.99) / percentile(bareSorted, 0.99)), "≤ 1.2×"),
         ("agent wakeups in \(Int(idleSeconds)) s idle, \(idleAlarms) alarms", "\(idleWakeups)", "0"),
         ("agent RSS idle with \(idleAlarms) alarms (MiB)", String(format: "%.1f", rss), "≤ 20"),
         ("`reveille list`, 100 alarms (ms, median of 21)", String(format: "%.1f", cliList), ""),

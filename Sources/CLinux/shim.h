@@ -18,3 +18,9 @@ static inline int reveille_terminal_columns(int fd) {
     struct winsize size;
     return ioctl(fd, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
 }
+
+#include <malloc.h>
+
+// glibc gives each thread that allocates its own malloc arena (reserved 64 MiB each, partly
+// touched and kept); the agent's few threads mostly sleep, so one arena serves them all.
+static inline void reveille_use_one_malloc_arena(void) { mallopt(M_ARENA_MAX, 1); }

@@ -1,3 +1,4 @@
+import CLinux
 import FoundationEssentials
 import Glibc
 import Logging
@@ -42,7 +43,8 @@ package final class Agent {
     /// Runs an agent on the GLib loop's actor and blocks the calling thread until it stops;
     /// returns the process's exit status.
     package nonisolated static func runUntilStopped(options: Options, logger: Logger) -> Int32 {
-        DaemonRunner.blockUntilDone {
+        reveille_use_one_malloc_arena() // before any thread allocates: 1.5 MiB less resident with 1,000 alarms
+        return DaemonRunner.blockUntilDone {
             let agent = Agent(options: options, logger: logger)
             return await agent.run()
         }

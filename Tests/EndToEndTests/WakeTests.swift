@@ -13,6 +13,12 @@ struct WakeTests {
         try #require(alarm.fireDate.flatMap { ISO8601Local.parse($0, defaultTimeZone: UTCTimeZone()) })
     }
 
+    /// Starts the agent without `CAP_WAKE_ALARM` (the tests run as root, which has it): the
+    /// kernel refuses it an alarm timer (EPERM), so it wakes the machine through the helper.
+    func startAgentWithoutAlarmTimers(_ session: TestSession) throws {
+        try session.startAgent(launcher: ["/usr/bin/setpriv", "--bounding-set", "-wake_alarm"])
+    }
+
     /// Once the agent holds its sleep inhibitor, makes logind announce a suspend, and returns
     /// when the agent lets it go on (releases the inhibitor).
     func suspendOnceInhibited(_ session: TestSession) throws {
@@ -27,9 +33,71 @@ struct WakeTests {
                            "--method", "org.freedesktop.DBus.NameHasOwner", WakeHelperInterface.busName]).stdout.contains("true")
     }
 
+    /// The agent's timerfds on a wake-up clock (`CLOCK_REALTIME_ALARM` 8, `CLOCK_BOOTTIME_ALARM` 9),
+    /// each as its fdinfo tells: the clock and the seconds left (`it_value`), 0 when disarmed.
+    func alarmTimers(_ pid: pid_t) throws -> [(clock: Int, secondsLeft: Int)] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fdinfo").compactMap { fd in
+            guard let info = try? String(contentsOfFile: "/proc/\(pid)/fdinfo/\(fd)", encoding: .utf8),
+                  let clock = info.firstMatch(of: /clockid: (\d+)/).flatMap({ Int($0.1) }), clock == 8 || clock == 9,
+                  let left = info.firstMatch(of: /it_value: \((\d+),/).flatMap({ Int($0.1) }) else { return nil }
+            return (clock, left)
+        }
+    }
+
+    /// What `reveille status --json` says of how the machine is woken.
+    struct WakeMechanismJSON: Decodable {
+        var wakes: Bool
+        var mechanism: String?
+    }
+
+    @Test func withWakeAlarmCapabilityTheAgentArmsAKernelAlarmTimerAndNeedsNoHelper() throws {
+        let session = try TestSession(audio: .none, system: .wake(polkitAllows: true))
+        // As root the agent has CAP_WAKE_ALARM, as systemd 254 and later give a local session.
+        try session.startAgent()
+        let agent = try #require(session.agent?.pid)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Stew")
+        let armed = try eventually("the alarm timer armed a minute before the alarm") { try alarmTimers(agent).first { $0.secondsLeft > 0 } }
+        #expect(armed.clock == 8)
+        #expect(abs(Double(armed.secondsLeft) - (try fireDate(timer).timeIntervalSinceNow - 60)) <= 2, "\(armed)")
+        let status = try session.cli("status")
+        #expect(status.stdout.contains("Wakes the computer: yes"), "\(status.stdout)\(status.stderr)")
+        #expect(status.stdout.contains("Woken by: a kernel alarm timer"), "\(status.stdout)")
+        let json = try session.cliJSON(WakeMechanismJSON.self, "status")
+        #expect(json.mechanism == "alarm-timer" && json.wakes)
+        // No helper, no inhibitor: a suspend goes on at once, and the kernel sets the RTC itself.
+        #expect(try session.inhibitors().isEmpty)
+        try session.prepareForSleep(true)
+        try session.prepareForSleep(false)
+        #expect(session.rtcWakeAlarm == "" || session.rtcWakeAlarm == "0", "the helper was not asked: \(session.rtcWakeAlarm)")
+        // Each change re-arms it for the soonest alarm.
+        let sooner = try session.cliJSON(AlarmJSON.self, "timer", "30m", "--title", "Tea")
+        _ = try eventually("the alarm timer re-armed for the sooner alarm") {
+            try alarmTimers(agent).first { abs(Double($0.secondsLeft) - (try fireDate(sooner).timeIntervalSinceNow - 60)) <= 2 }
+        }
+        // With no alarm left it is disarmed. (fdinfo keeps showing a disarmed alarm timer's old
+        // instant, so the agent's own word is what can be read.)
+        #expect(try session.cli("cancel", timer.id).status == 0 && session.cli("cancel", sooner.id).status == 0)
+        _ = try eventually("the alarm timer disarmed") {
+            try session.cli("status").stdout.contains("Wakes the computer: no; no alarm is due that should wake the machine") ? true : nil
+        }
+    }
+
+    @Test func withoutTheCapabilityTheKernelRefusesAndTheHelperWakesTheMachine() throws {
+        let session = try TestSession(audio: .none, system: .wake(polkitAllows: true))
+        try startAgentWithoutAlarmTimers(session)
+        let agent = try #require(session.agent?.pid)
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Rice")
+        _ = try eventually("the sleep inhibitor") { try session.inhibitors() == [reveilleInhibitor] ? true : nil }
+        #expect(try alarmTimers(agent).isEmpty, "the kernel gave no alarm timer")
+        #expect(try String(contentsOfFile: session.agentLog, encoding: .utf8).contains("no kernel alarm timer (Operation not permitted); waking through the wake helper"))
+        let status = try session.cli("status")
+        #expect(status.stdout.contains("Woken by: the wake helper"), "\(status.stdout)")
+        #expect(try session.cliJSON(WakeMechanismJSON.self, "status").mechanism == "wake-helper")
+    }
+
     @Test func theWakeUpIsSetBeforeTheInhibitorIsReleasedAndResumeTakesItAgain() throws {
         let session = try TestSession(audio: .none, system: .wake(polkitAllows: true))
-        try session.startAgent()
+        try startAgentWithoutAlarmTimers(session)
         #expect(try session.inhibitors().isEmpty, "no alarm, no inhibitor")
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Bread")
         _ = try eventually("the sleep inhibitor") { try session.inhibitors() == [reveilleInhibitor] ? true : nil }
@@ -60,7 +128,7 @@ struct WakeTests {
 
     @Test func aRestartedAgentClearsTheWakeUpItSetBefore() throws {
         let session = try TestSession(audio: .none, system: .wake(polkitAllows: true))
-        try session.startAgent()
+        try startAgentWithoutAlarmTimers(session)
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Cancelled later")
         try suspendOnceInhibited(session)
         let written = session.rtcWakeAlarm
@@ -72,7 +140,7 @@ struct WakeTests {
 
         // The agent stops, and comes back: it clears the wake-up it set, whose alarm may be gone.
         try session.killAgent()
-        try session.startAgent()
+        try startAgentWithoutAlarmTimers(session)
         _ = try eventually("the wake-up cleared at start") { session.rtcWakeAlarm == "0" ? true : nil }
         _ = try eventually("the record saying so") { wakeRecord(session) == "{\"wakeAlarm\":0}" ? true : nil }
         // The alarm cancelled now, a suspend leaves the machine asleep.
@@ -91,7 +159,7 @@ struct WakeTests {
                                                         attributes: [.posixPermissions: 0o700])
                 try Data(record.utf8).write(to: URL(fileURLWithPath: session.stateDirectory + "/wake-up.json"))
             }
-            try session.startAgent()
+            try startAgentWithoutAlarmTimers(session)
             _ = try eventually("the record rewritten (\(record ?? "no record"))") { wakeRecord(session) == "{\"wakeAlarm\":0}" ? true : nil }
             // Unknown: cleared. Recorded as another instant than the RTC holds: another's, left alone.
             #expect(session.rtcWakeAlarm == (record?.hasPrefix("{\"wakeAlarm\":1") == true ? "1900000000" : "0"), "\(record ?? "no record")")
@@ -100,7 +168,7 @@ struct WakeTests {
 
     @Test func anAlarmBeyondTheWakeUpsReachIsSaidTrulyWithoutAFalseNotice() throws {
         let session = try TestSession(audio: .none, system: .wake(polkitAllows: true))
-        try session.startAgent()
+        try startAgentWithoutAlarmTimers(session)
         let format = DateFormatter()
         format.locale = Locale(identifier: "en_US_POSIX")
         format.timeZone = TimeZone(identifier: "UTC")
@@ -120,7 +188,7 @@ struct WakeTests {
 
     @Test func aWakeUpAMinuteEarlyDoesNotRingEarlyAndTheAlarmRingsOnTime() throws {
         let session = try TestSession(audio: .none, system: .wake(polkitAllows: true))
-        try session.startAgent()
+        try startAgentWithoutAlarmTimers(session)
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "4s", "--title", "Early")
         try suspendOnceInhibited(session)
         try session.prepareForSleep(false)
@@ -132,7 +200,7 @@ struct WakeTests {
 
     @Test func aPolkitRefusalIsSaidOnceAndTheSuspendGoesOn() throws {
         let session = try TestSession(audio: .none, system: .wake(polkitAllows: false))
-        try session.startAgent()
+        try startAgentWithoutAlarmTimers(session)
         _ = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Refused")
         for _ in 0..<2 {
             _ = try eventually("the sleep inhibitor") { try session.inhibitors() == [reveilleInhibitor] ? true : nil }
@@ -153,7 +221,7 @@ struct WakeTests {
 
     @Test func withoutTheHelperNothingChangesButAOneTimeNote() throws {
         let session = try TestSession(audio: .none, system: .wake(polkitAllows: true, helper: false))
-        try session.startAgent()
+        try startAgentWithoutAlarmTimers(session)
         _ = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "No helper")
         let log = { (try? String(contentsOfFile: session.agentLog, encoding: .utf8)) ?? "" }
         _ = try eventually("the note") { log().contains("the wake helper is not installed") ? true : nil }
@@ -162,13 +230,13 @@ struct WakeTests {
         #expect(try session.cli("status").stdout.contains("Wakes the computer: no; the wake helper is not installed"))
         // And a session without a system bus at all says so, and rings as ever.
         let bare = try TestSession(audio: .none)
-        try bare.startAgent()
+        try startAgentWithoutAlarmTimers(bare)
         #expect(try bare.cli("status").stdout.contains("the system bus cannot be reached"))
     }
 
     @Test func anAlarmThatOptsOutDoesNotHoldTheInhibitor() throws {
         let session = try TestSession(audio: .none, system: .wake(polkitAllows: true))
-        try session.startAgent()
+        try startAgentWithoutAlarmTimers(session)
         _ = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Quiet", "--no-wake")
         _ = try eventually("the agent to look at the system bus") {
             try session.cli("status").stdout.contains("no alarm is due that should wake the machine") ? true : nil

@@ -41,6 +41,19 @@ struct WakeRulesTests {
         #expect(WakePolicy(enabled: false, lead: 60).wakeInstant(for: [later], now: now) == nil)
     }
 
+    @Test func aKernelAlarmTimerIsKeptALeadBeforeTheSoonestAlarmThenAtItsInstant() throws {
+        let policy = WakePolicy(enabled: true, lead: 60)
+        let soon = try timer(600, wakes: false), later = try timer(3600)
+        #expect(policy.alarmTimerInstant(for: [soon, later], now: now) == now + 3540, "the opted-out alarm does not count")
+        #expect(policy.alarmTimerInstant(for: [soon], now: now) == nil)
+        // Within the lead, the alarm's own instant: a suspend now still wakes for it.
+        #expect(policy.alarmTimerInstant(for: [try timer(30)], now: now) == now + 30)
+        // The kernel sets the RTC at suspend, so an alarm beyond the helper's reach is armed too.
+        let far = try alarm(in: 400 * 86_400)
+        #expect(policy.alarmTimerInstant(for: [far], now: now) == now + 400 * 86_400 - 60)
+        #expect(WakePolicy(enabled: false, lead: 60).alarmTimerInstant(for: [later], now: now) == nil)
+    }
+
     @Test func theHelperAcceptsOnlyAnInstantInTheFutureWithinAYear() {
         let now: Int64 = 1_800_000_000
         #expect(WakeRequest.validate(UInt64(now + 3600), now: now) == .success(UInt64(now + 3600)))

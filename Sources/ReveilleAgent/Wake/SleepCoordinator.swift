@@ -5,11 +5,16 @@ import ReveilleBus
 import ReveilleCore
 import SystemPackage
 
-/// Wakes the machine from suspend for the next alarm. While any alarm should wake it, the
-/// agent holds a logind "delay" inhibitor for sleep; when logind announces the suspend
-/// (`PrepareForSleep(true)`), the wake helper sets the RTC wake-up and only then is the
-/// inhibitor released. On resume the inhibitor is taken again and the alarms re-evaluated.
-/// The wake-up it set is recorded in the state folder, and cleared when the agent starts again.
+/// Wakes the machine from suspend for the next alarm, in one of two ways:
+///
+/// - a kernel alarm timer (`KernelWakeAlarm`), when the session may arm one (`CAP_WAKE_ALARM`):
+///   kept armed for the next alarm at every change, it wakes the machine with no helper;
+/// - otherwise (the kernel answers `EPERM` or `EINVAL`) the wake helper: while any alarm should
+///   wake the machine, the agent holds a logind "delay" inhibitor for sleep; when logind
+///   announces the suspend (`PrepareForSleep(true)`), the helper sets the RTC wake-up and only
+///   then is the inhibitor released. On resume the inhibitor is taken again and the alarms
+///   re-evaluated. The wake-up it set is recorded in the state folder, and cleared when the
+///   agent starts again.
 @GLibActor
 final class SleepCoordinator: AlarmFollower {
     /// Whether the next alarm can wake the machine, and why not.
@@ -26,6 +31,8 @@ final class SleepCoordinator: AlarmFollower {
     private weak var runtime: AgentRuntime?
 
     private var bus: BusConnection?
+    /// The kernel alarm timer, when the kernel gave one: then the helper is not used.
+    private var kernelAlarm: KernelWakeAlarm?
     private var inhibitor: Int32?
     private var takingInhibitor = false
     private var sleeping = false
@@ -54,6 +61,20 @@ final class SleepCoordinator: AlarmFollower {
     /// Connects to the system bus and, when the helper and logind are there, starts watching.
     func start() {
         guard policy.enabled else { return unavailable(L("waking from suspend is turned off (settings: wakeFromSuspend)")) }
+        do {
+            kernelAlarm = try KernelWakeAlarm { [weak self] in self?.alarmsChanged() }
+            readiness = .ready
+            logger.info("alarms wake the machine from suspend, \(Int(policy.lead)) s early, through a kernel alarm timer (CAP_WAKE_ALARM); the wake helper is not needed")
+            alarmsChanged()
+            // A wake-up an earlier run set through the helper may still be in the RTC.
+            if FileManager.default.fileExists(atPath: memoryFile.string), let bus = try? BusConnection.system() {
+                self.bus = bus
+                clearLeftWakeUp()
+            }
+            return
+        } catch {
+            logger.info("no kernel alarm timer (\(error.description)); waking through the wake helper")
+        }
         let bus: BusConnection
         do { bus = try BusConnection.system() } catch {
             return unavailable(L("the system bus cannot be reached (%@)", error.message))
@@ -98,6 +119,7 @@ final class SleepCoordinator: AlarmFollower {
     /// Holds the inhibitor while an alarm should wake the machine, and only then.
     private func alarmsChanged() {
         guard readiness == .ready, !sleeping else { return }
+        if let kernelAlarm { return kernelAlarm.arm(at: policy.alarmTimerInstant(for: alarms, now: Date())) }
         if policy.holdsInhibitor(for: alarms) { takeInhibitor() } else { releaseInhibitor() }
     }
 
@@ -253,6 +275,13 @@ final class SleepCoordinator: AlarmFollower {
         if case .unavailable(let reason) = readiness {
             return WakeStatus(wakes: false, reason: reason, lead: policy.lead, blocked: true)
         }
+        if let kernelAlarm {
+            guard let wake = kernelAlarm.armed else {
+                return WakeStatus(wakes: false, reason: L("no alarm is due that should wake the machine"), lead: policy.lead,
+                                  mechanism: .alarmTimer)
+            }
+            return WakeStatus(wakes: true, wakeAt: wake, alarmID: nextWaking(alarms)?.id, lead: policy.lead, mechanism: .alarmTimer)
+        }
         let wake: Date
         switch policy.plan(for: alarms, now: Date()) {
         case .none:
@@ -266,9 +295,10 @@ final class SleepCoordinator: AlarmFollower {
         }
         let alarm = nextWaking(alarms)
         if let lastFailure {
-            return WakeStatus(wakes: false, reason: L("at the last suspend, %@", lastFailure), alarmID: alarm?.id, lead: policy.lead, blocked: true)
+            return WakeStatus(wakes: false, reason: L("at the last suspend, %@", lastFailure), alarmID: alarm?.id, lead: policy.lead,
+                              blocked: true, mechanism: .wakeHelper)
         }
-        return WakeStatus(wakes: true, wakeAt: wake, alarmID: alarm?.id, lead: policy.lead)
+        return WakeStatus(wakes: true, wakeAt: wake, alarmID: alarm?.id, lead: policy.lead, mechanism: .wakeHelper)
     }
 
     /// The soonest of `alarms` that should wake the machine.

@@ -22,8 +22,23 @@ struct WakePolicy: Sendable {
     /// The instant to wake at for `alarms` when the machine suspends at `now`, or `nil` when
     /// none should wake it.
     func wakeInstant(for alarms: [AlarmRecord], now: Date) -> Date? {
-        guard let due = alarms.filter(wakes).compactMap(\.fireDate).min() else { return nil }
+        guard let due = soonestDue(alarms) else { return nil }
         return max(due.addingTimeInterval(-lead), now.addingTimeInterval(Self.minimumDelay))
+    }
+
+    /// The instant to keep a kernel alarm timer armed at for `alarms` at `now`: `lead` before
+    /// the soonest alarm that should wake the machine, or, once that has passed, the alarm's
+    /// own instant (a suspend within the lead still wakes for it); `nil` when none should.
+    /// The kernel, not a helper, sets the RTC at suspend, so no alarm is beyond reach.
+    func alarmTimerInstant(for alarms: [AlarmRecord], now: Date) -> Date? {
+        guard let due = soonestDue(alarms) else { return nil }
+        let early = due.addingTimeInterval(-lead)
+        return early > now ? early : due
+    }
+
+    /// When the soonest alarm that should wake the machine is due.
+    private func soonestDue(_ alarms: [AlarmRecord]) -> Date? {
+        alarms.filter(wakes).compactMap(\.fireDate).min()
     }
 
     /// What to do for `alarms` when the machine suspends at `now`: wake it at an instant, or not

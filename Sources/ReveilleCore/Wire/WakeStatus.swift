@@ -16,15 +16,18 @@ package struct WakeStatus: Codable, Equatable, Sendable {
     /// `reason` holds for every alarm, not only the next one: no helper, no logind, no system
     /// bus, waking turned off, or the last suspend's wake-up refused (polkit).
     package var blocked: Bool?
+    /// How the machine is woken; `nil` when it cannot be.
+    package var mechanism: WakeMechanism?
 
     package init(wakes: Bool, reason: String? = nil, wakeAt: Date? = nil, alarmID: UUID? = nil, lead: TimeInterval,
-                 blocked: Bool? = nil) {
+                 blocked: Bool? = nil, mechanism: WakeMechanism? = nil) {
         self.wakes = wakes
         self.reason = reason
         self.wakeAt = wakeAt
         self.alarmID = alarmID
         self.lead = lead
         self.blocked = blocked
+        self.mechanism = mechanism
     }
 
     /// Whether an alarm wakes the machine from suspend, and why not: the one answer `status`,
@@ -33,4 +36,12 @@ package struct WakeStatus: Codable, Equatable, Sendable {
         guard optedIn else { return (false, L("this alarm does not wake it (--no-wake)")) }
         return blocked == true ? (false, reason) : (true, nil)
     }
+}
+
+/// How the agent wakes the machine from suspend.
+package enum WakeMechanism: String, Codable, Sendable {
+    /// A kernel alarm timer the agent keeps armed itself (`CAP_WAKE_ALARM`).
+    case alarmTimer = "alarm-timer"
+    /// The privileged wake helper, which sets the RTC wake-up when the machine suspends.
+    case wakeHelper = "wake-helper"
 }

@@ -9,9 +9,9 @@ struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: L("Show the next alarm and whether it will wake the computer from suspend."),
-        discussion: L("Waking needs the wake helper (installed system-wide), logind, and polkit's io.github.reveille.set-wake-alarm (granted to the active local session). When the next alarm will not wake the computer, this says why."))
+        discussion: L("Where the session may arm a kernel alarm timer (CAP_WAKE_ALARM, which systemd 254 and later give local sessions), the agent wakes the computer itself. Otherwise waking needs the wake helper (installed system-wide), logind, and polkit's io.github.reveille.set-wake-alarm (granted to the active local session). When the next alarm will not wake the computer, this says why."))
 
-    @Flag(help: ArgumentHelp(L("Print the wake status as JSON: wakes, reason, wakeAt, alarmID, lead.")))
+    @Flag(help: ArgumentHelp(L("Print the wake status as JSON: wakes, reason, wakeAt, alarmID, lead, mechanism (alarm-timer or wake-helper).")))
     var json = false
 
     func run() async throws {
@@ -27,6 +27,11 @@ struct Status: AsyncParsableCommand {
             Output.line(L("Wakes the computer: yes, at %@ (%@ s early), if it is suspended", local, String(Int(status.lead))))
         } else {
             Output.line(L("Wakes the computer: no; %@", status.reason ?? L("unknown")))
+        }
+        switch status.mechanism {
+        case .alarmTimer?: Output.line(L("Woken by: a kernel alarm timer the agent arms itself (CAP_WAKE_ALARM)"))
+        case .wakeHelper?: Output.line(L("Woken by: the wake helper, which sets the RTC wake-up when the computer suspends"))
+        case nil: break
         }
     }
 }

@@ -520,11 +520,13 @@ public final class TestSession {
 
     // MARK: Agent and CLI
 
-    /// Starts reveille-agent and waits until it owns its bus name.
-    public func startAgent(_ arguments: [String] = [], environment extra: [String: String?] = [:]) throws {
+    /// Starts reveille-agent and waits until it owns its bus name. `launcher`: a command that
+    /// executes the agent in its place (its PID stays the agent's), e.g. `setpriv` dropping a capability.
+    public func startAgent(_ arguments: [String] = [], environment extra: [String: String?] = [:], launcher: [String] = []) throws {
         var environment = self.environment
         for (key, value) in extra { environment[key] = value }
-        let process = try Subprocess.start(binaries + "/reveille-agent", arguments, environment: environment,
+        let command = launcher + [binaries + "/reveille-agent"] + arguments
+        let process = try Subprocess.start(command[0], Array(command.dropFirst()), environment: environment,
                                            stderr: agentLog)
         agent = process
         try waitForName(AgentInterface.busName, owned: true)
