@@ -146,28 +146,39 @@ package enum SystemClock {
     package static var ticksPerSecond: UInt64 { UInt64(max(1, sysconf(Int32(_SC_CLK_TCK)))) }
 }
 
-/// A `timerfd` on `CLOCK_REALTIME` that fires at an absolute wall-clock instant and is
-/// cancelled (ECANCELED on read) whenever the wall clock is set.
+/// A `timerfd` that fires at an absolute wall-clock instant: on `CLOCK_REALTIME`, cancelled
+/// (ECANCELED on read) whenever the wall clock is set; or on `CLOCK_REALTIME_ALARM`, which
+/// also wakes the machine from suspend (it needs `CAP_WAKE_ALARM`: EPERM without).
 package struct WallClockTimerDescriptor: ~Copyable {
-    package let descriptor: FileDescriptor
+    package enum Clock: Sendable {
+        /// Fires at the instant, and is cancelled when the clock is set.
+        case wallClock
+        /// Fires at the instant, waking the machine from suspend for it.
+        case wakingAlarm
+    }
 
-    package init() throws(Errno) {
+    package let descriptor: FileDescriptor
+    private let clock: Clock
+
+    package init(_ clock: Clock = .wallClock) throws(Errno) {
+        self.clock = clock
+        let id = clock == .wallClock ? CLOCK_REALTIME : CLOCK_REALTIME_ALARM
         descriptor = FileDescriptor(rawValue: try retryingInterrupts {
-            timerfd_create(CLOCK_REALTIME, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+            timerfd_create(id, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
         })
     }
 
     deinit { try? descriptor.close() }
 
-    /// Fires at `seconds` since the epoch (0: disarmed, yet still cancelled by a clock set).
+    /// Fires at `seconds` since the epoch; 0 disarms it (a wall-clock timer disarmed is still
+    /// cancelled by a clock set).
     package func arm(atEpochSeconds seconds: Double) throws(Errno) {
         var spec = itimerspec()
         let whole = seconds.rounded(.down)
         spec.it_value.tv_sec = Int(whole)
         spec.it_value.tv_nsec = Int((seconds - whole) * 1e9)
-        _ = try retryingInterrupts {
-            timerfd_settime(descriptor.rawValue, Int32(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET), &spec, nil)
-        }
+        let flags = clock == .wallClock ? TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET : TFD_TIMER_ABSTIME
+        _ = try retryingInterrupts { timerfd_settime(descriptor.rawValue, Int32(flags), &spec, nil) }
     }
 
     /// What a read says: it fired, the clock was set (ECANCELED), or nothing yet (EAGAIN).
