@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "ReveilleKit", dependencies: ["ReveilleModel", "ReveilleCore", "ReveilleTimeZone", "ReveilleBus"]),
 
         .executableTarget(name: "reveille", dependencies: [
-            "ReveilleKit", "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CLinux",
+            "ReveilleKit", "ReveilleCore", "ReveilleCalendar", "ReveilleTimeZone", "ReveilleBus", "CLinux",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
