@@ -26,6 +26,8 @@ let package = Package(
                        providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CICal", pkgConfig: "libical",
                        providers: [.apt(["libical-dev"])]),
+        .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0",
+                       providers: [.apt(["libsoup-3.0-dev"])]),
 
         // The public types apps use (AlarmKit's names): what ReveilleKit re-exports, and nothing else.
         .target(name: "ReveilleModel"),
@@ -43,7 +45,7 @@ let package = Package(
         .target(name: "ReveilleBus", dependencies: ["CGLib"]),
         // The daemon's parts: scheduler, presenter, D-Bus service.
         .target(name: "ReveilleAgent", dependencies: [
-            "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CPulse", "CSndfile", "CLinux",
+            "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CPulse", "CSndfile", "CLinux", "ReveilleCalendar", "CSoup",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -115,7 +117,8 @@ let package = Package(
             "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleTimeZone"]),
-        .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone"]),
+        .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone",
+                                                               "ReveilleCalendar", "ReveilleTestSupport"]),
         // The CLI's parsing and option rules, in process (the executable's module, @testable).
         .testTarget(name: "ReveilleCLITests", dependencies: [
             "reveille", .product(name: "ArgumentParser", package: "swift-argument-parser"),
