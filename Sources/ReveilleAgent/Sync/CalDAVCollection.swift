@@ -143,6 +143,12 @@ final class CalDAVCollection {
         }
     }
 
+    /// The collection's path on its server (`/alice/reveille/`): an event's href is it and its name.
+    var path: String {
+        let afterScheme = url.firstIndex(of: ":").map { url.index($0, offsetBy: 3, limitedBy: url.endIndex) ?? url.endIndex } ?? url.startIndex
+        return String(url[(url[afterScheme...].firstIndex(of: "/") ?? url.endIndex)...])
+    }
+
     /// The URL of the folder the collection is in.
     private var parent: String {
         let path = url.dropLast()
@@ -183,10 +189,8 @@ final class CalDAVCollection {
     /// An href from the server (an absolute path, or a whole URL) as a URL.
     func resolve(_ href: String) -> String {
         if href.hasPrefix("http://") || href.hasPrefix("https://") { return href }
-        // The origin: scheme, "://", host and port, up to the path's first slash.
-        let afterScheme = url.firstIndex(of: ":").map { url.index($0, offsetBy: 3, limitedBy: url.endIndex) ?? url.endIndex } ?? url.startIndex
-        let slash = url[afterScheme...].firstIndex(of: "/") ?? url.endIndex
-        return String(url[..<slash]) + (href.hasPrefix("/") ? href : "/" + href)
+        // The origin: the URL without its path.
+        return String(url.dropLast(path.count)) + (href.hasPrefix("/") ? href : "/" + href)
     }
 
     private static func unexpected(_ response: HTTPResponse, _ method: String) -> HTTPFailure {

@@ -37,6 +37,14 @@ public final class RadicaleServer: @unchecked Sendable {
             [logging]
             level = warning
             """.write(toFile: directory + "/config", atomically: true, encoding: .utf8)
+        self.radicale = radicale
+        try start()
+    }
+
+    private let radicale: String
+
+    /// Starts the server (again, after `stop`, on the same port and storage) and waits until it listens.
+    public func start() throws {
         child = try Subprocess.start(radicale, ["--config", directory + "/config"],
                                      environment: ProcessInfo.processInfo.environment, stderr: log)
         do {
