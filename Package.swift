@@ -28,6 +28,8 @@ let package = Package(
                        providers: [.apt(["libical-dev"])]),
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0",
                        providers: [.apt(["libsoup-3.0-dev"])]),
+        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1",
+                       providers: [.apt(["libsecret-1-dev"])]),
 
         // The public types apps use (AlarmKit's names): what ReveilleKit re-exports, and nothing else.
         .target(name: "ReveilleModel"),
@@ -45,7 +47,7 @@ let package = Package(
         .target(name: "ReveilleBus", dependencies: ["CGLib"]),
         // The daemon's parts: scheduler, presenter, D-Bus service.
         .target(name: "ReveilleAgent", dependencies: [
-            "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CPulse", "CSndfile", "CLinux", "ReveilleCalendar", "CSoup",
+            "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CPulse", "CSndfile", "CLinux", "ReveilleCalendar", "CSoup", "CSecret",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),

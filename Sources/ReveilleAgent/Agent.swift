@@ -111,7 +111,12 @@ package final class Agent {
         let history = HistoryFile(directory: paths.stateDirectory, logger: logger)
         runtime.history = history
         service.history = { history.history }
-        runtime.add([presenter, service, sleep], ringer: sounder)
+        // Nothing is sent anywhere until `reveille sync add`; REVEILLE_SYNC_INTERVAL (seconds) is for tests.
+        let sync = SyncService(runtime: runtime, stateDirectory: paths.stateDirectory,
+                               interval: options.environment["REVEILLE_SYNC_INTERVAL"].flatMap(Double.init).map { max(1, min($0, 3600)) } ?? 30,
+                               logger: logger, now: { clock.now }, timeZone: { timeZone.current })
+        service.sync = sync
+        runtime.add([presenter, service, sleep, sync], ringer: sounder)
         watches = [reach]
 
         // Started in this order, stopped in the reverse: the bus flushed last, after the
@@ -126,6 +131,7 @@ package final class Agent {
             }),
             .init("alarms", start: { history.load(); try runtime.start() }),
             .init("wake-up", start: { sleep.start() }),
+            .init("sync", start: { sync.start() }, stop: { done in sync.stop(); done() }),
         ], onLateStop: { [logger] part in logger.warning("\(part) did not stop in time; exiting without it") })
         self.runner = runner
 

@@ -65,6 +65,10 @@ struct SyncPlanTests {
         let stoppedThere = AlarmCalendar.Reminder(acknowledged: Self.now.addingTimeInterval(-5))
         #expect(plan(Self.here("Up", ringingSince: ringing), Self.there("Up", etag: "\"2\"", reminder: stoppedThere), Self.agreed("Up")) ==
                 [.stopLocal(id, acknowledged: Self.now.addingTimeInterval(-5))])
+        // A Stop in the very second the occurrence began here (iCalendar keeps whole seconds).
+        let sameSecond = AlarmCalendar.Reminder(acknowledged: Self.now.addingTimeInterval(-30))
+        #expect(plan(Self.here("Up", ringingSince: ringing.addingTimeInterval(0.4)), Self.there("Up", etag: "\"2\"", reminder: sameSecond),
+                     Self.agreed("Up")) == [.stopLocal(id, acknowledged: Self.now.addingTimeInterval(-30))])
         // An acknowledgement of an earlier occurrence does not silence this one.
         let earlier = AlarmCalendar.Reminder(acknowledged: ringing.addingTimeInterval(-86_400))
         #expect(plan(Self.here("Up", ringingSince: ringing), Self.there("Up", etag: "\"2\"", reminder: earlier), Self.agreed("Up")).isEmpty)

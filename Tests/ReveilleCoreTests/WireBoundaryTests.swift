@@ -34,6 +34,9 @@ struct WireBoundaryTests {
             ("SetAuthorization", [.string("org.example.App"), .string("denied")], .setAuthorization(appID: "org.example.App", state: .denied)),
             ("ListSounds", [], .listSounds), ("PlaySound", [.string("bell"), .number(2)], .playSound(name: "bell", seconds: 2)),
             ("WakeStatus", [], .wakeStatus), ("History", [], .history),
+            ("SyncAdd", [.string("https://example.com/cal/"), .string("me"), .string("pw")],
+             .syncAdd(url: "https://example.com/cal/", user: "me", password: "pw")),
+            ("SyncStatus", [], .syncStatus), ("SyncRemove", [], .syncRemove),
         ]
         for (method, arguments, expected) in cases {
             #expect(try AgentCall.decode(method: method, arguments: arguments) == expected, "\(method)")

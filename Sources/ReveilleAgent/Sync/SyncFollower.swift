@@ -53,10 +53,22 @@ final class SyncFollower: AlarmFollower {
     private var applying = false
     private var syncing = false
     private var again = false
+    private var stopped = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
     private var timer: UInt32 = 0
     /// Called after each round (tests wait on it).
     var onRound: (@GLibActor () -> Void)?
+
+    static let fileName = "sync.json"
+
+    /// Rounds done, and when the last ended (`reveille sync status`).
+    private(set) var rounds = 0
+    private(set) var lastRound: Date?
+
+    /// The account `sync.json` in `stateDirectory` names, if any.
+    static func account(in stateDirectory: FilePath) -> (url: String, user: String)? {
+        load(stateDirectory.appending(fileName)).map { ($0.collection, $0.user) }
+    }
 
     /// The largest `sync.json` read.
     static let maximumStateBytes = 16 << 20
@@ -69,7 +81,7 @@ final class SyncFollower: AlarmFollower {
         self.logger = logger
         self.now = now
         self.timeZone = timeZone
-        file = stateDirectory.appending("sync.json")
+        file = stateDirectory.appending(Self.fileName)
         state = Self.load(file).flatMap { $0.collection == collection.url && $0.user == user ? $0 : nil }
             ?? SyncState(collection: collection.url, user: user)
     }
@@ -108,12 +120,15 @@ final class SyncFollower: AlarmFollower {
         syncSoon()
     }
 
+    /// Stops the rounds; a round under way ends without saving (the account may be gone).
     func stop() {
+        stopped = true
         if timer != 0 { MainLoopSources.remove(timer) }
         timer = 0
     }
 
     private func syncSoon(after milliseconds: UInt32 = 200) {
+        guard !stopped else { return }
         if timer != 0 { MainLoopSources.remove(timer) }
         timer = MainLoopSources.after(milliseconds: milliseconds) { [weak self] in
             guard let self else { return }
@@ -133,10 +148,10 @@ final class SyncFollower: AlarmFollower {
             return
         }
         syncing = true
-        var rounds = 0
+        var passes = 0
         repeat {
             again = false
-            rounds += 1
+            passes += 1
             switch await round() {
             case .success:
                 if state.lastProblem != nil { logger.info("sync with \(collection.url) works again") }
@@ -147,8 +162,10 @@ final class SyncFollower: AlarmFollower {
                 state.lastProblem = failure.description
                 again = false
             }
-        } while again && rounds < Self.maximumRounds
+        } while again && passes < Self.maximumRounds
         syncing = false
+        rounds += 1
+        lastRound = now()
         save()
         let done = waiters
         waiters = []
@@ -191,12 +208,15 @@ final class SyncFollower: AlarmFollower {
             for event in events { if let (id, alarm) = read(event) { remote[id] = alarm } }
         }
         let actions = SyncPlan.actions(local: local, remote: remote, removed: removed, synced: state.alarms, now: now())
+        logger.debug("sync round: \(listing.changes.count) listed since \(asked == nil ? "the start" : "the last token"), \(remote.count) read, \(removed.count) removed; \(actions)")
         for action in actions { await perform(action, remote: remote) }
         // What was listed and needed no step is agreed as it is there now.
         for (id, there) in remote where !actions.contains(where: { $0.id == id }) {
             state.alarms[id]?.etag = there.etag
             state.alarms[id]?.acknowledged = there.reminder.acknowledged
             state.alarms[id]?.snoozedUntil = there.reminder.snoozedUntil
+            // Taken here too, or the next round would send the older reminder back.
+            local[id]?.reminder = there.reminder
         }
         state.token = listing.token
         return .success(())
@@ -295,6 +315,7 @@ final class SyncFollower: AlarmFollower {
     }
 
     private func save() {
+        guard !stopped else { return }
         do {
             try AtomicFile.write(try JSONEncoder().encode(state), to: file)
         } catch {

@@ -107,7 +107,10 @@ enum SyncPlan {
                 }
                 // The server's copy changed: its reminder first (a Stop or a snooze elsewhere).
                 if let ringing = here.ringingSince {
-                    if let acknowledged = there.reminder.acknowledged, acknowledged != agreed.acknowledged, acknowledged >= ringing {
+                    // iCalendar keeps whole seconds: a Stop in the second this occurrence began
+                    // to ring here is written as that second, and still stops it.
+                    let ringingSecond = Date(timeIntervalSince1970: ringing.timeIntervalSince1970.rounded(.down))
+                    if let acknowledged = there.reminder.acknowledged, acknowledged != agreed.acknowledged, acknowledged >= ringingSecond {
                         actions.append(.stopLocal(id, acknowledged: acknowledged))
                     } else if let until = there.reminder.snoozedUntil, until != agreed.snoozedUntil, until > now {
                         actions.append(.snoozeLocal(id, until: until))

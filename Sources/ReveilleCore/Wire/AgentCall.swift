@@ -29,6 +29,10 @@ package enum AgentCall: Sendable, Equatable {
     case wakeStatus
     /// The ended occurrences the caller may see, newest first.
     case history
+    /// Sync through a CalDAV collection (the user's tools only): set up, asked about, stopped.
+    case syncAdd(url: String, user: String, password: String)
+    case syncStatus
+    case syncRemove
 
     /// What a D-Bus argument is, as far as the agent's signatures go (`s`, `u`, `d`, `a{sv}`).
     package enum Argument: Sendable, Equatable {
@@ -46,6 +50,7 @@ package enum AgentCall: Sendable, Equatable {
         "Cancel", "Stop", "Countdown", "Pause", "Resume", "Skip", "Unskip", "Disable", "Enable",
         "RequestAuthorization", "AuthorizationState", "Authorizations", "SetAuthorization",
         "ListSounds", "PlaySound", "WakeStatus", "History",
+        "SyncAdd", "SyncStatus", "SyncRemove",
     ]
 
     /// Decodes `method`'s arguments; throws `invalidConfiguration` naming the argument and
@@ -102,6 +107,11 @@ package enum AgentCall: Sendable, Equatable {
             call = .playSound(name: name, seconds: seconds)
         case "WakeStatus": call = .wakeStatus
         case "History": call = .history
+        case "SyncAdd":
+            call = .syncAdd(url: try reader.string("url", bytes: WireLimits.syncURLBytes), user: try reader.string("user"),
+                            password: try reader.string("password", bytes: WireLimits.passwordBytes))
+        case "SyncStatus": call = .syncStatus
+        case "SyncRemove": call = .syncRemove
         default:
             throw .invalidConfiguration("no method \(method.prefix(WireLimits.shortStringBytes)); the agent has \(methods.joined(separator: ", "))")
         }
@@ -189,6 +199,9 @@ extension AgentCall {
         case .playSound(let name, let seconds): ("PlaySound", [.string(name), .number(seconds)])
         case .wakeStatus: ("WakeStatus", [])
         case .history: ("History", [])
+        case .syncAdd(let url, let user, let password): ("SyncAdd", [.string(url), .string(user), .string(password)])
+        case .syncStatus: ("SyncStatus", [])
+        case .syncRemove: ("SyncRemove", [])
         }
     }
 

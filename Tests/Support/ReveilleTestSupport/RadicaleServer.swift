@@ -89,3 +89,21 @@ public final class RadicaleServer: @unchecked Sendable {
         }
     }
 }
+
+extension TestSession {
+    /// A Secret Service on this session's bus: gnome-keyring-daemon with a login keyring of
+    /// its own (in this session's home), unlocked with a password given on its standard input.
+    /// Returns it, for the caller to stop.
+    public func startSecretService() throws -> Subprocess.Child {
+        let keyring = try Subprocess.find("gnome-keyring-daemon", package: "gnome-keyring")
+        var environment = self.environment
+        environment["XDG_DATA_HOME"] = directory + "/home/.local/share"
+        let child = try Subprocess.start("/bin/sh", ["-c", "printf 'test keyring' | exec \(keyring) --foreground --unlock --components=secrets"],
+                                         environment: environment, stderr: directory + "/keyring.log")
+        do { try waitForName("org.freedesktop.secrets", owned: true) } catch {
+            child.terminate()
+            throw error
+        }
+        return child
+    }
+}
