@@ -124,6 +124,24 @@ final class SyncFollowerTests {
         await b.sync.sync()
         #expect(b.record(offline)?.request.presentation.alert.title.defaultValue == "Made offline")
 
+        // An app's alarm stays on its machine; a hostile event (10,000 VALARMs) is left alone
+        // and the other alarms still travel.
+        let appAlarm = UUID()
+        try a.runtime.call(.schedule(id: appAlarm, request: Self.weekly("App's"), appID: "org.example.App"))
+        let valarm = "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:x\r\nTRIGGER:PT0S\r\nEND:VALARM\r\n"
+        let hostile = UUID()
+        let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//EN\r\nBEGIN:VEVENT\r\nUID:\(hostile.uuidString)\r\nDTSTAMP:20300101T000000Z\r\n"
+            + "DTSTART:20300101T000000Z\r\n" + String(repeating: valarm, count: 10_000) + "END:VEVENT\r\nEND:VCALENDAR\r\n"
+        let direct = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password, http: HTTPClient())
+        _ = try await direct.put(CalDAVCollection.name(for: hostile), text: text, ifMatch: nil).get()
+        let afterHostile = UUID()
+        try a.runtime.call(.schedule(id: afterHostile, request: Self.weekly("After"), appID: ClientIdentity.userAppID))
+        await a.sync.sync()
+        await b.sync.sync()
+        #expect(b.record(appAlarm) == nil, "an app's alarm stays local")
+        #expect(b.record(hostile) == nil)
+        #expect(b.record(afterHostile) != nil && b.sync.state.lastProblem == nil)
+
         // Cancelled on B, gone on A.
         try b.runtime.call(.apply(.cancel, id: offline.uuidString))
         await b.sync.sync()
