@@ -77,4 +77,19 @@ struct SyncPlanTests {
                 [.snoozeLocal(id, until: Self.now.addingTimeInterval(540))])
         #expect(plan(Self.here("Up", reminder: stoppedThere), [:], Self.agreed("Up")) == [.upload(id, ifMatch: "\"1\"")], "stopped here")
     }
+
+    @Test("a collection URL is https, or http to this machine only: a password never crosses a network in clear text")
+    func collectionURLs() {
+        func refusal(_ url: String) -> String? {
+            do { try SyncService.check(url); return nil } catch { return error.reason }
+        }
+        for accepted in ["https://cloud.example.com/remote.php/dav/calendars/me/reveille/", "http://localhost:5232/me/reveille/",
+                         "http://127.0.0.1:5232/me/reveille/", "http://[::1]:5232/me/reveille/"] {
+            #expect(refusal(accepted) == nil, "\(accepted)")
+        }
+        #expect(refusal("http://cloud.example.com/dav/")?.hasPrefix("http://cloud.example.com would send the password unencrypted") == true)
+        #expect(refusal("http://localhost.example.com/dav/")?.contains("unencrypted") == true)
+        #expect(refusal("ftp://example.com/")?.contains("is not an https:// URL") == true)
+        #expect(refusal("https://example.com/a b")?.contains("is not a collection URL") == true)
+    }
 }

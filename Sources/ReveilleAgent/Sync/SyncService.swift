@@ -61,10 +61,7 @@ final class SyncService: AlarmFollower {
     /// `reveille sync add`: checks the URL, keeps the password in the Secret Service, makes the
     /// collection if it is not there, and begins. Refused (nothing stored) for a bad URL.
     func add(url: String, user: String, password: String) throws(AlarmError) {
-        let lowered = url.lowercased()
-        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://"), url.count > 8, !url.contains(where: \.isWhitespace) else {
-            throw .invalidConfiguration("'\(url.prefix(200))' is not a collection URL; give one like https://cloud.example.com/remote.php/dav/calendars/NAME/reveille/")
-        }
+        try Self.check(url)
         guard !user.isEmpty, !password.isEmpty else { throw .invalidConfiguration("a user name and a password are needed") }
         follower?.stop()
         follower = nil
@@ -113,6 +110,25 @@ final class SyncService: AlarmFollower {
                                                description: L("Alarms synced by Reveille between your computers. Not meant to be shown as a calendar: Reveille rings these itself."))
             if case .failure(let failure) = made { self?.setupProblem = "the collection could not be made: \(failure)" } else { self?.setupProblem = nil }
             follower.start()
+        }
+    }
+
+    /// A collection URL sync accepts: https, or http to this machine only (a password sent in
+    /// clear text crosses no network).
+    nonisolated static func check(_ url: String) throws(AlarmError) {
+        let lowered = url.lowercased()
+        let example = "give one like https://cloud.example.com/remote.php/dav/calendars/NAME/reveille/"
+        guard !url.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+            throw .invalidConfiguration("'\(url.prefix(200))' is not a collection URL; \(example)")
+        }
+        if lowered.hasPrefix("https://"), url.count > 8 { return }
+        guard lowered.hasPrefix("http://") else {
+            throw .invalidConfiguration("'\(url.prefix(200))' is not an https:// URL; \(example)")
+        }
+        let authority = lowered.dropFirst(7).prefix { $0 != "/" }
+        let host = authority.hasPrefix("[") ? String(authority.prefix { $0 != "]" }) + "]" : String(authority.prefix { $0 != ":" })
+        guard ["localhost", "127.0.0.1", "[::1]"].contains(host) else {
+            throw .invalidConfiguration("http://\(host.prefix(100)) would send the password unencrypted; use https://, or http:// to this machine only (localhost, 127.0.0.1)")
         }
     }
 
