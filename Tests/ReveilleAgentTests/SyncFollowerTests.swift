@@ -150,4 +150,21 @@ final class SyncFollowerTests {
         a.sync.stop()
         b.sync.stop()
     }
+
+    @Test("the network coming back starts a round at once, not after the interval", .timeLimit(.minutes(1)))
+    func networkBackSyncsAtOnce() async throws {
+        let server = try RadicaleServer()
+        try await CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password, http: HTTPClient())
+            .create(displayName: "Reveille", description: "Reveille's alarms").get()
+        let machine = try Machine(server)
+        await machine.sync.sync()
+        let before = machine.sync.rounds
+        // The interval is an hour: only `syncNow` can start this round.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            machine.sync.onRound = { machine.sync.onRound = nil; done.resume() }
+            machine.sync.syncNow()
+        }
+        #expect(machine.sync.rounds == before + 1)
+        machine.sync.stop()
+    }
 }

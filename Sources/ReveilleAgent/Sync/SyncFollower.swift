@@ -120,6 +120,11 @@ final class SyncFollower: AlarmFollower {
         syncSoon()
     }
 
+    /// A round at once (the network came back), unless one runs: then one right after it.
+    func syncNow() {
+        syncSoon(after: 0)
+    }
+
     /// Stops the rounds; a round under way ends without saving (the account may be gone).
     func stop() {
         stopped = true

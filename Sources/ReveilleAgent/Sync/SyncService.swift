@@ -37,8 +37,15 @@ final class SyncService: AlarmFollower {
         follower?.follow(changes, in: alarms)
     }
 
+    /// Rounds at once when the network comes back (a resume, a new connection).
+    private var network: NetworkWatch?
+
     /// Resumes the account `sync.json` names, with its password from the Secret Service.
     func start() {
+        network = NetworkWatch { [weak self] available in
+            guard available else { return }
+            self?.follower?.syncNow()
+        }
         guard let account = SyncFollower.account(in: stateDirectory) else { return }
         SecretStore.lookup(url: account.url, user: account.user) { [weak self] result in
             guard let self else { return }
@@ -55,6 +62,7 @@ final class SyncService: AlarmFollower {
     }
 
     func stop() {
+        network = nil
         follower?.stop()
     }
 
