@@ -106,5 +106,24 @@ struct CalDAVSyncTests {
         #expect(try a.state(offline.id) == "scheduled", "nothing local is lost")
         try server.start()
         _ = try eventually(timeout: 4 * Self.interval + 5, "the offline alarm on B") { try b.state(offline.id) }
+
+        // A restarted agent finds the password in the Secret Service again, and syncs.
+        try a.session.killAgent(signal: SIGTERM)
+        try a.session.startAgent(["--test-clock-offset-file", offsetFile], environment: ["REVEILLE_SYNC_INTERVAL": "\(Self.interval)"])
+        let again = try b.session.cliJSON(Listed.self, "add", "5:00", "--title", "After the restart")
+        _ = try eventually(timeout: 4 * Self.interval + 5, "B's new alarm on the restarted A") { try a.state(again.id) }
+
+        // Removed: the account and the password are forgotten; the alarms stay.
+        let removed = try b.session.cli("sync", "remove")
+        #expect(removed.status == 0 && removed.stdout.contains("Sync is off"), "\(removed.stderr)")
+        #expect(try b.session.cli("sync", "status").stdout.contains("Sync is off: nothing is sent anywhere."))
+        #expect(!FileManager.default.fileExists(atPath: b.session.stateDirectory + "/sync.json"))
+        #expect(try b.state(again.id) == "scheduled")
+        let lookup = try Subprocess.run("/usr/bin/secret-tool", ["lookup", "url", server.collection("reveille"), "user", server.user],
+                                        environment: b.session.environment)
+        #expect(lookup.stdout.isEmpty, "the password left the Secret Service")
+        let kept = try Subprocess.run("/usr/bin/secret-tool", ["lookup", "url", server.collection("reveille"), "user", server.user],
+                                      environment: a.session.environment)
+        #expect(kept.stdout == server.password, "A's password is in its Secret Service")
     }
 }
