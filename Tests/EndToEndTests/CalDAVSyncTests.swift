@@ -85,7 +85,9 @@ struct CalDAVSyncTests {
         }
         let latency = Date().timeIntervalSince(stopped)
         print("Stop on A to silence on B: \(String(format: "%.2f", latency)) s (sync interval \(Self.interval) s)")
-        #expect(latency < Self.interval + 3)
+        // A sends its Stop at once; B hears it at its next round: at most an interval, and the
+        // rounds' own time (slower on a loaded machine).
+        #expect(latency < Self.interval + 5)
 
         // The next day's occurrence: both ring; snoozed on B, A snoozes too.
         try "\(ring + 86_400 - 5 - Date().timeIntervalSince1970)".write(toFile: offsetFile, atomically: true, encoding: .utf8)
