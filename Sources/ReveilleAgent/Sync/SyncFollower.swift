@@ -300,12 +300,11 @@ final class SyncFollower: AlarmFollower {
         }
     }
 
-    /// Both sides now hold what the server has.
+    /// Both sides now hold what the server has: the alarm as it is here after the change, the
+    /// reminder as it is there.
     private func agree(_ id: UUID, _ there: RemoteAlarm?) {
-        guard let there, let alarm = there.alarm ?? table[id].map({ CalendarAlarm(id: id, request: $0.request, disabled: $0.disabled, source: "") })
-        else { return }
-        state.alarms[id] = SyncedAlarm(href: there.href, etag: there.etag, agreed: table[id]?.request ?? alarm.request,
-                                       disabled: table[id]?.disabled ?? alarm.disabled,
+        guard let there, let record = table[id] else { return }
+        state.alarms[id] = SyncedAlarm(href: there.href, etag: there.etag, agreed: record.request, disabled: record.disabled,
                                        acknowledged: there.reminder.acknowledged, snoozedUntil: there.reminder.snoozedUntil)
         local[id]?.reminder = there.reminder
     }
