@@ -9,7 +9,7 @@ DEBIAN_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libpulse-dev \
 	desktop-file-utils tmux \
 	dunst xfce4-notifyd gnome-shell gjs python3-dbusmock python3-dbus python3-gi xvfb xdotool pipewire pipewire-bin pipewire-pulse wireplumber locales gettext appstream debhelper dpkg-dev \
 	bubblewrap gir1.2-gtk-3.0 \
-	libical-dev libsoup-3.0-dev libsecret-1-dev radicale gnome-keyring libsecret-tools
+	libical-dev libsoup-3.0-dev libsecret-1-dev radicale gnome-keyring libsecret-tools openssl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Release binaries carry the Swift runtime and Foundation inside them: they run without a
 # Swift toolchain installed, start faster (no dynamic Swift libraries to bind) and map less.

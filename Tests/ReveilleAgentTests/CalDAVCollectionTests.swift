@@ -118,4 +118,43 @@ struct CalDAVCollectionTests {
         #expect(slow.map(\.token) == .failure(HTTPFailure(description: "no whole answer within 3 s")))
         #expect(seconds < 5, "\(seconds) s")
     }
+
+    @Test("a certificate that fails (self-signed) is an error the round reports; nothing is sent in clear")
+    func failingCertificate() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-tls-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let openssl = try Subprocess.find("openssl", package: "openssl")
+        let made = try Subprocess.run(openssl, ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                                                "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem"],
+                                      environment: ProcessInfo.processInfo.environment)
+        #expect(made.status == 0, "\(made.stderr)")
+        try #"""
+            import http.server, ssl, sys
+            class Handler(http.server.BaseHTTPRequestHandler):
+                def log_message(self, *args): pass
+                def answer(self):
+                    with open(sys.argv[2] + "/requests", "a") as log: log.write(self.command + "\n")
+                    self.send_response(207); self.send_header("Content-Length", "0"); self.end_headers()
+                do_REPORT = answer
+            server = http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(sys.argv[2] + "/cert.pem", sys.argv[2] + "/key.pem")
+            server.socket = context.wrap_socket(server.socket, server_side=True)
+            server.serve_forever()
+            """#.write(toFile: directory + "/server.py", atomically: true, encoding: .utf8)
+        let port = try RadicaleServer.freePort()
+        let server = try Subprocess.start("/usr/bin/python3", [directory + "/server.py", String(port), directory],
+                                          environment: ProcessInfo.processInfo.environment, stderr: directory + "/server.log")
+        defer { server.terminate() }
+        _ = try eventually(timeout: 10, "the TLS server to listen") { RadicaleServer.accepts(port) ? true : nil }
+        let collection = CalDAVCollection(url: "https://127.0.0.1:\(port)/alice/reveille/", user: "alice", password: "secret",
+                                          http: HTTPClient(deadline: 5))
+        guard case .failure(let failure) = await collection.changes(since: nil) else {
+            Issue.record("a self-signed certificate was accepted")
+            return
+        }
+        #expect(failure.description.lowercased().contains("certificate"), "\(failure)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/requests"), "no request reached the server")
+    }
 }
