@@ -96,6 +96,11 @@ final class SyncFollowerTests {
         let next = try #require(a.record(id)?.fireDate)
         try await ring(id, at: next, on: [a, b], answer: .countdown, on: b)
         #expect(a.record(id)?.state == .countdown, "A snoozes the occurrence B snoozed")
+        // The snooze ends: both ring again, once; Stop on A ends it on B too.
+        let snoozeEnd = try #require(a.record(id)?.fireDate)
+        try await ring(id, at: snoozeEnd, on: [a, b], answer: .stop, on: a)
+        #expect(a.record(id)?.state == .scheduled && b.record(id)?.state == .scheduled)
+        #expect(b.record(id)?.fireDate.map { $0 > snoozeEnd.addingTimeInterval(3600) } == true, "the next ring is the next day's")
 
         // An edit on both: the later one is kept on both.
         var early = Self.weekly("Edited on A"), late = Self.weekly("Edited on B")
