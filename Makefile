@@ -13,7 +13,8 @@ DEBIAN_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libpulse-dev \
 	libgtk-4-dev x11-utils wmctrl \
 	kded5 plasma-workspace \
 	mate-notification-daemon lxqt-notificationd notification-daemon mako-notifier sway-notification-center sway grim wayvnc \
-	xfconf dconf-service dconf-gsettings-backend
+	xfconf dconf-service dconf-gsettings-backend \
+	libsoup-3.0-dev libsecret-1-dev radicale gnome-keyring libsecret-tools openssl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Release binaries carry the Swift runtime and Foundation inside them: they run without a
 # Swift toolchain installed, start faster (no dynamic Swift libraries to bind) and map less.
@@ -97,7 +98,7 @@ bench: deps
 	REVEILLE_BUILD_DIR=$$($(SWIFT) build $(RELEASE) --show-bin-path) $$($(SWIFT) build $(RELEASE) --show-bin-path)/reveille-bench
 
 ## fuzz: libFuzzer on the agent's boundary (FUZZ_SECONDS each, 600 by default): the request
-## decoder, the store loader, the time parser and the sandbox marker; what a run finds is in
+## decoder, the store loader, the time parser, the sandbox marker and the iCalendar reader; what a run finds is in
 ## .build-fuzz/findings, and its corpus grows in .build-fuzz/corpus (seeds: Fuzz/corpus)
 # swiftc's -sanitize=fuzzer links libFuzzer's own main, which SwiftPM's entry point
 # (`--defsym main=...`) collides with; so the instrumentation is asked of the frontend and the

@@ -31,6 +31,10 @@ let package = Package(
                        providers: [.apt(["libical-dev"])]),
         .systemLibrary(name: "CGtk", pkgConfig: "gtk4-x11",
                        providers: [.apt(["libgtk-4-dev"])]),
+        .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0",
+                       providers: [.apt(["libsoup-3.0-dev"])]),
+        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1",
+                       providers: [.apt(["libsecret-1-dev"])]),
 
         // The public types apps use (AlarmKit's names): what ReveilleKit re-exports, and nothing else.
         .target(name: "ReveilleModel"),
@@ -48,7 +52,7 @@ let package = Package(
         .target(name: "ReveilleBus", dependencies: ["CGLib"]),
         // The daemon's parts: scheduler, presenter, D-Bus service.
         .target(name: "ReveilleAgent", dependencies: [
-            "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CPulse", "CSndfile", "CLinux", "CNotify",
+            "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CPulse", "CSndfile", "CLinux", "CNotify", "ReveilleCalendar", "CSoup", "CSecret",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -63,7 +67,7 @@ let package = Package(
         .target(name: "ReveilleKit", dependencies: ["ReveilleModel", "ReveilleCore", "ReveilleTimeZone", "ReveilleBus"]),
 
         .executableTarget(name: "reveille", dependencies: [
-            "ReveilleKit", "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CLinux",
+            "ReveilleKit", "ReveilleCore", "ReveilleCalendar", "ReveilleTimeZone", "ReveilleBus", "CLinux",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -124,7 +128,8 @@ let package = Package(
             "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleTimeZone"]),
-        .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone"]),
+        .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone",
+                                                               "ReveilleCalendar", "ReveilleTestSupport"]),
         // The CLI's parsing and option rules, in process (the executable's module, @testable).
         .testTarget(name: "ReveilleCLITests", dependencies: [
             "reveille", .product(name: "ArgumentParser", package: "swift-argument-parser"),

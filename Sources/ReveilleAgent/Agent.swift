@@ -115,7 +115,12 @@ package final class Agent {
             ? try PanelItem(bus: bus, runtime: runtime, logger: logger, now: { clock.now }, timeZone: { timeZone.current }) : nil
         let windows = AlertWindows(setting: settings.alertWindow, environment: options.environment, logger: logger,
                                    now: { clock.now }, timeZone: { timeZone.current })
-        runtime.add([presenter, service, sleep, windows, reach] + (panel.map { [$0] } ?? []), ringer: sounder)
+        // Nothing is sent anywhere until `reveille sync add`; REVEILLE_SYNC_INTERVAL (seconds) is for tests.
+        let sync = SyncService(runtime: runtime, stateDirectory: paths.stateDirectory,
+                               interval: options.environment["REVEILLE_SYNC_INTERVAL"].flatMap(Double.init).map { max(1, min($0, 3600)) } ?? 30,
+                               logger: logger, now: { clock.now }, timeZone: { timeZone.current })
+        service.sync = sync
+        runtime.add([presenter, service, sleep, windows, reach, sync] + (panel.map { [$0] } ?? []), ringer: sounder)
 
         // Started in this order, stopped in the reverse: the bus flushed last, after the
         // notifications are closed and the sound is silenced.
@@ -134,6 +139,7 @@ package final class Agent {
             }),
             .init("alarms", start: { history.load(); try runtime.start() }),
             .init("wake-up", start: { sleep.start() }),
+            .init("sync", start: { sync.start() }, stop: { done in sync.stop(); done() }),
         ], onLateStop: { [logger] part in logger.warning("\(part) did not stop in time; exiting without it") })
         self.runner = runner
 

@@ -10,6 +10,10 @@ package struct CalendarAlarm: Hashable, Sendable {
     package var disabled: Bool
     /// `"Dentist" (VEVENT 1234@example.com)`: what the user knows it by.
     package var source: String
+
+    package init(id: UUID?, request: AlarmRequest, disabled: Bool, source: String) {
+        (self.id, self.request, self.disabled, self.source) = (id, request, disabled, source)
+    }
 }
 
 /// What a calendar held: the alarms it maps to, and each thing that could not be mapped,
@@ -60,7 +64,9 @@ package enum AlarmCalendar {
 
     /// One alarm's VEVENT, with notes on what of it does not travel; fails, naming why, for an
     /// alarm that has no instant to write (a paused timer, one that is ringing its last time).
-    package static func event(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules) -> Result<(ICalComponent, [String]), ICalError> {
+    /// With `reminder`, the VALARM carries RFC 9074's ACKNOWLEDGED and a snooze VALARM.
+    package static func event(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules,
+                              reminder: Reminder = Reminder()) -> Result<(ICalComponent, [String]), ICalError> {
         let name = "\"\(record.title.prefix(60))\" (\(record.id.uuidString.lowercased()))"
         var event = ICalComponent("VEVENT")
         var notes: [String] = []
@@ -110,8 +116,45 @@ package enum AlarmCalendar {
         alarm.add("ACTION", "DISPLAY")
         alarm.add("DESCRIPTION", record.title)
         alarm.add("TRIGGER", "PT0S")
+        alarm.add("ACKNOWLEDGED", reminder.acknowledged.map(ICalDateTime.utcText))
         event.components.append(alarm)
+        if let until = reminder.snoozedUntil {
+            // One snooze VALARM at most: a new snooze replaces it, so snoozes never pile up.
+            var snooze = ICalComponent("VALARM")
+            snooze.add("UID", valarmUID(record.id) + "-snooze")
+            snooze.add("RELATED-TO", valarmUID(record.id), parameters: ["RELTYPE": "SNOOZE"])
+            snooze.add("ACTION", "DISPLAY")
+            snooze.add("DESCRIPTION", record.title)
+            snooze.add("TRIGGER", ICalDateTime.utcText(until), parameters: ["VALUE": "DATE-TIME"])
+            event.components.append(snooze)
+        }
         return .success((event, notes))
+    }
+
+    /// Where an alarm's reminder stands on every machine (RFC 9074): the instant it was last
+    /// dismissed, and the instant a snooze rings it again.
+    package struct Reminder: Hashable, Sendable {
+        package var acknowledged: Date?
+        package var snoozedUntil: Date?
+
+        package init(acknowledged: Date? = nil, snoozedUntil: Date? = nil) {
+            self.acknowledged = acknowledged
+            self.snoozedUntil = snoozedUntil
+        }
+
+        /// Read from a Reveille event: its VALARM's ACKNOWLEDGED, and the trigger of the snooze
+        /// VALARM related to it, both UTC.
+        package init(_ event: ICalComponent) {
+            let alarms = event.components(named: "VALARM")
+            let ring = alarms.first { $0.value("RELATED-TO") == nil }
+            func utc(_ property: ICalProperty?) -> Date? {
+                property.flatMap(ICalDateTime.init).flatMap { $0.form == .utc ? $0.instant(in: UTCTimeZone()) : nil }
+            }
+            acknowledged = utc(ring?.property("ACKNOWLEDGED"))
+            let ringUID = ring?.value("UID")
+            snoozedUntil = alarms.first { $0.property("RELATED-TO")?.parameters["RELTYPE"]?.uppercased() == "SNOOZE"
+                && $0.value("RELATED-TO") == ringUID }.flatMap { utc($0.property("TRIGGER")) }
+        }
     }
 
     /// The stable UID of an alarm's VALARM (RFC 9074 3): every machine acknowledges that one.

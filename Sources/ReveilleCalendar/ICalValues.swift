@@ -101,7 +101,7 @@ package struct ICalDateTime: Hashable, Sendable {
     }
 
     /// The instant it names (a date: its midnight), by `WallClock`'s DST rules.
-    func instant(in zone: any TimeZoneRules) -> Date? {
+    package func instant(in zone: any TimeZoneRules) -> Date? {
         ISO8601Local.parse(wallTime.isoText, defaultTimeZone: zone)
     }
 

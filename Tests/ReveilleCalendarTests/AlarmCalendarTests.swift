@@ -87,6 +87,23 @@ struct AlarmCalendarTests {
         }
     }
 
+    @Test("RFC 9074: a Stop is written as ACKNOWLEDGED and a snooze as one VALARM related to the alarm's, and read back")
+    func reminderRoundTrips() throws {
+        let record = try AlarmRecord(id: UUID(), request: request(.relative(.init(time: .init(hour: 6, minute: 0), repeats: .weekly([.monday])))),
+                                     appID: "reveille", now: Self.now, timeZone: UTCTimeZone())
+        let reminder = AlarmCalendar.Reminder(acknowledged: instant("2027-01-11T06:00:42Z"), snoozedUntil: instant("2027-01-11T06:09:00Z"))
+        let (event, _) = try AlarmCalendar.event(record, now: Self.now, timeZone: UTCTimeZone(), reminder: reminder).get()
+        let text = ICalComponent("VCALENDAR", properties: [ICalProperty("VERSION", "2.0")], components: [event]).text
+        #expect(text.contains("ACKNOWLEDGED:20270111T060042Z\r\n"))
+        #expect(text.contains("RELATED-TO;RELTYPE=SNOOZE:\(AlarmCalendar.valarmUID(record.id))\r\n"))
+        let parsed = try #require(try ICalParser.parse(text, limits: .resource).components.first?.components.first)
+        #expect(AlarmCalendar.Reminder(parsed) == reminder)
+        // Still one alarm, its snooze named, never a second alarm.
+        let reading = AlarmCalendar.alarms(in: [parsed], now: Self.now, timeZone: UTCTimeZone(), zones: zones, defaultTitle: "Alarm")
+        #expect(reading.alarms.map(\.request) == [record.request])
+        #expect(reading.unmapped.count == 1 && reading.unmapped[0].contains("RELTYPE=SNOOZE"))
+    }
+
     @Test("a run: button is never written: a calendar must not make a machine run a command")
     func runCommandsDoNotTravel() throws {
         var alarm = request(.fixed(instant("2027-02-01T06:15:00Z")))

@@ -35,6 +35,9 @@ struct WireBoundaryTests {
             ("ListSounds", [], .listSounds), ("PlaySound", [.string("bell"), .number(2)], .playSound(name: "bell", seconds: 2)),
             ("WakeStatus", [], .wakeStatus), ("History", [], .history),
             ("Snooze", [.string("ab"), .number(1200)], .snooze(id: "ab", seconds: 1200)),
+            ("SyncAdd", [.string("https://example.com/cal/"), .string("me"), .string("pw")],
+             .syncAdd(url: "https://example.com/cal/", user: "me", password: "pw")),
+            ("SyncStatus", [], .syncStatus), ("SyncRemove", [], .syncRemove),
         ]
         for (method, arguments, expected) in cases {
             #expect(try AgentCall.decode(method: method, arguments: arguments) == expected, "\(method)")

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Logging
 import ReveilleBus
+import ReveilleCalendar
 import ReveilleCore
 
 /// The agent's D-Bus interface (`AgentInterface`): decodes calls, hands changes to the
@@ -18,6 +19,8 @@ final class AlarmService: AlarmFollower {
     var wakeStatus: (@GLibActor () -> WakeStatus)?
     /// The ended occurrences (`History`).
     var history: (@GLibActor () -> AlarmHistory)?
+    /// Sync through CalDAV (`SyncAdd`, `SyncStatus`, `SyncRemove`).
+    var sync: SyncService?
     /// The alarms, read-only; `nil` until the runtime loaded them.
     private var table: AlarmTable?
     /// Splits each change into what each subscriber's view of it is.
@@ -258,6 +261,19 @@ final class AlarmService: AlarmFollower {
             return [try Self.json(try runtime.call(.snooze(id: id, length: seconds), owner: owner))]
         case .history:
             return [try (history?() ?? AlarmHistory()).json(for: owner, maximumBytes: WireLimits.pageBytes)]
+        case .syncAdd(let url, let user, let password):
+            try requireUser(identity, to: "set up sync")
+            guard let sync else { throw AlarmError.agentUnavailable("reveille-agent is starting; try again in a moment") }
+            try sync.add(url: url, user: user, password: password)
+            return [try Self.json(sync.status)]
+        case .syncStatus:
+            try requireUser(identity, to: "ask about sync")
+            return [try Self.json(sync?.status ?? SyncStatus(configured: false))]
+        case .syncRemove:
+            try requireUser(identity, to: "stop sync")
+            guard let sync else { throw AlarmError.agentUnavailable("reveille-agent is starting; try again in a moment") }
+            try sync.remove()
+            return []
         }
     }
 

@@ -31,6 +31,10 @@ package enum AgentCall: Sendable, Equatable {
     case wakeStatus
     /// The ended occurrences the caller may see, newest first.
     case history
+    /// Sync through a CalDAV collection (the user's tools only): set up, asked about, stopped.
+    case syncAdd(url: String, user: String, password: String)
+    case syncStatus
+    case syncRemove
 
     /// What a D-Bus argument is, as far as the agent's signatures go (`s`, `u`, `d`, `a{sv}`).
     package enum Argument: Sendable, Equatable {
@@ -49,6 +53,7 @@ package enum AgentCall: Sendable, Equatable {
         "RequestAuthorization", "AuthorizationState", "Authorizations", "SetAuthorization",
         "ListSounds", "PlaySound", "WakeStatus", "History",
         "Snooze",
+        "SyncAdd", "SyncStatus", "SyncRemove",
     ]
 
     /// Decodes `method`'s arguments; throws `invalidConfiguration` naming the argument and
@@ -109,6 +114,11 @@ package enum AgentCall: Sendable, Equatable {
             try AlarmRecord.checkSnoozeLength(seconds)
             call = .snooze(id: id, seconds: seconds)
         case "History": call = .history
+        case "SyncAdd":
+            call = .syncAdd(url: try reader.string("url", bytes: WireLimits.syncURLBytes), user: try reader.string("user"),
+                            password: try reader.string("password", bytes: WireLimits.passwordBytes))
+        case "SyncStatus": call = .syncStatus
+        case "SyncRemove": call = .syncRemove
         default:
             throw .invalidConfiguration("no method \(method.prefix(WireLimits.shortStringBytes)); the agent has \(methods.joined(separator: ", "))")
         }
@@ -197,6 +207,9 @@ extension AgentCall {
         case .wakeStatus: ("WakeStatus", [])
         case .history: ("History", [])
         case .snooze(let id, let seconds): ("Snooze", [.string(id), .number(seconds)])
+        case .syncAdd(let url, let user, let password): ("SyncAdd", [.string(url), .string(user), .string(password)])
+        case .syncStatus: ("SyncStatus", [])
+        case .syncRemove: ("SyncRemove", [])
         }
     }
 

@@ -173,6 +173,24 @@ package enum AgentInterface {
             <method name="History">
               <arg name="entries" type="s" direction="out"/>
             </method>
+            <!-- Sync through a CalDAV calendar collection (the user's tools only): the
+                 collection's URL (made when it is not there), the user and the password (kept in
+                 the Secret Service, never in a file). Returns the SyncStatus. -->
+            <method name="SyncAdd">
+              <arg name="url" type="s" direction="in"/>
+              <arg name="user" type="s" direction="in"/>
+              <arg name="password" type="s" direction="in"/>
+              <arg name="status" type="s" direction="out"/>
+            </method>
+            <!-- Where sync stands: a SyncStatus (configured, url, user, rounds, lastRound,
+                 problem, alarms, interval). -->
+            <method name="SyncStatus">
+              <arg name="status" type="s" direction="out"/>
+            </method>
+            <!-- Stops sync and forgets the account and its password; the alarms here and the
+                 server's collection stay. -->
+            <method name="SyncRemove">
+            </method>
             <!-- To each subscriber whose view a change touched: the alarms it may see that
                  are new or changed (a JSON array of AlarmRecord), and the ids of those that
                  ended. Apply both to the list Subscribe returned to keep it current. -->

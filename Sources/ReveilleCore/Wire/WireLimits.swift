@@ -12,6 +12,9 @@ package enum WireLimits {
     package static let configurationBytes = 64 << 10
     /// An alarm id or id prefix, an app id, a state name: any other string argument.
     package static let shortStringBytes = 512
+    /// `SyncAdd`'s collection URL and password, in bytes.
+    package static let syncURLBytes = 2048
+    package static let passwordBytes = 1024
     /// `Hello`'s usage description, in bytes (it is shown in the user's prompt, cut to 500 characters).
     package static let usageDescriptionBytes = 4096
 

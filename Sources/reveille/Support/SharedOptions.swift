@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import Glibc
+import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
 
@@ -110,9 +111,8 @@ extension AlarmPresentation {
     /// What the CLI's alarms show: the title in every state, Stop, the second button, Pause, Resume.
     static func reveille(title: String, secondaryButton: AlarmButton?,
                          behavior: AlarmPresentation.Alert.SecondaryButtonBehavior?) -> AlarmPresentation {
-        AlarmPresentation(
-            alert: .init(title: title, stopButton: .stopButton, secondaryButton: secondaryButton, secondaryButtonBehavior: behavior),
-            countdown: .init(title: title, pauseButton: .pauseButton), paused: .init(title: title))
+        // The same as the alarms read from a calendar show, so an exported alarm comes back alike.
+        .userAlarm(title: title, secondaryButton: secondaryButton, behavior: behavior)
     }
 }
 

@@ -1,0 +1,159 @@
+import CGLib
+import CSoup
+import FoundationEssentials
+import ReveilleBus
+
+/// One HTTP request as the CalDAV client makes it.
+struct HTTPRequest: Sendable {
+    var method: String
+    var url: String
+    var headers: [(String, String)] = []
+    var body: String?
+    var contentType = "application/xml; charset=utf-8"
+}
+
+/// A server's answer: status, the headers CalDAV needs, and the body (at most the bound asked for).
+struct HTTPResponse: Sendable {
+    var status: Int
+    var etag: String?
+    var body: [UInt8]
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+    var succeeded: Bool { (200..<300).contains(status) }
+}
+
+/// Why a request got no answer: the network, TLS, the time bound or the size bound, in words.
+struct HTTPFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    var description: String
+}
+
+/// libsoup 3 behind one function, on the agent's GLib loop: every request ends within
+/// `deadline` seconds (a server that sends one byte a minute too) and reads at most
+/// `maximumBytes` of a body (a larger `Content-Length` is refused before reading). The session
+/// keeps no cookies and verifies certificates (libsoup's default): a failing one is an error.
+@GLibActor
+final class HTTPClient {
+    /// `SoupSession*`, owned.
+    nonisolated(unsafe) private let session: UnsafeMutablePointer<SoupSession>
+    let deadline: UInt32
+
+    init(deadline: UInt32 = 20) {
+        session = soup_session_new()!
+        self.deadline = deadline
+        soup_session_set_timeout(session, deadline)
+        soup_session_set_idle_timeout(session, 60)
+    }
+
+    deinit { g_object_unref(UnsafeMutableRawPointer(session)) }
+
+    func send(_ request: HTTPRequest, maximumBytes: Int) async -> Result<HTTPResponse, HTTPFailure> {
+        await withCheckedContinuation { continuation in
+            send(request, maximumBytes: maximumBytes) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// The state of one exchange while libsoup calls back.
+    private final class Exchange {
+        let message: OpaquePointer
+        let cancellable: UnsafeMutablePointer<GCancellable>
+        let maximumBytes: Int
+        let done: @GLibActor (Result<HTTPResponse, HTTPFailure>) -> Void
+        var body: [UInt8] = []
+        var stream: UnsafeMutablePointer<GInputStream>?
+        var timer: UInt32 = 0
+        var finished = false
+        var timedOut = false
+
+        init(message: OpaquePointer, maximumBytes: Int, done: @escaping @GLibActor (Result<HTTPResponse, HTTPFailure>) -> Void) {
+            self.message = message
+            self.cancellable = g_cancellable_new()
+            self.maximumBytes = maximumBytes
+            self.done = done
+        }
+
+        deinit {
+            if let stream { g_object_unref(UnsafeMutableRawPointer(stream)) }
+            g_object_unref(UnsafeMutableRawPointer(cancellable))
+            g_object_unref(UnsafeMutableRawPointer(message))
+        }
+
+        @GLibActor
+        func finish(_ result: Result<HTTPResponse, HTTPFailure>) {
+            guard !finished else { return }
+            finished = true
+            if timer != 0 { MainLoopSources.remove(timer) }
+            // Whatever is still reading stops; its callback then finds `finished`.
+            g_cancellable_cancel(cancellable)
+            done(result)
+        }
+    }
+
+    private func send(_ request: HTTPRequest, maximumBytes: Int, done: @escaping @GLibActor (Result<HTTPResponse, HTTPFailure>) -> Void) {
+        guard let message = soup_message_new(request.method, request.url) else {
+            return done(.failure(HTTPFailure(description: "\(request.url.prefix(200)) is not an http:// or https:// URL")))
+        }
+        let headers = soup_message_get_request_headers(message)
+        for (name, value) in request.headers { soup_message_headers_append(headers, name, value) }
+        if let body = request.body {
+            let bytes = Array(body.utf8)
+            let gbytes = bytes.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+            soup_message_set_request_body_from_bytes(message, request.contentType, gbytes)
+            g_bytes_unref(gbytes)
+        }
+        let exchange = Exchange(message: message, maximumBytes: maximumBytes, done: done)
+        exchange.timer = MainLoopSources.after(milliseconds: deadline * 1000) { [exchange, deadline] in
+            exchange.timer = 0
+            exchange.timedOut = true
+            exchange.finish(.failure(HTTPFailure(description: "no whole answer within \(deadline) s")))
+        }
+        soup_session_send_async(session, message, G_PRIORITY_DEFAULT, exchange.cancellable, { source, result, userData in
+            let exchange = Unmanaged<Exchange>.fromOpaque(userData!).takeRetainedValue()
+            var error: UnsafeMutablePointer<GError>?
+            let stream = soup_session_send_finish(UnsafeMutablePointer(OpaquePointer(source)), result, &error)
+            GLibActor.assumeIsolated {
+                guard let stream else {
+                    let text = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+                    if let error { g_error_free(error) }
+                    return exchange.finish(.failure(HTTPFailure(description: text)))
+                }
+                exchange.stream = stream
+                let length = soup_message_headers_get_content_length(soup_message_get_response_headers(exchange.message))
+                guard Int(length) <= exchange.maximumBytes else {
+                    return exchange.finish(.failure(HTTPFailure(description: "the server announced \(length) bytes; at most \(exchange.maximumBytes) are read")))
+                }
+                HTTPClient.read(exchange)
+            }
+        }, Unmanaged.passRetained(exchange).toOpaque())
+    }
+
+    /// Reads the body in 64 KiB pieces until its end or past the bound.
+    private static func read(_ exchange: Exchange) {
+        guard !exchange.finished, let stream = exchange.stream else { return }
+        g_input_stream_read_bytes_async(stream, 64 << 10, G_PRIORITY_DEFAULT, exchange.cancellable, { source, result, userData in
+            let exchange = Unmanaged<Exchange>.fromOpaque(userData!).takeRetainedValue()
+            var error: UnsafeMutablePointer<GError>?
+            let bytes = g_input_stream_read_bytes_finish(UnsafeMutablePointer(OpaquePointer(source)), result, &error)
+            GLibActor.assumeIsolated {
+                defer { if let bytes { g_bytes_unref(bytes) } }
+                guard let bytes else {
+                    let text = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+                    if let error { g_error_free(error) }
+                    return exchange.finish(.failure(HTTPFailure(description: text)))
+                }
+                var size: gsize = 0
+                let data = g_bytes_get_data(bytes, &size)
+                guard size > 0 else {
+                    let headers = soup_message_get_response_headers(exchange.message)
+                    let etag = soup_message_headers_get_one(headers, "ETag").map { String(cString: $0) }
+                    return exchange.finish(.success(HTTPResponse(status: Int(soup_message_get_status(exchange.message).rawValue),
+                                                                 etag: etag, body: exchange.body)))
+                }
+                guard exchange.body.count + Int(size) <= exchange.maximumBytes else {
+                    return exchange.finish(.failure(HTTPFailure(description: "the server sent more than \(exchange.maximumBytes) bytes; the answer is refused")))
+                }
+                exchange.body += UnsafeRawBufferPointer(start: data, count: Int(size))
+                HTTPClient.read(exchange)
+            }
+        }, Unmanaged.passRetained(exchange).toOpaque())
+    }
+}

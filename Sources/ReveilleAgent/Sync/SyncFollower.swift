@@ -1,0 +1,339 @@
+import FoundationEssentials
+import Glibc
+import Logging
+import ReveilleBus
+import ReveilleCalendar
+import ReveilleCore
+import ReveilleTimeZone
+import SystemPackage
+
+/// What the sync keeps in the state folder (`sync.json`, 0600): the collection, the sync
+/// token, and per alarm what both sides last agreed on and a Stop or snooze not yet sent.
+struct SyncState: Codable, Sendable {
+    var collection: String
+    var user: String
+    var token: String?
+    var alarms: [UUID: SyncedAlarm] = [:]
+    var unsentReminders: [UUID: AlarmCalendar.Reminder] = [:]
+    var lastProblem: String?
+}
+
+extension AlarmCalendar.Reminder: Codable {
+    private enum CodingKeys: String, CodingKey { case acknowledged, snoozedUntil }
+    package init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(acknowledged: try container.decodeIfPresent(Date.self, forKey: .acknowledged),
+                  snoozedUntil: try container.decodeIfPresent(Date.self, forKey: .snoozedUntil))
+    }
+    package func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(acknowledged, forKey: .acknowledged)
+        try container.encodeIfPresent(snoozedUntil, forKey: .snoozedUntil)
+    }
+}
+
+/// The sync's shell: follows the user's alarms, and every `interval` (and soon after a change
+/// here) asks the collection what changed, plans with `SyncPlan`, performs the plan, and keeps
+/// what was agreed in `sync.json`. It never holds an alarm back: the runtime rings from its own
+/// store, and a server that fails is retried on the next round and reported once.
+@GLibActor
+final class SyncFollower: AlarmFollower {
+    private let collection: CalDAVCollection
+    private let runtime: AgentRuntime
+    private let file: FilePath
+    private let logger: Logger
+    private let now: () -> Date
+    private let timeZone: () -> any TimeZoneRules
+    let interval: TimeInterval
+    private(set) var state: SyncState
+    private var local: [UUID: LocalAlarm] = [:]
+    /// The alarms as last followed (read, never asked of the runtime).
+    private var table = AlarmTable.empty
+    /// Set while a change from the server is applied: its change is not one made here.
+    private var applying = false
+    private var syncing = false
+    private var again = false
+    private var stopped = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var timer: UInt32 = 0
+    /// Called after each round (tests wait on it).
+    var onRound: (@GLibActor () -> Void)?
+
+    static let fileName = "sync.json"
+
+    /// Rounds done, and when the last ended (`reveille sync status`).
+    private(set) var rounds = 0
+    private(set) var lastRound: Date?
+
+    /// The account `sync.json` in `stateDirectory` names, if any.
+    static func account(in stateDirectory: FilePath) -> (url: String, user: String)? {
+        load(stateDirectory.appending(fileName)).map { ($0.collection, $0.user) }
+    }
+
+    /// The largest `sync.json` read.
+    static let maximumStateBytes = 16 << 20
+
+    init(collection: CalDAVCollection, user: String, runtime: AgentRuntime, stateDirectory: FilePath, interval: TimeInterval = 30,
+         logger: Logger, now: @escaping () -> Date = Date.init, timeZone: @escaping () -> any TimeZoneRules) {
+        self.collection = collection
+        self.runtime = runtime
+        self.interval = interval
+        self.logger = logger
+        self.now = now
+        self.timeZone = timeZone
+        file = stateDirectory.appending(Self.fileName)
+        state = Self.load(file).flatMap { $0.collection == collection.url && $0.user == user ? $0 : nil }
+            ?? SyncState(collection: collection.url, user: user)
+    }
+
+    // MARK: Following
+
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+        table = alarms
+        let now = now()
+        for change in changes {
+            guard let record = change.record, record.appID == ClientIdentity.userAppID else {
+                local.removeValue(forKey: change.id)
+                continue
+            }
+            let previous = local[change.id]
+            var entry = LocalAlarm(request: record.request, disabled: record.disabled, changedAt: previous?.changedAt ?? now,
+                                   ringingSince: record.alertingSince,
+                                   reminder: previous?.reminder ?? state.unsentReminders[change.id] ?? state.alarms[change.id]?.reminder ?? .init())
+            if !applying {
+                if previous.map({ $0.request != record.request || $0.disabled != record.disabled }) ?? true { entry.changedAt = now }
+                // An occurrence that rang here was answered here: the other machines hear of it.
+                if previous?.ringingSince != nil, record.state != .alerting {
+                    if case .countdown(let until, _, _) = record.phase { entry.reminder.snoozedUntil = until } else {
+                        entry.reminder.acknowledged = now
+                    }
+                    state.unsentReminders[change.id] = entry.reminder
+                }
+            }
+            local[change.id] = entry
+        }
+        if !applying { syncSoon() }
+    }
+
+    /// Starts the rounds: one now, then every `interval`.
+    func start() {
+        syncSoon()
+    }
+
+    /// A round at once (the network came back), unless one runs: then one right after it.
+    func syncNow() {
+        syncSoon(after: 0)
+    }
+
+    /// Stops the rounds; a round under way ends without saving (the account may be gone).
+    func stop() {
+        stopped = true
+        if timer != 0 { MainLoopSources.remove(timer) }
+        timer = 0
+    }
+
+    private func syncSoon(after milliseconds: UInt32 = 200) {
+        guard !stopped else { return }
+        if timer != 0 { MainLoopSources.remove(timer) }
+        timer = MainLoopSources.after(milliseconds: milliseconds) { [weak self] in
+            guard let self else { return }
+            timer = 0
+            Task { @GLibActor in await self.sync() }
+        }
+    }
+
+    // MARK: One round
+
+    /// Asks, plans, performs, saves; another round follows (up to `maximumRounds`) if changes
+    /// came meanwhile. Called while a round runs, it returns when the round after it is done.
+    func sync() async {
+        guard !syncing else {
+            again = true
+            await withCheckedContinuation { waiters.append($0) }
+            return
+        }
+        syncing = true
+        var passes = 0
+        repeat {
+            again = false
+            passes += 1
+            switch await round() {
+            case .success:
+                if state.lastProblem != nil { logger.info("sync with \(collection.url) works again") }
+                state.lastProblem = nil
+            case .failure(let failure):
+                // Said once per problem, not every round.
+                if state.lastProblem != failure.description { logger.warning("sync with \(collection.url): \(failure)") }
+                state.lastProblem = failure.description
+                again = false
+            }
+        } while again && passes < Self.maximumRounds
+        syncing = false
+        rounds += 1
+        lastRound = now()
+        save()
+        let done = waiters
+        waiters = []
+        done.forEach { $0.resume() }
+        onRound?()
+        syncSoon(after: UInt32(interval * 1000))
+    }
+
+    /// Rounds one `sync` runs at most (a server that keeps answering 412 cannot keep it busy).
+    static let maximumRounds = 3
+
+    private func round() async -> Result<Void, HTTPFailure> {
+        let asked = state.token
+        let listing: (changes: [CalDAVCollection.Change], token: String?)
+        switch await collection.changes(since: asked) {
+        case .success(let answer): listing = answer
+        case .failure(let failure):
+            // A token the server no longer knows: everything, from the start.
+            guard asked != nil else { return .failure(failure) }
+            state.token = nil
+            return await round()
+        }
+        var removed = Set<String>()
+        var present: [String] = []
+        for change in listing.changes {
+            switch change {
+            case .removed(let href): removed.insert(href)
+            case .present(let href, _): present.append(href)
+            }
+        }
+        if asked == nil {
+            // A full listing names no removals: what it does not list is gone.
+            let listed = Set(present.map(CalDAVCollection.name(of:)))
+            removed = Set(state.alarms.values.map(\.href).filter { !listed.contains(CalDAVCollection.name(of: $0)) })
+        }
+        var remote: [UUID: RemoteAlarm] = [:]
+        switch await collection.fetch(present) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let events):
+            for event in events { if let (id, alarm) = read(event) { remote[id] = alarm } }
+        }
+        let actions = SyncPlan.actions(local: local, remote: remote, removed: removed, synced: state.alarms, now: now())
+        logger.debug("sync round: \(listing.changes.count) listed since \(asked == nil ? "the start" : "the last token"), \(remote.count) read, \(removed.count) removed; \(actions)")
+        for action in actions { await perform(action, remote: remote) }
+        // What was listed and needed no step is agreed as it is there now.
+        for (id, there) in remote where !actions.contains(where: { $0.id == id }) {
+            state.alarms[id]?.etag = there.etag
+            state.alarms[id]?.acknowledged = there.reminder.acknowledged
+            state.alarms[id]?.snoozedUntil = there.reminder.snoozedUntil
+            // Taken here too, or the next round would send the older reminder back.
+            local[id]?.reminder = there.reminder
+        }
+        state.token = listing.token
+        return .success(())
+    }
+
+    /// An event's alarm and reminder, by its UID; `nil` for one that is not a Reveille alarm's.
+    private func read(_ event: (href: String, etag: String?, text: String)) -> (UUID, RemoteAlarm)? {
+        guard let document = try? ICalParser.parse(event.text, limits: .resource),
+              let component = document.components.first?.components.first(where: { $0.name == "VEVENT" }),
+              let id = component.value("UID").flatMap(UUID.init(uuidString:)) else {
+            logger.warning("sync: \(event.href.prefix(200)) is not an alarm's event; left alone")
+            return nil
+        }
+        let reading = AlarmCalendar.alarms(in: [component], now: now(), timeZone: timeZone(), zones: { GLibTimeZone(identifier: $0) },
+                                           defaultTitle: L("Alarm"))
+        let changedAt = (component.property("LAST-MODIFIED") ?? component.property("DTSTAMP"))
+            .flatMap(ICalDateTime.init).flatMap { $0.form == .utc ? $0.instant(in: UTCTimeZone()) : nil }
+        return (id, RemoteAlarm(href: event.href, etag: event.etag, alarm: reading.alarms.first, reminder: .init(component),
+                                changedAt: changedAt))
+    }
+
+    private func perform(_ action: SyncAction, remote: [UUID: RemoteAlarm]) async {
+        switch action {
+        case .upload(let id, let etag):
+            guard let here = local[id], let record = table[id] else { return }
+            let reminder = here.reminder
+            guard case .success(let (event, _)) = AlarmCalendar.event(record, now: now(), timeZone: timeZone(), reminder: reminder) else { return }
+            let text = ICalComponent("VCALENDAR", properties: [ICalProperty("VERSION", "2.0"), ICalProperty("PRODID", AlarmCalendar.productID)],
+                                     components: [event]).text
+            let name = CalDAVCollection.name(for: id)
+            switch await collection.put(name, text: text, ifMatch: etag) {
+            case .success(let newTag):
+                state.alarms[id] = SyncedAlarm(href: collection.path + name, etag: newTag, agreed: here.request, disabled: here.disabled,
+                                               acknowledged: reminder.acknowledged, snoozedUntil: reminder.snoozedUntil)
+                state.unsentReminders.removeValue(forKey: id)
+            case .failure(.conflict): again = true
+            case .failure(.failed(let text)): logger.warning("sync: could not write \(id): \(text)")
+            }
+        case .createLocal(let id, let request, let disabled):
+            apply(.schedule(id: id, request: request, appID: ClientIdentity.userAppID))
+            if disabled { apply(.setEnabled(false, id: id.uuidString)) }
+            agree(id, remote[id])
+        case .updateLocal(let id, let request, let disabled):
+            apply(.update(id: id.uuidString, request: request))
+            if table[id]?.disabled != disabled { apply(.setEnabled(!disabled, id: id.uuidString)) }
+            agree(id, remote[id])
+        case .cancelLocal(let id):
+            apply(.apply(.cancel, id: id.uuidString))
+            state.alarms.removeValue(forKey: id)
+        case .stopLocal(let id, _):
+            apply(.apply(.stop, id: id.uuidString))
+            agree(id, remote[id])
+        case .snoozeLocal(let id, _):
+            apply(.apply(.countdown, id: id.uuidString))
+            agree(id, remote[id])
+        case .deleteRemote(let id, let href, let etag):
+            switch await collection.delete(href, ifMatch: etag) {
+            case .success: state.alarms.removeValue(forKey: id)
+            case .failure(.conflict): again = true
+            case .failure(.failed(let text)): logger.warning("sync: could not remove \(id): \(text)")
+            }
+        case .conflictSettled(let id, let keptHere):
+            let title = table[id]?.title ?? id.uuidString.lowercased()
+            runtime.receive(.notice(summary: L("An alarm was changed on two machines"),
+                                    body: keptHere ? L("“%@”: the change made here was later, and is kept on every machine.", title)
+                                                   : L("“%@”: the change made on another machine was later, and is kept here.", title)))
+        }
+    }
+
+    /// Applies a change from the server as the user's own; refusals are logged, never thrown.
+    private func apply(_ command: AlarmEngine.Command) {
+        applying = true
+        defer { applying = false }
+        do { try runtime.call(command, owner: ClientIdentity.userAppID) } catch {
+            logger.warning("sync: a change from \(collection.url) was refused: \(error.reason)")
+        }
+    }
+
+    /// Both sides now hold what the server has: the alarm as it is here after the change, the
+    /// reminder as it is there.
+    private func agree(_ id: UUID, _ there: RemoteAlarm?) {
+        guard let there, let record = table[id] else { return }
+        state.alarms[id] = SyncedAlarm(href: there.href, etag: there.etag, agreed: record.request, disabled: record.disabled,
+                                       acknowledged: there.reminder.acknowledged, snoozedUntil: there.reminder.snoozedUntil)
+        local[id]?.reminder = there.reminder
+    }
+
+    // MARK: The state file
+
+    private static func load(_ file: FilePath) -> SyncState? {
+        var status = stat()
+        guard stat(file.string, &status) == 0, status.st_size <= maximumStateBytes,
+              let data = FileManager.default.contents(atPath: file.string) else { return nil }
+        return try? JSONDecoder().decode(SyncState.self, from: data)
+    }
+
+    private func save() {
+        guard !stopped else { return }
+        do {
+            try AtomicFile.write(try JSONEncoder().encode(state), to: file)
+        } catch {
+            logger.error("sync: could not save \(file): \(error)")
+        }
+    }
+}
+
+extension SyncAction {
+    /// The alarm a step is about.
+    var id: UUID {
+        switch self {
+        case .upload(let id, _), .createLocal(let id, _, _), .updateLocal(let id, _, _), .cancelLocal(let id),
+             .stopLocal(let id, _), .snoozeLocal(let id, _), .deleteRemote(let id, _, _), .conflictSettled(let id, _): id
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import FoundationEssentials
+
+/// Where sync stands, as `SyncStatus` answers it (JSON on the wire): the account, whether the
+/// last round worked and what failed, and how many alarms travel.
+package struct SyncStatus: Codable, Hashable, Sendable {
+    package var configured: Bool
+    package var url: String?
+    package var user: String?
+    /// Rounds done since the agent started, and when the last one ended.
+    package var rounds: Int
+    package var lastRound: Date?
+    /// What failed last (the server, the network, the Secret Service); `nil` when all worked.
+    package var problem: String?
+    package var alarms: Int
+    /// Seconds between rounds.
+    package var interval: Double
+
+    package init(configured: Bool, url: String? = nil, user: String? = nil, rounds: Int = 0, lastRound: Date? = nil,
+                 problem: String? = nil, alarms: Int = 0, interval: Double = 30) {
+        (self.configured, self.url, self.user, self.rounds, self.lastRound) = (configured, url, user, rounds, lastRound)
+        (self.problem, self.alarms, self.interval) = (problem, alarms, interval)
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+@testable import ReveilleAgent
+import ReveilleBus
+import ReveilleCalendar
+import ReveilleCore
+import ReveilleModel
+import ReveilleTestSupport
+import ReveilleTimeZone
+import SystemPackage
+
+/// Two "machines" in process: each a runtime with its own store and virtual clock and a sync
+/// follower, syncing through one real Radicale collection.
+@Suite("Sync between two machines", .serialized)
+@GLibActor
+final class SyncFollowerTests {
+    @GLibActor
+    final class Machine {
+        final class Clock { var now = Date(timeIntervalSince1970: 1_900_000_000) }
+        let clock = Clock()
+        let runtime: AgentRuntime
+        let sync: SyncFollower
+        let folder: FilePath
+
+        init(_ server: RadicaleServer) throws {
+            folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("reveille-sync-\(UUID())").path)
+            try FileManager.default.createDirectory(atPath: folder.string, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            let utc = GLibTimeZone(identifier: "UTC")!
+            let clock = clock
+            runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"),
+                                   now: { clock.now }, timeZone: { utc })
+            let collection = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password,
+                                              http: HTTPClient(deadline: 5))
+            sync = SyncFollower(collection: collection, user: server.user, runtime: runtime, stateDirectory: folder,
+                                interval: 3600, logger: .init(label: "sync"), now: { clock.now }, timeZone: { utc })
+            runtime.add([sync])
+            try runtime.start()
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: folder.string) }
+
+        /// The alarm as this machine's store has it.
+        func record(_ id: UUID) -> AlarmRecord? { AlarmStore(directory: folder).load().first { $0.id == id } }
+
+        /// The clock reaches `date` and the timer fires.
+        func pass(to date: Date) {
+            clock.now = date
+            runtime.receive(.timerFired)
+        }
+    }
+
+    static func weekly(_ title: String) -> AlarmRequest {
+        AlarmRequest(schedule: .relative(.init(time: .init(hour: 7, minute: 0), repeats: .weekly([.monday, .friday]))),
+                     countdownDuration: .init(preAlert: nil, postAlert: 540),
+                     presentation: .userAlarm(title: title, secondaryButton: .snoozeButton, behavior: .countdown))
+    }
+
+    /// Both machines ring `id` at `due`; `answering` answers 10 s later and syncs, then the
+    /// others sync 5 s after that.
+    func ring(_ id: UUID, at due: Date, on machines: [Machine], answer action: AlarmAction, on answering: Machine) async throws {
+        for machine in machines { machine.pass(to: due) }
+        #expect(machines.allSatisfy { $0.record(id)?.state == .alerting })
+        answering.clock.now = due.addingTimeInterval(10)
+        try answering.runtime.call(.apply(action, id: id.uuidString))
+        await answering.sync.sync()
+        for machine in machines where machine !== answering {
+            machine.clock.now = due.addingTimeInterval(15)
+            await machine.sync.sync()
+        }
+    }
+
+    @Test("an alarm added on A appears on B; Stop on A silences B; snooze on B snoozes A; an edit on both keeps the later; offline changes arrive")
+    func twoMachines() async throws {
+        let server = try RadicaleServer()
+        try await CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password, http: HTTPClient())
+            .create(displayName: "Reveille", description: "Reveille's alarms").get()
+        let a = try Machine(server), b = try Machine(server)
+        await a.sync.sync()
+        await b.sync.sync()
+
+        // Added on A, there on B with the same id and settings.
+        let id = UUID()
+        let added = try #require(try a.runtime.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)))
+        await a.sync.sync()
+        await b.sync.sync()
+        #expect(b.record(id)?.request == added.request)
+
+        // Both ring the occurrence; Stop on A silences B at its next round.
+        let due = try #require(added.fireDate)
+        try await ring(id, at: due, on: [a, b], answer: .stop, on: a)
+        #expect(b.record(id)?.state == .scheduled, "B no longer rings the occurrence A stopped")
+        #expect(a.sync.state.lastProblem == nil && b.sync.state.lastProblem == nil)
+
+        // The next occurrence rings on both; snoozed on B, A snoozes it too.
+        let next = try #require(a.record(id)?.fireDate)
+        try await ring(id, at: next, on: [a, b], answer: .countdown, on: b)
+        #expect(a.record(id)?.state == .countdown, "A snoozes the occurrence B snoozed")
+        // The snooze ends: both ring again, once; Stop on A ends it on B too.
+        let snoozeEnd = try #require(a.record(id)?.fireDate)
+        try await ring(id, at: snoozeEnd, on: [a, b], answer: .stop, on: a)
+        #expect(a.record(id)?.state == .scheduled && b.record(id)?.state == .scheduled)
+        #expect(b.record(id)?.fireDate.map { $0 > snoozeEnd.addingTimeInterval(3600) } == true, "the next ring is the next day's")
+
+        // An edit on both: the later one is kept on both.
+        var early = Self.weekly("Edited on A"), late = Self.weekly("Edited on B")
+        early.ring = RingOptions(volume: 0.5)
+        late.ring = RingOptions(volume: 0.25)
+        a.clock.now = next.addingTimeInterval(100)
+        try a.runtime.call(.update(id: id.uuidString, request: early))
+        b.clock.now = next.addingTimeInterval(200)
+        try b.runtime.call(.update(id: id.uuidString, request: late))
+        await a.sync.sync()
+        await b.sync.sync()
+        await a.sync.sync()
+        #expect(a.record(id)?.request.presentation.alert.title.defaultValue == "Edited on B")
+        #expect(b.record(id)?.request.presentation.alert.title.defaultValue == "Edited on B")
+
+        // Offline: the server is down; a change on A is kept, reported, and arrives when it is back.
+        server.stop()
+        let offline = UUID()
+        try a.runtime.call(.schedule(id: offline, request: Self.weekly("Made offline"), appID: ClientIdentity.userAppID))
+        await a.sync.sync()
+        #expect(a.sync.state.lastProblem != nil, "the failure is reported")
+        #expect(a.record(offline) != nil, "nothing local is lost")
+        try server.start()
+        await a.sync.sync()
+        #expect(a.sync.state.lastProblem == nil)
+        await b.sync.sync()
+        #expect(b.record(offline)?.request.presentation.alert.title.defaultValue == "Made offline")
+
+        // An app's alarm stays on its machine; a hostile event (10,000 VALARMs) is left alone
+        // and the other alarms still travel.
+        let appAlarm = UUID()
+        try a.runtime.call(.schedule(id: appAlarm, request: Self.weekly("App's"), appID: "org.example.App"))
+        let valarm = "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:x\r\nTRIGGER:PT0S\r\nEND:VALARM\r\n"
+        let hostile = UUID()
+        let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//EN\r\nBEGIN:VEVENT\r\nUID:\(hostile.uuidString)\r\nDTSTAMP:20300101T000000Z\r\n"
+            + "DTSTART:20300101T000000Z\r\n" + String(repeating: valarm, count: 10_000) + "END:VEVENT\r\nEND:VCALENDAR\r\n"
+        let direct = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password, http: HTTPClient())
+        _ = try await direct.put(CalDAVCollection.name(for: hostile), text: text, ifMatch: nil).get()
+        let afterHostile = UUID()
+        try a.runtime.call(.schedule(id: afterHostile, request: Self.weekly("After"), appID: ClientIdentity.userAppID))
+        await a.sync.sync()
+        await b.sync.sync()
+        #expect(b.record(appAlarm) == nil, "an app's alarm stays local")
+        #expect(b.record(hostile) == nil)
+        #expect(b.record(afterHostile) != nil && b.sync.state.lastProblem == nil)
+
+        // Cancelled on B, gone on A.
+        try b.runtime.call(.apply(.cancel, id: offline.uuidString))
+        await b.sync.sync()
+        await a.sync.sync()
+        #expect(a.record(offline) == nil)
+        a.sync.stop()
+        b.sync.stop()
+    }
+
+    @Test("the network coming back starts a round at once, not after the interval", .timeLimit(.minutes(1)))
+    func networkBackSyncsAtOnce() async throws {
+        let server = try RadicaleServer()
+        try await CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password, http: HTTPClient())
+            .create(displayName: "Reveille", description: "Reveille's alarms").get()
+        let machine = try Machine(server)
+        await machine.sync.sync()
+        let before = machine.sync.rounds
+        // The interval is an hour: only `syncNow` can start this round.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            machine.sync.onRound = { machine.sync.onRound = nil; done.resume() }
+            machine.sync.syncNow()
+        }
+        #expect(machine.sync.rounds == before + 1)
+        machine.sync.stop()
+    }
+}
