@@ -253,11 +253,22 @@ enum RingTime: Hashable {
     /// The next time the wall clock shows this (Reveille's one-time relative alarm).
     case next(minuteOfDay: Int)
     case weekly(minuteOfDay: Int, days: [Locale.Weekday])
+    /// Monthly, yearly or every few days at this time of day.
+    case calendar(minuteOfDay: Int, repeats: Alarm.Schedule.Relative.Recurrence)
 
     /// Moved by `seconds` (a trigger's offset, a repeat's interval); a weekly time that crosses
-    /// midnight moves its weekdays with it.
-    func shifted(by seconds: TimeInterval) -> RingTime {
+    /// midnight moves its weekdays with it, an every-few-days one its first day. `nil`: a
+    /// monthly or yearly time that would cross midnight, which no such repeat can hold (the day
+    /// before the 1st is the 28th, 29th, 30th or 31st).
+    func shifted(by seconds: TimeInterval) -> RingTime? {
         switch self {
+        case .calendar(let minute, let repeats):
+            let total = minute + Int((seconds / 60).rounded(.down))
+            let dayShift = Int((Double(total) / 1440).rounded(.down))
+            let minuteOfDay = total - dayShift * 1440
+            guard dayShift != 0 else { return .calendar(minuteOfDay: minuteOfDay, repeats: repeats) }
+            guard case .everyDays(let n, let from) = repeats, let moved = from.adding(days: dayShift) else { return nil }
+            return .calendar(minuteOfDay: minuteOfDay, repeats: .everyDays(n, from: moved))
         case .once(let date): return .once(date.addingTimeInterval(seconds))
         case .next(let minute):
             return .next(minuteOfDay: ((minute + Int((seconds / 60).rounded(.down))) % 1440 + 1440) % 1440)
@@ -274,6 +285,8 @@ enum RingTime: Hashable {
         case .next(let minute): .relative(.init(time: .init(hour: minute / 60, minute: minute % 60), repeats: .never))
         case .weekly(let minute, let days):
             .relative(.init(time: .init(hour: minute / 60, minute: minute % 60), repeats: .weekly(days)))
+        case .calendar(let minute, let repeats):
+            .relative(.init(time: .init(hour: minute / 60, minute: minute % 60), repeats: repeats))
         }
     }
 }

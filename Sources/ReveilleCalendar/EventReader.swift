@@ -97,7 +97,9 @@ struct EventReader {
                 return .failure(ICalError("its TRIGGER \(trigger.value.prefix(30)) counts from a \(trigger.parameters["RELATED"] == "END" ? "DTEND or DUE" : "DTSTART") it does not have"))
             }
             switch ringTime(at: anchor) {
-            case .success(let time): base = time.shifted(by: offset + anchor.plus)
+            case .success(let time):
+                guard let shifted = time.shifted(by: offset + anchor.plus) else { return .failure(Self.crossesMidnight) }
+                base = shifted
             case .failure(let reason): return .failure(reason)
             }
         } else if let absolute = ICalDateTime(trigger) {
@@ -123,7 +125,8 @@ struct EventReader {
         guard let interval = valarm.value("DURATION").flatMap(ICalDuration.seconds), interval >= 60 else {
             return .failure(ICalError("its REPEAT needs a DURATION of a minute or more between rings"))
         }
-        return .success((0...repeats).map { base.shifted(by: Double($0) * interval) })
+        let rings = (0...repeats).compactMap { base.shifted(by: Double($0) * interval) }
+        return rings.count == repeats + 1 ? .success(rings) : .failure(Self.crossesMidnight)
     }
 
     /// DTSTART (a to-do without one: its DUE).
@@ -143,6 +146,8 @@ struct EventReader {
         return Anchor(dateTime: start, plus: start.form == .date && component.name == "VEVENT" ? 86_400 : 0)
     }
 
+    static let crossesMidnight = ICalError("its reminder falls on another day than its monthly or yearly event, which no repeat of Reveille's can hold")
+
     /// The anchor's own time: its instant, its wall-clock time for Reveille's "next occurrence",
     /// or, with an RRULE, its local time of day on the weekdays the rule names.
     private func ringTime(at anchor: Anchor) -> Result<RingTime, ICalError> {
@@ -152,6 +157,20 @@ struct EventReader {
                 return .failure(ICalError("its time zone \(name.prefix(60)) is not one this system knows"))
             }
             return .failure(ICalError("its date \(start.wallTime.isoText) does not exist"))
+        }
+        if let rule = component.value("RRULE"), let calendar = ICalRecurrence.calendarRepeat(rule, start: start.wallTime) {
+            let repeats: Alarm.Schedule.Relative.Recurrence
+            switch calendar {
+            case .success(let found): repeats = found
+            case .failure(let reason): return .failure(reason)
+            }
+            // Days of the month and year are the wall clock's here: only a time this zone's
+            // wall clock shows (floating, or named as this zone) keeps them.
+            guard start.form == .floating || start.form == .date || start.form == .zoned(localZone.identifier)
+                    || start.form == .utc && localZone.identifier == "UTC" else {
+                return .failure(ICalError("its monthly, yearly or every-few-days RRULE is in another time zone; Reveille repeats those on this zone's calendar"))
+            }
+            return .success(.calendar(minuteOfDay: start.wallTime.hour * 60 + start.wallTime.minute, repeats: repeats))
         }
         if let rule = component.value("RRULE") {
             let days: [Locale.Weekday]

@@ -243,6 +243,59 @@ enum ICalRecurrence {
         }
     }
 
+    /// The monthly, yearly or every-N-days repeat `rule` names (the forms `rule(_:)` writes, and
+    /// the plain ones other calendars write); `nil` when it is none of those (weekly and daily
+    /// rules are read by `weekdays`), a failure naming what cannot be held.
+    static func calendarRepeat(_ rule: String, start: ICalDateTime.WallTime) -> Result<Alarm.Schedule.Relative.Recurrence, ICalError>? {
+        var parts: [String: String] = [:]
+        for part in rule.split(separator: ";") {
+            let pair = part.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2 else { return .failure(ICalError("RRULE \(rule.prefix(80)) is not NAME=VALUE;…")) }
+            parts[pair[0].uppercased()] = String(pair[1]).uppercased()
+        }
+        let frequency = parts["FREQ"] ?? ""
+        let interval = parts["INTERVAL"].flatMap { Int($0) } ?? 1
+        guard frequency == "MONTHLY" || frequency == "YEARLY" || frequency == "DAILY" && interval > 1 else { return nil }
+        let supported = "Reveille repeats monthly on a day, yearly on a date, or every N days (no COUNT, UNTIL or BYDAY)"
+        for key in parts.keys.sorted() where !["FREQ", "INTERVAL", "BYMONTHDAY", "BYMONTH", "BYSETPOS", "WKST"].contains(key) {
+            return .failure(ICalError("RRULE \(key.prefix(20))=\(parts[key]!.prefix(40)) cannot be held: \(supported)"))
+        }
+        if frequency == "DAILY" {
+            guard interval <= 366, parts["BYMONTHDAY"] == nil, parts["BYMONTH"] == nil, parts["BYSETPOS"] == nil else {
+                return .failure(ICalError("RRULE \(rule.prefix(80)) cannot be held: \(supported), N at most 366"))
+            }
+            return .success(.everyDays(interval, from: CalendarDay(year: start.year, month: start.month, day: start.day)))
+        }
+        guard interval == 1 else { return .failure(ICalError("RRULE INTERVAL=\(interval) cannot be held: \(supported)")) }
+        // One day, or the last of the days up to it (`28,29,30,31;BYSETPOS=-1`), as `rule(_:)` writes it.
+        let days = (parts["BYMONTHDAY"] ?? String(start.day)).split(separator: ",").map { Int($0) }
+        guard !days.isEmpty, days.allSatisfy({ $0.map { (1...31).contains($0) } == true }) else {
+            return .failure(ICalError("RRULE BYMONTHDAY=\(parts["BYMONTHDAY"]?.prefix(40) ?? "") cannot be held: \(supported)"))
+        }
+        let sorted = days.compactMap { $0 }.sorted()
+        let contiguous = zip(sorted, sorted.dropFirst()).allSatisfy { $1 == $0 + 1 }
+        guard sorted.count == 1 && parts["BYSETPOS"] == nil || contiguous && parts["BYSETPOS"] == "-1" else {
+            return .failure(ICalError("RRULE \(rule.prefix(80)) cannot be held: \(supported)"))
+        }
+        let day = sorted.last!
+        if frequency == "MONTHLY" {
+            guard parts["BYMONTH"] == nil else { return .failure(ICalError("RRULE BYMONTH cannot be held in a monthly rule: \(supported)")) }
+            // A lone 29th–31st skips the months without it; Reveille would ring on their last day.
+            guard sorted.count > 1 || day <= 28 else {
+                return .failure(ICalError("RRULE \(rule.prefix(80)) cannot be held: it skips the months without day \(day), where Reveille rings on their last day (BYMONTHDAY=28,…,\(day);BYSETPOS=-1 says so)"))
+            }
+            return .success(.monthly(day: day))
+        }
+        let month = parts["BYMONTH"].flatMap { Int($0) } ?? start.month
+        guard (1...12).contains(month), day <= CalendarDay.days(inMonth: month, year: 2000) else {
+            return .failure(ICalError("RRULE \(rule.prefix(80)) names no date of the year: \(supported)"))
+        }
+        guard sorted.count > 1 || day <= CalendarDay.days(inMonth: month, year: 2001) else {
+            return .failure(ICalError("RRULE \(rule.prefix(80)) cannot be held: February 29 alone skips the other years, where Reveille rings on the 28th (BYMONTHDAY=28,29;BYSETPOS=-1 says so)"))
+        }
+        return .success(.yearly(month: month, day: day))
+    }
+
     /// `FREQ=WEEKLY;BYDAY=MO,WE`, days in the week's order from Monday.
     static func rule(_ days: [Locale.Weekday]) -> String {
         let ordered = (Weekdays.sundayFirst.dropFirst() + [.sunday]).filter(days.contains)

@@ -152,7 +152,7 @@ struct AlarmCalendarTests {
         #expect(try schedule(event("FREQ=WEEKLY", trigger: "PT0S")) == weekly(0, 30, [.monday]))
         #expect(try schedule(event("FREQ=DAILY;INTERVAL=1", trigger: "PT1H")) ==
                 weekly(1, 30, [.sunday, .monday, .tuesday, .wednesday, .thursday, .friday, .saturday]))
-        for (rule, named) in [("FREQ=MONTHLY;BYMONTHDAY=4", "FREQ=MONTHLY"), ("FREQ=WEEKLY;INTERVAL=2", "INTERVAL=2"),
+        for (rule, named) in [("FREQ=MONTHLY;BYMONTHDAY=31", "FREQ=MONTHLY"), ("FREQ=WEEKLY;INTERVAL=2", "INTERVAL=2"),
                               ("FREQ=WEEKLY;COUNT=3", "COUNT=3"), ("FREQ=WEEKLY;BYDAY=1MO", "1MO")] {
             let reading = try read(event(rule), now: Self.now, in: UTCTimeZone())
             #expect(reading.alarms.isEmpty)
@@ -173,6 +173,42 @@ struct AlarmCalendarTests {
         ])
         #expect(reading.alarms.map(\.request.presentation.alert.title.defaultValue) == ["Dentist", "Gym", "Return library books"])
         #expect(reading.alarms[0].id == UUID(uuidString: "5b1c6c1e-7b0a-4f5e-9d5e-3c2f0a1b2c3d"))
+    }
+
+    @Test("monthly, yearly and every-N-days alarms come back as written; plain monthly and yearly rules of other calendars are read; a reminder on another day than its monthly event is named")
+    func calendarRepeats() throws {
+        let berlin = zone("Europe/Berlin")
+        let repeats: [Alarm.Schedule.Relative.Recurrence] = [
+            .monthly(day: 31), .monthly(day: 15), .yearly(month: 2, day: 29), .yearly(month: 3, day: 21),
+            .everyDays(3, from: CalendarDay(year: 2027, month: 1, day: 11)),
+        ]
+        let records = try repeats.map {
+            try AlarmRecord(id: UUID(), request: request(.relative(.init(time: .init(hour: 6, minute: 45), repeats: $0))),
+                            appID: ClientIdentity.userAppID, now: Self.now, timeZone: berlin)
+        }
+        let (reading, _) = try roundTrip(records, now: Self.now, in: berlin)
+        #expect(reading.unmapped.isEmpty, "\(reading.unmapped)")
+        #expect(reading.alarms.map(\.request.schedule) == repeats.map { .relative(.init(time: .init(hour: 6, minute: 45), repeats: $0)) })
+
+        func event(_ rule: String, start: String = "20270104T073000", trigger: String = "-PT15M") -> String {
+            calendar("BEGIN:VEVENT", "UID:r", "SUMMARY:Rule", "DTSTART:\(start)", "RRULE:\(rule)",
+                     "BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:x", "TRIGGER:\(trigger)", "END:VALARM", "END:VEVENT")
+        }
+        func schedule(_ text: String) throws -> Alarm.Schedule? { try read(text, now: Self.now, in: UTCTimeZone()).alarms.first?.request.schedule }
+        let at715 = { (repeats: Alarm.Schedule.Relative.Recurrence) in Alarm.Schedule.relative(.init(time: .init(hour: 7, minute: 15), repeats: repeats)) }
+        #expect(try schedule(event("FREQ=MONTHLY")) == at715(.monthly(day: 4)))
+        #expect(try schedule(event("FREQ=YEARLY")) == at715(.yearly(month: 1, day: 4)))
+        #expect(try schedule(event("FREQ=YEARLY;BYMONTH=7;BYMONTHDAY=14")) == at715(.yearly(month: 7, day: 14)))
+        #expect(try schedule(event("FREQ=DAILY;INTERVAL=2")) == at715(.everyDays(2, from: CalendarDay(year: 2027, month: 1, day: 4))))
+        // Every few days, a reminder the evening before moves the first day with it.
+        #expect(try schedule(event("FREQ=DAILY;INTERVAL=2", trigger: "-PT8H")) ==
+                .relative(.init(time: .init(hour: 23, minute: 30), repeats: .everyDays(2, from: CalendarDay(year: 2027, month: 1, day: 3)))))
+        let evening = try read(event("FREQ=MONTHLY;BYMONTHDAY=4", trigger: "-PT8H"), now: Self.now, in: UTCTimeZone())
+        #expect(evening.alarms.isEmpty && evening.unmapped.first?.contains("another day") == true, "\(evening.unmapped)")
+        for rule in ["FREQ=MONTHLY;COUNT=3", "FREQ=MONTHLY;INTERVAL=2", "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29", "FREQ=MONTHLY;BYMONTHDAY=1,15"] {
+            let reading = try read(event(rule), now: Self.now, in: UTCTimeZone())
+            #expect(reading.alarms.isEmpty && reading.unmapped.first?.contains("cannot be held") == true, "\(rule): \(reading.unmapped)")
+        }
     }
 
     @Test("GNOME Calendar's file: an Evolution zone name is read; a monthly rule is named, not guessed")

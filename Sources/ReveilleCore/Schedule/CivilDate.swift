@@ -108,3 +108,14 @@ enum WallClock {
         return local - (local / 86_400).rounded(.down) * 86_400
     }
 }
+
+package extension CalendarDay {
+    /// The day `days` later (earlier when negative), or `nil` when either is not a real day
+    /// of 1970–9999.
+    func adding(days: Int) -> CalendarDay? {
+        guard isValid else { return nil }
+        let moved = CivilDate(year: year, month: month, day: day).adding(days: days)
+        let result = CalendarDay(year: moved.year, month: moved.month, day: moved.day)
+        return result.isValid ? result : nil
+    }
+}
