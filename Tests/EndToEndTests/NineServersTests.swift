@@ -17,7 +17,9 @@ struct NotificationDaemonTests {
     @Test func anAlertAfterACountdownIsShownAndAnsweredThenSnoozedAndStopped() throws {
         let session = try TestSession(notifications: .notificationDaemon, audio: .none)
         try session.startAgent()
-        let timer = try session.cliJSON(AlarmJSON.self, "timer", "3s", "--title", "Tea", "--snooze", "2s")
+        // Repeat, not Snooze: a snooze offers a third button (Snooze 20 min), which moves the
+        // second one from where the click is aimed.
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "3s", "--title", "Tea", "--repeat", "2s")
         _ = try bubble(session)
         _ = try eventually(timeout: 8, "the timer to ring") {
             try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
@@ -119,7 +121,9 @@ struct LxqtNotificationdTests {
     @Test func snoozeThenStopWithItsButtons() throws {
         let session = try TestSession(notifications: .lxqt, audio: .none)
         try session.startAgent()
-        let timer = try session.cliJSON(AlarmJSON.self, "timer", "2s", "--title", "Tea", "--snooze", "2s")
+        // Repeat, not Snooze: a snooze offers a third button (Snooze 20 min), which moves the
+        // second one from where the click is aimed.
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "2s", "--title", "Tea", "--repeat", "2s")
         for (button, state) in [(Self.snooze, "countdown"), (Self.stop, nil)] {
             _ = try eventually(timeout: 8, "the timer to ring") {
                 try session.cliJSON([AlarmJSON].self, "list").first?.state == "alerting" ? true : nil

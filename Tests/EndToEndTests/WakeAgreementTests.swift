@@ -4,7 +4,8 @@ import ReveilleCore
 import ReveilleTestSupport
 
 /// Issue 27: `show` once said an alarm would wake the computer while `status` said it could
-/// not. Both now read the agent's one `WakeStatus`.
+/// not. Both now read the agent's one `WakeStatus`. The agent runs without `CAP_WAKE_ALARM`
+/// (which root has), so that the wake helper is its way to wake the machine.
 @Suite("show and status agree on waking", .serialized, .waitsOnItsOwnThread)
 struct WakeAgreementTests {
     struct Shown: Decodable { var wakes: Bool, wakeReason: String? }
@@ -17,7 +18,7 @@ struct WakeAgreementTests {
 
     @Test func withoutTheWakeHelperShowSaysNoAsStatusDoes() throws {
         let session = try TestSession(audio: .none, system: .wake(polkitAllows: true, helper: false))
-        try session.startAgent()
+        try session.startAgent(launcher: ["/usr/bin/setpriv", "--bounding-set", "-wake_alarm"])
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "No helper")
         let reason = "the wake helper is not installed"
         _ = try eventually("the agent to find no helper") { try session.cli("status").stdout.contains(reason) ? true : nil }
@@ -30,7 +31,7 @@ struct WakeAgreementTests {
 
     @Test func afterPolkitRefusedShowSaysNoAsStatusDoes() throws {
         let session = try TestSession(audio: .none, system: .wake(polkitAllows: false))
-        try session.startAgent()
+        try session.startAgent(launcher: ["/usr/bin/setpriv", "--bounding-set", "-wake_alarm"])
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Refused")
         #expect(try session.cliJSON(Shown.self, "show", timer.id).wakes, "before any suspend, nothing says it cannot")
         let inhibitor = ["sleep", "Reveille", "Setting the wake-up time for the next alarm", "delay"]
