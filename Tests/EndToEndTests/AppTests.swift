@@ -239,7 +239,9 @@ struct ExampleAppTests {
         #expect(lines.contains { $0.hasPrefix("update:") && $0.contains("countdown") })
         #expect(lines.contains { $0.hasPrefix("update:") && $0.contains("alerting") })
         #expect(lines.last == "metadata: Spaghetti, boil")
-        let alert = try #require(try session.alerts(titled: "Pasta is ready").first)
+        // The example may end before the server has recorded the alert: notifications go out
+        // from their own thread.
+        let alert = try eventually(timeout: 5, "the alert recorded") { try session.alerts(titled: "Pasta is ready").first }
         #expect(alert.actions?.contains("Repeat") == true)
         #expect(try session.notifications(titled: "Cooking pasta").first?.actions?.contains("Pause") == true)
     }

@@ -119,9 +119,10 @@ extension TestSession {
         if !FileManager.default.fileExists(atPath: socket) {
             let wayvnc = try Subprocess.find("wayvnc", package: "wayvnc")
             adopt("wayvnc", try Subprocess.start(wayvnc, ["-u", socket], environment: environment, stderr: directory + "/wayvnc.log"))
-            _ = try eventually("wayvnc's socket") { FileManager.default.fileExists(atPath: socket) ? true : nil }
         }
-        try VNCPointer(socket: socket).click(x: x, y: y)
+        // The socket's file exists once wayvnc bound it, a moment before it listens on it.
+        let pointer = try eventually("wayvnc to accept a connection on its socket") { try? VNCPointer(socket: socket) }
+        try pointer.click(x: x, y: y)
     }
 
     /// Records the notification server's signals from now on (`gdbus monitor`); the function
