@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Logging
 import ReveilleBus
 import ReveilleCore
@@ -45,6 +46,8 @@ final class NotificationReachWatch: AlarmFollower {
     private var doNotDisturb = false
     private var doNotDisturbWatch: DoNotDisturbWatch?
     private var ringing = false
+    /// The alarms that ring now.
+    private var alerting: Set<UUID> = []
     private var reach: NotificationReach?
 
     init(server: NotificationServer, bus: BusConnection, logger: Logger, runtime: AgentRuntime) {
@@ -62,8 +65,13 @@ final class NotificationReachWatch: AlarmFollower {
     }
 
     /// Whether an alarm rings: a Do Not Disturb state no signal announces is read only then.
+    /// Followed from the changes alone: a look at every alarm would cost each change a sort of
+    /// all of them (16 ms per Schedule with 10,000 alarms).
     func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
-        ringing = alarms.list.contains { $0.state == .alerting }
+        for change in changes {
+            if change.record?.state == .alerting { alerting.insert(change.id) } else { alerting.remove(change.id) }
+        }
+        ringing = !alerting.isEmpty
         doNotDisturbWatch?.polling(ringing)
     }
 
