@@ -119,7 +119,8 @@ final class SleepCoordinator: AlarmFollower {
     /// Holds the inhibitor while an alarm should wake the machine, and only then.
     private func alarmsChanged() {
         guard readiness == .ready, !sleeping else { return }
-        if let kernelAlarm { return kernelAlarm.arm(at: policy.alarmTimerInstant(for: alarms, now: Date())) }
+        // The table's own records, not `alarms` (a copy of all of them on every change).
+        if let kernelAlarm { return kernelAlarm.arm(at: policy.alarmTimerInstant(for: table.records, now: Date())) }
         if policy.holdsInhibitor(for: alarms) { takeInhibitor() } else { releaseInhibitor() }
     }
 

@@ -30,15 +30,16 @@ struct WakePolicy: Sendable {
     /// the soonest alarm that should wake the machine, or, once that has passed, the alarm's
     /// own instant (a suspend within the lead still wakes for it); `nil` when none should.
     /// The kernel, not a helper, sets the RTC at suspend, so no alarm is beyond reach.
-    func alarmTimerInstant(for alarms: [AlarmRecord], now: Date) -> Date? {
+    func alarmTimerInstant(for alarms: some Sequence<AlarmRecord>, now: Date) -> Date? {
         guard let due = soonestDue(alarms) else { return nil }
         let early = due.addingTimeInterval(-lead)
         return early > now ? early : due
     }
 
     /// When the soonest alarm that should wake the machine is due.
-    private func soonestDue(_ alarms: [AlarmRecord]) -> Date? {
-        alarms.filter(wakes).compactMap(\.fireDate).min()
+    private func soonestDue(_ alarms: some Sequence<AlarmRecord>) -> Date? {
+        // Lazily: on every change, with no copy of the alarms.
+        alarms.lazy.filter(wakes).compactMap(\.fireDate).min()
     }
 
     /// What to do for `alarms` when the machine suspends at `now`: wake it at an instant, or not
