@@ -8,6 +8,7 @@ import ReveilleModel
 import ReveilleTestSupport
 import ReveilleTimeZone
 import SystemPackage
+import Logging
 
 /// Two "machines" in process: each a runtime with its own store and virtual clock and a sync
 /// follower, syncing through one real Radicale collection.
@@ -33,7 +34,7 @@ final class SyncFollowerTests {
             let collection = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password,
                                               http: HTTPClient(deadline: 20))
             sync = SyncFollower(collection: collection, user: server.user, runtime: runtime, stateDirectory: folder,
-                                interval: 3600, logger: .init(label: "sync"), now: { clock.now }, timeZone: { utc })
+                                interval: 3600, logger: { var l = Logger(label: "sync"); l.logLevel = .debug; return l }(), now: { clock.now }, timeZone: { utc })
             runtime.add([sync])
             try runtime.start()
         }
@@ -100,6 +101,9 @@ final class SyncFollowerTests {
         let next = try #require(a.record(id)?.fireDate)
         try await ring(id, at: next, on: [a, b], answer: .countdown, on: b)
         #expect(a.record(id)?.state == .countdown, "A snoozes the occurrence B snoozed")
+        let snoozeEnds = [a, b].compactMap { $0.record(id)?.fireDate?.timeIntervalSince1970 }
+        #expect(snoozeEnds.count == 2 && abs(snoozeEnds[0] - snoozeEnds[1]) < 0.001,
+                "the snooze ends on A when it ends on B, not its own length after A heard of it: \(snoozeEnds)")
         // The snooze ends: both ring again, once; Stop on A ends it on B too.
         let snoozeEnd = try #require(a.record(id)?.fireDate)
         try await ring(id, at: snoozeEnd, on: [a, b], answer: .stop, on: a)

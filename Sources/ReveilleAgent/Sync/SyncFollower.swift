@@ -274,8 +274,10 @@ final class SyncFollower: AlarmFollower {
         case .stopLocal(let id, _):
             apply(.apply(.stop, id: id.uuidString))
             agree(id, remote[id])
-        case .snoozeLocal(let id, _):
-            apply(.apply(.countdown, id: id.uuidString))
+        case .snoozeLocal(let id, let until):
+            // Until the instant the other machine snoozed to, not for this alarm's own length
+            // from now: every machine rings the snoozed occurrence at the same moment, once.
+            apply(.snooze(id: id.uuidString, length: min(until.timeIntervalSince(now()), WireLimits.maximumSnooze)))
             agree(id, remote[id])
         case .deleteRemote(let id, let href, let etag):
             switch await collection.delete(href, ifMatch: etag) {

@@ -113,14 +113,14 @@ final class SleepCoordinator: AlarmFollower {
         alarmsChanged()
     }
 
-    /// Every alarm, in no order.
-    private var alarms: [AlarmRecord] { Array(table.records) }
+    /// Every alarm, in no order: the table's own records, never copied (this is read on
+    /// every change, with up to 10,000 alarms).
+    private var alarms: some Sequence<AlarmRecord> { table.records }
 
     /// Holds the inhibitor while an alarm should wake the machine, and only then.
     private func alarmsChanged() {
         guard readiness == .ready, !sleeping else { return }
-        // The table's own records, not `alarms` (a copy of all of them on every change).
-        if let kernelAlarm { return kernelAlarm.arm(at: policy.alarmTimerInstant(for: table.records, now: Date())) }
+        if let kernelAlarm { return kernelAlarm.arm(at: policy.alarmTimerInstant(for: alarms, now: Date())) }
         if policy.holdsInhibitor(for: alarms) { takeInhibitor() } else { releaseInhibitor() }
     }
 
@@ -303,7 +303,7 @@ final class SleepCoordinator: AlarmFollower {
     }
 
     /// The soonest of `alarms` that should wake the machine.
-    private func nextWaking(_ alarms: [AlarmRecord]) -> AlarmRecord? {
-        alarms.filter(policy.wakes).min { ($0.fireDate ?? .distantFuture) < ($1.fireDate ?? .distantFuture) }
+    private func nextWaking(_ alarms: some Sequence<AlarmRecord>) -> AlarmRecord? {
+        alarms.lazy.filter(policy.wakes).min { ($0.fireDate ?? .distantFuture) < ($1.fireDate ?? .distantFuture) }
     }
 }

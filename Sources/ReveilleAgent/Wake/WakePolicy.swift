@@ -21,7 +21,7 @@ struct WakePolicy: Sendable {
 
     /// The instant to wake at for `alarms` when the machine suspends at `now`, or `nil` when
     /// none should wake it.
-    func wakeInstant(for alarms: [AlarmRecord], now: Date) -> Date? {
+    func wakeInstant(for alarms: some Sequence<AlarmRecord>, now: Date) -> Date? {
         guard let due = soonestDue(alarms) else { return nil }
         return max(due.addingTimeInterval(-lead), now.addingTimeInterval(Self.minimumDelay))
     }
@@ -45,7 +45,7 @@ struct WakePolicy: Sendable {
     /// What to do for `alarms` when the machine suspends at `now`: wake it at an instant, or not
     /// at all, also when the soonest alarm is beyond what the helper may set (further than
     /// `WakeHelperInterface.maximumLead`): a later suspend, once it is within reach, sets it.
-    func plan(for alarms: [AlarmRecord], now: Date) -> WakePlan {
+    func plan(for alarms: some Sequence<AlarmRecord>, now: Date) -> WakePlan {
         guard let wake = wakeInstant(for: alarms, now: now) else { return .none }
         // In whole seconds as the helper counts them: its `now` is this one or later.
         let lead = Int64(Self.helperInstant(wake)) - Int64(now.timeIntervalSince1970.rounded(.down))
@@ -59,7 +59,7 @@ struct WakePolicy: Sendable {
 
     /// Whether to hold logind's sleep inhibitor: while any alarm should wake the machine, so the
     /// wake-up is set before it sleeps.
-    func holdsInhibitor(for alarms: [AlarmRecord]) -> Bool {
+    func holdsInhibitor(for alarms: some Sequence<AlarmRecord>) -> Bool {
         alarms.contains(where: wakes)
     }
 }
