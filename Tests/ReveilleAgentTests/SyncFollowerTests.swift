@@ -8,7 +8,6 @@ import ReveilleModel
 import ReveilleTestSupport
 import ReveilleTimeZone
 import SystemPackage
-import Logging
 
 /// Two "machines" in process: each a runtime with its own store and virtual clock and a sync
 /// follower, syncing through one real Radicale collection.
@@ -34,7 +33,7 @@ final class SyncFollowerTests {
             let collection = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password,
                                               http: HTTPClient(deadline: 20))
             sync = SyncFollower(collection: collection, user: server.user, runtime: runtime, stateDirectory: folder,
-                                interval: 3600, logger: { var l = Logger(label: "sync"); l.logLevel = .debug; return l }(), now: { clock.now }, timeZone: { utc })
+                                interval: 3600, logger: .init(label: "sync"), now: { clock.now }, timeZone: { utc })
             runtime.add([sync])
             try runtime.start()
         }
@@ -81,6 +80,8 @@ final class SyncFollowerTests {
         try await CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password, http: HTTPClient())
             .create(displayName: "Reveille", description: "Reveille's alarms").get()
         let a = try Machine(server), b = try Machine(server)
+        // Before their folders go: no round may start once the test ends.
+        defer { a.sync.stop(); b.sync.stop() }
         await a.sync.sync()
         await b.sync.sync()
 
@@ -160,8 +161,6 @@ final class SyncFollowerTests {
         await b.sync.sync()
         await a.sync.sync()
         #expect(a.record(offline) == nil)
-        a.sync.stop()
-        b.sync.stop()
     }
 
     @Test("the network coming back starts a round at once, not after the interval", .timeLimit(.minutes(1)))

@@ -78,6 +78,29 @@ struct SyncPlanTests {
         #expect(plan(Self.here("Up", reminder: stoppedThere), [:], Self.agreed("Up")) == [.upload(id, ifMatch: "\"1\"")], "stopped here")
     }
 
+    @Test("a Stop heard before the occurrence began to ring here still silences it; one of an earlier occurrence does not")
+    func stopHeardEarly() {
+        let id = Self.id, due = Self.now.addingTimeInterval(-30)
+        // What was agreed is what this machine holds (taken when it was heard).
+        func ringing(since: Date?, cameDue: Date, agreeing agreed: [UUID: SyncedAlarm]) -> [UUID: LocalAlarm] {
+            [id: LocalAlarm(request: Self.request("Up"), disabled: false, changedAt: due, ringingSince: since, occurrence: cameDue,
+                            reminder: agreed[id]!.reminder)]
+        }
+        // The round that brought A's Stop ran a moment before this machine's timer rang the
+        // occurrence: the Stop is in what was agreed, and the server's copy is unchanged since.
+        let stoppedAfterDue = Self.agreed("Up", acknowledged: due.addingTimeInterval(3))
+        #expect(plan(ringing(since: due.addingTimeInterval(5), cameDue: due, agreeing: stoppedAfterDue), [:], stoppedAfterDue) ==
+                [.stopLocal(id, acknowledged: due.addingTimeInterval(3))])
+        #expect(plan(ringing(since: due.addingTimeInterval(5), cameDue: due, agreeing: stoppedAfterDue), Self.there("Up", etag: "\"1\"",
+                     reminder: .init(acknowledged: due.addingTimeInterval(3))), stoppedAfterDue) ==
+                [.stopLocal(id, acknowledged: due.addingTimeInterval(3))], "listed again, unchanged")
+        // Yesterday's Stop is not today's.
+        let yesterday = Self.agreed("Up", acknowledged: due.addingTimeInterval(-86_390))
+        #expect(plan(ringing(since: due, cameDue: due, agreeing: yesterday), [:], yesterday).isEmpty)
+        // Not ringing here: nothing to silence.
+        #expect(plan(ringing(since: nil, cameDue: due, agreeing: stoppedAfterDue), [:], stoppedAfterDue).isEmpty)
+    }
+
     @Test("a collection URL is https, or http to this machine only: a password never crosses a network in clear text")
     func collectionURLs() {
         func refusal(_ url: String) -> String? {

@@ -52,7 +52,10 @@ final class SyncFollower: AlarmFollower {
     /// Set while a change from the server is applied: its change is not one made here.
     private var applying = false
     private var syncing = false
-    private var again = false
+    /// A round was asked for while one ran.
+    private var asked = false
+    /// A write met another machine's (412): the round is done again.
+    private var conflicted = false
     private var stopped = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
     private var timer: UInt32 = 0
@@ -98,7 +101,7 @@ final class SyncFollower: AlarmFollower {
             }
             let previous = local[change.id]
             var entry = LocalAlarm(request: record.request, disabled: record.disabled, changedAt: previous?.changedAt ?? now,
-                                   ringingSince: record.alertingSince,
+                                   ringingSince: record.alertingSince, occurrence: record.lastOccurrence,
                                    reminder: previous?.reminder ?? state.unsentReminders[change.id] ?? state.alarms[change.id]?.reminder ?? .init())
             if !applying {
                 if previous.map({ $0.request != record.request || $0.disabled != record.disabled }) ?? true { entry.changedAt = now }
@@ -144,19 +147,23 @@ final class SyncFollower: AlarmFollower {
 
     // MARK: One round
 
-    /// Asks, plans, performs, saves; another round follows (up to `maximumRounds`) if changes
-    /// came meanwhile. Called while a round runs, it returns when the round after it is done.
+    /// Asks, plans, performs, saves; another round follows if a write met another machine's
+    /// (up to `maximumRounds`) or if a round was asked for meanwhile. Called while a round
+    /// runs, it returns when a round that began after the call is done.
     func sync() async {
         guard !syncing else {
-            again = true
+            asked = true
             await withCheckedContinuation { waiters.append($0) }
             return
         }
         syncing = true
-        var passes = 0
+        var conflicts = 0
         repeat {
-            again = false
-            passes += 1
+            asked = false
+            conflicted = false
+            // Those who asked before this round began are answered by it.
+            let answered = waiters
+            waiters = []
             switch await round() {
             case .success:
                 if state.lastProblem != nil { logger.info("sync with \(collection.url) works again") }
@@ -165,16 +172,15 @@ final class SyncFollower: AlarmFollower {
                 // Said once per problem, not every round.
                 if state.lastProblem != failure.description { logger.warning("sync with \(collection.url): \(failure)") }
                 state.lastProblem = failure.description
-                again = false
+                conflicted = false
             }
-        } while again && passes < Self.maximumRounds
+            answered.forEach { $0.resume() }
+            if conflicted { conflicts += 1 }
+        } while asked || (conflicted && conflicts < Self.maximumRounds)
         syncing = false
         rounds += 1
         lastRound = now()
         save()
-        let done = waiters
-        waiters = []
-        done.forEach { $0.resume() }
         onRound?()
         syncSoon(after: UInt32(interval * 1000))
     }
@@ -257,7 +263,7 @@ final class SyncFollower: AlarmFollower {
                 state.alarms[id] = SyncedAlarm(href: collection.path + name, etag: newTag, agreed: here.request, disabled: here.disabled,
                                                acknowledged: reminder.acknowledged, snoozedUntil: reminder.snoozedUntil)
                 state.unsentReminders.removeValue(forKey: id)
-            case .failure(.conflict): again = true
+            case .failure(.conflict): conflicted = true
             case .failure(.failed(let text)): logger.warning("sync: could not write \(id): \(text)")
             }
         case .createLocal(let id, let request, let disabled):
@@ -282,7 +288,7 @@ final class SyncFollower: AlarmFollower {
         case .deleteRemote(let id, let href, let etag):
             switch await collection.delete(href, ifMatch: etag) {
             case .success: state.alarms.removeValue(forKey: id)
-            case .failure(.conflict): again = true
+            case .failure(.conflict): conflicted = true
             case .failure(.failed(let text)): logger.warning("sync: could not remove \(id): \(text)")
             }
         case .conflictSettled(let id, let keptHere):

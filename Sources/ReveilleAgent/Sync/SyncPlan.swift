@@ -24,6 +24,8 @@ struct LocalAlarm: Hashable, Sendable {
     var changedAt: Date
     /// Ringing since then, if it rings.
     var ringingSince: Date?
+    /// When the occurrence it rings (or last rang) came due.
+    var occurrence: Date? = nil
     /// Stopped or snoozed here, to be told to the other machines.
     var reminder: AlarmCalendar.Reminder
 }
@@ -101,20 +103,13 @@ enum SyncPlan {
                     }
                     continue
                 }
+                // A Stop or a snooze elsewhere first.
+                if let answer = answeredElsewhere(id, here, reminder: there?.reminder ?? agreed.reminder, agreed: agreed, now: now) {
+                    actions.append(answer)
+                }
                 guard let there, there.etag != agreed.etag else {
                     if changedHere || remindedHere { actions.append(.upload(id, ifMatch: agreed.etag)) }
                     continue
-                }
-                // The server's copy changed: its reminder first (a Stop or a snooze elsewhere).
-                if let ringing = here.ringingSince {
-                    // iCalendar keeps whole seconds: a Stop in the second this occurrence began
-                    // to ring here is written as that second, and still stops it.
-                    let ringingSecond = Date(timeIntervalSince1970: ringing.timeIntervalSince1970.rounded(.down))
-                    if let acknowledged = there.reminder.acknowledged, acknowledged != agreed.acknowledged, acknowledged >= ringingSecond {
-                        actions.append(.stopLocal(id, acknowledged: acknowledged))
-                    } else if let until = there.reminder.snoozedUntil, until != agreed.snoozedUntil, until > now {
-                        actions.append(.snoozeLocal(id, until: until))
-                    }
                 }
                 let changedThere = there.alarm.map { changed($0, from: agreed) } ?? false
                 switch (changedHere, changedThere) {
@@ -131,6 +126,25 @@ enum SyncPlan {
             }
         }
         return actions
+    }
+
+    /// What to do with the occurrence ringing here, given the latest reminder the server
+    /// holds: silence it when it was stopped elsewhere at or after it came due (also when
+    /// that Stop was heard before it began to ring here: clocks and timers differ by a moment
+    /// between machines), snooze it when it was newly snoozed elsewhere.
+    private static func answeredElsewhere(_ id: UUID, _ here: LocalAlarm, reminder: AlarmCalendar.Reminder, agreed: SyncedAlarm,
+                                          now: Date) -> SyncAction? {
+        guard let ringing = here.ringingSince else { return nil }
+        // iCalendar keeps whole seconds: a Stop in the second this occurrence came due is
+        // written as that second, and still stops it.
+        let cameDue = Date(timeIntervalSince1970: min(here.occurrence ?? ringing, ringing).timeIntervalSince1970.rounded(.down))
+        if let acknowledged = reminder.acknowledged, acknowledged >= cameDue {
+            return .stopLocal(id, acknowledged: acknowledged)
+        }
+        if let until = reminder.snoozedUntil, until != agreed.snoozedUntil, until > now {
+            return .snoozeLocal(id, until: until)
+        }
+        return nil
     }
 
     private static func changed(_ alarm: CalendarAlarm, from agreed: SyncedAlarm) -> Bool {
