@@ -49,4 +49,25 @@ struct SoundThemeTests {
         #expect(KeyFile(path: path) == nil, "malformed")
         #expect(KeyFile(path: "/proc/self") == nil, "not a regular file")
     }
+
+    @Test func aFolderOfManySoundsIsListedUpToTheLimit() throws {
+        let base = try themes([:])
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let folder = base + "/sounds/reveille"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for index in 0..<(SoundLibrary.maximumNamesPerFolder + 500) {
+            FileManager.default.createFile(atPath: folder + "/s\(index).oga", contents: Data())
+        }
+        let library = SoundLibrary(environment: ["HOME": base, "XDG_DATA_HOME": base, "XDG_DATA_DIRS": base + "/none"])
+        let entries = library.entries()
+        #expect(entries.count == SoundLibrary.maximumEntries)
+        #expect(Set(entries.map(\.name)).count == entries.count)
+        // An unknown name is still refused with the closest names, not a list of thousands.
+        do {
+            _ = try library.resolve(.named("nope"), allowPaths: false)
+            Issue.record("an unknown sound was accepted")
+        } catch {
+            #expect(error.reason.hasPrefix("no sound named 'nope'; the closest:") && error.reason.count < 300, "\(error.reason)")
+        }
+    }
 }

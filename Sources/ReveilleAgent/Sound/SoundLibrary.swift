@@ -1,5 +1,6 @@
 import FoundationEssentials
 import ReveilleCore
+import SystemPackage
 
 /// Finds sound files by name: the user's folders, Reveille's bundled sounds, then the
 /// freedesktop sound theme. A name can never reach outside those folders.
@@ -52,13 +53,19 @@ struct SoundLibrary: Sendable {
          "chime", "dialog-warning", "service-login"].contains { name.contains($0) }
     }
 
-    /// Every name it can resolve, each with the file that wins.
+    /// At most this many sounds are listed, and this many names read from one folder: an app
+    /// naming an unknown sound makes the agent list them, and a folder of a million files must
+    /// cost it no more than a folder of a thousand.
+    static let maximumEntries = 1_000
+    static let maximumNamesPerFolder = 4_000
+
+    /// Every name it can resolve (up to `maximumEntries`), each with the file that wins.
     func entries() -> [Entry] {
         var seen = Set<String>()
         var result: [Entry] = []
-        for (folder, source) in folders + themeFolders.map({ ($0, "theme") }) {
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            for file in files.sorted() {
+        for (folder, source) in folders + themeFolders.map({ ($0, "theme") }) where result.count < Self.maximumEntries {
+            let files = (try? FilePath(folder).directoryNames(limit: Self.maximumNamesPerFolder)) ?? []
+            for file in files.sorted() where result.count < Self.maximumEntries {
                 let url = URL(fileURLWithPath: file)
                 guard Self.extensions.contains(url.pathExtension.lowercased()) else { continue }
                 let name = url.deletingPathExtension().lastPathComponent

@@ -76,6 +76,19 @@ package extension FilePath {
         _ = try retryingInterrupts { chmod(string, permissions.rawValue) }
     }
 
+    /// `opendir(3)`/`readdir(3)`: the names in this folder (not `.` nor `..`), at most `limit`
+    /// of them, in the folder's own order; reading stops there, however many there are.
+    func directoryNames(limit: Int) throws(Errno) -> [String] {
+        guard let directory = opendir(string) else { throw Errno(rawValue: errno) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while names.count < limit, let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// `readlink(2)`: where a symbolic link points.
     func linkTarget() throws(Errno) -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
