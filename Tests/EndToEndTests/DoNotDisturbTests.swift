@@ -4,8 +4,10 @@ import ReveilleCore
 import ReveilleTestSupport
 
 /// Each real server's Do Not Disturb, switched as a person switches it: the reach the agent
-/// computes (its log), and what becomes of the alert. KDE Plasma is not installed here and
-/// GNOME Shell's needs dconf under the shell: both in process (`NotificationReachTests`).
+/// computes (its log), and what becomes of the alert: answered with a click on the server's
+/// own button where it shows one (KDE Plasma here, GNOME Shell in `GnomeShellTests`), or on
+/// the alert window's where it shows none (mako here; dunst paused and no server at all in
+/// `AlertWindowTests`).
 @Suite("Do Not Disturb on real servers", .serialized, .waitsOnItsOwnThread)
 struct DoNotDisturbTests {
     /// Waits until the agent has logged `reach` as the notifications' reach.
@@ -118,5 +120,60 @@ struct DoNotDisturbTests {
         try reach(session, "unseen", "mako's mode makes it invisible (read while the alarm rings)")
         #expect(try session.makoctl("mode", "-r", "do-not-disturb").status == 0)
         try reach(session, "seenOnly", "the mode left")
+    }
+
+    @Test func plasmaInhibitedShowsTheAlertWithButtonsAndNoWindowAndItsStopEndsIt() throws {
+        let session = try TestSession(notifications: .none, audio: .none)
+        try session.startKDEPlasma()
+        try session.inhibitPlasmaNotifications()
+        try session.startAgent()
+        try session.waitForAgentLog("the notification server's Do Not Disturb is on")
+        // Two buttons, Stop and Snooze (a snooze of an hour offers no longer one): Stop is found by its place.
+        _ = try session.ringTimer("1s", "Wake up", "--snooze", "1h")
+        try reach(session, "answerable", "Plasma shows criticals with their buttons while inhibited")
+        let signals = try session.monitorNotificationSignals()
+        // Inhibited, Plasma shows no other popup than a critical one: the alert's.
+        _ = try eventually(timeout: 20, "Stop on the alert's popup to end the timer") { () -> Bool? in
+            guard let popup = try session.plasmaPopups().first else { return nil }
+            try session.clickPlasmaStop(on: popup)
+            return (try? eventually(timeout: 1.5, "the timer gone") {
+                try session.cliJSON([AlarmJSON].self, "list").isEmpty ? true : nil
+            }) ?? nil
+        }
+        #expect(signals().contains(/ActionInvoked \(uint32 \d+, 'stop'\)/), "the popup's Stop button: \(signals())")
+        _ = try eventually("the popup to close") { try session.plasmaPopups().isEmpty ? true : nil }
+        // The session has a display: a window would have opened had the agent wanted one.
+        #expect(session.display != nil)
+        #expect(session.agentLogLines(containing: "opened the alert window").isEmpty)
+        #expect(session.agentLogLines(containing: "notifications reach the user: ").allSatisfy { $0.hasSuffix(": answerable") })
+    }
+
+    /// Whether the session's sound server plays a stream now (the agent's, while an alarm rings).
+    func playing(_ session: TestSession) throws -> Bool {
+        try !session.pactl("list", "short", "sink-inputs").stdout.trimmed().isEmpty
+    }
+
+    @Test func makoInADoNotDisturbModeTheAlertWindowOpensOnSwayAndItsStopSilencesTheAlarm() throws {
+        let session = try TestSession(notifications: .mako)
+        try session.writeConfig("mako/config", "[mode=do-not-disturb]\ninvisible=1\n")
+        try session.startAgent()
+        // A countdown's notification starts mako (D-Bus activation); then Do Not Disturb, before the alarm rings.
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Warm-up")
+        _ = try eventually("mako to start") { try session.makoctl("mode", "-a", "do-not-disturb").status == 0 ? true : nil }
+        let timer = try session.ringTimer("1s", "Wake up")
+        try reach(session, "unseen", "mako's mode makes it invisible")
+        #expect(try playing(session), "the alarm rings")
+        // GTK 4 on sway's Wayland socket: the window as sway lays it out.
+        let window = try eventually(timeout: 20, "the alert window on sway") { try session.swayWindow(appID: "reveille-alert") }
+        // Stop is the window's one red (destructive) button, wherever the layout puts it.
+        let stop = try eventually("the window's Stop button drawn") {
+            try session.swayPixels(in: window) { $0[0] > 150 && $0[1] < 90 && $0[2] < 90 }
+        }
+        try session.clickOnSway(x: stop.x + stop.width / 2, y: stop.y + stop.height / 2)
+        _ = try eventually("Stop in the window to end the timer") {
+            try session.cliJSON([AlarmJSON].self, "list").contains { $0.id == timer.id } ? nil : true
+        }
+        _ = try eventually("the alarm's sound stream to end") { try playing(session) ? nil : true }
+        _ = try eventually("the window to close") { try session.swayWindow(appID: "reveille-alert") == nil ? true : nil }
     }
 }

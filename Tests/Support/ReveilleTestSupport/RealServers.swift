@@ -99,17 +99,60 @@ extension TestSession {
     /// How many pixels of the sway screen's top-right quarter (where mako and swaync pop up)
     /// differ from the empty screen's colour, taken with grim.
     public func popupPixels() throws -> Int {
-        let grim = try Subprocess.find("grim", package: "grim")
-        let file = directory + "/screen.ppm"
-        let result = try Subprocess.run(grim, ["-t", "ppm", file], environment: environment)
-        guard result.status == 0 else { throw Subprocess.Failure("grim failed: \(result.stderr)") }
-        let image = try PPM(Data(contentsOf: URL(fileURLWithPath: file)))
+        let image = try swayScreenshot()
         let background = image.pixel(x: 0, y: image.height - 1)
         var count = 0
         for y in 0..<image.height / 2 {
             for x in image.width / 2..<image.width where image.pixel(x: x, y: y) != background { count += 1 }
         }
         return count
+    }
+
+    /// The sway screen, or the part of it `area` covers, taken with grim.
+    func swayScreenshot(of area: Window? = nil) throws -> PPM {
+        let grim = try Subprocess.find("grim", package: "grim")
+        let file = directory + "/screen.ppm"
+        let region = area.map { ["-g", "\($0.x),\($0.y) \($0.width)x\($0.height)"] } ?? []
+        let result = try Subprocess.run(grim, ["-t", "ppm"] + region + [file], environment: environment)
+        guard result.status == 0 else { throw Subprocess.Failure("grim failed: \(result.stderr)") }
+        return try PPM(Data(contentsOf: URL(fileURLWithPath: file)))
+    }
+
+    /// The window sway shows for the Wayland app id `appID`, where its tree (`swaymsg -t
+    /// get_tree`) places it on the screen; `nil` while sway has none.
+    public func swayWindow(appID: String) throws -> Window? {
+        let swaymsg = try Subprocess.find("swaymsg", package: "sway")
+        let runtime = directory + "/runtime"
+        // sway names its IPC socket after its user and PID: the one in the session's runtime folder is this session's.
+        guard let socket = try FileManager.default.contentsOfDirectory(atPath: runtime).first(where: { $0.hasPrefix("sway-ipc.") }) else {
+            throw Subprocess.Failure("sway's IPC socket is missing from \(runtime)")
+        }
+        let tree = try Subprocess.run(swaymsg, ["-s", runtime + "/" + socket, "-t", "get_tree", "-r"], environment: environment)
+        guard tree.status == 0 else { throw Subprocess.Failure("swaymsg -t get_tree failed: \(tree.stderr)") }
+        func find(_ node: [String: Any]) -> Window? {
+            if node["app_id"] as? String == appID, let rect = node["rect"] as? [String: Int],
+               let x = rect["x"], let y = rect["y"], let width = rect["width"], let height = rect["height"], width > 0, height > 0 {
+                return Window(id: "\(node["id"] ?? "")", x: x, y: y, width: width, height: height)
+            }
+            let children = (node["nodes"] as? [[String: Any]] ?? []) + (node["floating_nodes"] as? [[String: Any]] ?? [])
+            return children.lazy.compactMap(find).first
+        }
+        let root = try JSONSerialization.jsonObject(with: Data(tree.stdout.utf8)) as? [String: Any]
+        return root.flatMap(find)
+    }
+
+    /// The smallest rectangle on the sway screen holding every pixel of `area` whose colour
+    /// (red, green, blue) `matches`, at least `minimum` of them; `nil` when fewer match.
+    public func swayPixels(in area: Window, minimum: Int = 100, matching matches: ([UInt8]) -> Bool) throws -> Window? {
+        let image = try swayScreenshot(of: area)
+        var (left, top, right, bottom, count) = (Int.max, Int.max, Int.min, Int.min, 0)
+        for y in 0..<image.height {
+            for x in 0..<image.width where matches(image.pixel(x: x, y: y)) {
+                (left, top, right, bottom, count) = (min(left, x), min(top, y), max(right, x), max(bottom, y), count + 1)
+            }
+        }
+        guard count >= minimum else { return nil }
+        return Window(id: "", x: area.x + left, y: area.y + top, width: right - left + 1, height: bottom - top + 1)
     }
 
     /// Clicks at `x`, `y` on the sway screen, as a person with a mouse would: through wayvnc's
