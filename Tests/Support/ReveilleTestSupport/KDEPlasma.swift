@@ -66,11 +66,47 @@ extension TestSession {
         }
     }
 
-    /// Clicks the Stop button of a Plasma popup showing an alert with two buttons, Stop and
-    /// Snooze (English labels): Plasma 5.27 (Breeze, its default font) draws them right-aligned
-    /// in the popup's bottom row, each as wide as its label; Stop's middle is 94 px from the
-    /// right edge and 19 px from the bottom.
-    public func clickPlasmaStop(on popup: Window) throws {
-        try click(x: popup.x + popup.width - 94, y: popup.y + popup.height - 19)
+    /// The buttons of a Plasma popup, left to right, found in its picture: Breeze draws a
+    /// button as a near-white box on the popup's grey, so a row through a button's padding
+    /// (above or below its label) crosses one long white run per button. `[]` until drawn.
+    public func plasmaButtons(on popup: Window) throws -> [Window] {
+        let image = try xScreenshot(of: popup)
+        // The rows, in the popup's lower half, that cross the most white runs: the buttons' padding.
+        let rows = (image.height / 2..<image.height).map { y in (y, Self.whiteRuns(in: (0..<image.width).map { image.pixel(x: $0, y: y) })) }
+        guard let most = rows.map(\.1.count).max(), most > 0 else { return [] }
+        let padding = rows.filter { $0.1.count == most }
+        let top = padding.map(\.0).min()!, bottom = padding.map(\.0).max()!
+        return padding[0].1.map { Window(id: popup.id, x: popup.x + $0.lowerBound, y: popup.y + top, width: $0.count, height: bottom - top + 1) }
+    }
+
+    /// The stretches of at least 16 near-white pixels in a row of colours (red, green, blue).
+    static func whiteRuns(in row: [[UInt8]]) -> [Range<Int>] {
+        var runs: [Range<Int>] = [], start: Int?
+        // One dark pixel past the end closes a run that reaches it.
+        for (x, colour) in (row + [[0, 0, 0]]).enumerated() {
+            if colour.allSatisfy({ $0 >= 240 }) { start = start ?? x; continue }
+            if let first = start, x - first >= 16 { runs.append(first..<x) }
+            start = nil
+        }
+        return runs
+    }
+
+    /// What `area` of the session's X screen shows now, through GDK (python3-gi).
+    func xScreenshot(of area: Window) throws -> PPM {
+        let script = """
+            import sys, gi; gi.require_version('Gdk', '3.0'); from gi.repository import Gdk
+            x, y, width, height = map(int, sys.argv[1:5])
+            image = Gdk.pixbuf_get_from_window(Gdk.get_default_root_window(), x, y, width, height)
+            pixels, stride, channels = image.get_pixels(), image.get_rowstride(), image.get_n_channels()
+            rows = (pixels[row * stride:row * stride + width * channels] for row in range(height))
+            with open(sys.argv[5], 'wb') as file:
+                file.write(b'P6 %d %d 255\\n' % (width, height) + b''.join(
+                    bytes(row[i] for i in range(len(row)) if i % channels < 3) for row in rows))
+            """
+        let file = directory + "/x-screen.ppm"
+        let shot = try Subprocess.run("/usr/bin/python3", ["-c", script, "\(area.x)", "\(area.y)", "\(area.width)", "\(area.height)", file],
+                                      environment: environment)
+        guard shot.status == 0 else { throw Subprocess.Failure("the X screenshot failed: \(shot.stderr)") }
+        return try PPM(Data(contentsOf: URL(fileURLWithPath: file)))
     }
 }
