@@ -134,8 +134,9 @@ struct DoNotDisturbTests {
         let signals = try session.monitorNotificationSignals()
         // Inhibited, Plasma shows no other popup than a critical one: the alert's.
         _ = try eventually(timeout: 20, "Stop on the alert's popup to end the timer") { () -> Bool? in
-            guard let popup = try session.plasmaPopups().first, case let buttons = try session.plasmaButtons(on: popup),
-                  buttons.count == 2 else { return nil }
+            guard let popup = try session.plasmaPopups().first else { return nil }
+            let buttons = try session.plasmaButtons(on: popup)
+            guard buttons.count == 2 else { return nil }
             try session.click(x: buttons[0].x + buttons[0].width / 2, y: buttons[0].y + buttons[0].height / 2)
             return (try? eventually(timeout: 1.5, "the timer gone") {
                 try session.cliJSON([AlarmJSON].self, "list").isEmpty ? true : nil
@@ -163,16 +164,16 @@ struct DoNotDisturbTests {
         _ = try eventually("mako to start") { try session.makoctl("mode", "-a", "do-not-disturb").status == 0 ? true : nil }
         let timer = try session.ringTimer("1s", "Wake up")
         try reach(session, "unseen", "mako's mode makes it invisible")
-        #expect(try playing(session), "the alarm rings")
+        _ = try eventually("the alarm's sound stream") { try playing(session) ? true : nil }
         // GTK 4 on sway's Wayland socket: the window as sway lays it out.
         let window = try eventually(timeout: 20, "the alert window on sway") { try session.swayWindow(appID: "reveille-alert") }
-        // Stop is the window's one red (destructive) button, wherever the layout puts it.
-        let stop = try eventually("the window's Stop button drawn") {
-            try session.swayPixels(in: window) { $0[0] > 150 && $0[1] < 90 && $0[2] < 90 }
-        }
-        try session.clickOnSway(x: stop.x + stop.width / 2, y: stop.y + stop.height / 2)
-        _ = try eventually("Stop in the window to end the timer") {
-            try session.cliJSON([AlarmJSON].self, "list").contains { $0.id == timer.id } ? nil : true
+        _ = try eventually(timeout: 20, "Stop in the window to end the timer") { () -> Bool? in
+            // Stop is the window's one red (destructive) button, wherever the layout puts it.
+            guard let stop = try session.swayPixels(in: window, matching: { $0[0] > 150 && $0[1] < 90 && $0[2] < 90 }) else { return nil }
+            try session.clickOnSway(x: stop.x + stop.width / 2, y: stop.y + stop.height / 2)
+            return (try? eventually(timeout: 2, "the timer gone") {
+                try session.cliJSON([AlarmJSON].self, "list").contains { $0.id == timer.id } ? nil : true
+            }) ?? nil
         }
         _ = try eventually("the alarm's sound stream to end") { try playing(session) ? nil : true }
         _ = try eventually("the window to close") { try session.swayWindow(appID: "reveille-alert") == nil ? true : nil }
