@@ -150,11 +150,6 @@ struct DoNotDisturbTests {
         #expect(session.agentLogLines(containing: "notifications reach the user: ").allSatisfy { $0.hasSuffix(": answerable") })
     }
 
-    /// Whether the session's sound server plays a stream now (the agent's, while an alarm rings).
-    func playing(_ session: TestSession) throws -> Bool {
-        try !session.pactl("list", "short", "sink-inputs").stdout.trimmed().isEmpty
-    }
-
     @Test func makoInADoNotDisturbModeTheAlertWindowOpensOnSwayAndItsStopSilencesTheAlarm() throws {
         let session = try TestSession(notifications: .mako)
         try session.writeConfig("mako/config", "[mode=do-not-disturb]\ninvisible=1\n")
@@ -164,18 +159,13 @@ struct DoNotDisturbTests {
         _ = try eventually("mako to start") { try session.makoctl("mode", "-a", "do-not-disturb").status == 0 ? true : nil }
         let timer = try session.ringTimer("1s", "Wake up")
         try reach(session, "unseen", "mako's mode makes it invisible")
-        _ = try eventually("the alarm's sound stream") { try playing(session) ? true : nil }
+        _ = try eventually("the alarm's sound stream") { try session.playsSound() ? true : nil }
         // GTK 4 on sway's Wayland socket: the window as sway lays it out.
         let window = try eventually(timeout: 20, "the alert window on sway") { try session.swayWindow(appID: "reveille-alert") }
-        _ = try eventually(timeout: 20, "Stop in the window to end the timer") { () -> Bool? in
-            // Stop is the window's one red (destructive) button, wherever the layout puts it.
-            guard let stop = try session.swayPixels(in: window, matching: { $0[0] > 150 && $0[1] < 90 && $0[2] < 90 }) else { return nil }
-            try session.clickOnSway(x: stop.x + stop.width / 2, y: stop.y + stop.height / 2)
-            return (try? eventually(timeout: 2, "the timer gone") {
-                try session.cliJSON([AlarmJSON].self, "list").contains { $0.id == timer.id } ? nil : true
-            }) ?? nil
+        try session.clickStop(in: window, on: .sway, until: "Stop in the window to end the timer") {
+            try !session.cliJSON([AlarmJSON].self, "list").contains { $0.id == timer.id }
         }
-        _ = try eventually("the alarm's sound stream to end") { try playing(session) ? nil : true }
+        _ = try eventually("the alarm's sound stream to end") { try session.playsSound() ? nil : true }
         _ = try eventually("the window to close") { try session.swayWindow(appID: "reveille-alert") == nil ? true : nil }
     }
 }

@@ -90,23 +90,4 @@ extension TestSession {
         }
         return runs
     }
-
-    /// What `area` of the session's X screen shows now, through GDK (python3-gi).
-    func xScreenshot(of area: Window) throws -> PPM {
-        let script = """
-            import sys, gi; gi.require_version('Gdk', '3.0'); from gi.repository import Gdk
-            x, y, width, height = map(int, sys.argv[1:5])
-            image = Gdk.pixbuf_get_from_window(Gdk.get_default_root_window(), x, y, width, height)
-            pixels, stride, channels = image.get_pixels(), image.get_rowstride(), image.get_n_channels()
-            rows = (pixels[row * stride:row * stride + width * channels] for row in range(height))
-            with open(sys.argv[5], 'wb') as file:
-                file.write(b'P6 %d %d 255\\n' % (width, height) + b''.join(
-                    bytes(row[i] for i in range(len(row)) if i % channels < 3) for row in rows))
-            """
-        let file = directory + "/x-screen.ppm"
-        let shot = try Subprocess.run("/usr/bin/python3", ["-c", script, "\(area.x)", "\(area.y)", "\(area.width)", "\(area.height)", file],
-                                      environment: environment)
-        guard shot.status == 0 else { throw Subprocess.Failure("the X screenshot failed: \(shot.stderr)") }
-        return try PPM(Data(contentsOf: URL(fileURLWithPath: file)))
-    }
 }
