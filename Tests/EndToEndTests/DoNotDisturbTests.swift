@@ -84,16 +84,29 @@ struct DoNotDisturbTests {
         }
     }
 
-    @Test func swayncShowsCriticalsInDoNotDisturb() throws {
+    @Test func swayncShowsCriticalsInDoNotDisturbAndTheirStopEndsThem() throws {
         let session = try TestSession(notifications: .swaync, audio: .none)
         try session.startAgent()
-        _ = try session.ringTimer("1s", "Tea")
+        let first = try session.ringTimer("1s", "Tea")
         try reach(session, "answerable", "buttons")
         #expect(try session.swayncClient("--dnd-on").status == 0)
         _ = try eventually("the agent to hear swaync's Do Not Disturb") {
             session.agentLogLines(containing: "Do Not Disturb is on").isEmpty ? nil : true
         }
         #expect(session.loggedReach == "answerable", "swaync lets criticals through")
+        #expect(try session.cli("stop", first.id).status == 0)
+        _ = try eventually("no popup left") { try session.popupPixels() < SwayncTests.popup ? true : nil }
+        // A new alert in Do Not Disturb pops up, alone, with two buttons (a snooze of an hour
+        // offers no longer one) in equal halves: Stop is the left one on the 1280×720 screen.
+        let timer = try session.ringTimer("1s", "Eggs", "--snooze", "1h")
+        _ = try eventually(timeout: 20, "Stop on the new alert's popup to end it") { () -> Bool? in
+            guard try session.popupPixels() > SwayncTests.popup else { return nil }
+            try session.clickOnSway(x: 911, y: 114)
+            return (try? eventually(timeout: 2, "the timer gone") {
+                try session.cliJSON([AlarmJSON].self, "list").contains { $0.id == timer.id } ? nil : true
+            }) ?? nil
+        }
+        #expect(session.agentLogLines(containing: "opened the alert window").isEmpty, "the popups answer: no window on sway")
     }
 
     /// GNOME Shell's switch, read through GSettings and dconf as the shell reads it (the
