@@ -82,6 +82,7 @@ struct DoNotDisturbTests {
         _ = try eventually("Stop, pressed in Do Not Disturb, to end it") {
             try session.cliJSON([AlarmJSON].self, "list").contains { $0.id == timer.id } ? nil : true
         }
+        #expect(session.agentLogLines(containing: "opened the alert window").isEmpty, "the bubbles answer: no window")
     }
 
     @Test func swayncShowsCriticalsInDoNotDisturbAndTheirStopEndsThem() throws {
