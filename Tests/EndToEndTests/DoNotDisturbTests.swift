@@ -110,8 +110,9 @@ struct DoNotDisturbTests {
         #expect(session.agentLogLines(containing: "opened the alert window").isEmpty, "the popups answer: no window on sway")
     }
 
-    /// GNOME Shell's switch, read through GSettings and dconf as the shell reads it (the
-    /// recording server answers as GNOME Shell: the shell itself runs on the memory backend).
+    /// GNOME Shell's switch, read through GSettings and dconf as the shell reads it, the
+    /// recording server answering as GNOME Shell (fast; the real shell in Do Not Disturb is
+    /// `GnomeShellTests.withBannersOffTheAlertComesWithItsButtonsAndNoWindowAndItsStopEndsIt`).
     @Test func gnomeShowsCriticalsWithButtonsWhenBannersAreOff() throws {
         let session = try TestSession(notifications: .recording(profile: "gnome"), audio: .none)
         try session.makeActivatable("ca.desrt.dconf")
