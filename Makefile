@@ -11,7 +11,7 @@ DEBIAN_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libpulse-dev \
 	bubblewrap gir1.2-gtk-3.0 \
 	libnotify-dev libical-dev \
 	libgtk-4-dev x11-utils wmctrl \
-	kded5 plasma-workspace \
+	kded5 plasma-workspace kwin-x11 \
 	mate-notification-daemon lxqt-notificationd notification-daemon mako-notifier sway-notification-center sway grim wayvnc \
 	xfconf dconf-service dconf-gsettings-backend \
 	libsoup-3.0-dev libsecret-1-dev radicale gnome-keyring libsecret-tools openssl

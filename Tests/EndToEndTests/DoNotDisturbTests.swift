@@ -4,8 +4,10 @@ import ReveilleCore
 import ReveilleTestSupport
 
 /// Each real server's Do Not Disturb, switched as a person switches it: the reach the agent
-/// computes (its log), and what becomes of the alert. KDE Plasma is not installed here and
-/// GNOME Shell's needs dconf under the shell: both in process (`NotificationReachTests`).
+/// computes (its log), and what becomes of the alert: answered with a click on the server's
+/// own button where it shows one (KDE Plasma here, GNOME Shell in `GnomeShellTests`), or on
+/// the alert window's where it shows none (mako here; dunst paused and no server at all in
+/// `AlertWindowTests`).
 @Suite("Do Not Disturb on real servers", .serialized, .waitsOnItsOwnThread)
 struct DoNotDisturbTests {
     /// Waits until the agent has logged `reach` as the notifications' reach.
@@ -80,22 +82,37 @@ struct DoNotDisturbTests {
         _ = try eventually("Stop, pressed in Do Not Disturb, to end it") {
             try session.cliJSON([AlarmJSON].self, "list").contains { $0.id == timer.id } ? nil : true
         }
+        #expect(session.agentLogLines(containing: "opened the alert window").isEmpty, "the bubbles answer: no window")
     }
 
-    @Test func swayncShowsCriticalsInDoNotDisturb() throws {
+    @Test func swayncShowsCriticalsInDoNotDisturbAndTheirStopEndsThem() throws {
         let session = try TestSession(notifications: .swaync, audio: .none)
         try session.startAgent()
-        _ = try session.ringTimer("1s", "Tea")
+        let first = try session.ringTimer("1s", "Tea")
         try reach(session, "answerable", "buttons")
         #expect(try session.swayncClient("--dnd-on").status == 0)
         _ = try eventually("the agent to hear swaync's Do Not Disturb") {
             session.agentLogLines(containing: "Do Not Disturb is on").isEmpty ? nil : true
         }
         #expect(session.loggedReach == "answerable", "swaync lets criticals through")
+        #expect(try session.cli("stop", first.id).status == 0)
+        _ = try eventually("no popup left") { try session.popupPixels() < SwayncTests.popup ? true : nil }
+        // A new alert in Do Not Disturb pops up, alone, with two buttons (a snooze of an hour
+        // offers no longer one) in equal halves: Stop is the left one on the 1280×720 screen.
+        let timer = try session.ringTimer("1s", "Eggs", "--snooze", "1h")
+        _ = try eventually(timeout: 20, "Stop on the new alert's popup to end it") { () -> Bool? in
+            guard try session.popupPixels() > SwayncTests.popup else { return nil }
+            try session.clickOnSway(x: 911, y: 114)
+            return (try? eventually(timeout: 2, "the timer gone") {
+                try session.cliJSON([AlarmJSON].self, "list").contains { $0.id == timer.id } ? nil : true
+            }) ?? nil
+        }
+        #expect(session.agentLogLines(containing: "opened the alert window").isEmpty, "the popups answer: no window on sway")
     }
 
-    /// GNOME Shell's switch, read through GSettings and dconf as the shell reads it (the
-    /// recording server answers as GNOME Shell: the shell itself runs on the memory backend).
+    /// GNOME Shell's switch, read through GSettings and dconf as the shell reads it, the
+    /// recording server answering as GNOME Shell (fast; the real shell in Do Not Disturb is
+    /// `GnomeShellTests.withBannersOffTheAlertComesWithItsButtonsAndNoWindowAndItsStopEndsIt`).
     @Test func gnomeShowsCriticalsWithButtonsWhenBannersAreOff() throws {
         let session = try TestSession(notifications: .recording(profile: "gnome"), audio: .none)
         try session.makeActivatable("ca.desrt.dconf")
@@ -118,5 +135,52 @@ struct DoNotDisturbTests {
         try reach(session, "unseen", "mako's mode makes it invisible (read while the alarm rings)")
         #expect(try session.makoctl("mode", "-r", "do-not-disturb").status == 0)
         try reach(session, "seenOnly", "the mode left")
+    }
+
+    @Test func plasmaInhibitedShowsTheAlertWithButtonsAndNoWindowAndItsStopEndsIt() throws {
+        let session = try TestSession(notifications: .none, audio: .none)
+        try session.startKDEPlasma()
+        try session.inhibitPlasmaNotifications()
+        try session.startAgent()
+        try session.waitForAgentLog("the notification server's Do Not Disturb is on")
+        // Two buttons, Stop and Snooze (a snooze of an hour offers no longer one), in that order.
+        _ = try session.ringTimer("1s", "Wake up", "--snooze", "1h")
+        try reach(session, "answerable", "Plasma shows criticals with their buttons while inhibited")
+        let signals = try session.monitorNotificationSignals()
+        // Inhibited, Plasma shows no other popup than a critical one: the alert's.
+        _ = try eventually(timeout: 20, "Stop on the alert's popup to end the timer") { () -> Bool? in
+            guard let popup = try session.plasmaPopups().first else { return nil }
+            let buttons = try session.plasmaButtons(on: popup)
+            guard buttons.count == 2 else { return nil }
+            try session.click(x: buttons[0].x + buttons[0].width / 2, y: buttons[0].y + buttons[0].height / 2)
+            return (try? eventually(timeout: 1.5, "the timer gone") {
+                try session.cliJSON([AlarmJSON].self, "list").isEmpty ? true : nil
+            }) ?? nil
+        }
+        #expect(signals().contains(/ActionInvoked \(uint32 \d+, 'stop'\)/), "the popup's Stop button: \(signals())")
+        _ = try eventually("the popup to close") { try session.plasmaPopups().isEmpty ? true : nil }
+        // The session has a display: a window would have opened had the agent wanted one.
+        #expect(session.display != nil)
+        #expect(session.agentLogLines(containing: "opened the alert window").isEmpty)
+        #expect(session.agentLogLines(containing: "notifications reach the user: ").allSatisfy { $0.hasSuffix(": answerable") })
+    }
+
+    @Test func makoInADoNotDisturbModeTheAlertWindowOpensOnSwayAndItsStopSilencesTheAlarm() throws {
+        let session = try TestSession(notifications: .mako)
+        try session.writeConfig("mako/config", "[mode=do-not-disturb]\ninvisible=1\n")
+        try session.startAgent()
+        // A countdown's notification starts mako (D-Bus activation); then Do Not Disturb, before the alarm rings.
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Warm-up")
+        _ = try eventually("mako to start") { try session.makoctl("mode", "-a", "do-not-disturb").status == 0 ? true : nil }
+        let timer = try session.ringTimer("1s", "Wake up")
+        try reach(session, "unseen", "mako's mode makes it invisible")
+        _ = try eventually("the alarm's sound stream") { try session.playsSound() ? true : nil }
+        // GTK 4 on sway's Wayland socket: the window as sway lays it out.
+        let window = try eventually(timeout: 20, "the alert window on sway") { try session.swayWindow(appID: "reveille-alert") }
+        try session.clickStop(in: window, on: .sway, until: "Stop in the window to end the timer") {
+            try !session.cliJSON([AlarmJSON].self, "list").contains { $0.id == timer.id }
+        }
+        _ = try eventually("the alarm's sound stream to end") { try session.playsSound() ? nil : true }
+        _ = try eventually("the window to close") { try session.swayWindow(appID: "reveille-alert") == nil ? true : nil }
     }
 }

@@ -166,13 +166,13 @@ struct GnomeShellTests {
     /// buttons in equal thirds (Stop, Snooze, Snooze 20 min).
     static let stopButton = (x: 381, y: 132), snoozeButton = (x: 506, y: 132)
 
-    /// Clicks at a place until `done` holds (a banner slides in; a click during the slide misses).
+    /// Clicks at a place until `done` holds (a banner slides in; a click during the slide
+    /// misses): after each click, waits for `done` as long as a hit takes to show, then clicks
+    /// again.
     func click(_ session: TestSession, _ point: (x: Int, y: Int), until what: String, _ done: () throws -> Bool) throws {
-        let xdotool = try Subprocess.find("xdotool", package: "xdotool")
-        // Six tries: on a loaded machine the shell slides a banner in slowly.
-        for _ in 0..<6 {
-            usleep(600_000)
-            _ = try Subprocess.run(xdotool, ["mousemove", "\(point.x)", "\(point.y)", "click", "1"], environment: session.environment)
+        // Eight tries: on a loaded machine the shell slides a banner in slowly.
+        for _ in 0..<8 {
+            try session.click(x: point.x, y: point.y)
             if (try? eventually(timeout: 2, what) { try done() ? true : nil }) != nil { return }
         }
         // A picture of the screen for REVEILLE_KEEP_TEST_FILES=1.
@@ -208,5 +208,23 @@ struct GnomeShellTests {
         try click(session, Self.stopButton, until: "Stop to end the timer") {
             try session.cliJSON([AlarmJSON].self, "list").isEmpty
         }
+    }
+
+    /// Do Not Disturb as GNOME's switch sets it (banners off, read by the shell through dconf):
+    /// an alert still comes as a banner with its buttons, so the agent opens no window.
+    @Test func withBannersOffTheAlertComesWithItsButtonsAndNoWindowAndItsStopEndsIt() throws {
+        let session = try TestSession(notifications: .gnomeShellOnDconf, audio: .none)
+        try session.gsettings(set: "org.gnome.desktop.notifications", "show-banners", "false")
+        try session.startAgent()
+        try session.waitForAgentLog("the notification server's Do Not Disturb is on")
+        _ = try session.ringTimer("1s", "Tea", "--snooze", "2s")
+        #expect(session.loggedReach == "answerable", "GNOME Shell shows criticals, buttons and all, in Do Not Disturb")
+        try click(session, Self.stopButton, until: "Stop, in Do Not Disturb, to end the timer") {
+            try session.cliJSON([AlarmJSON].self, "list").isEmpty
+        }
+        // The session has a display: a window would have opened had the agent wanted one.
+        #expect(session.display != nil)
+        #expect(session.agentLogLines(containing: "opened the alert window").isEmpty)
+        #expect(session.agentLogLines(containing: "notifications reach the user: ").allSatisfy { $0.hasSuffix(": answerable") })
     }
 }

@@ -89,6 +89,25 @@ extension TestSession {
         }.sorted { $0.y < $1.y }
     }
 
+    /// What `area` of the session's X screen shows now, through GDK (python3-gi).
+    func xScreenshot(of area: Window) throws -> PPM {
+        let script = """
+            import sys, gi; gi.require_version('Gdk', '3.0'); from gi.repository import Gdk
+            x, y, width, height = map(int, sys.argv[1:5])
+            image = Gdk.pixbuf_get_from_window(Gdk.get_default_root_window(), x, y, width, height)
+            pixels, stride, channels = image.get_pixels(), image.get_rowstride(), image.get_n_channels()
+            rows = (pixels[row * stride:row * stride + width * channels] for row in range(height))
+            with open(sys.argv[5], 'wb') as file:
+                file.write(b'P6 %d %d 255\\n' % (width, height) + b''.join(
+                    bytes(row[i] for i in range(len(row)) if i % channels < 3) for row in rows))
+            """
+        let file = directory + "/x-screen.ppm"
+        let shot = try Subprocess.run("/usr/bin/python3", ["-c", script, "\(area.x)", "\(area.y)", "\(area.width)", "\(area.height)", file],
+                                      environment: environment)
+        guard shot.status == 0 else { throw Subprocess.Failure("the X screenshot failed: \(shot.stderr)") }
+        return try PPM(Data(contentsOf: URL(fileURLWithPath: file)))
+    }
+
     /// Clicks at `x`, `y` on the session's X display.
     public func click(x: Int, y: Int) throws {
         let xdotool = try Subprocess.find("xdotool", package: "xdotool")
@@ -99,17 +118,57 @@ extension TestSession {
     /// How many pixels of the sway screen's top-right quarter (where mako and swaync pop up)
     /// differ from the empty screen's colour, taken with grim.
     public func popupPixels() throws -> Int {
-        let grim = try Subprocess.find("grim", package: "grim")
-        let file = directory + "/screen.ppm"
-        let result = try Subprocess.run(grim, ["-t", "ppm", file], environment: environment)
-        guard result.status == 0 else { throw Subprocess.Failure("grim failed: \(result.stderr)") }
-        let image = try PPM(Data(contentsOf: URL(fileURLWithPath: file)))
+        let image = try swayScreenshot()
         let background = image.pixel(x: 0, y: image.height - 1)
         var count = 0
         for y in 0..<image.height / 2 {
             for x in image.width / 2..<image.width where image.pixel(x: x, y: y) != background { count += 1 }
         }
         return count
+    }
+
+    /// The sway screen, or the part of it `area` covers, taken with grim.
+    func swayScreenshot(of area: Window? = nil) throws -> PPM {
+        let grim = try Subprocess.find("grim", package: "grim")
+        let file = directory + "/screen.ppm"
+        let region = area.map { ["-g", "\($0.x),\($0.y) \($0.width)x\($0.height)"] } ?? []
+        let result = try Subprocess.run(grim, ["-t", "ppm"] + region + [file], environment: environment)
+        guard result.status == 0 else { throw Subprocess.Failure("grim failed: \(result.stderr)") }
+        return try PPM(Data(contentsOf: URL(fileURLWithPath: file)))
+    }
+
+    /// The window sway shows for the Wayland app id `appID`, where its tree (`swaymsg -t
+    /// get_tree`) places it on the screen; `nil` while sway has none.
+    public func swayWindow(appID: String) throws -> Window? {
+        let swaymsg = try Subprocess.find("swaymsg", package: "sway")
+        let runtime = directory + "/runtime"
+        // sway names its IPC socket after its user and PID: the one in the session's runtime folder is this session's.
+        guard let socket = try FileManager.default.contentsOfDirectory(atPath: runtime).first(where: { $0.hasPrefix("sway-ipc.") }) else {
+            throw Subprocess.Failure("sway's IPC socket is missing from \(runtime)")
+        }
+        let tree = try Subprocess.run(swaymsg, ["-s", runtime + "/" + socket, "-t", "get_tree", "-r"], environment: environment)
+        guard tree.status == 0 else { throw Subprocess.Failure("swaymsg -t get_tree failed: \(tree.stderr)") }
+        func find(_ node: [String: Any]) -> Window? {
+            if node["app_id"] as? String == appID, let rect = node["rect"] as? [String: Int],
+               let x = rect["x"], let y = rect["y"], let width = rect["width"], let height = rect["height"], width > 0, height > 0 {
+                return Window(id: "\(node["id"] ?? "")", x: x, y: y, width: width, height: height)
+            }
+            let children = (node["nodes"] as? [[String: Any]] ?? []) + (node["floating_nodes"] as? [[String: Any]] ?? [])
+            return children.lazy.compactMap(find).first
+        }
+        let root = try JSONSerialization.jsonObject(with: Data(tree.stdout.utf8)) as? [String: Any]
+        return root.flatMap(find)
+    }
+
+    /// The smallest rectangle on the sway screen holding every pixel of `area` whose colour
+    /// (red, green, blue) `matches`, at least `minimum` of them; `nil` when fewer match.
+    func swayPixels(in area: Window, minimum: Int = 100, matching matches: ([UInt8]) -> Bool) throws -> Window? {
+        try swayScreenshot(of: area).bounds(minimum: minimum, matching: matches).map { area.offset(by: $0) }
+    }
+
+    /// The same on the session's X screen.
+    func xPixels(in area: Window, minimum: Int = 100, matching matches: ([UInt8]) -> Bool) throws -> Window? {
+        try xScreenshot(of: area).bounds(minimum: minimum, matching: matches).map { area.offset(by: $0) }
     }
 
     /// Clicks at `x`, `y` on the sway screen, as a person with a mouse would: through wayvnc's
@@ -123,6 +182,27 @@ extension TestSession {
         // The socket's file exists once wayvnc bound it, a moment before it listens on it.
         let pointer = try eventually("wayvnc to accept a connection on its socket") { try? VNCPointer(socket: socket) }
         try pointer.click(x: x, y: y)
+    }
+
+    /// The screens a window can be on: the session's X display (Xvfb), or its headless sway.
+    public enum Screen: Sendable { case x, sway }
+
+    /// Clicks the Stop button of the alert window `window` as a person with a mouse does, until
+    /// `done` holds: a click before the window takes input does nothing, so it is clicked again.
+    /// Stop is the window's one red thing (GTK's destructive action), wherever the layout puts it.
+    public func clickStop(in window: Window, on screen: Screen, until what: String, _ done: () throws -> Bool) throws {
+        let red = { (colour: [UInt8]) in colour[0] > 150 && colour[1] < 90 && colour[2] < 90 }
+        _ = try eventually(timeout: 20, what) { () -> Bool? in
+            guard let stop = try screen == .x ? xPixels(in: window, matching: red) : swayPixels(in: window, matching: red) else { return nil }
+            let (x, y) = (stop.x + stop.width / 2, stop.y + stop.height / 2)
+            try screen == .x ? click(x: x, y: y) : clickOnSway(x: x, y: y)
+            return (try? eventually(timeout: 2, what) { try done() ? true : nil }) ?? nil
+        }
+    }
+
+    /// Whether the session's sound server plays a stream now (the agent's, while an alarm rings).
+    public func playsSound() throws -> Bool {
+        try !pactl("list", "short", "sink-inputs").stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     }
 
     /// Records the notification server's signals from now on (`gdbus monitor`); the function
@@ -192,6 +272,25 @@ struct PPM {
     func pixel(x: Int, y: Int) -> [UInt8] {
         let start = (y * width + x) * 3
         return Array(pixels[start..<start + 3])
+    }
+
+    /// The smallest rectangle (in the image's coordinates) holding every pixel whose colour
+    /// `matches`, when at least `minimum` do.
+    func bounds(minimum: Int, matching matches: ([UInt8]) -> Bool) -> (x: Int, y: Int, width: Int, height: Int)? {
+        var (left, top, right, bottom, count) = (Int.max, Int.max, Int.min, Int.min, 0)
+        for y in 0..<height {
+            for x in 0..<width where matches(pixel(x: x, y: y)) {
+                (left, top, right, bottom, count) = (min(left, x), min(top, y), max(right, x), max(bottom, y), count + 1)
+            }
+        }
+        return count >= minimum ? (left, top, right - left + 1, bottom - top + 1) : nil
+    }
+}
+
+extension TestSession.Window {
+    /// A rectangle given within this one, placed on the screen.
+    func offset(by part: (x: Int, y: Int, width: Int, height: Int)) -> Self {
+        Self(id: id, x: x + part.x, y: y + part.y, width: part.width, height: part.height)
     }
 }
 

@@ -20,6 +20,9 @@ public final class TestSession {
         /// Real GNOME Shell (X11) under Xvfb, with logind from python3-dbusmock on a private
         /// system bus; its notification daemon (gjs) is started by D-Bus activation as in GNOME.
         case gnomeShell
+        /// GNOME Shell as `gnomeShell`, reading its settings through dconf (activatable on the
+        /// bus) as in a desktop, so that `gsettings set` reaches the running shell.
+        case gnomeShellOnDconf
         /// Real mate-notification-daemon, lxqt-notificationd or notification-daemon under Xvfb,
         /// started by D-Bus activation (RealServers.swift).
         case mate, lxqt, notificationDaemon
@@ -87,7 +90,7 @@ public final class TestSession {
         self.environment = environment
         do {
             switch notifications {
-            case .dunst, .xfce4Notifyd, .gnomeShell, .mate, .lxqt, .notificationDaemon: try startXvfb()
+            case .dunst, .xfce4Notifyd, .gnomeShell, .gnomeShellOnDconf, .mate, .lxqt, .notificationDaemon: try startXvfb()
             case .mako, .swaync: try startSway()
             default: break
             }
@@ -97,6 +100,7 @@ public final class TestSession {
             switch notifications {
             case .recording(let profile): try startNotificationServer(profile: profile)
             case .gnomeShell: try startGnomeShell()
+            case .gnomeShellOnDconf: try startGnomeShell(settings: "dconf")
             default: break
             }
             switch audio {
@@ -149,7 +153,7 @@ public final class TestSession {
 
     /// GNOME Shell in X11 mode on the session's Xvfb, and what it needs of the system: a
     /// system bus with logind (python3-dbusmock's template).
-    private func startGnomeShell() throws {
+    private func startGnomeShell(settings: String = "memory") throws {
         let shell = try Subprocess.find("gnome-shell", package: "gnome-shell")
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
               (try? Subprocess.run("/usr/bin/python3", ["-c", "import dbusmock"], environment: environment).status) == 0 else {
@@ -159,7 +163,8 @@ public final class TestSession {
         try startMock("logind", name: "org.freedesktop.login1")
         var shellEnvironment = environment
         shellEnvironment["XDG_SESSION_TYPE"] = "x11"
-        shellEnvironment["GSETTINGS_BACKEND"] = "memory"
+        shellEnvironment["GSETTINGS_BACKEND"] = settings
+        if settings == "dconf" { try makeActivatable("ca.desrt.dconf") }
         peers.append(("gnome-shell", try Subprocess.start(shell, ["--x11", "--replace"], environment: shellEnvironment,
                                                           stderr: directory + "/gnome-shell.log")))
         // The shell starts its notification daemon (org.gnome.Shell.Notifications) by activation.
@@ -267,7 +272,7 @@ public final class TestSession {
                 throw Subprocess.Failure("xfce4-notifyd is not installed; the end-to-end tests need it (Debian package xfce4-notifyd; `make deps` installs it)")
             }
             exec = found
-        case .gnomeShell:
+        case .gnomeShell, .gnomeShellOnDconf:
             _ = try Subprocess.find("gjs", package: "gjs")
             let file = "/usr/share/dbus-1/services/org.gnome.Shell.Notifications.service"
             guard FileManager.default.fileExists(atPath: file) else {
