@@ -103,7 +103,7 @@ bench: deps
 # swiftc's -sanitize=fuzzer links libFuzzer's own main, which SwiftPM's entry point
 # (`--defsym main=...`) collides with; so the instrumentation is asked of the frontend and the
 # driver is linked without its main (FuzzTarget calls LLVMFuzzerRunDriver).
-FUZZ_TARGETS := request store time flatpak-info ical
+FUZZ_TARGETS := request store time flatpak-info ical multistatus
 FUZZ_SECONDS ?= 600
 LIBFUZZER = $(firstword $(wildcard $(dir $(realpath $(SWIFT)))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a))
 FUZZ_BUILD = $(SWIFT) build -c release --scratch-path .build-fuzz -Xswiftc -sanitize=address \

@@ -46,8 +46,9 @@ let package = Package(
         ]),
         // The system's time zones, read by GLib, as Core's TimeZoneRules.
         .target(name: "ReveilleTimeZone", dependencies: ["ReveilleCore", "CGLib", .product(name: "SystemPackage", package: "swift-system")]),
-        // Alarms as iCalendar and back (libical behind ICalParser): export, import and sync's mapping.
-        .target(name: "ReveilleCalendar", dependencies: ["ReveilleModel", "ReveilleCore", "CICal"]),
+        // Alarms as iCalendar and back (libical behind ICalParser): export, import and sync's mapping;
+        // and CalDAV's multistatus answers (GLib's GMarkup), read as the server sends them.
+        .target(name: "ReveilleCalendar", dependencies: ["ReveilleModel", "ReveilleCore", "CICal", "CGLib"]),
         // The GLib main loop as a Swift global actor, and GDBus behind a typed wrapper.
         .target(name: "ReveilleBus", dependencies: ["CGLib"]),
         // The daemon's parts: scheduler, presenter, D-Bus service.
@@ -121,6 +122,8 @@ let package = Package(
                           path: "Fuzz/reveille-fuzz-time"),
         .executableTarget(name: "reveille-fuzz-ical", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-ical"),
+        .executableTarget(name: "reveille-fuzz-multistatus", dependencies: ["ReveilleCalendar", "ReveilleFuzzSupport"],
+                          path: "Fuzz/reveille-fuzz-multistatus"),
         .executableTarget(name: "reveille-fuzz-flatpak-info", dependencies: ["ReveilleBus", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-flatpak-info"),
 

@@ -1,6 +1,7 @@
 import CGLib
 import CSoup
 import FoundationEssentials
+import ReveilleCalendar
 import ReveilleBus
 
 /// One HTTP request as the CalDAV client makes it.
@@ -20,11 +21,6 @@ struct HTTPResponse: Sendable {
 
     var text: String { String(decoding: body, as: UTF8.self) }
     var succeeded: Bool { (200..<300).contains(status) }
-}
-
-/// Why a request got no answer: the network, TLS, the time bound or the size bound, in words.
-struct HTTPFailure: Error, Equatable, Sendable, CustomStringConvertible {
-    var description: String
 }
 
 /// libsoup 3 behind one function, on the agent's GLib loop: every request ends within

@@ -2,28 +2,35 @@ import CGLib
 import FoundationEssentials
 import ReveilleCore
 
+/// Why a request got no answer or its answer was refused: the network, TLS, the time bound,
+/// the size bound, or an answer that could not be read, in words.
+package struct HTTPFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    package var description: String
+    package init(description: String) { self.description = description }
+}
+
 /// A WebDAV multistatus answer (RFC 4918 13), as CalDAV's PROPFIND and REPORT give it: per
 /// resource its href, its status (404: gone, in a sync report), ETag and calendar data; and the
 /// collection's new sync token (RFC 6578). Read by GLib's GMarkup, which expands no entities
 /// of a DTD (no "billion laughs"); names are resolved by their namespace, not their prefix.
-struct Multistatus: Sendable, Equatable {
-    struct Response: Sendable, Equatable {
-        var href: String
-        var status: Int?
-        var etag: String?
-        var calendarData: String?
-        var displayName: String?
-        var isCalendar = false
+package struct Multistatus: Sendable, Equatable {
+    package struct Response: Sendable, Equatable {
+        package var href: String
+        package var status: Int?
+        package var etag: String?
+        package var calendarData: String?
+        package var displayName: String?
+        package var isCalendar = false
     }
 
-    var responses: [Response] = []
-    var syncToken: String?
+    package var responses: [Response] = []
+    package var syncToken: String?
 
     /// At most this many responses, and elements this deep: past them the answer is refused.
-    static let maximumResponses = 20_000
-    static let maximumDepth = 32
+    package static let maximumResponses = 20_000
+    package static let maximumDepth = 32
 
-    static func parse(_ text: String) throws(HTTPFailure) -> Multistatus {
+    package static func parse(_ text: String) throws(HTTPFailure) -> Multistatus {
         let reader = Reader()
         var parser = GMarkupParser(start_element: { _, name, names, values, data, _ in
             Unmanaged<Reader>.fromOpaque(data!).takeUnretainedValue().start(name!, names!, values!)
