@@ -41,7 +41,9 @@ struct LoadedLibrariesTests {
         try session.startAgent()
         let agent = try #require(session.agent)
         #expect(try session.cli("timer", "1h", "--title", "Tea").status == 0)
-        let maps = try String(contentsOfFile: "/proc/\(agent.pid)/maps", encoding: .utf8)
+        // Read to its end: /proc files report no size, so a read sized by it would stop early.
+        let file = try #require(FileHandle(forReadingAtPath: "/proc/\(agent.pid)/maps"))
+        let maps = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
         let mapped = Set(maps.split(separator: "\n").compactMap { $0.split(separator: " ", omittingEmptySubsequences: true).last }
             .map(String.init).filter { $0.hasPrefix("/") })
         #expect(mapped.contains { $0.contains("libglib-2.0") }, "the agent's maps list no library at all: \(mapped)")
