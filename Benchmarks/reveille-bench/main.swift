@@ -183,6 +183,21 @@ func bareNotifyDelays(_ session: TestSession, count: Int) throws -> [Double] {
     }
 }
 
+/// Resident memory (MiB) of `reveille-bench-bare` once it has shown a notification and waits
+/// for its next instant: a C program with GLib, GIO, D-Bus and libnotify and nothing else, the
+/// floor of what the agent's libraries and the bus connection take.
+func bareResidentMiB(_ session: TestSession) throws -> Double {
+    let shownBefore = try session.events.count { $0.event == "notify" && $0.summary == "bare-0" }
+    let now = Date().timeIntervalSince1970
+    let bare = try Subprocess.start(session.binaries + "/reveille-bench-bare", [now + 0.5, now + 3].map { String(Int64($0 * 1e9)) },
+                                    environment: session.environment)
+    defer { _ = bare.wait() }
+    _ = try eventually(timeout: 10, "the bare program's first notification") { () -> Bool? in
+        try session.events.count { $0.event == "notify" && $0.summary == "bare-0" } > shownBefore ? true : nil
+    }
+    return residentMiB(bare.pid)
+}
+
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
     sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
 }
@@ -211,6 +226,7 @@ do {
     // Clear the alerts before measuring sound, one alarm at a time.
     for alarm in try session.cliJSON([AlarmJSON].self, "list") { try session.cli("cancel", alarm.id) }
     let bareDelays = try bareNotifyDelays(session, count: count)
+    let bareRSS = try bareResidentMiB(session)
 
     let rounds = Int(ProcessInfo.processInfo.environment["REVEILLE_BENCH_SOUNDS"] ?? "") ?? 8
     let recorder = try SinkRecorder(session: session)
@@ -320,7 +336,8 @@ do {
         ("agent RSS idle with \(idleAlarms) alarms (MiB)", String(format: "%.1f", rss), "≤ 20",
          String(format: "Swift server %.1f MiB", serverRSS)),
         ("  its executable's pages (MiB)", String(format: "%.1f", rssSources.executable), "", ""),
-        ("  shared libraries' pages (MiB)", String(format: "%.1f", rssSources.libraries), "", ""),
+        ("  shared libraries' pages (MiB)", String(format: "%.1f", rssSources.libraries), "",
+         String(format: "bare C program %.1f MiB", bareRSS)),
         ("  anonymous: heap, stacks, data (MiB)", String(format: "%.1f", rssSources.anonymous), "", ""),
         ("`reveille list`, 100 alarms (ms, median of 21)", String(format: "%.1f", cliList), "",
          String(format: "--version %.1f ms", cliStart)),
