@@ -27,8 +27,8 @@ let package = Package(
                        providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CNotify", pkgConfig: "libnotify",
                        providers: [.apt(["libnotify-dev"])]),
-        .systemLibrary(name: "CICal", pkgConfig: "libical",
-                       providers: [.apt(["libical-dev"])]),
+        // libical's headers only: ICalParser opens the library itself (dlopen) when a calendar is read.
+        .systemLibrary(name: "CICal"),
         .systemLibrary(name: "CGtk", pkgConfig: "gtk4-x11",
                        providers: [.apt(["libgtk-4-dev"])]),
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0",

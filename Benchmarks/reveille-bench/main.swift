@@ -11,6 +11,11 @@
 //
 // Large store: adds `REVEILLE_BENCH_LARGE` alarms (10,000) one Schedule call after another
 // from one bus client, then times the agent's start (spawn → bus name owned) and `reveille list`.
+//
+// Each goal is printed with its floor, measured in the same run: the bare program for due →
+// Notify; for memory, where the agent's pages come from (its executable, the libraries, anonymous
+// memory) beside the recording notification server, a Swift program on the same runtime and GLib
+// that does next to nothing; for `reveille list`, the CLI's own start (`reveille --version`).
 import Foundation
 import ReveilleBus
 import ReveilleCore
@@ -37,6 +42,22 @@ func scheduleMany(_ count: Int, address: String) throws -> Double {
                              arguments: [.string(""), .string(configuration), .vardict([:])], timeoutMilliseconds: 60_000)
     }
     return Date().timeIntervalSince(start)
+}
+
+/// Milliseconds (median of `runs`) to read every alarm with ListPage from one connection, not
+/// decoded: what any client waits for before it can show a list (the floor of `reveille list`).
+@GLibActor
+func timeListPages(runs: Int, address: String) throws -> Double {
+    let bus = try BusConnection.connect(address: address)
+    return try medianMilliseconds(runs: runs) {
+        var after = ""
+        repeat {
+            let reply = try bus.callSync(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                         interface: AgentInterface.interface, method: "ListPage",
+                                         arguments: [.string(after), .uint32(0)], timeoutMilliseconds: 60_000)
+            after = reply.dropFirst().first?.string ?? ""
+        } while !after.isEmpty
+    }
 }
 
 /// Connects `count` clients of the user's tools and subscribes each (they never read what
@@ -115,6 +136,27 @@ func residentMiB(_ pid: Int32, _ field: String = "VmRSS") -> Double {
     return Double(line.split(separator: " ").dropFirst().first ?? "0").map { $0 / 1024 } ?? 0
 }
 
+/// Resident memory of `pid` by where its pages come from (/proc/PID/smaps), in MiB: the
+/// executable's own file, the shared libraries' files, and anonymous memory (heap, stacks, data written).
+func residentBreakdown(_ pid: Int32) -> (executable: Double, libraries: Double, anonymous: Double) {
+    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) ?? ""
+    // Read to its end: a /proc file has no size, and a read sized by it stops after the first pages.
+    let smaps = String(decoding: FileHandle(forReadingAtPath: "/proc/\(pid)/smaps")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+    var file = "", sums = (executable: 0.0, libraries: 0.0, anonymous: 0.0)
+    for line in smaps.split(separator: "\n") {
+        let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+        if let range = fields.first, range.contains("-"), range.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+            file = fields.count == 6 ? String(fields[5]).trimmingCharacters(in: .whitespaces) : ""
+        } else if fields.first == "Rss:", let kilobytes = fields.dropFirst().first.flatMap({ Double($0) }) {
+            let mebibytes = kilobytes / 1024
+            if file == executable { sums.executable += mebibytes }
+            else if file.hasPrefix("/") { sums.libraries += mebibytes }
+            else { sums.anonymous += mebibytes }
+        }
+    }
+    return sums
+}
+
 /// Median wall time of `runs` runs of `body`, in ms.
 func medianMilliseconds(runs: Int, _ body: () throws -> Void) rethrows -> Double {
     var times: [Double] = []
@@ -139,6 +181,21 @@ func bareNotifyDelays(_ session: TestSession, count: Int) throws -> [Double] {
     return events.compactMap { event in
         Int(event.summary!.dropFirst(5)).map { (event.time - instants[$0]) * 1000 }
     }
+}
+
+/// Resident memory (MiB) of `reveille-bench-bare` once it has shown a notification and waits
+/// for its next instant: a C program with GLib, GIO, D-Bus and libnotify and nothing else, the
+/// floor of what the agent's libraries and the bus connection take.
+func bareResidentMiB(_ session: TestSession) throws -> Double {
+    let shownBefore = try session.events.count { $0.event == "notify" && $0.summary == "bare-0" }
+    let now = Date().timeIntervalSince1970
+    let bare = try Subprocess.start(session.binaries + "/reveille-bench-bare", [now + 0.5, now + 3].map { String(Int64($0 * 1e9)) },
+                                    environment: session.environment)
+    defer { _ = bare.wait() }
+    _ = try eventually(timeout: 10, "the bare program's first notification") { () -> Bool? in
+        try session.events.count { $0.event == "notify" && $0.summary == "bare-0" } > shownBefore ? true : nil
+    }
+    return residentMiB(bare.pid)
 }
 
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
@@ -169,6 +226,7 @@ do {
     // Clear the alerts before measuring sound, one alarm at a time.
     for alarm in try session.cliJSON([AlarmJSON].self, "list") { try session.cli("cancel", alarm.id) }
     let bareDelays = try bareNotifyDelays(session, count: count)
+    let bareRSS = try bareResidentMiB(session)
 
     let rounds = Int(ProcessInfo.processInfo.environment["REVEILLE_BENCH_SOUNDS"] ?? "") ?? 8
     let recorder = try SinkRecorder(session: session)
@@ -204,6 +262,8 @@ do {
         _ = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
                                   method: "\(AgentInterface.interface).List", [])
     }
+    // The CLI's start alone (no bus): what any command pays before it asks the agent anything.
+    let cliStart = try medianMilliseconds(runs: 21) { _ = try session.cli("--version") }
 
     // Idle: up to `idleAlarms` alarms, none due soon; count the agent's wakeups and memory.
     let addStart = Date()
@@ -215,6 +275,10 @@ do {
     usleep(UInt32(idleSeconds * 1_000_000))
     let idleWakeups = wakeups(from: switchesBefore, to: contextSwitches(agent))
     let rss = residentMiB(agent)
+    let rssSources = residentBreakdown(agent)
+    // The floor: a Swift program on the same runtime, Foundation and GLib, serving D-Bus and idle.
+    let server = try session.ownerPID(of: "org.freedesktop.Notifications")
+    let serverRSS = server.map { residentMiB($0) } ?? 0
 
     try session.killAgent(signal: SIGTERM)
 
@@ -223,6 +287,8 @@ do {
     try large.startAgent()
     let largeAddSeconds = try await scheduleMany(largeAlarms, address: large.environment["DBUS_SESSION_BUS_ADDRESS"]!)
     let largeList = try medianMilliseconds(runs: 5) { _ = try large.cli("list") }
+    let largePages = try await timeListPages(runs: 5, address: large.environment["DBUS_SESSION_BUS_ADDRESS"]!)
+    let largeStartOnly = try medianMilliseconds(runs: 5) { _ = try large.cli("--version") }
     try large.killAgent(signal: SIGTERM)
     var starts: [Double] = []
     for _ in 0..<5 {
@@ -258,29 +324,39 @@ do {
               + cells.map { $0.padding(toLength: 7, withPad: " ", startingAt: 0) }.joined(separator: " | ") + " |")
     }
     print("")
-    print("| measure                                             | value     | target    |")
-    print("|-----------------------------------------------------|-----------|-----------|")
+    print("| measure                                             | value     | target    | floor (same run)          |")
+    print("|-----------------------------------------------------|-----------|-----------|---------------------------|")
     let notifySorted = notifyDelays.sorted(), bareSorted = bareDelays.sorted()
-    let rows: [(String, String, String)] = [
-        ("due → Notify against bare, p50", String(format: "%.2f×", percentile(notifySorted, 0.5) / percentile(bareSorted, 0.5)), ""),
-        ("due → Notify against bare, p99", String(format: "%.2f×", percentile(notifySorted, 0.99) / percentile(bareSorted, 0.99)), "≤ 1.2×"),
-        ("agent wakeups in \(Int(idleSeconds)) s idle, \(idleAlarms) alarms", "\(idleWakeups)", "0"),
-        ("agent RSS idle with \(idleAlarms) alarms (MiB)", String(format: "%.1f", rss), "≤ 20"),
-        ("`reveille list`, 100 alarms (ms, median of 21)", String(format: "%.1f", cliList), ""),
-        ("`gdbus call List`, 100 alarms (ms, median of 21)", String(format: "%.1f", gdbusList), ""),
-        ("`reveille list` / `gdbus call`", String(format: "%.2f×", cliList / gdbusList), "≤ 1.5×"),
-        ("adding alarms 101 to \(idleAlarms) by gdbus (s)", String(format: "%.1f", addSeconds), ""),
-        ("adding \(largeAlarms) alarms, one client (s)", String(format: "%.1f", largeAddSeconds), ""),
-        ("  per Schedule call (ms)", String(format: "%.2f", largeAddSeconds * 1000 / Double(largeAlarms)), ""),
-        ("agent start with \(largeAlarms) alarms (ms, median of 5)", String(format: "%.0f", largeStart), "≤ 300"),
-        ("`reveille list`, \(largeAlarms) alarms (ms, median of 5)", String(format: "%.0f", largeList), "≤ 200"),
-        ("agent peak RSS loading \(largeAlarms) alarms (MiB)", String(format: "%.1f", loadPeak), ""),
-        ("Cancel, \(largeAlarms) stored, 16 subscribers (ms)", String(format: "%.2f", subscribedCancel), ""),
-        ("store on disk: snapshot + journal (MiB)", String(format: "%.1f + %.1f", Double(snapshot) / 1_048_576, Double(journal) / 1_048_576), ""),
+    let rows: [(String, String, String, String)] = [
+        ("due → Notify against bare, p50", String(format: "%.2f×", percentile(notifySorted, 0.5) / percentile(bareSorted, 0.5)), "",
+         String(format: "bare p50 %.1f ms", percentile(bareSorted, 0.5))),
+        ("due → Notify against bare, p99", String(format: "%.2f×", percentile(notifySorted, 0.99) / percentile(bareSorted, 0.99)), "≤ 1.2×",
+         String(format: "bare p99 %.1f ms", percentile(bareSorted, 0.99))),
+        ("agent wakeups in \(Int(idleSeconds)) s idle, \(idleAlarms) alarms", "\(idleWakeups)", "0", ""),
+        ("agent RSS idle with \(idleAlarms) alarms (MiB)", String(format: "%.1f", rss), "≤ 20",
+         String(format: "Swift server %.1f MiB", serverRSS)),
+        ("  its executable's pages (MiB)", String(format: "%.1f", rssSources.executable), "", ""),
+        ("  shared libraries' pages (MiB)", String(format: "%.1f", rssSources.libraries), "",
+         String(format: "bare C program %.1f MiB", bareRSS)),
+        ("  anonymous: heap, stacks, data (MiB)", String(format: "%.1f", rssSources.anonymous), "", ""),
+        ("`reveille list`, 100 alarms (ms, median of 21)", String(format: "%.1f", cliList), "",
+         String(format: "--version %.1f ms", cliStart)),
+        ("`gdbus call List`, 100 alarms (ms, median of 21)", String(format: "%.1f", gdbusList), "", ""),
+        ("`reveille list` / `gdbus call`", String(format: "%.2f×", cliList / gdbusList), "≤ 1.5×",
+         String(format: "--version alone %.2f×", cliStart / gdbusList)),
+        ("adding alarms 101 to \(idleAlarms) by gdbus (s)", String(format: "%.1f", addSeconds), "", ""),
+        ("adding \(largeAlarms) alarms, one client (s)", String(format: "%.1f", largeAddSeconds), "", ""),
+        ("  per Schedule call (ms)", String(format: "%.2f", largeAddSeconds * 1000 / Double(largeAlarms)), "", ""),
+        ("agent start with \(largeAlarms) alarms (ms, median of 5)", String(format: "%.0f", largeStart), "≤ 300", ""),
+        ("`reveille list`, \(largeAlarms) alarms (ms, median of 5)", String(format: "%.0f", largeList), "≤ 200",
+         String(format: "pages %.0f + start %.0f ms", largePages, largeStartOnly)),
+        ("agent peak RSS loading \(largeAlarms) alarms (MiB)", String(format: "%.1f", loadPeak), "", ""),
+        ("Cancel, \(largeAlarms) stored, 16 subscribers (ms)", String(format: "%.2f", subscribedCancel), "", ""),
+        ("store on disk: snapshot + journal (MiB)", String(format: "%.1f + %.1f", Double(snapshot) / 1_048_576, Double(journal) / 1_048_576), "", ""),
     ]
-    for (label, value, target) in rows {
+    for (label, value, target, floor) in rows {
         print("| " + label.padding(toLength: 51, withPad: " ", startingAt: 0) + " | " + value.padding(toLength: 9, withPad: " ", startingAt: 0)
-              + " | " + target.padding(toLength: 9, withPad: " ", startingAt: 0) + " |")
+              + " | " + target.padding(toLength: 9, withPad: " ", startingAt: 0) + " | " + floor.padding(toLength: 25, withPad: " ", startingAt: 0) + " |")
     }
 } catch {
     FileHandle.standardError.write(Data("reveille-bench: \(error)\n".utf8))
