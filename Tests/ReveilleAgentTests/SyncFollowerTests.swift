@@ -111,6 +111,20 @@ final class SyncFollowerTests {
         #expect(a.record(id)?.state == .scheduled && b.record(id)?.state == .scheduled)
         #expect(b.record(id)?.fireDate.map { $0 > snoozeEnd.addingTimeInterval(3600) } == true, "the next ring is the next day's")
 
+        // The next occurrence: snoozed on B, A snoozes too; Stop on A during the snooze ends
+        // B's snooze as well: neither rings it again.
+        let third = try #require(a.record(id)?.fireDate)
+        try await ring(id, at: third, on: [a, b], answer: .countdown, on: b)
+        #expect(a.record(id)?.state == .countdown)
+        a.clock.now = third.addingTimeInterval(60)
+        try a.runtime.call(.apply(.stop, id: id.uuidString))
+        await a.sync.sync()
+        b.clock.now = third.addingTimeInterval(65)
+        await b.sync.sync()
+        await b.sync.sync()
+        #expect(b.record(id)?.state == .scheduled, "B's snooze ended with A's Stop")
+        #expect(a.record(id)?.fireDate == b.record(id)?.fireDate)
+
         // An edit on both: the later one is kept on both.
         var early = Self.weekly("Edited on A"), late = Self.weekly("Edited on B")
         early.ring = RingOptions(volume: 0.5)

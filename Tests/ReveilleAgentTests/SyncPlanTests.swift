@@ -115,4 +115,21 @@ struct SyncPlanTests {
         #expect(refusal("ftp://example.com/")?.contains("is not an https:// URL") == true)
         #expect(refusal("https://example.com/a b")?.contains("is not a collection URL") == true)
     }
+
+    @Test("a Stop elsewhere after a snooze here began ends the snooze; a Stop from before it, or one already heard, does not")
+    func stopEndsASnoozeElsewhere() {
+        let id = Self.id, snoozedAt = Self.now.addingTimeInterval(-60)
+        func snoozing(holding reminder: AlarmCalendar.Reminder = .init()) -> [UUID: LocalAlarm] {
+            [id: LocalAlarm(request: Self.request("Up"), disabled: false, changedAt: snoozedAt, ringingSince: nil,
+                            occurrence: snoozedAt.addingTimeInterval(-10), countingDownSince: snoozedAt, reminder: reminder)]
+        }
+        let stoppedLater = AlarmCalendar.Reminder(acknowledged: snoozedAt.addingTimeInterval(20))
+        #expect(plan(snoozing(), Self.there("Up", etag: "\"2\"", reminder: stoppedLater), Self.agreed("Up")) ==
+                [.stopLocal(id, acknowledged: snoozedAt.addingTimeInterval(20))])
+        let stoppedBefore = AlarmCalendar.Reminder(acknowledged: snoozedAt.addingTimeInterval(-5))
+        #expect(plan(snoozing(), Self.there("Up", etag: "\"2\"", reminder: stoppedBefore), Self.agreed("Up")).isEmpty,
+                "the snooze here came after that Stop")
+        #expect(plan(snoozing(holding: stoppedLater), Self.there("Up", etag: "\"2\"", reminder: stoppedLater),
+                     Self.agreed("Up", acknowledged: snoozedAt.addingTimeInterval(20))).isEmpty, "heard already")
+    }
 }

@@ -102,14 +102,19 @@ final class SyncFollower: AlarmFollower {
             let previous = local[change.id]
             var entry = LocalAlarm(request: record.request, disabled: record.disabled, changedAt: previous?.changedAt ?? now,
                                    ringingSince: record.alertingSince, occurrence: record.lastOccurrence,
+                                   countingDownSince: record.countdownStart,
                                    reminder: previous?.reminder ?? state.unsentReminders[change.id] ?? state.alarms[change.id]?.reminder ?? .init())
             if !applying {
                 if previous.map({ $0.request != record.request || $0.disabled != record.disabled }) ?? true { entry.changedAt = now }
-                // An occurrence that rang here was answered here: the other machines hear of it.
+                // An occurrence that rang here was answered here, or its snooze stopped: the other
+                // machines hear of it.
                 if previous?.ringingSince != nil, record.state != .alerting {
                     if case .countdown(let until, _, _) = record.phase { entry.reminder.snoozedUntil = until } else {
                         entry.reminder.acknowledged = now
                     }
+                    state.unsentReminders[change.id] = entry.reminder
+                } else if previous?.countingDownSince != nil, record.state == .scheduled {
+                    entry.reminder.acknowledged = now
                     state.unsentReminders[change.id] = entry.reminder
                 }
             }
@@ -343,5 +348,12 @@ extension SyncAction {
         case .upload(let id, _), .createLocal(let id, _, _), .updateLocal(let id, _, _), .cancelLocal(let id),
              .stopLocal(let id, _), .snoozeLocal(let id, _), .deleteRemote(let id, _, _), .conflictSettled(let id, _): id
         }
+    }
+}
+
+private extension AlarmRecord {
+    /// When its countdown began, while it counts down.
+    var countdownStart: Date? {
+        if case .countdown(let until, let length, _) = phase { until.addingTimeInterval(-length) } else { nil }
     }
 }

@@ -26,6 +26,8 @@ struct LocalAlarm: Hashable, Sendable {
     var ringingSince: Date?
     /// When the occurrence it rings (or last rang) came due.
     var occurrence: Date? = nil
+    /// Counting down (a snooze, or a pre-alert) since then, if it counts down.
+    var countingDownSince: Date? = nil
     /// Stopped or snoozed here, to be told to the other machines.
     var reminder: AlarmCalendar.Reminder
 }
@@ -132,8 +134,15 @@ enum SyncPlan {
     /// holds: silence it when it was stopped elsewhere at or after it came due (also when
     /// that Stop was heard before it began to ring here: clocks and timers differ by a moment
     /// between machines), snooze it when it was newly snoozed elsewhere.
+    /// A countdown here (a snooze) ends when a Stop newly heard was made after it began: the
+    /// occurrence was answered elsewhere later than it was snoozed here.
     private static func answeredElsewhere(_ id: UUID, _ here: LocalAlarm, reminder: AlarmCalendar.Reminder, agreed: SyncedAlarm,
                                           now: Date) -> SyncAction? {
+        if let countingDown = here.countingDownSince {
+            guard let acknowledged = reminder.acknowledged, acknowledged != agreed.acknowledged,
+                  acknowledged >= Date(timeIntervalSince1970: countingDown.timeIntervalSince1970.rounded(.down)) else { return nil }
+            return .stopLocal(id, acknowledged: acknowledged)
+        }
         guard let ringing = here.ringingSince else { return nil }
         // iCalendar keeps whole seconds: a Stop in the second this occurrence came due is
         // written as that second, and still stops it.
