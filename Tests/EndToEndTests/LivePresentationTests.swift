@@ -74,17 +74,8 @@ struct LivePresentationTests {
         }
     }
 
-    @Test func alarmDueWithoutAServerAlertsWhenOneAppears() throws {
-        let session = try TestSession(audio: .none)
-        try session.stopNotificationServer()
-        try session.startAgent()
-        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Late server")
-        _ = try eventually(timeout: 5, "the timer to alert with no server to show it") {
-            try session.cliJSON([AlarmJSON].self, "list").map(\.state) == ["alerting"] ? true : nil
-        }
-        try session.startNotificationServer()
-        _ = try eventually(timeout: 3, "the alert once a server appears") { try session.alerts(titled: "Late server").first }
-    }
+    // An alarm due while no server runs, shown once one appears, is checked on virtual time:
+    // ShellsOnVirtualTimeTests.anAlarmDueWithoutAServerIsShownWhenOneAppears.
 }
 
 @Suite("reveille watch in a terminal", .serialized, .waitsOnItsOwnThread)

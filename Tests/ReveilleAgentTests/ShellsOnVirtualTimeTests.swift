@@ -19,7 +19,8 @@ final class ShellsOnVirtualTimeTests {
     let sounder: AlarmSounder
     let folder: FilePath
 
-    init() throws {
+    /// `serverRuns`: the notification server answers from the start.
+    init(serverRuns: Bool) throws {
         folder = try privateFolder("reveille-shells")
         notifications = RecordingNotifications(clock: clock)
         sound = RecordingSound(clock: clock)
@@ -29,8 +30,12 @@ final class ShellsOnVirtualTimeTests {
         runtime.add([presenter], ringer: sounder)
         sounder.start()
         try runtime.start()
-        notifications.start()
+        if serverRuns { notifications.start() }
         clock.advance()
+    }
+
+    convenience init() throws {
+        try self.init(serverRuns: true)
     }
 
     deinit {
@@ -38,12 +43,12 @@ final class ShellsOnVirtualTimeTests {
     }
 
     /// A timer of `seconds` whose second button snoozes for `snooze` seconds, as `reveille timer` sets it.
-    func timer(_ title: String, seconds: TimeInterval, snooze: TimeInterval) throws -> AlarmRecord {
+    func timer(_ title: String, seconds: TimeInterval, snooze: TimeInterval = 300, ringLimit: TimeInterval? = nil) throws -> AlarmRecord {
         let request = AlarmRequest(
             schedule: nil, countdownDuration: .init(preAlert: seconds, postAlert: snooze),
             presentation: AlarmPresentation(alert: .init(title: title, secondaryButton: .snoozeButton, secondaryButtonBehavior: .countdown),
                                             countdown: .init(title: title, pauseButton: .pauseButton), paused: .init(title: title)),
-            ring: RingOptions())
+            ring: RingOptions(ringLimit: ringLimit))
         return try #require(try runtime.call(.schedule(id: UUID(), request: request, appID: ClientIdentity.userAppID)))
     }
 
@@ -104,5 +109,86 @@ final class ShellsOnVirtualTimeTests {
         #expect(zip(uncorked, rings).allSatisfy { abs($0 - $1) < 0.001 } && uncorked.count == 2, "\(uncorked)")
         #expect(zip(opened, rings).allSatisfy { abs($0 - ($1 - 1.5)) < 0.2 } && opened.count == 2, "\(opened)")
         #expect(Date().timeIntervalSince(started) < 2, "26 virtual minutes in \(Date().timeIntervalSince(started)) s")
+    }
+
+    /// Was an end-to-end test with a 1 s timer: a person dismisses the alert without answering,
+    /// and it comes back at once (0.25 s), fresh; Stop then withdraws it.
+    @Test func aDismissedAlertComesBackAtOnceAndStopWithdrawsIt() throws {
+        let eggs = try timer("Eggs", seconds: 1)
+        clock.advance(by: 1.1)
+        let alert = try #require(notifications.shown("Eggs"))
+        #expect(sound.isAudible)
+        let mark = notifications.calls.count
+        notifications.dismiss(alert)
+        clock.advance(by: 0.2)
+        #expect(calls(since: mark).isEmpty, "not back sooner than 0.25 s")
+        clock.advance(by: 0.1)
+        let back = try #require(notifications.shown("Eggs"))
+        #expect(calls(since: mark) == [.notify(back, summary: "Eggs", replacing: 0, actions: ["stop", "secondary"])] && back != alert)
+        #expect(sound.isAudible, "a dismissal does not stop the alarm")
+        _ = try runtime.call(.apply(.stop, id: eggs.id.uuidString))
+        clock.advance(by: 0.1)
+        #expect(calls(since: mark).last == .close(back) && notifications.onScreen.isEmpty && !sound.isAudible)
+    }
+
+    /// Was an end-to-end test: an alarm due while no notification server runs rings, and its
+    /// alert is shown as soon as a server appears.
+    @Test func anAlarmDueWithoutAServerIsShownWhenOneAppears() throws {
+        let late = try ShellsOnVirtualTimeTests(serverRuns: false)
+        _ = try late.timer("Late server", seconds: 1)
+        late.clock.advance(by: 2)
+        #expect(late.sound.isAudible && late.notifications.calls.isEmpty, "it rings with nothing to show it")
+        late.notifications.start()
+        late.clock.advance(by: 0.1)
+        // The countdown that waited is shown, and gives way to the alert at once.
+        let alert = try #require(late.notifications.shown("Late server"))
+        #expect(late.notifications.onScreen == [alert] && late.notifications.requests[alert]?.actions.map(\.key) == ["stop", "secondary"])
+    }
+
+    /// A server that goes away takes the alert with it: the alert is asked for again (which
+    /// starts an activatable server), and a server that comes back gets it at once.
+    @Test func aServerThatLeavesAndComesBackGetsTheAlertAgain() throws {
+        _ = try timer("Restart", seconds: 1)
+        clock.advance(by: 1.1)
+        let first = try #require(notifications.shown("Restart"))
+        notifications.leave()
+        notifications.start()
+        clock.advance(by: 0.1)
+        let again = try #require(notifications.shown("Restart"))
+        #expect(again != first && notifications.onScreen == [again])
+    }
+
+    /// Was an end-to-end test with a 5 s ring limit: unanswered, the alarm stops ringing at its
+    /// limit, its alert goes, and the Missed notice says for how long it rang.
+    @Test func anUnansweredAlarmStopsAtItsRingLimitAndTheMissedNoticeSaysHowLong() throws {
+        let nobody = try timer("Nobody", seconds: 1, ringLimit: 5)
+        clock.advance(by: 1.1)
+        let alert = try #require(notifications.shown("Nobody"))
+        clock.advance(by: 4.8)
+        #expect(sound.isAudible, "rings up to its limit")
+        clock.advance(by: 0.3)
+        #expect(!sound.isAudible && !notifications.onScreen.contains(alert))
+        let missed = try #require(notifications.shown("Missed: Nobody"))
+        #expect(notifications.requests[missed]?.body.contains("for 5 seconds and stopped without an answer") == true,
+                "\(notifications.requests[missed]?.body ?? "")")
+        #expect(AlarmStore(directory: folder).load().first { $0.id == nobody.id } == nil)
+    }
+
+    /// Was the policy half of an end-to-end test: the sound server goes away mid-ring; the
+    /// alert stays up, the sound server is asked again a second later, and the alarm rings on
+    /// from its own stream as soon as it is back. (Killing the real PulseAudio stays end to end.)
+    @Test func aSoundServerLostMidRingIsAskedAgainAndTheAlarmRingsOnWhenItIsBack() throws {
+        _ = try timer("Loud", seconds: 1)
+        clock.advance(by: 1.1)
+        let alert = try #require(notifications.shown("Loud"))
+        #expect(notifications.requests[alert]?.hints["suppress-sound"] == .bool(true), "Reveille rings it itself")
+        let mark = notifications.calls.count
+        sound.vanish()
+        clock.advance(by: 0.5)
+        #expect(!sound.isAudible && notifications.onScreen == [alert] && calls(since: mark).isEmpty, "the alert stays up")
+        // Asked again after a second; the recording server answers at once.
+        clock.advance(by: 0.6)
+        #expect(sound.isAudible, "ringing resumes from Reveille's own stream")
+        #expect(sound.streams.filter { $0 == .open("Alarm: Loud", corked: false) }.count == 1)
     }
 }

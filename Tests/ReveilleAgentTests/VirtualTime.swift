@@ -125,7 +125,8 @@ final class VirtualClock: AgentClock {
 }
 
 /// A notification server in process: records every Notify and CloseNotification, answers each
-/// Notify on the clock's next turn, and presses buttons or closes notifications on request.
+/// Notify after `latency`, and presses buttons or closes notifications on request. Until it
+/// starts, shows wait for it, as `NotificationServer` holds them until a server answers.
 @GLibActor
 final class RecordingNotifications: NotificationTransport {
     enum Call: Equatable {
@@ -136,6 +137,8 @@ final class RecordingNotifications: NotificationTransport {
     }
 
     private(set) var calls: [Call] = []
+    /// What each notification was last asked to show, by its id.
+    private(set) var requests: [UInt32: NotificationServer.Request] = [:]
     private var observers: [@GLibActor (NotificationServer.ServerEvent) -> Void] = []
     private var handlers: [UInt32: NotificationServer.Handlers] = [:]
     private var lastID: UInt32 = 0
@@ -145,9 +148,25 @@ final class RecordingNotifications: NotificationTransport {
 
     init(clock: VirtualClock) { self.clock = clock }
 
-    /// The server starts (or answers its first call), with actions.
+    /// Shows waiting for a server.
+    private var waiting: [(request: NotificationServer.Request, replacing: UInt32, handlers: NotificationServer.Handlers,
+                           shown: @GLibActor (UInt32?) -> Void)] = []
+    private var running = false
+
+    /// The server starts (or answers its first call), with actions; then shows what waited.
     func start(name: String = "recording", capabilities: Set<String> = ["actions", "body", "persistence"]) {
+        running = true
         for observer in observers { observer(.ready(NotificationServerProfile(name: name, version: "1", capabilities: capabilities))) }
+        let shows = waiting
+        waiting = []
+        for show in shows { self.show(show.request, replacing: show.replacing, handlers: show.handlers, shown: show.shown) }
+    }
+
+    /// The server goes away, with every notification it showed.
+    func leave() {
+        running = false
+        handlers = [:]
+        for observer in observers { observer(.left) }
     }
 
     /// The notifications on screen now.
@@ -174,6 +193,7 @@ final class RecordingNotifications: NotificationTransport {
 
     func show(_ request: NotificationServer.Request, replacing id: UInt32, handlers: NotificationServer.Handlers,
               shown: @escaping @GLibActor (UInt32?) -> Void) {
+        guard running else { return waiting.append((request, id, handlers, shown)) }
         let given: UInt32
         if id != 0, self.handlers[id] != nil {
             given = id
@@ -182,6 +202,7 @@ final class RecordingNotifications: NotificationTransport {
             given = lastID
         }
         calls.append(.notify(given, summary: request.summary, replacing: id, actions: request.actions.map(\.key)))
+        requests[given] = request
         self.handlers[given] = handlers
         clock.after(latency) { shown(given) }
     }
