@@ -5,7 +5,7 @@ import ReveilleTestSupport
 
 /// The vertical slice against real peers: a private bus, the recording notification
 /// server, PulseAudio, and the real agent and CLI binaries.
-@Suite("Alerts end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Alerts end to end", .waitsOnItsOwnThread)
 struct AlertTests {
     @Test func timerAlertsCriticalWithStopAndSnoozeThenSnoozesAndStops() throws {
         let session = try TestSession()

@@ -5,7 +5,7 @@ import ReveilleTestSupport
 
 /// Issue 27, "Everyday use", end to end: watch on a pseudo-terminal, edit and skip through the
 /// agent, the installed completion and the package's copyright.
-@Suite("Everyday use end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Everyday use end to end", .waitsOnItsOwnThread)
 struct EverydayUseEndToEndTests {
     struct Summary: Decodable {
         var id: String, title: String, state: String, fireDate: String?, timeRemaining: Double?, skipped: String?

@@ -7,7 +7,7 @@ import SystemPackage
 
 /// Faults under load. `REVEILLE_LONG_TESTS=1` runs the long variants (1,000 mutations,
 /// 10,000 fuzz cases); the default counts keep `make test` short.
-@Suite("Faults end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Faults end to end", .waitsOnItsOwnThread)
 struct FaultTests {
     static let long = ProcessInfo.processInfo.environment["REVEILLE_LONG_TESTS"] != nil
 

@@ -4,7 +4,7 @@ import ReveilleCore
 import ReveilleTestSupport
 
 /// AlarmKit's countdown and paused presentations as live notifications, against the recording server.
-@Suite("Live presentation end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Live presentation end to end", .waitsOnItsOwnThread)
 struct LivePresentationTests {
     @Test func countdownPausesResumesAndTurnsIntoTheAlertInOneSlot() throws {
         let session = try TestSession(audio: .none)
@@ -78,7 +78,7 @@ struct LivePresentationTests {
     // ShellsOnVirtualTimeTests.anAlarmDueWithoutAServerIsShownWhenOneAppears.
 }
 
-@Suite("reveille watch in a terminal", .serialized, .waitsOnItsOwnThread)
+@Suite("reveille watch in a terminal", .waitsOnItsOwnThread)
 struct WatchTerminalTests {
     @Test func liveViewShowsProgressAndAnswersKeys() throws {
         let session = try TestSession(audio: .none)

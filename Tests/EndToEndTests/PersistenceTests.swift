@@ -5,7 +5,7 @@ import ReveilleTimeZone
 import ReveilleTestSupport
 import SystemPackage
 
-@Suite("Persistence and time end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Persistence and time end to end", .waitsOnItsOwnThread)
 struct PersistenceTests {
     @Test func fixedAlarmSurvivesKill9AndRingsAfterRestart() throws {
         let session = try TestSession()
@@ -99,7 +99,7 @@ struct PersistenceTests {
 
 /// Wall-clock jumps through the agent's test clock (the same recompute path as timerfd's
 /// ECANCELED), and the real ECANCELED path through clock_settime(2).
-@Suite("Clock jumps end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Clock jumps end to end", .waitsOnItsOwnThread)
 struct ClockJumpTests {
     /// The kernel's own notice. Setting CLOCK_REALTIME, even to the value it has, cancels every
     /// timerfd armed with TFD_TIMER_CANCEL_ON_SET. The test moves the agent's test clock an
