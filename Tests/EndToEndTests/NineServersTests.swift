@@ -77,7 +77,8 @@ struct SwayncTests {
         try session.startAgent()
         var missing: [Int] = []
         for round in 1...20 {
-            let timer = try session.ringTimer("3s", "Tea \(round)")
+            // 1 s: the countdown is on screen (and in swaync's panel) before the alert replaces it.
+            let timer = try session.ringTimer("1s", "Tea \(round)")
             // The countdown gone from swaync's panel: what pops up now is the alert, or nothing.
             _ = try eventually("round \(round): the alert alone in swaync's panel") {
                 try session.swayncClient("--count").stdout.trimmed() == "1" ? true : nil
