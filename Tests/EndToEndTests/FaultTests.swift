@@ -197,7 +197,11 @@ struct FaultTests {
         try session.startAgent()
         // A folder where the journal should be: it cannot be opened for writing, even by root,
         // while the snapshot still can. (The agent holds the journal it opened at start: it must
-        // see that it is no longer the one at that name, which a restart would read.)
+        // see that it is no longer the one at that name, which a restart would read.) The agent
+        // opens it once it holds the state folder, a moment after it owns the bus name.
+        _ = try eventually("the agent's journal") {
+            FileManager.default.fileExists(atPath: session.stateDirectory + "/alarms.journal") ? true : nil
+        }
         try FileManager.default.removeItem(atPath: session.stateDirectory + "/alarms.journal")
         try FileManager.default.createDirectory(atPath: session.stateDirectory + "/alarms.journal", withIntermediateDirectories: true)
         for title in ["First", "Second"] {
