@@ -32,8 +32,6 @@ package final class Agent {
     /// Starts the parts in order once this agent owns the bus name and the state folder, and
     /// stops them in reverse.
     private var runner: DaemonRunner?
-    /// What the runner's parts are made of, kept alive while it runs.
-    private var timeZone: LocalTimeZone?
 
     package init(options: Options, logger: Logger) {
         self.options = options
@@ -74,51 +72,43 @@ package final class Agent {
             throw AgentError("cannot connect to the session bus (\(error.message)); is DBUS_SESSION_BUS_ADDRESS set?")
         }
         let paths = ReveillePaths(environment: options.environment)
-        let timeZone = LocalTimeZone(localtimePath: options.localtimePath, environment: options.environment)
-        self.timeZone = timeZone
-        let clock = TestClock(file: options.testClockOffsetFile)
+        let zone = LocalTimeZone(localtimePath: options.localtimePath, environment: options.environment)
+        // Every part reads the time, the zone and its timers from this one clock.
+        let clock = LiveClock(zone: zone, offsetFile: options.testClockOffsetFile)
         let runtime = AgentRuntime(store: AlarmStore(directory: paths.stateDirectory, logger: logger),
                                    settings: .init(lateWindow: options.lateWindow), logger: logger,
-                                   intents: IntentRunner(bus: bus, logger: logger),
-                                   now: { clock.now }, timeZone: { timeZone.current })
-        if options.testClockOffsetFile != nil {
-            // The test clock follows its file whenever the agent looks at the clock again:
-            // on SIGUSR1, and when the kernel says the real clock was set (timerfd's ECANCELED).
-            runtime.onClockChange = { clock.reload() }
-            MainLoopSources.onSignal(SIGUSR1) { runtime.receive(.clockSet) }
-        }
-        timeZone.onChange = { [logger] zone in
+                                   intents: IntentRunner(bus: bus, logger: logger), clock: clock)
+        zone.onChange = { [logger] zone in
             logger.info("time zone changed to \(zone.identifier)")
             runtime.receive(.timeZoneChanged)
         }
         // Before any library (GSettings reading the sound theme) opens GIO's shared connection.
         BusConnection.keepSharedSessionBusFromExiting()
         let settings = AgentSettings.load(from: paths.configDirectory, logger: logger)
+        let sinkGuard = SinkGuard(stateDirectory: paths.stateDirectory, enabled: settings.unmuteMutedSink, logger: logger)
         let sounder = AlarmSounder(library: SoundLibrary(environment: options.environment),
-                                   sinkGuard: SinkGuard(stateDirectory: paths.stateDirectory,
-                                                        enabled: settings.unmuteMutedSink, logger: logger),
-                                   logger: logger, runtime: runtime, now: { clock.now })
+                                   output: PulseSoundOutput(sinkGuard: sinkGuard, logger: logger),
+                                   logger: logger, runtime: runtime, clock: clock)
         let notifications = NotificationServer(bus: bus, logger: logger)
         let reach = NotificationReachWatch(server: notifications, bus: bus, logger: logger, runtime: runtime)
-        let presenter = AlarmPresenter(server: notifications, logger: logger, now: { clock.now }, timeZone: { timeZone.current },
-                                       runtime: runtime)
+        let presenter = AlarmPresenter(server: notifications, logger: logger, clock: clock, runtime: runtime)
         let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger),
                                     server: notifications, logger: logger)
         let service = try AlarmService(bus: bus, runtime: runtime, sounder: sounder, authorizer: authorizer, logger: logger)
         let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead),
                                      stateDirectory: paths.stateDirectory, logger: logger, runtime: runtime)
-        service.wakeStatus = { sleep.status() }
+        service.sleep = sleep
         let history = HistoryFile(directory: paths.stateDirectory, logger: logger)
         runtime.history = history
-        service.history = { history.history }
+        service.history = history
         let panel = settings.panelItem
-            ? try PanelItem(bus: bus, runtime: runtime, logger: logger, now: { clock.now }, timeZone: { timeZone.current }) : nil
+            ? try PanelItem(bus: bus, runtime: runtime, logger: logger, now: { clock.now }, timeZone: { clock.timeZone }) : nil
         let windows = AlertWindows(setting: settings.alertWindow, environment: options.environment, logger: logger,
-                                   now: { clock.now }, timeZone: { timeZone.current })
+                                   now: { clock.now }, timeZone: { clock.timeZone })
         // Nothing is sent anywhere until `reveille sync add`; REVEILLE_SYNC_INTERVAL (seconds) is for tests.
         let sync = SyncService(runtime: runtime, stateDirectory: paths.stateDirectory,
                                interval: options.environment["REVEILLE_SYNC_INTERVAL"].flatMap(Double.init).map { max(1, min($0, 3600)) } ?? 30,
-                               logger: logger, now: { clock.now }, timeZone: { timeZone.current })
+                               logger: logger, now: { clock.now }, timeZone: { clock.timeZone })
         service.sync = sync
         runtime.add([presenter, service, sleep, windows, reach, sync] + (panel.map { [$0] } ?? []), ringer: sounder)
 
@@ -157,7 +147,7 @@ package final class Agent {
                 self.takeStateLock(paths.stateDirectory, triesLeft: 50) {
                     runner.start()
                     if let failure = runner.outcome { return self.logger.critical("\(failure.reason)") }
-                    self.logger.info("reveille-agent \(ProcessInfo.processInfo.processIdentifier) owns \(AgentInterface.busName); time zone \(timeZone.current.identifier)")
+                    self.logger.info("reveille-agent \(ProcessInfo.processInfo.processIdentifier) owns \(AgentInterface.busName); time zone \(clock.timeZone.identifier)")
                 }
             case .connectionClosed:
                 // Exit non-zero, so systemd's Restart=on-failure brings the agent back.
@@ -206,25 +196,6 @@ package final class Agent {
         guard !runner.isStopping else { return logger.info("while stopping: \(reason)") }
         if status == 0 { logger.info("stopping: \(reason)") } else { logger.critical("\(reason)") }
         runner.stop(status: status, reason: reason)
-    }
-}
-
-/// The wall clock, shifted by the seconds in a file for tests; the real clock otherwise.
-@GLibActor
-final class TestClock {
-    private let file: String?
-    private var offset: TimeInterval = 0
-
-    init(file: String?) {
-        self.file = file
-        reload()
-    }
-
-    var now: Date { Date().addingTimeInterval(offset) }
-
-    func reload() {
-        guard let file else { return }
-        offset = (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { Double($0.trimmed()) } ?? 0
     }
 }
 

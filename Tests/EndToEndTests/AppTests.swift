@@ -4,7 +4,7 @@ import ReveilleCore
 import ReveilleTestSupport
 
 /// Apps on ReveilleKit (the reveille-test-app process): authorization, isolation, limits, metadata.
-@Suite("Apps end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Apps end to end", .waitsOnItsOwnThread)
 struct AppTests {
     /// Runs one AlarmManager call as app `app`.
     func app(_ session: TestSession, _ app: String, usage: String? = "Kitchen timers for your recipes",
@@ -169,7 +169,7 @@ struct AppTests {
     }
 }
 
-@Suite("Custom actions end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Custom actions end to end", .waitsOnItsOwnThread)
 struct CustomActionTests {
     @Test func runActionRunsExactlyItsArgvWithoutAShellAndTheAppHearsIt() throws {
         let session = try TestSession(audio: .none)
@@ -225,7 +225,7 @@ struct CustomActionTests {
     }
 }
 
-@Suite("The example app end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("The example app end to end", .waitsOnItsOwnThread)
 struct ExampleAppTests {
     @Test func cookingTimerExampleRunsAgainstALiveAgent() throws {
         let session = try TestSession(audio: .none)

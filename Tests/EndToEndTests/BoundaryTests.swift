@@ -6,7 +6,7 @@ import ReveilleTestSupport
 /// The agent's boundary under attack (issue "Silent by construction"): no request can make
 /// it hold memory in proportion to what a client sends, and the user's own tools work with
 /// as many alarms as the store holds.
-@Suite("The agent's boundary end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("The agent's boundary end to end", .waitsOnItsOwnThread)
 struct BoundaryTests {
     func hostile(_ session: TestSession, _ arguments: String...) throws -> [String: Any] {
         // The flood sends 960 MB; on a loaded 2-core machine that takes a while.

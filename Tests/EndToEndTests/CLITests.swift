@@ -5,7 +5,7 @@ import ReveilleTestSupport
 
 /// The commands a person reaches for, end to end: what each says it did, the new commands,
 /// and one exit-status convention.
-@Suite("The CLI end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("The CLI end to end", .waitsOnItsOwnThread)
 struct CLITests {
     struct FullJSON: Decodable {
         var id: String, title: String, state: String, fireDate: String?, enabled: Bool, secondary: String

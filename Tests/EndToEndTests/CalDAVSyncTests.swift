@@ -5,7 +5,7 @@ import ReveilleTestSupport
 
 /// Two machines: two agents in two private sessions with separate state folders, each with
 /// its own Secret Service (gnome-keyring), syncing through a real Radicale on loopback.
-@Suite("CalDAV sync end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("CalDAV sync end to end", .waitsOnItsOwnThread)
 struct CalDAVSyncTests {
     struct Listed: Decodable { var id: String; var title: String; var state: String }
 

@@ -5,7 +5,7 @@ import ReveilleTestSupport
 
 /// `reveille export` and `reveille import` end to end: two sessions with separate state
 /// folders, the file between them, and calendars other programs wrote.
-@Suite("iCalendar files end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("iCalendar files end to end", .waitsOnItsOwnThread)
 struct CalendarFileTests {
     /// What `list --json` says of an alarm, less what moves with the clock.
     private func listed(_ session: TestSession) throws -> [[String: String]] {

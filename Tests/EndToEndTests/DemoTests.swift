@@ -7,7 +7,7 @@ import ReveilleTestSupport
 /// private demo desktop and stops everything again; in a session it says how to stop the
 /// agent it started and where that agent logs. Run with the binaries already built
 /// (`REVEILLE_BUILD_DIR`): a release build inside the test run would take minutes.
-@Suite("make run", .serialized, .waitsOnItsOwnThread)
+@Suite("make run", .waitsOnItsOwnThread)
 struct DemoTests {
     let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path

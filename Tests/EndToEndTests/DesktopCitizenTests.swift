@@ -4,7 +4,7 @@ import ReveilleCore
 import ReveilleTestSupport
 
 /// What a packager and a desktop expect of the agent's logs.
-@Suite("Logs end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Logs end to end", .waitsOnItsOwnThread)
 struct LogTests {
     @Test func underSystemdEachLogLineCarriesItsPriorityForTheJournal() throws {
         let session = try TestSession(audio: .none)
@@ -38,7 +38,7 @@ struct LogTests {
 }
 
 /// The agent in German and French: catalogs built from po/ by msgfmt, locales by localedef.
-@Suite("Translations end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Translations end to end", .waitsOnItsOwnThread)
 struct TranslationTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path

@@ -7,7 +7,7 @@ import SystemPackage
 
 /// Faults under load. `REVEILLE_LONG_TESTS=1` runs the long variants (1,000 mutations,
 /// 10,000 fuzz cases); the default counts keep `make test` short.
-@Suite("Faults end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Faults end to end", .waitsOnItsOwnThread)
 struct FaultTests {
     static let long = ProcessInfo.processInfo.environment["REVEILLE_LONG_TESTS"] != nil
 
@@ -21,6 +21,8 @@ struct FaultTests {
         /// A cancel sent; it may take effect even when the agent is killed before it answers.
         func tryToCancel(_ id: String) { lock.withLock { _ = triedToCancel.insert(id) } }
         func cancel(_ id: String) { lock.withLock { _ = cancelled.insert(id) } }
+        /// How many changes were acknowledged so far.
+        var acknowledged: Int { lock.withLock { added.count + cancelled.count } }
         var snapshot: (added: Set<String>, cancelled: Set<String>, triedToCancel: Set<String>) {
             lock.withLock { (added, cancelled, triedToCancel) }
         }
@@ -52,13 +54,22 @@ struct FaultTests {
                 }
             }
         }
-        // Meanwhile: kill -9 whoever owns the bus name, at random moments. The CLI starts a new
-        // agent itself when it finds none, as it would for a person.
+        // Meanwhile: kill -9 whoever owns the bus name after a random few more acknowledged
+        // changes, wherever the clients then are (mid-call, mid-write). The CLI starts a new agent
+        // itself when it finds none, as it would for a person.
+        let finished = { group.wait(timeout: .now()) == .success }
+        var killed = 0
         for _ in 0..<kills {
-            usleep(UInt32.random(in: 200_000...700_000))
-            if let pid = try session.ownerPID(of: AgentInterface.busName) { kill(pid, SIGKILL) }
+            let target = ledger.acknowledged + Int.random(in: 2...6)
+            _ = try eventually(timeout: 60, "\(target) acknowledged changes") { ledger.acknowledged >= target || finished() ? true : nil }
+            if finished() { break }
+            if let pid = try session.ownerPID(of: AgentInterface.busName) {
+                kill(pid, SIGKILL)
+                killed += 1
+            }
         }
         group.wait()
+        #expect(killed > 1, "the agent was killed while the clients ran, \(killed) times")
         #expect(try session.cli("list").status == 0)
         defer { if let pid = try? session.ownerPID(of: AgentInterface.busName) { kill(pid, SIGTERM) } }
         let listed = Set(try session.cliJSON([AlarmJSON].self, "list").map(\.id))
@@ -186,7 +197,11 @@ struct FaultTests {
         try session.startAgent()
         // A folder where the journal should be: it cannot be opened for writing, even by root,
         // while the snapshot still can. (The agent holds the journal it opened at start: it must
-        // see that it is no longer the one at that name, which a restart would read.)
+        // see that it is no longer the one at that name, which a restart would read.) The agent
+        // opens it once it holds the state folder, a moment after it owns the bus name.
+        _ = try eventually("the agent's journal") {
+            FileManager.default.fileExists(atPath: session.stateDirectory + "/alarms.journal") ? true : nil
+        }
         try FileManager.default.removeItem(atPath: session.stateDirectory + "/alarms.journal")
         try FileManager.default.createDirectory(atPath: session.stateDirectory + "/alarms.journal", withIntermediateDirectories: true)
         for title in ["First", "Second"] {

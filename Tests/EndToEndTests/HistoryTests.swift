@@ -3,7 +3,7 @@ import Testing
 import ReveilleCore
 import ReveilleTestSupport
 
-@Suite("History end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("History end to end", .waitsOnItsOwnThread)
 struct HistoryEndToEndTests {
     struct Entry: Decodable {
         var alarm: String, title: String, app: String, due: String, rang: String?, seconds: Double, ended: String

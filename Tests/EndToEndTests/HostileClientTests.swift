@@ -5,7 +5,7 @@ import ReveilleTestSupport
 
 /// What a hostile or careless app can do over D-Bus, driven by `hostile-client.py` (Debian's
 /// python3-dbus): every limit holds and says which limit it is.
-@Suite("Hostile clients end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Hostile clients end to end", .waitsOnItsOwnThread)
 struct HostileClientTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Support/hostile-client/hostile-client.py").path

@@ -9,7 +9,7 @@ import ReveilleTestSupport
 /// id is given to an unconfined process (forced through the PID namespace's `ns_last_pid`).
 /// A real dbus-daemon, a real bubblewrap sandbox and the real agent; the client is
 /// `pid-reuse.py` (Debian's python3-dbus).
-@Suite("Caller identity end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Caller identity end to end", .waitsOnItsOwnThread)
 struct IdentityTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Support/hostile-client/pid-reuse.py").path

@@ -3,7 +3,7 @@ import Testing
 import ReveilleCore
 import ReveilleTestSupport
 
-@Suite("Install and D-Bus activation", .serialized, .waitsOnItsOwnThread)
+@Suite("Install and D-Bus activation", .waitsOnItsOwnThread)
 struct InstallTests {
     let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path

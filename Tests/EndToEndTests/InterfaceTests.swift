@@ -3,7 +3,7 @@ import Testing
 import ReveilleCore
 import ReveilleTestSupport
 
-@Suite("D-Bus interface and CLI end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("D-Bus interface and CLI end to end", .waitsOnItsOwnThread)
 struct InterfaceTests {
     @Test func introspectionShowsTheInterfaceAndMatchesTheCommittedXML() throws {
         let session = try TestSession(audio: .none)

@@ -5,7 +5,7 @@ import ReveilleTestSupport
 
 /// The agent shows notifications through libnotify, on a thread of its own, against the
 /// recording server.
-@Suite("libnotify end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("libnotify end to end", .waitsOnItsOwnThread)
 struct LibNotifyTests {
     @Test func notificationsComeFromLibnotifyOnItsOwnThread() throws {
         let session = try TestSession(audio: .none)

@@ -6,7 +6,7 @@ import ReveilleTestSupport
 
 /// /etc/localtime as a regular file, a copy of a zone's data (container images, some
 /// installers): the agent reads its zone and follows it when it is rewritten or replaced.
-@Suite("A regular-file localtime end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("A regular-file localtime end to end", .waitsOnItsOwnThread)
 struct LocaltimeTests {
     /// When 07:30 next comes in `zone`, as the agent's JSON writes it.
     func nextHalfPastSeven(in zone: String) -> String {

@@ -5,7 +5,7 @@ import ReveilleTestSupport
 
 /// What each real server did wrong with Reveille's alerts (issue 31), against the server itself:
 /// started by D-Bus activation on a private bus, under Xvfb or a headless sway.
-@Suite("Real notification-daemon", .serialized, .waitsOnItsOwnThread)
+@Suite("Real notification-daemon", .waitsOnItsOwnThread)
 struct NotificationDaemonTests {
     /// Where notification-daemon 3.20 draws an alert's buttons (a one-line body), from its bubble's corner.
     static let stop = (x: 254, y: 87), snooze = (x: 313, y: 87)
@@ -45,7 +45,7 @@ struct NotificationDaemonTests {
     }
 }
 
-@Suite("Real MATE notification daemon", .serialized, .waitsOnItsOwnThread)
+@Suite("Real MATE notification daemon", .waitsOnItsOwnThread)
 struct MateNotificationDaemonTests {
     @Test func closingAnAlertWithItsCrossIsADismissalAndItComesBackAtOnce() throws {
         let session = try TestSession(notifications: .mate, audio: .none)
@@ -67,7 +67,7 @@ struct MateNotificationDaemonTests {
     }
 }
 
-@Suite("Real swaync", .serialized, .waitsOnItsOwnThread)
+@Suite("Real swaync", .waitsOnItsOwnThread)
 struct SwayncTests {
     /// An alert's popup covers more than this many pixels of the screen's top right quarter.
     static let popup = 5_000
@@ -77,7 +77,8 @@ struct SwayncTests {
         try session.startAgent()
         var missing: [Int] = []
         for round in 1...20 {
-            let timer = try session.ringTimer("3s", "Tea \(round)")
+            // 1 s: the countdown is on screen (and in swaync's panel) before the alert replaces it.
+            let timer = try session.ringTimer("1s", "Tea \(round)")
             // The countdown gone from swaync's panel: what pops up now is the alert, or nothing.
             _ = try eventually("round \(round): the alert alone in swaync's panel") {
                 try session.swayncClient("--count").stdout.trimmed() == "1" ? true : nil
@@ -112,7 +113,7 @@ struct SwayncTests {
     }
 }
 
-@Suite("Real LXQt notification daemon", .serialized, .waitsOnItsOwnThread)
+@Suite("Real LXQt notification daemon", .waitsOnItsOwnThread)
 struct LxqtNotificationdTests {
     /// Where lxqt-notificationd 1.2 draws an alert's buttons (a one-line body), from its
     /// bubble's left edge and bottom.
@@ -142,7 +143,7 @@ struct LxqtNotificationdTests {
     }
 }
 
-@Suite("Real mako", .serialized, .waitsOnItsOwnThread)
+@Suite("Real mako", .waitsOnItsOwnThread)
 struct MakoTests {
     @Test func theAlertPopsUpSaysHowToStopItAndMakoctlInvokeStopsIt() throws {
         let session = try TestSession(notifications: .mako, audio: .none)

@@ -5,7 +5,7 @@ import ReveilleTestSupport
 
 /// The panel item (StatusNotifierItem + dbusmenu) against a recording StatusNotifierWatcher on
 /// the private bus, which reads the item and its menu as a panel does and clicks as a person would.
-@Suite("Panel item end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Panel item end to end", .waitsOnItsOwnThread)
 struct PanelItemTests {
     /// One line of the watcher's record.
     struct Seen: Decodable {

@@ -7,7 +7,7 @@ import SystemPackage
 
 /// A state folder the agent cannot write: it starts all the same, rings what it has, answers
 /// Stop, and says once (log, notice, each refused change's error) that changes cannot be saved.
-@Suite("Unwritable state folder end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Unwritable state folder end to end", .waitsOnItsOwnThread)
 struct ReadOnlyStateTests {
     /// A timer stored by an earlier agent, due `seconds` from now.
     func storeTimer(_ title: String, dueIn seconds: TimeInterval, in state: String) throws -> AlarmRecord {

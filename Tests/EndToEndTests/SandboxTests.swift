@@ -5,7 +5,7 @@ import ReveilleTestSupport
 
 /// What a sandboxed (Flatpak) app may reach outside its sandbox: a real sandbox made by
 /// bubblewrap, as Flatpak makes it, with the `/.flatpak-info` that names the app.
-@Suite("Sandboxed apps end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Sandboxed apps end to end", .waitsOnItsOwnThread)
 struct SandboxTests {
     /// Runs `reveille-test-app APP_ID USAGE ARGUMENTS...` inside a bubblewrap sandbox whose
     /// `/.flatpak-info` names `appID`: a fresh root with the system's /usr, /etc and /opt (the Swift runtime), /tmp (the

@@ -4,7 +4,7 @@ import ReveilleCore
 import ReveilleTestSupport
 
 /// What a hostile or careless client or file must not achieve.
-@Suite("Security end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Security end to end", .waitsOnItsOwnThread)
 struct SecurityTests {
     @Test func controlCharactersAndMarkupInTitlesAreShownSafely() throws {
         let session = try TestSession(audio: .none)

@@ -4,7 +4,7 @@ import ReveilleCore
 import ReveilleTestSupport
 
 /// Sound against a real PulseAudio with a null sink, heard through its monitor.
-@Suite("Sound end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Sound end to end", .waitsOnItsOwnThread)
 struct SoundTests {
     /// A fixed instant `seconds` from now, on a whole second, as the CLI takes it.
     func wholeSecond(in seconds: Double) -> (text: String, date: Date) {
@@ -236,9 +236,8 @@ struct SoundTests {
     }
 }
 
-/// Which file a sound name rings, and what is refused as a sound: a suite of its own so that it
-/// runs beside the ringing tests (each suite runs its tests one after another).
-@Suite("Sound names and files end to end", .serialized, .waitsOnItsOwnThread)
+/// Which file a sound name rings, and what is refused as a sound.
+@Suite("Sound names and files end to end", .waitsOnItsOwnThread)
 struct SoundNameTests {
     @Test func freedesktopThemeSoundPlaysByName() throws {
         let session = try TestSession()
@@ -370,7 +369,7 @@ struct SoundEntry: Decodable {
     var source: String
 }
 
-@Suite("Sound after a crash", .serialized, .waitsOnItsOwnThread)
+@Suite("Sound after a crash", .waitsOnItsOwnThread)
 struct SoundCrashTests {
     @Test func aSinkTheUserChangedAfterACrashIsLeftAsTheUserSetIt() throws {
         let session = try TestSession()
@@ -419,7 +418,7 @@ struct SoundCrashTests {
 }
 
 /// Sound through PipeWire as desktops run it now: pipewire, WirePlumber and pipewire-pulse.
-@Suite("Sound on PipeWire", .serialized, .waitsOnItsOwnThread)
+@Suite("Sound on PipeWire", .waitsOnItsOwnThread)
 struct PipeWireSoundTests {
     @Test func mutedNotificationSoundsDoNotSilenceTheAlarmAndStayMuted() throws {
         let session = try TestSession(audio: .pipeWire)

@@ -6,7 +6,7 @@ import ReveilleTestSupport
 /// AlarmKit's synchronous calls (`alarms`, `authorizationState`, cancel, stop, countdown,
 /// pause, resume), made by reveille-test-app from the main thread, a plain thread and the
 /// thread that runs the GLib loop, against a live agent; and with no agent running yet.
-@Suite("Synchronous AlarmManager calls end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Synchronous AlarmManager calls end to end", .waitsOnItsOwnThread)
 struct SynchronousAPITests {
     func app(_ session: TestSession, _ app: String, _ command: String...) throws -> Subprocess.Result {
         try Subprocess.run(session.binaries + "/reveille-test-app", [app, "Synchronous calls"] + command,

@@ -6,7 +6,7 @@ import ReveilleTestSupport
 /// Issue 27: `show` once said an alarm would wake the computer while `status` said it could
 /// not. Both now read the agent's one `WakeStatus`. The agent runs without `CAP_WAKE_ALARM`
 /// (which root has), so that the wake helper is its way to wake the machine.
-@Suite("show and status agree on waking", .serialized, .waitsOnItsOwnThread)
+@Suite("show and status agree on waking", .waitsOnItsOwnThread)
 struct WakeAgreementTests {
     struct Shown: Decodable { var wakes: Bool, wakeReason: String? }
 

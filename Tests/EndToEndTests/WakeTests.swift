@@ -5,7 +5,7 @@ import ReveilleTestSupport
 
 /// Waking from suspend, without a real suspend: a private system bus with logind and polkit
 /// from python3-dbusmock, and the real wake helper writing to a stand-in RTC folder.
-@Suite("Wake from suspend end to end", .serialized, .waitsOnItsOwnThread)
+@Suite("Wake from suspend end to end", .waitsOnItsOwnThread)
 struct WakeTests {
     let reveilleInhibitor = ["sleep", "Reveille", "Setting the wake-up time for the next alarm", "delay"]
 

@@ -47,24 +47,14 @@ final class AgentRuntimeTests {
         }
     }
 
-    /// The virtual clock the runtime reads.
-    @GLibActor
-    final class Clock {
-        var now = Date(timeIntervalSince1970: 1_800_000_000)
-    }
-
-    let clock = Clock()
+    let clock = VirtualClock()
     let recorder = Recorder()
     let runtime: AgentRuntime
     let folder: FilePath
 
     init() throws {
-        folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("reveille-runtime-\(UUID())").path)
-        try FileManager.default.createDirectory(atPath: folder.string, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        let utc = GLibTimeZone(identifier: "UTC")!
-        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"),
-                               now: { [clock] in clock.now }, timeZone: { utc })
+        folder = try privateFolder("reveille-runtime")
+        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock)
         runtime.add([recorder])
     }
 
@@ -79,10 +69,9 @@ final class AgentRuntimeTests {
         return try #require(try runtime.call(.schedule(id: id, request: request, appID: ClientIdentity.userAppID)))
     }
 
-    /// The clock passes `seconds` and the timer fires.
+    /// The clock passes `seconds`, and the timer fires where it is due.
     func pass(_ seconds: TimeInterval) {
-        clock.now += seconds
-        runtime.receive(.timerFired)
+        clock.advance(by: seconds)
     }
 
     /// The window the end-to-end test once waited 4 s for, on virtual time: a paused timer's
@@ -170,8 +159,9 @@ final class AgentRuntimeTests {
         }
         let before = timers()
         do {
+            let zone = LocalTimeZone(localtimePath: "/etc/localtime", environment: ["TZ": "UTC"])
             let other = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"),
-                                     timeZone: { GLibTimeZone(identifier: "UTC")! })
+                                     clock: LiveClock(zone: zone, offsetFile: nil))
             try other.start()
             #expect(timers() == before + 1)
         }

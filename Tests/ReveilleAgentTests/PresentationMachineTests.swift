@@ -185,4 +185,22 @@ struct PresentationMachineTests {
         #expect(alert.contains(.cancelRefresh(timer.id)) && !alert.contains { if case .scheduleRefresh = $0 { true } else { false } },
                 "an alert's text does not count down")
     }
+
+    /// A countdown closed by the user while its update was being asked for is on screen again
+    /// once the server answers: it keeps counting down (a "dismissed" flag beside a shown
+    /// notification once froze it).
+    @Test func aCountdownClosedWhileItsUpdateIsAskedForKeepsCountingDownWhenShownAgain() throws {
+        var machine = PresentationMachine()
+        let timer = try policy.timer(seconds: 600)
+        try shown(&machine, timer, as: 7)
+        let update = machine.present(timer, now: now.addingTimeInterval(120), timeZone: utc, soundingItself: true)
+        let generation = try #require(shows(update).first).generation
+        #expect(shows(update).map(\.replacing) == [7], "updated in place")
+        #expect(machine.closed(timer.id, generation: generation, shownID: 7, reason: 2).isEmpty)
+        #expect(machine.shown(timer.id, generation: generation, shownID: 8, current: timer, now: now, timeZone: utc,
+                              soundingItself: true).isEmpty)
+        let next = machine.present(timer, now: now.addingTimeInterval(240), timeZone: utc, soundingItself: true)
+        #expect(shows(next).map(\.replacing) == [8], "the countdown on screen is updated, not left stale")
+        #expect(machine.slots[timer.id]?.screen == .asking(.init(previous: .updatedInPlace(8, answered: false))))
+    }
 }

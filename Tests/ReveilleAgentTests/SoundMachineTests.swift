@@ -121,4 +121,21 @@ struct SoundMachineTests {
         #expect(Set(effects.filter { if case .stop = $0 { true } else { false } }) == [.stop(id), .stop(other)])
         #expect(effects.suffix(2) == [.restoreSink, .sounding([])])
     }
+
+    /// An alarm due in less than the prepare lead arms its prepare timer in the past, which
+    /// fires at once: a prepare that could not open (the sound server not there yet, or the
+    /// stream refused) once armed the same past instant again, and the loop spun until the
+    /// alarm rang. Each instant is prepared once; the stream then opens when the alarm rings.
+    @Test mutating func aPrepareThatCannotOpenIsNotArmedAgainForTheSameInstant() {
+        #expect(handle(.started) == [.connect, .restoreSink])
+        let due = now.addingTimeInterval(1)
+        #expect(alarm(.scheduled, due: due) == [.armPrepare(id, at: due.addingTimeInterval(-SoundMachine.prepareAhead)), .restoreSink])
+        #expect(!handle(.prepareDue(id)).contains { if case .armPrepare = $0 { true } else { false } }, "the server is not there yet")
+        // Once the server is there, the prepare is tried again: a refused stream is not.
+        #expect(handle(.server(ready: true)).contains(.armPrepare(id, at: due.addingTimeInterval(-SoundMachine.prepareAhead))))
+        #expect(handle(.prepareDue(id)) == [.open(id, corked: true), .restoreSink])
+        #expect(!handle(.openFailed(id)).contains { if case .armPrepare = $0 { true } else { false } }, "refused: not armed again")
+        now = due
+        #expect(alarm(.alerting) == [.raiseSink, .open(id, corked: false), .sounding([id])], "it opens when it rings")
+    }
 }

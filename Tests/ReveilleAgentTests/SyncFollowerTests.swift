@@ -16,20 +16,16 @@ import SystemPackage
 final class SyncFollowerTests {
     @GLibActor
     final class Machine {
-        final class Clock { var now = Date(timeIntervalSince1970: 1_900_000_000) }
-        let clock = Clock()
+        let clock = VirtualClock(now: Date(timeIntervalSince1970: 1_900_000_000))
         let runtime: AgentRuntime
         let sync: SyncFollower
         let folder: FilePath
 
         init(_ server: RadicaleServer) throws {
-            folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("reveille-sync-\(UUID())").path)
-            try FileManager.default.createDirectory(atPath: folder.string, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            folder = try privateFolder("reveille-sync")
             let utc = GLibTimeZone(identifier: "UTC")!
             let clock = clock
-            runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"),
-                                   now: { clock.now }, timeZone: { utc })
+            runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock)
             let collection = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password,
                                               http: HTTPClient(deadline: 20))
             sync = SyncFollower(collection: collection, user: server.user, runtime: runtime, stateDirectory: folder,
@@ -43,10 +39,9 @@ final class SyncFollowerTests {
         /// The alarm as this machine's store has it.
         func record(_ id: UUID) -> AlarmRecord? { AlarmStore(directory: folder).load().first { $0.id == id } }
 
-        /// The clock reaches `date` and the timer fires.
+        /// The clock reaches `date`; the timer fires where it is due.
         func pass(to date: Date) {
-            clock.now = date
-            runtime.receive(.timerFired)
+            clock.advance(to: date)
         }
     }
 
@@ -63,12 +58,12 @@ final class SyncFollowerTests {
     func ring(_ id: UUID, at due: Date, on machines: [Machine], answer action: AlarmAction, on answering: Machine) async throws {
         for machine in machines { machine.pass(to: due) }
         #expect(machines.allSatisfy { $0.record(id)?.state == .alerting })
-        answering.clock.now = due.addingTimeInterval(10)
+        answering.clock.advance(to: due.addingTimeInterval(10))
         try answering.runtime.call(.apply(action, id: id.uuidString))
         await answering.sync.sync()
         await answering.sync.sync()
         for machine in machines where machine !== answering {
-            machine.clock.now = due.addingTimeInterval(15)
+            machine.clock.advance(to: due.addingTimeInterval(15))
             await machine.sync.sync()
             await machine.sync.sync()
         }

@@ -15,10 +15,10 @@ import ReveilleCore
 @GLibActor
 final class AlarmPresenter: AlarmFollower {
     private var machine = PresentationMachine()
-    /// The main loop's timers for each alarm's pending re-show and countdown refresh.
-    private var reshowTimers: [UUID: UInt32] = [:]
-    private var refreshTimers: [UUID: UInt32] = [:]
-    private let server: NotificationServer
+    /// The timers for each alarm's pending re-show and countdown refresh.
+    private var reshowTimers: [UUID: ClockTimer] = [:]
+    private var refreshTimers: [UUID: ClockTimer] = [:]
+    private let server: any NotificationTransport
     /// The running server's profile, for what its close reasons mean and what it does in Do
     /// Not Disturb.
     private var profile: NotificationServerProfile?
@@ -31,16 +31,13 @@ final class AlarmPresenter: AlarmFollower {
     private var pressed: [AgentEvent] = []
     private var running = 0
     private let logger: Logger
-    private let now: () -> Date
-    private let timeZone: () -> any TimeZoneRules
-    init(server: NotificationServer, logger: Logger, now: @escaping () -> Date = Date.init,
-         timeZone: @escaping () -> any TimeZoneRules,
-         runtime: AgentRuntime) {
+    private let clock: any AgentClock
+
+    init(server: any NotificationTransport, logger: Logger, clock: any AgentClock, runtime: AgentRuntime) {
         self.server = server
-        self.now = now
+        self.clock = clock
         self.logger = logger
         self.runtime = runtime
-        self.timeZone = timeZone
         server.observeServer { [weak self] event in
             switch event {
             case .ready(let profile): self?.serverChanged(profile)
@@ -60,7 +57,7 @@ final class AlarmPresenter: AlarmFollower {
 
     func hear(_ notice: AgentNotice) {
         switch notice {
-        case .missed(let record, let due, let reason): show(.missed(record, due: due, reason: reason, timeZone: timeZone()))
+        case .missed(let record, let due, let reason): show(.missed(record, due: due, reason: reason, timeZone: clock.timeZone))
         case .notice(let summary, let body): show(.notice(summary: summary, body: body))
         case .notificationReach(let new): reachChanged(new)
         case .buttonPressed: break
@@ -86,9 +83,9 @@ final class AlarmPresenter: AlarmFollower {
         logger.info("Do Not Disturb ended on a server that dropped the alerts shown meanwhile: showing them again")
         // The server reads the end of its Do Not Disturb at its own pace (LXQt re-reads its file
         // within a second): shown sooner, the alert would be dropped again.
-        MainLoopSources.after(milliseconds: UInt32(KnownServer.doNotDisturbEndReadWithin * 1000)) { [weak self] in
+        clock.after(KnownServer.doNotDisturbEndReadWithin) { [weak self] in
             guard let self, self.reach != .unseen else { return }
-            self.run(self.machine.showAlertsAgain(self.alarms.list, now: self.now(), timeZone: self.timeZone(),
+            self.run(self.machine.showAlertsAgain(self.alarms.list, now: self.clock.now, timeZone: self.clock.timeZone,
                                                   soundingItself: self.isSounding))
         }
     }
@@ -110,7 +107,7 @@ final class AlarmPresenter: AlarmFollower {
     private func isSounding(_ id: UUID) -> Bool { alarms.sounding.contains(id) }
 
     private func present(_ record: AlarmRecord) -> [PresentationMachine.Effect] {
-        machine.present(record, now: now(), timeZone: timeZone(), soundingItself: isSounding(record.id))
+        machine.present(record, now: clock.now, timeZone: clock.timeZone, soundingItself: isSounding(record.id))
     }
 
     private func serverChanged(_ profile: NotificationServerProfile?) {
@@ -118,8 +115,8 @@ final class AlarmPresenter: AlarmFollower {
         machine.closeBeforeFresh = profile?.quirks.contains(.closeBeforeFresh) == true
         // The reach watch hears of a new server after this: what is shown again now follows
         // what the server says of itself (its Do Not Disturb, once read, follows as a reach).
-        run(machine.serverChanged(present: profile != nil, alarms: profile == nil ? [] : alarms.list, now: now(),
-                                  timeZone: timeZone(), soundingItself: isSounding))
+        run(machine.serverChanged(present: profile != nil, alarms: profile == nil ? [] : alarms.list, now: clock.now,
+                                  timeZone: clock.timeZone, soundingItself: isSounding))
     }
 
     private func handlers(for id: UUID, generation: Int) -> NotificationServer.Handlers {
@@ -150,7 +147,7 @@ final class AlarmPresenter: AlarmFollower {
                 server.show(request, replacing: replacing, handlers: handlers(for: id, generation: generation)) { [weak self] shownID in
                     guard let self else { return }
                     self.run(self.machine.shown(id, generation: generation, shownID: shownID, current: self.alarms[id],
-                                                now: self.now(), timeZone: self.timeZone(), soundingItself: self.isSounding(id)))
+                                                now: self.clock.now, timeZone: self.clock.timeZone, soundingItself: self.isSounding(id)))
                 }
             case .close(let shownID):
                 server.close(shownID)
@@ -158,24 +155,24 @@ final class AlarmPresenter: AlarmFollower {
                 // `afterPress` acts only on a custom button, which changes nothing: the alarm
                 // as it is now is the alarm after the press.
                 pressed.append(.buttonPressed(id, role, snoozeLength: snoozeLength))
-                run(machine.afterPress(id, role: role, current: alarms[id], now: now(), timeZone: timeZone(), soundingItself: isSounding(id)))
+                run(machine.afterPress(id, role: role, current: alarms[id], now: clock.now, timeZone: clock.timeZone, soundingItself: isSounding(id)))
             case .scheduleReshow(let id, let generation, let pause):
-                reshowTimers[id] = MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self] in
+                reshowTimers[id] = clock.after(pause) { [weak self] in
                     guard let self else { return }
                     self.reshowTimers[id] = nil
                     self.run(self.machine.reshowDue(id, generation: generation, current: self.alarms[id],
-                                                    now: self.now(), timeZone: self.timeZone(), soundingItself: self.isSounding(id)))
+                                                    now: self.clock.now, timeZone: self.clock.timeZone, soundingItself: self.isSounding(id)))
                 }
             case .cancelReshow(let id):
-                if let timer = reshowTimers.removeValue(forKey: id) { MainLoopSources.remove(timer) }
+                if let timer = reshowTimers.removeValue(forKey: id) { clock.cancel(timer) }
             case .scheduleRefresh(let id, _, let wait):
-                refreshTimers[id] = MainLoopSources.after(milliseconds: UInt32(wait * 1000)) { [weak self] in
+                refreshTimers[id] = clock.after(wait) { [weak self] in
                     guard let self else { return }
                     self.refreshTimers[id] = nil
                     if let record = self.alarms[id] { self.run(self.present(record)) }
                 }
             case .cancelRefresh(let id):
-                if let timer = refreshTimers.removeValue(forKey: id) { MainLoopSources.remove(timer) }
+                if let timer = refreshTimers.removeValue(forKey: id) { clock.cancel(timer) }
             case .log(let level, let message):
                 logger.log(level: level, "\(message)")
             }

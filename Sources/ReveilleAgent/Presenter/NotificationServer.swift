@@ -11,7 +11,7 @@ import ReveilleBus
 /// Every call may start the server by D-Bus activation (dunst, mako and xfce4-notifyd are
 /// usually started that way); without an activatable server, shows wait for one to appear.
 @GLibActor
-final class NotificationServer {
+final class NotificationServer: NotificationTransport {
     static let busName = "org.freedesktop.Notifications"
     static let path = "/org/freedesktop/Notifications"
 
@@ -99,7 +99,7 @@ final class NotificationServer {
 
     /// Shows `request` (replacing notification `id` in place when not 0) as soon as a server
     /// is there; `shown` hears the server's id, or `nil` when it could not be shown.
-    func show(_ request: Request, replacing id: UInt32 = 0, handlers: Handlers,
+    func show(_ request: Request, replacing id: UInt32, handlers: Handlers,
               shown: @escaping @GLibActor (UInt32?) -> Void) {
         lastTicket += 1
         let ticket = Ticket(request: request, handlers: handlers, shown: [shown])
@@ -285,6 +285,28 @@ final class NotificationServer {
     /// Plain text as a server that reads markup must receive it.
     nonisolated static func escapingMarkup(_ text: String) -> String {
         text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
+    }
+}
+
+/// What the presenter asks of the notification server: `NotificationServer` on the session bus,
+/// or a recording server in process for tests on virtual time.
+@GLibActor
+protocol NotificationTransport: AnyObject {
+    /// `observer` hears each change of the server from now on.
+    func observeServer(_ observer: @escaping @GLibActor (NotificationServer.ServerEvent) -> Void)
+    /// Shows `request` (replacing notification `id` in place when not 0); `shown` hears the
+    /// server's id, or `nil` when it could not be shown.
+    func show(_ request: NotificationServer.Request, replacing id: UInt32, handlers: NotificationServer.Handlers,
+              shown: @escaping @GLibActor (UInt32?) -> Void)
+    /// Closes a notification; its close is not reported back.
+    func close(_ id: UInt32)
+}
+
+extension NotificationTransport {
+    /// Shows `request` as a new notification.
+    func show(_ request: NotificationServer.Request, handlers: NotificationServer.Handlers,
+              shown: @escaping @GLibActor (UInt32?) -> Void) {
+        show(request, replacing: 0, handlers: handlers, shown: shown)
     }
 }
 

@@ -7,29 +7,59 @@ import ReveilleCore
 /// fell due), effects out (show, close, report a button, arm a timer). `AlarmPresenter` is its
 /// shell: it performs the effects on the notification server and the main loop's timers.
 ///
-/// Each alarm with something to show has one slot. A slot's `generation` tells an answer that
-/// belongs to it from one for a slot withdrawn (and perhaps created again) meanwhile.
+/// Each alarm with something to show has one slot, whose `screen` says where its notification
+/// is. A slot's `generation` tells an answer that belongs to it from one for a slot withdrawn
+/// (and perhaps created again) meanwhile.
 struct PresentationMachine {
     struct Slot: Equatable {
         let generation: Int
-        /// The server's id of what is on screen; `nil` when nothing is (or not yet).
-        var shownID: UInt32?
-        /// What a fresh notification replaces: closed once the server has answered for the new
-        /// one, never in the same instant (swaync 0.7.3 then left the new popup out).
-        var retiring: UInt32?
-        /// What is on screen may not have been seen (dropped in Do Not Disturb): the next
-        /// show is a fresh notification.
-        var unseen = false
-        /// A Notify call has not answered yet; `needsUpdate` says the alarm changed meanwhile.
-        var inFlight = false
-        var needsUpdate = false
-        var content: NotificationContent?
         var state: Alarm.State
-        /// A button of the notification on screen was pressed: servers may close it after that.
-        var answered = false
-        /// A countdown or paused notice the user dismissed stays away until the next change.
-        var dismissed = false
+        /// What the server was last asked to show; `nil` when it must be asked again (a new
+        /// server, a re-show).
+        var content: NotificationContent?
+        var screen: Screen = .nothing
         var reshow = AlertReshowPolicy()
+
+        var isAsking: Bool {
+            if case .asking = screen { true } else { false }
+        }
+    }
+
+    /// Where the alarm's notification is, as one of the states it can be in: each carries only
+    /// what is true of it, so no combination of flags that cannot happen can be written.
+    enum Screen: Equatable {
+        /// Nothing on screen: not shown yet, closed, lost with its server, or not shown by it.
+        case nothing
+        /// The user dismissed a countdown or paused notice: it stays away until the alarm's
+        /// state changes.
+        case dismissed
+        /// The server shows it as `id`; `answered`: one of its buttons was pressed (servers may
+        /// close it after that, and reuse its id).
+        case shown(UInt32, answered: Bool)
+        /// A Notify call has not answered yet.
+        case asking(Asking)
+    }
+
+    /// A Notify call waiting for the server's answer.
+    struct Asking: Equatable {
+        var previous: Previous?
+        /// The alarm changed while the server was asked: it is presented again on the answer.
+        var changedMeanwhile = false
+    }
+
+    /// The notification on screen before the one being asked for.
+    enum Previous: Equatable {
+        /// Updated in place (the same id); still on screen, and its buttons still answer.
+        case updatedInPlace(UInt32, answered: Bool)
+        /// Replaced by a fresh notification: closed once the server has answered for the new
+        /// one, never in the same instant (swaync 0.7.3 then left the new popup out).
+        case retiring(UInt32)
+
+        var id: UInt32 {
+            switch self {
+            case .updatedInPlace(let id, _), .retiring(let id): id
+            }
+        }
     }
 
     enum Effect: Equatable {
@@ -63,39 +93,55 @@ struct PresentationMachine {
     /// The alarm changed (or its text is due for a refresh): show what it needs now.
     /// `soundingItself`: Reveille plays its sound, so the server must not.
     mutating func present(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules, soundingItself: Bool) -> [Effect] {
+        present(record, now: now, timeZone: timeZone, soundingItself: soundingItself, unseen: false)
+    }
+
+    /// `unseen`: what is on screen may not have been seen (dropped in Do Not Disturb), so the
+    /// next notification is a fresh one.
+    private mutating func present(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules, soundingItself: Bool,
+                                  unseen: Bool) -> [Effect] {
         guard let content = NotificationContent(record, now: now, timeZone: timeZone, buttonsAnswer: buttonsAnswer) else { return withdraw(record.id) }
-        var effects: [Effect] = []
         var slot = slots[record.id] ?? newSlot(state: record.state)
-        let stateChanged = slot.state != record.state
         defer { slots[record.id] = slot }
-        if !stateChanged && (slot.dismissed || (slot.content == content && (slot.shownID != nil || slot.inFlight))) { return [] }
-        if slot.inFlight {
-            slot.needsUpdate = true
+        let stateChanged = slot.state != record.state
+        var onScreen: (id: UInt32, answered: Bool)?
+        switch slot.screen {
+        case .dismissed where !stateChanged:
             return []
+        case .asking where !stateChanged && slot.content == content, .shown where !stateChanged && slot.content == content:
+            return []
+        case .asking(var asking):
+            asking.changedMeanwhile = true
+            slot.screen = .asking(asking)
+            return []
+        case .shown(let id, let answered):
+            onScreen = (id, answered)
+        case .nothing, .dismissed:
+            break
         }
+        var effects: [Effect] = []
         if stateChanged {
-            slot.dismissed = false
             slot.reshow = AlertReshowPolicy()
             effects.append(.cancelReshow(record.id))
         }
         // What needs attention (an alert) comes as a new notification, and so does anything
         // after a button press (the server may have closed the old one and reuse its id).
-        let fresh = slot.shownID == nil || slot.answered || slot.unseen || (stateChanged && record.state == .alerting)
-        let replacing = fresh ? 0 : slot.shownID ?? 0
-        if fresh {
-            if closeBeforeFresh {
-                if let old = slot.shownID { effects.append(.close(old)) }
+        let fresh = onScreen.map { $0.answered || unseen || (stateChanged && record.state == .alerting) } ?? true
+        var previous: Previous?
+        if let old = onScreen?.id {
+            if !fresh {
+                previous = .updatedInPlace(old, answered: false)
+            } else if closeBeforeFresh {
+                effects.append(.close(old))
             } else {
                 // Closed when the server has answered for the new one (`shown`), not before it.
-                slot.retiring = slot.shownID
+                previous = .retiring(old)
             }
-            slot.shownID = nil
         }
         slot.state = record.state
         slot.content = content
-        slot.answered = false
-        slot.unseen = false
-        slot.inFlight = true
+        slot.screen = .asking(Asking(previous: previous))
+        let replacing = if case .updatedInPlace(let old, _) = previous { old } else { UInt32(0) }
         effects.append(.show(record.id, generation: slot.generation, content.request(soundingItself: soundingItself), replacing: replacing))
         effects.append(.cancelRefresh(record.id))
         if let wait = NotificationContent.nextRefresh(record, now: now) {
@@ -107,7 +153,12 @@ struct PresentationMachine {
     /// The alarm ended or shows nothing now: its notification goes.
     mutating func withdraw(_ id: UUID) -> [Effect] {
         guard let slot = slots.removeValue(forKey: id) else { return [] }
-        return [.cancelRefresh(id), .cancelReshow(id)] + [slot.shownID, slot.retiring].compactMap { $0.map { .close($0) } }
+        let onScreen: UInt32? = switch slot.screen {
+        case .shown(let shownID, _): shownID
+        case .asking(let asking): asking.previous?.id
+        case .nothing, .dismissed: nil
+        }
+        return [.cancelRefresh(id), .cancelReshow(id)] + (onScreen.map { [.close($0)] } ?? [])
     }
 
     // MARK: The server's answers
@@ -116,25 +167,30 @@ struct PresentationMachine {
     /// `current`: the alarm as it is now, for a change that came while the server was asked.
     mutating func shown(_ id: UUID, generation: Int, shownID: UInt32?, current: AlarmRecord?,
                         now: Date, timeZone: any TimeZoneRules, soundingItself: Bool) -> [Effect] {
-        guard var slot = slots[id], slot.generation == generation else {
-            // Withdrawn while the server was being asked: what it showed must still go.
+        // Withdrawn while the server was being asked (or an answer nothing waits for): what it
+        // showed must still go.
+        guard var slot = slots[id], slot.generation == generation, case .asking(let asking) = slot.screen else {
             return shownID.map { [.close($0)] } ?? []
         }
-        slot.inFlight = false
-        slot.shownID = shownID
         var effects: [Effect] = []
-        if let old = slot.retiring {
-            slot.retiring = nil
+        var answered = false
+        switch asking.previous {
+        case .retiring(let old) where old != shownID:
+            effects.append(.close(old))
+        case .updatedInPlace(_, let wasAnswered):
+            answered = wasAnswered
+        case .retiring, nil:
             // A server that closed the old one after an action may have given its id to the new one.
-            if old != shownID { effects.append(.close(old)) }
+            break
         }
+        slot.screen = shownID.map { .shown($0, answered: answered) } ?? .nothing
         if shownID == nil, slot.state == .alerting {
             effects += decide(slot.reshow.failedToShow(), &slot, id: id, reason: "could not be shown")
         }
-        let again = slot.needsUpdate
-        slot.needsUpdate = false
         slots[id] = slot
-        if again, let current { effects += present(current, now: now, timeZone: timeZone, soundingItself: soundingItself) }
+        if asking.changedMeanwhile, let current {
+            effects += present(current, now: now, timeZone: timeZone, soundingItself: soundingItself)
+        }
         return effects
     }
 
@@ -142,7 +198,17 @@ struct PresentationMachine {
     mutating func pressed(_ id: UUID, generation: Int, key: String) -> [Effect] {
         guard var slot = slots[id], slot.generation == generation,
               let button = slot.content?.buttons.first(where: { $0.key.actionKey == key }), let role = button.role else { return [] }
-        slot.answered = true
+        switch slot.screen {
+        case .shown(let shownID, _):
+            slot.screen = .shown(shownID, answered: true)
+        case .asking(var asking):
+            if case .updatedInPlace(let shownID, _) = asking.previous {
+                asking.previous = .updatedInPlace(shownID, answered: true)
+                slot.screen = .asking(asking)
+            }
+        case .nothing, .dismissed:
+            break
+        }
         slots[id] = slot
         return [.button(id, role, snoozeLength: button.snoozeLength)]
     }
@@ -160,22 +226,31 @@ struct PresentationMachine {
     /// The server closed the alarm's notification, for `reason` (1 expired, 2 dismissed, 3 by a
     /// call, 4 other).
     mutating func closed(_ id: UUID, generation: Int, shownID: UInt32, reason: UInt32) -> [Effect] {
-        guard var slot = slots[id], slot.generation == generation, slot.shownID == shownID else { return [] }
-        let afterAction = slot.answered
-        slot.shownID = nil
-        slot.answered = false
-        defer { slots[id] = slot }
-        guard slot.state == .alerting else {
-            if !afterAction { slot.dismissed = true }
+        guard var slot = slots[id], slot.generation == generation else { return [] }
+        let afterAction: Bool
+        switch slot.screen {
+        case .shown(shownID, let answered):
+            afterAction = answered
+            // A countdown or paused notice the user dismissed stays away until the next change.
+            slot.screen = slot.state != .alerting && !answered ? .dismissed : .nothing
+        case .asking(var asking):
+            guard case .updatedInPlace(shownID, let answered) = asking.previous else { return [] }
+            // What is being asked for shows it again; nothing to dismiss.
+            afterAction = answered
+            asking.previous = nil
+            slot.screen = .asking(asking)
+        default:
             return []
         }
+        defer { slots[id] = slot }
+        guard slot.state == .alerting else { return [] }
         return decide(slot.reshow.closed(reason: reason, afterAction: afterAction), &slot, id: id, reason: "closed (reason \(reason))")
     }
 
     /// A re-show fell due. `current`: the alarm now.
     mutating func reshowDue(_ id: UUID, generation: Int, current: AlarmRecord?,
                             now: Date, timeZone: any TimeZoneRules, soundingItself: Bool) -> [Effect] {
-        guard var slot = slots[id], slot.generation == generation, slot.shownID == nil, !slot.inFlight,
+        guard var slot = slots[id], slot.generation == generation, slot.screen == .nothing,
               let current, current.state == .alerting else { return [] }
         slot.content = nil
         slots[id] = slot
@@ -188,11 +263,10 @@ struct PresentationMachine {
                                   soundingItself: (UUID) -> Bool) -> [Effect] {
         var effects: [Effect] = []
         for record in alarms where record.state == .alerting {
-            guard var slot = slots[record.id], !slot.inFlight else { continue }
+            guard var slot = slots[record.id], !slot.isAsking else { continue }
             slot.content = nil
-            slot.unseen = true
             slots[record.id] = slot
-            effects += present(record, now: now, timeZone: timeZone, soundingItself: soundingItself(record.id))
+            effects += present(record, now: now, timeZone: timeZone, soundingItself: soundingItself(record.id), unseen: true)
         }
         return effects
     }
@@ -202,10 +276,16 @@ struct PresentationMachine {
     mutating func serverChanged(present: Bool, alarms: [AlarmRecord], now: Date, timeZone: any TimeZoneRules,
                                 soundingItself: (UUID) -> Bool) -> [Effect] {
         for id in Array(slots.keys) {
-            slots[id]?.shownID = nil
-            slots[id]?.retiring = nil
-            slots[id]?.answered = false
-            slots[id]?.content = nil
+            guard var slot = slots[id] else { continue }
+            slot.content = nil
+            switch slot.screen {
+            case .shown: slot.screen = .nothing
+            case .asking(var asking):
+                asking.previous = nil
+                slot.screen = .asking(asking)
+            case .nothing, .dismissed: break
+            }
+            slots[id] = slot
         }
         var effects: [Effect] = []
         guard present else {
@@ -213,13 +293,13 @@ struct PresentationMachine {
             // activatable one. Counted like a close, so a server that dies at once is not
             // restarted in a loop.
             for id in Array(slots.keys) {
-                guard var slot = slots[id], slot.state == .alerting, !slot.inFlight else { continue }
+                guard var slot = slots[id], slot.state == .alerting, !slot.isAsking else { continue }
                 effects += decide(slot.reshow.failedToShow(), &slot, id: id, reason: "was lost with the notification server")
                 slots[id] = slot
             }
             return effects
         }
-        for record in alarms where !(slots[record.id]?.inFlight ?? false) {
+        for record in alarms where !(slots[record.id]?.isAsking ?? false) {
             effects += self.present(record, now: now, timeZone: timeZone, soundingItself: soundingItself(record.id))
         }
         return effects

@@ -21,11 +21,10 @@ final class AgentRuntime {
         _modify { yield &book.engine }
     }
     private let store: AlarmStore
-    private let now: () -> Date
-    private let timeZone: () -> any TimeZoneRules
+    private let clock: any AgentClock
     private let logger: Logger
     private let intents: IntentRunner?
-    private var timer: WallClockTimer?
+    private var timer: (any WallClockAlarm)?
     /// Who hears every change and notice, in no particular order: none reads another's state.
     private var followers: [any AlarmFollower] = []
     /// Rings the alarms; what it rings is in the table the followers read.
@@ -36,17 +35,13 @@ final class AgentRuntime {
 
     /// Where each occurrence that ended is kept (`reveille history`).
     var history: HistoryFile?
-    /// Hears that the wall clock was set, before the alarms are recomputed.
-    var onClockChange: (@GLibActor () -> Void)?
 
-    init(store: AlarmStore, settings: Settings, logger: Logger, intents: IntentRunner? = nil,
-         now: @escaping () -> Date = Date.init, timeZone: @escaping () -> any TimeZoneRules) {
+    init(store: AlarmStore, settings: Settings, logger: Logger, intents: IntentRunner? = nil, clock: any AgentClock) {
         book = AlarmBook(AlarmEngine(settings: settings))
         self.store = store
         self.logger = logger
         self.intents = intents
-        self.now = now
-        self.timeZone = timeZone
+        self.clock = clock
     }
 
     /// Adds parts that follow the alarms, and the one that rings them; before `start`, so
@@ -65,8 +60,8 @@ final class AgentRuntime {
     /// Loads the store, catches up with what happened while the agent was not running,
     /// and arms the timer.
     func start() throws {
-        timer = try WallClockTimer(onFire: { [weak self] in self?.receive(.timerFired) },
-                                   onClockChange: { [weak self] in self?.receive(.clockSet) })
+        timer = try clock.wallClockTimer(onFire: { [weak self] in self?.receive(.timerFired) },
+                                         onClockChange: { [weak self] in self?.receive(.clockSet) })
         var records = store.load()
         logger.info("loaded \(records.count) alarm(s) from \(store.file)")
         let damage = store.lastLoad
@@ -84,7 +79,7 @@ final class AgentRuntime {
         records = keepAside(engine.overLimit(records), of: records)
         isRunning = true
         clockOffset = wallMinusBoot()
-        handle { run(engine.load(records, now: now(), timeZone: timeZone())) }
+        handle { run(engine.load(records, now: clock.now, timeZone: clock.timeZone)) }
     }
 
     // MARK: Events
@@ -113,11 +108,11 @@ final class AgentRuntime {
         }
         switch event {
         case .timerFired:
-            run(engine.advance(now: now(), timeZone: timeZone()))
+            run(engine.advance(now: clock.now, timeZone: clock.timeZone))
         case .clockSet:
             clockChanged()
         case .timeZoneChanged:
-            run(engine.timeZoneChanged(now: now(), timeZone: timeZone()))
+            run(engine.timeZoneChanged(now: clock.now, timeZone: clock.timeZone))
         case .buttonPressed(let id, let role, let snoozeLength):
             press(role, on: id, snoozeLength: snoozeLength)
         case .call(let command, let owner, let answer):
@@ -153,7 +148,7 @@ final class AgentRuntime {
     /// beside the store as `alarms.over-limit-STAMP.json`, never dropped unseen; returns the rest.
     private func keepAside(_ over: [AlarmRecord], of records: [AlarmRecord]) -> [AlarmRecord] {
         guard !over.isEmpty else { return records }
-        let aside = store.file.removingLastComponent().appending("alarms.over-limit-\(ISO8601Local.compactStamp(now())).json")
+        let aside = store.file.removingLastComponent().appending("alarms.over-limit-\(ISO8601Local.compactStamp(clock.now)).json")
         let asideIDs = Set(over.map(\.id))
         let kept = records.filter { !asideIDs.contains($0.id) }
         do {
@@ -173,7 +168,7 @@ final class AgentRuntime {
     /// ringing alarm is never refused: it takes effect from memory, and is written as soon as
     /// the disk allows. Any other change that cannot be written is not made.
     private func perform(_ command: AlarmEngine.Command, owner: String?) throws(AlarmError) -> AlarmRecord? {
-        let proposal = try engine.propose(command, owner: owner, now: now(), timeZone: timeZone())
+        let proposal = try engine.propose(command, owner: owner, now: clock.now, timeZone: clock.timeZone)
         do {
             try write(proposal.changes)
         } catch {
@@ -212,8 +207,7 @@ final class AgentRuntime {
             case .log(let level, let message):
                 logger.log(level: level, "\(message)")
             case .arm(let instant):
-                // The timer runs on the real clock; `now` may be shifted (the test clock).
-                timer?.arm(at: instant?.addingTimeInterval(-now().timeIntervalSinceNow))
+                timer?.arm(at: instant)
             case .publish(let changes):
                 if let ringer { book.sounding = ringer.ring(changes, in: AlarmTable(book)) }
                 publish(changes)
@@ -265,7 +259,7 @@ final class AgentRuntime {
     private func retryWrite() {
         guard !retryPending else { return }
         retryPending = true
-        MainLoopSources.after(milliseconds: 30_000) { [weak self] in
+        clock.after(30) { [weak self] in
             guard let self else { return }
             self.retryPending = false
             do {
@@ -281,18 +275,17 @@ final class AgentRuntime {
 
     /// The wall clock jumped (set, or a resume from suspend): recompute and fire what is due.
     private func clockChanged() {
-        onClockChange?()
         // How far the wall clock moved against the boot clock (which counts suspend, so a
         // resume is no jump).
         let offset = wallMinusBoot()
         let jump = offset - clockOffset
         clockOffset = offset
-        run(engine.clockSet(by: jump, now: now(), timeZone: timeZone()))
+        run(engine.clockSet(by: jump, now: clock.now, timeZone: clock.timeZone))
     }
 
-    /// The wall clock (as `now` reads it) minus `CLOCK_BOOTTIME`.
+    /// The wall clock minus `CLOCK_BOOTTIME`.
     private func wallMinusBoot() -> TimeInterval {
-        now().timeIntervalSince1970 - SystemClock.bootTime
+        clock.now.timeIntervalSince1970 - clock.bootTime
     }
 
     private var clockOffset: TimeInterval = 0

@@ -16,9 +16,9 @@ final class AlarmService: AlarmFollower {
     private let authorizer: Authorizer
     private let logger: Logger
     /// Whether the next alarm will wake the machine from suspend (`WakeStatus`).
-    var wakeStatus: (@GLibActor () -> WakeStatus)?
+    var sleep: SleepCoordinator?
     /// The ended occurrences (`History`).
-    var history: (@GLibActor () -> AlarmHistory)?
+    var history: HistoryFile?
     /// Sync through CalDAV (`SyncAdd`, `SyncStatus`, `SyncRemove`).
     var sync: SyncService?
     /// The alarms, read-only; `nil` until the runtime loaded them.
@@ -230,7 +230,7 @@ final class AlarmService: AlarmFollower {
         case .wakeStatus:
             // The next alarm's time is the user's, whichever app set it.
             try requireUser(identity, to: "ask whether alarms wake the machine")
-            return [try Self.json(wakeStatus?() ?? WakeStatus(wakes: false, reason: "the agent is starting", lead: 0))]
+            return [try Self.json(sleep?.status() ?? WakeStatus(wakes: false, reason: "the agent is starting", lead: 0))]
         case .skip(let id):
             return [try Self.json(try runtime.call(.skip(id: id), owner: owner))]
         case .unskip(let id):
@@ -260,7 +260,7 @@ final class AlarmService: AlarmFollower {
         case .snooze(let id, let seconds):
             return [try Self.json(try runtime.call(.snooze(id: id, length: seconds), owner: owner))]
         case .history:
-            return [try (history?() ?? AlarmHistory()).json(for: owner, maximumBytes: WireLimits.pageBytes)]
+            return [try (history?.history ?? AlarmHistory()).json(for: owner, maximumBytes: WireLimits.pageBytes)]
         case .syncAdd(let url, let user, let password):
             try requireUser(identity, to: "set up sync")
             guard let sync else { throw AlarmError.agentUnavailable("reveille-agent is starting; try again in a moment") }

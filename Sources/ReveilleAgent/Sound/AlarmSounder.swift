@@ -9,21 +9,20 @@ import ReveilleCore
 @GLibActor
 final class AlarmSounder: AlarmRinger {
     let library: SoundLibrary
-    private let pulse: PulseAudio
-    private let sinkGuard: SinkGuard
+    private let output: any SoundOutput
     private let logger: Logger
-    private let now: () -> Date
+    private let clock: any AgentClock
     /// The rules: which alarm has a stream, what is prepared, restarted, raised.
     private var machine = SoundMachine()
     /// The streams the machine asked for, playing or prepared, by alarm.
-    private var streams: [UUID: LoopingStream] = [:]
+    private var streams: [UUID: any RingingStream] = [:]
     /// The alarms, read-only: what a stream is opened for.
     private var alarms = AlarmTable.empty
     /// Hears which alarms ring when that changes outside a change of the alarms.
     private weak var runtime: AgentRuntime?
     private let sounds = SoundCache()
-    private var previews: [UUID: LoopingStream] = [:]
-    private var prepareSource: UInt32?
+    private var previews: [UUID: any RingingStream] = [:]
+    private var prepareTimer: ClockTimer?
     /// Events the machine has yet to handle, and whether it is handling one: what the
     /// sound server reports while effects run waits its turn.
     private var pending: [SoundMachine.Event] = []
@@ -31,18 +30,13 @@ final class AlarmSounder: AlarmRinger {
     /// Inside `ring`: what rings is the answer, not a separate report to the runtime.
     private var answeringRuntime = false
 
-    init(library: SoundLibrary, sinkGuard: SinkGuard, logger: Logger, runtime: AgentRuntime?,
-         now: @escaping () -> Date = Date.init) {
+    init(library: SoundLibrary, output: any SoundOutput, logger: Logger, runtime: AgentRuntime?, clock: any AgentClock) {
         self.library = library
-        self.sinkGuard = sinkGuard
+        self.output = output
         self.runtime = runtime
         self.logger = logger
-        self.now = now
-        pulse = PulseAudio(appName: "Reveille", appID: "io.github.reveille.Reveille")
-        pulse.onReadyChange = { [weak self] ready in self?.feed(.server(ready: ready)) }
-        pulse.onBreakthrough = { [logger] muted, volume in
-            logger.info("an alarm's sound came up \(muted ? "muted" : "at \(Int(volume * 100))%") (a stored stream setting); made it audible")
-        }
+        self.clock = clock
+        output.onReadyChange = { [weak self] ready in self?.feed(.server(ready: ready)) }
     }
 
     /// Connects to the sound server (and repairs a sink a crashed agent left raised): only
@@ -73,7 +67,7 @@ final class AlarmSounder: AlarmRinger {
         feeding = true
         defer { feeding = false }
         while !pending.isEmpty {
-            for effect in machine.handle(pending.removeFirst(), now: now()) { perform(effect) }
+            for effect in machine.handle(pending.removeFirst(), now: clock.now) { perform(effect) }
         }
     }
 
@@ -94,31 +88,30 @@ final class AlarmSounder: AlarmRinger {
         case .stop(let id):
             streams.removeValue(forKey: id)?.stop()
         case .armPrepare(let id, let instant):
-            if let source = prepareSource { MainLoopSources.remove(source) }
-            // One wakeup, not a poll. GLib timeouts run on the monotonic clock, which stops in
-            // suspend: after a resume this may come late, and the alert then opens uncorked.
-            let wait = max(0, instant.timeIntervalSince(now()))
-            prepareSource = MainLoopSources.after(milliseconds: UInt32(wait * 1000)) { [weak self] in
-                self?.prepareSource = nil
+            if let timer = prepareTimer { clock.cancel(timer) }
+            // One wakeup, not a poll. After a resume this may come late (the loop's timers stop
+            // in suspend), and the alert then opens uncorked.
+            prepareTimer = clock.after(instant.timeIntervalSince(clock.now)) { [weak self] in
+                self?.prepareTimer = nil
                 self?.feed(.prepareDue(id))
             }
         case .disarmPrepare:
-            if let source = prepareSource { MainLoopSources.remove(source) }
-            prepareSource = nil
+            if let timer = prepareTimer { clock.cancel(timer) }
+            prepareTimer = nil
         case .restartLater(let id, let seconds):
-            MainLoopSources.after(milliseconds: UInt32(seconds * 1000)) { [weak self] in self?.feed(.restartDue(id)) }
+            clock.after(seconds) { [weak self] in self?.feed(.restartDue(id)) }
         case .connect:
-            pulse.connect()
+            output.connect()
         case .reconnectLater:
-            MainLoopSources.after(milliseconds: 1000) { [weak self] in self?.feed(.reconnectDue) }
+            clock.after(1) { [weak self] in self?.feed(.reconnectDue) }
         case .raiseSink:
-            sinkGuard.makeAudible(pulse)
+            output.raiseSink()
         case .restoreSink:
-            sinkGuard.restore(pulse)
+            output.restoreSink()
         case .sounding(let sounding):
             if !answeringRuntime { runtime?.receive(.soundChanged(sounding)) }
         case .log(let level, let message):
-            logger.log(level: level, "\(message)\(level >= .error && !pulse.lastError.isEmpty ? " (\(pulse.lastError))" : "")")
+            logger.log(level: level, "\(message)\(level >= .error && !output.lastError.isEmpty ? " (\(output.lastError))" : "")")
         }
     }
 
@@ -126,25 +119,25 @@ final class AlarmSounder: AlarmRinger {
     func preview(_ sound: AlertConfiguration.AlertSound, seconds: TimeInterval) throws(AlarmError) -> String {
         let path = try library.resolve(sound, allowPaths: true)
         guard machine.started else { throw .agentUnavailable("this reveille-agent does not run the alarms (it does not own the bus name)") }
-        guard pulse.isReady else {
-            pulse.connect()
-            throw .agentUnavailable("PulseAudio is not reachable (\(pulse.lastError)); cannot play \(path)")
+        guard output.isReady else {
+            output.connect()
+            throw .agentUnavailable("PulseAudio is not reachable (\(output.lastError)); cannot play \(path)")
         }
         let id = UUID()
         let sound: any SoundReader
         do { sound = try sounds.reader(for: path) } catch { throw .invalidConfiguration(L("sound %@", error.description)) }
-        guard let stream = pulse.play(sound, volume: 1, fadeIn: 0, mediaName: "Reveille preview", eventID: "alarm-clock-elapsed") else {
+        guard let stream = output.play(sound, volume: 1, fadeIn: 0, mediaName: "Reveille preview", eventID: "alarm-clock-elapsed", corked: false) else {
             throw .invalidConfiguration("cannot play \(path); see the agent's log")
         }
         previews[id] = stream
-        MainLoopSources.after(milliseconds: UInt32(max(0.1, min(seconds, 60)) * 1000)) { [weak self] in
+        clock.after(max(0.1, min(seconds, 60))) { [weak self] in
             self?.previews.removeValue(forKey: id)?.stop()
         }
         return path
     }
 
     /// Opens the alarm's sound (its own, else the default), failures logged.
-    private func openStream(for record: AlarmRecord, corked: Bool) -> LoopingStream? {
+    private func openStream(for record: AlarmRecord, corked: Bool) -> (any RingingStream)? {
         var own: String?
         do { own = try library.resolve(record.sound, allowPaths: true) } catch {
             logger.warning("\(record.id): \(error.reason); ringing the default sound instead")
@@ -156,12 +149,73 @@ final class AlarmSounder: AlarmRinger {
             logger.error("no playable sound for \(record.id); the notification asks the server to play \(SoundLibrary.themeFallback)")
             return nil
         }
-        let stream = pulse.play(sound, volume: record.ring.volume ?? 1, fadeIn: record.ring.fadeIn ?? 0,
+        let stream = output.play(sound, volume: record.ring.volume ?? 1, fadeIn: record.ring.fadeIn ?? 0,
                                 mediaName: "Alarm: \(NotificationContent.displayable(record.title, limit: 80))", eventID: "alarm-clock-elapsed", corked: corked)
         guard let stream else {
-            logger.error("could not open a PulseAudio stream for \(record.id): \(pulse.lastError)")
+            logger.error("could not open a PulseAudio stream for \(record.id): \(output.lastError)")
             return nil
         }
         return stream
     }
+}
+
+/// What the sounder asks of the sound server: PulseAudio with the sink guard
+/// (`PulseSoundOutput`), or a recording one in process for tests on virtual time.
+@GLibActor
+protocol SoundOutput: AnyObject {
+    /// Hears the server become reachable (`true`) or be lost.
+    var onReadyChange: (@GLibActor (Bool) -> Void)? { get set }
+    var isReady: Bool { get }
+    /// The server's last error, for the log.
+    var lastError: String { get }
+    func connect()
+    /// `sound` looping on a stream of its own until `stop()`; `nil` when it cannot open.
+    func play(_ sound: any SoundReader, volume: Double, fadeIn: TimeInterval, mediaName: String,
+              eventID: String, corked: Bool) -> (any RingingStream)?
+    /// Makes a muted or silent sink audible while an alarm rings (as the settings allow), and
+    /// gives it back as the user left it.
+    func raiseSink()
+    func restoreSink()
+}
+
+/// One alarm's looping stream.
+@GLibActor
+protocol RingingStream: AnyObject {
+    /// Hears the stream fail (the server went away); not called after `stop()`.
+    var onFailure: (@GLibActor () -> Void)? { get set }
+    func uncork()
+    func stop()
+}
+
+extension LoopingStream: RingingStream {}
+
+/// The sound server as PulseAudio (or pipewire-pulse) speaks it, with the sink guard.
+@GLibActor
+final class PulseSoundOutput: SoundOutput {
+    private let pulse = PulseAudio(appName: "Reveille", appID: "io.github.reveille.Reveille")
+    private let sinkGuard: SinkGuard
+
+    init(sinkGuard: SinkGuard, logger: Logger) {
+        self.sinkGuard = sinkGuard
+        pulse.onBreakthrough = { [logger] muted, volume in
+            logger.info("an alarm's sound came up \(muted ? "muted" : "at \(Int(volume * 100))%") (a stored stream setting); made it audible")
+        }
+    }
+
+    var onReadyChange: (@GLibActor (Bool) -> Void)? {
+        get { pulse.onReadyChange }
+        set { pulse.onReadyChange = newValue }
+    }
+
+    var isReady: Bool { pulse.isReady }
+    var lastError: String { pulse.lastError }
+    func connect() { pulse.connect() }
+
+    func play(_ sound: any SoundReader, volume: Double, fadeIn: TimeInterval, mediaName: String,
+              eventID: String, corked: Bool) -> (any RingingStream)? {
+        pulse.play(sound, volume: volume, fadeIn: fadeIn, mediaName: mediaName, eventID: eventID, corked: corked)
+    }
+
+    func raiseSink() { sinkGuard.makeAudible(pulse) }
+    func restoreSink() { sinkGuard.restore(pulse) }
 }

@@ -84,6 +84,8 @@ struct SoundMachine {
     /// Corked streams opened before their alarm is due.
     private(set) var prepared: Set<UUID> = []
     private var armed: (id: UUID, due: Date)?
+    /// The last prepare that fell due, opened or not: never armed again (a past instant fires at once, in a loop).
+    private var tried: (id: UUID, due: Date)?
     /// How often each ringing alarm's stream was started again after it ended.
     private var restarts: [UUID: Int] = [:]
     private var restartPending: Set<UUID> = []
@@ -108,6 +110,7 @@ struct SoundMachine {
             ready = true
             connecting = false
             failed = []
+            tried = nil
             if reportedOutage { effects.append(.log(.info, "PulseAudio is back; ringing resumes")) }
             reportedOutage = false
             // A change left behind by a crash is put back before anything is raised again.
@@ -139,6 +142,7 @@ struct SoundMachine {
             effects.append(.restartLater(id, seconds: pause))
         case .prepareDue(let id):
             guard armed?.id == id else { break }
+            tried = armed
             armed = nil
             if ready, !prepared.contains(id), !playing.contains(id), upcoming[id] != nil {
                 prepared.insert(id)
@@ -205,7 +209,7 @@ struct SoundMachine {
     /// Arms one timer for the next alarm's corked stream; a change of the next alarm re-arms it.
     private mutating func prepareNext(now: Date) -> [Effect] {
         var next: (id: UUID, due: Date)?
-        for (id, due) in upcoming where !prepared.contains(id) && due < (next?.due ?? .distantFuture) { next = (id, due) }
+        for (id, due) in upcoming where !prepared.contains(id) && due < (next?.due ?? .distantFuture) && !(tried?.id == id && tried?.due == due) { next = (id, due) }
         if let armed, armed.id == next?.id, armed.due == next?.due { return [] }
         var effects: [Effect] = armed == nil ? [] : [.disarmPrepare]
         armed = nil

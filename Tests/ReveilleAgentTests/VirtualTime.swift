@@ -1,0 +1,305 @@
+import Foundation
+@testable import ReveilleAgent
+import ReveilleBus
+import ReveilleCore
+import ReveilleTimeZone
+import SystemPackage
+
+/// A new folder of the test's own, private to the user, for a store.
+func privateFolder(_ prefix: String) throws -> FilePath {
+    let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID())").path)
+    try FileManager.default.createDirectory(atPath: folder.string, withIntermediateDirectories: true,
+                                            attributes: [.posixPermissions: 0o700])
+    return folder
+}
+
+/// The agent's clock on virtual time: nothing waits; `advance` runs each timer and the
+/// wall-clock timer at its instant, in order, moving the wall clock and the boot clock with it.
+@GLibActor
+final class VirtualClock: AgentClock {
+    /// The wall clock. Set directly, it moves without any timer hearing it (`set(to:)` is the
+    /// clock being set, which the wall-clock timers hear).
+    var now: Date
+    var timeZone: any TimeZoneRules
+    private(set) var bootTime: TimeInterval = 1_000
+    /// The loop's timers, by their instant on the boot clock.
+    private var timers: [(timer: ClockTimer, due: TimeInterval, run: @GLibActor () -> Void)] = []
+    private var lastID: UInt32 = 0
+    private var wallTimers: [WallTimer] = []
+
+    init(now: Date = Date(timeIntervalSince1970: 1_800_000_000), timeZone: any TimeZoneRules = GLibTimeZone(identifier: "UTC")!) {
+        self.now = now
+        self.timeZone = timeZone
+    }
+
+    @discardableResult
+    func after(_ seconds: TimeInterval, _ handler: @escaping @GLibActor () -> Void) -> ClockTimer {
+        lastID += 1
+        let timer = ClockTimer(id: lastID)
+        timers.append((timer, bootTime + max(0, seconds), handler))
+        return timer
+    }
+
+    func cancel(_ timer: ClockTimer) {
+        timers.removeAll { $0.timer == timer }
+    }
+
+    func wallClockTimer(onFire: @escaping @GLibActor () -> Void,
+                        onClockChange: @escaping @GLibActor () -> Void) throws -> any WallClockAlarm {
+        let timer = WallTimer(onFire: onFire, onClockChange: onClockChange)
+        wallTimers.append(timer)
+        return timer
+    }
+
+    /// How many of the loop's timers wait.
+    var pendingTimers: Int { timers.count }
+
+    /// Lets `seconds` pass (0: runs what is due now, as the loop's next turn would).
+    func advance(by seconds: TimeInterval = 0) {
+        let end = bootTime + seconds
+        while let next = nextDue(until: end) {
+            let step = max(0, next.due - bootTime)
+            bootTime += step
+            now += step
+            next.run()
+        }
+        now += end - bootTime
+        bootTime = end
+    }
+
+    /// Lets time pass until the wall clock reads `date` (never back).
+    func advance(to date: Date) {
+        advance(by: max(0, date.timeIntervalSince(now)))
+    }
+
+    /// Lets time pass until `condition` holds, at most `limit` seconds; returns the seconds passed.
+    @discardableResult
+    func advance(until condition: () -> Bool, limit: TimeInterval = 86_400, step: TimeInterval = 0.25) -> TimeInterval? {
+        var passed: TimeInterval = 0
+        advance()
+        while !condition() {
+            guard passed < limit else { return nil }
+            advance(by: step)
+            passed += step
+        }
+        return passed
+    }
+
+    /// Sets the wall clock (as `date -s` or NTP would): the wall-clock timers hear it.
+    func set(to date: Date) {
+        now = date
+        for timer in wallTimers { timer.onClockChange() }
+    }
+
+    /// The earliest timer due by `end` (the wall-clock timers' instants read on the wall
+    /// clock), taken off its list.
+    private func nextDue(until end: TimeInterval) -> (due: TimeInterval, run: @GLibActor () -> Void)? {
+        let loop = timers.indices.min { timers[$0].due < timers[$1].due || (timers[$0].due == timers[$1].due && timers[$0].timer.id < timers[$1].timer.id) }
+        let wall = wallTimers.compactMap { timer in timer.armed.map { (timer, bootTime + $0.timeIntervalSince(now)) } }.min { $0.1 < $1.1 }
+        switch (loop.map { timers[$0].due }, wall?.1) {
+        case (let loopDue?, let wallDue) where loopDue <= end && loopDue <= (wallDue ?? .infinity):
+            let timer = timers.remove(at: loop!)
+            return (loopDue, timer.run)
+        case (_, let wallDue?) where wallDue <= end:
+            let timer = wall!.0
+            timer.armed = nil
+            return (wallDue, timer.onFire)
+        default:
+            return nil
+        }
+    }
+
+    @GLibActor
+    final class WallTimer: WallClockAlarm {
+        var armed: Date?
+        let onFire: @GLibActor () -> Void
+        let onClockChange: @GLibActor () -> Void
+
+        init(onFire: @escaping @GLibActor () -> Void, onClockChange: @escaping @GLibActor () -> Void) {
+            self.onFire = onFire
+            self.onClockChange = onClockChange
+        }
+
+        func arm(at instant: Date?) { armed = instant }
+    }
+}
+
+/// A notification server in process: records every Notify and CloseNotification, answers each
+/// Notify after `latency`, and presses buttons or closes notifications on request. Until it
+/// starts, shows wait for it, as `NotificationServer` holds them until a server answers.
+@GLibActor
+final class RecordingNotifications: NotificationTransport {
+    enum Call: Equatable {
+        /// A Notify: the id the server gave it, its summary, the id it replaced (0: none) and
+        /// its action keys.
+        case notify(UInt32, summary: String, replacing: UInt32, actions: [String])
+        case close(UInt32)
+    }
+
+    private(set) var calls: [Call] = []
+    /// What each notification was last asked to show, by its id.
+    private(set) var requests: [UInt32: NotificationServer.Request] = [:]
+    private var observers: [@GLibActor (NotificationServer.ServerEvent) -> Void] = []
+    private var handlers: [UInt32: NotificationServer.Handlers] = [:]
+    private var lastID: UInt32 = 0
+    private let clock: VirtualClock
+    /// The server's answer takes this long.
+    var latency: TimeInterval = 0.01
+
+    init(clock: VirtualClock) { self.clock = clock }
+
+    /// Shows waiting for a server.
+    private var waiting: [(request: NotificationServer.Request, replacing: UInt32, handlers: NotificationServer.Handlers,
+                           shown: @GLibActor (UInt32?) -> Void)] = []
+    private var running = false
+
+    /// The server starts (or answers its first call), with actions; then shows what waited.
+    func start(name: String = "recording", capabilities: Set<String> = ["actions", "body", "persistence"]) {
+        running = true
+        for observer in observers { observer(.ready(NotificationServerProfile(name: name, version: "1", capabilities: capabilities))) }
+        let shows = waiting
+        waiting = []
+        for show in shows { self.show(show.request, replacing: show.replacing, handlers: show.handlers, shown: show.shown) }
+    }
+
+    /// The server goes away, with every notification it showed.
+    func leave() {
+        running = false
+        handlers = [:]
+        for observer in observers { observer(.left) }
+    }
+
+    /// The notifications on screen now.
+    var onScreen: Set<UInt32> { Set(handlers.keys) }
+
+    /// The last Notify's id for a summary.
+    func shown(_ summary: String) -> UInt32? {
+        calls.reversed().lazy.compactMap { if case .notify(let id, summary, _, _) = $0 { id } else { nil } }.first
+    }
+
+    /// The user clicks the button `key` of notification `id`.
+    func press(_ key: String, on id: UInt32) {
+        handlers[id]?.onAction(id, key)
+    }
+
+    /// The user closes notification `id` (reason 2: dismissed).
+    func dismiss(_ id: UInt32) {
+        handlers.removeValue(forKey: id)?.onClosed(id, 2)
+    }
+
+    func observeServer(_ observer: @escaping @GLibActor (NotificationServer.ServerEvent) -> Void) {
+        observers.append(observer)
+    }
+
+    func show(_ request: NotificationServer.Request, replacing id: UInt32, handlers: NotificationServer.Handlers,
+              shown: @escaping @GLibActor (UInt32?) -> Void) {
+        guard running else { return waiting.append((request, id, handlers, shown)) }
+        let given: UInt32
+        if id != 0, self.handlers[id] != nil {
+            given = id
+        } else {
+            lastID += 1
+            given = lastID
+        }
+        calls.append(.notify(given, summary: request.summary, replacing: id, actions: request.actions.map(\.key)))
+        requests[given] = request
+        self.handlers[given] = handlers
+        clock.after(latency) { shown(given) }
+    }
+
+    func close(_ id: UInt32) {
+        calls.append(.close(id))
+        handlers[id] = nil
+    }
+}
+
+/// A sound server in process: records each stream opened, started and stopped, by the
+/// stream's name, with the virtual time.
+@GLibActor
+final class RecordingSound: SoundOutput {
+    enum Event: Equatable {
+        case open(String, corked: Bool)
+        case uncork(String)
+        case stop(String)
+        case raiseSink, restoreSink
+    }
+
+    private(set) var events: [(event: Event, at: Date)] = []
+    private(set) var playing: [Stream] = []
+    var onReadyChange: (@GLibActor (Bool) -> Void)?
+    private(set) var isReady = false
+    var lastError = ""
+    private let clock: VirtualClock
+
+    init(clock: VirtualClock) { self.clock = clock }
+
+    /// What was recorded, without the times.
+    var log: [Event] { events.map(\.event) }
+
+    /// What happened to the streams (the sink guard's calls left out: it is told again on each
+    /// change, and acts only when there is something to do).
+    var streams: [Event] { log.filter { $0 != .raiseSink && $0 != .restoreSink } }
+
+    /// The sink guard's last call: `.raiseSink` while something rings, `.restoreSink` after.
+    var sink: Event? { log.last { $0 == .raiseSink || $0 == .restoreSink } }
+
+    /// Whether a stream plays aloud now (opened uncorked, or uncorked since).
+    var isAudible: Bool { playing.contains { $0.audible } }
+
+    func connect() {
+        guard !isReady else { return }
+        clock.after(0.01) { [weak self] in
+            self?.isReady = true
+            self?.onReadyChange?(true)
+        }
+    }
+
+    /// The sound server goes away: every stream fails.
+    func vanish() {
+        isReady = false
+        let streams = playing
+        playing = []
+        onReadyChange?(false)
+        for stream in streams { stream.onFailure?() }
+    }
+
+    func play(_ sound: any SoundReader, volume: Double, fadeIn: TimeInterval, mediaName: String,
+              eventID: String, corked: Bool) -> (any RingingStream)? {
+        guard isReady else { return nil }
+        let stream = Stream(name: mediaName, audible: !corked, output: self)
+        playing.append(stream)
+        record(.open(mediaName, corked: corked))
+        return stream
+    }
+
+    func raiseSink() { record(.raiseSink) }
+    func restoreSink() { record(.restoreSink) }
+
+    fileprivate func record(_ event: Event) { events.append((event, clock.now)) }
+
+    fileprivate func ended(_ stream: Stream) { playing.removeAll { $0 === stream } }
+
+    @GLibActor
+    final class Stream: RingingStream {
+        let name: String
+        fileprivate(set) var audible: Bool
+        var onFailure: (@GLibActor () -> Void)?
+        private weak var output: RecordingSound?
+
+        fileprivate init(name: String, audible: Bool, output: RecordingSound) {
+            self.name = name
+            self.audible = audible
+            self.output = output
+        }
+
+        func uncork() {
+            audible = true
+            output?.record(.uncork(name))
+        }
+
+        func stop() {
+            output?.record(.stop(name))
+            output?.ended(self)
+        }
+    }
+}
