@@ -38,9 +38,14 @@ let package = Package(
 
         // The public types apps use (AlarmKit's names): what ReveilleKit re-exports, and nothing else.
         .target(name: "ReveilleModel"),
-        // Values and rules: schedule math, state machine, the engine, store, parsing.
+        // The rules as values: the engine, state machine, schedule math, listing, parsing, the
+        // wire's types. Imports only the model (no files, no gettext, no logging); its errors
+        // carry data, worded in the user's language by Core.
+        .target(name: "ReveilleRules", dependencies: ["ReveilleModel"]),
+        // Beside the rules: the store, locks, paths, syscalls, threads, gettext (and the
+        // rules' errors in words).
         .target(name: "ReveilleCore", dependencies: [
-            "ReveilleModel", "CGettext", "CLinux",
+            "ReveilleRules", "CGettext", "CLinux",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -125,7 +130,7 @@ let package = Package(
                           path: "Fuzz/reveille-fuzz-flatpak-info"),
 
         .testTarget(name: "ReveilleCoreTests", dependencies: [
-            "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
+            "ReveilleRules", "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleTimeZone"]),
         .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone",

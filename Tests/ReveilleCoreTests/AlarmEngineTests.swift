@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReveilleCore
+@testable import ReveilleRules
 import ReveilleTimeZone
 
 /// The agent's policy in process, on virtual time: the engine gets events and the instant,
