@@ -55,7 +55,7 @@ extension AlarmEngineTests {
         #expect {
             try harness.perform(.unskip(id: up.id.uuidString))
         } throws: { error in
-            guard case .invalidState(let reason) = error as? AlarmError else { return false }
+            guard let refusal = error as? AlarmRuleError, case .invalidState(let reason) = AlarmError(refusal) else { return false }
             return reason.contains("has no skipped occurrence ahead")
         }
     }
