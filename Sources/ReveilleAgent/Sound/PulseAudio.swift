@@ -127,19 +127,19 @@ final class PulseAudio {
         let box = CallbackBox({ [weak self] (muted: Bool, volumes: [UInt32]) in self?.enforce(index, muted: muted, volumes: volumes) }
                               as @GLibActor (Bool, [UInt32]) -> Void)
         let operation = pa_context_get_sink_input_info(context, index, { _, info, endOfList, userData in
-            let unmanaged = Unmanaged<CallbackBox>.fromOpaque(userData!)
+            typealias Box = CallbackBox<@GLibActor (Bool, [UInt32]) -> Void>
             guard let info else {
-                if endOfList != 0 { unmanaged.release() }
+                if endOfList != 0 { _ = Box.take(userData) }
                 return
             }
-            let found = unmanaged.takeUnretainedValue().value as! @GLibActor (Bool, [UInt32]) -> Void
+            let found = Box.from(userData)
             var volume = info.pointee.volume
             let channels = Int(volume.channels)
             let values = withUnsafeBytes(of: &volume.values) { Array($0.bindMemory(to: pa_volume_t.self).prefix(channels)) }
             let muted = info.pointee.mute != 0
             GLibActor.assumeIsolated { found(muted, values) }
         }, box.retainedPointer)
-        if let operation { pa_operation_unref(operation) } else { CallbackBox.release(box.retainedPointer) }
+        if let operation { pa_operation_unref(operation) } else { releaseCallbackBox(box.retainedPointer) }
     }
 
     private func enforce(_ index: UInt32, muted: Bool, volumes: [UInt32]) {
@@ -172,11 +172,11 @@ final class PulseAudio {
         guard isReady, let context else { return completion(nil) }
         let box = CallbackBox(completion)
         let operation = pa_context_get_sink_info_by_name(context, name, { _, info, endOfList, userData in
-            let unmanaged = Unmanaged<CallbackBox>.fromOpaque(userData!)
-            let completion = unmanaged.takeUnretainedValue().value as! @GLibActor (SinkState?) -> Void
+            typealias Box = CallbackBox<@GLibActor (SinkState?) -> Void>
+            let completion = Box.from(userData)
             guard let info else {
                 // The end of the list (eol > 0), or an error (eol < 0): the box is done either way.
-                if endOfList != 0 { unmanaged.release() }
+                if endOfList != 0 { _ = Box.take(userData) }
                 if endOfList < 0 { GLibActor.assumeIsolated { completion(nil) } }
                 return
             }
@@ -186,7 +186,7 @@ final class PulseAudio {
             let state = SinkState(name: String(cString: info.pointee.name), muted: info.pointee.mute != 0, volumes: values)
             GLibActor.assumeIsolated { completion(state) }
         }, box.retainedPointer)
-        if let operation { pa_operation_unref(operation) } else { CallbackBox.release(box.retainedPointer); completion(nil) }
+        if let operation { pa_operation_unref(operation) } else { releaseCallbackBox(box.retainedPointer); completion(nil) }
     }
 
     /// Sets a sink's mute and per-channel volumes (`pa_context_set_sink_mute_by_name`,
