@@ -3,9 +3,11 @@ import Logging
 extension Logger {
     /// Logs one of the engine's lines (`AlarmEngine.Effect.log`) at its level.
     package func log(level: AlarmEngine.LogLevel, _ message: @autoclosure () -> Logger.Message) {
-        switch level {
-        case .info: log(level: .info, message())
-        case .warning: log(level: .warning, message())
+        // The levels are named in full: `.info` alone would be the engine's and call this again.
+        let level: Logger.Level = switch level {
+        case .info: Logger.Level.info
+        case .warning: Logger.Level.warning
         }
+        log(level: level, message())
     }
 }
