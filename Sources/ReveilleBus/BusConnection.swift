@@ -229,13 +229,15 @@ package final class BusConnection {
     /// (`MethodCall.isOversized`), so its size costs nothing beyond what GDBus already read.
     /// `properties` answers the interfaces' readable properties (`org.freedesktop.DBus.Properties`'
     /// Get and GetAll) by interface and name; `nil` from it is an unknown property.
+    @discardableResult
     package func register(path: String, introspectionXML: String, maximumArgumentBytes: Int = .max,
                          properties: (@GLibActor (_ interface: String, _ name: String) -> Variant?)? = nil,
-                         handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) {
+                         handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) -> [UInt32] {
         var error: UnsafeMutablePointer<GError>?
         guard let node = g_dbus_node_info_new_for_xml(introspectionXML, &error) else { throw BusError(consuming: error) }
         defer { g_dbus_node_info_unref(node) }
         var index = 0
+        var registrations: [UInt32] = []
         while let interface = node.pointee.interfaces[index] {
             var vtable = GDBusInterfaceVTable()
             vtable.method_call = { _, sender, _, interface, method, parameters, invocation, userData in
@@ -260,12 +262,21 @@ package final class BusConnection {
                 return value.makeGVariant()
             }
             let box = CallbackBox((handler, maximumArgumentBytes, properties) as Registration)
-            guard g_dbus_connection_register_object(connection, path, interface, &vtable, box.retainedPointer,
-                                                    releaseCallbackBox, &error) != 0 else {
+            let registration = g_dbus_connection_register_object(connection, path, interface, &vtable, box.retainedPointer,
+                                                                 releaseCallbackBox, &error)
+            guard registration != 0 else {
+                unregister(registrations)
                 throw BusError(consuming: error)
             }
+            registrations.append(registration)
             index += 1
         }
+        return registrations
+    }
+
+    /// Removes objects `register` exported: no call reaches their handlers after this.
+    package func unregister(_ registrations: [UInt32]) {
+        for registration in registrations { g_dbus_connection_unregister_object(connection, registration) }
     }
 
     /// What `register` keeps for GDBus's callbacks: the method handler, the argument limit and the property getter.

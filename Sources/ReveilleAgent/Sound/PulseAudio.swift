@@ -28,11 +28,16 @@ final class PulseAudio {
         self.appID = appID
     }
 
-    deinit { pa_glib_mainloop_free(mainloop) }
+    /// The connection closes before the loop it runs on is freed: its callbacks hold this
+    /// object unretained, and an open connection would keep the server's client alive.
+    isolated deinit {
+        dropContext()
+        pa_glib_mainloop_free(mainloop)
+    }
 
     /// Opens a new connection (`pa_context_connect`) unless one is ready or under way; the
-    /// server is `PULSE_SERVER` or the session's default. Never autospawns a daemon.
-    func connect() {
+    /// server is `server`, else `PULSE_SERVER` or the session's default. Never autospawns a daemon.
+    func connect(server: String? = nil) {
         guard context == nil else { return }
         let properties = Self.proplist(["application.name": appName, "application.id": appID,
                                         "application.icon_name": "io.github.reveille.Reveille"])
@@ -44,7 +49,7 @@ final class PulseAudio {
             let state = pa_context_get_state(context)
             GLibActor.assumeIsolated { pulse.contextStateChanged(state) }
         }, Unmanaged.passUnretained(self).toOpaque())
-        if pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
+        if pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
             contextStateChanged(PA_CONTEXT_FAILED)
         }
     }
@@ -64,21 +69,27 @@ final class PulseAudio {
             isReady = true
             onReadyChange?(true)
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
-            if let context {
-                // Clear the callback first: the context must not call into us once dropped.
-                pa_context_set_state_callback(context, nil, nil)
-                pa_context_disconnect(context)
-                pa_context_unref(context)
-            }
-            context = nil
-            subscribed = false
-            audibleInputs = [:]
+            dropContext()
             let wasReady = isReady
             isReady = false
             if wasReady || state == PA_CONTEXT_FAILED { onReadyChange?(false) }
         default:
             break
         }
+    }
+
+    /// Closes the connection, if any. Its callbacks are cleared first: the context must not
+    /// call into us once dropped.
+    private func dropContext() {
+        if let context {
+            pa_context_set_state_callback(context, nil, nil)
+            pa_context_set_subscribe_callback(context, nil, nil)
+            pa_context_disconnect(context)
+            pa_context_unref(context)
+        }
+        context = nil
+        subscribed = false
+        audibleInputs = [:]
     }
 
     /// Starts `sound` looping until `stop()`; `nil` when not connected or the stream cannot open.
