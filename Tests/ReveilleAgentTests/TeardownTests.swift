@@ -18,6 +18,7 @@ struct TeardownTests {
         var registry: ClientRegistry?
         var runtime: AgentRuntime?
         var panel: PanelItem?
+        var doNotDisturb: DoNotDisturbWatch?
 
         /// A panel item on `bus`, following a runtime whose store is in `folder`.
         func makePanel(bus: BusConnection, folder: String) throws {
@@ -96,5 +97,18 @@ struct TeardownTests {
             try holder.makePanel(bus: bus, folder: folder)
             holder.panel = nil
         }.value
+    }
+
+    @Test func aDoNotDisturbWatchThatGoesRemovesItsSubscription() async throws {
+        let session = try TestSession(audio: .none)
+        let bus = try BusConnection.connect(address: try #require(session.environment["DBUS_SESSION_BUS_ADDRESS"]))
+        let before = try matchRules(in: session)
+        let holder = await Holder()
+        await Task { @GLibActor in
+            holder.doNotDisturb = DoNotDisturbWatch(source: .swayncSignal, bus: bus, logger: Logger(label: "test")) { _ in }
+        }.value
+        _ = try eventually("the watch's OnDndToggle rule") { try matchRules(in: session) > before ? true : nil }
+        await Task { @GLibActor in holder.doNotDisturb = nil }.value
+        _ = try eventually("the rule to go with the watch") { try matchRules(in: session) == before ? true : nil }
     }
 }

@@ -28,6 +28,9 @@ final class DoNotDisturbWatch {
         start()
     }
 
+    /// A watch that goes stops following: its subscriptions would outlive it on the bus.
+    isolated deinit { stop() }
+
     /// Stops following: signals, monitors and polls end.
     func stop() {
         for id in subscriptions { bus.unsubscribe(id) }
