@@ -42,10 +42,11 @@ let package = Package(
         // wire's types. Imports only the model (no files, no gettext, no logging); its errors
         // carry data, worded in the user's language by Core.
         .target(name: "ReveilleRules", dependencies: ["ReveilleModel"]),
-        // Beside the rules: the store, locks, paths, syscalls, threads, gettext (and the
-        // rules' errors in words).
+        // Every raw system call, in one file as swift-system keeps them: typed, EINTR retried, `Errno` thrown.
+        .target(name: "ReveilleSystem", dependencies: ["CLinux", .product(name: "SystemPackage", package: "swift-system")]),
+        // Beside the rules: the store, locks, paths, threads, gettext (and the rules' errors in words).
         .target(name: "ReveilleCore", dependencies: [
-            "ReveilleRules", "CGettext", "CLinux",
+            "ReveilleRules", "ReveilleSystem", "CGettext",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -54,7 +55,7 @@ let package = Package(
         // Alarms as iCalendar and back (libical behind ICalParser): export, import and sync's mapping.
         .target(name: "ReveilleCalendar", dependencies: ["ReveilleModel", "ReveilleCore", "CICal"]),
         // The GLib main loop as a Swift global actor, and GDBus behind a typed wrapper.
-        .target(name: "ReveilleBus", dependencies: ["CGLib"]),
+        .target(name: "ReveilleBus", dependencies: ["CGLib", "ReveilleSystem", .product(name: "SystemPackage", package: "swift-system")]),
         // The daemon's parts: scheduler, presenter, D-Bus service.
         .target(name: "ReveilleAgent", dependencies: [
             "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CPulse", "CSndfile", "CLinux", "CNotify", "ReveilleCalendar", "CSoup", "CSecret",
@@ -130,7 +131,7 @@ let package = Package(
                           path: "Fuzz/reveille-fuzz-flatpak-info"),
 
         .testTarget(name: "ReveilleCoreTests", dependencies: [
-            "ReveilleRules", "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
+            "ReveilleRules", "ReveilleSystem", "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleTimeZone"]),
         .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone",
