@@ -38,6 +38,9 @@ package struct FileStatus: Equatable, Sendable {
     package var size: Int
     /// The device and inode: the same pair is the same file.
     package var identity: FileIdentity
+    /// The last change of the contents (`st_mtim`), to the nanosecond.
+    package var modifiedSeconds: Int
+    package var modifiedNanoseconds: Int
 
     init(_ status: stat) {
         switch status.st_mode & S_IFMT {
@@ -47,6 +50,8 @@ package struct FileStatus: Equatable, Sendable {
         }
         size = Int(status.st_size)
         identity = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        modifiedSeconds = Int(status.st_mtim.tv_sec)
+        modifiedNanoseconds = Int(status.st_mtim.tv_nsec)
     }
 }
 
