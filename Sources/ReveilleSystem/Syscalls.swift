@@ -31,6 +31,16 @@ private func fileStatus(_ descriptor: Int32) throws(Errno) -> FileStatus {
     return FileStatus(status)
 }
 
+/// The calling thread's signal mask.
+package enum SignalMask {
+    /// Unblocks every signal (`pthread_sigmask`); threads started afterwards inherit the mask.
+    package static func unblockAll() {
+        var all = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_UNBLOCK, &all, nil)
+    }
+}
+
 /// What `stat(2)` says of a file that the callers need.
 package struct FileStatus: Equatable, Sendable {
     package enum Kind: Sendable { case regular, directory, other }
