@@ -38,9 +38,15 @@ let package = Package(
 
         // The public types apps use (AlarmKit's names): what ReveilleKit re-exports, and nothing else.
         .target(name: "ReveilleModel"),
-        // Values and rules: schedule math, state machine, the engine, store, parsing.
+        // The rules as values: the engine, state machine, schedule math, listing, parsing, the
+        // wire's types. Imports only the model (no files, no gettext, no logging); its errors
+        // carry data, worded in the user's language by Core.
+        .target(name: "ReveilleRules", dependencies: ["ReveilleModel"]),
+        // Every raw system call, in one file as swift-system keeps them: typed, EINTR retried, `Errno` thrown.
+        .target(name: "ReveilleSystem", dependencies: ["CLinux", .product(name: "SystemPackage", package: "swift-system")]),
+        // Beside the rules: the store, locks, paths, threads, gettext (and the rules' errors in words).
         .target(name: "ReveilleCore", dependencies: [
-            "ReveilleModel", "CGettext", "CLinux",
+            "ReveilleRules", "ReveilleSystem", "CGettext",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -50,7 +56,7 @@ let package = Package(
         // and CalDAV's multistatus answers (GLib's GMarkup), read as the server sends them.
         .target(name: "ReveilleCalendar", dependencies: ["ReveilleModel", "ReveilleCore", "CICal", "CGLib"]),
         // The GLib main loop as a Swift global actor, and GDBus behind a typed wrapper.
-        .target(name: "ReveilleBus", dependencies: ["CGLib"]),
+        .target(name: "ReveilleBus", dependencies: ["CGLib", "ReveilleSystem", .product(name: "SystemPackage", package: "swift-system")]),
         // The daemon's parts: scheduler, presenter, D-Bus service.
         .target(name: "ReveilleAgent", dependencies: [
             "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CPulse", "CSndfile", "CLinux", "CNotify", "ReveilleCalendar", "CSoup", "CSecret",
@@ -128,7 +134,7 @@ let package = Package(
                           path: "Fuzz/reveille-fuzz-flatpak-info"),
 
         .testTarget(name: "ReveilleCoreTests", dependencies: [
-            "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
+            "ReveilleRules", "ReveilleSystem", "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleTimeZone"]),
         .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone",

@@ -77,10 +77,7 @@ package final class BusConnection {
             autoStart ? G_DBUS_CALL_FLAGS_NONE : G_DBUS_CALL_FLAGS_NO_AUTO_START,
             timeoutMilliseconds, nil,
             { _, result, userData in
-                let unmanaged = Unmanaged<CallbackBox>.fromOpaque(userData!)
-                defer { unmanaged.release() }
-                let (connection, reply) = unmanaged.takeUnretainedValue().value
-                    as! (OpaquePointer, @GLibActor (Result<[Variant], BusError>) -> Void)
+                let (connection, reply) = CallbackBox<(OpaquePointer, @GLibActor (Result<[Variant], BusError>) -> Void)>.take(userData)
                 var error: UnsafeMutablePointer<GError>?
                 let answer: Result<[Variant], BusError>
                 if let value = g_dbus_connection_call_finish(connection, result, &error) {
@@ -105,10 +102,8 @@ package final class BusConnection {
             connection, destination, path, interface, method, Variant.tuple(arguments).makeGVariant(), nil,
             G_DBUS_CALL_FLAGS_NONE, timeoutMilliseconds, nil, nil,
             { _, result, userData in
-                let unmanaged = Unmanaged<CallbackBox>.fromOpaque(userData!)
-                defer { unmanaged.release() }
-                let (connection, reply) = unmanaged.takeUnretainedValue().value
-                    as! (OpaquePointer, @GLibActor (Result<(arguments: [Variant], descriptors: [Int32]), BusError>) -> Void)
+                let (connection, reply) = CallbackBox<(OpaquePointer, @GLibActor (Result<(arguments: [Variant], descriptors: [Int32]), BusError>) -> Void)>
+                    .take(userData)
                 var error: UnsafeMutablePointer<GError>?
                 var list: UnsafeMutablePointer<GUnixFDList>?
                 let answer: Result<(arguments: [Variant], descriptors: [Int32]), BusError>
@@ -212,7 +207,7 @@ package final class BusConnection {
         return g_dbus_connection_signal_subscribe(
             connection, sender, interface, name, path, nil, G_DBUS_SIGNAL_FLAGS_NONE,
             { _, sender, path, _, name, parameters, userData in
-                let handler = CallbackBox.from(userData, as: (@GLibActor (Signal) -> Void).self)
+                let handler = CallbackBox<@GLibActor (Signal) -> Void>.from(userData)
                 var arguments: [Variant] = []
                 if let parameters, case .tuple(let values) = Variant(parameters) { arguments = values }
                 let signal = Signal(sender: sender.map { String(cString: $0) } ?? "",
@@ -220,7 +215,7 @@ package final class BusConnection {
                                     name: name.map { String(cString: $0) } ?? "", arguments: arguments)
                 GLibActor.assumeIsolated { handler(signal) }
             },
-            box.retainedPointer, CallbackBox.release)
+            box.retainedPointer, releaseCallbackBox)
     }
 
     package func unsubscribe(_ id: UInt32) {
@@ -234,17 +229,19 @@ package final class BusConnection {
     /// (`MethodCall.isOversized`), so its size costs nothing beyond what GDBus already read.
     /// `properties` answers the interfaces' readable properties (`org.freedesktop.DBus.Properties`'
     /// Get and GetAll) by interface and name; `nil` from it is an unknown property.
+    @discardableResult
     package func register(path: String, introspectionXML: String, maximumArgumentBytes: Int = .max,
                          properties: (@GLibActor (_ interface: String, _ name: String) -> Variant?)? = nil,
-                         handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) {
+                         handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) -> [UInt32] {
         var error: UnsafeMutablePointer<GError>?
         guard let node = g_dbus_node_info_new_for_xml(introspectionXML, &error) else { throw BusError(consuming: error) }
         defer { g_dbus_node_info_unref(node) }
         var index = 0
+        var registrations: [UInt32] = []
         while let interface = node.pointee.interfaces[index] {
             var vtable = GDBusInterfaceVTable()
             vtable.method_call = { _, sender, _, interface, method, parameters, invocation, userData in
-                let (handler, limit, _) = CallbackBox.from(userData, as: Registration.self)
+                let (handler, limit, _) = CallbackBox<Registration>.from(userData)
                 let bytes = parameters.map { Int(g_variant_get_size($0)) } ?? 0
                 var arguments: [Variant] = []
                 if bytes <= limit, let parameters, case .tuple(let values) = Variant(parameters) { arguments = values }
@@ -255,7 +252,7 @@ package final class BusConnection {
                 GLibActor.assumeIsolated { handler(call) }
             }
             vtable.get_property = { _, _, _, interface, name, error, userData in
-                let (_, _, properties) = CallbackBox.from(userData, as: Registration.self)
+                let (_, _, properties) = CallbackBox<Registration>.from(userData)
                 let interface = interface.map { String(cString: $0) } ?? "", name = name.map { String(cString: $0) } ?? ""
                 guard let value = GLibActor.assumeIsolated({ properties?(interface, name) }) else {
                     g_set_error_literal(error, g_dbus_error_quark(), Int32(G_DBUS_ERROR_UNKNOWN_PROPERTY.rawValue),
@@ -265,12 +262,21 @@ package final class BusConnection {
                 return value.makeGVariant()
             }
             let box = CallbackBox((handler, maximumArgumentBytes, properties) as Registration)
-            guard g_dbus_connection_register_object(connection, path, interface, &vtable, box.retainedPointer,
-                                                    CallbackBox.release, &error) != 0 else {
+            let registration = g_dbus_connection_register_object(connection, path, interface, &vtable, box.retainedPointer,
+                                                                 releaseCallbackBox, &error)
+            guard registration != 0 else {
+                unregister(registrations)
                 throw BusError(consuming: error)
             }
+            registrations.append(registration)
             index += 1
         }
+        return registrations
+    }
+
+    /// Removes objects `register` exported: no call reaches their handlers after this.
+    package func unregister(_ registrations: [UInt32]) {
+        for registration in registrations { g_dbus_connection_unregister_object(connection, registration) }
     }
 
     /// What `register` keeps for GDBus's callbacks: the method handler, the argument limit and the property getter.
@@ -296,16 +302,16 @@ package final class BusConnection {
         return g_bus_own_name_on_connection(
             connection, name, GBusNameOwnerFlags(rawValue: flags),
             { _, _, userData in
-                let onEvent = CallbackBox.from(userData, as: (@GLibActor (NameEvent) -> Void).self)
+                let onEvent = CallbackBox<@GLibActor (NameEvent) -> Void>.from(userData)
                 GLibActor.assumeIsolated { onEvent(.acquired) }
             },
             { connection, _, userData in
-                let onEvent = CallbackBox.from(userData, as: (@GLibActor (NameEvent) -> Void).self)
+                let onEvent = CallbackBox<@GLibActor (NameEvent) -> Void>.from(userData)
                 // GDBus passes no connection, or a closed one, when the bus itself went away.
                 let closed = connection == nil || g_dbus_connection_is_closed(connection) != 0
                 GLibActor.assumeIsolated { onEvent(closed ? .connectionClosed : .lost) }
             },
-            box.retainedPointer, CallbackBox.release)
+            box.retainedPointer, releaseCallbackBox)
     }
 
     /// Gives up a name `ownName` asked for (`g_bus_unown_name`); its `onEvent` hears nothing more.
@@ -319,15 +325,15 @@ package final class BusConnection {
         return g_bus_watch_name_on_connection(
             connection, name, G_BUS_NAME_WATCHER_FLAGS_NONE,
             { _, _, owner, userData in
-                let onChange = CallbackBox.from(userData, as: (@GLibActor (String?) -> Void).self)
+                let onChange = CallbackBox<@GLibActor (String?) -> Void>.from(userData)
                 let owner = owner.map { String(cString: $0) }
                 GLibActor.assumeIsolated { onChange(owner) }
             },
             { _, _, userData in
-                let onChange = CallbackBox.from(userData, as: (@GLibActor (String?) -> Void).self)
+                let onChange = CallbackBox<@GLibActor (String?) -> Void>.from(userData)
                 GLibActor.assumeIsolated { onChange(nil) }
             },
-            box.retainedPointer, CallbackBox.release)
+            box.retainedPointer, releaseCallbackBox)
     }
 
     package func unwatchName(_ id: UInt32) { g_bus_unwatch_name(id) }

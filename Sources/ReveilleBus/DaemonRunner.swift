@@ -1,5 +1,5 @@
 import Dispatch
-import Glibc
+import ReveilleSystem
 
 /// A daemon's life on the GLib loop, written once for the agent and the wake helper: its
 /// parts start in order, run until one of them (or a signal) asks to stop, then stop in
@@ -108,9 +108,7 @@ package final class DaemonRunner {
         // A daemon sets its own signal mask instead of inheriting its starter's: a parent that
         // blocked SIGTERM (a test runner, some launchers) would leave it unstoppable. Threads
         // started from here on inherit this mask.
-        var all = sigset_t()
-        sigfillset(&all)
-        pthread_sigmask(SIG_UNBLOCK, &all, nil)
+        SignalMask.unblockAll()
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var status: Int32 = 0
         Task { @GLibActor in

@@ -1,4 +1,6 @@
 import Glibc
+import ReveilleSystem
+import SystemPackage
 
 /// What a process's `/.flatpak-info` says of it, read as xdg-desktop-portal reads it
 /// (`[Application] name=`), failing closed: a marker that exists but cannot be read whole,
@@ -23,27 +25,29 @@ package enum FlatpakInfo: Equatable, Sendable {
     /// blocking (a FIFO cannot hold the agent), checked to be a regular file within
     /// `maximumBytes`, read whole.
     package static func read(path: String) -> FlatpakInfo {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            let error = errno
-            return error == ENOENT ? .absent : .unreadable("\(path) cannot be opened: \(String(cString: strerror(error)))")
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.noFollow, .nonBlocking, .closeOnExec])
+        } catch {
+            return (error as? Errno) == .noSuchFileOrDirectory ? .absent : .unreadable("\(path) cannot be opened: \(error)")
         }
-        defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+        defer { try? descriptor.close() }
+        guard let status = try? descriptor.status(), status.kind == .regular else {
             return .unreadable("\(path) is not a regular file")
         }
-        guard status.st_size <= maximumBytes else {
-            return .unreadable("\(path) is \(status.st_size) bytes; at most \(maximumBytes) are read")
+        guard status.size <= maximumBytes else {
+            return .unreadable("\(path) is \(status.size) bytes; at most \(maximumBytes) are read")
         }
         var bytes = [UInt8](repeating: 0, count: maximumBytes + 1)
         var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
-            if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { return .unreadable("\(path) could not be read: \(String(cString: strerror(errno)))") }
-            if got == 0 { break }
-            count += got
+        do {
+            while count < bytes.count {
+                let got = try bytes.withUnsafeMutableBytes { try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[count...])) }
+                if got == 0 { break }
+                count += got
+            }
+        } catch {
+            return .unreadable("\(path) could not be read: \(error)")
         }
         guard count <= maximumBytes else { return .unreadable("\(path) grew past \(maximumBytes) bytes while it was read") }
         return parse(bytes.prefix(count))

@@ -67,19 +67,36 @@ package final class GLibExecutor: SerialExecutor, @unchecked Sendable {
     }
 }
 
-/// Keeps a Swift value alive while C holds it as `user_data`; `release` is its `GDestroyNotify`.
-package final class CallbackBox {
-    package let value: Any
-    package init(_ value: Any) { self.value = value }
+/// Keeps a Swift value alive while C holds it as `user_data`: `retainedPointer` gives C a
+/// reference, the callback reads the value back (`from`, or `take` for a callback that runs
+/// once), and `releaseCallbackBox` (the `GDestroyNotify`) or `take` gives the reference up.
+/// Generic, so the callback names the type it reads and nothing is cast.
+package final class CallbackBox<Value> {
+    package let value: Value
+    package init(_ value: Value) { self.value = value }
 
-    /// A +1 pointer for `user_data`, balanced by `release`.
+    /// A +1 pointer for `user_data`, balanced by `releaseCallbackBox` or `take`.
     package var retainedPointer: UnsafeMutableRawPointer { Unmanaged.passRetained(self).toOpaque() }
 
-    package static func from<Value>(_ pointer: UnsafeMutableRawPointer?, as type: Value.Type = Value.self) -> Value {
-        Unmanaged<CallbackBox>.fromOpaque(pointer!).takeUnretainedValue().value as! Value
+    /// The value behind `pointer` (a box of this type's `retainedPointer`), which stays held.
+    package static func from(_ pointer: UnsafeMutableRawPointer?) -> Value {
+        box(pointer).takeUnretainedValue().value
     }
 
-    package static let release: GDestroyNotify = { pointer in
-        Unmanaged<CallbackBox>.fromOpaque(pointer!).release()
+    /// The value behind `pointer`, giving up the reference: for a callback C calls once.
+    package static func take(_ pointer: UnsafeMutableRawPointer?) -> Value {
+        box(pointer).takeRetainedValue().value
     }
+
+    private static func box(_ pointer: UnsafeMutableRawPointer?) -> Unmanaged<CallbackBox<Value>> {
+        // A pointer from another box type would be read as this one: in debug builds, say so.
+        assert(Unmanaged<AnyObject>.fromOpaque(pointer!).takeUnretainedValue() is CallbackBox<Value>,
+               "user_data is not a CallbackBox<\(Value.self)>")
+        return Unmanaged<CallbackBox<Value>>.fromOpaque(pointer!)
+    }
+}
+
+/// The `GDestroyNotify` of every `CallbackBox`'s `retainedPointer`: releasing needs no type.
+package let releaseCallbackBox: GDestroyNotify = { pointer in
+    Unmanaged<AnyObject>.fromOpaque(pointer!).release()
 }

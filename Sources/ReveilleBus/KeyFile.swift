@@ -1,5 +1,6 @@
 import CGLib
-import Glibc
+import ReveilleSystem
+import SystemPackage
 
 /// A desktop-entry-style file (`[Group]` and `key=value` lines), read by GLib's `GKeyFile`:
 /// comments, escapes and locale-tagged keys as the freedesktop specs define them.
@@ -9,8 +10,7 @@ package struct KeyFile: Sendable {
     /// Reads `path` (`g_key_file_load_from_file`); `nil` when it is missing or malformed.
     /// Files larger than `maximumBytes` are not read.
     package init?(path: String, maximumBytes: Int = 1 << 20) {
-        var status = stat()
-        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size <= maximumBytes,
+        guard let status = try? FilePath(path).status(), status.kind == .regular, status.size <= maximumBytes,
               let file = g_key_file_new() else { return nil }
         defer { g_key_file_free(file) }
         guard g_key_file_load_from_file(file, path, G_KEY_FILE_NONE, nil) != 0 else { return nil }

@@ -9,10 +9,10 @@ package enum MainLoopSources {
     package static func onSignal(_ signal: Int32, handler: @escaping @GLibActor () -> Void) {
         let box = CallbackBox(handler)
         _ = g_unix_signal_add_full(G_PRIORITY_DEFAULT, signal, { userData in
-            let handler = CallbackBox.from(userData, as: (@GLibActor () -> Void).self)
+            let handler = CallbackBox<@GLibActor () -> Void>.from(userData)
             GLibActor.assumeIsolated { handler() }
             return 1 // G_SOURCE_CONTINUE (TRUE), a macro Swift cannot import
-        }, box.retainedPointer, CallbackBox.release)
+        }, box.retainedPointer, releaseCallbackBox)
     }
 
     /// Calls `handler` on the loop each time `descriptor` is readable (`g_unix_fd_add_full`).
@@ -21,10 +21,10 @@ package enum MainLoopSources {
     package static func onReadable(_ descriptor: Int32, handler: @escaping @GLibActor () -> Void) -> UInt32 {
         let box = CallbackBox(handler)
         return g_unix_fd_add_full(G_PRIORITY_DEFAULT, descriptor, G_IO_IN, { _, _, userData in
-            let handler = CallbackBox.from(userData, as: (@GLibActor () -> Void).self)
+            let handler = CallbackBox<@GLibActor () -> Void>.from(userData)
             GLibActor.assumeIsolated { handler() }
             return 1 // G_SOURCE_CONTINUE (TRUE), a macro Swift cannot import
-        }, box.retainedPointer, CallbackBox.release)
+        }, box.retainedPointer, releaseCallbackBox)
     }
 
     /// Removes a source added by this type (`g_source_remove`).
@@ -35,10 +35,10 @@ package enum MainLoopSources {
     package static func after(milliseconds: UInt32, handler: @escaping @GLibActor () -> Void) -> UInt32 {
         let box = CallbackBox(handler)
         return g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, { userData in
-            let handler = CallbackBox.from(userData, as: (@GLibActor () -> Void).self)
+            let handler = CallbackBox<@GLibActor () -> Void>.from(userData)
             GLibActor.assumeIsolated { handler() }
             return gboolean(G_SOURCE_REMOVE)
-        }, box.retainedPointer, CallbackBox.release)
+        }, box.retainedPointer, releaseCallbackBox)
     }
 }
 
@@ -61,12 +61,12 @@ package final class FileMonitor {
                                             GFileMonitorEvent, UnsafeMutableRawPointer?) -> Void
         let changed: Changed = { _, _, _, event, userData in
             guard event != G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED else { return }
-            let onChange = CallbackBox.from(userData, as: (@GLibActor () -> Void).self)
+            let onChange = CallbackBox<@GLibActor () -> Void>.from(userData)
             GLibActor.assumeIsolated { onChange() }
         }
         // g_signal_connect is a macro; this is what it expands to.
         g_signal_connect_data(UnsafeMutableRawPointer(monitor), "changed", unsafeBitCast(changed, to: GCallback.self),
-                              box.retainedPointer, { data, _ in CallbackBox.release(data) }, GConnectFlags(rawValue: 0))
+                              box.retainedPointer, { data, _ in releaseCallbackBox(data) }, GConnectFlags(rawValue: 0))
     }
 
     deinit {

@@ -66,7 +66,7 @@ final class AlertView {
             default: nil
             }
             guard let answer else { return 0 }
-            let handler = CallbackBox.from(data, as: (@GLibActor (Answer) -> Bool).self)
+            let handler = CallbackBox<@GLibActor (Answer) -> Bool>.from(data)
             return GLibActor.assumeIsolated { handler(answer) } ? 1 : 0
         }
         let hasSecondary = secondaryLabel != nil
@@ -80,7 +80,7 @@ final class AlertView {
 
         typealias CloseRequest = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean
         let closeRequest: CloseRequest = { _, data in
-            let handler = CallbackBox.from(data, as: (@GLibActor () -> Void).self)
+            let handler = CallbackBox<@GLibActor () -> Void>.from(data)
             GLibActor.assumeIsolated { handler() }
             return 0
         }
@@ -89,7 +89,7 @@ final class AlertView {
 
         typealias WidgetSignal = @convention(c) (UnsafeMutablePointer<GtkWidget>?, UnsafeMutableRawPointer?) -> Void
         let keepAbove: WidgetSignal = { widget, _ in reveille_alert_keep_above_everywhere(widget) }
-        Self.connect(UnsafeMutableRawPointer(window), "map", unsafeBitCast(keepAbove, to: GCallback.self), nil)
+        Self.connect(UnsafeMutableRawPointer(window), "map", unsafeBitCast(keepAbove, to: GCallback.self), nil as CallbackBox<Void>?)
     }
 
     func present() {
@@ -116,7 +116,7 @@ final class AlertView {
         gtk_widget_add_css_class(button, "alert-answer")
         typealias Clicked = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
         let clicked: Clicked = { _, data in
-            let action = CallbackBox.from(data, as: (@GLibActor () -> Void).self)
+            let action = CallbackBox<@GLibActor () -> Void>.from(data)
             GLibActor.assumeIsolated { action() }
         }
         connect(UnsafeMutableRawPointer(button), "clicked", unsafeBitCast(clicked, to: GCallback.self), CallbackBox(action))
@@ -124,9 +124,9 @@ final class AlertView {
     }
 
     /// `g_signal_connect` (a macro) as it expands; `box` is released with the connection.
-    private static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: GCallback, _ box: CallbackBox?) {
+    private static func connect<Value>(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: GCallback, _ box: CallbackBox<Value>?) {
         g_signal_connect_data(instance, signal, handler, box?.retainedPointer,
-                              box == nil ? nil : { data, _ in CallbackBox.release(data) }, GConnectFlags(rawValue: 0))
+                              box == nil ? nil : { data, _ in releaseCallbackBox(data) }, GConnectFlags(rawValue: 0))
     }
 
     private static func cast<T>(_ widget: UnsafeMutablePointer<GtkWidget>, _ type: T.Type) -> UnsafeMutablePointer<T> {

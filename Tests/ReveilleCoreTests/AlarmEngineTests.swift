@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReveilleCore
+@testable import ReveilleRules
 import ReveilleTimeZone
 
 /// The agent's policy in process, on virtual time: the engine gets events and the instant,
@@ -26,7 +27,7 @@ struct AlarmEngineTests {
 
         /// A client's command, proposed and committed as the agent does once it is written.
         @discardableResult
-        mutating func perform(_ command: AlarmEngine.Command, owner: String? = nil) throws(AlarmError) -> AlarmRecord? {
+        mutating func perform(_ command: AlarmEngine.Command, owner: String? = nil) throws(AlarmRuleError) -> AlarmRecord? {
             let proposal = try engine.propose(command, owner: owner, now: now, timeZone: timeZone)
             effects = engine.commit(proposal)
             return proposal.result
@@ -224,10 +225,10 @@ struct AlarmEngineTests {
     @Test func eachAppHasItsOwnLimitAndTheUserAnother() throws {
         var harness = Harness(now: start, timeZone: utc, settings: .init(limitPerApp: 2, limitForUser: 3))
         for _ in 0..<2 { _ = try harness.schedule(timer(60), appID: "org.example.A") }
-        #expect(throws: AlarmError.maximumLimitReached) { try harness.schedule(timer(60), appID: "org.example.A") }
+        #expect(throws: AlarmRuleError.alarmKit(.maximumLimitReached)) { try harness.schedule(timer(60), appID: "org.example.A") }
         _ = try harness.schedule(timer(60), appID: "org.example.B")
         for _ in 0..<3 { _ = try harness.schedule(timer(60)) }
-        #expect(throws: AlarmError.maximumLimitReached) { try harness.schedule(timer(60)) }
+        #expect(throws: AlarmRuleError.alarmKit(.maximumLimitReached)) { try harness.schedule(timer(60)) }
         #expect(harness.engine.alarms.count == 6)
     }
 
@@ -236,8 +237,8 @@ struct AlarmEngineTests {
         let id = UUID()
         _ = try harness.schedule(timer(60), appID: "org.example.A", id: id)
         let before = harness.engine.alarms
-        #expect(throws: AlarmError.self) { try harness.schedule(timer(120), appID: "org.example.B", id: id) }
-        #expect(throws: AlarmError.self) { try harness.perform(.apply(.resume, id: id.uuidString)) }
+        #expect(throws: AlarmRuleError.idInUse(id)) { try harness.schedule(timer(120), appID: "org.example.B", id: id) }
+        #expect(throws: AlarmRuleError.self) { try harness.perform(.apply(.resume, id: id.uuidString)) }
         #expect(harness.engine.alarms == before)
     }
 
@@ -246,10 +247,10 @@ struct AlarmEngineTests {
         let mine = try harness.schedule(timer(60), appID: "org.example.A")
         let theirs = try harness.schedule(timer(60), appID: "org.example.B")
         #expect(try harness.engine.resolve(String(mine.id.uuidString.prefix(6)), owner: "org.example.A") == mine.id)
-        #expect(throws: AlarmError.self) { try harness.engine.resolve(theirs.id.uuidString, owner: "org.example.A") }
-        #expect(throws: AlarmError.self) { try harness.perform(.apply(.cancel, id: theirs.id.uuidString), owner: "org.example.A") }
+        #expect(throws: AlarmRuleError.noIDMatches(prefix: theirs.id.uuidString)) { try harness.engine.resolve(theirs.id.uuidString, owner: "org.example.A") }
+        #expect(throws: AlarmRuleError.noIDMatches(prefix: theirs.id.uuidString)) { try harness.perform(.apply(.cancel, id: theirs.id.uuidString), owner: "org.example.A") }
         #expect(try harness.engine.resolve(theirs.id.uuidString) == theirs.id, "the user reaches every alarm")
-        #expect(throws: AlarmError.self) { try harness.engine.resolve("") }
+        #expect(throws: AlarmRuleError.noIDGiven) { try harness.engine.resolve("") }
     }
 
     @Test func aStoreOverTheLimitKeepsTheAlarmsDueSoonest() throws {

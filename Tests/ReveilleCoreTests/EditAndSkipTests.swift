@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReveilleCore
+@testable import ReveilleRules
 
 /// Issue 27: an edit changes only what it names, and a skip can be undone.
 extension AlarmEngineTests {
@@ -54,7 +55,7 @@ extension AlarmEngineTests {
         #expect {
             try harness.perform(.unskip(id: up.id.uuidString))
         } throws: { error in
-            guard case .invalidState(let reason) = error as? AlarmError else { return false }
+            guard let refusal = error as? AlarmRuleError, case .invalidState(let reason) = AlarmError(refusal) else { return false }
             return reason.contains("has no skipped occurrence ahead")
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import ReveilleCore
+@testable import ReveilleRules
 import SystemPackage
 
 /// The history in process: what the engine reports as an occurrence ends, the bounds, and

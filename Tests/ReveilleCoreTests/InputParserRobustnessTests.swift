@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReveilleCore
+@testable import ReveilleRules
 
 /// The parser's entry points (what the CLI and the fuzz target call) answer any text with a
 /// value or an `InputError`: no trap on digits of other scripts, huge numbers, empty or long text.

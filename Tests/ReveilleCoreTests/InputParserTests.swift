@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReveilleCore
+@testable import ReveilleRules
 
 @Suite("Input parsing")
 struct InputParserTests {

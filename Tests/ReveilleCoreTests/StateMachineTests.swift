@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReveilleCore
+@testable import ReveilleRules
 
 @Suite("State machine")
 struct StateMachineTests {
@@ -104,7 +105,7 @@ struct StateMachineTests {
             #expect {
                 try alarm.applying(action, now: now, timeZone: utc)
             } throws: { error in
-                guard case AlarmError.invalidState(let text) = error else { return false }
+                guard let refusal = error as? AlarmRuleError, case .invalidState(let text) = AlarmError(refusal) else { return false }
                 // In a person's words: "is ringing: snooze (or repeat) works only while it is ...".
                 return text.contains("is \(AlarmRecord.stateWords(state))") && text.contains("\(action.words) works only while it is")
                     && !text.contains("countdown is")
@@ -114,7 +115,7 @@ struct StateMachineTests {
 
     @Test func snoozeWithoutPostAlertUsesPreAlertAsInAlarmKitAndIsRefusedWithNeither() throws {
         let fired = alerting(try record(relative(12, 30), postAlert: nil))
-        #expect(throws: AlarmError.self) { try fired.applying(.countdown, now: now, timeZone: utc) }
+        #expect(throws: AlarmRuleError.noSnoozeLength(fired.id)) { try fired.applying(.countdown, now: now, timeZone: utc) }
         let timer = alerting(try record(nil, preAlert: 90, postAlert: nil))
         let repeated = try #require(try timer.applying(.countdown, now: now, timeZone: utc))
         #expect(repeated.alarm.state == .countdown && repeated.fireDate == now + 90 && repeated.countdownLength == 90)
@@ -175,15 +176,15 @@ struct StateMachineTests {
         let off = try daily.disabling()
         #expect(off.dueDate == nil)
         #expect(off.advanced(to: daily.fireDate!.addingTimeInterval(3600), lateWindow: 600, timeZone: utc) == .unchanged)
-        #expect(throws: AlarmError.self) { try off.applying(.stop, now: now, timeZone: utc) }
+        #expect(throws: AlarmRuleError.notAllowed(.stop, alarm: off)) { try off.applying(.stop, now: now, timeZone: utc) }
         // Enabled two days later: its next occurrence from then, not the ones it slept through.
         let later = daily.fireDate!.addingTimeInterval(2 * 86_400 + 60)
         let on = try off.enabling(now: later, timeZone: utc)
         #expect(!on.disabled && on.fireDate == daily.fireDate!.addingTimeInterval(3 * 86_400))
         // A one-time alarm whose time passed while off cannot come back; a timer cannot be disabled.
         let once = try record(.fixed(now.addingTimeInterval(3600)))
-        #expect(throws: AlarmError.self) { try once.disabling().enabling(now: now.addingTimeInterval(7200), timeZone: utc) }
-        #expect(throws: AlarmError.self) { try record(nil, preAlert: 60).disabling() }
+        #expect(throws: AlarmRuleError.self) { try once.disabling().enabling(now: now.addingTimeInterval(7200), timeZone: utc) }
+        #expect(throws: AlarmRuleError.self) { try record(nil, preAlert: 60).disabling() }
     }
 
     @Test func skippingMovesARepeatingAlarmToTheOccurrenceAfterNext() throws {
@@ -191,7 +192,7 @@ struct StateMachineTests {
         let skipped = try weekdays.skippingNextOccurrence(timeZone: utc)
         #expect(skipped.fireDate! > weekdays.fireDate! && skipped.lastOccurrence == weekdays.fireDate)
         #expect(skipped.fireDate == weekdays.alarm.schedule!.nextFireDate(after: weekdays.fireDate!, in: utc))
-        #expect(throws: AlarmError.self) { try record(relative(12, 30)).skippingNextOccurrence(timeZone: utc) }
+        #expect(throws: AlarmRuleError.self) { try record(relative(12, 30)).skippingNextOccurrence(timeZone: utc) }
     }
 
     @Test func presentationStateFollowsTheState() throws {

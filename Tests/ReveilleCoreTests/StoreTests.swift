@@ -3,6 +3,7 @@ import Logging
 import SystemPackage
 import Testing
 @testable import ReveilleCore
+@testable import ReveilleRules
 
 @Suite("Store")
 struct StoreTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import ReveilleCore
+@testable import ReveilleRules
 
 @Suite("Systemd app ids")
 struct SystemdAppIDTests {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ReveilleCore
+@testable import ReveilleRules
 import ReveilleTimeZone
 
 /// A zone of the system's tz database, as the agent and the CLI read it.

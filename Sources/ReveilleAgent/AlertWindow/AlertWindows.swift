@@ -127,8 +127,8 @@ final class AlertWindows: AlarmFollower {
     private static func whenExits(_ pid: pid_t, handler: @escaping @GLibActor (Int32) -> Void) {
         let box = CallbackBox(handler)
         g_child_watch_add_full(G_PRIORITY_DEFAULT, pid, { _, status, data in
-            let handler = CallbackBox.from(data, as: (@GLibActor (Int32) -> Void).self)
+            let handler = CallbackBox<@GLibActor (Int32) -> Void>.from(data)
             GLibActor.assumeIsolated { handler(status) }
-        }, box.retainedPointer, CallbackBox.release)
+        }, box.retainedPointer, releaseCallbackBox)
     }
 }

@@ -21,13 +21,15 @@ final class ClientRegistry {
     private let logger: Logger
     private var clients: [String: Client] = [:]
     private var watches: [String: UInt32] = [:]
+    /// The `NameOwnerChanged` subscription, removed with the registry.
+    private var nameOwnerSubscription: UInt32 = 0
     /// When each connection appeared on the bus, and the instant before which the rest did.
     private var connectionTimes = ConnectionTimes()
 
     init(bus: BusConnection, logger: Logger) {
         self.bus = bus
         self.logger = logger
-        _ = bus.subscribe(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", name: "NameOwnerChanged",
+        nameOwnerSubscription = bus.subscribe(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", name: "NameOwnerChanged",
                           path: "/org/freedesktop/DBus") { [weak self] signal in
             let names = signal.arguments.map { $0.string ?? "" }
             guard names.count == 3, names[0].hasPrefix(":") else { return }
@@ -38,6 +40,12 @@ final class ClientRegistry {
         _ = try? bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                               interface: "org.freedesktop.DBus", method: "GetId")
         connectionTimes.watchedSince = ProcessStart.now()
+    }
+
+    /// What the registry asked of the bus goes with it.
+    isolated deinit {
+        bus.unsubscribe(nameOwnerSubscription)
+        for watch in watches.values { bus.unwatchName(watch) }
     }
 
     /// The caller's identity: what it said in Hello, else its sandbox's, else the user's.

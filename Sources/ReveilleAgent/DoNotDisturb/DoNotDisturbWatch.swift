@@ -28,6 +28,9 @@ final class DoNotDisturbWatch {
         start()
     }
 
+    /// A watch that goes stops following: its subscriptions would outlive it on the bus.
+    isolated deinit { stop() }
+
     /// Stops following: signals, monitors and polls end.
     func stop() {
         for id in subscriptions { bus.unsubscribe(id) }
@@ -168,11 +171,11 @@ final class GSettingsBoolean {
         let box = CallbackBox({ @GLibActor () -> Void in onChange(g_settings_get_boolean(settings, key) != 0) })
         typealias Changed = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void
         let changed: Changed = { _, _, userData in
-            let handler = CallbackBox.from(userData, as: (@GLibActor () -> Void).self)
+            let handler = CallbackBox<@GLibActor () -> Void>.from(userData)
             GLibActor.assumeIsolated { handler() }
         }
         g_signal_connect_data(UnsafeMutableRawPointer(settings), "changed::\(key)", unsafeBitCast(changed, to: GCallback.self),
-                              box.retainedPointer, { data, _ in CallbackBox.release(data) }, GConnectFlags(rawValue: 0))
+                              box.retainedPointer, { data, _ in releaseCallbackBox(data) }, GConnectFlags(rawValue: 0))
         // GSettings sends `changed` only for keys read at least once.
         _ = g_settings_get_boolean(settings, key)
     }

@@ -39,9 +39,9 @@ final class NotificationThread: Sendable {
         let source = g_idle_source_new()
         g_source_set_priority(source, G_PRIORITY_DEFAULT)
         g_source_set_callback(source, { data in
-            CallbackBox.from(data, as: (@Sendable () -> Void).self)()
+            CallbackBox<@Sendable () -> Void>.from(data)()
             return gboolean(G_SOURCE_REMOVE)
-        }, CallbackBox(job).retainedPointer, CallbackBox.release)
+        }, CallbackBox(job).retainedPointer, releaseCallbackBox)
         g_source_attach(source, context)
         g_source_unref(source)
     }

@@ -27,6 +27,10 @@ final class PanelItem: AlarmFollower {
     private var view: PanelItemView?
     private var menu = PanelMenu.empty
     private var refreshTimer: UInt32?
+    /// The exported objects and the watch on the host, removed with the item: their
+    /// handlers hold it unowned.
+    private var registrations: [UInt32] = []
+    private var watcherWatch: UInt32 = 0
     /// The watcher's unique name while one runs.
     private var watcher: String?
     /// The request for `busName` while the item is shown and a watcher runs.
@@ -40,7 +44,7 @@ final class PanelItem: AlarmFollower {
         self.logger = logger
         self.now = now
         self.timeZone = timeZone
-        try bus.register(path: PanelInterfaces.itemPath, introspectionXML: PanelInterfaces.itemXML,
+        registrations = try bus.register(path: PanelInterfaces.itemPath, introspectionXML: PanelInterfaces.itemXML,
                          maximumArgumentBytes: PanelInterfaces.maximumCallBytes,
                          properties: { [unowned self] _, name in self.itemProperty(name) }) { call in
             // The item is its menu (ItemIsMenu), which the host opens itself. Activate and the
@@ -52,10 +56,17 @@ final class PanelItem: AlarmFollower {
             }
             call.reply()
         }
-        try bus.register(path: PanelInterfaces.menuPath, introspectionXML: PanelInterfaces.menuXML,
-                         maximumArgumentBytes: PanelInterfaces.maximumCallBytes,
-                         properties: { _, name in Self.menuProperty(name) }) { [unowned self] call in self.handleMenu(call) }
-        bus.watchName(PanelInterfaces.watcherName) { [weak self] owner in self?.watcherChanged(owner) }
+        registrations += try bus.register(path: PanelInterfaces.menuPath, introspectionXML: PanelInterfaces.menuXML,
+                                          maximumArgumentBytes: PanelInterfaces.maximumCallBytes,
+                                          properties: { _, name in Self.menuProperty(name) }) { [unowned self] call in self.handleMenu(call) }
+        watcherWatch = bus.watchName(PanelInterfaces.watcherName) { [weak self] owner in self?.watcherChanged(owner) }
+    }
+
+    isolated deinit {
+        bus.unregister(registrations)
+        bus.unwatchName(watcherWatch)
+        if let refreshTimer { MainLoopSources.remove(refreshTimer) }
+        if let nameRequest { bus.unownName(nameRequest) }
     }
 
     func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {

@@ -64,7 +64,7 @@ struct AlarmTable {
 
     /// The one alarm whose id starts with `prefix`, among `owner`'s when given.
     func resolve(_ prefix: String, owner: String?) throws(AlarmError) -> UUID {
-        try engine.resolve(prefix, owner: owner)
+        try AlarmError.worded { () throws(AlarmRuleError) in try engine.resolve(prefix, owner: owner) }
     }
 }
 

@@ -168,7 +168,9 @@ final class AgentRuntime {
     /// ringing alarm is never refused: it takes effect from memory, and is written as soon as
     /// the disk allows. Any other change that cannot be written is not made.
     private func perform(_ command: AlarmEngine.Command, owner: String?) throws(AlarmError) -> AlarmRecord? {
-        let proposal = try engine.propose(command, owner: owner, now: clock.now, timeZone: clock.timeZone)
+        let proposal = try AlarmError.worded { () throws(AlarmRuleError) in
+            try engine.propose(command, owner: owner, now: clock.now, timeZone: clock.timeZone)
+        }
         do {
             try write(proposal.changes)
         } catch {

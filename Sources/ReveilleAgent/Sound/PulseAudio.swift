@@ -28,11 +28,16 @@ final class PulseAudio {
         self.appID = appID
     }
 
-    deinit { pa_glib_mainloop_free(mainloop) }
+    /// The connection closes before the loop it runs on is freed: its callbacks hold this
+    /// object unretained, and an open connection would keep the server's client alive.
+    isolated deinit {
+        dropContext()
+        pa_glib_mainloop_free(mainloop)
+    }
 
     /// Opens a new connection (`pa_context_connect`) unless one is ready or under way; the
-    /// server is `PULSE_SERVER` or the session's default. Never autospawns a daemon.
-    func connect() {
+    /// server is `server`, else `PULSE_SERVER` or the session's default. Never autospawns a daemon.
+    func connect(server: String? = nil) {
         guard context == nil else { return }
         let properties = Self.proplist(["application.name": appName, "application.id": appID,
                                         "application.icon_name": "io.github.reveille.Reveille"])
@@ -44,7 +49,7 @@ final class PulseAudio {
             let state = pa_context_get_state(context)
             GLibActor.assumeIsolated { pulse.contextStateChanged(state) }
         }, Unmanaged.passUnretained(self).toOpaque())
-        if pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
+        if pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
             contextStateChanged(PA_CONTEXT_FAILED)
         }
     }
@@ -64,21 +69,27 @@ final class PulseAudio {
             isReady = true
             onReadyChange?(true)
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
-            if let context {
-                // Clear the callback first: the context must not call into us once dropped.
-                pa_context_set_state_callback(context, nil, nil)
-                pa_context_disconnect(context)
-                pa_context_unref(context)
-            }
-            context = nil
-            subscribed = false
-            audibleInputs = [:]
+            dropContext()
             let wasReady = isReady
             isReady = false
             if wasReady || state == PA_CONTEXT_FAILED { onReadyChange?(false) }
         default:
             break
         }
+    }
+
+    /// Closes the connection, if any. Its callbacks are cleared first: the context must not
+    /// call into us once dropped.
+    private func dropContext() {
+        if let context {
+            pa_context_set_state_callback(context, nil, nil)
+            pa_context_set_subscribe_callback(context, nil, nil)
+            pa_context_disconnect(context)
+            pa_context_unref(context)
+        }
+        context = nil
+        subscribed = false
+        audibleInputs = [:]
     }
 
     /// Starts `sound` looping until `stop()`; `nil` when not connected or the stream cannot open.
@@ -127,19 +138,19 @@ final class PulseAudio {
         let box = CallbackBox({ [weak self] (muted: Bool, volumes: [UInt32]) in self?.enforce(index, muted: muted, volumes: volumes) }
                               as @GLibActor (Bool, [UInt32]) -> Void)
         let operation = pa_context_get_sink_input_info(context, index, { _, info, endOfList, userData in
-            let unmanaged = Unmanaged<CallbackBox>.fromOpaque(userData!)
+            typealias Box = CallbackBox<@GLibActor (Bool, [UInt32]) -> Void>
             guard let info else {
-                if endOfList != 0 { unmanaged.release() }
+                if endOfList != 0 { _ = Box.take(userData) }
                 return
             }
-            let found = unmanaged.takeUnretainedValue().value as! @GLibActor (Bool, [UInt32]) -> Void
+            let found = Box.from(userData)
             var volume = info.pointee.volume
             let channels = Int(volume.channels)
             let values = withUnsafeBytes(of: &volume.values) { Array($0.bindMemory(to: pa_volume_t.self).prefix(channels)) }
             let muted = info.pointee.mute != 0
             GLibActor.assumeIsolated { found(muted, values) }
         }, box.retainedPointer)
-        if let operation { pa_operation_unref(operation) } else { CallbackBox.release(box.retainedPointer) }
+        if let operation { pa_operation_unref(operation) } else { releaseCallbackBox(box.retainedPointer) }
     }
 
     private func enforce(_ index: UInt32, muted: Bool, volumes: [UInt32]) {
@@ -172,11 +183,11 @@ final class PulseAudio {
         guard isReady, let context else { return completion(nil) }
         let box = CallbackBox(completion)
         let operation = pa_context_get_sink_info_by_name(context, name, { _, info, endOfList, userData in
-            let unmanaged = Unmanaged<CallbackBox>.fromOpaque(userData!)
-            let completion = unmanaged.takeUnretainedValue().value as! @GLibActor (SinkState?) -> Void
+            typealias Box = CallbackBox<@GLibActor (SinkState?) -> Void>
+            let completion = Box.from(userData)
             guard let info else {
                 // The end of the list (eol > 0), or an error (eol < 0): the box is done either way.
-                if endOfList != 0 { unmanaged.release() }
+                if endOfList != 0 { _ = Box.take(userData) }
                 if endOfList < 0 { GLibActor.assumeIsolated { completion(nil) } }
                 return
             }
@@ -186,7 +197,7 @@ final class PulseAudio {
             let state = SinkState(name: String(cString: info.pointee.name), muted: info.pointee.mute != 0, volumes: values)
             GLibActor.assumeIsolated { completion(state) }
         }, box.retainedPointer)
-        if let operation { pa_operation_unref(operation) } else { CallbackBox.release(box.retainedPointer); completion(nil) }
+        if let operation { pa_operation_unref(operation) } else { releaseCallbackBox(box.retainedPointer); completion(nil) }
     }
 
     /// Sets a sink's mute and per-channel volumes (`pa_context_set_sink_mute_by_name`,

@@ -1,6 +1,7 @@
 import CSndfile
 import FoundationEssentials
-import Glibc
+import ReveilleCore
+import SystemPackage
 
 /// Sound files through libsndfile, the only file that calls it: it reads WAV, FLAC, Ogg
 /// Vorbis/Opus and the rest it knows. Short sounds are decoded once into memory; long ones
@@ -33,20 +34,23 @@ enum SoundFile {
     /// reads and sane numbers. `sf_open_fd` takes the descriptor. The version is the opened
     /// file's own (`fstat`), so what is decoded and the version it is kept under agree.
     fileprivate static func open(_ path: String) throws(Failure) -> (OpaquePointer, Info, FileVersion) {
-        let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        guard descriptor >= 0 else { throw Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            close(descriptor)
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.nonBlocking, .closeOnExec, .noControllingTerminal])
+        } catch {
+            throw Failure(description: "cannot open \(path): \(error)")
+        }
+        guard let status = try? descriptor.status(), status.kind == .regular else {
+            try? descriptor.close()
             throw Failure(description: "\(path) is not a regular file; a sound must be a file")
         }
-        guard Int64(status.st_size) <= maximumBytes else {
-            close(descriptor)
-            throw Failure(description: "\(path) is \(status.st_size >> 20) MiB; accepted: at most \(maximumBytes >> 20) MiB")
+        guard Int64(status.size) <= maximumBytes else {
+            try? descriptor.close()
+            throw Failure(description: "\(path) is \(status.size >> 20) MiB; accepted: at most \(maximumBytes >> 20) MiB")
         }
         let version = FileVersion(status)
         var info = SF_INFO()
-        guard let file = sf_open_fd(descriptor, Int32(SFM_READ), &info, 1) else {
+        guard let file = sf_open_fd(descriptor.rawValue, Int32(SFM_READ), &info, 1) else {
             throw Failure(description: "cannot decode \(path): \(String(cString: sf_strerror(nil)))")
         }
         let parsed = Info(channels: Int(info.channels), sampleRate: Int(info.samplerate), frames: Int(info.frames))
@@ -97,18 +101,17 @@ struct FileVersion: Hashable, Sendable {
     var modifiedSeconds: Int
     var modifiedNanoseconds: Int
 
-    init(_ status: stat) {
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
-        size = Int64(status.st_size)
-        modifiedSeconds = Int(status.st_mtim.tv_sec)
-        modifiedNanoseconds = Int(status.st_mtim.tv_nsec)
+    init(_ status: FileStatus) {
+        device = status.identity.device
+        inode = status.identity.inode
+        size = Int64(status.size)
+        modifiedSeconds = status.modifiedSeconds
+        modifiedNanoseconds = status.modifiedNanoseconds
     }
 
     /// The file at `path` as it is now (`stat`); `nil` when it cannot be looked at.
     init?(path: String) {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
+        guard let status = try? FilePath(path).status() else { return nil }
         self.init(status)
     }
 }

@@ -14,12 +14,12 @@ final class NetworkWatch {
         let box = CallbackBox(onChange)
         typealias Changed = @convention(c) (UnsafeMutableRawPointer?, gboolean, UnsafeMutableRawPointer?) -> Void
         let changed: Changed = { _, available, userData in
-            let onChange = CallbackBox.from(userData, as: (@GLibActor (Bool) -> Void).self)
+            let onChange = CallbackBox<@GLibActor (Bool) -> Void>.from(userData)
             GLibActor.assumeIsolated { onChange(available != 0) }
         }
         // g_signal_connect is a macro; this is what it expands to.
         handler = g_signal_connect_data(UnsafeMutableRawPointer(monitor), "network-changed", unsafeBitCast(changed, to: GCallback.self),
-                                        box.retainedPointer, { data, _ in CallbackBox.release(data) }, GConnectFlags(rawValue: 0))
+                                        box.retainedPointer, { data, _ in releaseCallbackBox(data) }, GConnectFlags(rawValue: 0))
     }
 
     deinit {

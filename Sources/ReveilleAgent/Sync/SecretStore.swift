@@ -57,8 +57,6 @@ private func secretFailure(_ error: UnsafeMutablePointer<GError>?) -> SecretStor
 
 /// Hands `result` to the callback boxed in `data`, on the loop, and releases the box.
 private func finishSecret<Value: Sendable>(_ data: UnsafeMutableRawPointer?, _ result: Result<Value, SecretStore.SecretFailure>) {
-    let box = Unmanaged<CallbackBox>.fromOpaque(data!)
-    defer { box.release() }
-    let done = box.takeUnretainedValue().value as! SecretStore.Done<Value>
+    let done = CallbackBox<SecretStore.Done<Value>>.take(data)
     GLibActor.assumeIsolated { done(result) }
 }

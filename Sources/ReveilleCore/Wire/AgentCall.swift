@@ -111,7 +111,7 @@ package enum AgentCall: Sendable, Equatable {
         case "WakeStatus": call = .wakeStatus
         case "Snooze":
             let id = try reader.string("id"), seconds = try reader.number("seconds")
-            try AlarmRecord.checkSnoozeLength(seconds)
+            try AlarmError.worded { () throws(AlarmRuleError) in try AlarmRecord.checkSnoozeLength(seconds) }
             call = .snooze(id: id, seconds: seconds)
         case "History": call = .history
         case "SyncAdd":

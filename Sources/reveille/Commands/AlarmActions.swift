@@ -178,7 +178,7 @@ struct Snooze: AsyncParsableCommand {
     /// DURATION read and bounded as the agent bounds it, so a wrong one is a usage error.
     static func length(_ text: String) throws -> TimeInterval {
         let length = try Parse.duration(text, option: L("duration"))
-        do { try AlarmRecord.checkSnoozeLength(length) } catch { throw ValidationError(L("duration: %@", error.reason)) }
+        do { try AlarmRecord.checkSnoozeLength(length) } catch { throw ValidationError(L("duration: %@", AlarmError(error).reason)) }
         return length
     }
 }

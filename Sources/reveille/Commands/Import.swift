@@ -47,7 +47,7 @@ struct Import: AsyncParsableCommand {
                 if alarm.disabled { record = try record.disabling() }
                 planned.append((alarm, id, AlarmSummary(record, now: now)))
             } catch {
-                unmapped.append("\(alarm.source): \(error.reason)")
+                unmapped.append("\(alarm.source): \(AlarmError(error).reason)")
             }
         }
         for note in unmapped { Output.note(L("Not imported: %@", note)) }

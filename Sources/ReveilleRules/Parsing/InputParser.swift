@@ -2,22 +2,16 @@ import FoundationEssentials
 
 /// Reads the times, dates, durations and weekday lists people type.
 package enum InputParser {
-    // The forms are typed in English whatever the language; only the words around them are translated.
-    package static var acceptedTimes: String { "07:30, 7:30, 7.30, 18h30, 0730, 7:30pm, 7pm, 19:30, noon, midnight" }
-    package static var acceptedDates: String {
-        "in 10m, +1h30m, in 1h30, tomorrow 7:30, tonight 22:00, fri 18:00, next mon 9:00, 2026-12-24 18:00, 12/24 18:00, 24.12. 18:00, dec 24 18:00, "
-            + "19:30:15, 2026-12-24T18:00+01:00 " + L("(a day without a time: 09:00)")
-    }
-    package static var acceptedDurations: String { "90s, 10m, 1h30m, 1h30, 1.5h, 2d, 1:30:00 (h:mm:ss), 5:00 (m:ss)" }
-    /// A timer's length also reads a bare number, as seconds, as `sleep` does.
-    package static var acceptedTimerLengths: String { acceptedDurations + ", " + L("90 (seconds)") }
-    package static var acceptedWeekdays: String {
-        L("mon,wed,fri or mon-fri (mon tue wed thu fri sat sun, full names, or the short names `reveille list` shows), weekdays, weekends, daily")
-    }
+    /// Weekday names in the user's language (what `reveille list` shows), read besides the
+    /// English ones; Core passes its translations.
+    package typealias WeekdayNames = [Locale.Weekday: String]
+
+    /// Monday first.
+    package static let week: [Locale.Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday]
 
     /// A time of day: `07:30`, `7:30`, `7.30`, `18h30` (as French and German write it), `0730`, `7:30pm`, `7pm`, `19:30`, `noon`, `midnight`.
     package static func timeOfDay(_ text: String) throws -> Alarm.Schedule.Relative.Time {
-        let error = InputError(text: text, expected: L("a time of day"), accepted: acceptedTimes)
+        let error = InputError(text: text, expected: .timeOfDay, accepted: .times)
         let trimmed = text.trimmed().lowercased()
         switch trimmed {
         case "noon", "midday": return .init(hour: 12, minute: 0)
@@ -50,14 +44,14 @@ package enum InputParser {
             if let seconds = number(Substring(text.trimmed())) { return try duration("\(seconds)s") }
             return try duration(text)
         } catch let error as InputError {
-            throw InputError(text: text, expected: error.expected, accepted: acceptedTimerLengths)
+            throw InputError(text: text, expected: error.expected, accepted: .timerLengths)
         }
     }
 
     /// A length of time: `90s`, `10m`, `1h30m`, `1h30` (the last number in the next smaller
     /// unit), `1.5h`, `2d`, `1:30:00`, `5:00`.
     package static func duration(_ text: String) throws -> TimeInterval {
-        let error = InputError(text: text, expected: L("a duration"), accepted: acceptedDurations)
+        let error = InputError(text: text, expected: .duration, accepted: .durations)
         let trimmed = text.trimmed().lowercased()
         var seconds: Double
         if trimmed.contains(":") {
@@ -92,11 +86,10 @@ package enum InputParser {
             }
         }
         guard seconds > 0 else {
-            throw InputError(text: text, expected: L("a duration longer than zero"), accepted: acceptedDurations)
+            throw InputError(text: text, expected: .durationLongerThanZero, accepted: .durations)
         }
         guard seconds <= maximumDuration else {
-            throw InputError(text: text, expected: L("a duration of at most %@ days (100 years)", String(Int(maximumDuration / 86_400))),
-                             accepted: acceptedDurations)
+            throw InputError(text: text, expected: .durationAtMost(days: Int(maximumDuration / 86_400)), accepted: .durations)
         }
         return seconds
     }
@@ -113,9 +106,9 @@ package enum InputParser {
     }
 
     /// A list of weekdays: `mon,wed,fri`, `mon-fri`, `weekdays`, `weekends`, `daily`. Monday first, no repeats.
-    package static func weekdays(_ text: String) throws -> [Locale.Weekday] {
-        let week: [Locale.Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday]
-        let error = InputError(text: text, expected: L("a list of weekdays"), accepted: acceptedWeekdays)
+    /// `localNames`: the short names in the user's language, read after the English ones.
+    package static func weekdays(_ text: String, localNames: WeekdayNames) throws -> [Locale.Weekday] {
+        let error = InputError(text: text, expected: .weekdays, accepted: .weekdays)
         var chosen = Set<Locale.Weekday>()
         let items = text.lowercased().split(whereSeparator: { $0 == "," || $0 == " " })
         guard !items.isEmpty else { throw error }
@@ -131,7 +124,7 @@ package enum InputParser {
                     // English first; then the short names the CLI shows in the user's language
                     // (`lun,mar`), so that what `reveille list` prints can be typed back.
                     guard let index = week.firstIndex(where: { day in matches(String(name), day) })
-                        ?? week.firstIndex(where: { day in shortName(day).lowercased() == name })
+                        ?? week.firstIndex(where: { day in localNames[day].map { $0.lowercased() == name } == true })
                     else { throw error }
                     return index
                 }
@@ -172,21 +165,17 @@ package enum InputParser {
         package var isEmpty: Bool { given.isEmpty }
     }
 
-    package static var acceptedMonthDays: String { L("a day of the month, 1 to 31 (a month without that day rings on its last day)") }
-    package static var acceptedYearDays: String { L("a month and day: 03-21, 3/21, 21.03., mar 21 (February 29 rings on the 28th in other years)") }
-    package static var acceptedDayIntervals: String { L("a number of days from 1 to 366: 3d, 3 days, 2w") }
-
     /// The recurrence `repeats` names (`.never` when none is given); `firstDay` is the day an
     /// every-few-days count starts on (the time's next occurrence).
-    package static func recurrence(_ repeats: Repeats, firstDay: () -> CalendarDay) throws -> Alarm.Schedule.Relative.Recurrence {
+    package static func recurrence(_ repeats: Repeats, localNames: WeekdayNames,
+                                   firstDay: () -> CalendarDay) throws -> Alarm.Schedule.Relative.Recurrence {
         guard repeats.given.count <= 1 else {
-            throw InputError(text: repeats.given.joined(separator: " "), expected: L("one way to repeat"),
-                             accepted: L("one of --days, --monthly, --yearly or --every"))
+            throw InputError(text: repeats.given.joined(separator: " "), expected: .oneWayToRepeat, accepted: .repeatOptions)
         }
-        if let days = repeats.days { return .weekly(try weekdays(days)) }
+        if let days = repeats.days { return .weekly(try weekdays(days, localNames: localNames)) }
         if let monthly = repeats.monthly {
             guard let day = number(Substring(monthly.trimmed())), (1...31).contains(day) else {
-                throw InputError(text: monthly, expected: L("a day of the month"), accepted: acceptedMonthDays)
+                throw InputError(text: monthly, expected: .dayOfMonth, accepted: .monthDays)
             }
             return .monthly(day: day)
         }
@@ -197,7 +186,7 @@ package enum InputParser {
                 ?? calendarDay(words).flatMap { $0.year == nil ? ($0.month, $0.day) : nil }
             guard let (month, day) = monthDay, (1...12).contains(month),
                   (1...CalendarDay.days(inMonth: month, year: 2000)).contains(day) else {
-                throw InputError(text: yearly, expected: L("a day of the year"), accepted: acceptedYearDays)
+                throw InputError(text: yearly, expected: .dayOfYear, accepted: .yearDays)
             }
             return .yearly(month: month, day: day)
         }
@@ -207,7 +196,7 @@ package enum InputParser {
             guard let match, let count = number(match.1),
                   case let days = match.2?.first == "w" ? count * 7 : count,
                   (1...Alarm.Schedule.Relative.Recurrence.maximumDayInterval).contains(days) else {
-                throw InputError(text: every, expected: L("a number of days"), accepted: acceptedDayIntervals)
+                throw InputError(text: every, expected: .numberOfDays, accepted: .dayIntervals)
             }
             return .everyDays(days, from: firstDay())
         }
@@ -217,15 +206,10 @@ package enum InputParser {
     /// When to ring: a time of day (relative: its next occurrence, or as `repeats` says), or an
     /// instant (fixed): a date or day with a time, a weekday (the next one; `next` skips today),
     /// or an offset from now (`in 10m`, `+10m`). A day without a time rings at 09:00.
-    package static func schedule(_ text: String, days: String? = nil, now: Date,
-                                timeZone: any TimeZoneRules) throws -> Alarm.Schedule {
-        try schedule(text, repeats: Repeats(days: days), now: now, timeZone: timeZone)
-    }
-
-    package static func schedule(_ text: String, repeats: Repeats, now: Date,
+    package static func schedule(_ text: String, repeats: Repeats, localNames: WeekdayNames, now: Date,
                                 timeZone: any TimeZoneRules) throws -> Alarm.Schedule {
         if let time = try? timeOfDay(text) {
-            let recurrence = try recurrence(repeats) {
+            let recurrence = try recurrence(repeats, localNames: localNames) {
                 // Every few days counts from the day the time next comes.
                 let next = Alarm.Schedule.relative(.init(time: time, repeats: .never)).nextFireDate(after: now, in: timeZone) ?? now
                 let day = CivilDate(containing: next, in: timeZone)
@@ -234,12 +218,12 @@ package enum InputParser {
             return .relative(.init(time: time, repeats: recurrence))
         }
         if !repeats.isEmpty, (try? instant(text, now: now, timeZone: timeZone)) != nil {
-            throw InputError(text: text, expected: L("a time of day, since %@ repeats a time of day", repeats.given.joined(separator: " ")),
-                             accepted: acceptedTimes)
+            throw InputError(text: text, expected: .timeOfDayToRepeat(options: repeats.given.joined(separator: " ")),
+                             accepted: .times)
         }
         do {
             return .fixed(try instant(text, now: now, timeZone: timeZone))
-        } catch let error as InputError where error.expected != L("a date and time") {
+        } catch let error as InputError where error.expected != .dateAndTime {
             throw error
         } catch {
             throw refusal(text)
@@ -250,15 +234,12 @@ package enum InputParser {
     static func refusal(_ text: String) -> InputError {
         let trimmed = text.trimmed()
         if (try? duration(trimmed)) != nil, !trimmed.contains(":") {
-            return InputError(text: text, expected: L("a time or a date (%@ is how long, not when)", trimmed),
-                              accepted: L("'in %1$@' for an alarm %1$@ from now, or `reveille timer %1$@` for a timer", trimmed))
+            return InputError(text: text, expected: .whenNotHowLong(trimmed), accepted: .offsetOrTimer(trimmed))
         }
         if let hour = Int(trimmed), (0...23).contains(hour) {
-            return InputError(text: text, expected: L("a time or a date (a bare number could be either)"),
-                              accepted: L("%@, %@, or 'in %@m'", "\(hour):00", "\(hour % 12 == 0 ? 12 : hour % 12)\(hour < 12 ? "am" : "pm")", String(hour)))
+            return InputError(text: text, expected: .whenNotBareNumber, accepted: .hourForms(hour: hour))
         }
-        return InputError(text: text, expected: L("a time or a date"),
-                          accepted: L("a time of day (%@) or a day and time (%@)", acceptedTimes, acceptedDates))
+        return InputError(text: text, expected: .timeOrDate, accepted: .timeOrDayAndTime)
     }
 
     /// The time of day a day without one rings at.
@@ -269,7 +250,7 @@ package enum InputParser {
     /// `2026-12-24`, `12/24`, `24.12.`, `dec 24`, with an optional year) with an optional time
     /// (09:00 without one; seconds allowed: `19:30:15`). A time alone is its next occurrence.
     package static func instant(_ text: String, now: Date, timeZone: any TimeZoneRules) throws -> Date {
-        let error = InputError(text: text, expected: L("a date and time"), accepted: acceptedDates)
+        let error = InputError(text: text, expected: .dateAndTime, accepted: .dates)
         let trimmed = text.trimmed()
         if trimmed.lowercased() == "now" { return now }
         if let date = ISO8601Local.parse(trimmed, defaultTimeZone: timeZone), trimmed.contains(where: { $0 == "T" || $0 == " " || $0 == "t" }) {
@@ -383,8 +364,7 @@ package enum InputParser {
 
     /// A weekday by its name, whole or from its first two or three letters.
     static func weekday(_ word: String) -> Locale.Weekday? {
-        let week: [Locale.Weekday] = [.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday]
-        return week.first { matches(word, $0) }
+        week.first { matches(word, $0) }
     }
 
     /// Splits a command line into arguments, without a shell: spaces separate; 'single quotes'
@@ -398,9 +378,8 @@ package enum InputParser {
         var current = ""
         var inWord = false
         var iterator = text.makeIterator()
-        let error = { (what: String) in
-            InputError(text: text, expected: L("a command line (%@)", what),
-                       accepted: L("words separated by spaces; 'single' or \"double\" quotes; \\ before a character to keep it"))
+        let error = { (fault: InputError.CommandLineFault) in
+            InputError(text: text, expected: .commandLine(fault), accepted: .commandLineQuoting)
         }
         while let character = iterator.next() {
             switch character {
@@ -409,14 +388,14 @@ package enum InputParser {
             case "'":
                 inWord = true
                 while true {
-                    guard let next = iterator.next() else { throw error(L("a ' is not closed")) }
+                    guard let next = iterator.next() else { throw error(.singleQuoteNotClosed) }
                     if next == "'" { break }
                     current.append(next)
                 }
             case "\"":
                 inWord = true
                 while true {
-                    guard let next = iterator.next() else { throw error(L("a \" is not closed")) }
+                    guard let next = iterator.next() else { throw error(.doubleQuoteNotClosed) }
                     if next == "\"" { break }
                     if next == "\\", let escaped = iterator.next() {
                         if escaped != "\"" && escaped != "\\" { current.append("\\") }
@@ -426,7 +405,7 @@ package enum InputParser {
                     }
                 }
             case "\\":
-                guard let escaped = iterator.next() else { throw error(L("it ends with a \\")) }
+                guard let escaped = iterator.next() else { throw error(.endsWithBackslash) }
                 current.append(escaped)
                 inWord = true
             default:
@@ -436,20 +415,6 @@ package enum InputParser {
         }
         if inWord { arguments.append(current) }
         return arguments
-    }
-
-    /// A weekday's short name in the user's language: `mon`, `Mo`, `lun`.
-    package static func shortName(_ day: Locale.Weekday) -> String {
-        switch day {
-        case .monday: L("mon")
-        case .tuesday: L("tue")
-        case .wednesday: L("wed")
-        case .thursday: L("thu")
-        case .friday: L("fri")
-        case .saturday: L("sat")
-        case .sunday: L("sun")
-        @unknown default: ""
-        }
     }
 
     private static func matches(_ name: String, _ day: Locale.Weekday) -> Bool {

@@ -12,7 +12,7 @@ extension AlarmRequest {
 
     /// `400 days`, `90 seconds`, `-5 seconds`: a length as a person says it. Any double is
     /// worded without converting it to an integer, so a refusal can never trap.
-    static func spoken(_ seconds: TimeInterval) -> String {
+    package static func spoken(_ seconds: TimeInterval) -> String {
         guard seconds.isFinite else { return "\(seconds) seconds" }
         let magnitude = abs(seconds)
         let (unit, size): (String, Double) = magnitude >= 2 * 86_400 ? ("days", 86_400) : magnitude >= 2 * 3600 ? ("hours", 3600)

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Logging
 
 /// The agent's alarms and every rule that moves them, as a value: events in, effects out.
 ///
@@ -40,7 +39,14 @@ package struct AlarmEngine: Sendable {
         case announceButton(AlarmRecord, AlarmButtonRole)
         /// An occurrence ended (answered, missed, or never rung): one entry for the history.
         case ended(AlarmHistory.Entry)
-        case log(Logger.Level, String)
+        /// A line for the journal (English), at `level`.
+        case log(LogLevel, String)
+    }
+
+    /// How much a log line matters: the levels of swift-log's `Logger` the engine uses
+    /// (Core's `Logger.log(level:_:)` takes them).
+    package enum LogLevel: Sendable, Hashable {
+        case info, warning
     }
 
     /// What a client asks of the alarms.
@@ -113,9 +119,9 @@ package struct AlarmEngine: Sendable {
 
     /// The one alarm whose id starts with `prefix` (case-insensitive), among `owner`'s alarms
     /// when given: another app's alarms are not found.
-    package func resolve(_ prefix: String, owner: String? = nil) throws(AlarmError) -> UUID {
+    package func resolve(_ prefix: String, owner: String? = nil) throws(AlarmRuleError) -> UUID {
         let wanted = prefix.lowercased().trimmed()
-        guard !wanted.isEmpty else { throw .notFound(L("no alarm id given; `reveille list` shows them")) }
+        guard !wanted.isEmpty else { throw .noIDGiven }
         // A whole id (what apps and the CLI send once they know it) is a lookup, not a scan.
         if let id = UUID(uuidString: wanted), let record = alarms[id], owner == nil || record.appID == owner {
             return id
@@ -124,23 +130,22 @@ package struct AlarmEngine: Sendable {
             .filter { $0.uuidString.lowercased().hasPrefix(wanted) }
         switch matches.count {
         case 1: return matches[0]
-        case 0: throw .notFound(L("no alarm has an id starting with '%@'; `reveille list` shows them", prefix))
+        case 0: throw .noIDMatches(prefix: prefix)
         default:
-            let starts = matches.map { $0.uuidString.lowercased().prefix(8) }.sorted().joined(separator: ", ")
-            throw .ambiguousID(L("'%@' starts %@ alarm ids (%@); give more characters", prefix, String(matches.count), starts))
+            throw .ambiguousID(prefix: prefix, starts: matches.map { String($0.uuidString.lowercased().prefix(8)) }.sorted())
         }
     }
 
     /// What `command` from `owner` (`nil`: the user, who may touch every alarm) would change.
     /// Throws when it is refused: a limit, an unknown or foreign id, a state that forbids it.
-    package func propose(_ command: Command, owner: String?, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> Proposal {
+    package func propose(_ command: Command, owner: String?, now: Date, timeZone: any TimeZoneRules) throws(AlarmRuleError) -> Proposal {
         switch command {
         case .schedule(let id, let request, let appID):
             guard alarms[id] == nil else {
                 // The same answer whoever owns it: an app learns nothing of another app's alarms.
-                throw .invalidConfiguration("id \(id.uuidString.lowercased()) cannot be scheduled: an id is used once; cancel your alarm with it first, or use a new id")
+                throw .idInUse(id)
             }
-            guard alarms.values.count(where: { $0.appID == appID }) < limit(for: appID) else { throw .maximumLimitReached }
+            guard alarms.values.count(where: { $0.appID == appID }) < limit(for: appID) else { throw .alarmKit(.maximumLimitReached) }
             let record = try AlarmRecord(id: id, request: request, appID: appID, now: now, timeZone: timeZone)
             return Proposal(changes: [AlarmChange(id: id, record: record)], result: record, silencesRingingAlarm: false,
                             summary: "scheduled \(record.title.debugDescription) \(id) for \(record.fireDate.map(ISO8601Local.utcString) ?? "-")")
@@ -149,21 +154,21 @@ package struct AlarmEngine: Sendable {
         case .snooze(let prefix, let length):
             return try apply(.countdown, prefix, snoozeLength: length, owner: owner, now: now, timeZone: timeZone)
         case .update(let prefix, let request):
-            var proposal = try change(prefix, owner: owner, verb: "updated") { old throws(AlarmError) in
+            var proposal = try change(prefix, owner: owner, verb: "updated") { old throws(AlarmRuleError) in
                 try old.updated(with: request, now: now, timeZone: timeZone)
             }
             proposal.ended = proposal.changes.first.flatMap { alarms[$0.id] }.flatMap { Self.ending($0, by: .changed, owner: owner, now: now) }
             return proposal
         case .setEnabled(let enabled, let prefix):
-            return try change(prefix, owner: owner, verb: enabled ? "enabled" : "disabled") { old throws(AlarmError) in
+            return try change(prefix, owner: owner, verb: enabled ? "enabled" : "disabled") { old throws(AlarmRuleError) in
                 enabled ? try old.enabling(now: now, timeZone: timeZone) : try old.disabling()
             }
         case .skip(let prefix):
-            return try change(prefix, owner: owner, verb: "skipped") { old throws(AlarmError) in
+            return try change(prefix, owner: owner, verb: "skipped") { old throws(AlarmRuleError) in
                 try old.skippingNextOccurrence(timeZone: timeZone)
             }
         case .unskip(let prefix):
-            return try change(prefix, owner: owner, verb: "unskipped") { old throws(AlarmError) in
+            return try change(prefix, owner: owner, verb: "unskipped") { old throws(AlarmRuleError) in
                 try old.unskipping(now: now)
             }
         }
@@ -171,7 +176,7 @@ package struct AlarmEngine: Sendable {
 
     /// `action` (a snooze with `snoozeLength` when given) on the alarm `prefix` names.
     private func apply(_ action: AlarmAction, _ prefix: String, snoozeLength: TimeInterval?, owner: String?,
-                       now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> Proposal {
+                       now: Date, timeZone: any TimeZoneRules) throws(AlarmRuleError) -> Proposal {
         let id = try resolve(prefix, owner: owner), old = alarms[id]!
         let new = try old.applying(action, now: now, timeZone: timeZone, snoozeLength: snoozeLength)
         return Proposal(changes: [AlarmChange(id: id, record: new)], result: new, silencesRingingAlarm: old.state == .alerting,
@@ -180,7 +185,7 @@ package struct AlarmEngine: Sendable {
     }
 
     private func change(_ prefix: String, owner: String?, verb: String,
-                        _ transform: (AlarmRecord) throws(AlarmError) -> AlarmRecord) throws(AlarmError) -> Proposal {
+                        _ transform: (AlarmRecord) throws(AlarmRuleError) -> AlarmRecord) throws(AlarmRuleError) -> Proposal {
         let id = try resolve(prefix, owner: owner)
         let new = try transform(alarms[id]!)
         return Proposal(changes: [AlarmChange(id: id, record: new)], result: new, silencesRingingAlarm: false,

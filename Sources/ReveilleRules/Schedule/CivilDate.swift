@@ -2,13 +2,13 @@ import FoundationEssentials
 
 /// A calendar day without a time zone, with integer day arithmetic
 /// (Howard Hinnant's days-from-civil algorithms, proleptic Gregorian).
-struct CivilDate: Hashable, Sendable {
-    var year: Int
-    var month: Int
-    var day: Int
+package struct CivilDate: Hashable, Sendable {
+    package var year: Int
+    package var month: Int
+    package var day: Int
 
     /// Days since 1970-01-01.
-    var daysSinceEpoch: Int {
+    package var daysSinceEpoch: Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -18,13 +18,13 @@ struct CivilDate: Hashable, Sendable {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    init(year: Int, month: Int, day: Int) {
+    package init(year: Int, month: Int, day: Int) {
         self.year = year
         self.month = month
         self.day = day
     }
 
-    init(daysSinceEpoch days: Int) {
+    package init(daysSinceEpoch days: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -37,21 +37,21 @@ struct CivilDate: Hashable, Sendable {
     }
 
     /// Whether the day exists (month 1–12, day within that month).
-    var isValid: Bool {
+    package var isValid: Bool {
         guard (1...12).contains(month), day >= 1 else { return false }
         return CivilDate(daysSinceEpoch: daysSinceEpoch) == self
     }
 
-    func adding(days: Int) -> CivilDate { CivilDate(daysSinceEpoch: daysSinceEpoch + days) }
+    package func adding(days: Int) -> CivilDate { CivilDate(daysSinceEpoch: daysSinceEpoch + days) }
 
-    var weekday: Locale.Weekday {
+    package var weekday: Locale.Weekday {
         // 1970-01-01 was a Thursday.
         let index = ((daysSinceEpoch % 7) + 7 + 4) % 7
         return [.sunday, .monday, .tuesday, .wednesday, .thursday, .friday, .saturday][index]
     }
 
     /// The local calendar day of `instant` in `timeZone`.
-    init(containing instant: Date, in timeZone: any TimeZoneRules) {
+    package init(containing instant: Date, in timeZone: any TimeZoneRules) {
         let local = instant.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: instant))
         self.init(daysSinceEpoch: Int((local / 86_400).rounded(.down)))
     }
@@ -59,13 +59,13 @@ struct CivilDate: Hashable, Sendable {
 
 /// Turns a wall-clock time on a calendar day into an instant, with defined rules for
 /// daylight-saving transitions.
-enum WallClock {
+package enum WallClock {
     /// The instant at which the wall clock of `timeZone` shows `date` at `hour:minute:second`.
     ///
     /// In a spring-forward gap the time does not exist: it resolves with the UTC offset in
     /// force before the transition (02:30 in a one-hour gap is 03:30 new time, as mktime does).
     /// In a fall-back overlap the time happens twice: it resolves to the earlier instant.
-    static func instant(on date: CivilDate, hour: Int, minute: Int, second: Double = 0,
+    package static func instant(on date: CivilDate, hour: Int, minute: Int, second: Double = 0,
                         in timeZone: any TimeZoneRules) -> Date {
         occurrences(on: date, hour: hour, minute: minute, second: second, in: timeZone)[0]
     }
@@ -73,7 +73,7 @@ enum WallClock {
     /// Every instant at which the wall clock of `timeZone` shows `date` at `hour:minute:second`,
     /// earliest first: one, or two in a fall-back overlap; in a spring-forward gap, the one
     /// instant `instant(on:...)` names. Never empty.
-    static func occurrences(on date: CivilDate, hour: Int, minute: Int, second: Double = 0,
+    package static func occurrences(on date: CivilDate, hour: Int, minute: Int, second: Double = 0,
                             in timeZone: any TimeZoneRules) -> [Date] {
         let asIfUTC = Double(date.daysSinceEpoch) * 86_400 + Double(hour * 3600 + minute * 60) + second
         let offsetBefore = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: asIfUTC - 86_400))
@@ -93,7 +93,7 @@ enum WallClock {
     /// when the clock at `instant` shows an earlier time of that day too (set at 02:28 in the
     /// repeated hour), not once the first has come (02:29 or later), so that a daily alarm
     /// that rang in the first pass does not ring again.
-    static func occurrence(on date: CivilDate, hour: Int, minute: Int, second: Double = 0, after instant: Date,
+    package static func occurrence(on date: CivilDate, hour: Int, minute: Int, second: Double = 0, after instant: Date,
                            in timeZone: any TimeZoneRules) -> Date? {
         let all = occurrences(on: date, hour: hour, minute: minute, second: second, in: timeZone)
         if all[0] > instant { return all[0] }

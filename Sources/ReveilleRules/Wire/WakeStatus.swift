@@ -29,13 +29,6 @@ package struct WakeStatus: Codable, Equatable, Sendable {
         self.blocked = blocked
         self.mechanism = mechanism
     }
-
-    /// Whether an alarm wakes the machine from suspend, and why not: the one answer `status`,
-    /// `show` and `list` give. `optedIn`: the alarm did not opt out (`--no-wake`).
-    package func answer(optedIn: Bool) -> (wakes: Bool, reason: String?) {
-        guard optedIn else { return (false, L("this alarm does not wake it (--no-wake)")) }
-        return blocked == true ? (false, reason) : (true, nil)
-    }
 }
 
 /// How the agent wakes the machine from suspend.

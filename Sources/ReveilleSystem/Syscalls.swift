@@ -31,6 +31,16 @@ private func fileStatus(_ descriptor: Int32) throws(Errno) -> FileStatus {
     return FileStatus(status)
 }
 
+/// The calling thread's signal mask.
+package enum SignalMask {
+    /// Unblocks every signal (`pthread_sigmask`); threads started afterwards inherit the mask.
+    package static func unblockAll() {
+        var all = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_UNBLOCK, &all, nil)
+    }
+}
+
 /// What `stat(2)` says of a file that the callers need.
 package struct FileStatus: Equatable, Sendable {
     package enum Kind: Sendable { case regular, directory, other }
@@ -38,6 +48,9 @@ package struct FileStatus: Equatable, Sendable {
     package var size: Int
     /// The device and inode: the same pair is the same file.
     package var identity: FileIdentity
+    /// The last change of the contents (`st_mtim`), to the nanosecond.
+    package var modifiedSeconds: Int
+    package var modifiedNanoseconds: Int
 
     init(_ status: stat) {
         switch status.st_mode & S_IFMT {
@@ -47,6 +60,8 @@ package struct FileStatus: Equatable, Sendable {
         }
         size = Int(status.st_size)
         identity = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        modifiedSeconds = Int(status.st_mtim.tv_sec)
+        modifiedNanoseconds = Int(status.st_mtim.tv_nsec)
     }
 }
 

@@ -20,16 +20,6 @@ package enum AlarmAction: String, Codable, Sendable, CaseIterable {
         }
     }
 
-    /// The action in a person's words: "snooze" rather than "countdown".
-    package var words: String {
-        switch self {
-        case .countdown: L("snooze (or repeat)")
-        case .pause: L("pause")
-        case .resume: L("resume")
-        case .stop: L("stop")
-        case .cancel: L("cancel")
-        }
-    }
 }
 
 /// What the clock did to an alarm.
@@ -47,13 +37,13 @@ package enum AlarmAdvance: Hashable, Sendable {
 
 extension AlarmRecord {
     /// A new alarm from a validated request, already advanced to `now`.
-    package init(id: UUID, request: AlarmRequest, appID: String, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) {
-        try request.validate(now: now, timeZone: timeZone)
+    package init(id: UUID, request: AlarmRequest, appID: String, now: Date, timeZone: any TimeZoneRules) throws(AlarmRuleError) {
+        do { try request.validate(now: now, timeZone: timeZone) } catch { throw .alarmKit(error) }
         let preAlert = request.countdownDuration?.preAlert
         self.init(id: id, request: request, appID: appID, phase: .scheduled(fireDate: nil))
         if let schedule = request.schedule {
             guard let next = schedule.nextFireDate(after: now, in: timeZone) else {
-                throw .invalidConfiguration(L("the schedule has no instant after now"))
+                throw .noInstantAfterNow
             }
             phase = .scheduled(fireDate: next)
             if let preAlert, next.timeIntervalSince(now) <= preAlert {
@@ -107,23 +97,17 @@ extension AlarmRecord {
     }
 
     /// Applies a person's or an app's action. Returns the changed alarm, or `nil` when the
-    /// alarm has ended. Throws `invalidState` when the action is not allowed in its state.
+    /// alarm has ended. Throws `notAllowed` when the action is not allowed in its state.
     /// `snoozeLength`: for `.countdown`, a length chosen at the moment (`reveille snooze ID 20m`,
     /// the alert's longer snooze) instead of the alarm's own; checked by `checkSnoozeLength`.
     package func applying(_ action: AlarmAction, now: Date, timeZone: any TimeZoneRules,
-                          snoozeLength: TimeInterval? = nil) throws(AlarmError) -> AlarmRecord? {
+                          snoozeLength: TimeInterval? = nil) throws(AlarmRuleError) -> AlarmRecord? {
         if let snoozeLength {
-            guard action == .countdown else { throw .invalidConfiguration("a length is given only to a snooze, not to \(action.words)") }
+            guard action == .countdown else { throw .lengthOnlyForSnooze(action) }
             try Self.checkSnoozeLength(snoozeLength)
         }
-        guard action.allowedStates.contains(state) else {
-            let allowed = Alarm.State.allCases.filter(action.allowedStates.contains).map(Self.stateWords)
-            throw .invalidState(L("%@ is %@: %@ works only while it is %@", Self.describe(self), Self.stateWords(state),
-                                  action.words, allowed.joined(separator: L(" or "))))
-        }
-        if disabled, action != .cancel {
-            throw .invalidState(L("%@ is disabled: enable it first (reveille enable)", Self.describe(self)))
-        }
+        guard action.allowedStates.contains(state) else { throw .notAllowed(action, alarm: self) }
+        if disabled, action != .cancel { throw .disabled(self) }
         var next = self
         switch action {
         case .cancel:
@@ -131,10 +115,7 @@ extension AlarmRecord {
         case .stop:
             return nextOccurrence(after: max(now, fireDate ?? now), timeZone: timeZone)
         case .countdown:
-            guard let postAlert = snoozeLength ?? countdownDuration?.postAlertOrPreAlert else {
-                throw .invalidState(
-                    "alarm \(id.uuidString.lowercased()) has no snooze or repeat length (countdownDuration.postAlert): it cannot snooze or repeat")
-            }
+            guard let postAlert = snoozeLength ?? countdownDuration?.postAlertOrPreAlert else { throw .noSnoozeLength(id) }
             next.enterCountdown(until: now.addingTimeInterval(postAlert), length: postAlert)
         case .pause:
             guard case .countdown(let until, let length, _) = phase else { return self }
@@ -149,11 +130,8 @@ extension AlarmRecord {
 
     /// A snooze length chosen at the moment: more than 0 seconds and at most
     /// `WireLimits.maximumSnooze` (a day); a NaN or an infinity is refused in words too.
-    package static func checkSnoozeLength(_ length: TimeInterval) throws(AlarmError) {
-        guard length.isFinite, length > 0, length <= WireLimits.maximumSnooze else {
-            throw .invalidConfiguration(L("the snooze length is %@; accepted: more than 0 seconds and at most 24 hours",
-                                          AlarmRequest.spoken(length)))
-        }
+    package static func checkSnoozeLength(_ length: TimeInterval) throws(AlarmRuleError) {
+        guard length.isFinite, length > 0, length <= WireLimits.maximumSnooze else { throw .snoozeLength(length) }
     }
 
     /// After a time-zone or wall-clock change: a relative alarm that is not yet due moves to
@@ -180,10 +158,8 @@ extension AlarmRecord {
     }
 
     /// Silenced but kept: only an alarm waiting for its time (not a timer, not one ringing).
-    package func disabling() throws(AlarmError) -> AlarmRecord {
-        guard schedule != nil, state == .scheduled else {
-            throw .invalidState(L("%@ is %@; only an alarm waiting for its time can be disabled (stop or cancel this one)", Self.describe(self), Self.stateWords(state)))
-        }
+    package func disabling() throws(AlarmRuleError) -> AlarmRecord {
+        guard schedule != nil, state == .scheduled else { throw .cannotDisable(self) }
         var off = self
         off.disabled = true
         return off
@@ -191,8 +167,8 @@ extension AlarmRecord {
 
     /// On again, at its next occurrence from `now`; a one-time alarm whose time passed while it
     /// was off cannot be.
-    package func enabling(now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord {
-        guard disabled else { throw .invalidState(L("%@ is not disabled", Self.describe(self))) }
+    package func enabling(now: Date, timeZone: any TimeZoneRules) throws(AlarmRuleError) -> AlarmRecord {
+        guard disabled else { throw .notDisabled(self) }
         var on = self
         on.disabled = false
         if case .relative = schedule,
@@ -200,17 +176,15 @@ extension AlarmRecord {
             on.phase = .scheduled(fireDate: next)
         }
         if let fireDate = on.fireDate, fireDate <= now {
-            throw .invalidState(L("%@ was due %@ while it was disabled; give it a new time (reveille edit) or cancel it", Self.describe(self), ISO8601Local.string(from: fireDate, in: timeZone)))
+            throw .dueWhileDisabled(self, due: ISO8601Local.string(from: fireDate, in: timeZone))
         }
         return on
     }
 
     /// The same repeating alarm with its next occurrence skipped: it next rings the time after.
-    package func skippingNextOccurrence(timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord {
+    package func skippingNextOccurrence(timeZone: any TimeZoneRules) throws(AlarmRuleError) -> AlarmRecord {
         guard isRepeating, state == .scheduled, let fireDate,
-              var skipped = nextOccurrence(after: fireDate, timeZone: timeZone) else {
-            throw .invalidState(L("%@ does not repeat or is not waiting for its time; only a repeating alarm can skip a day (cancel a one-time alarm instead)", Self.describe(self)))
-        }
+              var skipped = nextOccurrence(after: fireDate, timeZone: timeZone) else { throw .cannotSkip(self) }
         skipped.lastOccurrence = fireDate
         skipped.disabled = disabled
         return skipped
@@ -229,10 +203,8 @@ extension AlarmRecord {
     }
 
     /// The skipped occurrence rings after all (`reveille unskip`).
-    package func unskipping(now: Date) throws(AlarmError) -> AlarmRecord {
-        guard let skipped = skippedOccurrence(now: now) else {
-            throw .invalidState(L("%@ has no skipped occurrence ahead; `reveille skip` skips one", Self.describe(self)))
-        }
+    package func unskipping(now: Date) throws(AlarmRuleError) -> AlarmRecord {
+        guard let skipped = skippedOccurrence(now: now) else { throw .nothingSkipped(self) }
         var restored = self
         restored.phase = .scheduled(fireDate: skipped)
         restored.lastOccurrence = nil
@@ -243,7 +215,7 @@ extension AlarmRecord {
     /// title, sound or button keeps where it stands (a timer's time left, a skip, a snooze);
     /// a new time or length schedules it anew from `now`. A ringing alarm is silenced and
     /// scheduled anew; a disabled one stays disabled where it can.
-    package func updated(with request: AlarmRequest, now: Date, timeZone: any TimeZoneRules) throws(AlarmError) -> AlarmRecord {
+    package func updated(with request: AlarmRequest, now: Date, timeZone: any TimeZoneRules) throws(AlarmRuleError) -> AlarmRecord {
         var new = try AlarmRecord(id: id, request: request, appID: appID, now: now, timeZone: timeZone)
         let sameTiming = request.schedule == schedule && request.countdownDuration?.preAlert == countdownDuration?.preAlert
         if sameTiming, state != .alerting {
@@ -252,22 +224,6 @@ extension AlarmRecord {
         }
         if disabled, let off = try? new.disabling() { new = off }
         return new
-    }
-
-    /// `alarm 3f2a9c1e "Wake up"`, for messages.
-    static func describe(_ record: AlarmRecord) -> String {
-        let name = "\(record.id.uuidString.lowercased().prefix(8)) \(record.title.debugDescription)"
-        return record.schedule == nil ? L("timer %@", name) : L("alarm %@", name)
-    }
-
-    /// A state in a person's words.
-    static func stateWords(_ state: Alarm.State) -> String {
-        switch state {
-        case .scheduled: L("waiting for its time")
-        case .countdown: L("counting down")
-        case .paused: L("paused")
-        case .alerting: L("ringing")
-        }
     }
 
     /// After the wall clock was set by `jump` seconds: what measures elapsed time (a timer, a

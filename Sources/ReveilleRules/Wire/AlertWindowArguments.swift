@@ -26,7 +26,8 @@ package struct AlertWindowArguments: Equatable, Sendable {
             + (secondaryLabel.map { ["--secondary", $0] } ?? [])
     }
 
-    private static let accepted = "--alarm UUID --title TEXT --detail TEXT --stop LABEL [--secondary LABEL]"
+    /// The form, for a refusal.
+    package static let accepted = "--alarm UUID --title TEXT --detail TEXT --stop LABEL [--secondary LABEL]"
 
     /// Reads `arguments` (after the program's path); every option at most once, `--alarm`
     /// and `--stop` required.
@@ -35,18 +36,18 @@ package struct AlertWindowArguments: Equatable, Sendable {
         var rest = arguments[...]
         while let option = rest.popFirst() {
             guard ["--alarm", "--title", "--detail", "--stop", "--secondary"].contains(option), values[option] == nil else {
-                throw InputError(text: option, expected: "an option of reveille-alert given once", accepted: Self.accepted)
+                throw InputError(text: option, expected: .alertOptionOnce, accepted: .alertWindowArguments)
             }
             guard let value = rest.popFirst() else {
-                throw InputError(text: option, expected: "an option followed by its value", accepted: Self.accepted)
+                throw InputError(text: option, expected: .alertOptionValue, accepted: .alertWindowArguments)
             }
             values[option] = value
         }
         guard let id = values["--alarm"].flatMap(UUID.init(uuidString:)) else {
-            throw InputError(text: values["--alarm"] ?? "", expected: "the alarm's UUID (--alarm)", accepted: Self.accepted)
+            throw InputError(text: values["--alarm"] ?? "", expected: .alertAlarmID, accepted: .alertWindowArguments)
         }
         guard let stop = values["--stop"] else {
-            throw InputError(text: arguments.joined(separator: " "), expected: "a Stop label (--stop)", accepted: Self.accepted)
+            throw InputError(text: arguments.joined(separator: " "), expected: .alertStopLabel, accepted: .alertWindowArguments)
         }
         self.init(alarmID: id, title: values["--title"] ?? "", detail: values["--detail"] ?? "", stopLabel: stop,
                   secondaryLabel: values["--secondary"])
