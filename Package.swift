@@ -95,6 +95,8 @@ let package = Package(
         .executableTarget(name: "reveille-test-notifyd", dependencies: ["ReveilleBus"],
                           path: "Tests/Support/reveille-test-notifyd"),
 
+        // Swift Testing traits the tests that wait for processes share (a thread of their own each).
+        .target(name: "ReveilleTestTraits", path: "Tests/Support/ReveilleTestTraits"),
         // The private session (bus, notification server, PulseAudio) for end-to-end tests and the benchmark.
         .target(name: "ReveilleTestSupport", dependencies: ["ReveilleCore"],
                 path: "Tests/Support/ReveilleTestSupport"),
@@ -138,13 +140,13 @@ let package = Package(
         ]),
         .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleTimeZone"]),
         .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone",
-                                                               "ReveilleCalendar", "ReveilleTestSupport"]),
+                                                               "ReveilleCalendar", "ReveilleTestSupport", "ReveilleTestTraits"]),
         // The CLI's parsing and option rules, in process (the executable's module, @testable).
         .testTarget(name: "ReveilleCLITests", dependencies: [
             "reveille", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: [
-            "ReveilleCore", "ReveilleTimeZone", "ReveilleTestSupport",
+            "ReveilleCore", "ReveilleTimeZone", "ReveilleTestSupport", "ReveilleTestTraits",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
     ]

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
 
@@ -12,7 +13,7 @@ struct AlertWindowClickTests {
     /// waits for the sound and the window to go.
     func stopWithAClick(_ session: TestSession, _ timer: AlarmJSON) throws {
         _ = try eventually("the alarm's sound stream") { try session.playsSound() ? true : nil }
-        let window = try eventually(timeout: 20, "the alert window on screen") { try session.windows(classname: "reveille-alert").first }
+        let window = try eventually(timeout: 60, "the alert window on screen") { try session.windows(classname: "reveille-alert").first }
         try session.clickStop(in: window, on: .x, until: "a click on the window's Stop to end the timer") {
             try !session.cliJSON([AlarmJSON].self, "list").contains { $0.id == timer.id }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
 
@@ -47,7 +48,7 @@ struct AlertWindowTests {
         let session = try session(.none)
         let recorder = try SinkRecorder(session: session)
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake up")
-        let window = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Wake up").first }
+        let window = try eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Wake up").first }
         let process = try windowProcess(session, of: String(timer.id.prefix(8)))
         _ = try eventually("the alarm's sound") { recorder.firstAudible(after: Date(timeIntervalSinceNow: -10)) }
         // Nothing of the agent's is held by the window: its lock, its bus connection, its sound stream.
@@ -74,7 +75,7 @@ struct AlertWindowTests {
         // dunst reaches its buttons only through a dmenu menu: seen, not answerable.
         let session = try session(.dunst)
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Tea")
-        _ = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Tea").first }
+        _ = try eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Tea").first }
         let process = try windowProcess(session, of: String(timer.id.prefix(8)))
         _ = try eventually("dunst to show the alert too") { try session.dunstctl("count", "displayed").stdout.trimmed() == "1" ? true : nil }
 
@@ -88,7 +89,7 @@ struct AlertWindowTests {
     @Test func aWindowWhoseAgentIsGoneClosesAndTheNextAgentOpensItsOwn() throws {
         let session = try session(.none)
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Kettle")
-        _ = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Kettle").first }
+        _ = try eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Kettle").first }
         let first = try windowProcess(session, of: String(timer.id.prefix(8)))
         try session.killAgent()
         _ = try eventually("the window of the killed agent to close") { try session.windows(titled: "Kettle").isEmpty ? true : nil }
@@ -109,7 +110,7 @@ struct AlertWindowTests {
         let german = try TranslationTests().environment(session, "de_DE.UTF-8")
         try session.startAgent(environment: german.mapValues { Optional($0) })
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Eier")
-        _ = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Eier").first }
+        _ = try eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Eier").first }
         let process = try windowProcess(session, of: String(timer.id.prefix(8)))
         // What it shows is what the agent gave it, in the agent's (the user's) language.
         let shown = try String(contentsOfFile: "/proc/\(process)/cmdline", encoding: .utf8).split(separator: "\0").map(String.init)
@@ -124,7 +125,7 @@ struct AlertWindowTests {
         _ = try eventually("dunst to start") { try session.dunstctl("is-paused").status == 0 ? true : nil }
         #expect(try session.dunstctl("set-paused", "true").status == 0)
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Bread", "--snooze", "1h")
-        let window = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Bread").first }
+        let window = try eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Bread").first }
         #expect(try session.dunstctl("count", "displayed").stdout.trimmed() == "0", "dunst paused shows nothing")
 
         try session.type("s", into: window)
@@ -142,7 +143,7 @@ struct AlertWindowTests {
         try #"{"alertWindow": "always"}"#.write(toFile: session.directory + "/config/reveille/settings.json", atomically: true, encoding: .utf8)
         try session.startAgent()
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Standup")
-        let window = try eventually(timeout: 20, "the alert window on screen") { try session.windows(titled: "Standup").first }
+        let window = try eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Standup").first }
         let xprop = try Subprocess.find("xprop", package: "x11-utils"), wmctrl = try Subprocess.find("wmctrl", package: "wmctrl")
         _ = try eventually("the window manager to keep it above, on every workspace") {
             let state = try Subprocess.run(xprop, ["-id", window, "_NET_WM_STATE", "WM_CLASS"], environment: session.environment).stdout

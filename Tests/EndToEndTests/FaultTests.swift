@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
 import ReveilleTimeZone

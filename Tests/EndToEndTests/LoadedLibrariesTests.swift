@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ReveilleTestTraits
 import ReveilleTestSupport
 
 /// Libraries only some commands need are opened when first needed, so the common paths

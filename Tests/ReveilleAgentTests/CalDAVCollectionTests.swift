@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ReveilleTestTraits
 @testable import ReveilleAgent
 import ReveilleBus
 import ReveilleCalendar
@@ -8,7 +9,7 @@ import ReveilleModel
 import ReveilleTestSupport
 
 /// The CalDAV client against a real server (Radicale on loopback) and against a hostile one.
-@Suite("CalDAV client", .serialized)
+@Suite("CalDAV client", .serialized, .waitsOnItsOwnThread)
 @GLibActor
 struct CalDAVCollectionTests {
     static func event(_ id: UUID, title: String) throws -> String {

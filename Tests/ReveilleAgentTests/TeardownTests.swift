@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import ReveilleTestTraits
 @testable import ReveilleAgent
 import ReveilleBus
 import ReveilleCore
@@ -10,7 +11,7 @@ import SystemPackage
 
 /// What a part asked of GLib, GDBus or libpulse goes when the part goes: a connection or a
 /// callback left behind would call into freed memory or keep a peer's resources.
-@Suite("Teardown")
+@Suite("Teardown", .waitsOnItsOwnThread)
 struct TeardownTests {
     /// Holds a part on the loop, so the test can let it go there.
     @GLibActor final class Holder {

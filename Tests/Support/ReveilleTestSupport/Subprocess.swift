@@ -149,8 +149,11 @@ public enum Subprocess {
     }
 }
 
-/// Polls `condition` every 20 ms until it returns a value or `timeout` passes.
-public func eventually<T>(timeout: TimeInterval = 10, _ what: String, _ condition: () throws -> T?) throws -> T {
+/// Polls `condition` every 20 ms until it returns a value or `timeout` passes. The default
+/// is generous: on the 2-core CI machine, eight tests at once start their own buses, X
+/// servers and notification servers, and a peer may take many seconds to draw; a wait that
+/// holds returns as soon as it holds.
+public func eventually<T>(timeout: TimeInterval = 30, _ what: String, _ condition: () throws -> T?) throws -> T {
     let deadline = Date().addingTimeInterval(timeout)
     while true {
         if let value = try condition() { return value }

@@ -4,7 +4,8 @@ import Testing
 /// Runs each test of a suite on a dispatch queue of its own instead of Swift's cooperative
 /// pool.
 ///
-/// The end-to-end tests wait for real processes (waitpid, polling a file, a reply on a
+/// The end-to-end tests (and the in-process tests that start a peer: PulseAudio, Radicale, a
+/// bus) wait for real processes (waitpid, polling a file, a reply on a
 /// socket) by blocking their thread. On the cooperative pool, which has one thread per core,
 /// two blocked tests held the whole run: on the 2-core CI machine every other test, the
 /// millisecond unit tests included, queued behind them, and `make test` took five minutes
@@ -15,10 +16,12 @@ import Testing
 /// servers, state folders), so the tests of a long suite wait side by side, up to
 /// `make test`'s width, instead of one after another (Wake from suspend: 107 s alone, 24 s
 /// side by side).
-struct WaitsOnItsOwnThread: SuiteTrait, TestTrait, TestScoping {
-    var isRecursive: Bool { true }
+public struct WaitsOnItsOwnThread: SuiteTrait, TestTrait, TestScoping {
+    public var isRecursive: Bool { true }
 
-    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+    public init() {}
+
+    public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         guard testCase != nil else { return try await function() }
         try await withTaskExecutorPreference(QueueExecutor(label: test.name)) {
             try await function()
@@ -28,18 +31,18 @@ struct WaitsOnItsOwnThread: SuiteTrait, TestTrait, TestScoping {
 
 extension Trait where Self == WaitsOnItsOwnThread {
     /// The suite's tests block while they wait for processes: see `WaitsOnItsOwnThread`.
-    static var waitsOnItsOwnThread: Self { Self() }
+    public static var waitsOnItsOwnThread: Self { Self() }
 }
 
 /// A task executor that runs every job on one serial dispatch queue.
-final class QueueExecutor: TaskExecutor, @unchecked Sendable {
+public final class QueueExecutor: TaskExecutor, @unchecked Sendable {
     private let queue: DispatchQueue
 
-    init(label: String) {
+    public init(label: String) {
         queue = DispatchQueue(label: "reveille.test." + label)
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.async { [self] in
             job.runSynchronously(on: asUnownedTaskExecutor())
