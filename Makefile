@@ -42,15 +42,16 @@ release: deps
 
 ## test: unit and end-to-end tests (the end-to-end tests start their own bus, notification server and PulseAudio)
 # The end-to-end suites run side by side, each test on a thread of its own (they mostly wait on
-# processes; see Tests/EndToEndTests/WaitsOnItsOwnThread.swift); eight at a time keep a 2-core
-# machine busy without starving the peers they start.
-# Each fuzz target runs a few seconds, so CI keeps them building and finding nothing new: beside
-# the tests, which leave most of the CPU idle while they wait (the 25 s of fuzzing once came first).
+# processes; see Tests/Support/ReveilleTestTraits/WaitsOnItsOwnThread.swift); eight at a time
+# keep a 2-core machine busy without starving the peers they start.
+# Each fuzz target runs a few seconds first, so CI keeps them building and finding nothing new:
+# first, not beside the tests, as their sanitizer build takes both cores for minutes on a fresh
+# clone while the end-to-end tests wait for peers that must draw.
 test: build locale
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5 > .build/fuzz-in-test.log 2>&1 & fuzz=$$!; \
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 $(SWIFT) test --skip-build; tests=$$?; \
-	if wait $$fuzz; then grep -E "^== |stat::number_of_executed_units" .build/fuzz-in-test.log; \
-	else cat .build/fuzz-in-test.log; echo "make fuzz failed (.build/fuzz-in-test.log)"; exit 1; fi; exit $$tests
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=5 > .build/fuzz-in-test.log 2>&1 \
+		|| { cat .build/fuzz-in-test.log; echo "make fuzz failed (.build/fuzz-in-test.log)"; exit 1; }
+	@grep -E "^== |stat::number_of_executed_units" .build/fuzz-in-test.log
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 $(SWIFT) test --skip-build
 
 ## run: build, then ring a demo timer in 5 seconds: in this desktop session (and say how to stop the
 ## agent and where it logs), or, without one, on a private demo desktop that shows the alert, records
