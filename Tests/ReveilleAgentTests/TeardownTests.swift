@@ -20,6 +20,7 @@ struct TeardownTests {
         var runtime: AgentRuntime?
         var panel: PanelItem?
         var doNotDisturb: DoNotDisturbWatch?
+        var notifications: NotificationServer?
 
         /// A panel item on `bus`, following a runtime whose store is in `folder`.
         func makePanel(bus: BusConnection, folder: String) throws {
@@ -111,5 +112,16 @@ struct TeardownTests {
         _ = try eventually("the watch's OnDndToggle rule") { try matchRules(in: session) > before ? true : nil }
         await Task { @GLibActor in holder.doNotDisturb = nil }.value
         _ = try eventually("the rule to go with the watch") { try matchRules(in: session) == before ? true : nil }
+    }
+
+    @Test func aNotificationServerThatGoesDropsItsWatchOnTheServersName() async throws {
+        let session = try TestSession(audio: .none)
+        let bus = try BusConnection.connect(address: try #require(session.environment["DBUS_SESSION_BUS_ADDRESS"]))
+        let before = try matchRules(in: session)
+        let holder = await Holder()
+        await Task { @GLibActor in holder.notifications = NotificationServer(bus: bus, logger: Logger(label: "test")) }.value
+        _ = try eventually("the watch on org.freedesktop.Notifications") { try matchRules(in: session) > before ? true : nil }
+        await Task { @GLibActor in holder.notifications = nil }.value
+        _ = try eventually("the watch to go with the server object") { try matchRules(in: session) == before ? true : nil }
     }
 }

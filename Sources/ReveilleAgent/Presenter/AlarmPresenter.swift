@@ -33,6 +33,12 @@ final class AlarmPresenter: AlarmFollower {
     private let logger: Logger
     private let clock: any AgentClock
 
+    /// Its timers go with it (each holds it weakly, but its main-loop source would stay).
+    isolated deinit {
+        for timer in reshowTimers.values { clock.cancel(timer) }
+        for timer in refreshTimers.values { clock.cancel(timer) }
+    }
+
     init(server: any NotificationTransport, logger: Logger, clock: any AgentClock, runtime: AgentRuntime) {
         self.server = server
         self.clock = clock

@@ -37,6 +37,8 @@ final class NotificationServer: NotificationTransport {
     }
 
     private let bus: BusConnection
+    /// The watch on the server's bus name, removed when this object goes.
+    private var ownerWatch: UInt32 = 0
     private let logger: Logger
     private let thread = NotificationThread(name: "notifications")
     /// Used only on `thread`.
@@ -94,8 +96,10 @@ final class NotificationServer: NotificationTransport {
                 NotificationThread.toAgentLoop { self?.heard(event) }
             }
         }
-        bus.watchName(Self.busName) { [weak self] owner in self?.ownerChanged(owner) }
+        ownerWatch = bus.watchName(Self.busName) { [weak self] owner in self?.ownerChanged(owner) }
     }
+
+    isolated deinit { bus.unwatchName(ownerWatch) }
 
     /// Shows `request` (replacing notification `id` in place when not 0) as soon as a server
     /// is there; `shown` hears the server's id, or `nil` when it could not be shown.

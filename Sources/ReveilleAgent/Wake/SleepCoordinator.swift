@@ -31,6 +31,8 @@ final class SleepCoordinator: AlarmFollower {
     private weak var runtime: AgentRuntime?
 
     private var bus: BusConnection?
+    /// The subscription to logind's PrepareForSleep, removed when the coordinator goes.
+    private var sleepSignal: UInt32 = 0
     /// The kernel alarm timer, when the kernel gave one: then the helper is not used.
     private var kernelAlarm: KernelWakeAlarm?
     private var inhibitor: Int32?
@@ -56,6 +58,10 @@ final class SleepCoordinator: AlarmFollower {
         memoryFile = stateDirectory.appending("wake-up.json")
         self.logger = logger
         self.runtime = runtime
+    }
+
+    isolated deinit {
+        if sleepSignal != 0 { bus?.unsubscribe(sleepSignal) }
     }
 
     /// Connects to the system bus and, when the helper and logind are there, starts watching.
@@ -95,8 +101,8 @@ final class SleepCoordinator: AlarmFollower {
                 guard names.contains(Self.logind.name) else {
                     return self.unavailable(L("logind is not running, so Reveille cannot tell when the machine suspends"))
                 }
-                _ = bus.subscribe(sender: Self.logind.name, interface: Self.logind.interface, name: "PrepareForSleep",
-                                  path: Self.logind.path) { [weak self] signal in
+                self.sleepSignal = bus.subscribe(sender: Self.logind.name, interface: Self.logind.interface, name: "PrepareForSleep",
+                                                 path: Self.logind.path) { [weak self] signal in
                     guard case .bool(let going)? = signal.arguments.first else { return }
                     self?.prepareForSleep(going)
                 }
