@@ -1,3 +1,6 @@
+// A regular target, so both test targets can use it: a release build (`make release`, which
+// builds every target) has no Testing module, and this target is then empty.
+#if canImport(Testing)
 import Dispatch
 import Testing
 
@@ -49,3 +52,4 @@ public final class QueueExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 }
+#endif
