@@ -102,7 +102,8 @@ bench: deps
 	REVEILLE_BUILD_DIR=$$($(SWIFT) build $(RELEASE) --show-bin-path) $$($(SWIFT) build $(RELEASE) --show-bin-path)/reveille-bench
 
 ## fuzz: libFuzzer on the agent's boundary (FUZZ_SECONDS each, 600 by default): the request
-## decoder, the store loader, the time parser, the sandbox marker and the iCalendar reader; what a run finds is in
+## decoder, the store loader, the time parser, the sandbox marker, the iCalendar reader and CalDAV's
+## multistatus answers; what a run finds is in
 ## .build-fuzz/findings, and its corpus grows in .build-fuzz/corpus (seeds: Fuzz/corpus)
 # swiftc's -sanitize=fuzzer links libFuzzer's own main, which SwiftPM's entry point
 # (`--defsym main=...`) collides with; so the instrumentation is asked of the frontend and the
