@@ -31,7 +31,12 @@ struct WakePolicy: Sendable {
     /// own instant (a suspend within the lead still wakes for it); `nil` when none should.
     /// The kernel, not a helper, sets the RTC at suspend, so no alarm is beyond reach.
     func alarmTimerInstant(for alarms: some Sequence<AlarmRecord>, now: Date) -> Date? {
-        guard let due = soonestDue(alarms) else { return nil }
+        alarmTimerInstant(soonestDue: soonestDue(alarms), now: now)
+    }
+
+    /// The same, from when the soonest alarm that should wake the machine is due.
+    func alarmTimerInstant(soonestDue due: Date?, now: Date) -> Date? {
+        guard let due else { return nil }
         let early = due.addingTimeInterval(-lead)
         return early > now ? early : due
     }
