@@ -16,11 +16,10 @@ struct TeardownTests {
     /// Holds a part on the loop, so the test can let it go there.
     @GLibActor final class Holder {
         var pulse: PulseAudio?
-        var registry: ClientRegistry?
         var runtime: AgentRuntime?
         var panel: PanelItem?
-        var doNotDisturb: DoNotDisturbWatch?
-        var notifications: NotificationServer?
+        /// A part whose only trace is its subscriptions and watches.
+        var part: AnyObject?
 
         /// A panel item on `bus`, following a runtime whose store is in `folder`.
         func makePanel(bus: BusConnection, folder: String) throws {
@@ -70,15 +69,22 @@ struct TeardownTests {
         return try #require(Int(match.1))
     }
 
-    @Test func aClientRegistryThatGoesRemovesItsSubscription() async throws {
+    /// Makes a part on a session's bus, waits for its match rules (subscriptions, name
+    /// watches) to reach the bus, lets the part go, and waits for them to go with it.
+    func expectRulesGo(with part: String, rule: String,
+                       _ make: @escaping @GLibActor @Sendable (BusConnection) -> AnyObject) async throws {
         let session = try TestSession(audio: .none)
         let bus = try BusConnection.connect(address: try #require(session.environment["DBUS_SESSION_BUS_ADDRESS"]))
         let before = try matchRules(in: session)
         let holder = await Holder()
-        await Task { @GLibActor in holder.registry = ClientRegistry(bus: bus, logger: Logger(label: "test")) }.value
-        _ = try eventually("the registry's NameOwnerChanged rule") { try matchRules(in: session) > before ? true : nil }
-        await Task { @GLibActor in holder.registry = nil }.value
-        _ = try eventually("the rule to go with the registry") { try matchRules(in: session) == before ? true : nil }
+        await Task { @GLibActor in holder.part = make(bus) }.value
+        _ = try eventually("the \(part)'s \(rule)") { try matchRules(in: session) > before ? true : nil }
+        await Task { @GLibActor in holder.part = nil }.value
+        _ = try eventually("the \(rule) to go with the \(part)") { try matchRules(in: session) == before ? true : nil }
+    }
+
+    @Test func aClientRegistryThatGoesRemovesItsSubscription() async throws {
+        try await expectRulesGo(with: "registry", rule: "NameOwnerChanged rule") { bus in ClientRegistry(bus: bus, logger: Logger(label: "test")) }
     }
 
     @Test func aPanelItemThatGoesUnexportsItsObjectsAndDropsItsWatch() async throws {
@@ -102,26 +108,14 @@ struct TeardownTests {
     }
 
     @Test func aDoNotDisturbWatchThatGoesRemovesItsSubscription() async throws {
-        let session = try TestSession(audio: .none)
-        let bus = try BusConnection.connect(address: try #require(session.environment["DBUS_SESSION_BUS_ADDRESS"]))
-        let before = try matchRules(in: session)
-        let holder = await Holder()
-        await Task { @GLibActor in
-            holder.doNotDisturb = DoNotDisturbWatch(source: .swayncSignal, bus: bus, logger: Logger(label: "test")) { _ in }
-        }.value
-        _ = try eventually("the watch's OnDndToggle rule") { try matchRules(in: session) > before ? true : nil }
-        await Task { @GLibActor in holder.doNotDisturb = nil }.value
-        _ = try eventually("the rule to go with the watch") { try matchRules(in: session) == before ? true : nil }
+        try await expectRulesGo(with: "watch", rule: "OnDndToggle rule") { bus in
+            DoNotDisturbWatch(source: .swayncSignal, bus: bus, logger: Logger(label: "test")) { _ in }
+        }
     }
 
     @Test func aNotificationServerThatGoesDropsItsWatchOnTheServersName() async throws {
-        let session = try TestSession(audio: .none)
-        let bus = try BusConnection.connect(address: try #require(session.environment["DBUS_SESSION_BUS_ADDRESS"]))
-        let before = try matchRules(in: session)
-        let holder = await Holder()
-        await Task { @GLibActor in holder.notifications = NotificationServer(bus: bus, logger: Logger(label: "test")) }.value
-        _ = try eventually("the watch on org.freedesktop.Notifications") { try matchRules(in: session) > before ? true : nil }
-        await Task { @GLibActor in holder.notifications = nil }.value
-        _ = try eventually("the watch to go with the server object") { try matchRules(in: session) == before ? true : nil }
+        try await expectRulesGo(with: "server object", rule: "watch on org.freedesktop.Notifications") { bus in
+            NotificationServer(bus: bus, logger: Logger(label: "test"))
+        }
     }
 }
