@@ -234,6 +234,13 @@ package struct TerminalSettings: Sendable {
         }
         return TerminalSettings(value: settings)
     }
+
+    /// Lines arrive as usual but what is typed is not shown (no `ECHO`): a password prompt.
+    package var withoutEcho: TerminalSettings {
+        var settings = value
+        settings.c_lflag &= ~tcflag_t(ECHO)
+        return TerminalSettings(value: settings)
+    }
 }
 
 package extension FileDescriptor {
@@ -319,5 +326,12 @@ package enum ProcessSpawn {
         let result = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
         guard result == 0 else { throw Errno(rawValue: result) }
         return pid
+    }
+
+    /// `waitpid(2)` without waiting (`WNOHANG`): whether the child `pid` has exited, reaped
+    /// now if so; throws when it is not a child of this process (`ECHILD`).
+    package static func hasExited(_ pid: pid_t) throws(Errno) -> Bool {
+        var status: Int32 = 0
+        return try retryingInterrupts { waitpid(pid, &status, WNOHANG) } == pid
     }
 }

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Glibc
 import Logging
 import ReveilleBus
 import ReveilleCalendar
@@ -325,8 +324,7 @@ final class SyncFollower: AlarmFollower {
     // MARK: The state file
 
     private static func load(_ file: FilePath) -> SyncState? {
-        var status = stat()
-        guard stat(file.string, &status) == 0, status.st_size <= maximumStateBytes,
+        guard let status = try? file.status(), status.size <= maximumStateBytes,
               let data = FileManager.default.contents(atPath: file.string) else { return nil }
         return try? JSONDecoder().decode(SyncState.self, from: data)
     }

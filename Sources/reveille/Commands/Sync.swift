@@ -5,6 +5,7 @@ import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
+import SystemPackage
 
 /// `reveille sync`: your alarms on every computer, through your calendar server (CalDAV).
 struct Sync: AsyncParsableCommand {
@@ -50,16 +51,13 @@ struct SyncAdd: AsyncParsableCommand {
 
     /// The password from the terminal without echo, or the first line of standard input.
     static func readPassword(_ prompt: String) throws -> String {
-        let terminal = isatty(STDIN_FILENO) == 1
-        var saved = termios()
-        if terminal {
+        let input = FileDescriptor.standardInput
+        let saved = input.isTerminal ? try? input.terminalSettings() : nil
+        if let saved {
             Output.write(prompt)
-            tcgetattr(STDIN_FILENO, &saved)
-            var quiet = saved
-            quiet.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(STDIN_FILENO, TCSANOW, &quiet)
+            try? input.setTerminalSettings(saved.withoutEcho)
         }
-        defer { if terminal { tcsetattr(STDIN_FILENO, TCSANOW, &saved); Output.line("") } }
+        defer { if let saved { try? input.setTerminalSettings(saved); Output.line("") } }
         guard let line = readLine(strippingNewline: true), !line.isEmpty else {
             throw ValidationError(L("no password was given; type it when asked, or give it on the first line of standard input"))
         }

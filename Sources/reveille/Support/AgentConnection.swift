@@ -39,8 +39,7 @@ enum AgentConnection {
         Output.note("reveille: " + L("no agent was running; started reveille-agent (pid %@), logging to %@", String(pid), log))
         for _ in 0..<100 {
             if try await client.agentIsRunning() { return }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
+            if (try? ProcessSpawn.hasExited(pid)) == true {
                 throw AlarmError.agentUnavailable(L("reveille-agent exited at once; see %@", log))
             }
             try await Task.sleep(for: .milliseconds(50))
