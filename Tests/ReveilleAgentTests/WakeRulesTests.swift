@@ -30,8 +30,7 @@ struct WakeRulesTests {
         let policy = WakePolicy(enabled: true, lead: 60)
         let soon = try timer(600, wakes: false), later = try timer(3600)
         #expect(policy.wakeInstant(for: [soon, later], now: now) == now + 3540, "the opted-out alarm does not count")
-        #expect(policy.holdsInhibitor(for: [soon, later]))
-        #expect(!policy.holdsInhibitor(for: [soon]))
+        #expect(policy.wakes(later) && !policy.wakes(soon))
         #expect(policy.wakeInstant(for: [soon], now: now) == nil)
         // Due in less than the lead: as soon as a suspend can still be woken from.
         #expect(policy.wakeInstant(for: [try timer(30)], now: now) == now + WakePolicy.minimumDelay)
@@ -44,14 +43,15 @@ struct WakeRulesTests {
     @Test func aKernelAlarmTimerIsKeptALeadBeforeTheSoonestAlarmThenAtItsInstant() throws {
         let policy = WakePolicy(enabled: true, lead: 60)
         let soon = try timer(600, wakes: false), later = try timer(3600)
-        #expect(policy.alarmTimerInstant(for: [soon, later], now: now) == now + 3540, "the opted-out alarm does not count")
-        #expect(policy.alarmTimerInstant(for: [soon], now: now) == nil)
+        #expect(policy.alarmTimerInstant(soonestDue: later.fireDate, now: now) == now + 3540)
+        #expect(policy.alarmTimerInstant(soonestDue: nil, now: now) == nil)
         // Within the lead, the alarm's own instant: a suspend now still wakes for it.
-        #expect(policy.alarmTimerInstant(for: [try timer(30)], now: now) == now + 30)
+        #expect(policy.alarmTimerInstant(soonestDue: try timer(30).fireDate, now: now) == now + 30)
         // The kernel sets the RTC at suspend, so an alarm beyond the helper's reach is armed too.
         let far = try alarm(in: 400 * 86_400)
-        #expect(policy.alarmTimerInstant(for: [far], now: now) == now + 400 * 86_400 - 60)
-        #expect(WakePolicy(enabled: false, lead: 60).alarmTimerInstant(for: [later], now: now) == nil)
+        #expect(policy.alarmTimerInstant(soonestDue: far.fireDate, now: now) == now + 400 * 86_400 - 60)
+        // The alarms it is asked about are those that wake the machine: never a disabled policy's, nor one opted out.
+        #expect(!WakePolicy(enabled: false, lead: 60).wakes(later) && !policy.wakes(soon))
     }
 
     @Test func theHelperAcceptsOnlyAnInstantInTheFutureWithinAYear() {

@@ -26,15 +26,10 @@ struct WakePolicy: Sendable {
         return max(due.addingTimeInterval(-lead), now.addingTimeInterval(Self.minimumDelay))
     }
 
-    /// The instant to keep a kernel alarm timer armed at for `alarms` at `now`: `lead` before
-    /// the soonest alarm that should wake the machine, or, once that has passed, the alarm's
-    /// own instant (a suspend within the lead still wakes for it); `nil` when none should.
+    /// The instant to keep a kernel alarm timer armed at, from when the soonest alarm that
+    /// should wake the machine is due (`nil`: none), at `now`: `lead` before it, or, once that
+    /// has passed, the alarm's own instant (a suspend within the lead still wakes for it).
     /// The kernel, not a helper, sets the RTC at suspend, so no alarm is beyond reach.
-    func alarmTimerInstant(for alarms: some Sequence<AlarmRecord>, now: Date) -> Date? {
-        alarmTimerInstant(soonestDue: soonestDue(alarms), now: now)
-    }
-
-    /// The same, from when the soonest alarm that should wake the machine is due.
     func alarmTimerInstant(soonestDue due: Date?, now: Date) -> Date? {
         guard let due else { return nil }
         let early = due.addingTimeInterval(-lead)
@@ -60,12 +55,6 @@ struct WakePolicy: Sendable {
     /// `wake` as the helper takes it: whole seconds since 1970, rounded up so it is never early.
     static func helperInstant(_ wake: Date) -> UInt64 {
         UInt64(max(0, wake.timeIntervalSince1970.rounded(.up)))
-    }
-
-    /// Whether to hold logind's sleep inhibitor: while any alarm should wake the machine, so the
-    /// wake-up is set before it sleeps.
-    func holdsInhibitor(for alarms: some Sequence<AlarmRecord>) -> Bool {
-        alarms.contains(where: wakes)
     }
 }
 
