@@ -93,22 +93,21 @@ package final class Agent {
         let reach = NotificationReachWatch(server: notifications, bus: bus, logger: logger, runtime: runtime)
         let presenter = AlarmPresenter(server: notifications, logger: logger, clock: clock, runtime: runtime)
         let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger),
-                                    server: notifications, logger: logger)
+                                    server: notifications, logger: logger, clock: clock)
         let service = try AlarmService(bus: bus, runtime: runtime, sounder: sounder, authorizer: authorizer, logger: logger)
         let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead),
-                                     stateDirectory: paths.stateDirectory, logger: logger, runtime: runtime)
+                                     stateDirectory: paths.stateDirectory, logger: logger, runtime: runtime, clock: clock)
         service.sleep = sleep
         let history = HistoryFile(directory: paths.stateDirectory, logger: logger)
         runtime.history = history
         service.history = history
         let panel = settings.panelItem
-            ? try PanelItem(bus: bus, runtime: runtime, logger: logger, now: { clock.now }, timeZone: { clock.timeZone }) : nil
-        let windows = AlertWindows(setting: settings.alertWindow, environment: options.environment, logger: logger,
-                                   now: { clock.now }, timeZone: { clock.timeZone })
+            ? try PanelItem(bus: bus, runtime: runtime, logger: logger, clock: clock) : nil
+        let windows = AlertWindows(setting: settings.alertWindow, environment: options.environment, logger: logger, clock: clock)
         // Nothing is sent anywhere until `reveille sync add`; REVEILLE_SYNC_INTERVAL (seconds) is for tests.
         let sync = SyncService(runtime: runtime, stateDirectory: paths.stateDirectory,
                                interval: options.environment["REVEILLE_SYNC_INTERVAL"].flatMap(Double.init).map { max(1, min($0, 3600)) } ?? 30,
-                               logger: logger, now: { clock.now }, timeZone: { clock.timeZone })
+                               logger: logger, clock: clock)
         service.sync = sync
         runtime.add([presenter, service, sleep, windows, reach, sync] + (panel.map { [$0] } ?? []), ringer: sounder)
 

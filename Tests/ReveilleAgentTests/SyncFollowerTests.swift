@@ -23,13 +23,12 @@ final class SyncFollowerTests {
 
         init(_ server: RadicaleServer) throws {
             folder = try privateFolder("reveille-sync")
-            let utc = GLibTimeZone(identifier: "UTC")!
             let clock = clock
             runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock)
             let collection = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password,
                                               http: HTTPClient(deadline: 20))
             sync = SyncFollower(collection: collection, user: server.user, runtime: runtime, stateDirectory: folder,
-                                interval: 3600, logger: .init(label: "sync"), now: { clock.now }, timeZone: { utc })
+                                interval: 3600, logger: .init(label: "sync"), clock: clock)
             runtime.add([sync])
             try runtime.start()
         }
@@ -184,6 +183,7 @@ final class SyncFollowerTests {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             machine.sync.onRound = { machine.sync.onRound = nil; done.resume() }
             machine.sync.syncNow()
+            machine.clock.advance()  // the loop's next turn: the round's timer is due at once
         }
         #expect(machine.sync.rounds == before + 1)
         machine.sync.stop()

@@ -24,11 +24,11 @@ struct TeardownTests {
         /// A panel item on `bus`, following a runtime whose store is in `folder`.
         func makePanel(bus: BusConnection, folder: String) throws {
             let utc = GLibTimeZone(identifier: "UTC")!
+            let clock = VirtualClock(now: Date(timeIntervalSince1970: 1_800_000_000), timeZone: utc)
             let runtime = AgentRuntime(store: AlarmStore(directory: FilePath(folder)), settings: .init(), logger: .init(label: "test"),
-                                       clock: VirtualClock(now: Date(timeIntervalSince1970: 1_800_000_000), timeZone: utc))
+                                       clock: clock)
             self.runtime = runtime
-            panel = try PanelItem(bus: bus, runtime: runtime, logger: .init(label: "test"),
-                                  now: { Date(timeIntervalSince1970: 1_800_000_000) }, timeZone: { utc })
+            panel = try PanelItem(bus: bus, runtime: runtime, logger: .init(label: "test"), clock: clock)
         }
     }
 

@@ -15,22 +15,20 @@ final class AlertWindows: AlarmFollower {
     private let display: SessionDisplay
     private let program: String
     private let logger: Logger
-    private let now: @GLibActor () -> Date
-    private let timeZone: @GLibActor () -> any TimeZoneRules
+    /// The time and zone the window's text is written for.
+    private let clock: any AgentClock
     /// The window process of each alarm that has one.
     private var processes: [UUID: pid_t] = [:]
     private var alarms = AlarmTable.empty
 
     /// `program` defaults to `reveille-alert` beside the running agent.
     init(setting: AlertWindowSetting, environment: [String: String], logger: Logger,
-         now: @escaping @GLibActor () -> Date, timeZone: @escaping @GLibActor () -> any TimeZoneRules,
-         program: String = AlertWindows.besideAgent) {
+         clock: any AgentClock, program: String = AlertWindows.besideAgent) {
         display = setting == .never ? SessionDisplay(environment: [:], refused: []) : SessionDisplay.of(environment)
         policy = AlertWindowPolicy(setting: setting, hasDisplay: !display.isEmpty)
         self.program = program
         self.logger = logger
-        self.now = now
-        self.timeZone = timeZone
+        self.clock = clock
     }
 
     static var besideAgent: String {
@@ -69,7 +67,7 @@ final class AlertWindows: AlarmFollower {
     }
 
     private func open(_ id: UUID) {
-        guard let record = alarms[id], let content = NotificationContent(record, now: now(), timeZone: timeZone()) else { return }
+        guard let record = alarms[id], let content = NotificationContent(record, now: clock.now, timeZone: clock.timeZone) else { return }
         let secondary = content.buttons.first { $0.role == .secondary }
         let request = AlertWindowArguments(
             alarmID: id, title: content.summary, detail: content.body.split(separator: "\n").first.map(String.init) ?? "",

@@ -17,14 +17,18 @@ final class Authorizer {
     }
     /// The apps waiting for the user's answer.
     private var prompts: [String: Prompt] = [:]
-    private let server: NotificationServer
+    /// Where the prompts are shown.
+    private let server: any NotificationTransport
+    /// When a decision is made.
+    private let clock: any AgentClock
     private var waiting: [String: [@GLibActor (AuthorizationState) -> Void]] = [:]
     /// Hears every change of an app's state.
     var onChange: (@GLibActor (String, AuthorizationState) -> Void)?
 
-    init(store: AuthorizationStore, server: NotificationServer, logger: Logger) {
+    init(store: AuthorizationStore, server: any NotificationTransport, logger: Logger, clock: any AgentClock) {
         self.store = store
         self.server = server
+        self.clock = clock
         self.logger = logger
         decisions = store.load()
     }
@@ -60,7 +64,7 @@ final class Authorizer {
             next[appID] = nil
         } else {
             next[appID] = AppAuthorization(appID: appID, state: state,
-                                           usageDescription: usageDescription ?? decisions[appID]?.usageDescription, decided: Date())
+                                           usageDescription: usageDescription ?? decisions[appID]?.usageDescription, decided: clock.now)
         }
         do {
             try store.save(next)

@@ -17,8 +17,8 @@ final class PanelItem: AlarmFollower {
     private let bus: BusConnection
     private weak var runtime: AgentRuntime?
     private let logger: Logger
-    private let now: () -> Date
-    private let timeZone: () -> any TimeZoneRules
+    /// The time and zone the countdowns are shown in, and the refresh timer.
+    private let clock: any AgentClock
     /// The alarms, read-only.
     private var alarms = AlarmTable.empty
     /// The alarms that ring, count down or are paused (kept from the changes: an update reads
@@ -26,7 +26,7 @@ final class PanelItem: AlarmFollower {
     private var running: Set<UUID> = []
     private var view: PanelItemView?
     private var menu = PanelMenu.empty
-    private var refreshTimer: UInt32?
+    private var refreshTimer: ClockTimer?
     /// The exported objects and the watch on the host, removed with the item: their
     /// handlers hold it unowned.
     private var registrations: [UInt32] = []
@@ -37,13 +37,11 @@ final class PanelItem: AlarmFollower {
     private var nameRequest: UInt32?
     private let busName = PanelInterfaces.itemBusName(pid: ProcessInfo.processInfo.processIdentifier)
 
-    init(bus: BusConnection, runtime: AgentRuntime, logger: Logger,
-         now: @escaping () -> Date, timeZone: @escaping () -> any TimeZoneRules) throws(BusError) {
+    init(bus: BusConnection, runtime: AgentRuntime, logger: Logger, clock: any AgentClock) throws(BusError) {
         self.bus = bus
         self.runtime = runtime
         self.logger = logger
-        self.now = now
-        self.timeZone = timeZone
+        self.clock = clock
         registrations = try bus.register(path: PanelInterfaces.itemPath, introspectionXML: PanelInterfaces.itemXML,
                          maximumArgumentBytes: PanelInterfaces.maximumCallBytes,
                          properties: { [unowned self] _, name in self.itemProperty(name) }) { call in
@@ -65,7 +63,7 @@ final class PanelItem: AlarmFollower {
     isolated deinit {
         bus.unregister(registrations)
         bus.unwatchName(watcherWatch)
-        if let refreshTimer { MainLoopSources.remove(refreshTimer) }
+        if let refreshTimer { clock.cancel(refreshTimer) }
         if let nameRequest { bus.unownName(nameRequest) }
     }
 
@@ -96,7 +94,7 @@ final class PanelItem: AlarmFollower {
     private func update() {
         let records = running.compactMap { alarms[$0] }
         let old = view
-        view = PanelItemView(running: records, now: now(), timeZone: timeZone())
+        view = PanelItemView(running: records, now: clock.now, timeZone: clock.timeZone)
         let newMenu = menu.showing(view?.menu ?? [])
         let menuChanged = newMenu != menu
         menu = newMenu
@@ -112,11 +110,11 @@ final class PanelItem: AlarmFollower {
 
     /// A timer for the next change of a shown countdown's text; none while nothing counts down.
     private func scheduleRefresh() {
-        if let timer = refreshTimer { MainLoopSources.remove(timer) }
+        if let timer = refreshTimer { clock.cancel(timer) }
         refreshTimer = nil
         let shown = (view?.entries ?? []).compactMap { alarms[$0.id] }
-        guard let wait = PanelItemView.nextRefresh(shown, now: now()) else { return }
-        refreshTimer = MainLoopSources.after(milliseconds: UInt32((wait * 1000).rounded(.up))) { [weak self] in
+        guard let wait = PanelItemView.nextRefresh(shown, now: clock.now) else { return }
+        refreshTimer = clock.after(wait) { [weak self] in
             self?.refreshTimer = nil
             self?.update()
         }
@@ -268,7 +266,7 @@ final class PanelItem: AlarmFollower {
     /// A menu item was clicked: its button's press goes to the runtime, if the alarm still offers it.
     private func clicked(_ id: Int32) {
         guard let (alarm, role) = menu.action(for: id) else { return }
-        guard let record = alarms[alarm], PanelItemView.offers(role, on: record, now: now(), timeZone: timeZone()) else {
+        guard let record = alarms[alarm], PanelItemView.offers(role, on: record, now: clock.now, timeZone: clock.timeZone) else {
             return logger.debug("panel item: \(role.rawValue) on \(alarm) no longer applies; ignored")
         }
         runtime?.receive(.buttonPressed(alarm, role))

@@ -41,8 +41,8 @@ final class SyncFollower: AlarmFollower {
     private let runtime: AgentRuntime
     private let file: FilePath
     private let logger: Logger
-    private let now: () -> Date
-    private let timeZone: () -> any TimeZoneRules
+    /// The time, the zone and the timer of the rounds.
+    private let clock: any AgentClock
     let interval: TimeInterval
     private(set) var state: SyncState
     private var local: [UUID: LocalAlarm] = [:]
@@ -57,7 +57,7 @@ final class SyncFollower: AlarmFollower {
     private var conflicted = false
     private var stopped = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
-    private var timer: UInt32 = 0
+    private var timer: ClockTimer?
     /// Called after each round (tests wait on it).
     var onRound: (@GLibActor () -> Void)?
 
@@ -76,13 +76,12 @@ final class SyncFollower: AlarmFollower {
     static let maximumStateBytes = 16 << 20
 
     init(collection: CalDAVCollection, user: String, runtime: AgentRuntime, stateDirectory: FilePath, interval: TimeInterval = 30,
-         logger: Logger, now: @escaping () -> Date = Date.init, timeZone: @escaping () -> any TimeZoneRules) {
+         logger: Logger, clock: any AgentClock) {
         self.collection = collection
         self.runtime = runtime
         self.interval = interval
         self.logger = logger
-        self.now = now
-        self.timeZone = timeZone
+        self.clock = clock
         file = stateDirectory.appending(Self.fileName)
         state = Self.load(file).flatMap { $0.collection == collection.url && $0.user == user ? $0 : nil }
             ?? SyncState(collection: collection.url, user: user)
@@ -92,7 +91,7 @@ final class SyncFollower: AlarmFollower {
 
     func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         table = alarms
-        let now = now()
+        let now = clock.now
         for change in changes {
             guard let record = change.record, record.appID == ClientIdentity.userAppID else {
                 local.removeValue(forKey: change.id)
@@ -135,16 +134,16 @@ final class SyncFollower: AlarmFollower {
     /// Stops the rounds; a round under way ends without saving (the account may be gone).
     func stop() {
         stopped = true
-        if timer != 0 { MainLoopSources.remove(timer) }
-        timer = 0
+        if let timer { clock.cancel(timer) }
+        timer = nil
     }
 
-    private func syncSoon(after milliseconds: UInt32 = 200) {
+    private func syncSoon(after seconds: TimeInterval = 0.2) {
         guard !stopped else { return }
-        if timer != 0 { MainLoopSources.remove(timer) }
-        timer = MainLoopSources.after(milliseconds: milliseconds) { [weak self] in
+        if let timer { clock.cancel(timer) }
+        timer = clock.after(seconds) { [weak self] in
             guard let self else { return }
-            timer = 0
+            timer = nil
             Task { @GLibActor in await self.sync() }
         }
     }
@@ -183,10 +182,10 @@ final class SyncFollower: AlarmFollower {
         } while asked || (conflicted && conflicts < Self.maximumRounds)
         syncing = false
         rounds += 1
-        lastRound = now()
+        lastRound = clock.now
         save()
         onRound?()
-        syncSoon(after: UInt32(interval * 1000))
+        syncSoon(after: interval)
     }
 
     /// Rounds one `sync` runs at most (a server that keeps answering 412 cannot keep it busy).
@@ -222,7 +221,7 @@ final class SyncFollower: AlarmFollower {
         case .success(let events):
             for event in events { if let (id, alarm) = read(event) { remote[id] = alarm } }
         }
-        let actions = SyncPlan.actions(local: local, remote: remote, removed: removed, synced: state.alarms, now: now())
+        let actions = SyncPlan.actions(local: local, remote: remote, removed: removed, synced: state.alarms, now: clock.now)
         logger.debug("sync round: \(listing.changes.count) listed since \(asked == nil ? "the start" : "the last token"), \(remote.count) read, \(removed.count) removed; \(actions)")
         for action in actions { await perform(action, remote: remote) }
         // What was listed and needed no step is agreed as it is there now.
@@ -245,7 +244,7 @@ final class SyncFollower: AlarmFollower {
             logger.warning("sync: \(event.href.prefix(200)) is not an alarm's event; left alone")
             return nil
         }
-        let reading = AlarmCalendar.alarms(in: [component], now: now(), timeZone: timeZone(), zones: { GLibTimeZone(identifier: $0) },
+        let reading = AlarmCalendar.alarms(in: [component], now: clock.now, timeZone: clock.timeZone, zones: { GLibTimeZone(identifier: $0) },
                                            defaultTitle: L("Alarm"))
         let changedAt = (component.property("LAST-MODIFIED") ?? component.property("DTSTAMP"))
             .flatMap(ICalDateTime.init).flatMap { $0.form == .utc ? $0.instant(in: UTCTimeZone()) : nil }
@@ -258,7 +257,7 @@ final class SyncFollower: AlarmFollower {
         case .upload(let id, let etag):
             guard let here = local[id], let record = table[id] else { return }
             let reminder = here.reminder
-            guard case .success(let (event, _)) = AlarmCalendar.event(record, now: now(), timeZone: timeZone(), reminder: reminder) else { return }
+            guard case .success(let (event, _)) = AlarmCalendar.event(record, now: clock.now, timeZone: clock.timeZone, reminder: reminder) else { return }
             let text = ICalComponent("VCALENDAR", properties: [ICalProperty("VERSION", "2.0"), ICalProperty("PRODID", AlarmCalendar.productID)],
                                      components: [event]).text
             let name = CalDAVCollection.name(for: id)
@@ -287,7 +286,7 @@ final class SyncFollower: AlarmFollower {
         case .snoozeLocal(let id, let until):
             // Until the instant the other machine snoozed to, not for this alarm's own length
             // from now: every machine rings the snoozed occurrence at the same moment, once.
-            apply(.snooze(id: id.uuidString, length: min(until.timeIntervalSince(now()), WireLimits.maximumSnooze)))
+            apply(.snooze(id: id.uuidString, length: min(until.timeIntervalSince(clock.now), WireLimits.maximumSnooze)))
             agree(id, remote[id])
         case .deleteRemote(let id, let href, let etag):
             switch await collection.delete(href, ifMatch: etag) {

@@ -15,18 +15,16 @@ final class SyncService: AlarmFollower {
     private let stateDirectory: FilePath
     private let logger: Logger
     private let interval: TimeInterval
-    private let timeZone: () -> any TimeZoneRules
-    private let now: () -> Date
+    private let clock: any AgentClock
     private var follower: SyncFollower?
     private var table = AlarmTable.empty
     /// A problem before any round (the Secret Service, the collection).
     private var setupProblem: String?
 
     init(runtime: AgentRuntime, stateDirectory: FilePath, interval: TimeInterval, logger: Logger,
-         now: @escaping () -> Date, timeZone: @escaping () -> any TimeZoneRules) {
+         clock: any AgentClock) {
         self.runtime = runtime
-        self.now = now
-        self.timeZone = timeZone
+        self.clock = clock
         self.stateDirectory = stateDirectory
         self.interval = interval
         self.logger = logger
@@ -108,7 +106,7 @@ final class SyncService: AlarmFollower {
     private func begin(url: String, user: String, password: String, create: Bool = false) {
         let collection = CalDAVCollection(url: url, user: user, password: password, http: HTTPClient())
         let follower = SyncFollower(collection: collection, user: user, runtime: runtime, stateDirectory: stateDirectory,
-                                    interval: interval, logger: logger, now: now, timeZone: timeZone)
+                                    interval: interval, logger: logger, clock: clock)
         self.follower = follower
         // Hears every alarm now, as a follower added before the start does.
         follower.follow(table.records.map { AlarmChange(id: $0.id, record: $0) }, in: table)

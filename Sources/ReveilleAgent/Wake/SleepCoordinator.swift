@@ -25,6 +25,8 @@ final class SleepCoordinator: AlarmFollower {
 
     private let policy: WakePolicy
     private let logger: Logger
+    /// The instant the wake-ups are reckoned from.
+    private let clock: any AgentClock
     /// The alarms, read-only.
     private var table = AlarmTable.empty
     /// When each alarm that should wake the machine is next due (`WakePolicy.wakes`), followed
@@ -57,8 +59,9 @@ final class SleepCoordinator: AlarmFollower {
     /// logind waits at most `InhibitDelayMaxSec` (5 s by default) for a delay inhibitor.
     static let helperTimeoutMilliseconds: Int32 = 4000
 
-    init(policy: WakePolicy, stateDirectory: FilePath, logger: Logger, runtime: AgentRuntime) {
+    init(policy: WakePolicy, stateDirectory: FilePath, logger: Logger, runtime: AgentRuntime, clock: any AgentClock) {
         self.policy = policy
+        self.clock = clock
         memoryFile = stateDirectory.appending("wake-up.json")
         self.logger = logger
         self.runtime = runtime
@@ -137,14 +140,14 @@ final class SleepCoordinator: AlarmFollower {
     /// Holds the inhibitor while an alarm should wake the machine, and only then.
     private func alarmsChanged() {
         guard readiness == .ready, !sleeping else { return }
-        if let kernelAlarm { return kernelAlarm.arm(at: policy.alarmTimerInstant(soonestDue: wakingDue.values.min(), now: Date())) }
+        if let kernelAlarm { return kernelAlarm.arm(at: policy.alarmTimerInstant(soonestDue: wakingDue.values.min(), now: clock.now)) }
         if !wakingDue.isEmpty { takeInhibitor() } else { releaseInhibitor() }
     }
 
     private func prepareForSleep(_ going: Bool) {
         if going {
             sleeping = true
-            switch policy.plan(for: alarms, now: Date()) {
+            switch policy.plan(for: alarms, now: clock.now) {
             case .wake(let wake):
                 setWake(wake)
             case .beyondReach(let wake):
@@ -301,7 +304,7 @@ final class SleepCoordinator: AlarmFollower {
             return WakeStatus(wakes: true, wakeAt: wake, alarmID: nextWaking(alarms)?.id, lead: policy.lead, mechanism: .alarmTimer)
         }
         let wake: Date
-        switch policy.plan(for: alarms, now: Date()) {
+        switch policy.plan(for: alarms, now: clock.now) {
         case .none:
             return WakeStatus(wakes: false, reason: L("no alarm is due that should wake the machine"), lead: policy.lead)
         case .beyondReach:
