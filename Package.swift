@@ -140,7 +140,8 @@ let package = Package(
         ]),
         .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleTimeZone"]),
         .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone",
-                                                               "ReveilleCalendar", "ReveilleTestSupport", "ReveilleTestTraits"]),
+                                                               "ReveilleCalendar", "ReveilleTestSupport", "ReveilleTestTraits",
+                                                               "ReveilleKit"]), // the client's encoding of a call, fed to the service
         // The CLI's parsing and option rules, in process (the executable's module, @testable).
         .testTarget(name: "ReveilleCLITests", dependencies: [
             "reveille", .product(name: "ArgumentParser", package: "swift-argument-parser"),

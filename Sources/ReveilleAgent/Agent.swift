@@ -94,7 +94,8 @@ package final class Agent {
         let presenter = AlarmPresenter(server: notifications, logger: logger, clock: clock, runtime: runtime)
         let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger),
                                     server: notifications, logger: logger, clock: clock)
-        let service = try AlarmService(bus: bus, runtime: runtime, sounder: sounder, authorizer: authorizer, logger: logger)
+        let service = try AlarmService(bus: bus, clients: ClientRegistry(bus: bus, logger: logger), runtime: runtime,
+                                       sounder: sounder, authorizer: authorizer, logger: logger)
         let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead),
                                      stateDirectory: paths.stateDirectory, logger: logger, runtime: runtime, clock: clock)
         service.sleep = sleep

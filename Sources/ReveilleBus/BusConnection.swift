@@ -242,13 +242,11 @@ package final class BusConnection {
             var vtable = GDBusInterfaceVTable()
             vtable.method_call = { _, sender, _, interface, method, parameters, invocation, userData in
                 let (handler, limit, _) = CallbackBox<Registration>.from(userData)
-                let bytes = parameters.map { Int(g_variant_get_size($0)) } ?? 0
-                var arguments: [Variant] = []
-                if bytes <= limit, let parameters, case .tuple(let values) = Variant(parameters) { arguments = values }
+                let arguments = CallArguments(parameters: parameters, limit: limit)
                 let call = MethodCall(invocation: invocation!, sender: sender.map { String(cString: $0) } ?? "",
                                       interface: interface.map { String(cString: $0) } ?? "",
-                                      method: method.map { String(cString: $0) } ?? "", arguments: arguments,
-                                      argumentBytes: bytes, isOversized: bytes > limit)
+                                      method: method.map { String(cString: $0) } ?? "", arguments: arguments.values,
+                                      argumentBytes: arguments.bytes, isOversized: arguments.isOversized)
                 GLibActor.assumeIsolated { handler(call) }
             }
             vtable.get_property = { _, _, _, interface, name, error, userData in
@@ -342,9 +340,49 @@ package final class BusConnection {
     package func flush() { g_dbus_connection_flush_sync(connection, nil, nil) }
 }
 
+/// A method call's arguments as a registration reads them from GDBus's parameters: converted
+/// only when their serialized size is within the limit, so an oversized call costs nothing more.
+package struct CallArguments: Sendable {
+    /// The arguments; empty when oversized.
+    package let values: [Variant]
+    /// Their size as the bus carried them (`g_variant_get_size`).
+    package let bytes: Int
+    /// Larger than the limit: `values` is empty, and the call must be refused.
+    package let isOversized: Bool
+
+    init(parameters: OpaquePointer?, limit: Int) {
+        bytes = parameters.map { Int(g_variant_get_size($0)) } ?? 0
+        isOversized = bytes > limit
+        if !isOversized, let parameters, case .tuple(let values) = Variant(parameters) { self.values = values } else { values = [] }
+    }
+
+    /// `values` as a peer's call delivers them: serialized as one tuple, then read as above
+    /// (for a handler fed in process what the bus would give it).
+    package init(delivering values: [Variant], limit: Int) {
+        let parameters = g_variant_ref_sink(Variant.tuple(values).makeGVariant())
+        defer { g_variant_unref(parameters) }
+        self.init(parameters: parameters, limit: limit)
+    }
+}
+
+/// A method call to answer exactly once, with `reply` or `fail`: the bus's `MethodCall`, or a
+/// test's call fed in process.
+@GLibActor
+package protocol IncomingCall: AnyObject {
+    var sender: String { get }
+    var method: String { get }
+    var arguments: [Variant] { get }
+    /// The size of the arguments as the bus carried them.
+    var argumentBytes: Int { get }
+    /// Larger than the registration allowed: `arguments` is empty, and the call must be refused.
+    var isOversized: Bool { get }
+    func reply(_ values: [Variant])
+    func fail(name: String, message: String)
+}
+
 /// One incoming method call; answer it with `reply` or `fail`, exactly once.
 @GLibActor
-package final class MethodCall {
+package final class MethodCall: IncomingCall {
     /// `GDBusMethodInvocation*`; GDBus gives us its reference, the reply consumes it.
     private let invocation: OpaquePointer
     package let sender: String

@@ -9,10 +9,10 @@ import ReveilleCore
 /// error. A bad call never harms the agent.
 @GLibActor
 final class AlarmService: AlarmFollower {
-    private let bus: BusConnection
+    private let bus: any ServiceBus
     private let runtime: AgentRuntime
     private let sounder: AlarmSounder
-    private let registry: ClientRegistry
+    private let registry: any ClientDirectory
     private let authorizer: Authorizer
     private let logger: Logger
     /// Whether the next alarm will wake the machine from suspend (`WakeStatus`).
@@ -30,18 +30,15 @@ final class AlarmService: AlarmFollower {
     /// Calls waiting for the user's decision, counted and in bytes, by connection and by app.
     private var parked = ParkedCalls()
 
-    init(bus: BusConnection, runtime: AgentRuntime, sounder: AlarmSounder, authorizer: Authorizer,
-         logger: Logger) throws(BusError) {
+    init(bus: any ServiceBus, clients: any ClientDirectory, runtime: AgentRuntime, sounder: AlarmSounder,
+         authorizer: Authorizer, logger: Logger) throws(BusError) {
         self.bus = bus
         self.runtime = runtime
         self.sounder = sounder
         self.authorizer = authorizer
         self.logger = logger
-        registry = ClientRegistry(bus: bus, logger: logger)
-        try bus.register(path: AgentInterface.objectPath, introspectionXML: AgentInterface.introspectionXML,
-                         maximumArgumentBytes: WireLimits.callBytes) {
-            [unowned self] call in self.handle(call)
-        }
+        registry = clients
+        try bus.exportAgent { [unowned self] call in self.handle(call) }
         authorizer.onChange = { [weak self] appID, state in self?.publishAuthorization(appID, state) }
     }
 
@@ -109,8 +106,7 @@ final class AlarmService: AlarmFollower {
     }
 
     private func emit(_ signal: String, to names: [String], _ arguments: [Variant]) {
-        let failures = bus.emitSignal(to: names, path: AgentInterface.objectPath, interface: AgentInterface.interface,
-                                      name: signal, arguments: arguments, flushEvery: WireLimits.queuedSignalBytes)
+        let failures = bus.emit(signal, to: names, arguments)
         for failure in failures { logger.error("could not emit \(signal) to \(failure.destination): \(failure.error)") }
     }
 
@@ -118,7 +114,7 @@ final class AlarmService: AlarmFollower {
     /// call is parked and answered from the prompt's callback. Nothing the caller sent is
     /// converted before its size is known (`WireLimits.callBytes`), and no configuration is
     /// decoded before the caller's authorization is.
-    private func handle(_ call: MethodCall) {
+    private func handle(_ call: any IncomingCall) {
         guard table != nil else {
             // Between taking the bus name and the state folder (an agent it replaced is exiting).
             let starting = AgentRuntime.notStarted
@@ -183,7 +179,7 @@ final class AlarmService: AlarmFollower {
         }
     }
 
-    private func respond(_ call: MethodCall, _ request: AgentCall, from identity: ClientIdentity) {
+    private func respond(_ call: any IncomingCall, _ request: AgentCall, from identity: ClientIdentity) {
         do {
             let answer = try answer(request, from: identity, sender: call.sender)
             guard answer.allSatisfy({ $0.utf8.count <= WireLimits.pageBytes }) else {

@@ -1,0 +1,271 @@
+import Foundation
+import Testing
+@testable import ReveilleAgent
+import ReveilleBus
+import ReveilleCalendar
+import ReveilleCore
+import SystemPackage
+
+/// The D-Bus service with the real runtime, sounder and authorizer, in process, on virtual
+/// time: calls from named clients go in through the wire's decoder, and every reply, error and
+/// signal is read back (`RecordingBus`); the user's prompts go to a recording notification server.
+@Suite("Service on virtual time")
+@GLibActor
+final class AlarmServiceTests {
+    let clock = VirtualClock()
+    let notifications: RecordingNotifications
+    let sound: RecordingSound
+    let bus = RecordingBus()
+    let clients = NamedClients()
+    let runtime: AgentRuntime
+    let authorizer: Authorizer
+    let service: AlarmService
+    let folder: FilePath
+
+    /// Connections: the user's tools, and two apps once they said Hello.
+    let user = ":1.10", cook = ":1.20", tea = ":1.30"
+
+    init() throws {
+        folder = try privateFolder("reveille-service")
+        notifications = RecordingNotifications(clock: clock)
+        sound = RecordingSound(clock: clock)
+        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock)
+        let sounder = AlarmSounder(library: SoundLibrary(), output: sound, logger: .init(label: "test"), runtime: runtime, clock: clock)
+        authorizer = Authorizer(store: AuthorizationStore(directory: folder), server: notifications, logger: .init(label: "test"), clock: clock)
+        service = try AlarmService(bus: bus, clients: clients, runtime: runtime, sounder: sounder, authorizer: authorizer,
+                                   logger: .init(label: "test"))
+        runtime.add([service], ringer: sounder)
+        sounder.start()
+        try runtime.start()
+        notifications.start()
+        // The sound server answers.
+        clock.advance(by: 0.1)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: folder.string)
+    }
+
+    /// A timer's configuration, as a client sends it.
+    func timer(_ title: String, seconds: TimeInterval) throws -> String {
+        let request = AlarmRequest(
+            schedule: nil, countdownDuration: .init(preAlert: seconds, postAlert: 300),
+            presentation: AlarmPresentation(alert: .init(title: title, secondaryButton: .snoozeButton, secondaryButtonBehavior: .countdown),
+                                            countdown: .init(title: title, pauseButton: .pauseButton), paused: .init(title: title)))
+        return String(decoding: try JSONCoding.compactEncoder.encode(request), as: UTF8.self)
+    }
+
+    /// A weekly alarm's configuration (it can skip an occurrence).
+    func weekly(_ title: String) throws -> String {
+        let request = AlarmRequest(schedule: .relative(.init(time: .init(hour: 7, minute: 0), repeats: .weekly([.monday, .friday]))),
+                                   countdownDuration: nil, presentation: .userAlarm(title: title, secondaryButton: nil, behavior: nil))
+        return String(decoding: try JSONCoding.compactEncoder.encode(request), as: UTF8.self)
+    }
+
+    /// The reply's first string as `Value`; fails the test when the call was not answered so.
+    func decoded<Value: Decodable>(_ call: SentCall, as type: Value.Type = AlarmRecord.self,
+                                   sourceLocation: SourceLocation = #_sourceLocation) throws -> Value {
+        let json = try #require(call.strings?.first, "\(call.method) answered \(String(describing: call.answer))", sourceLocation: sourceLocation)
+        return try JSONCoding.decoder.decode(Value.self, from: Data(json.utf8))
+    }
+
+    /// `sender` schedules `configuration`; the alarm as the reply gives it.
+    func schedule(_ configuration: String, from sender: String) throws -> AlarmRecord {
+        try decoded(bus.send(.schedule(id: UUID(), configuration: configuration), from: sender))
+    }
+
+    /// The ids of the alarms in a reply's JSON array.
+    func ids(_ call: SentCall) throws -> Set<UUID> {
+        Set(try decoded(call, as: [AlarmRecord].self).map(\.id))
+    }
+
+    /// The alarms each `AlarmsUpdated` among `signals` carried, and the ids it said ended.
+    func updated(_ signals: [RecordingBus.Signal]) throws -> [(changed: [AlarmRecord], removed: [String])] {
+        try signals.filter { $0.name == "AlarmsUpdated" }.map { signal in
+            let json = try #require(signal.arguments.first?.string)
+            return (try JSONCoding.decoder.decode([AlarmRecord].self, from: Data(json.utf8)),
+                    signal.arguments.last?.array?.compactMap(\.string) ?? [])
+        }
+    }
+
+    /// An app says Hello and is allowed.
+    func allowedApp(_ appID: String, on sender: String) throws {
+        #expect(bus.send(.hello(appID: appID, usageDescription: "Timers for the kitchen"), from: sender).strings != nil)
+        try authorizer.set(appID, .authorized)
+    }
+
+    @Test func everyMethodOfTheTableIsAnsweredThroughTheWiresDecoder() throws {
+        let tea = try schedule(try timer("Tea", seconds: 300), from: user)
+        let walk = try schedule(try weekly("Walk"), from: user)
+        let id = tea.id.uuidString
+        var methods: Set<String> = []
+        /// `sender` calls `call`, answered once, at once.
+        func call(_ call: AgentCall, from sender: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) -> SentCall {
+            methods.insert(call.wire.method)
+            let sent = bus.send(call, from: sender ?? user)
+            #expect(sent.answers.count == 1, "\(sent.method) answered at once", sourceLocation: sourceLocation)
+            return sent
+        }
+
+        #expect(try decoded(call(.hello(appID: "org.example.Cook", usageDescription: "Timers"), from: cook), as: ClientIdentity.self).appID
+                == "org.example.Cook")
+        #expect(try ids(call(.subscribe)) == [tea.id, walk.id])
+        #expect(call(.subscribeUpdates).strings == [])
+        #expect(try ids(call(.list)) == [tea.id, walk.id])
+        let first = [tea.id, walk.id].map(\.uuidString).min()!
+        let page = try #require(call(.listPage(after: "", limit: 1)).strings)
+        #expect(page.last == first, "one alarm a page: the next page starts after it")
+        #expect(try JSONCoding.decoder.decode([AlarmRecord].self, from: Data(page[0].utf8)).map(\.id.uuidString) == [first])
+        #expect(try decoded(call(.get(id: id))).request.presentation.alert.title == "Tea")
+        let updated = try decoded(call(.update(id: id, configuration: try timer("Green tea", seconds: 240))))
+        #expect(updated.id == tea.id && updated.request.presentation.alert.title == "Green tea")
+        #expect(try decoded(call(.apply(.pause, id: id))).state == .paused)
+        #expect(try decoded(call(.apply(.resume, id: id))).state == .countdown)
+        #expect(call(.snooze(id: id, seconds: 60)).error == "InvalidState", "only a ringing alarm snoozes")
+        #expect(call(.apply(.countdown, id: walk.id.uuidString)).error == "InvalidState", "only a ringing alarm repeats its countdown")
+        #expect(call(.apply(.stop, id: id)).strings == ["null"], "a timer stopped before it rings ends")
+        #expect(try ids(bus.send(.list, from: user)) == [walk.id])
+        #expect(call(.apply(.cancel, id: walk.id.uuidString)).strings != nil)
+        #expect(try !ids(bus.send(.list, from: user)).contains(walk.id))
+        let morning = try decoded(call(.schedule(id: UUID(), configuration: try weekly("Morning"))))
+        #expect(try decoded(call(.skip(id: morning.id.uuidString))).fireDate! > morning.fireDate!)
+        #expect(try decoded(call(.unskip(id: morning.id.uuidString))).fireDate == morning.fireDate)
+        #expect(try decoded(call(.setEnabled(false, id: morning.id.uuidString))).disabled)
+        #expect(try !decoded(call(.setEnabled(true, id: morning.id.uuidString))).disabled)
+        #expect(call(.requestAuthorization).strings == ["authorized"], "the user's tools are never asked")
+        #expect(call(.authorizationState, from: cook).strings == ["notDetermined"])
+        #expect(call(.setAuthorization(appID: "org.example.Cook", state: .denied)).strings == ["denied"])
+        #expect(call(.setAuthorization(appID: "org.example.Tea", state: .authorized), from: cook).error == "NotAuthorized")
+        #expect(try decoded(call(.authorizations), as: [AppAuthorization].self).map(\.appID) == ["org.example.Cook"])
+        #expect(try !decoded(call(.listSounds), as: [SoundLibrary.Entry].self).isEmpty)
+        let preview = call(.playSound(name: "default", seconds: 2))
+        #expect(preview.strings?.count == 1, "\(String(describing: preview.answer))")
+        #expect(sound.streams == [.open("Reveille preview", corked: false)])
+        clock.advance(by: 2)
+        #expect(sound.streams.last == .stop("Reveille preview"), "a preview ends after its seconds, on virtual time")
+        #expect(try !decoded(call(.wakeStatus), as: WakeStatus.self).wakes)
+        #expect(call(.wakeStatus, from: cook).error == "NotAuthorized", "the next alarm's time is the user's")
+        _ = try decoded(call(.history), as: [AlarmHistory.Entry].self)
+        #expect(try !decoded(call(.syncStatus), as: SyncStatus.self).configured)
+        #expect(call(.syncAdd(url: "https://dav.example.org/alarms/", user: "me", password: "secret")).error == "AgentUnavailable",
+                "no sync service yet")
+        #expect(call(.syncRemove).error == "AgentUnavailable")
+        #expect(call(.syncStatus, from: cook).error == "NotAuthorized")
+        #expect(methods == Set(AgentCall.methods), "every method of the interface is called here")
+    }
+
+    @Test func aChangeIsAnsweredOnlyOnceItIsWritten() throws {
+        let call = bus.send(.schedule(id: UUID(), configuration: try timer("Tea", seconds: 300)), from: user)
+        let id = try decoded(call).id
+        #expect(AlarmStore(directory: folder).load().map(\.id) == [id], "on disk when answered")
+
+        // A folder that cannot hold the store: the change is refused, nothing is told, nothing kept.
+        let signals = bus.signals.count
+        #expect(bus.send(.subscribeUpdates, from: user).strings == [])
+        try FileManager.default.removeItem(atPath: folder.string)
+        #expect(FileManager.default.createFile(atPath: folder.string, contents: Data("not a folder".utf8)))
+        let refused = bus.send(.schedule(id: UUID(), configuration: try timer("Coffee", seconds: 60)), from: user)
+        #expect(refused.error == "StorageFailure")
+        #expect(bus.signals.count == signals, "no AlarmsUpdated for a change that was not made")
+        #expect(try ids(bus.send(.list, from: user)) == [id])
+        #expect(bus.send(.apply(.cancel, id: id.uuidString), from: user).error == "StorageFailure")
+        #expect(try ids(bus.send(.list, from: user)) == [id], "the alarm is still there")
+        try FileManager.default.removeItem(atPath: folder.string)
+    }
+
+    @Test func callsWaitingForTheUserAreAnsweredWhenTheUserDecidesAndAreBounded() throws {
+        #expect(bus.send(.hello(appID: "org.example.Cook", usageDescription: "Timers for the kitchen"), from: cook).strings != nil)
+        let shown = notifications.calls.count
+        let asking = bus.send(.requestAuthorization, from: cook)
+        var scheduling = [bus.send(.schedule(id: UUID(), configuration: try timer("Pasta", seconds: 600)), from: cook)]
+        clock.advance(by: 1)
+        #expect(asking.answer == nil && scheduling[0].answer == nil, "both wait for the user")
+        guard case .notify(let prompt, _, _, let actions)? = notifications.calls.dropFirst(shown).first else {
+            Issue.record("the user is asked with a notification: \(notifications.calls)")
+            return
+        }
+        #expect(actions.contains("allow"))
+        #expect(notifications.calls.count == shown + 1, "asked once for the app, however many calls wait")
+
+        // At most 8 calls of a connection wait; the next is refused at once, naming the bound.
+        for _ in 0..<(WireLimits.parkedCallsPerConnection - 2) {
+            scheduling.append(bus.send(.schedule(id: UUID(), configuration: try timer("Rice", seconds: 900)), from: cook))
+        }
+        let over = bus.send(.schedule(id: UUID(), configuration: try timer("Soup", seconds: 900)), from: cook)
+        #expect(over.error == "InvalidState")
+        #expect(scheduling.allSatisfy { $0.answer == nil })
+
+        clock.advance(by: 30)
+        #expect(asking.answer == nil, "nothing is answered before the user is")
+        notifications.press("allow", on: prompt)
+        #expect(asking.strings == ["authorized"])
+        let scheduled = try scheduling.map { try decoded($0).id }
+        #expect(try ids(bus.send(.list, from: cook)) == Set(scheduled))
+        // What waited is released: the next call is answered at once.
+        #expect(bus.send(.schedule(id: UUID(), configuration: try timer("Soup", seconds: 900)), from: cook).strings != nil)
+    }
+
+    @Test func anAppSeesChangesAndHearsOnlyItsOwnAlarms() throws {
+        try allowedApp("org.example.Cook", on: cook)
+        try allowedApp("org.example.Tea", on: tea)
+        for sender in [user, cook, tea] { #expect(bus.send(.subscribeUpdates, from: sender).strings == []) }
+        let start = bus.signals.count
+        let pasta = try schedule(try timer("Pasta", seconds: 600), from: cook)
+        let green = try schedule(try timer("Green", seconds: 180), from: tea)
+        #expect(try updated(bus.signals(since: start, to: cook)).map { $0.changed.map(\.id) } == [[pasta.id]])
+        #expect(try updated(bus.signals(since: start, to: tea)).map { $0.changed.map(\.id) } == [[green.id]])
+        #expect(try updated(bus.signals(since: start, to: user)).map { $0.changed.map(\.id) } == [[pasta.id], [green.id]])
+
+        #expect(try ids(bus.send(.list, from: cook)) == [pasta.id])
+        #expect(try ids(bus.send(.list, from: user)) == [pasta.id, green.id])
+        #expect(try JSONCoding.decoder.decode([AlarmRecord].self,
+                                              from: Data(bus.send(.listPage(after: "", limit: 0), from: tea).strings![0].utf8)).map(\.id) == [green.id])
+        // Another app's alarm is not there for it, to read or to change.
+        #expect(bus.send(.get(id: green.id.uuidString), from: cook).error == "NotFound")
+        #expect(bus.send(.apply(.cancel, id: green.id.uuidString), from: cook).error == "NotFound")
+        #expect(bus.send(.update(id: green.id.uuidString, configuration: try timer("Mine", seconds: 60)), from: cook).error == "NotFound")
+        #expect(try ids(bus.send(.list, from: user)) == [pasta.id, green.id])
+
+        // Tea's alarm ends: Tea and the user hear it, Cook hears nothing.
+        let mark = bus.signals.count
+        #expect(bus.send(.apply(.cancel, id: green.id.uuidString), from: tea).strings != nil)
+        #expect(bus.signals(since: mark, to: cook).isEmpty)
+        #expect(try updated(bus.signals(since: mark, to: tea)).map(\.removed) == [[green.id.uuidString]])
+        #expect(try updated(bus.signals(since: mark, to: user)).map(\.removed) == [[green.id.uuidString]])
+    }
+
+    @Test func eachChangeIsToldOnceAndTheViewMovesOnVirtualTime() throws {
+        #expect(bus.send(.subscribeUpdates, from: user).strings == [])
+        var mark = bus.signals.count
+        let tea = try schedule(try timer("Tea", seconds: 60), from: user)
+        #expect(try updated(bus.signals(since: mark, to: user)).map { $0.changed.map(\.state) } == [[.countdown]])
+        #expect(bus.signals.count == mark + 1, "one signal for one change")
+
+        mark = bus.signals.count
+        clock.advance(by: 59.9)
+        #expect(bus.signals.count == mark, "nothing before the instant")
+        clock.advance(by: 0.2)
+        let ringing = bus.signals(since: mark, to: user)
+        #expect(ringing.map(\.name) == ["AlarmsUpdated", "AlarmAlerting"])
+        #expect(try updated(ringing).map { $0.changed.map(\.state) } == [[.alerting]])
+        #expect(ringing.last?.arguments == [.string(tea.id.uuidString)])
+        clock.advance(by: 5)
+        #expect(bus.signals.count == mark + 2, "told once while it rings")
+
+        mark = bus.signals.count
+        #expect(bus.send(.apply(.stop, id: tea.id.uuidString), from: user).strings == ["null"], "a timer stopped ends")
+        #expect(try updated(bus.signals(since: mark, to: user)).map(\.removed) == [[tea.id.uuidString]])
+        #expect(bus.signals.count == mark + 1)
+    }
+
+    @Test func aCallLargerThanTheWireAllowsIsRefusedUnread() throws {
+        let huge = String(repeating: "x", count: WireLimits.callBytes)
+        let call = bus.send("Schedule", CallArguments(delivering: [.string(""), .string(huge), .vardict([:])], limit: WireLimits.callBytes),
+                            from: user)
+        #expect(call.error == "InvalidConfiguration")
+        if case .error(_, let message)? = call.answer { #expect(message.contains("at most \(WireLimits.callBytes)")) }
+        #expect(try ids(bus.send(.list, from: user)).isEmpty)
+        let unknown = bus.send("Explode", CallArguments(delivering: [], limit: WireLimits.callBytes), from: user)
+        #expect(unknown.error == "InvalidConfiguration", "an unknown method is refused, naming the methods")
+    }
+}
