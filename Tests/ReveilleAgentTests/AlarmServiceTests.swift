@@ -47,11 +47,12 @@ final class AlarmServiceTests {
     }
 
     /// A timer's configuration, as a client sends it.
-    func timer(_ title: String, seconds: TimeInterval) throws -> String {
+    func timer(_ title: String, seconds: TimeInterval, ringLimit: TimeInterval? = nil) throws -> String {
         let request = AlarmRequest(
             schedule: nil, countdownDuration: .init(preAlert: seconds, postAlert: 300),
             presentation: AlarmPresentation(alert: .init(title: title, secondaryButton: .snoozeButton, secondaryButtonBehavior: .countdown),
-                                            countdown: .init(title: title, pauseButton: .pauseButton), paused: .init(title: title)))
+                                            countdown: .init(title: title, pauseButton: .pauseButton), paused: .init(title: title)),
+            ring: RingOptions(ringLimit: ringLimit))
         return String(decoding: try JSONCoding.compactEncoder.encode(request), as: UTF8.self)
     }
 
@@ -256,6 +257,38 @@ final class AlarmServiceTests {
         #expect(bus.send(.apply(.stop, id: tea.id.uuidString), from: user).strings == ["null"], "a timer stopped ends")
         #expect(try updated(bus.signals(since: mark, to: user)).map(\.removed) == [[tea.id.uuidString]])
         #expect(bus.signals.count == mark + 1)
+    }
+
+    @Test func anAppHearsItsOwnButtonsMissedAlarmsAndAuthorizationOnly() throws {
+        #expect(bus.send(.hello(appID: "org.example.Cook", usageDescription: "Timers for the kitchen"), from: cook).strings != nil)
+        #expect(bus.send(.hello(appID: "org.example.Tea", usageDescription: "Tea timers"), from: tea).strings != nil)
+        for sender in [user, cook, tea] { #expect(bus.send(.subscribeUpdates, from: sender).strings == []) }
+        var mark = bus.signals.count
+        #expect(bus.send(.setAuthorization(appID: "org.example.Cook", state: .authorized), from: user).strings == ["authorized"])
+        let allowed = RecordingBus.Signal(name: "AuthorizationChanged", to: cook, arguments: [.string("org.example.Cook"), .string("authorized")])
+        #expect(bus.signals(since: mark, to: cook) == [allowed])
+        #expect(bus.signals(since: mark, to: user).map(\.arguments) == [allowed.arguments])
+        #expect(bus.signals(since: mark, to: tea).isEmpty)
+
+        // A button pressed on Cook's ringing alarm: Cook and the user hear which.
+        let pasta = try schedule(try timer("Pasta", seconds: 60), from: cook)
+        clock.advance(by: 60)
+        mark = bus.signals.count
+        runtime.receive(.buttonPressed(pasta.id, .stop))
+        let pressed = [Variant.string(pasta.id.uuidString), .string("stop")]
+        #expect(bus.signals(since: mark, to: cook).filter { $0.name == "ActionInvoked" }.map(\.arguments) == [pressed])
+        #expect(bus.signals(since: mark, to: user).filter { $0.name == "ActionInvoked" }.map(\.arguments) == [pressed])
+        #expect(bus.signals(since: mark, to: tea).isEmpty)
+
+        // Rung unanswered to its ring limit: missed, told to Cook and the user at that instant.
+        let rice = try schedule(try timer("Rice", seconds: 60, ringLimit: 30), from: cook)
+        clock.advance(by: 60 + 29)
+        mark = bus.signals.count
+        clock.advance(by: 2)
+        let missed = bus.signals(since: mark, to: cook).filter { $0.name == "AlarmMissed" }
+        #expect(missed.map { $0.arguments.first } == [.string(rice.id.uuidString)])
+        #expect(bus.signals(since: mark, to: user).filter { $0.name == "AlarmMissed" }.count == 1)
+        #expect(bus.signals(since: mark, to: tea).isEmpty)
     }
 
     @Test func aCallLargerThanTheWireAllowsIsRefusedUnread() throws {
