@@ -105,12 +105,12 @@ package final class Agent {
         let panel = settings.panelItem
             ? try PanelItem(bus: bus, runtime: runtime, logger: logger, clock: clock) : nil
         let windows = AlertWindows(setting: settings.alertWindow, environment: options.environment, logger: logger, clock: clock)
-        // Nothing is sent anywhere until `reveille sync add`; REVEILLE_SYNC_INTERVAL (seconds) is for tests.
-        let sync = SyncService(runtime: runtime, stateDirectory: paths.stateDirectory,
-                               interval: options.environment["REVEILLE_SYNC_INTERVAL"].flatMap(Double.init).map { max(1, min($0, 3600)) } ?? 30,
-                               logger: logger, clock: clock)
+        // Nothing is sent anywhere until `reveille sync add`.
+        let sync = SyncService(runtime: runtime, stateDirectory: paths.stateDirectory, interval: syncInterval, logger: logger, clock: clock)
         service.sync = sync
-        runtime.add([presenter, service, sleep, windows, reach, sync] + (panel.map { [$0] } ?? []), ringer: sounder)
+        var followers: [any AlarmFollower] = [presenter, service, sleep, windows, reach, sync]
+        if let panel { followers.append(panel) }
+        runtime.add(followers, ringer: sounder)
 
         // Started in this order, stopped in the reverse: the bus flushed last, after the
         // notifications are closed and the sound is silenced.
@@ -161,6 +161,12 @@ package final class Agent {
             }
         }
         return runner
+    }
+
+    /// Seconds between sync rounds: 30, or REVEILLE_SYNC_INTERVAL's (for tests), 1 to 3600.
+    private var syncInterval: TimeInterval {
+        guard let text = options.environment["REVEILLE_SYNC_INTERVAL"], let seconds = Double(text), !seconds.isNaN else { return 30 }
+        return max(1, min(seconds, 3600))
     }
 
     /// Takes the state folder's lock, then runs `body`. An agent this one replaced (`--replace`)
