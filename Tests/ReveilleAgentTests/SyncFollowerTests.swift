@@ -52,8 +52,8 @@ final class SyncFollowerTests {
 
     /// Both machines ring `id` at `due`; `answering` answers 10 s later and syncs, then the
     /// others sync 5 s after that. Each syncs twice: a round a change started by itself (200 ms
-    /// after it, real time) may have run meanwhile and met the other's write (412); the round
-    /// after it settles it, as the next poll does in use.
+    /// after it on the machine's clock, begun as the clock passes it) may have run meanwhile and
+    /// met the other's write (412); the round after it settles it, as the next poll does in use.
     func ring(_ id: UUID, at due: Date, on machines: [Machine], answer action: AlarmAction, on answering: Machine) async throws {
         for machine in machines { machine.pass(to: due) }
         #expect(machines.allSatisfy { $0.record(id)?.state == .alerting })
