@@ -335,3 +335,61 @@ package enum ProcessSpawn {
         return try retryingInterrupts { waitpid(pid, &status, WNOHANG) } == pid
     }
 }
+
+/// This process's identity and its signals to others.
+package enum CurrentProcess {
+    /// The real user id (`getuid(2)`, which cannot fail).
+    package static var userID: uid_t { getuid() }
+
+    /// `kill(2)` with SIGTERM: asks `pid` to end.
+    package static func terminate(_ pid: pid_t) throws(Errno) {
+        _ = try retryingInterrupts { kill(pid, SIGTERM) }
+    }
+}
+
+/// A local (`AF_UNIX`) stream socket, connected only to learn who serves it.
+package enum LocalSocket {
+    /// A socket's address: a path, or a name in the abstract namespace.
+    package enum Address: Hashable, Sendable {
+        case path(String)
+        case abstract(String)
+    }
+
+    /// The user id of the process serving `address` (`SO_PEERCRED` of a connection made and
+    /// closed at once); throws `ENAMETOOLONG` for an address `sockaddr_un` cannot hold, or
+    /// what `connect(2)` said (`ENOENT`, `ECONNREFUSED`: nobody listens).
+    package static func serverUserID(_ address: Address) throws(Errno) -> uid_t {
+        let descriptor = try retryingInterrupts { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        defer { _ = Glibc.close(descriptor) }
+        var socketAddress = sockaddr_un()
+        socketAddress.sun_family = sa_family_t(AF_UNIX)
+        let (bytes, offset): ([UInt8], Int) = switch address {
+        case .path(let path): (Array(path.utf8), 0)
+        case .abstract(let name): (Array(name.utf8), 1)
+        }
+        guard bytes.count + offset < MemoryLayout.size(ofValue: socketAddress.sun_path) else { throw .fileNameTooLong }
+        withUnsafeMutableBytes(of: &socketAddress.sun_path) { raw in
+            raw.copyBytes(from: [UInt8](repeating: 0, count: offset) + bytes)
+        }
+        // A path counts its terminating NUL; an abstract name is exactly its bytes after the NUL.
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + offset + bytes.count + (offset == 0 ? 1 : 0))
+        _ = try retryingInterrupts {
+            withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) }
+            }
+        }
+        // struct ucred { pid_t pid; uid_t uid; gid_t gid; }, which glibc declares only under _GNU_SOURCE.
+        var credentials: (pid: pid_t, uid: uid_t, gid: gid_t) = (0, 0, 0)
+        var size = socklen_t(MemoryLayout.size(ofValue: credentials))
+        _ = try retryingInterrupts { getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &size) }
+        return credentials.uid
+    }
+}
+
+package extension FileDescriptor {
+    /// Closes a descriptor another library handed over (a D-Bus reply's, as a raw number),
+    /// ignoring a failure: there is nothing to do about it and the number is gone either way.
+    static func closeHandedOver(_ rawValue: Int32) {
+        try? FileDescriptor(rawValue: rawValue).close()
+    }
+}

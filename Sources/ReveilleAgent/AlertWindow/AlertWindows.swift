@@ -88,7 +88,8 @@ final class AlertWindows: AlarmFollower {
 
     private func close(_ id: UUID) {
         guard let pid = processes.removeValue(forKey: id) else { return }
-        kill(pid, SIGTERM)
+        // ESRCH: it ended by itself, and its exit is on its way.
+        try? CurrentProcess.terminate(pid)
     }
 
     private func exited(_ id: UUID, pid: pid_t, status: Int32) {

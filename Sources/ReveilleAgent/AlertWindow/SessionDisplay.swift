@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import ReveilleSystem
 
 /// The displays in the agent's environment that this session owns: a window is never opened
 /// on any other. The agent may be started by D-Bus activation with an activation environment
@@ -16,7 +17,7 @@ struct SessionDisplay: Equatable {
 
     /// The owned displays of `environment`; `serverUID` finds who serves a socket path
     /// (`nil`: nobody listens), `uid` is this user's.
-    static func of(_ environment: [String: String], uid: uid_t = getuid(),
+    static func of(_ environment: [String: String], uid: uid_t = CurrentProcess.userID,
                    serverUID: (SocketAddress) -> uid_t? = SessionDisplay.serverUID) -> SessionDisplay {
         var result = SessionDisplay(environment: [:], refused: [])
         for (key, sockets, allowsRoot) in [("WAYLAND_DISPLAY", waylandSockets(environment), false),
@@ -40,10 +41,7 @@ struct SessionDisplay: Equatable {
     }
 
     /// A Unix socket: a path, or a name in the abstract namespace.
-    enum SocketAddress: Hashable {
-        case path(String)
-        case abstract(String)
-    }
+    typealias SocketAddress = LocalSocket.Address
 
     /// `:N`, `:N.S`, `unix:N` and `unix:N.S` are local X11 displays, at `/tmp/.X11-unix/XN`
     /// (or that name in the abstract namespace); a host name before the colon is remote.
@@ -64,29 +62,6 @@ struct SessionDisplay: Equatable {
     /// The user id of the process serving `address` (`SO_PEERCRED`), or `nil` when it cannot
     /// be reached.
     static func serverUID(_ address: SocketAddress) -> uid_t? {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var socketAddress = sockaddr_un()
-        socketAddress.sun_family = sa_family_t(AF_UNIX)
-        let (bytes, offset): ([UInt8], Int) = switch address {
-        case .path(let path): (Array(path.utf8), 0)
-        case .abstract(let name): (Array(name.utf8), 1)
-        }
-        let capacity = MemoryLayout.size(ofValue: socketAddress.sun_path)
-        guard bytes.count + offset < capacity else { return nil }
-        withUnsafeMutableBytes(of: &socketAddress.sun_path) { raw in
-            raw.copyBytes(from: [UInt8](repeating: 0, count: offset) + bytes)
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + offset + bytes.count + (offset == 0 ? 1 : 0))
-        let connected = withUnsafePointer(to: &socketAddress) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
-        }
-        guard connected == 0 else { return nil }
-        // struct ucred { pid_t pid; uid_t uid; gid_t gid; }, which glibc declares only under _GNU_SOURCE.
-        var credentials: (pid: pid_t, uid: uid_t, gid: gid_t) = (0, 0, 0)
-        var size = socklen_t(MemoryLayout.size(ofValue: credentials))
-        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0 else { return nil }
-        return credentials.uid
+        try? LocalSocket.serverUserID(address)
     }
 }

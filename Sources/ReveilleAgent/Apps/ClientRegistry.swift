@@ -198,7 +198,7 @@ final class ClientRegistry {
         guard let pid = values["ProcessID"]?.int64.map({ Int32($0) }) else {
             throw .notAuthorized("cannot tell who is calling: the bus gives no process id for \(sender); the call is refused")
         }
-        if let uid = values["UnixUserID"]?.int64, uid != Int64(getuid()) {
+        if let uid = values["UnixUserID"]?.int64, uid != Int64(CurrentProcess.userID) {
             throw .notAuthorized("\(sender) runs as user \(uid), not as this session's user; the call is refused")
         }
         return pid

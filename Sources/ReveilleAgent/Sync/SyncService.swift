@@ -90,7 +90,7 @@ final class SyncService: AlarmFollower {
         follower.stop()
         self.follower = nil
         let account = (follower.state.collection, follower.state.user)
-        _ = unlink(stateDirectory.appending(SyncFollower.fileName).string)
+        try? stateDirectory.appending(SyncFollower.fileName).removeFile()
         SecretStore.clear(url: account.0, user: account.1) { [logger] result in
             if case .failure(let failure) = result { logger.warning("sync: the password could not be removed from the Secret Service: \(failure)") }
         }

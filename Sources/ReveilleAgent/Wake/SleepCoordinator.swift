@@ -275,7 +275,7 @@ final class SleepCoordinator: AlarmFollower {
             switch result {
             case .success(let reply):
                 guard let descriptor = reply.descriptors.first else { return }
-                for extra in reply.descriptors.dropFirst() { close(extra) }
+                reply.descriptors.dropFirst().forEach(FileDescriptor.closeHandedOver)
                 self.inhibitor = descriptor
                 // Alarms may have ended, or a suspend begun, while logind answered.
                 if self.sleeping || self.wakingDue.isEmpty { self.releaseInhibitor() }
@@ -287,7 +287,7 @@ final class SleepCoordinator: AlarmFollower {
 
     private func releaseInhibitor() {
         guard let inhibitor else { return }
-        close(inhibitor)
+        FileDescriptor.closeHandedOver(inhibitor)
         self.inhibitor = nil
     }
 
