@@ -13,7 +13,7 @@ import ReveilleCore
 /// server and the main loop's timers. It reads the alarms from the table the runtime
 /// hands it; a button pressed is an event for the runtime, sent once its effects are done.
 @GLibActor
-final class AlarmPresenter: AlarmFollower {
+final class AlarmPresenter: AlarmAlerter {
     private var machine = PresentationMachine()
     /// The timers for each alarm's pending re-show and countdown refresh.
     private var reshowTimers: [UUID: ClockTimer] = [:]
@@ -59,6 +59,10 @@ final class AlarmPresenter: AlarmFollower {
         for change in changes {
             if let record = change.record { run(present(record)) } else { run(machine.withdraw(change.id)) }
         }
+    }
+
+    func whenSent(_ body: @escaping @GLibActor () -> Void) {
+        server.whenCaughtUp(body)
     }
 
     func hear(_ notice: AgentNotice) {
