@@ -226,6 +226,18 @@ do {
     // Clear the alerts before measuring sound, one alarm at a time.
     for alarm in try session.cliJSON([AlarmJSON].self, "list") { try session.cli("cancel", alarm.id) }
     let bareDelays = try bareNotifyDelays(session, count: count)
+    if environment["REVEILLE_BENCH_FIRING_ONLY"] != nil {
+        // For runs of the firing alone, several in a row: its two rows, then stop.
+        let notifySorted = notifyDelays.sorted(), bareSorted = bareDelays.sorted()
+        for (label, sorted) in [("agent", notifySorted), ("bare", bareSorted)] {
+            print(label, [0, 0.5, 0.9, 0.99, 1].map { String(format: "%.2f", percentile(sorted, $0)) }.joined(separator: " "))
+        }
+        print(String(format: "p50 %.2f× p99 %.2f×", percentile(notifySorted, 0.5) / percentile(bareSorted, 0.5),
+                     percentile(notifySorted, 0.99) / percentile(bareSorted, 0.99)))
+        print("agent by index", notifyDelays.map { String(format: "%.1f", $0) }.joined(separator: " "))
+        try session.killAgent(signal: SIGTERM)
+        exit(0)
+    }
     let bareRSS = try bareResidentMiB(session)
 
     let rounds = Int(ProcessInfo.processInfo.environment["REVEILLE_BENCH_SOUNDS"] ?? "") ?? 8
