@@ -156,3 +156,18 @@ final class HeldNotifications: NotificationTransport {
         for body in waiting { body() }
     }
 }
+
+/// The alert's title is made displayable on the firing path: plain text takes a short cut, and
+/// everything else the general cleaning as before.
+@Suite("Displayable text's short cut")
+struct DisplayableShortCutTests {
+    @Test func plainTextIsKeptAndAnythingElseIsStillCleaned() {
+        #expect(NotificationContent.displayable("Wake up: 7:30 (work)") == "Wake up: 7:30 (work)")
+        #expect(NotificationContent.displayable(String(repeating: "a", count: 200)) == String(repeating: "a", count: 200))
+        #expect(NotificationContent.displayable(String(repeating: "a", count: 201)) == String(repeating: "a", count: 199) + "…")
+        #expect(NotificationContent.displayable("  Tea  time ") == "Tea time")
+        #expect(NotificationContent.displayable("Tea\ttime\n") == "Tea time")
+        #expect(NotificationContent.displayable("Tea\u{7F}time") == "Tea time")
+        #expect(NotificationContent.displayable("Café") == "Café")
+    }
+}
