@@ -157,8 +157,8 @@ final class HeldNotifications: NotificationTransport {
     }
 }
 
-/// The alert's title is made displayable on the firing path: plain text takes a short cut, and
-/// everything else the general cleaning as before.
+/// The alert's texts are made displayable (and escaped for a server that reads markup) on the
+/// firing path: plain text takes a short cut, and everything else the general way as before.
 @Suite("Displayable text's short cut")
 struct DisplayableShortCutTests {
     @Test func plainTextIsKeptAndAnythingElseIsStillCleaned() {
@@ -169,5 +169,10 @@ struct DisplayableShortCutTests {
         #expect(NotificationContent.displayable("Tea\ttime\n") == "Tea time")
         #expect(NotificationContent.displayable("Tea\u{7F}time") == "Tea time")
         #expect(NotificationContent.displayable("Café") == "Café")
+    }
+
+    @Test func textWithoutMarkupIsKeptAndMarkupIsStillEscaped() {
+        #expect(NotificationServer.escapingMarkup("Timer · rang at 7:30") == "Timer · rang at 7:30")
+        #expect(NotificationServer.escapingMarkup("Tea & <b>cake</b>") == "Tea &amp; &lt;b&gt;cake&lt;/b&gt;")
     }
 }

@@ -298,7 +298,10 @@ final class NotificationServer: NotificationTransport {
 
     /// Plain text as a server that reads markup must receive it.
     nonisolated static func escapingMarkup(_ text: String) -> String {
-        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
+        // Most texts have nothing to escape: three searching replacements took 30 µs of the
+        // firing path before the alert was sent (perf, make bench).
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") }) else { return text }
+        return text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
     }
 }
 
