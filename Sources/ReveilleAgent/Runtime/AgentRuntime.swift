@@ -223,6 +223,8 @@ final class AgentRuntime {
     /// the ringer and the alerter follow, and the other followers and the effects after it wait
     /// for the alert to leave (`afterAlert`).
     private func run(_ effects: [AlarmEngine.Effect], alertFirst: Bool = false) {
+        // The firing's log lines are written after its alert is sent: before it, they took 30 µs (perf, make bench).
+        let effects = alertFirst ? effects.filter { !$0.isLog } + effects.filter(\.isLog) : effects
         for (index, effect) in effects.enumerated() {
             switch effect {
             case .log(let level, let message):
@@ -331,6 +333,12 @@ final class AgentRuntime {
     }
 
     private var clockOffset: TimeInterval = 0
+}
+
+private extension AlarmEngine.Effect {
+    var isLog: Bool {
+        if case .log = self { true } else { false }
+    }
 }
 
 /// What the runtime holds of the alarms, behind the read-only `AlarmTable` it hands out: only
