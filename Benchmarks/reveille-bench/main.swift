@@ -4,7 +4,9 @@
 // 50 ms apart and measures, for each, the delay from its due instant (as the agent stores it:
 // to the millisecond) to the moment the recording notification server received its Notify
 // (both clocks are this machine's). Then the same for reveille-bench-bare, a C program doing
-// only that (a timerfd, then libnotify), in the same session: the floor the agent is held to.
+// only that (a timerfd, then libnotify), in the same session: the floor the agent is held to;
+// and once more with libnotify on a thread of its own, handed each show as the agent hands it
+// (`--hop`): the floor of that design, what one thread hop costs here.
 // Due instant → first audible chunk, and Stop → silence: one alarm at a time, heard on
 // the null sink's monitor through parec (10 ms chunks, timed on arrival, so each figure
 // includes up to one chunk of recording latency).
@@ -169,17 +171,19 @@ func medianMilliseconds(runs: Int, _ body: () throws -> Void) rethrows -> Double
 }
 
 /// Due instant → Notify of `reveille-bench-bare` (timerfd + libnotify, nothing else) for `count`
-/// instants `spacing` apart, against the session's recording server, in ms.
-func bareNotifyDelays(_ session: TestSession, count: Int) throws -> [Double] {
+/// instants `spacing` apart, against the session's recording server, in ms. `hop`: libnotify
+/// called on a thread of its own, handed each show as the agent's loop hands it (`--hop`).
+func bareNotifyDelays(_ session: TestSession, count: Int, hop: Bool = false) throws -> [Double] {
     let start = (Date().timeIntervalSince1970 + 1).rounded(.up)
     let instants = (0..<count).map { start + Double($0) * spacing }
     let bare = try Subprocess.run(session.binaries + "/reveille-bench-bare",
-                                  instants.map { String(Int64(($0 * 1_000_000_000).rounded())) },
+                                  (hop ? ["--hop"] : []) + instants.map { String(Int64(($0 * 1_000_000_000).rounded())) },
                                   environment: session.environment, timeout: Double(count) * spacing + 30)
     guard bare.status == 0 else { throw Subprocess.Failure("reveille-bench-bare failed (\(bare.status)): \(bare.stderr)") }
-    let events = try session.events.filter { $0.event == "notify" && ($0.summary ?? "").hasPrefix("bare-") }
+    let prefix = hop ? "hop-" : "bare-"
+    let events = try session.events.filter { $0.event == "notify" && ($0.summary ?? "").hasPrefix(prefix) }
     return events.compactMap { event in
-        Int(event.summary!.dropFirst(5)).map { (event.time - instants[$0]) * 1000 }
+        Int(event.summary!.dropFirst(prefix.count)).map { (event.time - instants[$0]) * 1000 }
     }
 }
 
@@ -226,6 +230,19 @@ do {
     // Clear the alerts before measuring sound, one alarm at a time.
     for alarm in try session.cliJSON([AlarmJSON].self, "list") { try session.cli("cancel", alarm.id) }
     let bareDelays = try bareNotifyDelays(session, count: count)
+    let hopDelays = try bareNotifyDelays(session, count: count, hop: true)
+    if environment["REVEILLE_BENCH_FIRING_ONLY"] != nil {
+        // For runs of the firing alone, several in a row: its rows, then stop.
+        let notifySorted = notifyDelays.sorted(), bareSorted = bareDelays.sorted()
+        for (label, sorted) in [("agent", notifySorted), ("bare", bareSorted), ("hop", hopDelays.sorted())] {
+            print(label, [0, 0.5, 0.9, 0.99, 1].map { String(format: "%.2f", percentile(sorted, $0)) }.joined(separator: " "))
+        }
+        print(String(format: "p50 %.2f× p99 %.2f×", percentile(notifySorted, 0.5) / percentile(bareSorted, 0.5),
+                     percentile(notifySorted, 0.99) / percentile(bareSorted, 0.99)))
+        print("agent by index", notifyDelays.map { String(format: "%.1f", $0) }.joined(separator: " "))
+        try session.killAgent(signal: SIGTERM)
+        exit(0)
+    }
     let bareRSS = try bareResidentMiB(session)
 
     let rounds = Int(ProcessInfo.processInfo.environment["REVEILLE_BENCH_SOUNDS"] ?? "") ?? 8
@@ -315,6 +332,7 @@ do {
     print("| measure                           | " + columns.map { $0.padding(toLength: 7, withPad: " ", startingAt: 0) }.joined(separator: " | ") + " |")
     print("|-----------------------------------|" + String(repeating: "---------|", count: columns.count))
     for (label, values) in [("due instant → Notify (ms)", notifyDelays), ("  bare timerfd + libnotify (ms)", bareDelays),
+                            ("  bare + one thread hop (ms)", hopDelays),
                             ("due instant → first audible (ms)", audibleDelays),
                             ("Stop → silence (ms)", silenceDelays)] {
         let sorted = values.sorted()
@@ -326,12 +344,14 @@ do {
     print("")
     print("| measure                                             | value     | target    | floor (same run)          |")
     print("|-----------------------------------------------------|-----------|-----------|---------------------------|")
-    let notifySorted = notifyDelays.sorted(), bareSorted = bareDelays.sorted()
+    let notifySorted = notifyDelays.sorted(), bareSorted = bareDelays.sorted(), hopSorted = hopDelays.sorted()
     let rows: [(String, String, String, String)] = [
         ("due → Notify against bare, p50", String(format: "%.2f×", percentile(notifySorted, 0.5) / percentile(bareSorted, 0.5)), "",
          String(format: "bare p50 %.1f ms", percentile(bareSorted, 0.5))),
         ("due → Notify against bare, p99", String(format: "%.2f×", percentile(notifySorted, 0.99) / percentile(bareSorted, 0.99)), "≤ 1.2×",
          String(format: "bare p99 %.1f ms", percentile(bareSorted, 0.99))),
+        ("  one thread hop (bare with a hop / bare), p50, p99", String(format: "%.2f×", percentile(hopSorted, 0.5) / percentile(bareSorted, 0.5)), "",
+         String(format: "%.2f× at p99", percentile(hopSorted, 0.99) / percentile(bareSorted, 0.99))),
         ("agent wakeups in \(Int(idleSeconds)) s idle, \(idleAlarms) alarms", "\(idleWakeups)", "0", ""),
         ("agent RSS idle with \(idleAlarms) alarms (MiB)", String(format: "%.1f", rss), "≤ 20",
          String(format: "Swift server %.1f MiB", serverRSS)),

@@ -158,6 +158,28 @@ final class ShellsOnVirtualTimeTests {
         #expect(again != first && notifications.onScreen == [again])
     }
 
+    /// The server leaves mid-ring and the alert's re-show waits for a server, worded while its
+    /// buttons still answered; only then is the loss of reach heard (unseen), and the new server
+    /// has no buttons (seen only). The alert it shows says how to stop the alarm from a terminal.
+    /// (Found end to end, under load: LivePresentationTests' restarted server.)
+    @Test func anAlertWordedBeforeTheReachWasLostSaysHowToStopItOnAServerWithoutButtons() throws {
+        runtime.receive(.notificationReach(.answerable))
+        let timer = try timer("Restart", seconds: 1)
+        clock.advance(by: 1.1)
+        let first = try #require(notifications.shown("Restart"))
+        #expect(notifications.requests[first]?.body.contains("reveille stop") == false, "its buttons answer")
+        notifications.leave()
+        clock.advance(by: 0.3)
+        runtime.receive(.notificationReach(.unseen))
+        notifications.start(capabilities: ["body"])
+        runtime.receive(.notificationReach(.seenOnly))
+        clock.advance(by: 0.1)
+        let again = try #require(notifications.shown("Restart"))
+        #expect(again != first)
+        #expect(notifications.requests[again]?.body.contains("reveille stop \(timer.id.uuidString.prefix(8).lowercased())") == true,
+                "\(notifications.requests[again]?.body ?? "")")
+    }
+
     /// Was an end-to-end test with a 5 s ring limit: unanswered, the alarm stops ringing at its
     /// limit, its alert goes, and the Missed notice says for how long it rang.
     @Test func anUnansweredAlarmStopsAtItsRingLimitAndTheMissedNoticeSaysHowLong() throws {

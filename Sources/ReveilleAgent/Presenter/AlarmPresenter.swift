@@ -13,7 +13,7 @@ import ReveilleCore
 /// server and the main loop's timers. It reads the alarms from the table the runtime
 /// hands it; a button pressed is an event for the runtime, sent once its effects are done.
 @GLibActor
-final class AlarmPresenter: AlarmFollower {
+final class AlarmPresenter: AlarmAlerter {
     private var machine = PresentationMachine()
     /// The timers for each alarm's pending re-show and countdown refresh.
     private var reshowTimers: [UUID: ClockTimer] = [:]
@@ -23,6 +23,8 @@ final class AlarmPresenter: AlarmFollower {
     /// Not Disturb.
     private var profile: NotificationServerProfile?
     private var reach: NotificationReach?
+    /// Whether the buttons' answering changed while nothing was seen: the texts follow once seen.
+    private var rewordWhenSeen = false
     /// The alarms, read-only.
     private var alarms = AlarmTable.empty
     /// Where button presses go.
@@ -61,6 +63,10 @@ final class AlarmPresenter: AlarmFollower {
         }
     }
 
+    func whenSent(_ body: @escaping @GLibActor () -> Void) {
+        server.whenCaughtUp(body)
+    }
+
     func hear(_ notice: AgentNotice) {
         switch notice {
         case .missed(let record, let due, let reason): show(.missed(record, due: due, reason: reason, timeZone: clock.timeZone))
@@ -79,13 +85,19 @@ final class AlarmPresenter: AlarmFollower {
         let dropped = NotificationReach.endsDroppingDoNotDisturb(from: old, to: new, on: profile)
         if machine.buttonsAnswer != answering {
             machine.buttonsAnswer = answering
-            // The terminal commands come or go, and so does the longer snooze. Not on a server
-            // that shows nothing now (LXQt leaves an update sent in its Do Not Disturb
-            // unanswered), and alerts a server dropped are shown again below, once it has read
-            // the end of its Do Not Disturb.
-            if !dropped && new != .unseen { for record in alarms.list { run(present(record)) } }
+            rewordWhenSeen = true
+        }
+        // The terminal commands come or go, and so does the longer snooze. Not on a server that
+        // shows nothing now (LXQt leaves an update sent in its Do Not Disturb unanswered): once
+        // one shows again, even with the same buttons as before it went (a re-show that waited
+        // for it was worded then). Alerts a server dropped are shown again below, once it has
+        // read the end of its Do Not Disturb.
+        if rewordWhenSeen && !dropped && new != .unseen {
+            rewordWhenSeen = false
+            for record in alarms.list { run(present(record)) }
         }
         guard dropped else { return }
+        rewordWhenSeen = false // what is shown again below is worded as the buttons are then
         logger.info("Do Not Disturb ended on a server that dropped the alerts shown meanwhile: showing them again")
         // The server reads the end of its Do Not Disturb at its own pace (LXQt re-reads its file
         // within a second): shown sooner, the alert would be dropped again.

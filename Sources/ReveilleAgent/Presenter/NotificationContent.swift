@@ -216,8 +216,17 @@ struct NotificationContent: Equatable {
     /// it is cut to `limit` characters of at most 8 Unicode scalars each (so a letter carrying
     /// thousands of combining marks cannot make it long).
     static func displayable(_ text: String, limit: Int = 200) -> String {
-        let cleaned = String(text.unicodeScalars.prefix(limit * 16).map {
-            [.control, .format].contains($0.properties.generalCategory) ? " " : Character($0)
+        // Printable ASCII, short, single-spaced and trimmed is shown as it is: the common title,
+        // rendered on the firing path before the alert is sent (the general path took 28 µs).
+        if text.utf8.count <= limit, text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }),
+           text.utf8.first != 0x20, text.utf8.last != 0x20, !text.contains("  ") {
+            return text
+        }
+        let cleaned = String(text.unicodeScalars.prefix(limit * 16).map { scalar -> Character in
+            switch scalar.properties.generalCategory {
+            case .control, .format: " "
+            default: Character(scalar)
+            }
         })
         let collapsed = cleaned.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         var shown = ""

@@ -22,6 +22,9 @@ enum AgentEvent {
     case soundChanged(Set<UUID>)
     /// Whether what the notification server shows now is seen and answerable changed.
     case notificationReach(NotificationReach)
+    /// What the alerter sent the notification server for a firing has left (it answered), or
+    /// `AgentRuntime.alertHeadStart` passed: the firing's other followers and its save run.
+    case alertSent
 }
 
 /// What the followers hear besides the alarms' changes.
@@ -81,6 +84,16 @@ protocol AlarmFollower: AnyObject {
 
 extension AlarmFollower {
     func hear(_ notice: AgentNotice) {}
+}
+
+/// The follower that shows the alerts. On the firing path it follows right after the ringer,
+/// and the other followers and the save wait until what it sent the notification server has
+/// left: the agent's loop then takes no processor the notification's own threads need.
+@GLibActor
+protocol AlarmAlerter: AlarmFollower {
+    /// Calls `body` once everything sent to the notification server so far was answered, or
+    /// can go no further (no server yet); at once when nothing is under way.
+    func whenSent(_ body: @escaping @GLibActor () -> Void)
 }
 
 /// The part that rings the alarms. It is handed each change before the followers, and its
