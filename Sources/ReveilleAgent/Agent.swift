@@ -127,7 +127,7 @@ package final class Agent {
                 // Give PulseAudio a moment to receive the sink restore before the process ends.
                 MainLoopSources.after(milliseconds: 150, handler: done)
             }),
-            .init("alarms", start: { history.load(); try runtime.start() }),
+            .init("alarms", start: { history.load(); try runtime.start() }, stop: { done in runtime.settle(); done() }),
             .init("wake-up", start: { sleep.start() }),
             .init("sync", start: { sync.start() }, stop: { done in sync.stop(); done() }),
         ], onLateStop: { [logger] part in logger.warning("\(part) did not stop in time; exiting without it") })

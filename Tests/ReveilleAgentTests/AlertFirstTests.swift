@@ -77,6 +77,16 @@ final class AlertFirstTests {
         #expect(!notifications.answered, "nothing was answered: the bound ran the rest")
     }
 
+    @Test func anAgentStoppingWhileTheAlertIsUnderWaySavesTheFiringFirst() throws {
+        let wake = try alarm("Wake", in: 60)
+        notifications.holdsAnswers = true
+        clock.advance(by: 60)
+        #expect(stored(wake.id) == .scheduled, "the save waits for the alert to leave")
+        runtime.settle() // what the agent's "alarms" part does when it stops
+        #expect(stored(wake.id) == .alerting, "a stop inside the head start does not lose the firing's save")
+        #expect(follower.heard(wake.id) == [.scheduled, .alerting])
+    }
+
     @Test func aClientsChangeWhileTheAlertIsUnderWayComesAfterTheFiringIsDone() throws {
         let wake = try alarm("Wake", in: 60)
         notifications.holdsAnswers = true

@@ -270,6 +270,10 @@ final class AgentRuntime {
         for follower in followers where follower !== done { follower.follow(changes, in: alarms) }
     }
 
+    /// Runs now what a firing left waiting for its alert (its signals and its save): the agent
+    /// is stopping, and a firing's save must not be lost to the 0.1 s it may wait.
+    func settle() { finishAfterAlert() }
+
     /// Runs the rest of a firing now, if it waits for its alert.
     private func finishAfterAlert() {
         guard let rest = afterAlert else { return }
