@@ -54,9 +54,6 @@ final class PulseAudio {
         }
     }
 
-    /// A connection is under way: its outcome comes through `onReadyChange`.
-    var isConnecting: Bool { context != nil && !isReady }
-
     /// The last error of the connection, for the log.
     var lastError: String {
         guard let context else { return "not connected" }
