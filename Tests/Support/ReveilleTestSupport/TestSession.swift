@@ -155,8 +155,7 @@ public final class TestSession {
     /// system bus with logind (python3-dbusmock's template).
     private func startGnomeShell(settings: String = "memory") throws {
         let shell = try Subprocess.find("gnome-shell", package: "gnome-shell")
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
-              (try? Subprocess.run("/usr/bin/python3", ["-c", "import dbusmock"], environment: environment).status) == 0 else {
+        guard TestSession.python3Imports("dbusmock") else {
             throw Subprocess.Failure("python3-dbusmock is not installed; the GNOME Shell tests need it for logind (Debian package python3-dbusmock)")
         }
         try startBus(serviceDirectories: [], system: true)
@@ -173,7 +172,7 @@ public final class TestSession {
 
     /// A python3-dbusmock template on the system bus, owning `name`.
     private func startMock(_ template: String, name: String) throws {
-        guard (try? Subprocess.run("/usr/bin/python3", ["-c", "import dbusmock"], environment: environment).status) == 0 else {
+        guard TestSession.python3Imports("dbusmock") else {
             throw Subprocess.Failure("python3-dbusmock is not installed; it stands in for \(template) (Debian package python3-dbusmock)")
         }
         peers.append(("\(template) mock", try Subprocess.start("/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", template],
@@ -322,7 +321,7 @@ public final class TestSession {
     public func startStatusNotifierWatcher() throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("status-notifier-watcher/recording-watcher.py").path
-        guard (try? Subprocess.run("/usr/bin/python3", ["-c", "import dbus, gi"], environment: environment).status) == 0 else {
+        guard TestSession.python3Imports("dbus, gi") else {
             throw Subprocess.Failure("/usr/bin/python3 with dbus and gi is missing (Debian packages python3-dbus, python3-gi)")
         }
         peers.append(("status-notifier-watcher", try Subprocess.start("/usr/bin/python3", [script, statusNotifierLog], environment: environment,
@@ -652,10 +651,20 @@ public final class TestSession {
     // MARK: Plumbing
 
     public func waitForName(_ name: String, owned: Bool, timeout: TimeInterval = 10) throws {
-        _ = try eventually(timeout: timeout, "\(name) to be \(owned ? "owned" : "released") on the test bus") {
+        if owned {
+            // One process the bus tells when the name gets an owner, instead of a NameHasOwner call per poll.
+            let seconds = Int(timeout.rounded(.up))
+            let waited = try Subprocess.run(gdbusPath, ["wait", "--session", "--timeout", "\(seconds)", name], environment: environment,
+                                            timeout: timeout + 10)
+            guard waited.status == 0 else {
+                throw Subprocess.Failure("timed out after \(seconds) s waiting for \(name) to be owned on the test bus: \(waited.stderr)")
+            }
+            return
+        }
+        _ = try eventually(timeout: timeout, "\(name) to be released on the test bus") {
             let result = try gdbusCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                        method: "org.freedesktop.DBus.NameHasOwner", [name])
-            return result.stdout.contains(owned ? "true" : "false") ? true : nil
+            return result.stdout.contains("false") ? true : nil
         }
     }
 
@@ -684,6 +693,21 @@ public final class TestSession {
         peers = []
         if ProcessInfo.processInfo.environment["REVEILLE_KEEP_TEST_FILES"] == nil {
             try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    private static let importsLock = NSLock()
+    nonisolated(unsafe) private static var imports: [String: Bool] = [:]
+
+    /// Whether /usr/bin/python3 imports `modules` (such as `dbus, gi`). Asked once per test run:
+    /// each asking starts an interpreter (70 ms of CPU to import dbusmock), and the answer stays.
+    static func python3Imports(_ modules: String) -> Bool {
+        importsLock.withLock {
+            if let known = imports[modules] { return known }
+            let answer = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+                && (try? Subprocess.run("/usr/bin/python3", ["-c", "import " + modules], environment: ProcessInfo.processInfo.environment).status) == 0
+            imports[modules] = answer
+            return answer
         }
     }
 
