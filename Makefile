@@ -24,8 +24,8 @@ RELEASE := -c release --static-swift-stdlib
 
 ## deps: install the Debian packages Reveille builds and tests with, if any is missing
 deps:
-	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || echo $$p; done); \
+	@installed=" $$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEBIAN_PACKAGES) 2>/dev/null | sed -n 's/ install ok installed$$//p' | tr '\n' ' ') "; \
+		missing=$$(for p in $(DEBIAN_PACKAGES); do case "$$installed" in *" $$p "*) ;; *) echo $$p;; esac; done); \
 	if [ -n "$$missing" ]; then \
 		echo "Installing: $$missing"; \
 		$(SUDO) apt-get update -qq && \
