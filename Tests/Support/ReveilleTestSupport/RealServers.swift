@@ -229,9 +229,7 @@ extension TestSession {
         let timer = try Subprocess.run(binaries + "/reveille", ["timer", length, "--title", title] + options + ["--json"], environment: environment)
         guard timer.status == 0 else { throw Subprocess.Failure("reveille timer failed: \(timer.stderr)") }
         let alarm = try JSONDecoder().decode(AlarmJSON.self, from: Data(timer.stdout.utf8))
-        _ = try eventually(timeout: 10, "the timer \(title) to ring") {
-            try cliJSON(AlarmJSON.self, "show", alarm.id).state == "alerting" ? true : nil
-        }
+        _ = try eventually(timeout: 10, "the timer \(title) to ring") { try agentState(of: alarm.id) == "alerting" ? true : nil }
         return alarm
     }
 
