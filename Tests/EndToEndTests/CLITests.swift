@@ -148,13 +148,8 @@ struct CLITests {
     }
 
     @Test func timesFollowTheLocalesClockAndISOStaysInJSON() throws {
-        // A locale built for the test (glibc's localedef), as a user's en_US.UTF-8 would be.
-        let locales = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-locales-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: locales, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: locales) }
-        let built = try Subprocess.run(try Subprocess.find("localedef", package: "libc-bin"),
-                                       ["-i", "en_US", "-f", "UTF-8", locales + "/en_US.UTF-8"], environment: [:])
-        #expect(built.status == 0, "localedef needs the locales package: \(built.stderr)")
+        // A locale built for the tests (glibc's localedef), as a user's en_US.UTF-8 would be.
+        let locales = try TestLocales.folder(with: "en_US.UTF-8")
         let session = try TestSession(audio: .none)
         try session.startAgent()
         var american = session.environment

@@ -27,7 +27,7 @@ struct CalDAVSyncTests {
         deinit { keyring.terminate() }
 
         func list() throws -> [Listed] { try session.cliJSON([Listed].self, "list") }
-        func state(_ id: String) throws -> String? { try list().first { $0.id == id }?.state }
+        func state(_ id: String) throws -> String? { try session.agentState(of: id) }
 
         /// `reveille sync add`, the password on standard input.
         func syncAdd(_ server: RadicaleServer) throws -> Subprocess.Result {

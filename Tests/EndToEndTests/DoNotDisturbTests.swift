@@ -9,7 +9,7 @@ import ReveilleTestSupport
 /// own button where it shows one (KDE Plasma here, GNOME Shell in `GnomeShellTests`), or on
 /// the alert window's where it shows none (mako here; dunst paused and no server at all in
 /// `AlertWindowTests`).
-@Suite("Do Not Disturb on real servers", .serialized, .waitsOnItsOwnThread)
+@Suite("Do Not Disturb on real servers", .waitsOnItsOwnThread)
 struct DoNotDisturbTests {
     /// Waits until the agent has logged `reach` as the notifications' reach.
     func reach(_ session: TestSession, _ reach: String, _ why: String) throws {

@@ -138,11 +138,7 @@ struct InstallTests {
         let language = String(locale.prefix(2))
         #expect(FileManager.default.fileExists(atPath: "\(prefix)/share/locale/\(language)/LC_MESSAGES/reveille.mo"),
                 "the install put no \(language) catalog: `make locale` builds .build/locale first")
-        let locales = session.directory + "/locales"
-        try FileManager.default.createDirectory(atPath: locales, withIntermediateDirectories: true)
-        let made = try Subprocess.run(try Subprocess.find("localedef", package: "libc-bin"),
-                                      ["-i", String(locale.prefix(5)), "-f", "UTF-8", "\(locales)/\(locale)"], environment: [:])
-        #expect(made.status == 0, "localedef needs the locales package: \(made.stderr)")
+        let locales = try TestLocales.folder(with: locale)
         var environment = session.environment
         environment["PATH"] = prefix + "/bin:/usr/bin:/bin"
         environment["LOCPATH"] = locales

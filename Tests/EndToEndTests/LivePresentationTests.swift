@@ -100,12 +100,12 @@ struct WatchTerminalTests {
 
         _ = try Subprocess.run(tmux, server + ["send-keys", "-t", "watch", "p"], environment: session.environment)
         _ = try eventually(timeout: 5, "p to pause the timer") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "paused" ? true : nil
+            try session.agentState(of: timer.id) == "paused" ? true : nil
         }
         _ = try eventually(timeout: 5, "the row to show paused") { try screen().contains("paused") ? true : nil }
         _ = try Subprocess.run(tmux, server + ["send-keys", "-t", "watch", "r"], environment: session.environment)
         _ = try eventually(timeout: 5, "r to resume it") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "countdown" ? true : nil
+            try session.agentState(of: timer.id) == "countdown" ? true : nil
         }
         _ = try Subprocess.run(tmux, server + ["send-keys", "-t", "watch", "q"], environment: session.environment)
         _ = try eventually(timeout: 5, "q to quit") {

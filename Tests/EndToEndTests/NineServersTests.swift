@@ -23,7 +23,7 @@ struct NotificationDaemonTests {
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "3s", "--title", "Tea", "--repeat", "2s")
         _ = try bubble(session)
         _ = try eventually(timeout: 8, "the timer to ring") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+            try session.agentState(of: timer.id) == "alerting" ? true : nil
         }
         // A close would leave the countdown's window on screen and show nothing after it: its
         // buttons would be Pause and Cancel of a countdown the agent no longer knows.
@@ -38,7 +38,7 @@ struct NotificationDaemonTests {
             try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "countdown"
         }
         _ = try eventually(timeout: 8, "the second alert") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+            try session.agentState(of: timer.id) == "alerting" ? true : nil
         }
         try press(Self.stop, "Stop on the second alert to end the timer") { try session.cliJSON([AlarmJSON].self, "list").isEmpty }
         _ = try eventually("nothing left on screen") { try session.windows(classname: "notification-daemon").isEmpty ? true : nil }

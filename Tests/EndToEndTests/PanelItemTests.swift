@@ -66,7 +66,7 @@ struct PanelItemTests {
         // Pause from the menu: the timer pauses; the menu offers Resume.
         try click(session, "Pause", under: "Pasta__<b>")
         _ = try eventually("Pause in the menu to pause the timer") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "paused" ? true : nil
+            try session.agentState(of: timer.id) == "paused" ? true : nil
         }
         let paused = try snapshot(session, "the paused item") { $0.labels == ["[Pasta__<b>]", "Resume", "Cancel"] }
         #expect(paused.tooltip?.last?.hasPrefix("Paused · ") == true, "\(String(describing: paused.tooltip))")
@@ -98,7 +98,7 @@ struct PanelItemTests {
 
         try click(session, "Snooze", under: "Gong")
         _ = try eventually("Snooze in the menu to snooze Gong") {
-            try session.cliJSON(AlarmJSON.self, "show", gong.id).state == "countdown" ? true : nil
+            try session.agentState(of: gong.id) == "countdown" ? true : nil
         }
         try click(session, "Stop", under: "Bell")
         _ = try eventually("Stop in the menu to end Bell") {

@@ -16,17 +16,17 @@ struct DunstTests {
         // The countdown's Notify starts dunst: the agent does not wait for an owner that never comes.
         try session.waitForName("org.freedesktop.Notifications", owned: true)
         _ = try eventually(timeout: 6, "the timer to ring") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+            try session.agentState(of: timer.id) == "alerting" ? true : nil
         }
         _ = try eventually("dunst to show one notification: the alert (the countdown closed)") {
             try session.dunstctl("count", "displayed").stdout.trimmed() == "1" ? true : nil
         }
         try session.pressInDunst(label: "Snooze", summary: "Tea")
         _ = try eventually("Snooze, pressed in dunst's menu, to start the snooze countdown") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "countdown" ? true : nil
+            try session.agentState(of: timer.id) == "countdown" ? true : nil
         }
         _ = try eventually(timeout: 6, "the second alert") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+            try session.agentState(of: timer.id) == "alerting" ? true : nil
         }
         try session.pressInDunst(label: "Stop", summary: "Tea")
         _ = try eventually("Stop to end the timer") { try session.cliJSON([AlarmJSON].self, "list").isEmpty ? true : nil }
@@ -44,7 +44,7 @@ struct DunstTests {
         let marker = session.directory + "/ran"
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Brew", "--secondary", "run:/usr/bin/touch \(marker)")
         _ = try eventually(timeout: 6, "the alert") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+            try session.agentState(of: timer.id) == "alerting" ? true : nil
         }
         _ = try eventually("the alert on screen") { try session.dunstctl("count", "displayed").stdout.trimmed() == "1" ? true : nil }
         try session.pressInDunst(label: "Run", summary: "Brew")
@@ -106,7 +106,7 @@ struct XfceNotifydTests {
         let countdown = try eventually(timeout: 15, "the countdown bubble (xfce4-notifyd started by activation)") { try session.xfceBubbles().first }
         #expect(countdown.height > 90, "a bubble with title, text and buttons, not a gauge: \(countdown)")
         _ = try eventually(timeout: 6, "the timer to ring") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+            try session.agentState(of: timer.id) == "alerting" ? true : nil
         }
         let alert = try eventually("one bubble: the alert (the countdown closed)") {
             let bubbles = try session.xfceBubbles()
@@ -115,7 +115,7 @@ struct XfceNotifydTests {
         // xfce4-notifyd closes a bubble after its button is pressed, and reuses ids.
         try session.clickXfceButton(alert, fromRight: 0)
         _ = try eventually("Snooze to start the snooze countdown") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "countdown" ? true : nil
+            try session.agentState(of: timer.id) == "countdown" ? true : nil
         }
         let snoozing = try eventually("the snooze countdown's bubble") { () -> TestSession.Window? in
             let bubbles = try session.xfceBubbles()
@@ -131,7 +131,7 @@ struct XfceNotifydTests {
         try session.startAgent()
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Eggs", "--snooze", "1h") // two buttons: no longer snooze
         _ = try eventually(timeout: 6, "the timer to ring") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+            try session.agentState(of: timer.id) == "alerting" ? true : nil
         }
         let alert = try eventually("the alert's bubble alone") { () -> TestSession.Window? in
             let bubbles = try session.xfceBubbles()
@@ -198,13 +198,13 @@ struct GnomeShellTests {
         // in place would stay collapsed, and a click where Snooze belongs would do nothing.
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "3s", "--title", "Tea", "--snooze", "2s")
         _ = try eventually(timeout: 8, "the timer to ring") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+            try session.agentState(of: timer.id) == "alerting" ? true : nil
         }
         try click(session, Self.snoozeButton, until: "Snooze to start the snooze countdown") {
             try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "countdown"
         }
         _ = try eventually(timeout: 8, "the second alert") {
-            try session.cliJSON(AlarmJSON.self, "show", timer.id).state == "alerting" ? true : nil
+            try session.agentState(of: timer.id) == "alerting" ? true : nil
         }
         try click(session, Self.stopButton, until: "Stop to end the timer") {
             try session.cliJSON([AlarmJSON].self, "list").isEmpty

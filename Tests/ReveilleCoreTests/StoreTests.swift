@@ -527,7 +527,7 @@ struct StoreFuzzTests {
         let valid = [UInt8](try AlarmStore.encode(alarms))
         let validLines = String(decoding: valid, as: UTF8.self).split(separator: "\n").dropFirst().prefix(5).map(String.init)
         var generator = SystemRandomNumberGenerator()
-        let cases = ProcessInfo.processInfo.environment["REVEILLE_LONG_TESTS"] != nil ? 10_000 : 1_000
+        let cases = ProcessInfo.processInfo.environment["REVEILLE_LONG_TESTS"] != nil ? 10_000 : 250
         for _ in 0..<cases {
             var bytes = valid
             switch Int.random(in: 0..<4, using: &generator) {

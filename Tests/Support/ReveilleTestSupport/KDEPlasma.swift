@@ -44,7 +44,7 @@ extension TestSession {
             dbus.Interface(server, 'org.freedesktop.Notifications').Inhibit('reveille-tests', 'Do Not Disturb', dbus.Dictionary({}, signature='sv'))
             GLib.MainLoop().run()
             """
-        guard (try? Subprocess.run("/usr/bin/python3", ["-c", "import dbus, gi"], environment: environment).status) == 0 else {
+        guard TestSession.python3Imports("dbus, gi") else {
             throw Subprocess.Failure("/usr/bin/python3 with dbus and gi is missing (Debian packages python3-dbus, python3-gi)")
         }
         adopt("inhibiting client", try Subprocess.start("/usr/bin/python3", ["-c", script], environment: environment,

@@ -51,7 +51,7 @@ public enum Subprocess {
             let deadline = Date().addingTimeInterval(timeout)
             while isRunning {
                 if Date() > deadline { kill(pid, SIGKILL) }
-                usleep(2_000)
+                awaitEnd(until: deadline)
             }
             return status!
         }
@@ -61,8 +61,22 @@ public enum Subprocess {
             guard isRunning else { return }
             kill(pid, SIGTERM)
             let deadline = Date().addingTimeInterval(1)
-            while isRunning && Date() < deadline { usleep(5_000) }
+            while isRunning && Date() < deadline { awaitEnd(until: deadline) }
             if isRunning { kill(pid, SIGKILL); wait() }
+        }
+
+        /// Blocks until the process ends or `deadline` passes (at least a moment, so that a
+        /// loop past its deadline does not spin). The kernel says when it ends: a pidfd
+        /// becomes readable then, for a child or not. Polling waitpid every 2 ms instead woke
+        /// the test process thousands of times per test.
+        func awaitEnd(until deadline: Date) {
+            let milliseconds = Int32(min(max(deadline.timeIntervalSinceNow, 0.02), 3_600) * 1_000)
+            let descriptor = pidfd_open(pid, 0)
+            // Gone already (ESRCH): isRunning notices.
+            guard descriptor >= 0 else { return }
+            defer { close(descriptor) }
+            var ended = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            _ = poll(&ended, 1, milliseconds)
         }
 
         private static func exitStatus(_ raw: Int32) -> Int32 {
@@ -141,7 +155,7 @@ public enum Subprocess {
                 child.wait()
                 throw Failure("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
             }
-            usleep(2_000)
+            child.awaitEnd(until: deadline)
         }
         return Result(status: child.wait(),
                       stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
@@ -149,15 +163,31 @@ public enum Subprocess {
     }
 }
 
-/// Polls `condition` every 20 ms until it returns a value or `timeout` passes. The default
-/// is generous: on the 2-core CI machine, eight tests at once start their own buses, X
-/// servers and notification servers, and a peer may take many seconds to draw; a wait that
-/// holds returns as soon as it holds.
+/// Polls `condition` until it returns a value or `timeout` passes: at once, then after 5 ms,
+/// the pause doubling up to `eventuallyLongestPause`. The default timeout is generous: on
+/// the 2-core CI machine, eight tests at once start their own buses, X servers and
+/// notification servers, and a peer may take many seconds to draw; a wait that holds returns
+/// as soon as it holds.
+///
+/// Why the pause grows: a condition is often a process (gdbus, xdotool, the CLI: 3 to 15 ms
+/// of CPU each) or a re-read of a whole log. Asked every 20 ms, a 30-second wait started
+/// 1,500 of them, and such polls were most of the suite's CPU; a short wait still ends
+/// within a few milliseconds of its event.
 public func eventually<T>(timeout: TimeInterval = 30, _ what: String, _ condition: () throws -> T?) throws -> T {
     let deadline = Date().addingTimeInterval(timeout)
+    var pause: useconds_t = 5_000
     while true {
         if let value = try condition() { return value }
         if Date() > deadline { throw Subprocess.Failure("timed out after \(timeout) s waiting for \(what)") }
-        usleep(20_000)
+        usleep(pause)
+        pause = min(pause * 2, eventuallyLongestPause)
     }
 }
+
+/// The longest pause between two checks of `eventually`, in microseconds: what a wait may
+/// lag its event by, at most.
+public let eventuallyLongestPause: useconds_t = 200_000
+
+/// glibc 2.36's `pidfd_open` (sys/pidfd.h, which the Glibc module does not import).
+@_silgen_name("pidfd_open")
+private func pidfd_open(_ pid: pid_t, _ flags: UInt32) -> Int32
