@@ -1,7 +1,6 @@
 #pragma once
 #include <sys/timerfd.h>
 #include <spawn.h>
-#include <malloc.h> // mallopt: the agent fixes malloc's thresholds (MallocPolicy)
 
 // glibc defines POSIX_SPAWN_SETSID only under _GNU_SOURCE, which Swift's Glibc module does not set.
 #ifndef POSIX_SPAWN_SETSID

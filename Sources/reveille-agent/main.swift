@@ -34,7 +34,7 @@ struct ReveilleAgentCommand: ParsableCommand {
     var testClockOffsetFile: String?
 
     func run() throws {
-        MallocPolicy.apply()
+        IdleHeapTrim.install()
         if printInterface {
             print(AgentInterface.introspectionXML, terminator: "")
             return
