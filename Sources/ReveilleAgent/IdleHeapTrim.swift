@@ -12,8 +12,10 @@ import CLinux
 /// waits at most that long, and a wait that ends with nothing to do trims. An agent that did
 /// nothing since its last trim is never woken for it.
 package enum IdleHeapTrim {
-    /// How long the loop must have had nothing to do after work before the heap is trimmed (ms).
-    package static let idleDelay: Int32 = 5000
+    /// How long the loop must have had nothing to do after work before the heap is trimmed (ms):
+    /// longer than the gaps inside a burst (a client reading the list's pages), short enough that
+    /// an agent left idle is trimmed before anyone counts its wakeups.
+    package static let idleDelay: Int32 = 500
 
     /// Work was done since the last trim (starting is work). Read and written by the loop's thread only.
     nonisolated(unsafe) private static var workSinceTrim = true

@@ -41,12 +41,29 @@ struct IdleMemoryTests {
         #expect(list.status == 0, "\(list.stderr)")
         #expect(list.stdout.components(separatedBy: "\"idle-").count - 1 == Self.alarms, "the agent loaded every alarm")
         #expect(try heapBytes(agent.pid) > 0, "the agent's heap is found in its smaps")
-        // The agent trims once it has had nothing to do for IdleHeapTrim.idleDelay (5 s) after the list.
-        let heap = try? eventually(timeout: 20, "the agent's heap under \(Self.heapBound >> 20) MiB") { () -> Int? in
+        // The agent trims once it has had nothing to do for IdleHeapTrim.idleDelay (0.5 s) after the list.
+        let heap = try? eventually(timeout: 10, "the agent's heap under \(Self.heapBound >> 20) MiB") { () -> Int? in
             let bytes = try heapBytes(agent.pid)
             return bytes < Self.heapBound ? bytes : nil
         }
         let kept = try heapBytes(agent.pid)
         #expect(heap != nil, "the idle agent keeps \(kept >> 10) KiB of heap (bound \(Self.heapBound >> 10) KiB)")
+
+        // Trimmed, the agent sleeps: no thread of it runs again. (An absence is seen over a
+        // window: four times the trim's delay, in which a wake for trimming would show.)
+        let before = contextSwitches(agent.pid)
+        #expect(before.values.contains { $0 > 0 }, "the agent's threads are read from /proc: \(before)")
+        usleep(2_000_000)
+        #expect(contextSwitches(agent.pid) == before, "the trimmed, idle agent woke: \(before) → \(contextSwitches(agent.pid))")
+    }
+
+    /// Each thread's context switches (voluntary and not), by thread id.
+    private func contextSwitches(_ pid: Int32) -> [String: Int] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return Dictionary(uniqueKeysWithValues: tasks.map { task in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            return (task, status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
+                .compactMap { Int($0.split(separator: "\t").last ?? "") }.reduce(0, +))
+        })
     }
 }
