@@ -18,7 +18,14 @@ DEBIAN_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libpulse-dev \
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Release binaries carry the Swift runtime and Foundation inside them: they run without a
 # Swift toolchain installed, start faster (no dynamic Swift libraries to bind) and map less.
-RELEASE := -c release --static-swift-stdlib
+# Linked by the toolchain's lld: relative relocations packed (DT_RELR, glibc 2.36: 8 KiB instead
+# of 1 MiB of .rela.dyn read at every start), identical code folded, and no symbol exported
+# (nothing looks the executables' symbols up; exported, each kept code --gc-sections could drop).
+# libstdc++ (Swift's runtime is C++) is linked in too, only the parts it uses: -lstdc++ finds
+# STATIC_CXX's archive before the shared library (1.1 MiB less resident in the agent).
+STATIC_CXX := $(CURDIR)/.build/static-libstdc++
+RELEASE := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
+	-Xlinker --icf=all -Xlinker --no-export-dynamic -Xswiftc -L$(STATIC_CXX)
 
 .PHONY: deps build release test bench run install uninstall man locale deb clean fuzz
 
@@ -37,8 +44,12 @@ build: deps
 	$(SWIFT) build --build-tests
 
 ## release: optimized, self-contained binaries in .build/release
-release: deps
+release: deps $(STATIC_CXX)/libstdc++.a
 	$(SWIFT) build $(RELEASE)
+
+# Without libstdc++'s archive (libstdc++-12-dev) the link dangles and finds the shared library.
+$(STATIC_CXX)/libstdc++.a:
+	mkdir -p $(STATIC_CXX) && ln -sf "$$("$$(dirname "$$(readlink -f $(SWIFT))")/clang" -print-file-name=libstdc++.a)" $@
 
 ## test: unit and end-to-end tests (the end-to-end tests start their own bus, notification server and PulseAudio)
 # The end-to-end suites run side by side, each test on a thread of its own (they mostly wait on
@@ -99,7 +110,7 @@ clean:
 	rm -rf .build
 
 ## bench: release build, then figures against a private bus, notification server and PulseAudio
-bench: deps
+bench: deps $(STATIC_CXX)/libstdc++.a
 	$(SWIFT) build $(RELEASE)
 	REVEILLE_BUILD_DIR=$$($(SWIFT) build $(RELEASE) --show-bin-path) $$($(SWIFT) build $(RELEASE) --show-bin-path)/reveille-bench
 

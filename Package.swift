@@ -31,10 +31,10 @@ let package = Package(
         .systemLibrary(name: "CICal"),
         .systemLibrary(name: "CGtk", pkgConfig: "gtk4-x11",
                        providers: [.apt(["libgtk-4-dev"])]),
-        .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0",
-                       providers: [.apt(["libsoup-3.0-dev"])]),
-        .systemLibrary(name: "CSecret", pkgConfig: "libsecret-1",
-                       providers: [.apt(["libsecret-1-dev"])]),
+        // Sync's libraries, headers only (libsoup-3.0-dev, libsecret-1-dev): HTTPClient and SecretStore open
+        // them (dlopen) when sync is set up; a pkgConfig here would link them into every start of the agent.
+        .systemLibrary(name: "CSoup"),
+        .systemLibrary(name: "CSecret"),
 
         // The public types apps use (AlarmKit's names): what ReveilleKit re-exports, and nothing else.
         .target(name: "ReveilleModel"),

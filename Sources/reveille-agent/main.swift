@@ -34,6 +34,7 @@ struct ReveilleAgentCommand: ParsableCommand {
     var testClockOffsetFile: String?
 
     func run() throws {
+        IdleHeapTrim.install()
         if printInterface {
             print(AgentInterface.introspectionXML, terminator: "")
             return

@@ -9,6 +9,9 @@ import ReveilleTestSupport
 struct LoadedLibrariesTests {
     /// libical, and ICU which it brings: what reading a calendar needs, and nothing else.
     private static let calendarLibraries = ["libical", "libicu"]
+    /// libsoup and libsecret, and what only they bring (HTTP/2, public suffixes, cookies' sqlite3,
+    /// brotli, Kerberos): what sync needs, opened once it is set up.
+    private static let syncLibraries = ["libsoup", "libsecret", "libnghttp2", "libpsl", "libsqlite3", "libbrotli", "libgssapi"]
 
     /// The files the dynamic linker loaded for a run, as `LD_DEBUG=files` reports them.
     private func loadedFiles(_ result: Subprocess.Result) -> [String] {
@@ -19,6 +22,10 @@ struct LoadedLibrariesTests {
 
     private func calendarFiles(_ files: [String]) -> [String] {
         files.filter { file in Self.calendarLibraries.contains { file.contains($0) } }
+    }
+
+    private func syncFiles(_ files: [String]) -> [String] {
+        files.filter { file in Self.syncLibraries.contains { file.contains($0) } }
     }
 
     @Test func listingLoadsNoCalendarLibraryAndImportOpensLibical() throws {
@@ -37,7 +44,7 @@ struct LoadedLibrariesTests {
         #expect(loadedFiles(preview).contains { $0.contains("libical.so") }, "import read the calendar without libical?")
     }
 
-    @Test func theIdleAgentMapsNoCalendarLibrary() throws {
+    @Test func theIdleAgentMapsNoCalendarOrSyncLibrary() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()
         let agent = try #require(session.agent)
@@ -49,5 +56,6 @@ struct LoadedLibrariesTests {
             .map(String.init).filter { $0.hasPrefix("/") })
         #expect(mapped.contains { $0.contains("libglib-2.0") }, "the agent's maps list no library at all: \(mapped)")
         #expect(calendarFiles(Array(mapped)).isEmpty, "the agent without sync maps \(calendarFiles(Array(mapped)))")
+        #expect(syncFiles(Array(mapped)).isEmpty, "the agent without sync maps \(syncFiles(Array(mapped)))")
     }
 }

@@ -3,6 +3,7 @@ import CSoup
 import FoundationEssentials
 import ReveilleCalendar
 import ReveilleBus
+import ReveilleSystem
 
 /// One HTTP request as the CalDAV client makes it.
 struct HTTPRequest: Sendable {
@@ -27,20 +28,27 @@ struct HTTPResponse: Sendable {
 /// `deadline` seconds (a server that sends one byte a minute too) and reads at most
 /// `maximumBytes` of a body (a larger `Content-Length` is refused before reading). The session
 /// keeps no cookies and verifies certificates (libsoup's default): a failing one is an error.
+/// libsoup is opened when the first client is made (sync set up), not linked: an agent without
+/// sync maps none of it. Without it every request fails, naming the library and its package.
 @GLibActor
 final class HTTPClient {
-    /// `SoupSession*`, owned.
-    nonisolated(unsafe) private let session: UnsafeMutablePointer<SoupSession>
+    /// libsoup's functions and the session (`SoupSession*`, owned), or why libsoup could not be loaded.
+    nonisolated(unsafe) private let connection: Result<(soup: LibSoup, session: UnsafeMutablePointer<SoupSession>), HTTPFailure>
     let deadline: UInt32
 
     init(deadline: UInt32 = 20) {
-        session = soup_session_new()!
         self.deadline = deadline
-        soup_session_set_timeout(session, deadline)
-        soup_session_set_idle_timeout(session, 60)
+        connection = LibSoup.loaded.map { soup in
+            let session = soup.sessionNew()!
+            soup.sessionSetTimeout(session, deadline)
+            soup.sessionSetIdleTimeout(session, 60)
+            return (soup, session)
+        }
     }
 
-    deinit { g_object_unref(UnsafeMutableRawPointer(session)) }
+    deinit {
+        if case .success(let (_, session)) = connection { g_object_unref(UnsafeMutableRawPointer(session)) }
+    }
 
     func send(_ request: HTTPRequest, maximumBytes: Int) async -> Result<HTTPResponse, HTTPFailure> {
         await withCheckedContinuation { continuation in
@@ -50,6 +58,7 @@ final class HTTPClient {
 
     /// The state of one exchange while libsoup calls back.
     private final class Exchange {
+        let soup: LibSoup
         let message: OpaquePointer
         let cancellable: UnsafeMutablePointer<GCancellable>
         let maximumBytes: Int
@@ -60,7 +69,8 @@ final class HTTPClient {
         var finished = false
         var timedOut = false
 
-        init(message: OpaquePointer, maximumBytes: Int, done: @escaping @GLibActor (Result<HTTPResponse, HTTPFailure>) -> Void) {
+        init(soup: LibSoup, message: OpaquePointer, maximumBytes: Int, done: @escaping @GLibActor (Result<HTTPResponse, HTTPFailure>) -> Void) {
+            self.soup = soup
             self.message = message
             self.cancellable = g_cancellable_new()
             self.maximumBytes = maximumBytes
@@ -85,27 +95,32 @@ final class HTTPClient {
     }
 
     private func send(_ request: HTTPRequest, maximumBytes: Int, done: @escaping @GLibActor (Result<HTTPResponse, HTTPFailure>) -> Void) {
-        guard let message = soup_message_new(request.method, request.url) else {
+        let soup: LibSoup, session: UnsafeMutablePointer<SoupSession>
+        switch connection {
+        case .success(let loaded): (soup, session) = loaded
+        case .failure(let failure): return done(.failure(failure))
+        }
+        guard let message = soup.messageNew(request.method, request.url) else {
             return done(.failure(HTTPFailure(description: "\(request.url.prefix(200)) is not an http:// or https:// URL")))
         }
-        let headers = soup_message_get_request_headers(message)
-        for (name, value) in request.headers { soup_message_headers_append(headers, name, value) }
+        let headers = soup.messageGetRequestHeaders(message)
+        for (name, value) in request.headers { soup.messageHeadersAppend(headers, name, value) }
         if let body = request.body {
             let bytes = Array(body.utf8)
             let gbytes = bytes.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
-            soup_message_set_request_body_from_bytes(message, request.contentType, gbytes)
+            soup.messageSetRequestBodyFromBytes(message, request.contentType, gbytes)
             g_bytes_unref(gbytes)
         }
-        let exchange = Exchange(message: message, maximumBytes: maximumBytes, done: done)
+        let exchange = Exchange(soup: soup, message: message, maximumBytes: maximumBytes, done: done)
         exchange.timer = MainLoopSources.after(milliseconds: deadline * 1000) { [exchange, deadline] in
             exchange.timer = 0
             exchange.timedOut = true
             exchange.finish(.failure(HTTPFailure(description: "no whole answer within \(deadline) s")))
         }
-        soup_session_send_async(session, message, G_PRIORITY_DEFAULT, exchange.cancellable, { source, result, userData in
+        soup.sessionSendAsync(session, message, G_PRIORITY_DEFAULT, exchange.cancellable, { source, result, userData in
             let exchange = Unmanaged<Exchange>.fromOpaque(userData!).takeRetainedValue()
             var error: UnsafeMutablePointer<GError>?
-            let stream = soup_session_send_finish(UnsafeMutablePointer(OpaquePointer(source)), result, &error)
+            let stream = exchange.soup.sessionSendFinish(UnsafeMutablePointer(OpaquePointer(source)), result, &error)
             GLibActor.assumeIsolated {
                 guard let stream else {
                     let text = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
@@ -113,7 +128,7 @@ final class HTTPClient {
                     return exchange.finish(.failure(HTTPFailure(description: text)))
                 }
                 exchange.stream = stream
-                let length = soup_message_headers_get_content_length(soup_message_get_response_headers(exchange.message))
+                let length = exchange.soup.messageHeadersGetContentLength(exchange.soup.messageGetResponseHeaders(exchange.message))
                 guard Int(length) <= exchange.maximumBytes else {
                     return exchange.finish(.failure(HTTPFailure(description: "the server announced \(length) bytes; at most \(exchange.maximumBytes) are read")))
                 }
@@ -139,9 +154,9 @@ final class HTTPClient {
                 var size: gsize = 0
                 let data = g_bytes_get_data(bytes, &size)
                 guard size > 0 else {
-                    let headers = soup_message_get_response_headers(exchange.message)
-                    let etag = soup_message_headers_get_one(headers, "ETag").map { String(cString: $0) }
-                    return exchange.finish(.success(HTTPResponse(status: Int(soup_message_get_status(exchange.message).rawValue),
+                    let headers = exchange.soup.messageGetResponseHeaders(exchange.message)
+                    let etag = exchange.soup.messageHeadersGetOne(headers, "ETag").map { String(cString: $0) }
+                    return exchange.finish(.success(HTTPResponse(status: Int(exchange.soup.messageGetStatus(exchange.message).rawValue),
                                                                  etag: etag, body: exchange.body)))
                 }
                 guard exchange.body.count + Int(size) <= exchange.maximumBytes else {
@@ -151,5 +166,45 @@ final class HTTPClient {
                 HTTPClient.read(exchange)
             }
         }, Unmanaged.passRetained(exchange).toOpaque())
+    }
+}
+
+/// The libsoup functions `HTTPClient` calls, looked up in libsoup-3.0.so.0 once, on first use.
+/// Their types are libsoup's own declarations (CSoup's typedefs), so a changed signature does not compile.
+private struct LibSoup: @unchecked Sendable { // Addresses of functions in a library never closed.
+    /// libsoup, or what kept it from loading (said by sync's status, never at start).
+    static let loaded: Result<LibSoup, HTTPFailure> = Result { () throws(HTTPFailure) in
+        do throws(SharedLibrary.Failure) { return try LibSoup(SharedLibrary("libsoup-3.0.so.0", neededBy: "sync needs it (Debian package libsoup-3.0-0)")) }
+        catch { throw HTTPFailure(description: error.description) }
+    }
+
+    let sessionNew: ReveilleSoupSessionNew
+    let sessionSetTimeout: ReveilleSoupSessionSetTimeout
+    let sessionSetIdleTimeout: ReveilleSoupSessionSetIdleTimeout
+    let sessionSendAsync: ReveilleSoupSessionSendAsync
+    let sessionSendFinish: ReveilleSoupSessionSendFinish
+    let messageNew: ReveilleSoupMessageNew
+    let messageGetRequestHeaders: ReveilleSoupMessageGetRequestHeaders
+    let messageGetResponseHeaders: ReveilleSoupMessageGetResponseHeaders
+    let messageSetRequestBodyFromBytes: ReveilleSoupMessageSetRequestBodyFromBytes
+    let messageGetStatus: ReveilleSoupMessageGetStatus
+    let messageHeadersAppend: ReveilleSoupMessageHeadersAppend
+    let messageHeadersGetOne: ReveilleSoupMessageHeadersGetOne
+    let messageHeadersGetContentLength: ReveilleSoupMessageHeadersGetContentLength
+
+    private init(_ library: SharedLibrary) throws(SharedLibrary.Failure) {
+        sessionNew = try library.function("soup_session_new")
+        sessionSetTimeout = try library.function("soup_session_set_timeout")
+        sessionSetIdleTimeout = try library.function("soup_session_set_idle_timeout")
+        sessionSendAsync = try library.function("soup_session_send_async")
+        sessionSendFinish = try library.function("soup_session_send_finish")
+        messageNew = try library.function("soup_message_new")
+        messageGetRequestHeaders = try library.function("soup_message_get_request_headers")
+        messageGetResponseHeaders = try library.function("soup_message_get_response_headers")
+        messageSetRequestBodyFromBytes = try library.function("soup_message_set_request_body_from_bytes")
+        messageGetStatus = try library.function("soup_message_get_status")
+        messageHeadersAppend = try library.function("soup_message_headers_append")
+        messageHeadersGetOne = try library.function("soup_message_headers_get_one")
+        messageHeadersGetContentLength = try library.function("soup_message_headers_get_content_length")
     }
 }

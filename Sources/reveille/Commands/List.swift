@@ -12,7 +12,9 @@ struct List: AsyncParsableCommand {
 
     func run() async throws {
         let (listings, wake) = try await AgentConnection.perform { client throws(AlarmError) in
-            (try await client.listings(), try? await client.wakeStatus())
+            // Asked at once: the wake answer arrives while the list is read, not a round trip after it.
+            async let wake = try? client.wakeStatus()
+            return (try await client.listings(), await wake)
         }
         let timeZone = GLibTimeZone.local
         let summaries = listings.map { listing in

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import ReveilleTestTraits
+import ReveilleTestSupport
+
+/// What the idle agent keeps of the memory it used to start and to answer: the store read at
+/// start and a page of the list are freed, and their pages go back to the kernel.
+@Suite("Idle memory", .waitsOnItsOwnThread)
+struct IdleMemoryTests {
+    /// The agent's heap once it has loaded this many alarms and listed them.
+    static let alarms = 1000
+    /// Untrimmed the heap kept 7.2 MiB here; trimmed 1.4 MiB.
+    static let heapBound = 3 << 20
+
+    /// A store of `count` alarms far ahead, as the agent writes its snapshot (one alarm per line).
+    private func writeStore(_ count: Int, in directory: String) throws {
+        let lines = (0..<count).map { index in
+            #"{"alarm":{"id":"\#(UUID().uuidString)","schedule":{"fixed":"2099-01-01T07:00:00.000Z"},"state":"scheduled"},"appID":"reveille","fireDate":"2099-01-01T07:00:00.000Z","presentation":{"alert":{"title":"idle-\#(index)"}}}"#
+        }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let snapshot = #"{"format":"reveille-alarms","version":1,"alarms":["# + "\n" + lines.joined(separator: ",\n") + "\n]}\n"
+        try snapshot.write(toFile: directory + "/alarms.json", atomically: true, encoding: .utf8)
+    }
+
+    /// Resident bytes of `pid`'s heap (`[heap]` in /proc/PID/smaps).
+    private func heapBytes(_ pid: Int32) throws -> Int {
+        // Read to its end: /proc files report no size, so a read sized by it would stop early.
+        let file = try #require(FileHandle(forReadingAtPath: "/proc/\(pid)/smaps"))
+        let smaps = String(decoding: file.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        guard let heap = smaps.firstIndex(where: { $0.hasSuffix("[heap]") }),
+              let rss = smaps[heap...].first(where: { $0.hasPrefix("Rss:") }) else { return 0 }
+        return (Int(rss.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0) * 1024
+    }
+
+    @Test func theHeapIsGivenBackAfterLoadingAndListing() throws {
+        let session = try TestSession(audio: .none)
+        try writeStore(Self.alarms, in: session.stateDirectory)
+        try session.startAgent()
+        let agent = try #require(session.agent)
+        let list = try session.cli("list", "--json")
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.stdout.components(separatedBy: "\"idle-").count - 1 == Self.alarms, "the agent loaded every alarm")
+        #expect(try heapBytes(agent.pid) > 0, "the agent's heap is found in its smaps")
+        // The agent trims once it has had nothing to do for IdleHeapTrim.idleDelay (0.5 s) after the list.
+        let heap = try? eventually(timeout: 10, "the agent's heap under \(Self.heapBound >> 20) MiB") { () -> Int? in
+            let bytes = try heapBytes(agent.pid)
+            return bytes < Self.heapBound ? bytes : nil
+        }
+        let kept = try heapBytes(agent.pid)
+        #expect(heap != nil, "the idle agent keeps \(kept >> 10) KiB of heap (bound \(Self.heapBound >> 10) KiB)")
+
+        // Trimmed, the agent sleeps: no thread of it runs again. (An absence is seen over a
+        // window: four times the trim's delay, in which a wake for trimming would show.)
+        let before = contextSwitches(agent.pid)
+        #expect(before.values.contains { $0 > 0 }, "the agent's threads are read from /proc: \(before)")
+        usleep(2_000_000)
+        #expect(contextSwitches(agent.pid) == before, "the trimmed, idle agent woke: \(before) → \(contextSwitches(agent.pid))")
+    }
+
+    /// Each thread's context switches (voluntary and not), by thread id.
+    private func contextSwitches(_ pid: Int32) -> [String: Int] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return Dictionary(uniqueKeysWithValues: tasks.map { task in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+            return (task, status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
+                .compactMap { Int($0.split(separator: "\t").last ?? "") }.reduce(0, +))
+        })
+    }
+}
