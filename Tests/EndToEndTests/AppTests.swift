@@ -219,8 +219,11 @@ struct CustomActionTests {
         let alert = try eventually(timeout: 5, "the alert") { try session.alerts(titled: "CLI run").first }
         #expect(alert.actions?.contains("Run") == true)
         try session.press(label: "Run", on: alert.id)
-        let ran = try eventually(timeout: 5, "the command to run") { FileManager.default.contents(atPath: recordFile) }
-        #expect(try JSONDecoder().decode([String: [String]].self, from: ran)["arguments"] == ["two words", #"say "hi""#, "plain"])
+        // The file appears before the command has finished writing it: wait for whole JSON.
+        let ran = try eventually(timeout: 5, "the command to run") {
+            FileManager.default.contents(atPath: recordFile).flatMap { try? JSONDecoder().decode([String: [String]].self, from: $0) }
+        }
+        #expect(ran["arguments"] == ["two words", #"say "hi""#, "plain"])
         let bad = try session.cli("timer", "1s", "--secondary", "run:relative/tool")
         #expect(bad.status != 0 && bad.stderr.contains("absolute program path"))
     }
