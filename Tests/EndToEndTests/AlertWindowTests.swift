@@ -95,7 +95,7 @@ struct AlertWindowTests {
         _ = try eventually("the window of the killed agent to close") { try session.windows(titled: "Kettle").isEmpty ? true : nil }
         // The alarm still rings after a restart: one window again, the new agent's.
         try session.startAgent()
-        _ = try eventually(timeout: 20, "the new agent's window") { try session.windows(titled: "Kettle").count == 1 ? true : nil }
+        _ = try eventually(timeout: 60, "the new agent's window") { try session.windows(titled: "Kettle").count == 1 ? true : nil }
         #expect(log(session).matches(of: /opened the alert window of/).count == 2)
         // Its parent gone, whoever adopted it reaps it: gone, or a zombie until then.
         _ = try eventually("the first window's process to end") {

@@ -177,7 +177,7 @@ struct DoNotDisturbTests {
         try reach(session, "unseen", "mako's mode makes it invisible")
         _ = try eventually("the alarm's sound stream") { try session.playsSound() ? true : nil }
         // GTK 4 on sway's Wayland socket: the window as sway lays it out.
-        let window = try eventually(timeout: 20, "the alert window on sway") { try session.swayWindow(appID: "reveille-alert") }
+        let window = try eventually(timeout: 60, "the alert window on sway") { try session.swayWindow(appID: "reveille-alert") }
         try session.clickStop(in: window, on: .sway, until: "Stop in the window to end the timer") {
             try !session.cliJSON([AlarmJSON].self, "list").contains { $0.id == timer.id }
         }
