@@ -57,7 +57,7 @@ struct AlertTests {
         let session = try TestSession(audio: .none)
         try session.startAgent()
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Eggs")
-        let alert = try eventually(timeout: 6, "the Eggs alert") { try session.alerts(titled: "Eggs").first }
+        let alert = try eventually(timeout: 20, "the Eggs alert") { try session.alerts(titled: "Eggs").first }
         let stop = try session.cli("stop", String(timer.id.prefix(6)))
         #expect(stop.status == 0, "\(stop.stderr)")
         #expect(stop.stdout.contains("it has ended"))
@@ -70,7 +70,7 @@ struct AlertTests {
         let session = try TestSession(notifications: .recording(profile: "plain"))
         try session.startAgent()
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Plain")
-        let alert = try eventually(timeout: 6, "the Plain alert") { try session.alerts(titled: "Plain").first }
+        let alert = try eventually(timeout: 20, "the Plain alert") { try session.alerts(titled: "Plain").first }
         #expect(alert.body?.contains("reveille stop \(timer.id.prefix(8))") == true)
         #expect(alert.body?.contains("reveille snooze \(timer.id.prefix(8))") == true)
     }

@@ -24,7 +24,7 @@ struct AppTests {
         try session.startAgent()
         let output = session.directory + "/cook.out"
         let attempt = try startApp(session, "org.test.Cook", "timer", "60", output: output)
-        let prompt = try eventually(timeout: 5, "the authorization prompt") {
+        let prompt = try eventually(timeout: 20, "the authorization prompt") {
             try session.notifications(titled: "org.test.Cook wants to schedule alarms").first
         }
         #expect(prompt.body == "Kitchen timers for your recipes\nTo answer: reveille auth allow org.test.Cook (or deny)")
@@ -42,7 +42,7 @@ struct AppTests {
         try session.startAgent()
         let output = session.directory + "/baker.out"
         let request = try startApp(session, "org.test.Baker", "request-authorization", output: output)
-        let prompt = try eventually(timeout: 5, "the prompt") {
+        let prompt = try eventually(timeout: 20, "the prompt") {
             try session.notifications(titled: "org.test.Baker wants to schedule alarms").first
         }
         try session.press(label: "Allow", on: prompt.id)
@@ -68,7 +68,7 @@ struct AppTests {
         let updates = session.directory + "/b-updates.out"
         let watcher = try startApp(session, "org.test.B", "updates", "2", output: updates)
         defer { watcher.terminate() }
-        _ = try eventually(timeout: 5, "B's first update") { (try? String(contentsOfFile: updates, encoding: .utf8))?.isEmpty == false ? true : nil }
+        _ = try eventually(timeout: 20, "B's first update") { (try? String(contentsOfFile: updates, encoding: .utf8))?.isEmpty == false ? true : nil }
         let a = try JSONDecoder().decode([String: String].self, from: Data(try app(session, "org.test.A", "timer", "600").stdout.utf8))
         let b = try JSONDecoder().decode([String: String].self, from: Data(try app(session, "org.test.B", "timer", "600").stdout.utf8))
         #expect(try app(session, "org.test.B", "list").stdout == "[\"\(b["id"]!)\"]\n")
@@ -90,7 +90,7 @@ struct AppTests {
         let watcher = try startApp(session, "org.test.B", "updates", "3", output: updates)
         defer { watcher.terminate() }
         let lines = { (try? String(contentsOfFile: updates, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? [] }
-        _ = try eventually(timeout: 5, "B's first update") { lines().count == 1 ? true : nil }
+        _ = try eventually(timeout: 20, "B's first update") { lines().count == 1 ? true : nil }
         // A new agent knows nothing of the old one's subscribers: the stream subscribes again.
         try session.killAgent(signal: SIGTERM)
         try session.startAgent()
@@ -108,7 +108,7 @@ struct AppTests {
         let events = session.directory + "/events.out"
         let listener = try startApp(session, "org.test.A", "events", "2", output: events)
         defer { listener.terminate() }
-        _ = try eventually(timeout: 5, "A to listen") { (try? String(contentsOfFile: events, encoding: .utf8))?.contains("listening") == true ? true : nil }
+        _ = try eventually(timeout: 20, "A to listen") { (try? String(contentsOfFile: events, encoding: .utf8))?.contains("listening") == true ? true : nil }
         _ = try app(session, "org.test.B", "timer", "1")  // another app's: A hears nothing of it
         let timer = try Subprocess.run(session.binaries + "/reveille-test-app", ["org.test.A", "Timers", "timer", "1"],
                                        environment: session.environment.merging(["REVEILLE_TEST_RING_LIMIT": "5"]) { $1 })
@@ -184,18 +184,18 @@ struct CustomActionTests {
         let listener = try Subprocess.start(session.binaries + "/reveille-test-app", ["org.test.Runner", "Timers", "actions", "1"],
                                             environment: session.environment, stdout: listenOutput)
         defer { listener.terminate() }
-        _ = try eventually(timeout: 5, "the app to listen") {
+        _ = try eventually(timeout: 20, "the app to listen") {
             (try? String(contentsOfFile: listenOutput, encoding: .utf8))?.contains("listening") == true ? true : nil
         }
         let scheduled = try Subprocess.run(session.binaries + "/reveille-test-app", ["org.test.Runner", "Timers", "timer-run", "1", argvJSON],
                                            environment: session.environment)
         #expect(scheduled.status == 0, "\(scheduled.stderr)")
         let alarmID = try JSONDecoder().decode([String: String].self, from: Data(scheduled.stdout.utf8))["id"]!
-        let alert = try eventually(timeout: 5, "the Runner alert") { try session.alerts(titled: "Runner").first }
+        let alert = try eventually(timeout: 20, "the Runner alert") { try session.alerts(titled: "Runner").first }
         try session.press(label: "Run", on: alert.id)
 
         // The file appears before the command has finished writing it: wait for whole JSON.
-        let record = try eventually(timeout: 5, "the command to run") {
+        let record = try eventually(timeout: 20, "the command to run") {
             FileManager.default.contents(atPath: recordFile).flatMap { try? JSONDecoder().decode([String: [String]].self, from: $0) }
         }
         #expect(record["arguments"] == tricky, "exactly the argv, nothing expanded")
@@ -205,7 +205,7 @@ struct CustomActionTests {
         #expect(heard.contains(alarmID) && heard.contains("\"button\":\"secondary\""), "\(heard)")
         // As in AlarmKit, a custom button runs its intent and leaves the alarm ringing, its alert shown again.
         #expect(try session.cliJSON(AlarmJSON.self, "show", alarmID).state == "alerting")
-        _ = try eventually(timeout: 5, "the alert shown again") { try session.alerts(titled: "Runner").count == 2 ? true : nil }
+        _ = try eventually(timeout: 20, "the alert shown again") { try session.alerts(titled: "Runner").count == 2 ? true : nil }
         #expect(try session.cli("stop", alarmID).status == 0)
     }
 
@@ -216,11 +216,11 @@ struct CustomActionTests {
         let command = "run:\(session.binaries)/reveille-test-app org.x - record-argv \(recordFile) 'two words' \"say \\\"hi\\\"\" plain"
         let timer = try session.cli("timer", "1s", "--title", "CLI run", "--secondary", command)
         #expect(timer.status == 0, "\(timer.stderr)")
-        let alert = try eventually(timeout: 5, "the alert") { try session.alerts(titled: "CLI run").first }
+        let alert = try eventually(timeout: 20, "the alert") { try session.alerts(titled: "CLI run").first }
         #expect(alert.actions?.contains("Run") == true)
         try session.press(label: "Run", on: alert.id)
         // The file appears before the command has finished writing it: wait for whole JSON.
-        let ran = try eventually(timeout: 5, "the command to run") {
+        let ran = try eventually(timeout: 20, "the command to run") {
             FileManager.default.contents(atPath: recordFile).flatMap { try? JSONDecoder().decode([String: [String]].self, from: $0) }
         }
         #expect(ran["arguments"] == ["two words", #"say "hi""#, "plain"])
@@ -245,7 +245,7 @@ struct ExampleAppTests {
         #expect(lines.last == "metadata: Spaghetti, boil")
         // The example may end before the server has recorded the alert: notifications go out
         // from their own thread.
-        let alert = try eventually(timeout: 5, "the alert recorded") { try session.alerts(titled: "Pasta is ready").first }
+        let alert = try eventually(timeout: 20, "the alert recorded") { try session.alerts(titled: "Pasta is ready").first }
         #expect(alert.actions?.contains("Repeat") == true)
         #expect(try session.notifications(titled: "Cooking pasta").first?.actions?.contains("Pause") == true)
     }

@@ -218,7 +218,7 @@ struct CLITests {
         let output = session.directory + "/watch.txt"
         let watch = try Subprocess.start(session.binaries + "/reveille", ["watch"], environment: session.environment, stdout: output)
         defer { watch.terminate() }
-        let lines = try eventually(timeout: 5, "watch's first line") { () -> String? in
+        let lines = try eventually(timeout: 20, "watch's first line") { () -> String? in
             let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
             return text.contains("\n") ? text : nil
         }
@@ -239,7 +239,7 @@ struct CLITests {
         let output = session.directory + "/hostile.out"
         let app = try Subprocess.start(session.binaries + "/reveille-test-app", ["org.test.Hostile", Self.hostile, "request-authorization"],
                                        environment: session.environment, stdout: output, stderr: output + ".err")
-        let prompt = try eventually(timeout: 5, "the authorization prompt") {
+        let prompt = try eventually(timeout: 20, "the authorization prompt") {
             try session.notifications(titled: "org.test.Hostile wants to schedule alarms").first
         }
         try session.press(label: "Allow", on: prompt.id)

@@ -66,12 +66,12 @@ struct TranslationTests {
         let german = try environment(session, "de_DE.UTF-8")
         try session.startAgent(environment: german.mapValues { Optional($0) })
         _ = try session.cliJSON(AlarmJSON.self, "timer", "10m", "--title", "Tee")
-        let countdown = try eventually(timeout: 5, "the countdown") { try session.notifications(titled: "Tee").first }
+        let countdown = try eventually(timeout: 20, "the countdown") { try session.notifications(titled: "Tee").first }
         #expect(countdown.body?.contains("· noch 10 Min.") == true && countdown.body?.hasPrefix("Klingelt um ") == true, "\(countdown.body ?? "")")
         #expect(countdown.body?.contains("Zum Anhalten: reveille pause") == true)
         #expect(countdown.actions?.contains("Pause") == true && countdown.actions?.contains("Abbrechen") == true, "\(countdown.actions ?? [])")
         _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Eier", "--ring-limit", "5s")
-        let alert = try eventually(timeout: 5, "the alert") { try session.alerts(titled: "Eier").first }
+        let alert = try eventually(timeout: 20, "the alert") { try session.alerts(titled: "Eier").first }
         #expect(alert.actions?.contains("Stopp") == true && alert.actions?.contains("Schlummern") == true, "\(alert.actions ?? [])")
         let missed = try eventually(timeout: 10, "the missed notice") { try session.notifications(titled: "Verpasst: Eier").first }
         #expect(missed.body?.contains("5 Sekunden lang geklingelt") == true, "\(missed.body ?? "")")
@@ -84,7 +84,7 @@ struct TranslationTests {
         let asking = try Subprocess.start(session.binaries + "/reveille-test-app", ["org.test.Cuisine", "Minuteurs de cuisine", "request-authorization"],
                                           environment: session.environment)
         defer { asking.terminate() }
-        let prompt = try eventually(timeout: 5, "the prompt") { try session.notifications(titled: "org.test.Cuisine veut programmer des alarmes").first }
+        let prompt = try eventually(timeout: 20, "the prompt") { try session.notifications(titled: "org.test.Cuisine veut programmer des alarmes").first }
         #expect(prompt.actions?.contains("Autoriser") == true && prompt.actions?.contains("Ne pas autoriser") == true, "\(prompt.actions ?? [])")
     }
 

@@ -75,7 +75,7 @@ struct EverydayUseEndToEndTests {
         let session = try TestSession(audio: .none)
         try session.startAgent()
         let tea = try session.cliJSON(Summary.self, "timer", "1s", "--title", "Tea")
-        let alert = try eventually(timeout: 6, "the Tea alert") { try session.alerts(titled: "Tea").first }
+        let alert = try eventually(timeout: 20, "the Tea alert") { try session.alerts(titled: "Tea").first }
         #expect(alert.actions == ["stop", "Stop", "secondary", "Snooze", "secondary:1200", "Snooze 20 min"], "\(alert.actions ?? [])")
         for (wrong, said) in [("0s", "a duration longer than zero"), ("25h", "accepted: more than 0 seconds and at most 24 hours")] {
             let refused = try session.cli("snooze", "tea", wrong)
@@ -85,7 +85,7 @@ struct EverydayUseEndToEndTests {
         #expect(snoozed.id == tea.id && snoozed.state == "countdown" && (1195...1200).contains(snoozed.timeRemaining ?? 0), "\(snoozed)")
 
         let eggs = try session.cliJSON(Summary.self, "timer", "1s", "--title", "Eggs")
-        let eggsAlert = try eventually(timeout: 6, "the Eggs alert") { try session.alerts(titled: "Eggs").first }
+        let eggsAlert = try eventually(timeout: 20, "the Eggs alert") { try session.alerts(titled: "Eggs").first }
         try session.press(label: "Snooze 20 min", on: eggsAlert.id)
         let pressed = try eventually("the button's snooze") { () -> Summary? in
             let shown = try session.cliJSON(Summary.self, "show", eggs.id)
@@ -104,7 +104,7 @@ struct EverydayUseEndToEndTests {
             try Subprocess.run(session.binaries + "/reveille-test-app", ["org.test.Nap", "Naps"] + command, environment: session.environment)
         }
         let id = try #require(try JSONDecoder().decode([String: String].self, from: Data(try app("timer", "1").stdout.utf8))["id"])
-        _ = try eventually(timeout: 6, "the timer to ring") { try session.cliJSON(Summary.self, "show", id).state == "alerting" ? true : nil }
+        _ = try eventually(timeout: 20, "the timer to ring") { try session.cliJSON(Summary.self, "show", id).state == "alerting" ? true : nil }
         let refused = try app("snooze-for", id, "0")
         #expect(refused.status == 3 && refused.stderr.contains("accepted: more than 0 seconds and at most 24 hours"), "\(refused.stderr)")
         #expect(try app("snooze-for", id, "1800").status == 0)
@@ -172,7 +172,7 @@ struct EverydayUseEndToEndTests {
                                            ["org.test.Cook", "Kitchen timers for your recipes", "request-authorization"],
                                            environment: session.environment, stdout: output, stderr: output + ".err")
         defer { request.terminate() }
-        let prompt = try eventually(timeout: 5, "the authorization prompt") {
+        let prompt = try eventually(timeout: 20, "the authorization prompt") {
             try session.notifications(titled: "org.test.Cook wants to schedule alarms").first
         }
         #expect((prompt.body ?? "").contains("To answer: reveille auth allow org.test.Cook (or deny)"), "\(prompt.body)")

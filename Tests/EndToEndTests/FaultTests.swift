@@ -170,7 +170,7 @@ struct FaultTests {
         }
         let timer = try cli(["timer", "1s", "--title", "Full", "--json"])
         #expect(timer.status == 0, "\(timer.stderr)")
-        _ = try eventually(timeout: 5, "the alert") { try session.alerts(titled: "Full").first }
+        _ = try eventually(timeout: 20, "the alert") { try session.alerts(titled: "Full").first }
         // Fill it: write until the file system says it is full.
         let filler = open(state + "/filler", O_WRONLY | O_CREAT, 0o600)
         let block = [UInt8](repeating: 0, count: 4096)
@@ -263,7 +263,7 @@ struct FaultTests {
         try (lines.joined(separator: "\n") + "\n").write(toFile: snapshot, atomically: false, encoding: .utf8)
         try session.startAgent()
         #expect(try session.cliJSON([AlarmJSON].self, "list").count == 299)
-        let notice = try eventually(timeout: 5, "the notice of the damaged entry") {
+        let notice = try eventually(timeout: 20, "the notice of the damaged entry") {
             try session.notifications(titled: "Some stored alarms could not be read").first
         }
         #expect(notice.body?.contains("alarms.json.unreadable-") == true, "it names where the damaged bytes are: \(notice.body ?? "")")

@@ -15,13 +15,13 @@ struct HistoryEndToEndTests {
         let session = try TestSession(audio: .none)
         try session.startAgent()
         let answered = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Answered")
-        _ = try eventually(timeout: 5, "the first alert") { try session.alerts(titled: "Answered").first }
+        _ = try eventually(timeout: 20, "the first alert") { try session.alerts(titled: "Answered").first }
         #expect(try session.cli("stop", answered.id).status == 0)
         let beforeIgnored = ISO8601Local.millisecondString(from: Date(), in: UTCTimeZone())
         let ignored = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Ignored", "--ring-limit", "5s")
         _ = try eventually(timeout: 12, "the missed notice") { try session.notifications(titled: "Missed: Ignored").first }
 
-        let entries = try eventually(timeout: 5, "both occurrences in the history") {
+        let entries = try eventually(timeout: 20, "both occurrences in the history") {
             let entries = try session.cliJSON([Entry].self, "history", "--json")
             return entries.count == 2 ? entries : nil
         }

@@ -103,11 +103,11 @@ struct InterfaceTests {
                                          stdout: output)
         defer { watch.terminate() }
         let text = { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
-        _ = try eventually(timeout: 5, "watch to list what is there") { text().contains(#""change":"present""#) ? true : nil }
+        _ = try eventually(timeout: 20, "watch to list what is there") { text().contains(#""change":"present""#) ? true : nil }
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Watched")
-        _ = try eventually(timeout: 6, "watch to report the alert") { text().contains(#""state":"alerting""#) ? true : nil }
+        _ = try eventually(timeout: 20, "watch to report the alert") { text().contains(#""state":"alerting""#) ? true : nil }
         try session.cli("cancel", timer.id)
-        let lines = try eventually(timeout: 5, "watch to report the end") { () -> [String]? in
+        let lines = try eventually(timeout: 20, "watch to report the end") { () -> [String]? in
             text().contains(#""change":"ended""#) ? text().split(separator: "\n").map(String.init) : nil
         }
         #expect(lines.count == 4, "present, added, alerting, ended: \(lines)")

@@ -13,7 +13,7 @@ struct LibNotifyTests {
         try session.startAgent()
         let agent = try #require(session.agent?.pid)
         _ = try session.cliJSON(AlarmJSON.self, "timer", "55s", "--title", "Soup")
-        let countdown = try eventually(timeout: 5, "the countdown notification") { try session.notifications(titled: "Soup").first }
+        let countdown = try eventually(timeout: 20, "the countdown notification") { try session.notifications(titled: "Soup").first }
         // libnotify names the sending process in every Notify; the agent's own GDBus calls did not.
         #expect(countdown.hints?["sender-pid"] == .number(Double(agent)), "\(String(describing: countdown.hints))")
         let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(agent)/task").map {

@@ -41,7 +41,7 @@ struct LivePresentationTests {
         // server may keep a replaced banner collapsed, without its buttons).
         let resumed = Date().timeIntervalSince1970
         try session.press(label: "Resume", on: paused.id)
-        let alert = try eventually(timeout: 6, "the alert after resuming") { try session.alerts(titled: "Pasta").first }
+        let alert = try eventually(timeout: 20, "the alert after resuming") { try session.alerts(titled: "Pasta").first }
         #expect(alert.id != countdown.id && alert.id != paused.id, "a fresh notification")
         let resumedCountdown = try #require(try session.notifications(titled: "Pasta").first {
             $0.time >= resumed && $0.hints?["urgency"] == .number(1)
@@ -57,7 +57,7 @@ struct LivePresentationTests {
         let session = try TestSession(audio: .none)
         try session.startAgent()
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Restart")
-        _ = try eventually(timeout: 5, "the alert") { try session.alerts(titled: "Restart").first }
+        _ = try eventually(timeout: 20, "the alert") { try session.alerts(titled: "Restart").first }
         try session.stopNotificationServer()
         let stopped = Date().timeIntervalSince1970
         // The new server has no action buttons: the agent must notice and explain in the body.
@@ -95,20 +95,20 @@ struct WatchTerminalTests {
         #expect(started.status == 0, "\(started.stderr)")
         defer { _ = try? Subprocess.run(tmux, server + ["kill-server"], environment: session.environment) }
         let screen = { try Subprocess.run(tmux, server + ["capture-pane", "-p", "-t", "watch"], environment: session.environment).stdout }
-        let row = try eventually(timeout: 5, "the live row") { try screen().split(separator: "\n").first { $0.contains("Bread") } }
+        let row = try eventually(timeout: 20, "the live row") { try screen().split(separator: "\n").first { $0.contains("Bread") } }
         #expect(row.contains("countdown") && row.contains("[") && row.contains("left"), "\(row)")
 
         _ = try Subprocess.run(tmux, server + ["send-keys", "-t", "watch", "p"], environment: session.environment)
-        _ = try eventually(timeout: 5, "p to pause the timer") {
+        _ = try eventually(timeout: 20, "p to pause the timer") {
             try session.agentState(of: timer.id) == "paused" ? true : nil
         }
-        _ = try eventually(timeout: 5, "the row to show paused") { try screen().contains("paused") ? true : nil }
+        _ = try eventually(timeout: 20, "the row to show paused") { try screen().contains("paused") ? true : nil }
         _ = try Subprocess.run(tmux, server + ["send-keys", "-t", "watch", "r"], environment: session.environment)
-        _ = try eventually(timeout: 5, "r to resume it") {
+        _ = try eventually(timeout: 20, "r to resume it") {
             try session.agentState(of: timer.id) == "countdown" ? true : nil
         }
         _ = try Subprocess.run(tmux, server + ["send-keys", "-t", "watch", "q"], environment: session.environment)
-        _ = try eventually(timeout: 5, "q to quit") {
+        _ = try eventually(timeout: 20, "q to quit") {
             try Subprocess.run(tmux, server + ["has-session", "-t", "watch"], environment: session.environment).status != 0 ? true : nil
         }
     }

@@ -34,7 +34,7 @@ struct LocaltimeTests {
         try handle.write(contentsOf: try zoneData("America/New_York"))
         try handle.close()
         let newYork = nextHalfPastSeven(in: "America/New_York")
-        _ = try eventually(timeout: 5, "the alarm to move to 07:30 New York time") {
+        _ = try eventually(timeout: 20, "the alarm to move to 07:30 New York time") {
             try session.cliJSON(AlarmJSON.self, "show", alarm.id).fireDate == newYork ? true : nil
         }
 
@@ -42,7 +42,7 @@ struct LocaltimeTests {
         try zoneData("Asia/Tokyo").write(to: URL(fileURLWithPath: file + ".new"))
         guard rename(file + ".new", file) == 0 else { throw Subprocess.Failure("rename failed") }
         let tokyo = nextHalfPastSeven(in: "Asia/Tokyo")
-        _ = try eventually(timeout: 5, "the alarm to move to 07:30 Tokyo time") {
+        _ = try eventually(timeout: 20, "the alarm to move to 07:30 Tokyo time") {
             try session.cliJSON(AlarmJSON.self, "show", alarm.id).fireDate == tokyo ? true : nil
         }
     }

@@ -115,7 +115,7 @@ struct PanelItemTests {
         let session = try TestSession()
         try session.startAgent()
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Alone")
-        _ = try eventually(timeout: 5, "the alert without a panel") { try session.alerts(titled: "Alone").first }
+        _ = try eventually(timeout: 20, "the alert without a panel") { try session.alerts(titled: "Alone").first }
         let log = try String(contentsOfFile: session.agentLog, encoding: .utf8)
         let loud = log.split(separator: "\n").filter { [" warning ", " error ", " critical "].contains(where: $0.contains) }
         #expect(loud.isEmpty, "\(loud)")
@@ -178,7 +178,7 @@ struct PanelItemTests {
         try session.startStatusNotifierWatcher()
         try session.startAgent()
         _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Hidden")
-        _ = try eventually(timeout: 5, "the alert") { try session.alerts(titled: "Hidden").first }
+        _ = try eventually(timeout: 20, "the alert") { try session.alerts(titled: "Hidden").first }
         let events = try seen(session).map(\.event)
         #expect(events == ["started"], "registered nothing: \(events)")
         let object = try session.gdbusCall(destination: AgentInterface.busName, path: "/StatusNotifierItem",

@@ -25,7 +25,7 @@ struct PersistenceTests {
         let listed = try session.cliJSON([AlarmJSON].self, "list")
         #expect(listed.first { $0.id == later.id }?.fireDate == "2030-01-01T08:00:00.000+00:00", "milliseconds, as on the bus")
         #expect(listed.first { $0.id == near.id }?.state == "alerting")
-        _ = try eventually(timeout: 5, "the Near alert after the restart") { try session.alerts(titled: "Near").first }
+        _ = try eventually(timeout: 20, "the Near alert after the restart") { try session.alerts(titled: "Near").first }
     }
 
     @Test func alarmMissedBeyondTheLateWindowIsReportedNotRung() throws {
@@ -41,7 +41,7 @@ struct PersistenceTests {
         // late, beyond the 1 s window.
         try "120".write(toFile: arguments[3], atomically: true, encoding: .utf8)
         try session.startAgent(arguments)
-        let missed = try eventually(timeout: 5, "the missed notice") { try session.notifications(titled: "Missed: Gone").first }
+        let missed = try eventually(timeout: 20, "the missed notice") { try session.notifications(titled: "Missed: Gone").first }
         #expect(missed.hints?["urgency"] == .number(1))
         #expect(try session.notifications(titled: "Gone").isEmpty, "a missed alarm does not ring late")
         #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
@@ -94,7 +94,7 @@ struct PersistenceTests {
         let newYork = Alarm.Schedule.relative(.init(time: .init(hour: 7, minute: 30), repeats: .never))
             .nextFireDate(after: Date(), in: GLibTimeZone(identifier: "America/New_York")!)!
         let expected = ISO8601Local.millisecondString(from: newYork, in: UTCTimeZone())
-        _ = try eventually(timeout: 5, "the alarm to move to 07:30 New York time") {
+        _ = try eventually(timeout: 20, "the alarm to move to 07:30 New York time") {
             try session.cliJSON(AlarmJSON.self, "show", alarm.id).fireDate == expected ? true : nil
         }
     }
@@ -169,7 +169,7 @@ struct ClockJumpTests {
         // The clock is set back an hour: the 3 s timer still rings in 3 s, not in an hour and 3 s.
         try "-3600".write(toFile: offsetFile, atomically: true, encoding: .utf8)
         kill(agent.pid, SIGUSR1)
-        let alert = try eventually(timeout: 6, "the 3 s timer after the clock went back") { try session.alerts(titled: "Back").first }
+        let alert = try eventually(timeout: 20, "the 3 s timer after the clock went back") { try session.alerts(titled: "Back").first }
         #expect(alert.time - started.timeIntervalSince1970 < 4.5)
         // Set forward two hours: the one-hour timer does not ring now; it has an hour left.
         try "3600".write(toFile: offsetFile, atomically: true, encoding: .utf8)
@@ -204,7 +204,7 @@ struct ClockJumpTests {
 
         // Forward 31 minutes: the daily alarm came due a minute ago and rings, once.
         try jump(to: 31 * 60)
-        _ = try eventually(timeout: 5, "the daily alarm after the jump") { try session.alerts(titled: "Daily").first }
+        _ = try eventually(timeout: 20, "the daily alarm after the jump") { try session.alerts(titled: "Daily").first }
         // A second alert would have been sent in the same turn as the first: let it arrive.
         usleep(300_000)
         #expect(try session.alerts(titled: "Daily").count == 1)
@@ -222,7 +222,7 @@ struct ClockJumpTests {
 
         // Forward three hours: the fixed alarm is far past its late window, reported missed, not rung.
         try jump(to: 3 * 3600)
-        _ = try eventually(timeout: 5, "the missed notice") { try session.notifications(titled: "Missed: Fixed").first }
+        _ = try eventually(timeout: 20, "the missed notice") { try session.notifications(titled: "Missed: Fixed").first }
         #expect(try session.alerts(titled: "Fixed").isEmpty)
         #expect(try session.cliJSON([AlarmJSON].self, "list").allSatisfy { $0.id != farFixed.id })
     }
@@ -235,7 +235,7 @@ struct ClockJumpTests {
         try "7200".write(toFile: offsetFile, atomically: true, encoding: .utf8)
         try session.startAgent(["--test-clock-offset-file", offsetFile])
         _ = try session.cliJSON(AlarmJSON.self, "timer", "10m", "--title", "Offset")
-        let countdown = try eventually(timeout: 5, "the countdown") { try session.notifications(titled: "Offset").first }
+        let countdown = try eventually(timeout: 20, "the countdown") { try session.notifications(titled: "Offset").first }
         #expect(countdown.body?.contains("10 min left") == true, "\(countdown.body ?? "")")
     }
 }

@@ -39,7 +39,7 @@ struct ReadOnlyStateTests {
         let cli = { (arguments: [String]) in
             try Subprocess.run(session.binaries + "/reveille", arguments, environment: session.environment.merging(["XDG_STATE_HOME": state]) { $1 })
         }
-        let notice = try eventually(timeout: 5, "the notice that changes cannot be saved") {
+        let notice = try eventually(timeout: 20, "the notice that changes cannot be saved") {
             try session.notifications(titled: "Reveille cannot save changes").first
         }
         #expect(notice.body?.contains("Read-only file system") == true, "it says why: \(notice.body ?? "")")
@@ -67,7 +67,7 @@ struct ReadOnlyStateTests {
             try FileManager.default.createSymbolicLink(atPath: state + "/reveille", withDestinationPath: session.directory + "/nowhere/reveille")
         }
         try session.startAgent()
-        _ = try eventually(timeout: 5, "the notice that changes cannot be saved") {
+        _ = try eventually(timeout: 20, "the notice that changes cannot be saved") {
             try session.notifications(titled: "Reveille cannot save changes").first
         }
         let refused = try session.cli("timer", "1h", "--title", "New")

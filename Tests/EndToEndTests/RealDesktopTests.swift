@@ -15,7 +15,7 @@ struct DunstTests {
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "2s", "--title", "Tea", "--snooze", "2s")
         // The countdown's Notify starts dunst: the agent does not wait for an owner that never comes.
         try session.waitForName("org.freedesktop.Notifications", owned: true)
-        _ = try eventually(timeout: 6, "the timer to ring") {
+        _ = try eventually(timeout: 20, "the timer to ring") {
             try session.agentState(of: timer.id) == "alerting" ? true : nil
         }
         _ = try eventually("dunst to show one notification: the alert (the countdown closed)") {
@@ -25,7 +25,7 @@ struct DunstTests {
         _ = try eventually("Snooze, pressed in dunst's menu, to start the snooze countdown") {
             try session.agentState(of: timer.id) == "countdown" ? true : nil
         }
-        _ = try eventually(timeout: 6, "the second alert") {
+        _ = try eventually(timeout: 20, "the second alert") {
             try session.agentState(of: timer.id) == "alerting" ? true : nil
         }
         try session.pressInDunst(label: "Stop", summary: "Tea")
@@ -43,7 +43,7 @@ struct DunstTests {
         try session.startAgent()
         let marker = session.directory + "/ran"
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Brew", "--secondary", "run:/usr/bin/touch \(marker)")
-        _ = try eventually(timeout: 6, "the alert") {
+        _ = try eventually(timeout: 20, "the alert") {
             try session.agentState(of: timer.id) == "alerting" ? true : nil
         }
         _ = try eventually("the alert on screen") { try session.dunstctl("count", "displayed").stdout.trimmed() == "1" ? true : nil }
@@ -61,7 +61,7 @@ struct DunstTests {
         try session.startAgent()
         let first = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Alarm")
         let second = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Alarm")
-        _ = try eventually(timeout: 6, "both to ring") {
+        _ = try eventually(timeout: 20, "both to ring") {
             try session.cliJSON([AlarmJSON].self, "list").allSatisfy { $0.state == "alerting" } ? true : nil
         }
         // dunst stacks notifications with the same text and closes the older as expired; each
@@ -83,13 +83,13 @@ struct DunstTests {
         let session = try TestSession(notifications: .dunst, audio: .none)
         try session.startAgent()
         _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Crash")
-        _ = try eventually(timeout: 6, "the alert on screen") {
+        _ = try eventually(timeout: 20, "the alert on screen") {
             try session.cliJSON([AlarmJSON].self, "list").first?.state == "alerting"
                 && session.dunstctl("count", "displayed").stdout.trimmed() == "1" ? true : nil
         }
         try session.stopNotificationServer()
         // No one else starts dunst again: the agent's next call does.
-        _ = try eventually(timeout: 5, "the alert on a new dunst") {
+        _ = try eventually(timeout: 20, "the alert on a new dunst") {
             try session.ownerPID(of: "org.freedesktop.Notifications") != nil
                 && session.dunstctl("count", "displayed").stdout.trimmed() == "1" ? true : nil
         }
@@ -105,7 +105,7 @@ struct XfceNotifydTests {
         // A countdown with a `value` hint would be a bare gauge here; without it, a bubble with text and buttons.
         let countdown = try eventually(timeout: 15, "the countdown bubble (xfce4-notifyd started by activation)") { try session.xfceBubbles().first }
         #expect(countdown.height > 90, "a bubble with title, text and buttons, not a gauge: \(countdown)")
-        _ = try eventually(timeout: 6, "the timer to ring") {
+        _ = try eventually(timeout: 20, "the timer to ring") {
             try session.agentState(of: timer.id) == "alerting" ? true : nil
         }
         let alert = try eventually("one bubble: the alert (the countdown closed)") {
@@ -130,7 +130,7 @@ struct XfceNotifydTests {
         let session = try TestSession(notifications: .xfce4Notifyd, audio: .none)
         try session.startAgent()
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Eggs", "--snooze", "1h") // two buttons: no longer snooze
-        _ = try eventually(timeout: 6, "the timer to ring") {
+        _ = try eventually(timeout: 20, "the timer to ring") {
             try session.agentState(of: timer.id) == "alerting" ? true : nil
         }
         let alert = try eventually("the alert's bubble alone") { () -> TestSession.Window? in
@@ -150,11 +150,11 @@ struct ActivationTests {
         let session = try TestSession(notifications: .activatableRecording(profile: "mako"), audio: .none)
         try session.startAgent()
         _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake")
-        let alert = try eventually(timeout: 6, "the alert on the activated server") { try session.alerts(titled: "Wake").first }
+        let alert = try eventually(timeout: 20, "the alert on the activated server") { try session.alerts(titled: "Wake").first }
         #expect(alert.actions?.prefix(4) == ["stop", "Stop", "secondary", "Snooze"], "\(alert.actions ?? [])")
         let stopped = Date().timeIntervalSince1970
         try session.stopNotificationServer()
-        _ = try eventually(timeout: 5, "the alert on a server started again by the agent's call") {
+        _ = try eventually(timeout: 20, "the alert on a server started again by the agent's call") {
             try session.alerts(titled: "Wake").first { $0.time > stopped }
         }
     }

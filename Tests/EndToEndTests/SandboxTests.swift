@@ -52,10 +52,10 @@ struct SandboxTests {
         let alarmID = try #require(try JSONDecoder().decode([String: String].self, from: Data(scheduled.stdout.utf8))["id"])
         let listed = try session.cli("list", "--json").stdout
         #expect(listed.contains(#""app":"org.test.Boxed""#) || listed.contains(#""app" : "org.test.Boxed""#), "filed under its sandbox's id: \(listed)")
-        let alert = try eventually(timeout: 5, "the alert") { try session.alerts(titled: "Opener").first }
+        let alert = try eventually(timeout: 20, "the alert") { try session.alerts(titled: "Opener").first }
         try session.press(label: "Stop", on: alert.id)
 
-        let ran = try eventually(timeout: 5, "Flatpak's launcher to run") {
+        let ran = try eventually(timeout: 20, "Flatpak's launcher to run") {
             try? String(contentsOfFile: session.directory + "/flatpak-ran", encoding: .utf8)
         }
         #expect(ran.split(separator: "\n") == ["run", "--env=REVEILLE_ACTION=stop", "--env=REVEILLE_ALARM_ID=\(alarmID.lowercased())",

@@ -12,7 +12,7 @@ struct SecurityTests {
         try session.startAgent()
         let title = "<b>Tea</b> & \u{07}bell\u{1B}[31mred\ttab"
         #expect(try session.cli("timer", "1s", "--title", title).status == 0)
-        let alert = try eventually(timeout: 5, "the alert") {
+        let alert = try eventually(timeout: 20, "the alert") {
             try session.events.first { $0.event == "notify" && $0.hints?["urgency"] == .number(2) }
         }
         let summary = try #require(alert.summary)
@@ -24,7 +24,7 @@ struct SecurityTests {
                                           ["org.test.Markup", #"<a href="https://example.org">Click</a> & <img src="x"/><b>now</b>"#,
                                            "request-authorization"], environment: session.environment)
         defer { asking.terminate() }
-        let prompt = try eventually(timeout: 5, "the prompt") { try session.notifications(titled: "org.test.Markup wants to schedule alarms").first }
+        let prompt = try eventually(timeout: 20, "the prompt") { try session.notifications(titled: "org.test.Markup wants to schedule alarms").first }
         #expect(prompt.body == #"&lt;a href="https://example.org"&gt;Click&lt;/a&gt; &amp; &lt;img src="x"/&gt;&lt;b&gt;now&lt;/b&gt;\#nTo answer: reveille auth allow org.test.Markup (or deny)"#,
                 "\(prompt.body ?? "")")
         let long = try session.cli("timer", "1s", "--title", String(repeating: "x", count: 501))
