@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "ReveilleTimeZone", dependencies: ["ReveilleCore", "CGLib", .product(name: "SystemPackage", package: "swift-system")]),
         // Alarms as iCalendar and back (libical behind ICalParser): export, import and sync's mapping;
         // and CalDAV's multistatus answers (GLib's GMarkup), read as the server sends them.
-        .target(name: "ReveilleCalendar", dependencies: ["ReveilleModel", "ReveilleCore", "CICal", "CGLib"]),
+        .target(name: "ReveilleCalendar", dependencies: ["ReveilleModel", "ReveilleCore", "ReveilleSystem", "CICal", "CGLib"]),
         // The GLib main loop as a Swift global actor, and GDBus behind a typed wrapper.
         .target(name: "ReveilleBus", dependencies: ["CGLib", "ReveilleSystem", .product(name: "SystemPackage", package: "swift-system")]),
         // The daemon's parts: scheduler, presenter, D-Bus service.

@@ -1,5 +1,6 @@
 import CICal
 import Glibc
+import ReveilleSystem
 
 /// libical's parser behind one function: iCalendar text in, `ICalComponent` values out. The
 /// text is checked against `limits` before libical sees it, every C object is freed before
@@ -97,7 +98,11 @@ private struct LibICal: @unchecked Sendable { // Addresses of functions in a lib
     static let soname = "libical.so.3"
 
     /// libical, or what kept it from loading (said when a calendar is read, never at start).
-    static let loaded: Result<LibICal, ICalError> = Result { () throws(ICalError) in try LibICal() }
+    static let loaded: Result<LibICal, ICalError> = Result { () throws(ICalError) in
+        do throws(SharedLibrary.Failure) {
+            return try LibICal(SharedLibrary(soname, neededBy: "reading a calendar needs it (Debian package libical3)"))
+        } catch { throw ICalError(error.description) }
+    }
 
     let setErrorsAreFatal: ReveilleICalSetErrorsAreFatal
     let parseString: ReveilleICalParseString
@@ -119,36 +124,25 @@ private struct LibICal: @unchecked Sendable { // Addresses of functions in a lib
     let valueGetX: ReveilleICalValueGetX
     let memoryFreeBuffer: ReveilleICalMemoryFreeBuffer
 
-    private init() throws(ICalError) {
-        // Never closed: the functions stay valid for the life of the process.
-        guard let handle = dlopen(Self.soname, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? Self.soname
-            throw ICalError("libical could not be loaded (\(reason)); reading a calendar needs it (Debian package libical3)")
-        }
-        func symbol<Function>(_ name: String) throws(ICalError) -> Function {
-            guard let address = dlsym(handle, name) else {
-                throw ICalError("\(Self.soname) has no function \(name); reading a calendar needs libical 3")
-            }
-            return unsafeBitCast(address, to: Function.self)
-        }
-        setErrorsAreFatal = try symbol("icalerror_set_errors_are_fatal")
-        parseString = try symbol("icalparser_parse_string")
-        componentFree = try symbol("icalcomponent_free")
-        componentIsa = try symbol("icalcomponent_isa")
-        componentKindToString = try symbol("icalcomponent_kind_to_string")
-        componentGetFirstProperty = try symbol("icalcomponent_get_first_property")
-        componentGetNextProperty = try symbol("icalcomponent_get_next_property")
-        componentGetFirstComponent = try symbol("icalcomponent_get_first_component")
-        componentGetNextComponent = try symbol("icalcomponent_get_next_component")
-        propertyGetPropertyName = try symbol("icalproperty_get_property_name_r")
-        propertyGetValue = try symbol("icalproperty_get_value")
-        propertyGetValueAsString = try symbol("icalproperty_get_value_as_string_r")
-        propertyGetFirstParameter = try symbol("icalproperty_get_first_parameter")
-        propertyGetNextParameter = try symbol("icalproperty_get_next_parameter")
-        parameterAsString = try symbol("icalparameter_as_ical_string_r")
-        valueIsa = try symbol("icalvalue_isa")
-        valueGetText = try symbol("icalvalue_get_text")
-        valueGetX = try symbol("icalvalue_get_x")
-        memoryFreeBuffer = try symbol("icalmemory_free_buffer")
+    private init(_ library: SharedLibrary) throws(SharedLibrary.Failure) {
+        setErrorsAreFatal = try library.function("icalerror_set_errors_are_fatal")
+        parseString = try library.function("icalparser_parse_string")
+        componentFree = try library.function("icalcomponent_free")
+        componentIsa = try library.function("icalcomponent_isa")
+        componentKindToString = try library.function("icalcomponent_kind_to_string")
+        componentGetFirstProperty = try library.function("icalcomponent_get_first_property")
+        componentGetNextProperty = try library.function("icalcomponent_get_next_property")
+        componentGetFirstComponent = try library.function("icalcomponent_get_first_component")
+        componentGetNextComponent = try library.function("icalcomponent_get_next_component")
+        propertyGetPropertyName = try library.function("icalproperty_get_property_name_r")
+        propertyGetValue = try library.function("icalproperty_get_value")
+        propertyGetValueAsString = try library.function("icalproperty_get_value_as_string_r")
+        propertyGetFirstParameter = try library.function("icalproperty_get_first_parameter")
+        propertyGetNextParameter = try library.function("icalproperty_get_next_parameter")
+        parameterAsString = try library.function("icalparameter_as_ical_string_r")
+        valueIsa = try library.function("icalvalue_isa")
+        valueGetText = try library.function("icalvalue_get_text")
+        valueGetX = try library.function("icalvalue_get_x")
+        memoryFreeBuffer = try library.function("icalmemory_free_buffer")
     }
 }
