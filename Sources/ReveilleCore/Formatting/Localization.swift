@@ -81,30 +81,41 @@ package enum Localization {
         }
     }
 
-    /// Fills `%@` placeholders in order, or `%1$@`, `%2$@` ... where a translation reorders them.
+    /// Fills `%@` placeholders in order, or `%1$@`, `%2$@` ... where a translation reorders them;
+    /// `%%` is a percent sign, any other `%` stays as it is.
+    ///
+    /// Scans the UTF-8 bytes, not Characters: every marker is ASCII, and breaking each line of a
+    /// 10,000-alarm list into graphemes to find them took 5% of `reveille list`'s CPU.
     package static func format(_ template: String, _ arguments: [String]) -> String {
+        let percent = UInt8(ascii: "%"), at = UInt8(ascii: "@"), dollar = UInt8(ascii: "$")
+        let bytes = template.utf8
+        guard bytes.contains(percent) else { return template }
         var result = ""
         var next = 0
-        var rest = Substring(template)
-        while let percent = rest.firstIndex(of: "%") {
-            result += rest[..<percent]
-            let after = rest[rest.index(after: percent)...]
-            if after.hasPrefix("@") {
+        var copied = bytes.startIndex
+        var index = bytes.startIndex
+        while let found = bytes[index...].firstIndex(of: percent) {
+            result += template[copied..<found]
+            let marker = bytes.index(after: found)
+            var end = marker
+            if marker < bytes.endIndex, bytes[marker] == at {
                 result += next < arguments.count ? arguments[next] : ""
                 next += 1
-                rest = after.dropFirst()
-            } else if let match = after.prefixMatch(of: /(\d)\$@/), let index = Int(match.1), index >= 1 {
-                result += index <= arguments.count ? arguments[index - 1] : ""
-                rest = after[match.range.upperBound...]
-            } else if after.hasPrefix("%") {
+                end = bytes.index(after: marker)
+            } else if marker < bytes.endIndex, bytes[marker] == percent {
                 result += "%"
-                rest = after.dropFirst()
+                end = bytes.index(after: marker)
+            } else if let position = bytes[marker...].prefix(1).first.flatMap({ (49...57).contains($0) ? Int($0) - 48 : nil }),
+                      bytes[marker...].dropFirst().starts(with: [dollar, at]) {
+                result += position <= arguments.count ? arguments[position - 1] : ""
+                end = bytes.index(marker, offsetBy: 3)
             } else {
                 result += "%"
-                rest = after
             }
+            copied = end
+            index = end
         }
-        return result + rest
+        return result + template[copied...]
     }
 }
 
