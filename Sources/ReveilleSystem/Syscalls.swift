@@ -373,11 +373,12 @@ package enum LocalSocket {
         }
         // A path counts its terminating NUL; an abstract name is exactly its bytes after the NUL.
         let length = socklen_t(MemoryLayout<sa_family_t>.size + offset + bytes.count + (offset == 0 ? 1 : 0))
-        _ = try retryingInterrupts {
-            withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) }
-            }
+        // Not retried on EINTR: an interrupted connect goes on by itself, and a second call
+        // would fail (EALREADY); a local socket's connect answers at once anyway.
+        let connected = withUnsafePointer(to: &socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) }
         }
+        guard connected == 0 else { throw Errno(rawValue: errno) }
         // struct ucred { pid_t pid; uid_t uid; gid_t gid; }, which glibc declares only under _GNU_SOURCE.
         var credentials: (pid: pid_t, uid: uid_t, gid: gid_t) = (0, 0, 0)
         var size = socklen_t(MemoryLayout.size(ofValue: credentials))
