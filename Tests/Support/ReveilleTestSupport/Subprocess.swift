@@ -132,21 +132,8 @@ public enum Subprocess {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
-        // The test's threads block most signals (Swift's and libdispatch's worker threads), and
-        // a spawned program inherits the mask: a peer that does not clear it (dbus-daemon,
-        // PulseAudio...) then never saw `terminate`'s SIGTERM, was killed a second later, and a
-        // forked bus outlived its test. The child starts with no signal blocked, each at its default.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard result == 0 else { throw Failure("cannot start \(executable): \(String(cString: strerror(result)))") }
         return Child(pid: pid)
     }
