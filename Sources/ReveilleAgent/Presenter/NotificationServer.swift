@@ -55,9 +55,7 @@ final class NotificationServer: NotificationTransport {
         /// Everyone who asked for it (several when updates of one notification were merged).
         var shown: [@GLibActor (UInt32?) -> Void]
     }
-    /// Called once nothing waits any more (`whenIdle`).
-    private var idle: [@GLibActor () -> Void] = []
-    /// Called once nothing that can run waits or is under way (`whenCaughtUp`).
+    /// Called once nothing that can run waits or is under way (`whenCaughtUp`, `whenIdle`).
     private var caughtUp: [@GLibActor () -> Void] = []
 
     /// The unique name of the server that owns `busName`.
@@ -137,8 +135,7 @@ final class NotificationServer: NotificationTransport {
     /// (the agent is stopping).
     func whenIdle(_ body: @escaping @GLibActor () -> Void) {
         for ticket in queue.removeShows() { answer(ticket, with: nil) }
-        idle.append(body)
-        work()
+        whenCaughtUp(body)
     }
 
     /// Calls `body` once every operation asked for so far that can run is answered (shows
@@ -154,8 +151,7 @@ final class NotificationServer: NotificationTransport {
     private func work() {
         guard !working else { return }
         guard let operation = queue.next(serverKnown: profile != nil) else {
-            let waiting = idle + caughtUp
-            idle = []
+            let waiting = caughtUp
             caughtUp = []
             for body in waiting { body() }
             return
