@@ -116,12 +116,18 @@ struct DemoTests {
         #expect(run.stdout.hasPrefix("No desktop session here"), "one line says so first: \(run.stdout)")
         #expect(seconds < 60, "bounded: \(seconds) s")
 
-        // The alert on screen: dunst's bubble, a box of its own on the black screen.
+        // The alert on screen, each a box of its own on the black screen: dunst's bubble at the
+        // top right, and the agent's alert window (dunst reaches its buttons only through a menu)
+        // at the top left, where X puts a window no window manager places.
         let picture = try describe(folder + "/demo/alert.png")
-        try #require(picture.count == 6, "a screenshot with something on it: \(picture)")
+        try #require(picture.count == 10, "a screenshot with two things on it: \(picture)")
         #expect(picture[0] == 1024 && picture[1] == 768, "the whole screen: \(picture)")
-        #expect(picture[4] >= 200 && picture[5] >= 40 && picture[4] < 700 && picture[5] < 400, "a bubble's size: \(picture)")
-        #expect(picture[2] + picture[4] / 2 > 512, "at the top right, where dunst puts it: \(picture)")
+        let (window, bubble) = (Array(picture[2..<6]), Array(picture[6..<10]))
+        #expect(window[0] == 0 && window[1] == 0 && window[2] >= 300 && window[3] >= 150 && window[2] < 1024 / 2 + 100,
+                "the alert window at the top left: \(window)")
+        #expect(bubble[2] >= 200 && bubble[3] >= 40 && bubble[2] < 700 && bubble[3] < 400, "a bubble's size: \(bubble)")
+        #expect(bubble[0] + bubble[2] / 2 > 512 && bubble[1] < 200, "at the top right, where dunst puts it: \(bubble)")
+        #expect(run.stdout.contains("the alert window at 0,0"), "the demo says what it saw: \(run.stdout)")
 
         let sound = try loudness(ofWAV: folder + "/demo/alarm.wav")
         #expect(sound.peak >= SinkRecorder.audible, "the recording is not silent: peak \(sound.peak)")

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 
@@ -129,11 +130,29 @@ public enum Subprocess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         stdout(&actions)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        // Nothing of the test's above standard error: Foundation opens files without O_CLOEXEC,
+        // so a peer started while another test wrote a script kept it open for writing, and
+        // running that script then failed with ETXTBSY for as long as the peer lived; a pipe's
+        // write end kept by a stranger would likewise never let its reader see the end.
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
+        // The test's threads block most signals (Swift's and libdispatch's worker threads), and
+        // a spawned program inherits the mask: a peer that does not clear it (dbus-daemon,
+        // PulseAudio...) then never saw `terminate`'s SIGTERM, was killed a second later, and a
+        // forked bus outlived its test. The child starts with no signal blocked, each at its default.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else { throw Failure("cannot start \(executable): \(String(cString: strerror(result)))") }
         return Child(pid: pid)
     }

@@ -98,20 +98,26 @@ func dunstCreated(_ session: TestSession, summary: String) throws -> Date? {
     return stamps.max().map { wallClock(monotonicMicroseconds: $0) }
 }
 
-/// The screenshot tool's answer: the picture's size and the box of what is not background.
+/// The screenshot tool's answer: the picture's size and a box for each thing on the screen.
 struct Screenshot {
+    struct Box { var x: Int, y: Int, width: Int, height: Int }
     var width: Int, height: Int
-    var box: (x: Int, y: Int, width: Int, height: Int)?
+    var boxes: [Box]
 
     /// Runs `tool capture PATH` on the session's display.
     static func capture(tool: String, to path: String, session: TestSession) throws -> Screenshot {
         let result = try Subprocess.run("/usr/bin/python3", [tool, "capture", path], environment: session.environment)
         guard result.status == 0 else { throw Subprocess.Failure("the screenshot failed: \(result.stderr)") }
         let numbers = result.stdout.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
-        guard numbers.count == 2 || numbers.count == 6 else { throw Subprocess.Failure("the screenshot tool said: \(result.stdout)") }
-        return Screenshot(width: numbers[0], height: numbers[1],
-                          box: numbers.count == 6 ? (numbers[2], numbers[3], numbers[4], numbers[5]) : nil)
+        guard numbers.count >= 2, numbers.count % 4 == 2 else { throw Subprocess.Failure("the screenshot tool said: \(result.stdout)") }
+        let boxes = stride(from: 2, to: numbers.count, by: 4).map { Box(x: numbers[$0], y: numbers[$0 + 1], width: numbers[$0 + 2], height: numbers[$0 + 3]) }
+        return Screenshot(width: numbers[0], height: numbers[1], boxes: boxes)
     }
+
+    /// What is drawn on the right half (dunst's bubble) and on the left (the alert window,
+    /// which X puts at the top left when no window manager places it).
+    var right: Box? { boxes.last { $0.x + $0.width / 2 > width / 2 } }
+    var left: Box? { boxes.first { $0.x + $0.width / 2 <= width / 2 } }
 }
 
 func run(_ options: DemoOptions) throws {
@@ -208,16 +214,18 @@ func show(on desktop: TestSession, _ options: DemoOptions) throws {
     _ = try eventually("dunst to show the alert") { try desktop.dunstctl("count", "displayed").stdout.trimmed() == "1" ? true : nil }
     let firstSound = try eventually(timeout: 5, "the alarm's sound at the null sink") { recorder.firstAudible(after: due.addingTimeInterval(-1)) }
 
-    // dunst draws the bubble just after it counts it: take the picture once it shows.
+    // dunst draws the bubble just after it counts it, and dunst reaches its buttons only through
+    // a menu, so the agent also opens its alert window: take the picture once both show.
     let screenshotPath = options.output + "/alert.png"
-    let screenshot = try eventually(timeout: 5, "the alert in the screenshot") { () -> Screenshot? in
+    let screenshot = try eventually(timeout: 20, "dunst's bubble and the alert window in the screenshot") { () -> Screenshot? in
         let picture = try Screenshot.capture(tool: options.screenshotTool, to: screenshotPath, session: desktop)
-        return picture.box == nil ? nil : picture
+        return picture.right != nil && picture.left != nil ? picture : nil
     }
+    let place = { (box: Screenshot.Box?) in box.map { "\($0.x),\($0.y), \($0.width)x\($0.height)" } ?? "?" }
     say("")
     say("Ringing. The screen, taken while the alert was up: \(screenshotPath)")
-    say("  (\(screenshot.width)x\(screenshot.height); dunst's bubble at "
-        + (screenshot.box.map { "\($0.x),\($0.y), \($0.width)x\($0.height)" } ?? "?") + ")")
+    say("  (\(screenshot.width)x\(screenshot.height); dunst's bubble at \(place(screenshot.right)); "
+        + "the alert window at \(place(screenshot.left)), opened because dunst's buttons need a menu)")
     say("The alert's buttons, as dunst received them: \(alertCall.buttons.joined(separator: ", "))"
         + "; urgency \(alertCall.urgency.map(String.init) ?? "none") (2: critical)")
     // Let it ring a little, so the recording holds more than its first instant.
