@@ -82,6 +82,7 @@ final class AlertWindow {
     }
 }
 
+AlertView.preferCairoRenderer()
 Localization.setUp()
 let request: AlertWindowArguments
 do {

@@ -48,7 +48,7 @@ struct AlertWindowTests {
         let session = try session(.none)
         let recorder = try SinkRecorder(session: session)
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake up")
-        let window = try eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Wake up").first }
+        let window = try session.eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Wake up").first }
         let process = try windowProcess(session, of: String(timer.id.prefix(8)))
         _ = try eventually("the alarm's sound") { recorder.firstAudible(after: Date(timeIntervalSinceNow: -10)) }
         // Nothing of the agent's is held by the window: its lock, its bus connection, its sound stream.
@@ -57,6 +57,11 @@ struct AlertWindowTests {
         // Sockets by inode (unique), files by path; not anonymous inodes, named alike for all (`anon_inode:[eventfd]`).
         let shared = try descriptors(of: process).intersection(agentHolds).filter { !$0.hasPrefix("anon_inode:") }
         #expect(shared.isEmpty, "the window holds the agent's \(shared)")
+        // Drawn with cairo: no GL driver loaded (on Xvfb, Mesa's llvmpipe and LLVM, twice the time to appear).
+        let maps = try String(contentsOfFile: "/proc/\(process)/maps", encoding: .utf8)
+        let drivers = Set(maps.split(separator: "\n").compactMap { $0.split(separator: " ").last }
+            .filter { $0.contains("_dri.so") || $0.contains("libLLVM") || $0.contains("libGLX_mesa") || $0.contains("libEGL_mesa") })
+        #expect(drivers.isEmpty, "the window loaded a GL driver: \(drivers)")
 
         try session.type("Return", into: window)
         _ = try eventually("Stop in the window to end the timer") {
@@ -75,7 +80,7 @@ struct AlertWindowTests {
         // dunst reaches its buttons only through a dmenu menu: seen, not answerable.
         let session = try session(.dunst)
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Tea")
-        _ = try eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Tea").first }
+        _ = try session.eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Tea").first }
         let process = try windowProcess(session, of: String(timer.id.prefix(8)))
         _ = try eventually("dunst to show the alert too") { try session.dunstctl("count", "displayed").stdout.trimmed() == "1" ? true : nil }
 
@@ -89,13 +94,13 @@ struct AlertWindowTests {
     @Test func aWindowWhoseAgentIsGoneClosesAndTheNextAgentOpensItsOwn() throws {
         let session = try session(.none)
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Kettle")
-        _ = try eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Kettle").first }
+        _ = try session.eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Kettle").first }
         let first = try windowProcess(session, of: String(timer.id.prefix(8)))
         try session.killAgent()
         _ = try eventually("the window of the killed agent to close") { try session.windows(titled: "Kettle").isEmpty ? true : nil }
         // The alarm still rings after a restart: one window again, the new agent's.
         try session.startAgent()
-        _ = try eventually(timeout: 60, "the new agent's window") { try session.windows(titled: "Kettle").count == 1 ? true : nil }
+        _ = try session.eventually(timeout: 60, "the new agent's window") { try session.windows(titled: "Kettle").count == 1 ? true : nil }
         #expect(log(session).matches(of: /opened the alert window of/).count == 2)
         // Its parent gone, whoever adopted it reaps it: gone, or a zombie until then.
         _ = try eventually("the first window's process to end") {
@@ -110,7 +115,7 @@ struct AlertWindowTests {
         let german = try TranslationTests().environment(session, "de_DE.UTF-8")
         try session.startAgent(environment: german.mapValues { Optional($0) })
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Eier")
-        _ = try eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Eier").first }
+        _ = try session.eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Eier").first }
         let process = try windowProcess(session, of: String(timer.id.prefix(8)))
         // What it shows is what the agent gave it, in the agent's (the user's) language.
         let shown = try String(contentsOfFile: "/proc/\(process)/cmdline", encoding: .utf8).split(separator: "\0").map(String.init)
@@ -125,7 +130,7 @@ struct AlertWindowTests {
         _ = try eventually("dunst to start") { try session.dunstctl("is-paused").status == 0 ? true : nil }
         #expect(try session.dunstctl("set-paused", "true").status == 0)
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Bread", "--snooze", "1h")
-        let window = try eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Bread").first }
+        let window = try session.eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Bread").first }
         #expect(try session.dunstctl("count", "displayed").stdout.trimmed() == "0", "dunst paused shows nothing")
 
         try session.type("s", into: window)
@@ -143,7 +148,7 @@ struct AlertWindowTests {
         try #"{"alertWindow": "always"}"#.write(toFile: session.directory + "/config/reveille/settings.json", atomically: true, encoding: .utf8)
         try session.startAgent()
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Standup")
-        let window = try eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Standup").first }
+        let window = try session.eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Standup").first }
         let xprop = try Subprocess.find("xprop", package: "x11-utils"), wmctrl = try Subprocess.find("wmctrl", package: "wmctrl")
         _ = try eventually("the window manager to keep it above, on every workspace") {
             let state = try Subprocess.run(xprop, ["-id", window, "_NET_WM_STATE", "WM_CLASS"], environment: session.environment).stdout

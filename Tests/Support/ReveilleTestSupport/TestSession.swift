@@ -545,6 +545,18 @@ public final class TestSession {
         try waitForName(AgentInterface.busName, owned: false)
     }
 
+    /// `eventually`, and when it times out, the agent's log's last lines in the failure: what
+    /// the agent did meanwhile is what a wait on it needs to be understood.
+    public func eventually<T>(timeout: TimeInterval = 30, _ what: String, _ condition: () throws -> T?) throws -> T {
+        do {
+            return try ReveilleTestSupport.eventually(timeout: timeout, what, condition)
+        } catch let failure as Subprocess.Failure {
+            let log = (try? String(contentsOfFile: agentLog, encoding: .utf8)) ?? "(no log)"
+            throw Subprocess.Failure(failure.description + "; the agent's log ends:\n"
+                                     + log.split(separator: "\n").suffix(40).joined(separator: "\n"))
+        }
+    }
+
     /// Waits until the agent's log holds `line` at least `count` times: the agent has handled
     /// what the line reports (a barrier, instead of waiting a fixed time).
     public func waitForAgentLog(_ line: String, count: Int = 1, timeout: TimeInterval = 10) throws {
