@@ -82,11 +82,11 @@ final class AgentRuntimeTests {
                                    presentation: AlarmPresentation(alert: .init(title: "Pasta")), ring: RingOptions())
         let timer = try #require(try runtime.call(.schedule(id: UUID(), request: request, appID: ClientIdentity.userAppID)))
         pass(1)
-        _ = try runtime.call(.apply(.pause, id: timer.id.uuidString))
+        _ = try runtime.call(.apply(.pause, id: .id(timer.id)))
         #expect(recorder.alarms[timer.id]?.state == .paused)
         pass(3600)
         #expect(recorder.alarms[timer.id]?.state == .paused, "a paused timer does not ring")
-        _ = try runtime.call(.apply(.resume, id: timer.id.uuidString))
+        _ = try runtime.call(.apply(.resume, id: .id(timer.id)))
         pass(2.9)
         #expect(recorder.alarms[timer.id]?.state == .countdown, "3 s were left when it was paused")
         pass(0.2)
@@ -175,7 +175,7 @@ final class AgentRuntimeTests {
         var refusal: AlarmError?
         recorder.whileFollowing = { [runtime, recorder] alarms in
             recorder.whileFollowing = nil
-            do throws(AlarmError) { _ = try runtime.call(.apply(.cancel, id: alarms.records.first!.id.uuidString)) } catch { refusal = error }
+            do throws(AlarmError) { _ = try runtime.call(.apply(.cancel, id: .id(alarms.records.first!.id))) } catch { refusal = error }
         }
         let alarm = try schedule(in: 60)
         #expect(refusal?.code == AlarmError.agentUnavailable("").code)

@@ -94,7 +94,7 @@ final class AlertFirstTests {
         #expect(stored(wake.id) == .scheduled)
         // Stop, before the server answered: the firing is followed and written first, then the
         // Stop, so the store does not bring back the alert the Stop ended.
-        _ = try runtime.call(.apply(.stop, id: wake.id.uuidString))
+        _ = try runtime.call(.apply(.stop, id: .id(wake.id)))
         #expect(follower.heard(wake.id) == [.scheduled, .alerting, nil])
         #expect(stored(wake.id) == nil, "the Stop, written after the firing, ended the alarm")
         #expect(!sound.isAudible)

@@ -30,7 +30,7 @@ struct PanelItemClockTests {
             #expect(clock.pendingTimers == idle + 1, "the countdown's next change of text is a timer of the clock")
             clock.advance(by: 125)
             #expect(clock.pendingTimers == idle + 1, "armed again at each change, one at a time")
-            try runtime.call(.apply(.pause, id: tea.id.uuidString))
+            try runtime.call(.apply(.pause, id: .id(tea.id)))
             #expect(clock.pendingTimers == idle, "a paused countdown's text does not change: no timer")
             withExtendedLifetime(panel) {}
         }.value

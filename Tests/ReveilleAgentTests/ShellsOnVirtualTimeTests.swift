@@ -126,7 +126,7 @@ final class ShellsOnVirtualTimeTests {
         let back = try #require(notifications.shown("Eggs"))
         #expect(calls(since: mark) == [.notify(back, summary: "Eggs", replacing: 0, actions: ["stop", "secondary"])] && back != alert)
         #expect(sound.isAudible, "a dismissal does not stop the alarm")
-        _ = try runtime.call(.apply(.stop, id: eggs.id.uuidString))
+        _ = try runtime.call(.apply(.stop, id: .id(eggs.id)))
         clock.advance(by: 0.1)
         #expect(calls(since: mark).last == .close(back) && notifications.onScreen.isEmpty && !sound.isAudible)
     }

@@ -58,7 +58,7 @@ final class SyncFollowerTests {
         for machine in machines { machine.pass(to: due) }
         #expect(machines.allSatisfy { $0.record(id)?.state == .alerting })
         answering.clock.advance(to: due.addingTimeInterval(10))
-        try answering.runtime.call(.apply(action, id: id.uuidString))
+        try answering.runtime.call(.apply(action, id: .id(id)))
         await answering.sync.sync()
         await answering.sync.sync()
         for machine in machines where machine !== answering {
@@ -111,7 +111,7 @@ final class SyncFollowerTests {
         try await ring(id, at: third, on: [a, b], answer: .countdown, on: b)
         #expect(a.record(id)?.state == .countdown)
         a.clock.now = third.addingTimeInterval(60)
-        try a.runtime.call(.apply(.stop, id: id.uuidString))
+        try a.runtime.call(.apply(.stop, id: .id(id)))
         await a.sync.sync()
         b.clock.now = third.addingTimeInterval(65)
         await b.sync.sync()
@@ -124,9 +124,9 @@ final class SyncFollowerTests {
         early.ring = RingOptions(volume: 0.5)
         late.ring = RingOptions(volume: 0.25)
         a.clock.now = next.addingTimeInterval(100)
-        try a.runtime.call(.update(id: id.uuidString, request: early))
+        try a.runtime.call(.update(id: .id(id), request: early))
         b.clock.now = next.addingTimeInterval(200)
-        try b.runtime.call(.update(id: id.uuidString, request: late))
+        try b.runtime.call(.update(id: .id(id), request: late))
         await a.sync.sync()
         await b.sync.sync()
         await a.sync.sync()
@@ -165,7 +165,7 @@ final class SyncFollowerTests {
         #expect(b.record(afterHostile) != nil && b.sync.state.lastProblem == nil)
 
         // Cancelled on B, gone on A.
-        try b.runtime.call(.apply(.cancel, id: offline.uuidString))
+        try b.runtime.call(.apply(.cancel, id: .id(offline)))
         await b.sync.sync()
         await a.sync.sync()
         #expect(a.record(offline) == nil)

@@ -142,7 +142,7 @@ struct AlarmEngineTests {
         var harness = Harness(now: start, timeZone: utc)
         let alarm = try harness.schedule(request(schedule: .fixed(start + 60), postAlert: 540))
         harness.advance(to: start + 60)
-        let proposal = try harness.engine.propose(.apply(.countdown, id: alarm.id.uuidString), owner: nil, now: harness.now, timeZone: utc)
+        let proposal = try harness.engine.propose(.apply(.countdown, id: .id(alarm.id)), owner: nil, now: harness.now, timeZone: utc)
         #expect(proposal.silencesRingingAlarm, "silencing is never refused, even when it cannot be written")
         #expect(harness.state(alarm.id) == .alerting, "nothing changes before commit")
         harness.effects = harness.engine.commit(proposal)
@@ -186,7 +186,7 @@ struct AlarmEngineTests {
         let tea = try harness.schedule(timer(60, stopIntent: .openApp(desktopID: "org.example.Cook")), appID: "org.example.Cook")
         harness.advance(to: start + 60)
         let press = try #require(harness.engine.press(.stop, on: tea.id))
-        #expect(press.command == .apply(.stop, id: tea.id.uuidString))
+        #expect(press.command == .apply(.stop, id: .id(tea.id)))
         let effects = press.effects.map { effect -> String in
             switch effect {
             case .runIntent(.openApp(let id), _, .stop): "open \(id)"
@@ -213,10 +213,10 @@ struct AlarmEngineTests {
         var harness = Harness(now: start, timeZone: utc)
         let tea = try harness.schedule(timer(60))
         for (role, action) in [(AlarmButtonRole.pause, AlarmAction.pause), (.resume, .resume), (.cancel, .cancel)] {
-            #expect(harness.engine.press(role, on: tea.id)?.command == .apply(action, id: tea.id.uuidString))
+            #expect(harness.engine.press(role, on: tea.id)?.command == .apply(action, id: .id(tea.id)))
         }
         harness.advance(to: start + 60)
-        #expect(harness.engine.press(.secondary, on: tea.id)?.command == .apply(.countdown, id: tea.id.uuidString))
+        #expect(harness.engine.press(.secondary, on: tea.id)?.command == .apply(.countdown, id: .id(tea.id)))
         #expect(harness.engine.press(.stop, on: UUID()) == nil, "a button of a gone alarm does nothing")
     }
 
@@ -238,7 +238,7 @@ struct AlarmEngineTests {
         _ = try harness.schedule(timer(60), appID: "org.example.A", id: id)
         let before = harness.engine.alarms
         #expect(throws: AlarmRuleError.idInUse(id)) { try harness.schedule(timer(120), appID: "org.example.B", id: id) }
-        #expect(throws: AlarmRuleError.self) { try harness.perform(.apply(.resume, id: id.uuidString)) }
+        #expect(throws: AlarmRuleError.self) { try harness.perform(.apply(.resume, id: .id(id))) }
         #expect(harness.engine.alarms == before)
     }
 
@@ -248,7 +248,7 @@ struct AlarmEngineTests {
         let theirs = try harness.schedule(timer(60), appID: "org.example.B")
         #expect(try harness.engine.resolve(String(mine.id.uuidString.prefix(6)), owner: "org.example.A") == mine.id)
         #expect(throws: AlarmRuleError.noIDMatches(prefix: theirs.id.uuidString)) { try harness.engine.resolve(theirs.id.uuidString, owner: "org.example.A") }
-        #expect(throws: AlarmRuleError.noIDMatches(prefix: theirs.id.uuidString)) { try harness.perform(.apply(.cancel, id: theirs.id.uuidString), owner: "org.example.A") }
+        #expect(throws: AlarmRuleError.noIDMatches(prefix: theirs.id.uuidString)) { try harness.perform(.apply(.cancel, id: .id(theirs.id)), owner: "org.example.A") }
         #expect(try harness.engine.resolve(theirs.id.uuidString) == theirs.id, "the user reaches every alarm")
         #expect(throws: AlarmRuleError.noIDGiven) { try harness.engine.resolve("") }
     }

@@ -16,11 +16,11 @@ extension AlarmEngineTests {
         harness.now = start + 15
         var renamed = tea.request
         renamed.presentation.alert.title = "Green tea"
-        let after = try #require(try harness.perform(.update(id: tea.id.uuidString, request: renamed)))
+        let after = try #require(try harness.perform(.update(id: .id(tea.id), request: renamed)))
         #expect(after.title == "Green tea" && after.fireDate == start + 60, "\(String(describing: after.fireDate))")
         #expect(harness.armed == start + 60)
         // A new length is a new countdown, from now.
-        let longer = try #require(try harness.perform(.update(id: tea.id.uuidString, request: timer(120, title: "Green tea"))))
+        let longer = try #require(try harness.perform(.update(id: .id(tea.id), request: timer(120, title: "Green tea"))))
         #expect(longer.fireDate == start + 15 + 120)
     }
 
@@ -28,9 +28,9 @@ extension AlarmEngineTests {
         var harness = Harness(now: start, timeZone: utc)
         let tea = try harness.schedule(timer(60))
         harness.now = start + 20
-        try harness.perform(.apply(.pause, id: tea.id.uuidString))
+        try harness.perform(.apply(.pause, id: .id(tea.id)))
         harness.now = start + 100
-        let after = try #require(try harness.perform(.update(id: tea.id.uuidString, request: timer(60, title: "Other"))))
+        let after = try #require(try harness.perform(.update(id: .id(tea.id), request: timer(60, title: "Other"))))
         #expect(after.state == .paused && after.pausedTimeRemaining == 40)
     }
 
@@ -38,9 +38,9 @@ extension AlarmEngineTests {
     @Test func renamingASkippedAlarmKeepsTheSkip() throws {
         var harness = Harness(now: start, timeZone: utc)
         let up = try harness.schedule(weekdays())
-        let skipped = try #require(try harness.perform(.skip(id: up.id.uuidString)))
+        let skipped = try #require(try harness.perform(.skip(id: .id(up.id))))
         #expect(skipped.skippedOccurrence(now: harness.now) == up.fireDate)
-        let renamed = try #require(try harness.perform(.update(id: up.id.uuidString, request: weekdays("Get up"))))
+        let renamed = try #require(try harness.perform(.update(id: .id(up.id), request: weekdays("Get up"))))
         #expect(renamed.title == "Get up" && renamed.fireDate == skipped.fireDate)
         #expect(renamed.skippedOccurrence(now: harness.now) == up.fireDate)
     }
@@ -48,12 +48,12 @@ extension AlarmEngineTests {
     @Test func unskipRingsTheSkippedOccurrenceAfterAll() throws {
         var harness = Harness(now: start, timeZone: utc)
         let up = try harness.schedule(weekdays())
-        try harness.perform(.skip(id: up.id.uuidString))
-        let restored = try #require(try harness.perform(.unskip(id: up.id.uuidString)))
+        try harness.perform(.skip(id: .id(up.id)))
+        let restored = try #require(try harness.perform(.unskip(id: .id(up.id))))
         #expect(restored.fireDate == up.fireDate && restored.skippedOccurrence(now: harness.now) == nil)
         #expect(harness.armed == up.fireDate)
         #expect {
-            try harness.perform(.unskip(id: up.id.uuidString))
+            try harness.perform(.unskip(id: .id(up.id)))
         } throws: { error in
             guard let refusal = error as? AlarmRuleError, case .invalidState(let reason) = AlarmError(refusal) else { return false }
             return reason.contains("has no skipped occurrence ahead")
@@ -64,7 +64,7 @@ extension AlarmEngineTests {
     @Test func aSkipEndsWhenItsOccurrencePasses() throws {
         var harness = Harness(now: start, timeZone: utc)
         let up = try harness.schedule(weekdays())
-        let skipped = try #require(try harness.perform(.skip(id: up.id.uuidString)))
+        let skipped = try #require(try harness.perform(.skip(id: .id(up.id))))
         #expect(skipped.skippedOccurrence(now: up.fireDate! + 1) == nil)
     }
 }

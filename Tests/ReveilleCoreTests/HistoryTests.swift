@@ -33,7 +33,7 @@ struct HistoryTests {
         harness.advance(to: start + 61)
         #expect(ended(harness.effects).isEmpty, "ringing has not ended")
         harness.now = start + 75
-        try harness.perform(.apply(action, id: tea.id.uuidString), owner: "org.example.Cook")
+        try harness.perform(.apply(action, id: .id(tea.id)), owner: "org.example.Cook")
         let entry = try #require(ended(harness.effects).first)
         #expect(entry.alarmID == tea.id && entry.title == "Tea" && entry.appID == "org.example.Cook")
         #expect(entry.due == start + 60 && entry.rang == start + 61 && entry.seconds == 14 && entry.ended == start + 75)
@@ -44,16 +44,16 @@ struct HistoryTests {
         var harness = Harness(now: start, timeZone: utc)
         let tea = try harness.schedule(AlarmEngineTests().timer(60))
         harness.advance(to: start + 60)
-        try harness.perform(.update(id: tea.id.uuidString, request: AlarmEngineTests().timer(120)))
+        try harness.perform(.update(id: .id(tea.id), request: AlarmEngineTests().timer(120)))
         #expect(ended(harness.effects).map(\.outcome) == [.changed] && ended(harness.effects).first?.by == "reveille")
     }
 
     @Test func whatDoesNotEndARingingOccurrenceIsNotRecorded() throws {
         var harness = Harness(now: start, timeZone: utc)
         let tea = try harness.schedule(AlarmEngineTests().timer(60))
-        try harness.perform(.apply(.pause, id: tea.id.uuidString))
-        try harness.perform(.apply(.resume, id: tea.id.uuidString))
-        try harness.perform(.apply(.cancel, id: tea.id.uuidString))
+        try harness.perform(.apply(.pause, id: .id(tea.id)))
+        try harness.perform(.apply(.resume, id: .id(tea.id)))
+        try harness.perform(.apply(.cancel, id: .id(tea.id)))
         #expect(ended(harness.effects).isEmpty, "a countdown cancelled never rang")
     }
 

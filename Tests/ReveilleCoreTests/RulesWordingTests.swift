@@ -56,11 +56,11 @@ struct RulesWordingTests {
         _ = engine.load([alarm], now: now, timeZone: UTCTimeZone())
         let loaded = try #require(engine.alarms[id])
         #expect(throws: AlarmRuleError.notAllowed(.pause, alarm: loaded)) {
-            try engine.propose(.apply(.pause, id: "3f2a"), owner: nil, now: now, timeZone: UTCTimeZone())
+            try engine.propose(.apply(.pause, id: .prefix("3f2a")), owner: nil, now: now, timeZone: UTCTimeZone())
         }
         #expect(throws: AlarmError.invalidState(#"alarm 3f2a9c1e "Wake up" is waiting for its time: pause works only while it is counting down"#)) {
             try AlarmError.worded { () throws(AlarmRuleError) in
-                try engine.propose(.apply(.pause, id: "3f2a"), owner: nil, now: now, timeZone: UTCTimeZone())
+                try engine.propose(.apply(.pause, id: .prefix("3f2a")), owner: nil, now: now, timeZone: UTCTimeZone())
             }
         }
     }

@@ -19,7 +19,7 @@ struct SnoozeLengthTests {
 
     @Test func aSnoozeForAGivenLengthRingsAgainAfterItAndKeepsTheAlarmsOwnLength() throws {
         var (harness, alarm) = try ringing()
-        let snoozed = try #require(try harness.perform(.snooze(id: String(alarm.id.uuidString.prefix(6)), length: 1200)))
+        let snoozed = try #require(try harness.perform(.snooze(id: .prefix(String(alarm.id.uuidString.prefix(6))), length: 1200)))
         #expect(snoozed.state == .countdown && snoozed.fireDate == start + 60 + 1200 && snoozed.countdownLength == 1200)
         #expect(snoozed.countdownDuration?.postAlert == 540, "the alarm's own snooze length stays")
         #expect(harness.armed == start + 1260)
@@ -27,7 +27,7 @@ struct SnoozeLengthTests {
         harness.advance(to: start + 1260)
         #expect(harness.state(alarm.id) == .alerting)
         // The next plain snooze is the alarm's own length again.
-        try harness.perform(.apply(.countdown, id: alarm.id.uuidString))
+        try harness.perform(.apply(.countdown, id: .id(alarm.id)))
         #expect(harness.engine.alarms[alarm.id]?.fireDate == start + 1260 + 540)
     }
 
@@ -36,7 +36,7 @@ struct SnoozeLengthTests {
         var (harness, alarm) = try ringing()
         let before = harness.engine.alarms
         do {
-            try harness.perform(.snooze(id: alarm.id.uuidString, length: length))
+            try harness.perform(.snooze(id: .id(alarm.id), length: length))
             Issue.record("\(length) s was accepted")
         } catch {
             #expect(error == .snoozeLength(length) || length.isNaN)
@@ -49,8 +49,8 @@ struct SnoozeLengthTests {
 
     @Test func theBoundsAreInclusiveOfADayAndTheLengthNeedsARingingAlarm() throws {
         var (harness, alarm) = try ringing()
-        #expect(try harness.perform(.snooze(id: alarm.id.uuidString, length: 86_400))?.fireDate == start + 60 + 86_400)
-        #expect(throws: AlarmRuleError.self, "a countdown is not ringing") { try harness.perform(.snooze(id: alarm.id.uuidString, length: 60)) }
+        #expect(try harness.perform(.snooze(id: .id(alarm.id), length: 86_400))?.fireDate == start + 60 + 86_400)
+        #expect(throws: AlarmRuleError.self, "a countdown is not ringing") { try harness.perform(.snooze(id: .id(alarm.id), length: 60)) }
         #expect(throws: AlarmRuleError.lengthOnlyForSnooze(.stop), "a length goes with a snooze only") {
             try alarm.applying(.stop, now: start, timeZone: utc, snoozeLength: 60)
         }
@@ -67,10 +67,10 @@ struct SnoozeLengthTests {
     @Test func theLongerSnoozeButtonSnoozesForItsLengthAndTellsTheAppItsSecondButton() throws {
         let (harness, alarm) = try ringing()
         let press = try #require(harness.engine.press(.secondary, on: alarm.id, snoozeLength: 1200))
-        #expect(press.command == .snooze(id: alarm.id.uuidString, length: 1200))
+        #expect(press.command == .snooze(id: .id(alarm.id), length: 1200))
         #expect(press.effects.contains { if case .announceButton(_, .secondary) = $0 { true } else { false } })
-        #expect(harness.engine.press(.secondary, on: alarm.id)?.command == .apply(.countdown, id: alarm.id.uuidString))
-        #expect(harness.engine.press(.stop, on: alarm.id, snoozeLength: 1200)?.command == .apply(.stop, id: alarm.id.uuidString),
+        #expect(harness.engine.press(.secondary, on: alarm.id)?.command == .apply(.countdown, id: .id(alarm.id)))
+        #expect(harness.engine.press(.stop, on: alarm.id, snoozeLength: 1200)?.command == .apply(.stop, id: .id(alarm.id)),
                 "a length on another button changes nothing")
     }
 }

@@ -222,17 +222,17 @@ final class AlarmService: AlarmFollower {
         case .update(let id, let configuration):
             try requireAuthorization(identity, sender: sender)
             let request = try checked(configuration, for: identity)
-            return [try Self.json(try runtime.call(.update(id: id, request: request), owner: owner))]
+            return [try Self.json(try runtime.call(.update(id: .prefix(id), request: request), owner: owner))]
         case .wakeStatus:
             // The next alarm's time is the user's, whichever app set it.
             try requireUser(identity, to: "ask whether alarms wake the machine")
             return [try Self.json(sleep?.status() ?? WakeStatus(wakes: false, reason: "the agent is starting", lead: 0))]
         case .skip(let id):
-            return [try Self.json(try runtime.call(.skip(id: id), owner: owner))]
+            return [try Self.json(try runtime.call(.skip(id: .prefix(id)), owner: owner))]
         case .unskip(let id):
-            return [try Self.json(try runtime.call(.unskip(id: id), owner: owner))]
+            return [try Self.json(try runtime.call(.unskip(id: .prefix(id)), owner: owner))]
         case .setEnabled(let enabled, let id):
-            return [try Self.json(try runtime.call(.setEnabled(enabled, id: id), owner: owner))]
+            return [try Self.json(try runtime.call(.setEnabled(enabled, id: .prefix(id)), owner: owner))]
         case .requestAuthorization, .authorizationState:  // RequestAuthorization waits for the user in `handle`
             return [authorizer.state(of: identity).rawValue]
         case .authorizations:
@@ -252,9 +252,9 @@ final class AlarmService: AlarmFollower {
             let sound: AlertConfiguration.AlertSound = name.isEmpty || name == "default" ? .default : .named(name)
             return [try sounder.preview(sound, seconds: seconds)]
         case .apply(let action, let id):
-            return [try Self.json(try runtime.call(.apply(action, id: id), owner: owner))]
+            return [try Self.json(try runtime.call(.apply(action, id: .prefix(id)), owner: owner))]
         case .snooze(let id, let seconds):
-            return [try Self.json(try runtime.call(.snooze(id: id, length: seconds), owner: owner))]
+            return [try Self.json(try runtime.call(.snooze(id: .prefix(id), length: seconds), owner: owner))]
         case .history:
             return [try (history?.history ?? AlarmHistory()).json(for: owner, maximumBytes: WireLimits.pageBytes)]
         case .syncAdd(let url, let user, let password):

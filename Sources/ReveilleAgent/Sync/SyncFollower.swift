@@ -271,22 +271,22 @@ final class SyncFollower: AlarmFollower {
             }
         case .createLocal(let id, let request, let disabled):
             apply(.schedule(id: id, request: request, appID: ClientIdentity.userAppID))
-            if disabled { apply(.setEnabled(false, id: id.uuidString)) }
+            if disabled { apply(.setEnabled(false, id: .id(id))) }
             agree(id, remote[id])
         case .updateLocal(let id, let request, let disabled):
-            apply(.update(id: id.uuidString, request: request))
-            if table[id]?.disabled != disabled { apply(.setEnabled(!disabled, id: id.uuidString)) }
+            apply(.update(id: .id(id), request: request))
+            if table[id]?.disabled != disabled { apply(.setEnabled(!disabled, id: .id(id))) }
             agree(id, remote[id])
         case .cancelLocal(let id):
-            apply(.apply(.cancel, id: id.uuidString))
+            apply(.apply(.cancel, id: .id(id)))
             state.alarms.removeValue(forKey: id)
         case .stopLocal(let id, _):
-            apply(.apply(.stop, id: id.uuidString))
+            apply(.apply(.stop, id: .id(id)))
             agree(id, remote[id])
         case .snoozeLocal(let id, let until):
             // Until the instant the other machine snoozed to, not for this alarm's own length
             // from now: every machine rings the snoozed occurrence at the same moment, once.
-            apply(.snooze(id: id.uuidString, length: min(until.timeIntervalSince(clock.now), WireLimits.maximumSnooze)))
+            apply(.snooze(id: .id(id), length: min(until.timeIntervalSince(clock.now), WireLimits.maximumSnooze)))
             agree(id, remote[id])
         case .deleteRemote(let id, let href, let etag):
             switch await collection.delete(href, ifMatch: etag) {

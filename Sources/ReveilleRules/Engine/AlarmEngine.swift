@@ -52,15 +52,21 @@ package struct AlarmEngine: Sendable {
     /// What a client asks of the alarms.
     package enum Command: Sendable, Equatable {
         case schedule(id: UUID, request: AlarmRequest, appID: String)
-        /// `id`: a whole id or a unique prefix of one.
-        case apply(AlarmAction, id: String)
+        case apply(AlarmAction, id: AlarmReference)
         /// Snooze a ringing alarm for `length` instead of its own snooze length.
-        case snooze(id: String, length: TimeInterval)
-        case update(id: String, request: AlarmRequest)
-        case setEnabled(Bool, id: String)
-        case skip(id: String)
+        case snooze(id: AlarmReference, length: TimeInterval)
+        case update(id: AlarmReference, request: AlarmRequest)
+        case setEnabled(Bool, id: AlarmReference)
+        case skip(id: AlarmReference)
         /// The occurrence a skip passed over rings after all.
-        case unskip(id: String)
+        case unskip(id: AlarmReference)
+    }
+
+    /// Which alarm a command means: one the agent already knows by id (a button, sync), or
+    /// what a client sent, a whole id or a unique prefix of one, looked for among the alarms.
+    package enum AlarmReference: Sendable, Equatable {
+        case id(UUID)
+        case prefix(String)
     }
 
     /// A command's outcome before it is on disk: nothing has changed until `commit`.
@@ -136,6 +142,17 @@ package struct AlarmEngine: Sendable {
         }
     }
 
+    /// The alarm `reference` means, among `owner`'s when given.
+    package func resolve(_ reference: AlarmReference, owner: String? = nil) throws(AlarmRuleError) -> UUID {
+        switch reference {
+        case .id(let id):
+            guard let record = alarms[id], owner == nil || record.appID == owner else { throw .noIDMatches(prefix: id.uuidString) }
+            return id
+        case .prefix(let prefix):
+            return try resolve(prefix, owner: owner)
+        }
+    }
+
     /// What `command` from `owner` (`nil`: the user, who may touch every alarm) would change.
     /// Throws when it is refused: a limit, an unknown or foreign id, a state that forbids it.
     package func propose(_ command: Command, owner: String?, now: Date, timeZone: any TimeZoneRules) throws(AlarmRuleError) -> Proposal {
@@ -174,19 +191,19 @@ package struct AlarmEngine: Sendable {
         }
     }
 
-    /// `action` (a snooze with `snoozeLength` when given) on the alarm `prefix` names.
-    private func apply(_ action: AlarmAction, _ prefix: String, snoozeLength: TimeInterval?, owner: String?,
+    /// `action` (a snooze with `snoozeLength` when given) on the alarm `reference` means.
+    private func apply(_ action: AlarmAction, _ reference: AlarmReference, snoozeLength: TimeInterval?, owner: String?,
                        now: Date, timeZone: any TimeZoneRules) throws(AlarmRuleError) -> Proposal {
-        let id = try resolve(prefix, owner: owner), old = alarms[id]!
+        let id = try resolve(reference, owner: owner), old = alarms[id]!
         let new = try old.applying(action, now: now, timeZone: timeZone, snoozeLength: snoozeLength)
         return Proposal(changes: [AlarmChange(id: id, record: new)], result: new, silencesRingingAlarm: old.state == .alerting,
                         summary: "\(action.rawValue) \(id): now \(new?.state.rawValue ?? "ended")",
                         ended: Self.ending(old, by: action.historyOutcome, owner: owner, now: now))
     }
 
-    private func change(_ prefix: String, owner: String?, verb: String,
+    private func change(_ reference: AlarmReference, owner: String?, verb: String,
                         _ transform: (AlarmRecord) throws(AlarmRuleError) -> AlarmRecord) throws(AlarmRuleError) -> Proposal {
-        let id = try resolve(prefix, owner: owner)
+        let id = try resolve(reference, owner: owner)
         let new = try transform(alarms[id]!)
         return Proposal(changes: [AlarmChange(id: id, record: new)], result: new, silencesRingingAlarm: false,
                         summary: "\(verb) \(id): next \(new.fireDate.map(ISO8601Local.utcString) ?? "-")")
@@ -220,8 +237,8 @@ package struct AlarmEngine: Sendable {
         }
         let command: Command? = switch (Self.action(for: role, of: record), snoozeLength) {
         case (nil, _): nil
-        case (.countdown?, let length?): .snooze(id: id.uuidString, length: length)
-        case (let action?, _): .apply(action, id: id.uuidString)
+        case (.countdown?, let length?): .snooze(id: .id(id), length: length)
+        case (let action?, _): .apply(action, id: .id(id))
         }
         return ButtonPress(command: command,
                            effects: (intent.map { [.runIntent($0, record, role)] } ?? []) + [.announceButton(record, role)])
