@@ -98,7 +98,7 @@ let package = Package(
         // Swift Testing traits the tests that wait for processes share (a thread of their own each).
         .target(name: "ReveilleTestTraits", path: "Tests/Support/ReveilleTestTraits"),
         // The private session (bus, notification server, PulseAudio) for end-to-end tests and the benchmark.
-        .target(name: "ReveilleTestSupport", dependencies: ["ReveilleCore", "CLinux"],
+        .target(name: "ReveilleTestSupport", dependencies: ["ReveilleCore", "ReveilleSystem", "CLinux"],
                 path: "Tests/Support/ReveilleTestSupport"),
         // The README's walk-through: a cooking timer after AlarmKit's sample.
         .executableTarget(name: "reveille-example-cooking", dependencies: ["ReveilleKit"],

@@ -296,14 +296,7 @@ package enum ProcessSpawn {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var all = sigset_t(), none = sigset_t()
-        sigfillset(&all)
-        sigemptyset(&none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var flags = Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
-        if newSession { flags |= reveille_posix_spawn_setsid }
-        posix_spawnattr_setflags(&attributes, flags)
+        withDefaultSignals(&attributes, flags: newSession ? reveille_posix_spawn_setsid : 0)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -326,6 +319,17 @@ package enum ProcessSpawn {
         let result = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
         guard result == 0 else { throw Errno(rawValue: result) }
         return pid
+    }
+
+    /// Sets `attributes` so that the child starts with no signal blocked and each signal at its
+    /// default, whatever the caller's threads block or handle; `flags`: more `POSIX_SPAWN_*`.
+    package static func withDefaultSignals(_ attributes: inout posix_spawnattr_t, flags: Int16 = 0) {
+        var all = sigset_t(), none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK) | flags)
     }
 
     /// `waitpid(2)` without waiting (`WNOHANG`): whether the child `pid` has exited, reaped

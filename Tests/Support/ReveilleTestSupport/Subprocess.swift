@@ -1,6 +1,7 @@
 import CLinux
 import Foundation
 import Glibc
+import ReveilleSystem
 
 /// Runs programs for the end-to-end tests with posix_spawn and waitpid: never through a
 /// shell, always with a deadline, and every child known by its PID.
@@ -145,12 +146,7 @@ public enum Subprocess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        ProcessSpawn.withDefaultSignals(&attributes)
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard result == 0 else { throw Failure("cannot start \(executable): \(String(cString: strerror(result)))") }
