@@ -168,14 +168,35 @@ package final class AgentClient {
 
     /// `list()`, waiting on this thread.
     package nonisolated func listBlocking() throws(AlarmError) -> [AlarmRecord] {
-        var elements: [AlarmRecord] = []
+        try pagesBlocking(AlarmRecord.self).sortedForDisplay()
+    }
+
+    /// `listings()`, waiting on this thread: no loop thread and no task hop, which a command
+    /// that only lists does not need (`reveille list`).
+    package nonisolated func listingsBlocking() throws(AlarmError) -> [AlarmListing] {
+        try pagesBlocking(AlarmListing.self).sortedForDisplay()
+    }
+
+    /// `pages`, waiting on this thread.
+    private nonisolated func pagesBlocking<Element: Decodable & Sendable>(_ type: Element.Type) throws(AlarmError) -> [Element] {
+        var elements: [Element] = []
         var after = ""
         repeat {
             let reply = try link.callBlockingReply(.listPage(after: after, limit: 0))
-            elements += try Self.decodeList(AlarmRecord.self, from: reply.first?.string ?? "[]")
+            elements += try Self.decodeList(Element.self, from: reply.first?.string ?? "[]")
             after = reply.dropFirst().first?.string ?? ""
         } while !after.isEmpty
-        return elements.sortedForDisplay()
+        return elements
+    }
+
+    /// `wakeStatus()`, waiting on this thread.
+    package nonisolated func wakeStatusBlocking() throws(AlarmError) -> WakeStatus {
+        try Self.decode(WakeStatus.self, from: try callBlocking(.wakeStatus))
+    }
+
+    /// `agentIsRunning()`, waiting on this thread.
+    package nonisolated func agentIsRunningBlocking() throws(AlarmError) -> Bool {
+        try link.agentIsRunning()
     }
 
     /// `alarm(_:)` of a whole id, waiting on this thread.
