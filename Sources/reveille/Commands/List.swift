@@ -22,9 +22,7 @@ struct List: ParsableCommand {
     // Synchronous, on the main thread: an async command starts the GLib loop's thread and the
     // task pool's, and hops between them, for two calls that need neither.
     func run() throws {
-        let (listings, wake) = try AgentConnection.performBlocking { client throws(AlarmError) in
-            (try client.listingsBlocking(), try? client.wakeStatusBlocking())
-        }
+        let (listings, wake) = try AgentConnection.performBlocking { client throws(AlarmError) in try client.listingsAndWakeBlocking() }
         let timeZone = GLibTimeZone.local
         let summaries = listings.map { listing in
             var summary = AlarmSummary(listing, timeZone: timeZone)
