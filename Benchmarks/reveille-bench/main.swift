@@ -281,6 +281,12 @@ do {
     }
     // The CLI's start alone (no bus): what any command pays before it asks the agent anything.
     let cliStart = try medianMilliseconds(runs: 21) { _ = try session.cli("--version") }
+    // The call reveille list makes, by gdbus: the agent's part of the list, with gdbus's own start.
+    let gdbusListAndWake = try medianMilliseconds(runs: 21) {
+        let result = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                           method: "\(AgentInterface.interface).ListPageAndWake", ["", "0"])
+        guard result.status == 0 else { throw Subprocess.Failure("ListPageAndWake failed: \(result.stderr)") }
+    }
 
     // Idle: up to `idleAlarms` alarms, none due soon; count the agent's wakeups and memory.
     let addStart = Date()
@@ -362,6 +368,7 @@ do {
         ("`reveille list`, 100 alarms (ms, median of 21)", String(format: "%.1f", cliList), "",
          String(format: "--version %.1f ms", cliStart)),
         ("`gdbus call List`, 100 alarms (ms, median of 21)", String(format: "%.1f", gdbusList), "", ""),
+        ("`gdbus call ListPageAndWake` (reveille list's call)", String(format: "%.1f", gdbusListAndWake), "", ""),
         ("`reveille list` / `gdbus call`", String(format: "%.2f×", cliList / gdbusList), "≤ 1.5×",
          String(format: "--version alone %.2f×", cliStart / gdbusList)),
         ("adding alarms 101 to \(idleAlarms) by gdbus (s)", String(format: "%.1f", addSeconds), "", ""),

@@ -168,14 +168,83 @@ package final class AgentClient {
 
     /// `list()`, waiting on this thread.
     package nonisolated func listBlocking() throws(AlarmError) -> [AlarmRecord] {
-        var elements: [AlarmRecord] = []
+        try pagesBlocking(AlarmRecord.self).sortedForDisplay()
+    }
+
+    /// `listings()`, waiting on this thread: no loop thread and no task hop, which a command
+    /// that only lists does not need (`reveille list`).
+    package nonisolated func listingsBlocking() throws(AlarmError) -> [AlarmListing] {
+        try pagesBlocking(AlarmListing.self).sortedForDisplay()
+    }
+
+    /// `listings()` and, for the user's client, `wakeStatus()` (`nil` when it could not be had),
+    /// waiting on this thread: one `ListPageAndWake` a page. From an agent older than that
+    /// method, `ListPage`s and `WakeStatus`.
+    package nonisolated func listingsAndWakeBlocking() throws(AlarmError) -> (listings: [AlarmListing], wake: WakeStatus?) {
+        var listings: [AlarmListing] = []
+        var wake: WakeStatus?
+        var after = ""
+        repeat {
+            guard let reply = try link.callBlockingReplyIfImplemented(.listPageAndWake(after: after, limit: 0)) else {
+                return (try listingsBlocking(), isUser ? try? wakeStatusBlocking() : nil)
+            }
+            let page = try Self.pageAndWake(reply)
+            listings += try Self.decodeList(AlarmListing.self, from: page.alarms)
+            wake = wake ?? page.wake
+            after = page.next
+        } while !after.isEmpty
+        return (listings.sortedForDisplay(), wake)
+    }
+
+    /// A `ListPageAndWake` reply read: the page's JSON, the next page's `after`, and the wake
+    /// answer (`nil` when empty, as an app is sent). A reply of another shape is refused, saying how.
+    package nonisolated static func pageAndWake(_ reply: [Variant]) throws(AlarmError) -> (alarms: String, next: String, wake: WakeStatus?) {
+        func unreadable(_ problem: String) -> AlarmError {
+            .agentUnavailable("reveille-agent sent a ListPageAndWake answer this client cannot read: \(problem)")
+        }
+        let signature = "(" + reply.map(\.signature).joined() + ")"
+        guard signature == "(ssa{sv})", let alarms = reply[0].string, let next = reply[1].string, let fields = reply[2].dictionary else {
+            throw unreadable("it is \(signature), not (ssa{sv})")
+        }
+        guard !fields.isEmpty else { return (alarms, next, nil) }
+        func field<Value>(_ key: String, _ read: (Variant) -> Value?) throws(AlarmError) -> Value? {
+            guard let value = fields[key] else { return nil }
+            guard let read = read(value) else { throw unreadable("wake's \(key) is \(value.signature) '\(value)', which it cannot be") }
+            return read
+        }
+        let flag = { (value: Variant) -> Bool? in if case .bool(let flag) = value { flag } else { nil } }
+        let number = { (value: Variant) -> Double? in if case .double(let number) = value { number } else { nil } }
+        guard let wakes = try field("wakes", flag), let lead = try field("lead", number) else {
+            throw unreadable("wake has no wakes (b) and lead (d)")
+        }
+        let wake = WakeStatus(wakes: wakes, reason: try field("reason", \.string),
+                              wakeAt: try field("wakeAt", { number($0).map(Date.init(timeIntervalSince1970:)) }),
+                              alarmID: try field("alarmID", { $0.string.flatMap(UUID.init(uuidString:)) }), lead: lead,
+                              blocked: try field("blocked", flag),
+                              mechanism: try field("mechanism", { $0.string.flatMap(WakeMechanism.init(rawValue:)) }))
+        return (alarms, next, wake)
+    }
+
+    /// `pages`, waiting on this thread.
+    private nonisolated func pagesBlocking<Element: Decodable & Sendable>(_ type: Element.Type) throws(AlarmError) -> [Element] {
+        var elements: [Element] = []
         var after = ""
         repeat {
             let reply = try link.callBlockingReply(.listPage(after: after, limit: 0))
-            elements += try Self.decodeList(AlarmRecord.self, from: reply.first?.string ?? "[]")
+            elements += try Self.decodeList(Element.self, from: reply.first?.string ?? "[]")
             after = reply.dropFirst().first?.string ?? ""
         } while !after.isEmpty
-        return elements.sortedForDisplay()
+        return elements
+    }
+
+    /// `wakeStatus()`, waiting on this thread.
+    package nonisolated func wakeStatusBlocking() throws(AlarmError) -> WakeStatus {
+        try Self.decode(WakeStatus.self, from: try callBlocking(.wakeStatus))
+    }
+
+    /// `agentIsRunning()`, waiting on this thread.
+    package nonisolated func agentIsRunningBlocking() throws(AlarmError) -> Bool {
+        try link.agentIsRunning()
     }
 
     /// `alarm(_:)` of a whole id, waiting on this thread.

@@ -89,6 +89,23 @@ final class AgentLink: Sendable {
 
     /// `callBlocking`, with every argument of the reply.
     func callBlockingReply(_ call: AgentCall) throws(AlarmError) -> [Variant] {
+        switch try callBlockingOutcome(call) {
+        case .success(let reply): return reply
+        case .failure(let error): throw Self.alarmError(error)
+        }
+    }
+
+    /// `callBlockingReply`, or `nil` from an agent older than the call's method (UnknownMethod).
+    func callBlockingReplyIfImplemented(_ call: AgentCall) throws(AlarmError) -> [Variant]? {
+        switch try callBlockingOutcome(call) {
+        case .success(let reply): return reply
+        case .failure(let error) where error.name == "org.freedesktop.DBus.Error.UnknownMethod": return nil
+        case .failure(let error): throw Self.alarmError(error)
+        }
+    }
+
+    /// The call's reply, or the bus's error; throws only when no agent could be reached.
+    private func callBlockingOutcome(_ call: AgentCall) throws(AlarmError) -> Result<[Variant], BusError> {
         let (method, arguments) = Self.wire(call)
         let bus = try bus()
         for attempt in 0..<2 {
@@ -97,12 +114,12 @@ final class AgentLink: Sendable {
                 if let known = introducedAgent { destination = known } else { destination = try introduce().agent }
             }
             do {
-                return try bus.callSync(destination: destination, path: AgentInterface.objectPath, interface: AgentInterface.interface,
-                                        method: method, arguments: arguments, timeoutMilliseconds: 25_000, autoStart: true)
+                return .success(try bus.callSync(destination: destination, path: AgentInterface.objectPath, interface: AgentInterface.interface,
+                                                 method: method, arguments: arguments, timeoutMilliseconds: 25_000, autoStart: true))
             } catch where error.isServiceMissing && !isUser && attempt == 0 {
                 forgetAgent(destination)  // it left: the next agent hears this app's Hello first
             } catch {
-                throw Self.alarmError(error)
+                return .failure(error)
             }
         }
         throw .agentUnavailable("reveille-agent went away twice during one call")

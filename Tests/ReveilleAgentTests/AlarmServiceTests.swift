@@ -4,6 +4,7 @@ import Testing
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
+import ReveilleKit
 import SystemPackage
 
 /// The D-Bus service with the real runtime, sounder and authorizer, in process, on virtual
@@ -116,6 +117,7 @@ final class AlarmServiceTests {
         let first = [tea.id, walk.id].map(\.uuidString).min()!
         let page = try #require(call(.listPage(after: "", limit: 1)).strings)
         #expect(page.last == first, "one alarm a page: the next page starts after it")
+        #expect(try AgentClient.pageAndWake(#require(call(.listPageAndWake(after: "", limit: 1)).values)).alarms == page[0])
         #expect(try JSONCoding.decoder.decode([AlarmRecord].self, from: Data(page[0].utf8)).map(\.id.uuidString) == [first])
         #expect(try decoded(call(.get(id: id))).request.presentation.alert.title == "Tea")
         let updated = try decoded(call(.update(id: id, configuration: try timer("Green tea", seconds: 240))))
@@ -153,6 +155,56 @@ final class AlarmServiceTests {
         #expect(call(.syncRemove).error == "AgentUnavailable")
         #expect(call(.syncStatus, from: cook).error == "NotAuthorized")
         #expect(methods == Set(AgentCall.methods), "every method of the interface is called here")
+    }
+
+    @Test func listPageAndWakeIsListPageWithTheWakeAnswerTyped() throws {
+        let tea = try schedule(try timer("Tea", seconds: 300), from: user)
+        _ = try schedule(try weekly("Walk"), from: user)
+        // Read as the client reads it: the page ListPage gives, and the answer WakeStatus gives.
+        for limit in [0, 1] {
+            var after = "", pages = 0
+            repeat {
+                let reply = try AgentClient.pageAndWake(try #require(bus.send(.listPageAndWake(after: after, limit: limit), from: user).values))
+                #expect(try [reply.alarms, reply.next] == #require(bus.send(.listPage(after: after, limit: limit), from: user).strings))
+                let wake = try #require(reply.wake, "the user's tools are told whether alarms wake the machine")
+                #expect(wake == (try decoded(bus.send(.wakeStatus, from: user), as: WakeStatus.self)))
+                after = reply.next
+                pages += 1
+            } while !after.isEmpty
+            #expect(pages == (limit == 1 ? 2 : 1))
+        }
+        // An app: its own alarms, and no wake answer (WakeStatus is the user's).
+        try allowedApp("org.example.Cook", on: cook)
+        let pasta = try schedule(try timer("Pasta", seconds: 600), from: cook)
+        let app = try AgentClient.pageAndWake(try #require(bus.send(.listPageAndWake(after: "", limit: 0), from: cook).values))
+        #expect(try JSONCoding.decoder.decode([AlarmRecord].self, from: Data(app.alarms.utf8)).map(\.id) == [pasta.id])
+        #expect(app.wake == nil && app.next.isEmpty)
+        #expect(tea.id != pasta.id)
+    }
+
+    @Test func aListPageAndWakeReplyOfAnotherShapeIsRefusedSayingWhy() throws {
+        func refusal(_ reply: [Variant]) -> String? {
+            do { _ = try AgentClient.pageAndWake(reply); return nil } catch { return error.reason }
+        }
+        let wake: [String: Variant] = ["wakes": .bool(false), "lead": .double(60), "reason": .string("no helper"),
+                                       "mechanism": .string("wake-helper"), "wakeAt": .double(1_800_000_000),
+                                       "alarmID": .string("3F2A0000-0000-4000-8000-000000000000"), "blocked": .bool(true)]
+        let read = try AgentClient.pageAndWake([.string("[]"), .string(""), .vardict(wake)])
+        #expect(read.wake == WakeStatus(wakes: false, reason: "no helper", wakeAt: Date(timeIntervalSince1970: 1_800_000_000),
+                                        alarmID: UUID(uuidString: "3F2A0000-0000-4000-8000-000000000000"), lead: 60, blocked: true,
+                                        mechanism: .wakeHelper))
+        #expect(try AgentClient.pageAndWake([.string("[]"), .string(""), .vardict([:])]).wake == nil)
+        #expect(refusal([.string("[]"), .string("")])?.contains("it is (ss), not (ssa{sv})") == true)
+        #expect(refusal([.string("[]"), .uint32(1), .vardict(wake)])?.contains("not (ssa{sv})") == true)
+        #expect(refusal([.string("[]"), .string(""), .vardict(["lead": .double(60)])])?.contains("wake has no wakes (b) and lead (d)") == true)
+        #expect(refusal([.string("[]"), .string(""), .vardict(["wakes": .bool(true)])])?.contains("wake has no wakes (b) and lead (d)") == true)
+        #expect(refusal([.string("[]"), .string(""), .vardict(wake.merging(["lead": .string("60")]) { $1 })])?
+            .contains("wake's lead is s") == true)
+        #expect(refusal([.string("[]"), .string(""), .vardict(wake.merging(["mechanism": .string("magic")]) { $1 })])?
+            .contains("wake's mechanism is s 'string(\"magic\")', which it cannot be") == true)
+        #expect(refusal([.string("[]"), .string(""), .vardict(wake.merging(["alarmID": .string("3f2a")]) { $1 })])?
+            .contains("wake's alarmID") == true)
+        #expect(refusal([.string("[]"), .string(""), .vardict(wake)]) == nil)
     }
 
     @Test func aChangeIsAnsweredOnlyOnceItIsWritten() throws {

@@ -79,6 +79,12 @@ final class SentCall: IncomingCall {
 
     var answer: Answer? { answers.first }
 
+    /// The reply's values; `nil` when it failed or is not answered yet.
+    var values: [Variant]? {
+        guard case .reply(let values) = answer else { return nil }
+        return values
+    }
+
     /// The reply's strings; `nil` when it failed or is not answered yet.
     var strings: [String]? {
         guard case .reply(let values) = answer else { return nil }

@@ -22,6 +22,9 @@ struct WireBoundaryTests {
             ("Subscribe", [], .subscribe), ("SubscribeUpdates", [], .subscribeUpdates), ("List", [], .list),
             ("ListPage", [.string(""), .count(0)], .listPage(after: "", limit: WireLimits.pageAlarms)),
             ("ListPage", [.string("ab"), .count(5)], .listPage(after: "ab", limit: 5)),
+            ("ListPageAndWake", [.string(""), .count(0)], .listPageAndWake(after: "", limit: WireLimits.pageAlarms)),
+            ("ListPageAndWake", [.string("ab"), .count(UInt32(WireLimits.pageAlarms) + 1)],
+             .listPageAndWake(after: "ab", limit: WireLimits.pageAlarms)),
             ("Get", [.string("ab")], .get(id: "ab")),
             ("Schedule", [.string(id.uuidString), .string("{}"), .dictionary(count: 0)], .schedule(id: id, configuration: "{}")),
             ("Update", [.string("ab"), .string("{}"), .dictionary(count: 0)], .update(id: "ab", configuration: "{}")),
@@ -62,6 +65,10 @@ struct WireBoundaryTests {
         let huge = String(repeating: " ", count: WireLimits.configurationBytes + 1)
         #expect(refusal { _ = try AgentCall.decode(method: "Schedule", arguments: [.string(""), .string(huge), .dictionary(count: 0)]) }?
             .contains("configuration is \(WireLimits.configurationBytes + 1) bytes") == true)
+        #expect(refusal { _ = try AgentCall.decode(method: "ListPageAndWake", arguments: [.string(long), .count(0)]) }?
+            .contains("at most \(WireLimits.shortStringBytes) are accepted") == true)
+        #expect(refusal { _ = try AgentCall.decode(method: "ListPageAndWake", arguments: [.string(""), .number(1)]) }?
+            .contains("limit must be a count") == true)
         #expect(refusal { _ = try AgentCall.decode(method: "Get", arguments: []) } == "Get needs its argument id")
         #expect(refusal { _ = try AgentCall.decode(method: "Get", arguments: [.string("a"), .string("b")]) }?.contains("takes 1 arguments") == true)
         #expect(refusal { _ = try AgentCall.decode(method: "Get", arguments: [.number(1)]) } == "Get's argument id must be a string")

@@ -181,6 +181,11 @@ final class AlarmService: AlarmFollower {
 
     private func respond(_ call: any IncomingCall, _ request: AgentCall, from identity: ClientIdentity) {
         do {
+            if case .listPageAndWake(let after, let limit) = request {
+                // The page as ListPage answers it; the wake answer typed, not text.
+                let page = try answer(.listPage(after: after, limit: limit), from: identity, sender: call.sender)
+                return call.reply(page.map(Variant.string) + [.vardict(identity.isUser ? Self.fields(wakeStatus) : [:])])
+            }
             let answer = try answer(request, from: identity, sender: call.sender)
             guard answer.allSatisfy({ $0.utf8.count <= WireLimits.pageBytes }) else {
                 throw AlarmError.invalidState("the answer would be more than \(WireLimits.pageBytes >> 20) MiB; read the alarms with ListPage, or Get one")
@@ -208,6 +213,8 @@ final class AlarmService: AlarmFollower {
             return []
         case .list:
             return [try json.array(visible(to: identity))]
+        case .listPageAndWake:  // answered in `respond`: its reply is partly typed
+            return []
         case .listPage(let after, let limit):
             let alarms = table ?? .empty
             let page = try json.page(of: alarms, owner: owner, after: after, limit: limit, maximumBytes: WireLimits.pageBytes)
@@ -226,7 +233,7 @@ final class AlarmService: AlarmFollower {
         case .wakeStatus:
             // The next alarm's time is the user's, whichever app set it.
             try requireUser(identity, to: "ask whether alarms wake the machine")
-            return [try Self.json(sleep?.status() ?? WakeStatus(wakes: false, reason: "the agent is starting", lead: 0))]
+            return [try Self.json(wakeStatus)]
         case .skip(let id):
             return [try Self.json(try runtime.call(.skip(id: .prefix(id)), owner: owner))]
         case .unskip(let id):
@@ -271,6 +278,21 @@ final class AlarmService: AlarmFollower {
             try sync.remove()
             return []
         }
+    }
+
+    private var wakeStatus: WakeStatus {
+        sleep?.status() ?? WakeStatus(wakes: false, reason: "the agent is starting", lead: 0)
+    }
+
+    /// `WakeStatus` as `ListPageAndWake`'s `wake`, its absent fields left out.
+    private static func fields(_ status: WakeStatus) -> [String: Variant] {
+        var fields: [String: Variant] = ["wakes": .bool(status.wakes), "lead": .double(status.lead)]
+        if let reason = status.reason { fields["reason"] = .string(reason) }
+        if let wakeAt = status.wakeAt { fields["wakeAt"] = .double(wakeAt.timeIntervalSince1970) }
+        if let alarmID = status.alarmID { fields["alarmID"] = .string(alarmID.uuidString) }
+        if let blocked = status.blocked { fields["blocked"] = .bool(blocked) }
+        if let mechanism = status.mechanism { fields["mechanism"] = .string(mechanism.rawValue) }
+        return fields
     }
 
     /// A configuration decoded (only now that the caller may schedule) and checked for it.

@@ -13,6 +13,8 @@ package enum AgentCall: Sendable, Equatable {
     case list
     /// The caller's alarms whose id sorts after `after` ("" from the start), at most `limit`.
     case listPage(after: String, limit: Int)
+    /// `listPage` with the user's `wakeStatus`: what `reveille list` shows, in one round trip.
+    case listPageAndWake(after: String, limit: Int)
     case get(id: String)
     case schedule(id: UUID, configuration: String)
     case update(id: String, configuration: String)
@@ -48,7 +50,7 @@ package enum AgentCall: Sendable, Equatable {
 
     /// The method names, one per case: the table the introspection XML is checked against.
     package static let methods: [String] = [
-        "Hello", "Subscribe", "SubscribeUpdates", "List", "ListPage", "Get", "Schedule", "Update",
+        "Hello", "Subscribe", "SubscribeUpdates", "List", "ListPage", "ListPageAndWake", "Get", "Schedule", "Update",
         "Cancel", "Stop", "Countdown", "Pause", "Resume", "Skip", "Unskip", "Disable", "Enable",
         "RequestAuthorization", "AuthorizationState", "Authorizations", "SetAuthorization",
         "ListSounds", "PlaySound", "WakeStatus", "History",
@@ -70,6 +72,8 @@ package enum AgentCall: Sendable, Equatable {
         case "List": call = .list
         case "ListPage":
             call = .listPage(after: try reader.string("after"), limit: try reader.count("limit", upTo: WireLimits.pageAlarms))
+        case "ListPageAndWake":
+            call = .listPageAndWake(after: try reader.string("after"), limit: try reader.count("limit", upTo: WireLimits.pageAlarms))
         case "Get": call = .get(id: try reader.string("id"))
         case "Schedule":
             let text = try reader.string("id")
@@ -191,6 +195,7 @@ extension AgentCall {
         case .subscribeUpdates: ("SubscribeUpdates", [])
         case .list: ("List", [])
         case .listPage(let after, let limit): ("ListPage", [.string(after), .count(UInt32(clamping: limit))])
+        case .listPageAndWake(let after, let limit): ("ListPageAndWake", [.string(after), .count(UInt32(clamping: limit))])
         case .get(let id): ("Get", [.string(id)])
         case .schedule(let id, let configuration): ("Schedule", [.string(id.uuidString), .string(configuration), .dictionary(count: 0)])
         case .update(let id, let configuration): ("Update", [.string(id), .string(configuration), .dictionary(count: 0)])

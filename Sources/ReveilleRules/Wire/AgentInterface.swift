@@ -98,6 +98,16 @@ package enum AgentInterface {
               <arg name="alarms" type="s" direction="out"/>
               <arg name="next" type="s" direction="out"/>
             </method>
+            <!-- ListPage, with WakeStatus's answer in the same reply, typed: wakes (b), lead (d),
+                 and where they apply reason (s), wakeAt (d, seconds since 1970), alarmID (s),
+                 blocked (b), mechanism (s); {} for an app. What a list shows, in one round trip. -->
+            <method name="ListPageAndWake">
+              <arg name="after" type="s" direction="in"/>
+              <arg name="limit" type="u" direction="in"/>
+              <arg name="alarms" type="s" direction="out"/>
+              <arg name="next" type="s" direction="out"/>
+              <arg name="wake" type="a{sv}" direction="out"/>
+            </method>
             <!-- Every sound name the agent can resolve: a JSON array of {name, path, source}. -->
             <method name="ListSounds">
               <arg name="sounds" type="s" direction="out"/>

@@ -5,17 +5,24 @@ import ReveilleKit
 import ReveilleTimeZone
 
 /// `reveille list`: every alarm the agent holds.
-struct List: AsyncParsableCommand {
+struct List: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: L("List all alarms and timers."))
 
     @OptionGroup var output: OutputOptions
 
-    func run() async throws {
-        let (listings, wake) = try await AgentConnection.perform { client throws(AlarmError) in
-            // Asked at once: the wake answer arrives while the list is read, not a round trip after it.
-            async let wake = try? client.wakeStatus()
-            return (try await client.listings(), await wake)
-        }
+    init() {}
+
+    /// `reveille list` (`--json`) as the argument parser would have read it (`Reveille.unparsed`).
+    init(json: Bool) {
+        var output = OutputOptions()
+        output.json = json
+        self.output = output
+    }
+
+    // Synchronous, on the main thread: an async command starts the GLib loop's thread and the
+    // task pool's, and hops between them, for two calls that need neither.
+    func run() throws {
+        let (listings, wake) = try AgentConnection.performBlocking { client throws(AlarmError) in try client.listingsAndWakeBlocking() }
         let timeZone = GLibTimeZone.local
         let summaries = listings.map { listing in
             var summary = AlarmSummary(listing, timeZone: timeZone)

@@ -16,16 +16,28 @@ enum AgentConnection {
         do {
             return try await request(client)
         } catch .agentUnavailable(let reason) {
-            guard try await !client.agentIsRunning() else { throw AlarmError.agentUnavailable(reason) }
-            try await startAgent(client)
+            try startAgent(client, because: reason)
             return try await request(client)
         }
     }
 
-    /// Spawns the agent in its own session (so Ctrl-C here does not reach it), logging to the
-    /// state folder, and waits up to 5 s for it to own its bus name.
-    @GLibActor
-    private static func startAgent(_ client: AgentClient) async throws {
+    /// `perform` for a request that waits on this thread: no GLib loop thread and no task hop,
+    /// which a command that asks once and prints (`reveille list`) does not need.
+    static func performBlocking<Result>(_ request: (AgentClient) throws(AlarmError) -> Result) throws -> Result {
+        let client = AgentClient(appID: appID)
+        do {
+            return try request(client)
+        } catch .agentUnavailable(let reason) {
+            try startAgent(client, because: reason)
+            return try request(client)
+        }
+    }
+
+    /// After a call found no agent (`reason`): spawns the agent in its own session (so Ctrl-C
+    /// here does not reach it), logging to the state folder, and waits up to 5 s for it to own
+    /// its bus name. Blocks; a CLI has nothing else to do meanwhile.
+    private static func startAgent(_ client: AgentClient, because reason: String) throws {
+        guard try !client.agentIsRunningBlocking() else { throw AlarmError.agentUnavailable(reason) }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("reveille-agent").path
         guard FileManager.default.isExecutableFile(atPath: executable) else {
@@ -38,11 +50,11 @@ enum AgentConnection {
         let pid = try spawnDetached(executable, log: log)
         Output.note("reveille: " + L("no agent was running; started reveille-agent (pid %@), logging to %@", String(pid), log))
         for _ in 0..<100 {
-            if try await client.agentIsRunning() { return }
+            if try client.agentIsRunningBlocking() { return }
             if (try? ProcessSpawn.hasExited(pid)) == true {
                 throw AlarmError.agentUnavailable(L("reveille-agent exited at once; see %@", log))
             }
-            try await Task.sleep(for: .milliseconds(50))
+            usleep(50_000)
         }
         throw AlarmError.agentUnavailable(L("reveille-agent (pid %@) did not take its bus name within 5 s; see %@", String(pid), log))
     }
