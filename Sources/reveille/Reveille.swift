@@ -20,15 +20,11 @@ struct Reveille: AsyncParsableCommand {
         // Before any help text is built: the commands' texts are read in the user's language.
         Localization.setUp()
         var command: ParsableCommand
-        if let known = unparsed(Array(CommandLine.arguments.dropFirst())) {
-            command = known
-        } else {
-            do {
-                command = try parseAsRoot()
-            } catch {
-                guard exitCode(for: error).rawValue == 64 else { exit(withError: error) }
-                sayUsageError(fullMessage(for: error))
-            }
+        do {
+            command = try parseAsRoot()
+        } catch {
+            guard exitCode(for: error).rawValue == 64 else { exit(withError: error) }
+            sayUsageError(fullMessage(for: error))
         }
         do {
             if var asynchronous = command as? AsyncParsableCommand {
@@ -45,17 +41,6 @@ struct Reveille: AsyncParsableCommand {
             Glibc.exit(1)
         } catch {
             fail(error, in: type(of: command))
-        }
-    }
-
-    /// The command lines that need no parsing: `reveille list` and `reveille list --json`, run
-    /// most often (by scripts and panels, too). The argument parser reflects on the commands'
-    /// options and looks up their types at run time, about a fifth of such a command's time.
-    static func unparsed(_ arguments: [String]) -> ParsableCommand? {
-        switch arguments {
-        case ["list"]: List(json: false)
-        case ["list", "--json"]: List(json: true)
-        default: nil
         }
     }
 

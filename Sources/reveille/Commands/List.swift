@@ -10,15 +10,6 @@ struct List: ParsableCommand {
 
     @OptionGroup var output: OutputOptions
 
-    init() {}
-
-    /// `reveille list` (`--json`) as the argument parser would have read it (`Reveille.unparsed`).
-    init(json: Bool) {
-        var output = OutputOptions()
-        output.json = json
-        self.output = output
-    }
-
     // Synchronous, on the main thread: an async command starts the GLib loop's thread and the
     // task pool's, and hops between them, for two calls that need neither.
     func run() throws {
