@@ -37,7 +37,7 @@ struct ReveilleAgentCommand: ParsableCommand {
     var testClockOffsetFile: String?
 
     func run() throws {
-        IdleHeapTrim.install()
+        IdleTrim.install()
         if printInterface {
             print(AgentInterface.introspectionXML, terminator: "")
             return
