@@ -708,7 +708,9 @@ public final class TestSession {
         peers.removeAll { $0.name == name }
     }
 
-    private func stopAll() {
+    /// Stops the agent and every peer now, as the session's end does (for a program that exits
+    /// rather than letting the session go).
+    public func stopAll() {
         agent?.terminate()
         agent = nil
         // A server the bus started is no child of ours: find it by its bus name while the bus is up.
