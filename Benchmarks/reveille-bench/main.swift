@@ -27,7 +27,7 @@ import ReveilleTestSupport
 let environment = ProcessInfo.processInfo.environment
 let count = Int(environment["REVEILLE_BENCH_ALARMS"] ?? "") ?? 100
 let firingRounds = Int(environment["REVEILLE_BENCH_ROUNDS"] ?? "") ?? 3
-let spacing = 0.05
+let spacing = Double(environment["REVEILLE_BENCH_SPACING"] ?? "") ?? 0.05
 let idleSeconds = Double(environment["REVEILLE_BENCH_IDLE_SECONDS"] ?? "") ?? 60
 let idleAlarms = Int(environment["REVEILLE_BENCH_IDLE_ALARMS"] ?? "") ?? 1000
 let largeAlarms = Int(environment["REVEILLE_BENCH_LARGE"] ?? "") ?? 10_000

@@ -66,6 +66,7 @@ struct CalendarRepeatTests {
             let json = try JSONCoding.compactEncoder.encode(repeats)
             #expect(try JSONCoding.decoder.decode(Recurrence.self, from: json) == repeats, "\(String(decoding: json, as: UTF8.self))")
         }
+        #expect(try JSONCoding.decoder.decode(Recurrence.self, from: Data(#"["Monday", "friday"]"#.utf8)) == .weekly([.monday, .friday]))
         #expect(String(decoding: try JSONCoding.compactEncoder.encode(Recurrence.weekly([.monday])), as: UTF8.self) == #"["mon"]"#)
         #expect(String(decoding: try JSONCoding.compactEncoder.encode(Recurrence.monthly(day: 15)), as: UTF8.self) == #"{"monthly":15}"#)
         #expect(String(decoding: try JSONCoding.compactEncoder.encode(Recurrence.everyDays(3, from: CalendarDay(year: 2026, month: 11, day: 3))),
@@ -79,6 +80,7 @@ struct CalendarRepeatTests {
         (#"{"yearly": {"month": 2, "day": 30}}"#, "accepted: 1–29"), (#"{"everyDays": 0, "from": "2026-11-23"}"#, "accepted: 1–366"),
         (#"{"everyDays": 367, "from": "2026-11-23"}"#, "accepted: 1–366"), (#"{"everyDays": 3, "from": "2026-02-30"}"#, "not a day"),
         (#"{"everyDays": 3, "from": "tomorrow"}"#, "accepted: YYYY-MM-DD"), (#"{"everyDays": 3}"#, ""), (#"{"daily": 1}"#, "repeats is"),
+        (#""daily""#, "repeats is"), (#"["mon", "someday"]"#, "'someday' is not a weekday"), (#"7"#, "repeats is"),
     ])
     func anOutOfRangeRecurrenceIsRefusedInWords(json: String, said: String) throws {
         let configuration = #"{"schedule": {"relative": {"time": {"hour": 7, "minute": 0}, "repeats": "# + json
