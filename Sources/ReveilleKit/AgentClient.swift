@@ -164,6 +164,12 @@ package final class AgentClient {
         try Self.decode(AlarmRecord?.self, from: try await call(.snooze(id: idPrefix, seconds: seconds)))
     }
 
+    /// Presses one of the ringing alarm's buttons as the person (the alert window): as on its
+    /// notification, the app's intent runs and it hears the press. Returns the alarm after.
+    package func press(_ button: AlarmButtonRole, on id: UUID) async throws(AlarmError) -> AlarmRecord? {
+        try Self.decode(AlarmRecord?.self, from: try await call(.pressButton(id: id.uuidString, button: button)))
+    }
+
     // MARK: Blocking calls (AlarmKit's synchronous API)
 
     /// `list()`, waiting on this thread.

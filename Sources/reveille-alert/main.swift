@@ -58,15 +58,16 @@ final class AlertWindow {
     }
 
     private func answer(_ answer: AlertView.Answer) {
-        let action: AlarmAction = answer == .stop ? .stop : .countdown
+        // Pressed as on the notification: the app's intent runs, and it hears the press.
+        let button: AlarmButtonRole = answer == .stop ? .stop : .secondary
         Task { @GLibActor [weak self, client, id = request.alarmID] in
             do {
-                _ = try await client.apply(action, to: id.uuidString)
+                _ = try await client.press(button, on: id)
                 self?.finish(0)
             } catch {
                 // The window stays: the alarm still rings, and another way may still answer it.
                 self?.view?.showStatus("\(error)")
-                Self.complain("\(action.rawValue) \(id): \(error)")
+                Self.complain("\(button.rawValue) \(id): \(error)")
             }
         }
     }

@@ -76,6 +76,25 @@ struct AlertWindowTests {
         _ = try eventually("the window's process to be reaped") { reaped(process) ? true : nil }
     }
 
+    @Test func theWindowsStopIsTheAlarmsStopButtonAndRunsItsStopIntent() throws {
+        // As AlarmKit runs an alarm's stop intent when the person stops it from the system's
+        // alert, the window presses the alarm's Stop button (PressButton), not `reveille stop`.
+        let session = try session(.none)
+        let ran = session.directory + "/stop-intent-ran"
+        var request = AlarmRequest(schedule: nil, countdownDuration: .init(preAlert: 1, postAlert: 300),
+                                   presentation: AlarmPresentation(alert: .init(title: "Intent")))
+        request.stopIntent = .run(arguments: [try Subprocess.find("touch", package: "coreutils"), ran])
+        let configuration = String(decoding: try JSONCoding.compactEncoder.encode(request), as: UTF8.self)
+        let scheduled = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                              method: "\(AgentInterface.interface).Schedule", ["", configuration, "{}"])
+        #expect(scheduled.status == 0, "\(scheduled.stderr)")
+        let window = try session.eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Intent").first }
+        try session.type("Return", into: window)
+        _ = try session.eventually(timeout: 10, "the alarm's stop intent to run") { FileManager.default.fileExists(atPath: ran) ? true : nil }
+        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty, "the Stop ended the timer")
+        _ = try eventually("the window to close") { try session.windows(titled: "Intent").isEmpty ? true : nil }
+    }
+
     @Test func withDunstTheWindowOpensAndAStopFromTheCLIClosesIt() throws {
         // dunst reaches its buttons only through a dmenu menu: seen, not answerable.
         let session = try session(.dunst)

@@ -124,6 +124,9 @@ final class AlarmServiceTests {
         #expect(updated.id == tea.id && updated.request.presentation.alert.title == "Green tea")
         #expect(try decoded(call(.apply(.pause, id: id))).state == .paused)
         #expect(try decoded(call(.apply(.resume, id: id))).state == .countdown)
+        #expect(try decoded(call(.pressButton(id: id, button: .pause))).state == .paused, "as the countdown's Pause on its notification")
+        #expect(call(.pressButton(id: id, button: .resume), from: cook).error == "NotAuthorized", "an app does not press as the person")
+        #expect(try decoded(call(.pressButton(id: id, button: .resume))).state == .countdown)
         #expect(call(.snooze(id: id, seconds: 60)).error == "InvalidState", "only a ringing alarm snoozes")
         #expect(call(.apply(.countdown, id: walk.id.uuidString)).error == "InvalidState", "only a ringing alarm repeats its countdown")
         #expect(call(.apply(.stop, id: id)).strings == ["null"], "a timer stopped before it rings ends")
@@ -331,6 +334,15 @@ final class AlarmServiceTests {
         #expect(bus.signals(since: mark, to: cook).filter { $0.name == "ActionInvoked" }.map(\.arguments) == [pressed])
         #expect(bus.signals(since: mark, to: user).filter { $0.name == "ActionInvoked" }.map(\.arguments) == [pressed])
         #expect(bus.signals(since: mark, to: tea).isEmpty)
+
+        // The same Stop from the user's alert window (PressButton): Cook hears it as a press.
+        let eggs = try schedule(try timer("Eggs", seconds: 60), from: cook)
+        clock.advance(by: 60)
+        mark = bus.signals.count
+        #expect(bus.send(.pressButton(id: eggs.id.uuidString, button: .stop), from: user).strings == ["null"], "a stopped timer ends")
+        #expect(bus.signals(since: mark, to: cook).filter { $0.name == "ActionInvoked" }.map(\.arguments)
+                == [[.string(eggs.id.uuidString), .string("stop")]])
+        #expect(bus.send(.pressButton(id: eggs.id.uuidString, button: .stop), from: user).error == "NotFound", "pressed again: it ended")
 
         // Rung unanswered to its ring limit: missed, told to Cook and the user at that instant.
         let rice = try schedule(try timer("Rice", seconds: 60, ringLimit: 30), from: cook)

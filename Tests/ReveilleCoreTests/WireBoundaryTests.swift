@@ -39,6 +39,7 @@ struct WireBoundaryTests {
             ("ListSounds", [], .listSounds), ("PlaySound", [.string("bell"), .number(2)], .playSound(name: "bell", seconds: 2)),
             ("WakeStatus", [], .wakeStatus), ("History", [], .history),
             ("Snooze", [.string("ab"), .number(1200)], .snooze(id: "ab", seconds: 1200)),
+            ("PressButton", [.string("ab"), .string("secondary")], .pressButton(id: "ab", button: .secondary)),
             ("SyncAdd", [.string("https://example.com/cal/"), .string("me"), .string("pw")],
              .syncAdd(url: "https://example.com/cal/", user: "me", password: "pw")),
             ("SyncStatus", [], .syncStatus), ("SyncRemove", [], .syncRemove),
@@ -56,6 +57,11 @@ struct WireBoundaryTests {
     @Test func everyMethodOfTheInterfaceIsInTheTable() {
         let declared = AgentInterface.introspectionXML.matches(of: /<method name="(\w+)"/).map { String($0.1) }
         #expect(Set(declared) == Set(AgentCall.methods))
+    }
+
+    @Test func aButtonIsOneOfTheRolesNamed() {
+        #expect(refusal { _ = try AgentCall.decode(method: "PressButton", arguments: [.string("ab"), .string("snooze")]) }
+            == "button 'snooze' is not one of stop, secondary, pause, resume, cancel")
     }
 
     @Test func argumentsPastTheirBoundsAreRefusedNamingTheBound() {

@@ -11,8 +11,10 @@ enum AgentEvent {
     /// The local time zone changed.
     case timeZoneChanged
     /// A button on an alarm's notification, by the alarm's id and the button's role; the
-    /// alert's longer snooze is the second button with its own `snoozeLength`.
-    case buttonPressed(UUID, AlarmButtonRole, snoozeLength: TimeInterval? = nil)
+    /// alert's longer snooze is the second button with its own `snoozeLength`. `answer`, when
+    /// a client pressed it (the alert window), hears the alarm after it or why nothing was done.
+    case buttonPressed(UUID, AlarmButtonRole, snoozeLength: TimeInterval? = nil,
+                       answer: (@GLibActor (Result<AlarmRecord?, AlarmError>) -> Void)? = nil)
     /// A client's change; `answer` hears the alarm after it (`nil`: it ended) or the refusal.
     case call(AlarmEngine.Command, owner: String?, answer: @GLibActor (Result<AlarmRecord?, AlarmError>) -> Void)
     /// A part has something the user should know (summary, body).

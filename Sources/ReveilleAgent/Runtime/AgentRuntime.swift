@@ -128,8 +128,9 @@ final class AgentRuntime {
             clockChanged()
         case .timeZoneChanged:
             run(engine.timeZoneChanged(now: clock.now, timeZone: clock.timeZone), alertFirst: true)
-        case .buttonPressed(let id, let role, let snoozeLength):
-            press(role, on: id, snoozeLength: snoozeLength)
+        case .buttonPressed(let id, let role, let snoozeLength, let answer):
+            let result = press(role, on: id, snoozeLength: snoozeLength)
+            answer?(result)
         case .call(let command, let owner, let answer):
             answer(Result { () throws(AlarmError) in try perform(command, owner: owner) })
         case .notice(let summary, let body):
@@ -206,15 +207,30 @@ final class AgentRuntime {
 
     /// A button on an alarm's notification was pressed: its change (as the user's), then its
     /// intent and the app told. A change the state no longer allows does nothing more.
-    private func press(_ role: AlarmButtonRole, on id: UUID, snoozeLength: TimeInterval?) {
-        guard let press = engine.press(role, on: id, snoozeLength: snoozeLength) else { return }
+    @discardableResult
+    private func press(_ role: AlarmButtonRole, on id: UUID, snoozeLength: TimeInterval?) -> Result<AlarmRecord?, AlarmError> {
+        guard let press = engine.press(role, on: id, snoozeLength: snoozeLength) else {
+            return .failure(.notFound("no alarm \(id.uuidString.lowercased())"))
+        }
+        var after = engine.alarms[id]
         if let command = press.command {
-            do { _ = try perform(command, owner: nil) } catch {
+            do { after = try perform(command, owner: nil) } catch {
                 logger.notice("button \(role.rawValue) on \(id): \(error)")
-                return
+                return .failure(error)
             }
         }
         run(press.effects)
+        return .success(after)
+    }
+
+    /// A button a client pressed as the person (`PressButton`), answered at once, as `call` is.
+    @discardableResult
+    func press(_ role: AlarmButtonRole, on id: UUID) throws(AlarmError) -> AlarmRecord? {
+        guard !handling else { throw .agentUnavailable("reveille-agent is busy with another change; try again") }
+        let outcome = Outcome()
+        receive(.buttonPressed(id, role, answer: { outcome.result = $0 }))
+        guard let result = outcome.result else { throw .agentUnavailable("reveille-agent did not answer the press") }
+        return try result.get()
     }
 
     // MARK: Effects

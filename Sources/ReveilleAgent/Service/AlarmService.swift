@@ -262,6 +262,11 @@ final class AlarmService: AlarmFollower {
             return [try Self.json(try runtime.call(.apply(action, id: .prefix(id)), owner: owner))]
         case .snooze(let id, let seconds):
             return [try Self.json(try runtime.call(.snooze(id: .prefix(id), length: seconds), owner: owner))]
+        case .pressButton(let id, let button):
+            // The person's own press, in the user's alert UI: an app pressing buttons would run intents as the person.
+            try requireUser(identity, to: "press an alarm's buttons")
+            let alarms = table ?? .empty
+            return [try Self.json(try runtime.press(button, on: try alarms.resolve(id, owner: nil)))]
         case .history:
             return [try (history?.history ?? AlarmHistory()).json(for: owner, maximumBytes: WireLimits.pageBytes)]
         case .syncAdd(let url, let user, let password):

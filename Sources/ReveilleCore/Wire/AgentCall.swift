@@ -21,6 +21,9 @@ package enum AgentCall: Sendable, Equatable {
     case apply(AlarmAction, id: String)
     /// Snoozes a ringing alarm for `seconds` instead of its own snooze length (a Reveille extension).
     case snooze(id: String, seconds: Double)
+    /// A button of an alarm pressed by the person in the user's own alert UI (the alert
+    /// window), as on its notification: the app's intent runs and it hears `ActionInvoked`.
+    case pressButton(id: String, button: AlarmButtonRole)
     case skip(id: String)
     case unskip(id: String)
     case setEnabled(Bool, id: String)
@@ -54,7 +57,7 @@ package enum AgentCall: Sendable, Equatable {
         "Cancel", "Stop", "Countdown", "Pause", "Resume", "Skip", "Unskip", "Disable", "Enable",
         "RequestAuthorization", "AuthorizationState", "Authorizations", "SetAuthorization",
         "ListSounds", "PlaySound", "WakeStatus", "History",
-        "Snooze",
+        "Snooze", "PressButton",
         "SyncAdd", "SyncStatus", "SyncRemove",
     ]
 
@@ -117,6 +120,12 @@ package enum AgentCall: Sendable, Equatable {
             let id = try reader.string("id"), seconds = try reader.number("seconds")
             try AlarmError.worded { () throws(AlarmRuleError) in try AlarmRecord.checkSnoozeLength(seconds) }
             call = .snooze(id: id, seconds: seconds)
+        case "PressButton":
+            let id = try reader.string("id"), name = try reader.string("button")
+            guard let button = AlarmButtonRole(rawValue: name) else {
+                throw .invalidConfiguration("button '\(name.prefix(WireLimits.shortStringBytes))' is not one of \(AlarmButtonRole.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            call = .pressButton(id: id, button: button)
         case "History": call = .history
         case "SyncAdd":
             call = .syncAdd(url: try reader.string("url", bytes: WireLimits.syncURLBytes), user: try reader.string("user"),
@@ -212,6 +221,7 @@ extension AgentCall {
         case .wakeStatus: ("WakeStatus", [])
         case .history: ("History", [])
         case .snooze(let id, let seconds): ("Snooze", [.string(id), .number(seconds)])
+        case .pressButton(let id, let button): ("PressButton", [.string(id), .string(button.rawValue)])
         case .syncAdd(let url, let user, let password): ("SyncAdd", [.string(url), .string(user), .string(password)])
         case .syncStatus: ("SyncStatus", [])
         case .syncRemove: ("SyncRemove", [])

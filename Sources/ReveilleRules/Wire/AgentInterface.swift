@@ -171,6 +171,15 @@ package enum AgentInterface {
               <arg name="seconds" type="d" direction="in"/>
               <arg name="alarm" type="s" direction="out"/>
             </method>
+            <!-- The person pressed one of an alarm's buttons (stop, secondary, pause, resume,
+                 cancel) in the user's own alert UI: as on its notification, the button does
+                 what it does, the app's intent runs and its subscribers hear ActionInvoked.
+                 The user's tools only. Returns the AlarmRecord after ("null" once it ended). -->
+            <method name="PressButton">
+              <arg name="id" type="s" direction="in"/>
+              <arg name="button" type="s" direction="in"/>
+              <arg name="alarm" type="s" direction="out"/>
+            </method>
             <!-- Whether the next alarm will wake the machine from suspend, and why not: a
                  WakeStatus (wakes, reason, wakeAt, alarmID, lead). The user's tools only. -->
             <method name="WakeStatus">
