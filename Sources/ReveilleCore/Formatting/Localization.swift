@@ -19,18 +19,21 @@ package enum Installation {
     /// `share/<relative>` of the prefix `executable` is installed in (`PREFIX/bin/reveille`
     /// reads `PREFIX/share/<relative>`).
     package static func shared(_ relative: String, executable: String = executable) -> String {
-        URL(fileURLWithPath: executable).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("share").appendingPathComponent(relative).path
+        prefix(executable).appending("share").appending(relative).string
     }
 
     /// The catalogs: the installed `share/locale`, else, for a binary run from the build tree
     /// (`.build/<triple>/debug/reveille`, `swift run`), the `.build/locale` of `make locale`.
     package static func localeDirectory(executable: String = executable) -> String {
         let installed = shared("locale", executable: executable)
-        let buildTree = URL(fileURLWithPath: executable).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("locale").path
+        let buildTree = prefix(executable).removingLastComponent().appending("locale").string
         return !FileManager.default.fileExists(atPath: installed) && FileManager.default.fileExists(atPath: buildTree)
             ? buildTree : installed
+    }
+
+    /// The folder above the binary's, by path arithmetic: `URL` was 2.6% of `reveille list`'s CPU (perf).
+    private static func prefix(_ executable: String) -> FilePath {
+        FilePath(executable).removingLastComponent().removingLastComponent()
     }
 }
 
