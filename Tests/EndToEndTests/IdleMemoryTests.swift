@@ -79,7 +79,7 @@ struct IdleMemoryTests {
         #expect(list.status == 0, "\(list.stderr)")
         #expect(list.stdout.components(separatedBy: "\"idle-").count - 1 == Self.alarms, "the agent loaded every alarm")
         #expect(try heapBytes(agent.pid) > 0, "the agent's heap is found in its smaps")
-        // The agent trims once it has had nothing to do for IdleHeapTrim.idleDelay (0.5 s) after the list.
+        // The agent trims once it has had nothing to do for IdleTrim.idleDelay (0.5 s) after the list.
         let heap = try? eventually(timeout: 10, "the agent's heap under \(Self.heapBound >> 20) MiB") { () -> Int? in
             let bytes = try heapBytes(agent.pid)
             return bytes < Self.heapBound ? bytes : nil
@@ -90,13 +90,13 @@ struct IdleMemoryTests {
         // Trimmed, the agent comes to rest: a window of the trim's delay in which no thread of
         // it runs. Not at once: the CLI leaving the bus after the list (the agent forgets the
         // client) is work that may come after the first trim and earn a second. That an agent
-        // idle since its trim is never woken is IdleHeapTrimTests' (the pure policy), and make
+        // idle since its trim is never woken is IdleTrimTests' (the pure policy), and make
         // bench counts the idle agent's wakeups over a minute.
         #expect(contextSwitches(agent.pid).values.contains { $0 > 0 }, "the agent's threads are read from /proc")
         var last: ([String: Int], [String: Int]) = ([:], [:])
         let rested = try? eventually(timeout: 10, "a quiet window of the idle agent") { () -> Bool? in
             let before = contextSwitches(agent.pid)
-            usleep(500_000) // IdleHeapTrim.idleDelay
+            usleep(500_000) // IdleTrim.idleDelay
             last = (before, contextSwitches(agent.pid))
             return last.0 == last.1 ? true : nil
         }
