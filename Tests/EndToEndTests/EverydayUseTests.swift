@@ -39,6 +39,26 @@ struct EverydayUseEndToEndTests {
         #expect(left.map(\.id) == [long.id] && left.first?.state == "countdown", "the long timer runs on: \(left)")
     }
 
+    /// `s` on what rings is the alarm's own Stop, as in its alert: the app's stop intent runs.
+    @Test func watchStopsARingingAlarmWithItsStopButton() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let ran = session.directory + "/stop-intent-ran"
+        var request = AlarmRequest(schedule: nil, countdownDuration: .init(preAlert: 3, postAlert: 300),
+                                   presentation: AlarmPresentation(alert: .init(title: "Intent")))
+        request.stopIntent = .run(arguments: [try Subprocess.find("touch", package: "coreutils"), ran])
+        let configuration = String(decoding: try JSONCoding.compactEncoder.encode(request), as: UTF8.self)
+        let scheduled = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                              method: "\(AgentInterface.interface).Schedule", ["", configuration, "{}"])
+        #expect(scheduled.status == 0, "\(scheduled.stderr)")
+        let keys = ["wait:ringing", "s", "wait:Stopped timer"]
+        let result = try Subprocess.run("/usr/bin/python3", [CLITests.watchDriver, session.binaries + "/reveille", "INT"] + keys,
+                                        environment: session.environment, timeout: 60)
+        let run = try JSONDecoder().decode(CLITests.WatchRun.self, from: Data(result.stdout.utf8))
+        #expect(run.screens.last?.contains("Stopped timer") == true, "\(result.stdout)\(result.stderr)")
+        _ = try session.eventually(timeout: 10, "the alarm's stop intent to run") { FileManager.default.fileExists(atPath: ran) ? true : nil }
+    }
+
     /// Renaming a running timer keeps its time left; renaming a skipped alarm keeps the skip,
     /// which list and show name and unskip undoes.
     @Test func anEditChangesOnlyWhatItNamesAndASkipCanBeUndone() throws {
