@@ -157,13 +157,10 @@ struct FaultTests {
         let session = try TestSession(audio: .none)
         // The state folder on a small file system of its own, filled up while the alarm rings.
         let state = session.directory + "/small-state"
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        let mount = try Subprocess.run(try Subprocess.find("mount", package: "mount"), ["-t", "tmpfs", "-o", "size=256k,mode=700", "tmpfs", state],
-                                       environment: session.environment)
+        let mount = try session.mountTmpfs(at: state, options: "size=256k,mode=700")
         guard mount.status == 0 else {
             Issue.record("this test needs to mount a small tmpfs (root with CAP_SYS_ADMIN): \(mount.stderr)"); return
         }
-        defer { _ = try? Subprocess.run(try Subprocess.find("umount", package: "mount"), [state], environment: session.environment) }
         try session.startAgent(environment: ["XDG_STATE_HOME": state])
         let cli = { (arguments: [String]) in
             try Subprocess.run(session.binaries + "/reveille", arguments, environment: session.environment.merging(["XDG_STATE_HOME": state]) { $1 })

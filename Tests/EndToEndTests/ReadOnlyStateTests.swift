@@ -24,13 +24,11 @@ struct ReadOnlyStateTests {
     @Test func anAgentOnAReadOnlyStateFolderRingsWhatItHasAndAnswersStop() throws {
         let session = try TestSession(audio: .none)
         let state = session.directory + "/read-only-state"
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        let mount = try Subprocess.find("mount", package: "mount")
-        let mounted = try Subprocess.run(mount, ["-t", "tmpfs", "-o", "size=1m,mode=700", "tmpfs", state], environment: session.environment)
+        let mounted = try session.mountTmpfs(at: state, options: "size=1m,mode=700")
         guard mounted.status == 0 else {
             Issue.record("this test needs to mount a tmpfs (root with CAP_SYS_ADMIN): \(mounted.stderr)"); return
         }
-        defer { _ = try? Subprocess.run(try Subprocess.find("umount", package: "mount"), [state], environment: session.environment) }
+        let mount = try Subprocess.find("mount", package: "mount")
         let stored = try storeTimer("Read-only", dueIn: 4, in: state)
         let remount = try Subprocess.run(mount, ["-o", "remount,ro", state], environment: session.environment)
         try #require(remount.status == 0, "remount read-only: \(remount.stderr)")

@@ -49,6 +49,8 @@ public final class TestSession {
     public let directory: String
     public private(set) var environment: [String: String]
     private var peers: [(name: String, child: Subprocess.Child)] = []
+    /// File systems mounted for the session, unmounted when it ends.
+    private var mounts: [String] = []
     /// Services made activatable (`makeActivatable`): stopped by their bus names' owners.
     var activatedServices: [String] = []
     public private(set) var agent: Subprocess.Child?
@@ -708,6 +710,17 @@ public final class TestSession {
         peers.removeAll { $0.name == name }
     }
 
+    /// Mounts a tmpfs at `path` with `options` (`mount -t tmpfs`: root with CAP_SYS_ADMIN, as CI
+    /// runs the tests); the session unmounts it when it ends, once its agent has let go of it (a
+    /// test's own `defer` ran while the agent still held files there: every run left a mount).
+    public func mountTmpfs(at path: String, options: String) throws -> Subprocess.Result {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let result = try Subprocess.run(try Subprocess.find("mount", package: "mount"), ["-t", "tmpfs", "-o", options, "tmpfs", path],
+                                        environment: environment)
+        if result.status == 0 { mounts.append(path) }
+        return result
+    }
+
     /// Stops the agent and every peer now, as the session's end does (for a program that exits
     /// rather than letting the session go).
     public func stopAll() {
@@ -722,6 +735,14 @@ public final class TestSession {
         }
         for peer in peers.reversed() { peer.child.terminate() }
         peers = []
+        for path in mounts.reversed() {
+            let umount = try? Subprocess.find("umount", package: "mount")
+            // Lazily detached if something still holds it: never left mounted.
+            if let umount, (try? Subprocess.run(umount, [path], environment: environment))?.status != 0 {
+                _ = try? Subprocess.run(umount, ["-l", path], environment: environment)
+            }
+        }
+        mounts = []
         if ProcessInfo.processInfo.environment["REVEILLE_KEEP_TEST_FILES"] == nil {
             try? FileManager.default.removeItem(atPath: directory)
         }
