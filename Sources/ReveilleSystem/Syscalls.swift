@@ -420,6 +420,17 @@ package enum ExecutableCode {
         return released
     }
 
+    /// Maps the code's pages in again ahead of work that must not wait for them (an alarm due
+    /// soon): `MADV_POPULATE_READ` (Linux 5.14), else `MADV_WILLNEED`, which at least reads back
+    /// into the page cache what memory pressure evicted since the release, so the alarm's path
+    /// takes minor faults, not reads from disk.
+    package static func restore() {
+        for range in mapping {
+            let start = UnsafeMutableRawPointer(bitPattern: range.lowerBound)
+            if madvise(start, range.count, MADV_POPULATE_READ) != 0 { _ = madvise(start, range.count, MADV_WILLNEED) }
+        }
+    }
+
     /// The code's address ranges; empty when `/proc` cannot say.
     package static let mapping: [Range<UInt>] = {
         guard let program = try? FilePath("/proc/self/exe").linkTarget(),
@@ -435,8 +446,9 @@ package enum ExecutableCode {
         }
     }()
 
-    /// Whether every resident page of `range` is still the file's (`/proc/self/pagemap`: bit 63
-    /// present, bit 61 a file page; a page written since is a private copy).
+    /// Whether every page of `range` is still the file's (`/proc/self/pagemap`: bit 63 present,
+    /// bit 62 swapped, bit 61 a file page). A page written since is a private copy: resident
+    /// without bit 61, or swapped out; given back, it would be read from the file again.
     private static func onlyFilePages(_ range: Range<UInt>) -> Bool {
         let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
         guard let pagemap = try? FileDescriptor.open("/proc/self/pagemap", .readOnly, options: .closeOnExec) else { return false }
@@ -445,7 +457,14 @@ package enum ExecutableCode {
         var entries = [UInt64](repeating: 0, count: pages)
         let read = entries.withUnsafeMutableBytes { try? pagemap.read(fromAbsoluteOffset: Int64(range.lowerBound / pageSize * 8), into: $0) }
         guard read == pages * 8 else { return false }
-        return entries.allSatisfy { $0 & (1 << 63) == 0 || $0 & (1 << 61) != 0 }
+        return entries.allSatisfy { Self.isFilePage(pagemapEntry: $0) }
+    }
+
+    /// Whether a `/proc/PID/pagemap` entry is a page of the file or one not mapped yet (which
+    /// the file will supply): present and a file page, or neither present nor swapped.
+    package static func isFilePage(pagemapEntry entry: UInt64) -> Bool {
+        let present = entry & (1 << 63) != 0, swapped = entry & (1 << 62) != 0, file = entry & (1 << 61) != 0
+        return present ? file : !swapped
     }
 }
 
