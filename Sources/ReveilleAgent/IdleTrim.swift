@@ -105,9 +105,7 @@ package enum IdleTrim {
     /// Milliseconds until the alarm timer's instant, `nil` when it is disarmed.
     private static func untilAlarm() -> Int64? {
         guard let alarmInstant else { return nil }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let milliseconds = ((alarmInstant - (Double(now.tv_sec) + Double(now.tv_nsec) / 1e9)) * 1000).rounded(.down)
+        let milliseconds = ((alarmInstant - SystemClock.wallTime) * 1000).rounded(.down)
         return Int64(exactly: milliseconds) ?? (milliseconds > 0 ? .max : .min)
     }
 

@@ -163,6 +163,13 @@ package enum SystemClock {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
+    /// `CLOCK_REALTIME`: seconds since the epoch, read without Foundation (in the loop's poll).
+    package static var wallTime: Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
     /// `CLOCK_BOOTTIME` as whole seconds and nanoseconds.
     package static var bootTimeParts: (seconds: UInt64, nanoseconds: UInt64) {
         var time = timespec()

@@ -344,6 +344,18 @@ final class AlarmServiceTests {
                 == [[.string(eggs.id.uuidString), .string("stop")]])
         #expect(bus.send(.pressButton(id: eggs.id.uuidString, button: .stop), from: user).error == "NotFound", "pressed again: it ended")
 
+        // A window drawn while the alarm rang, pressed after it was snoozed: the snoozing alarm
+        // shows no Stop, so nothing ends, no intent runs and Cook hears nothing.
+        let soup = try schedule(try timer("Soup", seconds: 60), from: cook)
+        clock.advance(by: 60)
+        #expect(bus.send(.apply(.countdown, id: soup.id.uuidString), from: user).error == nil)
+        mark = bus.signals.count
+        let stale = bus.send(.pressButton(id: soup.id.uuidString, button: .stop), from: user)
+        #expect(stale.error == "InvalidState")
+        if case .error(_, let message)? = stale.answer { #expect(message.contains("pressed: stop"), "\(message)") }
+        #expect(bus.signals(since: mark, to: cook).isEmpty)
+        #expect(try ids(bus.send(.list, from: user)).contains(soup.id), "the snoozed timer is still there")
+
         // Rung unanswered to its ring limit: missed, told to Cook and the user at that instant.
         let rice = try schedule(try timer("Rice", seconds: 60, ringLimit: 30), from: cook)
         clock.advance(by: 60 + 29)

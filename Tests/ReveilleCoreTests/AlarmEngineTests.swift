@@ -185,7 +185,7 @@ struct AlarmEngineTests {
         var harness = Harness(now: start, timeZone: utc)
         let tea = try harness.schedule(timer(60, stopIntent: .openApp(desktopID: "org.example.Cook")), appID: "org.example.Cook")
         harness.advance(to: start + 60)
-        let press = try #require(harness.engine.press(.stop, on: tea.id))
+        let press = try #require(try harness.engine.press(.stop, on: tea.id))
         #expect(press.command == .apply(.stop, id: .id(tea.id)))
         let effects = press.effects.map { effect -> String in
             switch effect {
@@ -203,7 +203,7 @@ struct AlarmEngineTests {
         let tea = try harness.schedule(timer(60, secondary: AlarmButton(text: "Run", textColor: .white, systemImageName: "system-run"),
                                              behavior: .custom, secondaryIntent: run))
         harness.advance(to: start + 60)
-        let press = try #require(harness.engine.press(.secondary, on: tea.id))
+        let press = try #require(try harness.engine.press(.secondary, on: tea.id))
         #expect(press.command == nil, "AlarmKit: .custom changes nothing")
         #expect(press.effects.count == 2)
         guard case .runIntent(run, _, .secondary) = press.effects[0] else { Issue.record("\(press.effects)"); return }
@@ -211,13 +211,46 @@ struct AlarmEngineTests {
 
     @Test func snoozeStopPauseResumeAndCancelButtonsApplyTheirActions() throws {
         var harness = Harness(now: start, timeZone: utc)
-        let tea = try harness.schedule(timer(60))
-        for (role, action) in [(AlarmButtonRole.pause, AlarmAction.pause), (.resume, .resume), (.cancel, .cancel)] {
-            #expect(harness.engine.press(role, on: tea.id)?.command == .apply(action, id: .id(tea.id)))
+        var request = timer(60)
+        request.presentation.countdown = .init(title: "Tea", pauseButton: .pauseButton)
+        let tea = try harness.schedule(request)
+        #expect(try harness.engine.press(.pause, on: tea.id)?.command == .apply(.pause, id: .id(tea.id)))
+        #expect(try harness.engine.press(.cancel, on: tea.id)?.command == .apply(.cancel, id: .id(tea.id)))
+        _ = try harness.perform(.apply(.pause, id: .id(tea.id)))
+        #expect(try harness.engine.press(.resume, on: tea.id)?.command == .apply(.resume, id: .id(tea.id)))
+        #expect(try harness.engine.press(.cancel, on: tea.id)?.command == .apply(.cancel, id: .id(tea.id)))
+        _ = try harness.perform(.apply(.resume, id: .id(tea.id)))
+        harness.advance(to: start + 60)
+        #expect(try harness.engine.press(.secondary, on: tea.id)?.command == .apply(.countdown, id: .id(tea.id)))
+        #expect(try harness.engine.press(.stop, on: tea.id)?.command == .apply(.stop, id: .id(tea.id)))
+        #expect(try harness.engine.press(.stop, on: UUID()) == nil, "a button of a gone alarm does nothing")
+    }
+
+    @Test func aButtonTheAlarmDoesNotShowInItsStateIsRefusedAndRunsNothing() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let run = AlarmIntent.run(arguments: ["/usr/bin/true"])
+        // A countdown without a Pause button, whose alert has a custom second button and a Stop intent.
+        let tea = try harness.schedule(timer(60, secondary: AlarmButton(text: "Run", textColor: .white, systemImageName: "system-run"),
+                                             behavior: .custom, stopIntent: .openApp(desktopID: "org.example.Cook"), secondaryIntent: run))
+        #expect(harness.engine.alarms[tea.id]?.shownButtons == [.cancel])
+        for role in [AlarmButtonRole.stop, .secondary, .pause, .resume] {
+            // A stale window or a client's guess: Stop would end the timer and tell the app the person
+            // stopped it; the custom button, which changes nothing, would run its intent anyway.
+            #expect(throws: AlarmRuleError.buttonNotShown(role, alarm: harness.engine.alarms[tea.id]!)) {
+                try harness.engine.press(role, on: tea.id)
+            }
         }
         harness.advance(to: start + 60)
-        #expect(harness.engine.press(.secondary, on: tea.id)?.command == .apply(.countdown, id: .id(tea.id)))
-        #expect(harness.engine.press(.stop, on: UUID()) == nil, "a button of a gone alarm does nothing")
+        #expect(harness.engine.alarms[tea.id]?.shownButtons == [.stop, .secondary])
+        #expect(throws: AlarmRuleError.self) { try harness.engine.press(.cancel, on: tea.id) }
+        // Without a second button, an alert shows Stop alone.
+        let bare = try harness.schedule(timer(60, title: "Bare", secondary: nil, behavior: nil))
+        harness.advance(to: start + 120)
+        #expect(harness.engine.alarms[bare.id]?.shownButtons == [.stop])
+        #expect(throws: AlarmRuleError.self) { try harness.engine.press(.secondary, on: bare.id) }
+        // The refusal says what the alarm shows and what was pressed.
+        let words = String(describing: AlarmError(AlarmRuleError.buttonNotShown(.pause, alarm: harness.engine.alarms[bare.id]!)))
+        #expect(words.contains("shows only stop now; pressed: pause"), "\(words)")
     }
 
     // MARK: Admission

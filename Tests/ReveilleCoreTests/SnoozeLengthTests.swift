@@ -66,11 +66,11 @@ struct SnoozeLengthTests {
 
     @Test func theLongerSnoozeButtonSnoozesForItsLengthAndTellsTheAppItsSecondButton() throws {
         let (harness, alarm) = try ringing()
-        let press = try #require(harness.engine.press(.secondary, on: alarm.id, snoozeLength: 1200))
+        let press = try #require(try harness.engine.press(.secondary, on: alarm.id, snoozeLength: 1200))
         #expect(press.command == .snooze(id: .id(alarm.id), length: 1200))
         #expect(press.effects.contains { if case .announceButton(_, .secondary) = $0 { true } else { false } })
-        #expect(harness.engine.press(.secondary, on: alarm.id)?.command == .apply(.countdown, id: .id(alarm.id)))
-        #expect(harness.engine.press(.stop, on: alarm.id, snoozeLength: 1200)?.command == .apply(.stop, id: .id(alarm.id)),
+        #expect(try harness.engine.press(.secondary, on: alarm.id)?.command == .apply(.countdown, id: .id(alarm.id)))
+        #expect(try harness.engine.press(.stop, on: alarm.id, snoozeLength: 1200)?.command == .apply(.stop, id: .id(alarm.id)),
                 "a length on another button changes nothing")
     }
 }

@@ -86,11 +86,10 @@ struct NotificationContent: Equatable {
             let at = record.alertingSince.map { Self.clock($0, timeZone) } ?? Self.clock(now, timeZone)
             lines = [record.schedule == nil ? L("Timer · rang at %@", at) : L("Alarm · rang at %@", at)]
             urgency = .critical
-            buttons = [Button(label: Self.label(alert.stopButton.text.defaultValue, or: L("Stop")), key: .alarm(.stop))]
+            buttons = Self.buttons(record)
             help = [L("To stop: reveille stop %@", String(short))]
-            if let secondary = alert.secondaryButton {
-                buttons.append(Button(label: Self.label(secondary.text.defaultValue, or: L("More")), key: .alarm(.secondary)))
-                if AlarmEngine.action(for: .secondary, of: record) == .countdown { help.append(L("To snooze: reveille snooze %@", String(short))) }
+            if alert.secondaryButton != nil, AlarmEngine.action(for: .secondary, of: record) == .countdown {
+                help.append(L("To snooze: reveille snooze %@", String(short)))
             }
             if buttonsAnswer, let length = Self.longerSnooze(for: record) {
                 buttons.append(Button(label: Self.snoozeLabel(length), key: .longerSnooze(length)))
@@ -103,8 +102,7 @@ struct NotificationContent: Equatable {
             let left = max(0, fireDate.timeIntervalSince(now))
             lines = [L("Rings at %@ · %@ left", Self.clock(fireDate, timeZone), Self.timeLeft(left))]
             urgency = .normal
-            buttons = (countdown.pauseButton.map { [Button(label: Self.label($0.text.defaultValue, or: L("Pause")), key: .alarm(.pause))] } ?? [])
-                + [Button(label: Localization.text(Self.cancelButton.text.defaultValue), key: .alarm(.cancel))]
+            buttons = Self.buttons(record)
             help = [L("To pause: reveille pause %@", String(short))]
             let length = record.countdownLength ?? left
             progress = length > 0 ? Int(((length - left) / length * 100).rounded()).clamped(to: 0...100) : 100
@@ -114,8 +112,7 @@ struct NotificationContent: Equatable {
             summary = Self.displayable(paused.title.defaultValue)
             lines = [L("Paused · %@ left", Self.timeLeft(record.pausedTimeRemaining ?? 0))]
             urgency = .normal
-            buttons = [Button(label: Self.label(paused.resumeButton.text.defaultValue, or: L("Resume")), key: .alarm(.resume)),
-                       Button(label: Localization.text(Self.cancelButton.text.defaultValue), key: .alarm(.cancel))]
+            buttons = Self.buttons(record)
             help = [L("To resume: reveille resume %@", String(short))]
             let length = record.countdownLength ?? 0
             progress = length > 0 ? Int(((length - (record.pausedTimeRemaining ?? 0)) / length * 100).rounded()).clamped(to: 0...100) : nil
@@ -192,7 +189,8 @@ struct NotificationContent: Equatable {
     /// alarm's own snooze is 20 minutes or more; `nil` for an alarm whose second button does not
     /// snooze (Repeat, a custom button) or whose snooze is an hour or more already.
     static func longerSnooze(for record: AlarmRecord) -> TimeInterval? {
-        guard AlarmEngine.action(for: .secondary, of: record) == .countdown,
+        // A longer press of the second button: only beside it.
+        guard record.shownButtons.contains(.secondary), AlarmEngine.action(for: .secondary, of: record) == .countdown,
               record.presentation.alert.secondaryButton?.text.defaultValue != AlarmButton.repeatButton.text.defaultValue,
               let own = record.countdownDuration?.postAlertOrPreAlert else { return nil }
         return [20 * 60, 60 * 60].first { $0 > own }
@@ -205,6 +203,21 @@ struct NotificationContent: Equatable {
     }
 
     /// A button's text made safe and short; `fallback` when nothing printable is left.
+    /// The buttons `record` shows in its state (`shownButtons`, the rule a press is held to), labelled.
+    private static func buttons(_ record: AlarmRecord) -> [Button] {
+        let presentation = record.presentation
+        return record.shownButtons.map { role in
+            let label = switch role {
+            case .stop: label(presentation.alert.stopButton.text.defaultValue, or: L("Stop"))
+            case .secondary: label(presentation.alert.secondaryButton?.text.defaultValue ?? "", or: L("More"))
+            case .pause: label(presentation.countdown?.pauseButton?.text.defaultValue ?? "", or: L("Pause"))
+            case .resume: label(presentation.paused?.resumeButton.text.defaultValue ?? "", or: L("Resume"))
+            case .cancel: Localization.text(cancelButton.text.defaultValue)
+            }
+            return Button(label: label, key: .alarm(role))
+        }
+    }
+
     static func label(_ text: String, or fallback: String) -> String {
         let shown = displayable(text, limit: 40)
         // The presets' English labels ("Stop", "Snooze") are msgids: shown in the user's language.

@@ -209,9 +209,12 @@ final class AgentRuntime {
     /// intent and the app told. A change the state no longer allows does nothing more.
     @discardableResult
     private func press(_ role: AlarmButtonRole, on id: UUID, snoozeLength: TimeInterval?) -> Result<AlarmRecord?, AlarmError> {
-        guard let press = engine.press(role, on: id, snoozeLength: snoozeLength) else {
-            return .failure(.notFound("no alarm \(id.uuidString.lowercased())"))
+        let pressed: AlarmEngine.ButtonPress?
+        do { pressed = try engine.press(role, on: id, snoozeLength: snoozeLength) } catch {
+            logger.notice("button \(role.rawValue) on \(id): \(AlarmError(error))")
+            return .failure(AlarmError(error))
         }
+        guard let press = pressed else { return .failure(.notFound("no alarm \(id.uuidString.lowercased())")) }
         var after = engine.alarms[id]
         if let command = press.command {
             do { after = try perform(command, owner: nil) } catch {

@@ -16,6 +16,12 @@ extension AlarmError {
             let allowed = Alarm.State.allCases.filter(action.allowedStates.contains).map(AlarmRecord.stateWords)
             self = .invalidState(L("%@ is %@: %@ works only while it is %@", AlarmRecord.describe(alarm), AlarmRecord.stateWords(alarm.state),
                                    action.words, allowed.joined(separator: L(" or "))))
+        case .buttonNotShown(let role, let alarm):
+            let shown = alarm.shownButtons.map(\.rawValue)
+            self = .invalidState(shown.isEmpty
+                ? L("%@ is %@ and shows no button now; pressed: %@", AlarmRecord.describe(alarm), AlarmRecord.stateWords(alarm.state), role.rawValue)
+                : L("%@ is %@ and shows only %@ now; pressed: %@", AlarmRecord.describe(alarm), AlarmRecord.stateWords(alarm.state),
+                    shown.joined(separator: ", "), role.rawValue))
         case .disabled(let alarm):
             self = .invalidState(L("%@ is disabled: enable it first (reveille enable)", AlarmRecord.describe(alarm)))
         case .noSnoozeLength(let id):

@@ -226,10 +226,13 @@ package struct AlarmEngine: Sendable {
 
     /// What pressing the button with `role` on `id`'s notification does: its action (a custom
     /// second button has none), then its intent (Stop's or the second button's), then the app
-    /// hears of it. `nil` when the alarm is gone. `snoozeLength`: the alert's longer snooze, a
-    /// second button that snoozes for that long instead of the alarm's own length.
-    package func press(_ role: AlarmButtonRole, on id: UUID, snoozeLength: TimeInterval? = nil) -> ButtonPress? {
+    /// hears of it. `nil` when the alarm is gone; refused (`buttonNotShown`) when the alarm does
+    /// not show that button in its state, so nothing runs and the app hears nothing. `snoozeLength`:
+    /// the alert's longer snooze, a second button that snoozes for that long instead of the alarm's
+    /// own length.
+    package func press(_ role: AlarmButtonRole, on id: UUID, snoozeLength: TimeInterval? = nil) throws(AlarmRuleError) -> ButtonPress? {
         guard let record = alarms[id] else { return nil }
+        guard record.shownButtons.contains(role) else { throw .buttonNotShown(role, alarm: record) }
         let intent: AlarmIntent? = switch role {
         case .stop: record.stopIntent
         case .secondary: record.secondaryIntent

@@ -13,6 +13,8 @@ package enum AlarmRuleError: Error, Hashable, Sendable {
     case snoozeLength(TimeInterval)
     /// `action` is not allowed in the alarm's state.
     case notAllowed(AlarmAction, alarm: AlarmRecord)
+    /// A press of a button the alarm does not show in its state (`AlarmRecord.shownButtons`).
+    case buttonNotShown(AlarmButtonRole, alarm: AlarmRecord)
     /// The alarm is disabled: only cancel works on it.
     case disabled(AlarmRecord)
     /// The alarm has no snooze or repeat length.
