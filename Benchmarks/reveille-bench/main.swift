@@ -28,6 +28,10 @@ let environment = ProcessInfo.processInfo.environment
 let count = Int(environment["REVEILLE_BENCH_ALARMS"] ?? "") ?? 100
 let firingRounds = Int(environment["REVEILLE_BENCH_ROUNDS"] ?? "") ?? 3
 let spacing = Double(environment["REVEILLE_BENCH_SPACING"] ?? "") ?? 0.05
+guard spacing.isFinite, spacing >= 0.001, spacing <= 60 else {
+    FileHandle.standardError.write(Data("REVEILLE_BENCH_SPACING is \(spacing) s; accepted: 0.001 to 60 seconds between alarms\n".utf8))
+    exit(2)
+}
 let idleSeconds = Double(environment["REVEILLE_BENCH_IDLE_SECONDS"] ?? "") ?? 60
 let idleAlarms = Int(environment["REVEILLE_BENCH_IDLE_ALARMS"] ?? "") ?? 1000
 let largeAlarms = Int(environment["REVEILLE_BENCH_LARGE"] ?? "") ?? 10_000
