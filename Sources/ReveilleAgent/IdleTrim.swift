@@ -39,14 +39,19 @@ package enum IdleTrim {
         }
     }
 
+    /// A poll's wait (ms, negative: no limit), and whether it is the idle delay's cut: only a
+    /// wait that `idleDelay` ended with nothing to do trims.
+    package struct Wait: Equatable, Sendable {
+        package var milliseconds: Int32
+        package var idleCut: Bool
+        package init(_ milliseconds: Int32, idleCut: Bool = false) { (self.milliseconds, self.idleCut) = (milliseconds, idleCut) }
+    }
+
     /// What to do after a wait of the loop: the policy, apart from the poll itself.
     package struct Decision: Equatable, Sendable {
         package var trimHeap = false
         package var releaseCode = false
-        package var restoreCode = false
-        package init(trimHeap: Bool = false, releaseCode: Bool = false, restoreCode: Bool = false) {
-            (self.trimHeap, self.releaseCode, self.restoreCode) = (trimHeap, releaseCode, restoreCode)
-        }
+        package init(trimHeap: Bool = false, releaseCode: Bool = false) { (self.trimHeap, self.releaseCode) = (trimHeap, releaseCode) }
     }
 
     nonisolated(unsafe) private static var state = State()
@@ -63,39 +68,43 @@ package enum IdleTrim {
         g_main_context_set_poll_func(g_main_context_default(), poll)
     }
 
+    /// Before a poll, the alarm `untilAlarm` ms away: whether the code given back is mapped in
+    /// again now, the alarm within `codeHorizon` (only the alarm: a timer of the loop, a countdown's
+    /// refresh, faults in what it runs).
+    package static func before(untilAlarm: Int64?, state: inout State) -> Bool {
+        guard state.codeReleased, let untilAlarm, untilAlarm <= codeHorizon else { return false }
+        state.codeReleased = false
+        return true
+    }
+
     /// The wait for a poll asked to wait `timeout` ms (negative: no limit), the alarm `untilAlarm`
     /// ms away: cut to `idleDelay` while work is untrimmed, and to the alarm's horizon while the
-    /// code is given back.
-    package static func wait(for timeout: Int32, untilAlarm: Int64?, state: State) -> Int32 {
-        var wait = timeout
-        if state.workSinceTrim, wait < 0 || wait > idleDelay { wait = idleDelay }
-        if state.codeReleased, let untilAlarm {
-            let horizon = Int32(clamping: max(0, untilAlarm - codeHorizon))
-            if wait < 0 || horizon < wait { wait = horizon }
+    /// code is given back (`before` then maps it in).
+    package static func wait(for timeout: Int32, untilAlarm: Int64?, state: State) -> Wait {
+        var wait = Wait(timeout)
+        if state.workSinceTrim, timeout < 0 || timeout > idleDelay { wait = Wait(idleDelay, idleCut: true) }
+        if state.codeReleased, let untilAlarm, untilAlarm > codeHorizon {
+            let horizon = Int32(clamping: untilAlarm - codeHorizon)
+            if wait.milliseconds < 0 || horizon < wait.milliseconds { wait = Wait(horizon) }
         }
         return wait
     }
 
-    /// After a poll that waited `waited` of the `timeout` asked and found `ready` descriptors, the
+    /// After a poll that waited `wait` of the `timeout` asked and found `ready` descriptors, the
     /// alarm now `untilAlarm` ms away. Any event, or a timer due (a finite wait the loop asked for
-    /// ended), is work; a wait cut short that found nothing after work is the idle moment to trim,
-    /// and to give the code back if nothing is due within `codeHorizon`; code given back is mapped
-    /// in again once something is due within it.
-    package static func after(ready: Int32, timeout: Int32, waited: Int32, untilAlarm: Int64?, state: inout State) -> Decision {
-        let untilTimer: Int64? = timeout < 0 ? nil : Int64(timeout) - Int64(waited)
-        let nextDue = [untilTimer, untilAlarm].compactMap { $0 }.min()
-        let dueSoon = nextDue.map { $0 <= codeHorizon } ?? false
+    /// ended), is work; the idle delay's cut ending with nothing to do after work is the moment to
+    /// trim, and to give the code back if nothing (a timer of the loop, the alarm) is due within
+    /// `codeHorizon`. The caller clears `codeReleased` if nothing could be given back.
+    package static func after(ready: Int32, timeout: Int32, wait: Wait, untilAlarm: Int64?, state: inout State) -> Decision {
         var decision = Decision()
-        if state.codeReleased && dueSoon {
-            decision.restoreCode = true
-            state.codeReleased = false
-        }
-        if ready != 0 || (waited == timeout && timeout >= 0) {
+        if ready != 0 || (wait.milliseconds == timeout && timeout >= 0) {
             state.workSinceTrim = true
-        } else if waited != timeout && state.workSinceTrim {
+        } else if wait.idleCut && state.workSinceTrim {
+            let timerSoon = timeout >= 0 && Int64(timeout) - Int64(wait.milliseconds) <= codeHorizon
+            let alarmSoon = untilAlarm.map { $0 <= codeHorizon } ?? false
             decision.trimHeap = true
             // Again after work even if given back before: the work mapped what it ran.
-            decision.releaseCode = !dueSoon
+            decision.releaseCode = !timerSoon && !alarmSoon
             state.workSinceTrim = false
             if decision.releaseCode { state.codeReleased = true }
         }
@@ -110,12 +119,14 @@ package enum IdleTrim {
     }
 
     private static let poll: GPollFunc = { descriptors, count, timeout in
-        let waited = IdleTrim.wait(for: timeout, untilAlarm: IdleTrim.untilAlarm(), state: IdleTrim.state)
-        let ready = g_poll(descriptors, count, waited)
-        let decision = IdleTrim.after(ready: ready, timeout: timeout, waited: waited, untilAlarm: IdleTrim.untilAlarm(), state: &IdleTrim.state)
-        if decision.restoreCode { ExecutableCode.restore() }
+        let untilAlarm = IdleTrim.untilAlarm()
+        if IdleTrim.before(untilAlarm: untilAlarm, state: &IdleTrim.state) { ExecutableCode.restore() }
+        let wait = IdleTrim.wait(for: timeout, untilAlarm: untilAlarm, state: IdleTrim.state)
+        let ready = g_poll(descriptors, count, wait.milliseconds)
+        let decision = IdleTrim.after(ready: ready, timeout: timeout, wait: wait, untilAlarm: IdleTrim.untilAlarm(), state: &IdleTrim.state)
         // The code first: reading where it is mapped allocates, and the trim then frees that too.
-        if decision.releaseCode { ExecutableCode.release() }
+        // Nothing given back (a page written, no mapping found): no wake ahead of the alarm for it.
+        if decision.releaseCode, ExecutableCode.release() == 0 { IdleTrim.state.codeReleased = false }
         if decision.trimHeap { _ = malloc_trim(0) }
         // A cut-short wait reports no event: the loop finds nothing due and polls again for the rest.
         return ready

@@ -12,23 +12,26 @@ struct IdleTrimTests {
 
     @Test func aWaitWithoutLimitOrLongerIsCutToTheDelayOnlyAfterWork() {
         let worked = IdleTrim.State(workSinceTrim: true), rested = IdleTrim.State(workSinceTrim: false)
-        #expect(IdleTrim.wait(for: -1, untilAlarm: nil, state: worked) == delay)
-        #expect(IdleTrim.wait(for: delay * 10, untilAlarm: nil, state: worked) == delay)
-        #expect(IdleTrim.wait(for: 100, untilAlarm: nil, state: worked) == 100, "a timer due sooner keeps its wait")
-        #expect(IdleTrim.wait(for: -1, untilAlarm: nil, state: rested) == -1, "an agent idle since its trim sleeps without limit")
-        #expect(IdleTrim.wait(for: delay * 10, untilAlarm: 60_000, state: rested) == delay * 10, "code not given back: the alarm cuts nothing")
+        #expect(IdleTrim.wait(for: -1, untilAlarm: nil, state: worked) == IdleTrim.Wait(delay, idleCut: true))
+        #expect(IdleTrim.wait(for: delay * 10, untilAlarm: nil, state: worked) == IdleTrim.Wait(delay, idleCut: true))
+        #expect(IdleTrim.wait(for: 100, untilAlarm: nil, state: worked) == IdleTrim.Wait(100), "a timer due sooner keeps its wait")
+        #expect(IdleTrim.wait(for: -1, untilAlarm: nil, state: rested) == IdleTrim.Wait(-1), "an agent idle since its trim sleeps without limit")
+        #expect(IdleTrim.wait(for: delay * 10, untilAlarm: 60_000, state: rested) == IdleTrim.Wait(delay * 10),
+                "code not given back: the alarm cuts nothing")
     }
 
-    @Test func onlyACutWaitThatFoundNothingAfterWorkTrims() {
-        func decide(ready: Int32, timeout: Int32, waited: Int32, workSinceTrim: Bool = true) -> IdleTrim.Decision {
+    @Test func onlyTheIdleDelaysCutFindingNothingAfterWorkTrims() {
+        func decide(ready: Int32, timeout: Int32, wait: IdleTrim.Wait, workSinceTrim: Bool = true) -> IdleTrim.Decision {
             var state = IdleTrim.State(workSinceTrim: workSinceTrim)
-            return IdleTrim.after(ready: ready, timeout: timeout, waited: waited, untilAlarm: nil, state: &state)
+            return IdleTrim.after(ready: ready, timeout: timeout, wait: wait, untilAlarm: nil, state: &state)
         }
-        #expect(decide(ready: 0, timeout: -1, waited: delay).trimHeap)
-        #expect(decide(ready: 0, timeout: delay * 10, waited: delay).trimHeap)
-        #expect(!decide(ready: 1, timeout: -1, waited: delay).trimHeap, "a call arrived: work, not idle")
-        #expect(!decide(ready: 0, timeout: 100, waited: 100).trimHeap, "a timer fell due: its callback runs")
-        #expect(decide(ready: 0, timeout: -1, waited: -1, workSinceTrim: false) == IdleTrim.Decision())
+        let idleCut = IdleTrim.Wait(delay, idleCut: true)
+        #expect(decide(ready: 0, timeout: -1, wait: idleCut).trimHeap)
+        #expect(decide(ready: 0, timeout: delay * 10, wait: idleCut).trimHeap)
+        #expect(!decide(ready: 1, timeout: -1, wait: idleCut).trimHeap, "a call arrived: work, not idle")
+        #expect(!decide(ready: 0, timeout: 100, wait: IdleTrim.Wait(100)).trimHeap, "a timer fell due: its callback runs")
+        #expect(!decide(ready: 0, timeout: -1, wait: IdleTrim.Wait(0)).trimHeap, "a cut for the alarm's horizon is not idleness")
+        #expect(decide(ready: 0, timeout: -1, wait: IdleTrim.Wait(-1), workSinceTrim: false) == IdleTrim.Decision())
     }
 
     @Test func anIdleAgentIsWokenOnceAfterWorkAndThenNotAgain() {
@@ -36,9 +39,10 @@ struct IdleTrimTests {
         var state = IdleTrim.State()
         var wakeups = 0, trims = 0
         for _ in 0..<3 {
-            let waited = IdleTrim.wait(for: -1, untilAlarm: nil, state: state)
-            if waited >= 0 { wakeups += 1 }
-            if IdleTrim.after(ready: 0, timeout: -1, waited: waited, untilAlarm: nil, state: &state).trimHeap { trims += 1 }
+            #expect(!IdleTrim.before(untilAlarm: nil, state: &state))
+            let wait = IdleTrim.wait(for: -1, untilAlarm: nil, state: state)
+            if wait.milliseconds >= 0 { wakeups += 1 }
+            if IdleTrim.after(ready: 0, timeout: -1, wait: wait, untilAlarm: nil, state: &state).trimHeap { trims += 1 }
         }
         #expect(wakeups == 1 && trims == 1)
         #expect(state == IdleTrim.State(workSinceTrim: false, codeReleased: true))
@@ -47,7 +51,8 @@ struct IdleTrimTests {
     @Test func theCodeIsGivenBackOnlyWhenNothingIsDueSoon() {
         func releases(timeout: Int32, untilAlarm: Int64?) -> Bool {
             var state = IdleTrim.State()
-            return IdleTrim.after(ready: 0, timeout: timeout, waited: delay, untilAlarm: untilAlarm, state: &state).releaseCode
+            let wait = IdleTrim.Wait(delay, idleCut: true)
+            return IdleTrim.after(ready: 0, timeout: timeout, wait: wait, untilAlarm: untilAlarm, state: &state).releaseCode
         }
         #expect(releases(timeout: -1, untilAlarm: nil), "nothing due at all")
         #expect(releases(timeout: delay + Int32(horizon) + 1, untilAlarm: nil), "the next timer just beyond the horizon")
@@ -63,30 +68,37 @@ struct IdleTrimTests {
     @Test func codeGivenBackIsMappedAgainTheHorizonAheadOfTheAlarm() {
         // Idle after work with the alarm 60 s away: the code goes.
         var state = IdleTrim.State()
-        var waited = IdleTrim.wait(for: -1, untilAlarm: 60_000, state: state)
-        #expect(waited == delay)
-        #expect(IdleTrim.after(ready: 0, timeout: -1, waited: waited, untilAlarm: 60_000 - Int64(delay), state: &state)
+        var wait = IdleTrim.wait(for: -1, untilAlarm: 60_000, state: state)
+        #expect(wait == IdleTrim.Wait(delay, idleCut: true))
+        #expect(IdleTrim.after(ready: 0, timeout: -1, wait: wait, untilAlarm: 60_000 - Int64(delay), state: &state)
                 == IdleTrim.Decision(trimHeap: true, releaseCode: true))
         // Then the loop sleeps until the horizon before the alarm, not until the alarm.
         let untilAlarm = 60_000 - Int64(delay)
-        waited = IdleTrim.wait(for: -1, untilAlarm: untilAlarm, state: state)
-        #expect(Int64(waited) == untilAlarm - horizon)
-        // There, with nothing else to do, the code is mapped in again, and only once.
-        #expect(IdleTrim.after(ready: 0, timeout: -1, waited: waited, untilAlarm: horizon, state: &state) == IdleTrim.Decision(restoreCode: true))
-        #expect(IdleTrim.wait(for: -1, untilAlarm: horizon, state: state) == -1, "restored: the loop waits for the alarm")
-        // Woken inside the horizon for something else, it is mapped in at once as well.
-        var released = IdleTrim.State(workSinceTrim: false, codeReleased: true)
-        #expect(IdleTrim.after(ready: 1, timeout: -1, waited: -1, untilAlarm: 3000, state: &released).restoreCode)
-        #expect(!released.codeReleased && released.workSinceTrim)
-        // An alarm due when the code was given back is not slept past.
-        #expect(IdleTrim.wait(for: -1, untilAlarm: 200, state: IdleTrim.State(workSinceTrim: false, codeReleased: true)) == 0)
+        #expect(!IdleTrim.before(untilAlarm: untilAlarm, state: &state))
+        wait = IdleTrim.wait(for: -1, untilAlarm: untilAlarm, state: state)
+        #expect(wait == IdleTrim.Wait(Int32(untilAlarm - horizon)))
+        #expect(IdleTrim.after(ready: 0, timeout: -1, wait: wait, untilAlarm: horizon, state: &state) == IdleTrim.Decision())
+        // Woken there, it maps the code in before its next poll, once, and then waits for the alarm.
+        #expect(IdleTrim.before(untilAlarm: horizon, state: &state))
+        #expect(!IdleTrim.before(untilAlarm: horizon - 1, state: &state))
+        #expect(IdleTrim.wait(for: -1, untilAlarm: horizon, state: state) == IdleTrim.Wait(-1))
+        // An alarm armed inside the horizon while the code is given back (`reveille timer 5s`): mapped
+        // in before the poll, with no zero wait that would trim in the middle of the work.
+        var released = IdleTrim.State(workSinceTrim: true, codeReleased: true)
+        #expect(IdleTrim.before(untilAlarm: 5000, state: &released))
+        #expect(IdleTrim.wait(for: -1, untilAlarm: 5000, state: released) == IdleTrim.Wait(delay, idleCut: true))
     }
 
-    @Test func workAfterTheCodeWasGivenBackGivesItBackAgainWhenIdle() {
-        // The work mapped in what it ran: the next idle moment gives it back again.
+    @Test func aTimerOfTheLoopInsideTheHorizonDoesNotMapTheWholeCodeIn() {
+        // A long countdown's notification refreshed each minute: it faults in what it runs, no more.
         var state = IdleTrim.State(workSinceTrim: false, codeReleased: true)
-        _ = IdleTrim.after(ready: 1, timeout: -1, waited: -1, untilAlarm: nil, state: &state)
+        #expect(!IdleTrim.before(untilAlarm: 3_600_000, state: &state))
+        #expect(state.codeReleased)
+        // Its work done, the code it mapped goes again.
+        _ = IdleTrim.after(ready: 0, timeout: 60_000, wait: IdleTrim.Wait(60_000), untilAlarm: 3_600_000, state: &state)
         #expect(state.workSinceTrim)
-        #expect(IdleTrim.after(ready: 0, timeout: -1, waited: delay, untilAlarm: nil, state: &state).releaseCode)
+        let wait = IdleTrim.wait(for: 59_000, untilAlarm: 3_599_000, state: state)
+        #expect(wait == IdleTrim.Wait(delay, idleCut: true))
+        #expect(IdleTrim.after(ready: 0, timeout: 59_000, wait: wait, untilAlarm: 3_599_000, state: &state).releaseCode)
     }
 }

@@ -147,13 +147,11 @@ private actor LiveView {
     private func perform(_ action: AlarmAction, on record: AlarmRecord) async {
         let id = record.id
         let summary = AlarmSummary(record)
-        // A ringing alarm answered here is answered as on its alert (its Stop, or its second
-        // button when that snoozes): the app's intent runs and it hears the press.
-        let button: AlarmButtonRole? = switch action {
-        case .stop where record.alarm.state == .alerting: .stop
-        case .countdown where record.alarm.state == .alerting && AlarmEngine.action(for: .secondary, of: record) == .countdown: .secondary
-        default: nil
-        }
+        // A ringing alarm answered here is answered as on its alert, by the button it shows for
+        // that action (its Stop, or its second button when that snoozes): the app's intent runs
+        // and it hears the press. Otherwise (no such button) the action itself.
+        let button = record.alarm.state == .alerting
+            ? record.shownButtons.first { AlarmEngine.action(for: $0, of: record) == action } : nil
         do {
             _ = try await AgentConnection.perform { client throws(AlarmError) in
                 if let button { try await client.press(button, on: id) } else { try await client.apply(action, to: id.uuidString) }
