@@ -11,7 +11,7 @@ struct SandboxTests {
     /// Runs `reveille-test-app APP_ID USAGE ARGUMENTS...` inside a bubblewrap sandbox whose
     /// `/.flatpak-info` names `appID`: a fresh root with the system's /usr, /etc and /opt (the Swift runtime), /tmp (the
     /// bus socket) and the test binaries.
-    func runSandboxed(_ session: TestSession, _ appID: String, _ arguments: [String]) throws -> Subprocess.Result {
+    func runSandboxed(_ session: TestSession, _ appID: String, declaring declaredID: String? = nil, _ arguments: [String]) throws -> Subprocess.Result {
         let bwrap = try Subprocess.find("bwrap", package: "bubblewrap")
         let info = session.directory + "/\(appID).flatpak-info"
         try "[Application]\nname=\(appID)\nruntime=runtime/org.test.Platform/x86_64/1\n".write(toFile: info, atomically: true, encoding: .utf8)
@@ -19,7 +19,7 @@ struct SandboxTests {
                        "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
                        "--bind", "/tmp", "/tmp", "--ro-bind", session.binaries, session.binaries,
                        "--proc", "/proc", "--dev", "/dev", "--ro-bind", info, "/.flatpak-info", "--"]
-        return try Subprocess.run(bwrap, sandbox + [session.binaries + "/reveille-test-app", appID, "Opens itself"] + arguments,
+        return try Subprocess.run(bwrap, sandbox + [session.binaries + "/reveille-test-app", declaredID ?? appID, "Opens itself"] + arguments,
                                   environment: session.environment)
     }
 
@@ -61,6 +61,19 @@ struct SandboxTests {
         #expect(ran.split(separator: "\n") == ["run", "--env=REVEILLE_ACTION=stop", "--env=REVEILLE_ALARM_ID=\(alarmID.lowercased())",
                                                "--branch=stable", "--arch=x86_64", "--command=boxed", "org.test.Boxed"], "\(ran)")
         #expect(!FileManager.default.fileExists(atPath: escaped), "the dropped entry's host command did not run")
+    }
+
+    @Test func aSandboxNamedAsTheUsersOwnToolsIsRefusedAndSeesNothingOfTheUsers() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let mine = try session.cliJSON(AlarmJSON.self, "add", "7:00", "--title", "Mine")
+        // Its /.flatpak-info says name=reveille: as that app it would own every alarm the user made.
+        let listed = try runSandboxed(session, "reveille", declaring: "org.test.Impostor", ["list"])
+        #expect(listed.status == 3 && listed.stderr.contains("is the user's own tools"), "\(listed.stdout)\(listed.stderr)")
+        #expect(!listed.stdout.lowercased().contains(mine.id.lowercased()), "the user's alarm was shown to the sandbox: \(listed.stdout)")
+        let cancelled = try runSandboxed(session, "reveille", declaring: "org.test.Impostor", ["cancel", mine.id])
+        #expect(cancelled.status == 3, "\(cancelled.stderr)")
+        #expect(try session.cliJSON([AlarmJSON].self, "list").map(\.id) == [mine.id], "the user's alarm is still there")
     }
 
     @Test func aSandboxedAppWithoutAnExportedEntryCannotAskToOpenItself() throws {

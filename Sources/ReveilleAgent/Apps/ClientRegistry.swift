@@ -174,7 +174,13 @@ final class ClientRegistry {
         let flatpakID: String?
         switch FlatpakInfo.of(pid: pid) {
         case .absent: flatpakID = nil
-        case .app(let id): flatpakID = id
+        case .app(let id):
+            // A sandbox is an app: one whose marker names the user's own tools (or no valid app id)
+            // would own the user's alarms, so it is refused, as the same name is in Hello.
+            do { try Self.validate(appID: id) } catch {
+                throw .notAuthorized("\(sender) is sandboxed and its /.flatpak-info does not name an app: \(error.reason); the call is refused")
+            }
+            flatpakID = id
         case .unreadable(let reason):
             throw .notAuthorized("cannot tell whether \(sender) is sandboxed: \(reason); the call is refused")
         }
