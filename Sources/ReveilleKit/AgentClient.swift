@@ -323,18 +323,24 @@ package final class AgentClient {
     /// The agent sends only what changed (`AlarmsUpdated`); the list is kept here. When the
     /// agent restarts, the stream subscribes again and goes on with the new agent's list.
     /// Ends at once when the session bus cannot be reached.
-    package nonisolated func updates() -> AsyncStream<[AlarmRecord]> {
-        let (stream, continuation) = AsyncStream.makeStream(of: [AlarmRecord].self, bufferingPolicy: .bufferingNewest(16))
+    package nonisolated func updates() -> AsyncThrowingStream<[AlarmRecord], any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: [AlarmRecord].self, bufferingPolicy: .bufferingNewest(16))
         Task { @GLibActor in
-            guard let bus = try? self.bus() else { return continuation.finish() }
+            let bus: BusConnection
+            do { bus = try self.bus() } catch { return continuation.finish(throwing: error) }
             let mirror = MirrorBox()
             let synchronize = { @GLibActor [weak self] in
                 mirror.value.awaitList()
+                guard let self else { return continuation.finish() }
                 // Signals first, then the list a page at a time: what changes meanwhile
-                // arrives as updates, which the mirror applies on the pages.
-                guard let self, (try? await self.call(.subscribeUpdates)) != nil,
-                      let list = try? await self.pages(AlarmRecord.self) else { return }
-                continuation.yield(mirror.value.received(list: list))
+                // arrives as updates, which the mirror applies on the pages. A refusal (every
+                // subscriber slot taken) ends the stream with it: a reader never waits on nothing.
+                do {
+                    try await self.call(.subscribeUpdates)
+                    continuation.yield(mirror.value.received(list: try await self.pages(AlarmRecord.self)))
+                } catch {
+                    continuation.finish(throwing: error)
+                }
             }
             let subscription = bus.subscribe(sender: AgentInterface.busName, interface: AgentInterface.interface,
                                              name: "AlarmsUpdated", path: AgentInterface.objectPath) { signal in

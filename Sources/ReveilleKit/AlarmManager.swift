@@ -262,13 +262,15 @@ public final class AlarmManager: Sendable {
     /// `alarmUpdates`: this app's alarms now, then after every change.
     public struct AlarmUpdates: AsyncSequence, Sendable {
         public typealias Element = [Alarm]
-        fileprivate let base: AsyncStream<[AlarmRecord]>
+        fileprivate let base: AsyncThrowingStream<[AlarmRecord], any Error>
 
         public struct AsyncIterator: AsyncIteratorProtocol {
-            fileprivate var base: AsyncStream<[AlarmRecord]>.Iterator
+            fileprivate var base: AsyncThrowingStream<[AlarmRecord], any Error>.Iterator
 
+            /// `nil` once the updates end: the agent refused the subscription (every slot of the
+            /// app taken) or the bus went away. AlarmKit's sequence does not throw.
             public mutating func next() async -> [Alarm]? {
-                await base.next()?.map(\.alarm)
+                (try? await base.next())??.map(\.alarm)
             }
         }
 

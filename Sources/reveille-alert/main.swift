@@ -46,11 +46,15 @@ final class AlertWindow {
         let id = request.alarmID
         Task { @GLibActor [weak self, client] in
             // The first list tells whether it still rings; every change after, whether it stopped.
-            for await alarms in client.updates() {
-                guard alarms.first(where: { $0.id == id })?.state == .alerting else {
-                    self?.finish(0)
-                    return
+            do {
+                for try await alarms in client.updates() {
+                    guard alarms.first(where: { $0.id == id })?.state == .alerting else {
+                        self?.finish(0)
+                        return
+                    }
                 }
+            } catch {
+                Self.complain("cannot follow alarm \(id): \(error)")
             }
             self?.finish(4)
         }

@@ -47,6 +47,15 @@ struct HostileClientTests {
         #expect((answers["refused"] as? [String])?.first?.contains("at most 16 may") == true, "\(answers)")
     }
 
+    @Test func reveilleWatchSaysWhyWhenEverySubscriberSlotIsTaken() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        // 16 connections of the user's tools hold every slot the user's tools have.
+        let answers = try run(session, "subscribed-run", "16", session.binaries + "/reveille", "watch", "--json")
+        #expect(answers["status"] as? Int != nil, "reveille watch waited on a subscription it never got: \(answers)")
+        #expect((answers["stderr"] as? String)?.contains("at most 16 may") == true, "\(answers)")
+    }
+
     @Test func subscribersHearWhatChangedNotTheWholeList() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()

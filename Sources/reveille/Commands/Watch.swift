@@ -30,9 +30,9 @@ struct Watch: AsyncParsableCommand {
         }
     }
 
-    private func printChanges(_ updates: AsyncStream<[AlarmRecord]>) async throws {
+    private func printChanges(_ updates: AsyncThrowingStream<[AlarmRecord], any Error>) async throws {
         var previous: [String: AlarmSummary]?
-        for await records in updates {
+        for try await records in updates {
             let current = Dictionary(records.map { AlarmSummary($0) }.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             var changes: [Change] = []
             for (id, summary) in current.sorted(by: { $0.key < $1.key }) {
@@ -77,12 +77,12 @@ private actor LiveView {
     private var pending: (action: AlarmAction, record: AlarmRecord)?
     private let terminal = Terminal()
 
-    func run(_ updates: AsyncStream<[AlarmRecord]>) async throws {
+    func run(_ updates: AsyncThrowingStream<[AlarmRecord], any Error>) async throws {
         terminal.enterRawMode()
         defer { terminal.restore() }
         await terminal.handleSignals(onResize: { Task { await self.draw() } })
         try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask { for await list in updates { await self.show(list) }; return false }
+            group.addTask { for try await list in updates { await self.show(list) }; return false }
             group.addTask { for await key in self.terminal.keys() { if await self.press(key) { return true } }; return true }
             group.addTask { while !Task.isCancelled { try await Task.sleep(for: .seconds(1)); await self.tick() }; return false }
             _ = try await group.next()

@@ -4,6 +4,9 @@
     hostile-client.py two-hellos APP_ID OTHER_ID      one connection introduces two apps
     hostile-client.py park APP_ID COUNT               an undecided app sends COUNT Schedule calls at once
     hostile-client.py subscribe COUNT                 COUNT connections of the user's tools subscribe
+    hostile-client.py subscribed-run COUNT PROGRAM ARG...
+                                                      COUNT connections subscribe and stay, while PROGRAM runs
+                                                      (killed after 15 s): its exit status and output
     hostile-client.py sounds APP_ID                   an app lists the sounds
     hostile-client.py flood APP_ID CONNECTIONS CALLS MEGABYTES
                                                       an undecided app sends CALLS Schedule calls of MEGABYTES
@@ -18,6 +21,7 @@ Uses Debian's python3-dbus on the bus of DBUS_SESSION_BUS_ADDRESS.
 """
 import json
 import os
+import subprocess
 import sys
 
 import dbus
@@ -104,6 +108,17 @@ def main(command, *args):
             connections.append(bus)
             answers.append(outcome(lambda: agent.Subscribe()))
         return {"ok": answers.count("ok"), "refused": [a for a in answers if a != "ok"][:1]}
+    if command == "subscribed-run":
+        connections = []
+        for _ in range(int(args[0])):
+            bus, agent = connect()
+            connections.append(bus)
+            agent.Subscribe()
+        try:
+            ran = subprocess.run(list(args[1:]), capture_output=True, text=True, timeout=15)
+            return {"status": ran.returncode, "stdout": ran.stdout, "stderr": ran.stderr}
+        except subprocess.TimeoutExpired as expired:
+            return {"status": "timed out", "stdout": str(expired.stdout or ""), "stderr": str(expired.stderr or "")}
     if command == "sounds":
         _, agent = connect()
         agent.Hello(args[0], "Test")
