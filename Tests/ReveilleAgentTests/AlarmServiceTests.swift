@@ -117,6 +117,8 @@ final class AlarmServiceTests {
         let first = [tea.id, walk.id].map(\.uuidString).min()!
         let page = try #require(call(.listPage(after: "", limit: 1)).strings)
         #expect(page.last == first, "one alarm a page: the next page starts after it")
+        #expect(try #require(call(.listPage(after: first.lowercased(), limit: 1)).strings) == #require(call(.listPage(after: first, limit: 1)).strings),
+                "the id to page after is read as ids are everywhere, whatever its case")
         #expect(try AgentClient.pageAndWake(#require(call(.listPageAndWake(after: "", limit: 1)).values)).alarms == page[0])
         #expect(try JSONCoding.decoder.decode([AlarmRecord].self, from: Data(page[0].utf8)).map(\.id.uuidString) == [first])
         #expect(try decoded(call(.get(id: id))).request.presentation.alert.title == "Tea")

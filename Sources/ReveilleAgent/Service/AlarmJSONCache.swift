@@ -37,7 +37,7 @@ final class AlarmJSONCache {
         return pages
     }
 
-    /// `ListPage`: the records (`owner`'s when given) whose id sorts after `after`, in id order,
+    /// `ListPage`: the records (`owner`'s when given) whose id sorts after `after` (any case), in id order,
     /// at most `limit` and `maximumBytes`; `next` is the last id given, or "" when none is left.
     func page(of alarms: AlarmTable, owner: String?, after: String, limit: Int,
               maximumBytes: Int) throws -> (json: String, next: String) {
@@ -45,6 +45,9 @@ final class AlarmJSONCache {
             sortedIDs = alarms.records.map { (key: $0.id.uuidString, id: $0.id) }.sorted { $0.key < $1.key }
         }
         let keys = sortedIDs ?? []
+        // The keys are `UUID.uuidString`s, upper case; a client may hand back any case (the CLI
+        // shows ids in lower case, and every other call reads them so).
+        let after = after.uppercased()
         // The first id after `after`, found by halving.
         var low = 0, high = keys.count
         while low < high {
