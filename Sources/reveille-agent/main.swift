@@ -56,13 +56,8 @@ struct ReveilleAgentCommand: ParsableCommand {
         options.testClockOffsetFile = testClockOffsetFile
         let level: Logger.Level = verbose ? .debug : .info
         Localization.setUp()
-        let underJournal = JournalLogHandler.isJournalStream(ProcessInfo.processInfo.environment)
-        LoggingSystem.bootstrap { label in
-            if underJournal { return JournalLogHandler(label: label, level: level) }
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let underJournal = AgentLogHandler.isJournalStream(ProcessInfo.processInfo.environment)
+        LoggingSystem.bootstrap { label in AgentLogHandler(label: label, level: level, journal: underJournal) }
         let status = Agent.runUntilStopped(options: options, logger: Logger(label: "reveille-agent"))
         if status != 0 { throw ExitCode(status) }
     }
