@@ -286,6 +286,21 @@ struct AlarmEngineTests {
         #expect(throws: AlarmRuleError.noIDGiven) { try harness.engine.resolve("") }
     }
 
+    @Test func anAmbiguousPrefixNamesStartsLongEnoughToTellTheAlarmsApart() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        // Ids an app chose, alike in their first 12 characters.
+        for id in ["AAAAAAAA-0001-4000-8000-000000000001", "AAAAAAAA-0002-4000-8000-000000000002", "3F2A9C1E-0000-4000-8000-000000000003"] {
+            _ = try harness.schedule(timer(60), id: UUID(uuidString: id)!)
+        }
+        #expect(throws: AlarmRuleError.ambiguousID(prefix: "aaaa", starts: ["aaaaaaaa-0001", "aaaaaaaa-0002"])) { try harness.engine.resolve("aaaa") }
+        #expect(try harness.engine.resolve("aaaaaaaa-0002") == UUID(uuidString: "AAAAAAAA-0002-4000-8000-000000000002"), "the start it named works")
+        // Alike in their first 8 only: the hyphen is never where they differ.
+        let twins = ["BBBBBBBB-1000-4000-8000-000000000001", "BBBBBBBB-2000-4000-8000-000000000002"].map { UUID(uuidString: $0)! }
+        #expect(AlarmEngine.distinctStarts(of: twins) == ["bbbbbbbb-1", "bbbbbbbb-2"])
+        #expect(AlarmEngine.distinctStarts(of: [UUID(uuidString: "3F2A9C1E-0000-4000-8000-000000000003")!, UUID(uuidString: "3F99AAAA-0000-4000-8000-000000000004")!])
+                == ["3f2a9c1e", "3f99aaaa"], "eight characters where they suffice")
+    }
+
     @Test func aStoreOverTheLimitKeepsTheAlarmsDueSoonest() throws {
         let engine = AlarmEngine(settings: .init(limitPerApp: 2))
         let records = try (1...4).map { minutes in
