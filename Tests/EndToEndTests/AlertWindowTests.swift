@@ -80,14 +80,7 @@ struct AlertWindowTests {
         // As AlarmKit runs an alarm's stop intent when the person stops it from the system's
         // alert, the window presses the alarm's Stop button (PressButton), not `reveille stop`.
         let session = try session(.none)
-        let ran = session.directory + "/stop-intent-ran"
-        var request = AlarmRequest(schedule: nil, countdownDuration: .init(preAlert: 1, postAlert: 300),
-                                   presentation: AlarmPresentation(alert: .init(title: "Intent")))
-        request.stopIntent = .run(arguments: [try Subprocess.find("touch", package: "coreutils"), ran])
-        let configuration = String(decoding: try JSONCoding.compactEncoder.encode(request), as: UTF8.self)
-        let scheduled = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
-                                              method: "\(AgentInterface.interface).Schedule", ["", configuration, "{}"])
-        #expect(scheduled.status == 0, "\(scheduled.stderr)")
+        let ran = try session.scheduleTimerWithStopIntent("Intent", in: 1)
         let window = try session.eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Intent").first }
         try session.type("Return", into: window)
         _ = try session.eventually(timeout: 10, "the alarm's stop intent to run") { FileManager.default.fileExists(atPath: ran) ? true : nil }

@@ -43,14 +43,7 @@ struct EverydayUseEndToEndTests {
     @Test func watchStopsARingingAlarmWithItsStopButton() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()
-        let ran = session.directory + "/stop-intent-ran"
-        var request = AlarmRequest(schedule: nil, countdownDuration: .init(preAlert: 3, postAlert: 300),
-                                   presentation: AlarmPresentation(alert: .init(title: "Intent")))
-        request.stopIntent = .run(arguments: [try Subprocess.find("touch", package: "coreutils"), ran])
-        let configuration = String(decoding: try JSONCoding.compactEncoder.encode(request), as: UTF8.self)
-        let scheduled = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
-                                              method: "\(AgentInterface.interface).Schedule", ["", configuration, "{}"])
-        #expect(scheduled.status == 0, "\(scheduled.stderr)")
+        let ran = try session.scheduleTimerWithStopIntent("Intent", in: 3)
         let keys = ["wait:ringing", "s", "wait:Stopped timer"]
         let result = try Subprocess.run("/usr/bin/python3", [CLITests.watchDriver, session.binaries + "/reveille", "INT"] + keys,
                                         environment: session.environment, timeout: 60)

@@ -614,6 +614,20 @@ public final class TestSession {
                            + arguments, environment: environment)
     }
 
+    /// Schedules through D-Bus a timer titled `title` that rings in `seconds`, whose stop intent
+    /// creates a file: returns that file's path, which exists once the intent ran.
+    public func scheduleTimerWithStopIntent(_ title: String, in seconds: TimeInterval) throws -> String {
+        let ran = directory + "/stop-intent-ran"
+        var request = AlarmRequest(schedule: nil, countdownDuration: .init(preAlert: seconds, postAlert: 300),
+                                   presentation: AlarmPresentation(alert: .init(title: title)))
+        request.stopIntent = .run(arguments: [try Subprocess.find("touch", package: "coreutils"), ran])
+        let configuration = String(decoding: try JSONCoding.compactEncoder.encode(request), as: UTF8.self)
+        let scheduled = try gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                      method: "\(AgentInterface.interface).Schedule", ["", configuration, "{}"])
+        guard scheduled.status == 0 else { throw Subprocess.Failure("Schedule \(title) failed: \(scheduled.stderr)") }
+        return ran
+    }
+
     public func gdbus(_ arguments: [String]) throws -> Subprocess.Result {
         try Subprocess.run(gdbusPath, arguments, environment: environment)
     }
