@@ -10,7 +10,7 @@ DEBIAN_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libpulse-dev \
 	dunst xfce4-notifyd gnome-shell gjs python3-dbusmock python3-dbus python3-gi xvfb xdotool pipewire pipewire-bin pipewire-pulse wireplumber locales gettext appstream debhelper dpkg-dev \
 	bubblewrap gir1.2-gtk-3.0 \
 	libnotify-dev libical-dev \
-	libgtk-4-dev x11-utils wmctrl \
+	libgtk-4-dev x11-utils wmctrl xauth \
 	kded5 plasma-workspace kwin-x11 \
 	mate-notification-daemon lxqt-notificationd notification-daemon mako-notifier sway-notification-center sway grim wayvnc \
 	xfconf dconf-service dconf-gsettings-backend \

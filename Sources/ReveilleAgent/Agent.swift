@@ -38,11 +38,11 @@ package final class Agent {
         self.logger = logger
     }
 
-    /// Runs an agent on the GLib loop's actor and blocks the calling thread until it stops;
-    /// returns the process's exit status.
-    package nonisolated static func runUntilStopped(options: Options, logger: Logger) -> Int32 {
+    /// Runs an agent on the GLib loop's actor and blocks the calling thread until it stops,
+    /// then ends the process with the agent's exit status.
+    package nonisolated static func runUntilStopped(options: Options, logger: Logger) -> Never {
         reveille_use_one_malloc_arena() // before any thread allocates: 1.5 MiB less resident with 1,000 alarms
-        return DaemonRunner.blockUntilDone {
+        DaemonRunner.runThenExit {
             let agent = Agent(options: options, logger: logger)
             return await agent.run()
         }

@@ -100,11 +100,13 @@ package final class DaemonRunner {
         }
     }
 
-    /// Runs `body` on the GLib loop's actor and blocks the calling thread until it returns.
+    /// Runs `body` on the GLib loop's actor, blocks the calling thread until it returns, and
+    /// ends the process with the status it returned (`CurrentProcess.exitNow`: the loop's
+    /// thread still runs, so no library is torn down under it).
     ///
     /// Nothing here uses Swift's global concurrent executor, so libdispatch's worker pool, and
     /// the monitor timer that wakes it every second, never start: an idle daemon makes no wakeups.
-    package nonisolated static func blockUntilDone(_ body: @escaping @GLibActor () async -> Int32) -> Int32 {
+    package nonisolated static func runThenExit(_ body: @escaping @GLibActor () async -> Int32) -> Never {
         // A daemon sets its own signal mask instead of inheriting its starter's: a parent that
         // blocked SIGTERM (a test runner, some launchers) would leave it unstoppable. Threads
         // started from here on inherit this mask.
@@ -116,6 +118,6 @@ package final class DaemonRunner {
             done.signal()
         }
         done.wait()
-        return status
+        CurrentProcess.exitNow(status)
     }
 }

@@ -352,6 +352,15 @@ package enum CurrentProcess {
     /// The real user id (`getuid(2)`, which cannot fail).
     package static var userID: uid_t { getuid() }
 
+    /// Ends the process with `status` at once (`_exit(2)`), standard I/O flushed first: no
+    /// `atexit` handler or library destructor runs. A process whose GLib thread cannot be
+    /// joined ends this way: `exit(3)` tore libX11 and libstdc++ down under that thread while
+    /// GTK still used them, and the alert window crashed (SIGSEGV) on one ending in sixty.
+    package static func exitNow(_ status: Int32) -> Never {
+        fflush(nil)
+        _exit(status)
+    }
+
     /// `kill(2)` with SIGTERM: asks `pid` to end.
     package static func terminate(_ pid: pid_t) throws(Errno) {
         _ = try retryingInterrupts { kill(pid, SIGTERM) }

@@ -26,9 +26,9 @@ package final class WakeHelperService {
         self.logger = logger
     }
 
-    /// Serves until idle for `idleSeconds` (or the bus goes away); returns the exit status.
-    package nonisolated static func runUntilIdle(rtc: RTCWakeAlarm, idleSeconds: UInt32, logger: Logger) -> Int32 {
-        DaemonRunner.blockUntilDone {
+    /// Serves until idle for `idleSeconds` (or the bus goes away), then ends the process.
+    package nonisolated static func runUntilIdle(rtc: RTCWakeAlarm, idleSeconds: UInt32, logger: Logger) -> Never {
+        DaemonRunner.runThenExit {
             await WakeHelperService(rtc: rtc, idleSeconds: idleSeconds, logger: logger).run()
         }
     }

@@ -58,7 +58,6 @@ struct ReveilleAgentCommand: ParsableCommand {
         Localization.setUp()
         let underJournal = AgentLogHandler.isJournalStream(ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { label in AgentLogHandler(label: label, level: level, journal: underJournal) }
-        let status = Agent.runUntilStopped(options: options, logger: Logger(label: "reveille-agent"))
-        if status != 0 { throw ExitCode(status) }
+        Agent.runUntilStopped(options: options, logger: Logger(label: "reveille-agent"))
     }
 }

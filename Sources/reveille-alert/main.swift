@@ -7,7 +7,7 @@ import ReveilleKit
 /// reveille-alert: the window the agent opens while an alarm rings and its notification
 /// cannot be seen or answered. It answers through the agent's D-Bus interface as the user's
 /// own tool, and closes once the alarm no longer rings, however it was answered.
-/// Exit status: 0 answered, closed, or its agent gone; 2 bad arguments; 3 no display; 4 no session bus.
+/// Its exit status is an `AlertWindowExit`.
 @GLibActor
 final class AlertWindow {
     private let request: AlertWindowArguments
@@ -22,25 +22,28 @@ final class AlertWindow {
 
     func run() async -> Int32 {
         guard AlertView.openDisplay() else {
-            Self.complain(L("cannot open a display (DISPLAY or WAYLAND_DISPLAY)"))
-            return 3
+            // Named, so that a display gone or refused is told apart from none given.
+            let named = ["WAYLAND_DISPLAY", "DISPLAY"].compactMap { (key: String) -> String? in getenv(key).map { "\(key)=\(String(cString: $0))" } }
+            Self.complain(named.isEmpty ? L("cannot open a display: neither DISPLAY nor WAYLAND_DISPLAY is set")
+                                        : L("cannot open the display %@", named.joined(separator: ", ")))
+            return AlertWindowExit.noDisplay.rawValue
         }
         // The window belongs to the agent that opened it: when that agent goes (a crash, a
         // restart), so does the window, and the next agent opens its own for what still rings.
         guard let bus = try? BusConnection.session() else {
             Self.complain(L("cannot connect to the session bus"))
-            return 4
+            return AlertWindowExit.noAgent.rawValue
         }
         self.bus = bus
         _ = bus.watchName(AgentInterface.busName) { [weak self] owner in
-            if owner == nil { self?.finish(0) }
+            if owner == nil { self?.finish(.done) }
         }
         let keys = request.secondaryLabel.map { L("Enter or Esc: %@ · S: %@", request.stopLabel, $0) }
             ?? L("Enter or Esc: %@", request.stopLabel)
         let view = AlertView(title: request.title, detail: request.detail, stopLabel: request.stopLabel,
                              secondaryLabel: request.secondaryLabel, keyHint: keys,
                              onAnswer: { [weak self] answer in self?.answer(answer) },
-                             onClose: { [weak self] in self?.finish(0) })
+                             onClose: { [weak self] in self?.finish(.done) })
         self.view = view
         view.present()
         let id = request.alarmID
@@ -49,14 +52,14 @@ final class AlertWindow {
             do {
                 for try await alarms in client.updates() {
                     guard alarms.first(where: { $0.id == id })?.state == .alerting else {
-                        self?.finish(0)
+                        self?.finish(.done)
                         return
                     }
                 }
             } catch {
                 Self.complain("cannot follow alarm \(id): \(error)")
             }
-            self?.finish(4)
+            self?.finish(.noAgent)
         }
         return await withCheckedContinuation { done = $0 }
     }
@@ -67,7 +70,7 @@ final class AlertWindow {
         Task { @GLibActor [weak self, client, id = request.alarmID] in
             do {
                 _ = try await client.press(button, on: id)
-                self?.finish(0)
+                self?.finish(.done)
             } catch {
                 // The window stays: the alarm still rings, and another way may still answer it.
                 self?.view?.showStatus("\(error)")
@@ -76,8 +79,8 @@ final class AlertWindow {
         }
     }
 
-    private func finish(_ status: Int32) {
-        done?.resume(returning: status)
+    private func finish(_ status: AlertWindowExit) {
+        done?.resume(returning: status.rawValue)
         done = nil
     }
 
@@ -94,6 +97,6 @@ do {
     request = try AlertWindowArguments(parsing: Array(CommandLine.arguments.dropFirst()))
 } catch {
     AlertWindow.complain(error.description)
-    exit(2)
+    CurrentProcess.exitNow(AlertWindowExit.badArguments.rawValue)
 }
-exit(DaemonRunner.blockUntilDone { await AlertWindow(request: request).run() })
+DaemonRunner.runThenExit { await AlertWindow(request: request).run() }

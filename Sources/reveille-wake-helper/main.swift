@@ -30,8 +30,7 @@ struct WakeHelperCommand: ParsableCommand {
     func run() throws {
         LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
         let idleSeconds = try IdleExit.seconds(idleExit).get()
-        let status = WakeHelperService.runUntilIdle(rtc: RTCWakeAlarm(folder: FilePath(rtc)), idleSeconds: idleSeconds,
-                                                    logger: Logger(label: "reveille-wake-helper"))
-        if status != 0 { throw ExitCode(status) }
+        WakeHelperService.runUntilIdle(rtc: RTCWakeAlarm(folder: FilePath(rtc)), idleSeconds: idleSeconds,
+                                       logger: Logger(label: "reveille-wake-helper"))
     }
 }

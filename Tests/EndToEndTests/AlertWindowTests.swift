@@ -121,6 +121,42 @@ struct AlertWindowTests {
         }
     }
 
+    @Test func aWindowTheDisplayRefusesIsTriedAgainLater() throws {
+        // X refuses a client whose cookie is not written yet (a session's first moments), or
+        // while it restarts: the window could not connect, and is tried again later.
+        let session = try TestSession(notifications: .none)
+        try session.startDisplayRequiringCookie()
+        let cookieLater = session.directory + "/home/.Xauthority-later"
+        try session.startAgent(environment: ["XAUTHORITY": cookieLater])
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Back")
+        try session.waitForAgentLog("could not connect (see its lines above); it opens again in 1 s", timeout: 30)
+        #expect(log(session).contains("cannot open the display DISPLAY=\(session.display ?? "")"), "\(log(session))")
+        try FileManager.default.copyItem(atPath: try #require(session.environment["XAUTHORITY"]), toPath: cookieLater)
+        _ = try session.eventually(timeout: 60, "the window on screen once the display lets it in") { try session.windows(titled: "Back").first }
+        #expect(!log(session).contains("it is not opened again"), "\(log(session))")
+    }
+
+    @Test func theWindowEndsWithItsStatusNeverASignal() throws {
+        // It ends while GTK's thread may still be drawing: ending through exit(3) tore libX11
+        // down under that thread, and about one ending in sixty was a SIGSEGV. Without a
+        // session bus it opens the display and ends at once (status 4), eight at a time.
+        let session = try TestSession(notifications: .none, audio: .none)
+        try session.startDisplay()
+        var environment = session.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(session.directory)/no-bus"
+        let request = AlertWindowArguments(alarmID: UUID(), title: "Ends", detail: "", stopLabel: "Stop", secondaryLabel: nil)
+        var endings: [Int32: Int] = [:]
+        for _ in 0..<10 {
+            let windows = try (0..<8).map { _ in
+                try Subprocess.start(session.binaries + "/reveille-alert", request.arguments, environment: environment,
+                                     stderr: session.directory + "/alert.log")
+            }
+            for window in windows { endings[window.wait(timeout: 30), default: 0] += 1 }
+        }
+        let said = (try? String(contentsOfFile: session.directory + "/alert.log", encoding: .utf8)) ?? ""
+        #expect(endings == [4: 80], "exit statuses (128 + N: signal N) and how often: \(endings); \(said.prefix(600))")
+    }
+
     @Test func theWindowSpeaksTheUsersLanguage() throws {
         let session = try TestSession(notifications: .none, audio: .none)
         try session.startDisplay()

@@ -56,6 +56,33 @@ struct AlertWindowPolicyTests {
         #expect(policy.alarmsRinging([first, second]) == [.open(first)])
     }
 
+    @Test func aWindowThatCouldNotConnectIsTriedAgainAFewTimesLaterEachTime() {
+        var policy = AlertWindowPolicy(setting: .always, hasDisplay: true)
+        #expect(policy.alarmsRinging([first]) == [.open(first)])
+        #expect(policy.windowEnded(first, couldNotConnect: true) == [.retry(first, afterSeconds: 1)])
+        // While it waits, nothing opens it; another alarm gets its own window.
+        #expect(policy.alarmsRinging([first, second]) == [.open(second)])
+        #expect(policy.reachChanged(.unseen) == [])
+        #expect(policy.retryDue(first) == [.open(first)])
+        #expect(policy.windowEnded(first, couldNotConnect: true) == [.retry(first, afterSeconds: 4)])
+        #expect(policy.retryDue(first) == [.open(first)])
+        #expect(policy.windowEnded(first, couldNotConnect: true) == [.retry(first, afterSeconds: 15)])
+        #expect(policy.retryDue(first) == [.open(first)])
+        // Its tries spent: not opened again while it rings, and a late try opens nothing.
+        #expect(policy.windowEnded(first, couldNotConnect: true) == [])
+        #expect(policy.retryDue(first) == [])
+        #expect(policy.alarmsRinging([first, second]) == [])
+        // Ringing anew, it has its tries again; answered while it waits, its try opens nothing.
+        #expect(policy.alarmsRinging([second]) == [])
+        #expect(policy.alarmsRinging([first, second]) == [.open(first)])
+        #expect(policy.windowEnded(first, couldNotConnect: true) == [.retry(first, afterSeconds: 1)])
+        #expect(policy.alarmsRinging([second]) == [])
+        #expect(policy.retryDue(first) == [])
+        // A window that crashed, or that the person closed, is not tried again.
+        #expect(policy.windowEnded(second) == [])
+        #expect(policy.retryDue(second) == [])
+    }
+
     @Test func manyAlarmsRingingTogetherOpenAFewWindowsAtATime() {
         var policy = AlertWindowPolicy(setting: .always, hasDisplay: true)
         let ids = (1...50).map { UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", $0))! }

@@ -14,7 +14,9 @@ enum AlertWindowSetting: String, Codable, Sendable, CaseIterable {
 /// for each ringing alarm while the setting asks for one (`auto`: the notification's reach is
 /// known and is not `.answerable`), there is a display to open it on, and its window did not
 /// end on its own during this ringing (a window that crashes or that the person closed is not
-/// opened again until the alarm rings anew, so a broken window cannot loop). At most
+/// opened again until the alarm rings anew, so a broken window cannot loop). A window that
+/// could not reach its display or the agent is tried again a few times, later each time: an
+/// X server resetting or starting (Xwayland on demand) refuses a client for a moment. At most
 /// `maximumOpen` windows are open at once: the windows that are open stay, and as one closes
 /// the next ringing alarm gets its own (many alarms ringing together cannot start a process each).
 struct AlertWindowPolicy: Equatable {
@@ -25,7 +27,13 @@ struct AlertWindowPolicy: Equatable {
         case close(UUID)
         /// A window is wanted but this session owns no display: said once.
         case noDisplay
+        /// Call `retryDue(id)` after `seconds`.
+        case retry(UUID, afterSeconds: UInt32)
     }
+
+    /// How long to wait before each new try of a window that could not reach its display or
+    /// the agent; when all are spent, it is not opened again while the alarm rings.
+    static let retryDelays: [UInt32] = [1, 4, 15]
 
     let setting: AlertWindowSetting
     /// Whether the session owns a display the window can open on.
@@ -35,6 +43,9 @@ struct AlertWindowPolicy: Equatable {
     private(set) var open: Set<UUID> = []
     /// Alarms whose window ended by itself while they rang.
     private var endedOnItsOwn: Set<UUID> = []
+    /// How many times each ringing alarm's window was tried again, and which wait for a try.
+    private var retries: [UUID: Int] = [:]
+    private var waitingForRetry: Set<UUID> = []
     private var toldNoDisplay = false
 
     init(setting: AlertWindowSetting, hasDisplay: Bool) {
@@ -46,6 +57,8 @@ struct AlertWindowPolicy: Equatable {
     mutating func alarmsRinging(_ ringing: Set<UUID>) -> [Effect] {
         self.ringing = ringing
         endedOnItsOwn.formIntersection(ringing)
+        retries = retries.filter { ringing.contains($0.key) }
+        waitingForRetry.formIntersection(ringing)
         return settle()
     }
 
@@ -54,10 +67,24 @@ struct AlertWindowPolicy: Equatable {
         return settle()
     }
 
-    /// `id`'s window process ended without being asked to.
-    mutating func windowEnded(_ id: UUID) -> [Effect] {
+    /// `id`'s window process ended without being asked to; `couldNotConnect`: it could not
+    /// reach its display or the agent (worth another try), rather than being closed or failing.
+    mutating func windowEnded(_ id: UUID, couldNotConnect: Bool = false) -> [Effect] {
         guard open.remove(id) != nil else { return [] }
-        if ringing.contains(id) { endedOnItsOwn.insert(id) }
+        guard ringing.contains(id) else { return settle() }
+        let tried = retries[id, default: 0]
+        guard couldNotConnect, tried < Self.retryDelays.count else {
+            endedOnItsOwn.insert(id)
+            return settle()
+        }
+        retries[id] = tried + 1
+        waitingForRetry.insert(id)
+        return settle() + [.retry(id, afterSeconds: Self.retryDelays[tried])]
+    }
+
+    /// The wait asked for by `.retry(id, …)` is over.
+    mutating func retryDue(_ id: UUID) -> [Effect] {
+        guard waitingForRetry.remove(id) != nil else { return [] }
         return settle()
     }
 
@@ -70,7 +97,7 @@ struct AlertWindowPolicy: Equatable {
     }
 
     private mutating func settle() -> [Effect] {
-        let candidates = wantsWindows ? ringing.subtracting(endedOnItsOwn) : []
+        let candidates = wantsWindows ? ringing.subtracting(endedOnItsOwn).subtracting(waitingForRetry) : []
         let staying = open.intersection(candidates)
         var effects: [Effect] = open.subtracting(staying).sorted { $0.uuidString < $1.uuidString }.map { .close($0) }
         open = staying

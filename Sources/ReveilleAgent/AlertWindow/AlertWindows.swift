@@ -8,7 +8,8 @@ import ReveilleCore
 /// Opens `reveille-alert`, one process per ringing alarm, as `AlertWindowPolicy` decides, and
 /// ends it (SIGTERM, then reaped) when the alarm stops ringing or a notification can answer
 /// it again. The window is its own process: whatever happens to it, the alarm rings on; a
-/// window that fails is logged and not opened again while that alarm rings.
+/// window that fails is logged, tried again if it could not connect, and otherwise not opened
+/// again while that alarm rings.
 @GLibActor
 final class AlertWindows: AlarmFollower {
     private var policy: AlertWindowPolicy
@@ -62,6 +63,12 @@ final class AlertWindows: AlarmFollower {
             case .close(let id): close(id)
             case .noDisplay:
                 logger.warning("no alert window opens for ringing alarms: this session owns no display (\(display.refused.isEmpty ? "none is set" : display.refused.joined(separator: "; ")))")
+            case .retry(let id, let seconds):
+                logger.warning("the alert window of \(id) could not connect (see its lines above); it opens again in \(seconds) s")
+                _ = MainLoopSources.after(milliseconds: seconds * 1_000) { [weak self] in
+                    guard let self else { return }
+                    self.perform(self.policy.retryDue(id))
+                }
             }
         }
     }
@@ -97,11 +104,14 @@ final class AlertWindows: AlarmFollower {
         guard processes[id] == pid else { return }
         processes[id] = nil
         // A wait status: the exit code in the second byte, or the signal in the low seven bits.
-        let ending = status & 0x7f == 0 ? (status >> 8 == 0 ? nil : "exit status \(status >> 8)") : "signal \(status & 0x7f)"
-        if let ending {
+        let exited = status & 0x7f == 0
+        let effects = policy.windowEnded(id, couldNotConnect: exited && AlertWindowExit.couldNotConnect(status >> 8))
+        let retried = effects.contains { if case .retry = $0 { true } else { false } }
+        if !retried, !(exited && status >> 8 == 0) {
+            let ending = exited ? "exit status \(status >> 8)" : "signal \(status & 0x7f)"
             logger.error("the alert window of \(id) ended with \(ending) (see its lines above); it is not opened again while this alarm rings")
         }
-        perform(policy.windowEnded(id))
+        perform(effects)
     }
 
     // MARK: Processes

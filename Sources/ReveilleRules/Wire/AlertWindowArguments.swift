@@ -53,3 +53,20 @@ package struct AlertWindowArguments: Equatable, Sendable {
                   secondaryLabel: values["--secondary"])
     }
 }
+
+/// How `reveille-alert` ends, its exit status: what the agent makes of a window that ended.
+package enum AlertWindowExit: Int32, Sendable {
+    /// Answered, closed by the person, or its agent gone.
+    case done = 0
+    case badArguments = 2
+    /// It could not open the display.
+    case noDisplay = 3
+    /// It could not reach the session bus, or follow its alarm through the agent.
+    case noAgent = 4
+
+    /// Whether a window that ended with `status` could not connect (to its display, to the
+    /// agent): a moment's refusal, worth another try.
+    package static func couldNotConnect(_ status: Int32) -> Bool {
+        status == noDisplay.rawValue || status == noAgent.rawValue
+    }
+}

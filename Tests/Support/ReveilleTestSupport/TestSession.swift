@@ -237,10 +237,18 @@ public final class TestSession {
         ((try? String(contentsOfFile: rtcDirectory + "/wakealarm", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private func startXvfb() throws {
+    /// `-noreset`: an X server resets when its last client leaves, and a desktop always has one
+    /// (its window manager, its panel); the bare test display has none between two `xdotool`
+    /// searches, and a window that connected during such a reset could not open the display.
+    /// `cookie` (hex): the server admits only clients that show it (MIT-MAGIC-COOKIE-1), and
+    /// the session's `XAUTHORITY` holds it.
+    private func startXvfb(cookie: String? = nil) throws {
         let xvfb = try Subprocess.find("Xvfb", package: "xvfb")
-        let displayFile = directory + "/display"
-        let server = try Subprocess.start(xvfb, ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
+        let displayFile = directory + "/display", serverCookies = directory + "/xvfb.auth"
+        // The server takes every cookie of its file, whatever display the entry names.
+        if let cookie { try addCookie(cookie, display: ":0", to: serverCookies) }
+        let server = try Subprocess.start(xvfb, ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp", "-noreset"]
+                                                + (cookie == nil ? [] : ["-auth", serverCookies]),
                                           environment: environment, stdout: displayFile, stderr: directory + "/xvfb.log")
         peers.append(("Xvfb", server))
         let number = try eventually("Xvfb to name its display") {
@@ -249,6 +257,24 @@ public final class TestSession {
         }
         display = ":" + number
         environment["DISPLAY"] = display
+        if let cookie {
+            try addCookie(cookie, display: ":" + number, to: directory + "/home/.Xauthority")
+            environment["XAUTHORITY"] = directory + "/home/.Xauthority"
+        }
+    }
+
+    private func addCookie(_ cookie: String, display: String, to file: String) throws {
+        let xauth = try Subprocess.find("xauth", package: "xauth")
+        let added = try Subprocess.run(xauth, ["-q", "-f", file, "add", display, ".", cookie], environment: environment)
+        guard added.status == 0 else { throw Subprocess.Failure("xauth could not write \(file): \(added.stderr)") }
+    }
+
+    /// Whether the session's Xvfb still runs, and what it logged: why a display went away.
+    func displayState() -> String {
+        guard let xvfb = peers.first(where: { $0.name == "Xvfb" })?.child else { return "" }
+        let log = (try? String(contentsOfFile: directory + "/xvfb.log", encoding: .utf8)) ?? ""
+        return "; Xvfb (pid \(xvfb.pid)) \(xvfb.isRunning ? "runs" : "ended with \(xvfb.status ?? -1)"), its log ends:\n"
+            + log.split(separator: "\n").suffix(20).joined(separator: "\n")
     }
 
     /// Writes the D-Bus service file that starts the chosen notification server on demand.
@@ -504,11 +530,24 @@ public final class TestSession {
         if display == nil { try startXvfb() }
     }
 
+    /// Starts the session's display admitting only clients that show its cookie, which the
+    /// session's `XAUTHORITY` holds: a client given another file is refused, as X refuses one
+    /// whose cookie is not written yet.
+    public func startDisplayRequiringCookie() throws {
+        guard display == nil else { throw Subprocess.Failure("the session's display already runs") }
+        try startXvfb(cookie: (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0 ... 255)) }.joined())
+    }
+
     /// The visible windows on the session's display whose title is exactly `title`.
     public func windows(titled title: String) throws -> [String] {
         let xdotool = try Subprocess.find("xdotool", package: "xdotool")
         let pattern = "^" + NSRegularExpression.escapedPattern(for: title) + "$"
         let found = try Subprocess.run(xdotool, ["search", "--onlyvisible", "--name", pattern], environment: environment)
+        // Exit status 1: no such window (an X error may be said too: a window went away as it
+        // was searched). A display that cannot be opened is said so.
+        guard !found.stderr.contains("Can't open display") else {
+            throw Subprocess.Failure("xdotool cannot search \(display ?? "no display"): \(found.stderr)\(displayState())")
+        }
         return found.stdout.split(separator: "\n").map(String.init)
     }
 
