@@ -8,12 +8,12 @@ import ReveilleCore
 struct EverydayUseTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    func record(_ title: String, timer: Bool = false) throws -> AlarmRecord {
+    func record(_ title: String, timer: Bool = false, id: String? = nil) throws -> AlarmRecord {
         let request = AlarmRequest(
             schedule: timer ? nil : .relative(.init(time: .init(hour: 7, minute: 30), repeats: .never)),
             countdownDuration: .init(preAlert: timer ? 300 : nil, postAlert: 540),
             presentation: .reveille(title: title, secondaryButton: .snoozeButton, behavior: .countdown))
-        return try AlarmRecord(id: UUID(), request: request, appID: "reveille", now: now, timeZone: UTCTimeZone())
+        return try AlarmRecord(id: id.flatMap(UUID.init(uuidString:)) ?? UUID(), request: request, appID: "reveille", now: now, timeZone: UTCTimeZone())
     }
 
     /// `reveille pause tea`: a title, regardless of case, names the one alarm that has it.
@@ -33,6 +33,17 @@ struct EverydayUseTests {
             return reason.contains("2 alarms have the title 'tea'") && reason.contains(AlarmSummary(first).name)
                 && reason.contains(AlarmSummary(second).name) && !reason.contains("Coffee")
         }
+    }
+
+    /// An app may choose ids alike in their first 8 characters: `list` shows them as long as
+    /// it takes to tell them apart (and 8 characters where that suffices).
+    @Test func theListShowsIDsLongEnoughToTellThemApart() throws {
+        let twins = try [record("One", id: "AAAAAAAA-0001-4000-8000-000000000001"), record("Two", id: "AAAAAAAA-0002-4000-8000-000000000002")]
+        let table = AlarmSummary.table(twins.map { AlarmSummary($0, now: now) })
+        #expect(table.dropFirst().map { $0.split(separator: " ").first } == ["aaaaaaaa-0001", "aaaaaaaa-0002"], "\(table)")
+        let apart = try [record("One", id: "3F2A9C1E-0000-4000-8000-000000000003"), record("Two", id: "3F99AAAA-0000-4000-8000-000000000004")]
+        #expect(AlarmSummary.table(apart.map { AlarmSummary($0, now: now) }).dropFirst().map { $0.split(separator: " ").first }
+                == ["3f2a9c1e", "3f99aaaa"])
     }
 
     @Test func anUnknownTitleSaysNeitherIDNorTitleMatched() throws {

@@ -296,8 +296,8 @@ struct AlarmEngineTests {
         #expect(try harness.engine.resolve("aaaaaaaa-0002") == UUID(uuidString: "AAAAAAAA-0002-4000-8000-000000000002"), "the start it named works")
         // Alike in their first 8 only: the hyphen is never where they differ.
         let twins = ["BBBBBBBB-1000-4000-8000-000000000001", "BBBBBBBB-2000-4000-8000-000000000002"].map { UUID(uuidString: $0)! }
-        #expect(AlarmEngine.distinctStarts(of: twins) == ["bbbbbbbb-1", "bbbbbbbb-2"])
-        #expect(AlarmEngine.distinctStarts(of: [UUID(uuidString: "3F2A9C1E-0000-4000-8000-000000000003")!, UUID(uuidString: "3F99AAAA-0000-4000-8000-000000000004")!])
+        #expect(IDStarts.distinct(twins) == ["bbbbbbbb-1", "bbbbbbbb-2"])
+        #expect(IDStarts.distinct([UUID(uuidString: "3F2A9C1E-0000-4000-8000-000000000003")!, UUID(uuidString: "3F99AAAA-0000-4000-8000-000000000004")!])
                 == ["3f2a9c1e", "3f99aaaa"], "eight characters where they suffice")
     }
 

@@ -138,18 +138,8 @@ package struct AlarmEngine: Sendable {
         case 1: return matches[0]
         case 0: throw .noIDMatches(prefix: prefix)
         default:
-            throw .ambiguousID(prefix: prefix, starts: Self.distinctStarts(of: matches))
+            throw .ambiguousID(prefix: prefix, starts: IDStarts.distinct(matches))
         }
-    }
-
-    /// The ids' starts, sorted, long enough to tell them apart: 8 characters, more where ids
-    /// share them (an app may choose its ids), never ending on a hyphen.
-    static func distinctStarts(of ids: [UUID]) -> [String] {
-        let texts = ids.map { $0.uuidString.lowercased() }.sorted()
-        let shared = zip(texts, texts.dropFirst()).map { pair in zip(pair.0, pair.1).prefix { $0 == $1 }.count }.max() ?? 0
-        var length = max(8, shared + 1)
-        while let first = texts.first, length < first.count, first[first.index(first.startIndex, offsetBy: length - 1)] == "-" { length += 1 }
-        return texts.map { String($0.prefix(length)) }
     }
 
     /// The alarm `reference` means, among `owner`'s when given.

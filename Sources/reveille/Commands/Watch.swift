@@ -175,6 +175,7 @@ private actor LiveView {
         let now = Date()
         var lines = ["Reveille — " + Ln("%@ alarm", "%@ alarms", records.count, String(records.count)), ""]
         if records.isEmpty { lines.append("  " + L("No alarms. Add one with `reveille add 7:30` or `reveille timer 5m`.")) }
+        let idLength = IDStarts.length(for: records.map { $0.id.uuidString.lowercased() })
         let rows = records.enumerated().map { index, record -> [String] in
             let summary = AlarmSummary(record, now: now)
             var next = summary.when(now: now)
@@ -183,7 +184,7 @@ private actor LiveView {
                 next = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled) + "] "
                     + L("%@ left", AlarmSummary.length(left))
             }
-            return [index == selected ? ">" : " ", summary.shortID, summary.enabled ? AlarmSummary.stateWords(summary.state) : L("off"), next, summary.title]
+            return [index == selected ? ">" : " ", String(summary.id.prefix(idLength)), summary.enabled ? AlarmSummary.stateWords(summary.state) : L("off"), next, summary.title]
         }
         // Columns aligned to their widest cell; the title, last, takes what is left.
         lines += Table.lines(rows)

@@ -272,8 +272,9 @@ struct AlarmSummary: Encodable, Equatable {
     }
 
     static func table(_ summaries: [AlarmSummary]) -> [String] {
-        Table.lines(header: [L("ID"), L("STATE"), L("NEXT"), L("REPEATS"), L("TITLE")],
-                     rows: summaries.map { [$0.shortID, stateWords($0.state), $0.when(), $0.repeatText, $0.title] })
+        let idLength = IDStarts.length(for: summaries.map(\.id))
+        return Table.lines(header: [L("ID"), L("STATE"), L("NEXT"), L("REPEATS"), L("TITLE")],
+                           rows: summaries.map { [String($0.id.prefix(idLength)), stateWords($0.state), $0.when(), $0.repeatText, $0.title] })
     }
 }
 
