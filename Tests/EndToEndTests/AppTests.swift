@@ -37,6 +37,24 @@ struct AppTests {
         #expect(try app(session, "org.test.Cook", "state").stdout == "denied\n")
     }
 
+    @Test func anAppThatLeavesBeforeTheUserDecidesSchedulesNothing() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let attempt = try startApp(session, "org.test.Gone", "timer", "60", output: session.directory + "/gone.out")
+        let prompt = try eventually(timeout: 20, "the authorization prompt") {
+            try session.notifications(titled: "org.test.Gone wants to schedule alarms").first
+        }
+        kill(attempt.pid, SIGKILL)
+        attempt.wait()
+        try session.press(label: "Allow", on: prompt.id)
+        try session.waitForAgentLog("(org.test.Gone): the app left before the user decided (authorized); nothing was scheduled")
+        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty, "no alarm its app never heard of")
+        let log = (try? String(contentsOfFile: session.agentLog, encoding: .utf8)) ?? ""
+        #expect(!log.contains("gave no usage description"), "\(log)")
+        // The user's answer stands.
+        #expect(try session.cli("auth", "list").stdout.contains("org.test.Gone"))
+    }
+
     @Test func allowIsAskedOnceAndPersistsAcrossAnAgentRestart() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()

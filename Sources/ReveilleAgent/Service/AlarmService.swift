@@ -149,11 +149,17 @@ final class AlarmService: AlarmFollower {
             return call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
         }
         authorizer.request(for: identity, usageDescription: registry.client(call.sender)?.usageDescription) { [weak self] state in
-            self?.parked.release(ticket)
+            guard let self else { return }
+            self.parked.release(ticket)
             if case .requestAuthorization = request {
                 call.reply([.string(state.rawValue)])
+            } else if self.registry.client(call.sender) == nil {
+                // Its app is gone and would never hear of it: an alarm it does not know of is not made.
+                self.logger.notice("\(call.method) from \(call.sender) (\(identity.appID)): the app left before the user decided (\(state.rawValue)); nothing was scheduled")
+                let left = AlarmError.notAuthorized("the app left before the user decided")
+                call.fail(name: AgentInterface.errorPrefix + left.code, message: left.reason)
             } else {
-                self?.respond(call, request, from: identity)
+                self.respond(call, request, from: identity)
             }
         }
     }
