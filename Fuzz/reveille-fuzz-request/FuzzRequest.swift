@@ -1,5 +1,6 @@
 import FoundationEssentials
 import ReveilleCore
+import ReveilleRules
 import ReveilleFuzzSupport
 
 /// A method call as the agent decodes it (`AgentCall.decode`, then a configuration's
@@ -36,6 +37,22 @@ import ReveilleFuzzSupport
     }
 
     static func check(configuration: String) {
+        // StrictJSON, which reads a configuration first, against Foundation: it takes what
+        // Foundation takes, but a repeated key, a trailing comma, nesting past its bound, a
+        // lone surrogate and what follows a NUL (Foundation stops reading there); Foundation
+        // refuses `0e9` (RFC 8259 has it; `0e+9` it takes) and numbers a Double cannot hold
+        // (`2e450`). What it read, written again, reads back the same.
+        switch Result(catching: { () throws(StrictJSON.Failure) in try StrictJSON.parse(configuration) }) {
+        case .success(let tree):
+            precondition(JSONText.isValid(configuration) || !StrictJSON.unusualNumbers(in: tree).isEmpty,
+                         "StrictJSON accepted what Foundation refuses")
+            precondition((try? StrictJSON.parse(tree.text)) == tree, "StrictJSON's text does not read back")
+        case .failure(.syntax(_, let expected)):
+            precondition(!JSONText.isValid(configuration) || expected.contains("surrogate") || expected.contains("key in quotes")
+                         || expected.contains("a value") || configuration.utf8.contains(0), "StrictJSON refused what Foundation takes: \(expected)")
+        case .failure:
+            break
+        }
         guard let request = try? AlarmRequest.decode(configuration: configuration) else { return }
         do {
             try request.validate(now: now, timeZone: UTCTimeZone())

@@ -166,6 +166,12 @@ extension Alarm.Schedule: Codable {
 // "day": 21}}, {"everyDays": 3, "from": "2026-11-23"}.
 extension Alarm.Schedule.Relative.Recurrence: Codable {
     private enum ExtensionKeys: String, CodingKey { case monthly, yearly, everyDays, from }
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
     private struct MonthDay: Codable { var month: Int, day: Int }
 
     public init(from decoder: Decoder) throws {
@@ -188,6 +194,15 @@ extension Alarm.Schedule.Relative.Recurrence: Codable {
                 return day
             })
         } else if let keyed = try? decoder.container(keyedBy: ExtensionKeys.self) {
+            // One form, whole: {"monthly": 3, "everyDays": 2} was read as monthly, a misspelt
+            // key beside a known one left out in silence.
+            let given = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue).sorted()
+            let forms = given.filter { ["monthly", "yearly", "everyDays"].contains($0) }
+            let wanted: Set<String> = forms == ["everyDays"] ? ["everyDays", "from"] : Set(forms)
+            if forms.count > 1 || given.contains(where: { !wanted.contains($0) }) {
+                let extra = forms.count > 1 ? forms.joined(separator: " and ") : given.first { !wanted.contains($0) }!
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "repeats is one form, without '\(extra.prefix(40))' beside it; \(accepted)")
+            }
             if let day = try keyed.decodeIfPresent(Int.self, forKey: .monthly) {
                 self = .monthly(day: day)
             } else if let date = try keyed.decodeIfPresent(MonthDay.self, forKey: .yearly) {

@@ -81,6 +81,9 @@ struct CalendarRepeatTests {
         (#"{"everyDays": 367, "from": "2026-11-23"}"#, "accepted: 1–366"), (#"{"everyDays": 3, "from": "2026-02-30"}"#, "not a day"),
         (#"{"everyDays": 3, "from": "tomorrow"}"#, "accepted: YYYY-MM-DD"), (#"{"everyDays": 3}"#, ""), (#"{"daily": 1}"#, "repeats is"),
         (#""daily""#, "repeats is"), (#"["mon", "someday"]"#, "'someday' is not a weekday"), (#"7"#, "repeats is"),
+        // One form, whole: no second form, and no key beside it that it does not read.
+        (#"{"monthly": 3, "everyDays": 2, "from": "2026-11-23"}"#, "without 'everyDays and monthly' beside it"),
+        (#"{"monthly": 3, "from": "2026-11-23"}"#, "without 'from' beside it"), (#"{"monthly": 3, "dai": 2}"#, "without 'dai' beside it"),
     ])
     func anOutOfRangeRecurrenceIsRefusedInWords(json: String, said: String) throws {
         let configuration = #"{"schedule": {"relative": {"time": {"hour": 7, "minute": 0}, "repeats": "# + json

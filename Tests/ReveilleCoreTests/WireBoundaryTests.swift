@@ -116,8 +116,48 @@ struct WireBoundaryTests {
         #expect(refusal { try longSound.validate(now: now, timeZone: utc) }?.contains("the sound name is") == true)
     }
 
+    /// Read strictly, each refusal saying where: Foundation keeps a repeated key's first value,
+    /// and says "not valid JSON" of a number a field cannot hold.
+    @Test func aConfigurationIsReadStrictlyAndARefusalSaysWhere() throws {
+        func decode(_ text: String) -> String? { refusal { _ = try AlarmRequest.decode(configuration: text) } }
+        let alert = #""presentation": {"alert": {"title": "Up"}}"#
+        #expect(decode("{\(alert), \(alert)}") == "configuration: 'presentation' is given twice in the top object; each key once")
+        #expect(decode(#"{"presentation": {"alert": {"title": "A", "title": "B"}}}"#)
+                == "configuration: 'title' is given twice in presentation.alert; each key once")
+        #expect(decode(#"{"schedule": {"relative": {"time": {"hour": 7.5, "minute": 0}, "repeats": "never"}}, "ring": {"volume": 0.5}, "# + alert + "}")
+                == "configuration's schedule.relative.time.hour is 7.5, which it cannot hold: a whole number is due there, or a smaller one")
+        #expect(decode(#"{"countdownDuration": {"preAlert": 1e400}, "# + alert + "}")?.hasPrefix("configuration's countdownDuration.preAlert is 1e400") == true)
+        #expect(decode("{\(alert),}") == "configuration: not JSON text: at byte 44, a key in quotes was due")
+        #expect(decode(#"{"presentation": {"alert": {"title": "\ud800"}}}"#)?.contains("the low surrogate") == true)
+        #expect(decode(String(repeating: "[", count: 100))?.contains("nested more than 64 deep") == true)
+        // Escapes read as Foundation reads them.
+        let escaped = try AlarmRequest.decode(configuration: #"{"countdownDuration": {"preAlert": 60}, "presentation": {"alert": {"title": "G\u00e9m \ud83d\ude00 \"\/\t"}}}"#)
+        #expect(escaped.presentation.alert.title == "Gém 😀 \"/\t")
+    }
+
+    /// StrictJSON accepts what Foundation accepts, but for a repeated key, a trailing comma
+    /// (RFC 8259 has none; Foundation takes `[1,]`), nesting past its bound, a lone surrogate,
+    /// and what follows a NUL (Foundation stops reading there: `9\0x` is 9 to it); Foundation
+    /// refuses `0e9` (RFC 8259 has it, and Foundation takes `0e+9`). What it reads, written
+    /// again, reads back the same.
+    @Test func strictJSONAgreesWithFoundation() throws {
+        let texts = [#"{"a": [1, -0.5e+3, true, false, null, "x\n"], "b": {}}"#, "[]", "  7 ", #""\u0041""#, "-0", "1E5",
+                     "{", "[1,]", "01", "1.", ".5", "+1", "tru", #""a"#, "\u{1}", #"{"a" 1}"#, #"{"a":1 "b":2}"#, "[1 2]", "", " ",
+                     #""\x""#, #""\u12""#, "nul", "[\"\u{7}\"]", #"{"a":1,"a":2}"#, #"{"a":1,}"#, "9\u{0}x", "0e9", "0e+9"]
+        for text in texts {
+            let strict = Result { try StrictJSON.parse(text) }
+            if case .success(let tree) = strict {
+                #expect(JSONText.isValid(text) || text == "0e9", "StrictJSON accepted \(text.debugDescription), which Foundation refuses")
+                #expect(try StrictJSON.parse(tree.text) == tree, "\(tree.text) does not read back as \(text.debugDescription)")
+            } else if JSONText.isValid(text) {
+                #expect(text.contains(#""a":1,"a""#) || text.contains(",]") || text.contains(",}") || text.contains("\u{0}"),
+                        "StrictJSON refused \(text.debugDescription), which Foundation accepts")
+            }
+        }
+    }
+
     @Test func aConfigurationDecodesOrSaysWhatIsWrong() throws {
-        #expect(refusal { _ = try AlarmRequest.decode(configuration: "{") }?.contains("not a valid AlarmRequest") == true)
+        #expect(refusal { _ = try AlarmRequest.decode(configuration: "{") } == "configuration: not JSON text: at byte 1, a key in quotes was due")
         #expect(refusal { _ = try AlarmRequest.decode(configuration: "{}") } == "configuration is missing presentation")
         let text = String(decoding: try JSONCoding.compactEncoder.encode(request(schedule: nil, preAlert: 60)), as: UTF8.self)
         #expect(try AlarmRequest.decode(configuration: text) == request(schedule: nil, preAlert: 60))

@@ -1,9 +1,9 @@
 import FoundationEssentials
 
 /// Any JSON value, decoded only to prove that text is JSON (`AlarmRequest.metadata`).
-struct JSONText: Decodable {
+package struct JSONText: Decodable {
     /// Whether `text` is one JSON value of any kind, scalars included.
-    static func isValid(_ text: String) -> Bool {
+    package static func isValid(_ text: String) -> Bool {
         (try? JSONDecoder().decode(JSONText.self, from: Data(text.utf8))) != nil
     }
 
@@ -14,7 +14,7 @@ struct JSONText: Decodable {
         init?(intValue: Int) { nil }
     }
 
-    init(from decoder: Decoder) throws {
+    package init(from decoder: Decoder) throws {
         if let object = try? decoder.container(keyedBy: AnyKey.self) {
             for key in object.allKeys { _ = try object.decode(JSONText.self, forKey: key) }
         } else if var array = try? decoder.unkeyedContainer() {
