@@ -39,6 +39,27 @@ struct HostileClientTests {
         #expect(try session.notifications(titled: "org.test.Flood wants to schedule alarms").count == 1, "one prompt")
     }
 
+    @Test func aClientCallingAgainAndAgainCannotFillTheLog() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let started = Date()
+        let answers = try run(session, "hammer", "2000")
+        #expect(answers["refused"] as? Int == 2000, "every press answered, refused: \(answers)")
+        func refusalLines() -> [Substring] {
+            ((try? String(contentsOfFile: session.agentLog, encoding: .utf8)) ?? "").split(separator: "\n").filter { $0.contains("PressButton from") }
+        }
+        // A burst, then one a second: 2,000 refusals write a few lines, one each.
+        let written = refusalLines().count, seconds = Date().timeIntervalSince(started)
+        #expect(written >= 1 && Double(written) <= 20 + seconds.rounded(.up) + 1, "\(written) lines in \(seconds) s")
+        #expect(!((try? String(contentsOfFile: session.agentLog, encoding: .utf8)) ?? "").contains("button stop on"), "one line a refusal")
+        // The next refusal let through says how many were held back.
+        _ = try eventually(timeout: 20, "a refusal that counts those not logged") {
+            _ = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
+                                      method: "\(AgentInterface.interface).PressButton", ["00000000-0000-4000-8000-00000000dead", "stop"])
+            return refusalLines().last { $0.contains("refusal(s) before it were not logged") }
+        }
+    }
+
     @Test func subscribersAreBounded() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()

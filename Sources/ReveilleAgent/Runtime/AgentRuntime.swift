@@ -130,7 +130,13 @@ final class AgentRuntime {
             run(engine.timeZoneChanged(now: clock.now, timeZone: clock.timeZone), alertFirst: true)
         case .buttonPressed(let id, let role, let snoozeLength, let answer):
             let result = press(role, on: id, snoozeLength: snoozeLength)
-            answer?(result)
+            if let answer {
+                answer(result)
+            } else if case .failure(let error) = result {
+                // A press on a notification: nobody else hears how it ended. A client's press
+                // is answered, and its refusal logged once, by the service.
+                logger.notice("button \(role.rawValue) on \(id): \(error)")
+            }
         case .call(let command, let owner, let answer):
             answer(Result { () throws(AlarmError) in try perform(command, owner: owner) })
         case .notice(let summary, let body):
@@ -211,14 +217,12 @@ final class AgentRuntime {
     private func press(_ role: AlarmButtonRole, on id: UUID, snoozeLength: TimeInterval?) -> Result<AlarmRecord?, AlarmError> {
         let pressed: AlarmEngine.ButtonPress?
         do { pressed = try engine.press(role, on: id, snoozeLength: snoozeLength) } catch {
-            logger.notice("button \(role.rawValue) on \(id): \(AlarmError(error))")
             return .failure(AlarmError(error))
         }
         guard let press = pressed else { return .failure(.notFound("no alarm \(id.uuidString.lowercased())")) }
         var after = engine.alarms[id]
         if let command = press.command {
             do { after = try perform(command, owner: nil) } catch {
-                logger.notice("button \(role.rawValue) on \(id): \(error)")
                 return .failure(error)
             }
         }

@@ -29,6 +29,8 @@ final class AlarmService: AlarmFollower {
 
     /// Calls waiting for the user's decision, counted and in bytes, by connection and by app.
     private var parked = ParkedCalls()
+    /// How many refusals the log tells (a client calling again and again cannot fill it).
+    private var refusals = RefusalLog()
 
     init(bus: any ServiceBus, clients: any ClientDirectory, runtime: AgentRuntime, sounder: AlarmSounder,
          authorizer: Authorizer, logger: Logger) throws(BusError) {
@@ -127,12 +129,12 @@ final class AlarmService: AlarmFollower {
             }
             request = try AgentCall.decode(method: call.method, arguments: call.arguments.map(Self.argument))
         } catch {
-            logger.notice("\(call.method) from \(call.sender) refused: \(error.reason)")
+            logRefusal("\(call.method) from \(call.sender) refused: \(error.reason)")
             return call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
         }
         let identity: ClientIdentity
         do { identity = try registry.identity(of: call.sender) } catch {
-            logger.notice("\(call.method) from \(call.sender) refused: \(error.reason)")
+            logRefusal("\(call.method) from \(call.sender) refused: \(error.reason)")
             return call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
         }
         let waitsForTheUser: Bool
@@ -162,6 +164,13 @@ final class AlarmService: AlarmFollower {
                 self.respond(call, request, from: identity)
             }
         }
+    }
+
+    private func logRefusal(_ line: String) {
+        let admitted = refusals.admit(at: SystemClock.bootTime)
+        guard admitted.write else { return }
+        logger.notice(admitted.heldBack == 0 ? "\(line)"
+            : "\(line) (\(admitted.heldBack) refusal(s) before it were not logged: at most \(Int(RefusalLog.burst)) at once, then \(Int(RefusalLog.perSecond)) a second)")
     }
 
     private static func argument(_ value: Variant) -> AgentCall.Argument {
@@ -198,7 +207,7 @@ final class AlarmService: AlarmFollower {
             }
             call.reply(answer.map(Variant.string))
         } catch let error as AlarmError {
-            logger.notice("\(call.method) from \(call.sender) (\(identity.appID)) refused: \(error.reason)")
+            logRefusal("\(call.method) from \(call.sender) (\(identity.appID)) refused: \(error.reason)")
             call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
         } catch {
             call.fail(name: AgentInterface.errorPrefix + "Failed", message: "\(error)")

@@ -13,6 +13,9 @@
                                                       on each of CONNECTIONS connections at once
     hostile-client.py many COUNT                      the user's tools store COUNT alarms of about 11 KB of JSON each
                                                       (metadata and a title that JSON escapes), then ask for List
+    hostile-client.py hammer COUNT                    the user's tools press Stop on an alarm that is not there,
+                                                      COUNT times, 100 at once (the bus's pending replies per
+                                                      connection are bounded): how each was answered
     hostile-client.py listen COUNT STORED             STORED alarms are stored, COUNT connections subscribe,
                                                       then one alarm is added and cancelled: what each heard
 
@@ -119,6 +122,18 @@ def main(command, *args):
             return {"status": ran.returncode, "stdout": ran.stdout, "stderr": ran.stderr}
         except subprocess.TimeoutExpired as expired:
             return {"status": "timed out", "stdout": str(expired.stdout or ""), "stderr": str(expired.stderr or "")}
+    if command == "hammer":
+        DBusGMainLoop(set_as_default=True)
+        _, agent = connect()
+        answers = []
+        for wave in range(0, int(args[0]), 100):
+            answers += gather(min(100, int(args[0]) - wave), lambda reply, error: agent.PressButton(
+                "00000000-0000-4000-8000-00000000dead", "stop", timeout=10, reply_handler=reply, error_handler=error), 20)
+        kinds = {}
+        for answer in answers:
+            kinds[answer.split(":")[0]] = kinds.get(answer.split(":")[0], 0) + 1
+        return {"answered": len(answers), "refused": len([a for a in answers if "NotFound" in a]), "kinds": kinds,
+                "other": [a for a in answers if "NotFound" not in a][:1]}
     if command == "sounds":
         _, agent = connect()
         agent.Hello(args[0], "Test")
