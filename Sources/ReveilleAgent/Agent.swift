@@ -94,8 +94,9 @@ package final class Agent {
         let presenter = AlarmPresenter(server: notifications, logger: logger, clock: clock, runtime: runtime)
         let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger),
                                     server: notifications, logger: logger, clock: clock)
-        let service = try AlarmService(bus: bus, clients: ClientRegistry(bus: bus, logger: logger), runtime: runtime,
-                                       sounder: sounder, authorizer: authorizer, logger: logger)
+        let clientLog = ClientLog(logger: logger)
+        let service = try AlarmService(bus: bus, clients: ClientRegistry(bus: bus, log: clientLog), runtime: runtime,
+                                       sounder: sounder, authorizer: authorizer, logger: logger, clientLog: clientLog)
         let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead),
                                      stateDirectory: paths.stateDirectory, logger: logger, runtime: runtime, clock: clock)
         service.sleep = sleep

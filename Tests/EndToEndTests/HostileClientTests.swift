@@ -56,7 +56,7 @@ struct HostileClientTests {
         _ = try eventually(timeout: 20, "a refusal that counts those not logged") {
             _ = try session.gdbusCall(destination: AgentInterface.busName, path: AgentInterface.objectPath,
                                       method: "\(AgentInterface.interface).PressButton", ["00000000-0000-4000-8000-00000000dead", "stop"])
-            return refusalLines().last { $0.contains("refusal(s) before it were not logged") }
+            return refusalLines().last { $0.contains("line(s) of clients' calls before it were not logged") }
         }
     }
 

@@ -34,7 +34,7 @@ final class AlarmServiceTests {
         let sounder = AlarmSounder(library: SoundLibrary(), output: sound, logger: .init(label: "test"), runtime: runtime, clock: clock)
         authorizer = Authorizer(store: AuthorizationStore(directory: folder), server: notifications, logger: .init(label: "test"), clock: clock)
         service = try AlarmService(bus: bus, clients: clients, runtime: runtime, sounder: sounder, authorizer: authorizer,
-                                   logger: .init(label: "test"))
+                                   logger: .init(label: "test"), clientLog: ClientLog(logger: .init(label: "test")))
         runtime.add([service], ringer: sounder)
         sounder.start()
         try runtime.start()

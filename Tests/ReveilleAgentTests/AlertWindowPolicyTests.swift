@@ -59,28 +59,30 @@ struct AlertWindowPolicyTests {
     @Test func aWindowThatCouldNotConnectIsTriedAgainAFewTimesLaterEachTime() {
         var policy = AlertWindowPolicy(setting: .always, hasDisplay: true)
         #expect(policy.alarmsRinging([first]) == [.open(first)])
-        #expect(policy.windowEnded(first, couldNotConnect: true) == [.retry(first, afterSeconds: 1)])
+        #expect(policy.windowEnded(first, couldNotConnect: true) == [.retry(first, afterSeconds: 1, try: 1)])
         // While it waits, nothing opens it; another alarm gets its own window.
         #expect(policy.alarmsRinging([first, second]) == [.open(second)])
         #expect(policy.reachChanged(.unseen) == [])
-        #expect(policy.retryDue(first) == [.open(first)])
-        #expect(policy.windowEnded(first, couldNotConnect: true) == [.retry(first, afterSeconds: 4)])
-        #expect(policy.retryDue(first) == [.open(first)])
-        #expect(policy.windowEnded(first, couldNotConnect: true) == [.retry(first, afterSeconds: 15)])
-        #expect(policy.retryDue(first) == [.open(first)])
+        #expect(policy.retryDue(first, try: 1) == [.open(first)])
+        #expect(policy.windowEnded(first, couldNotConnect: true) == [.retry(first, afterSeconds: 4, try: 2)])
+        #expect(policy.retryDue(first, try: 2) == [.open(first)])
+        #expect(policy.windowEnded(first, couldNotConnect: true) == [.retry(first, afterSeconds: 15, try: 3)])
+        #expect(policy.retryDue(first, try: 3) == [.open(first)])
         // Its tries spent: not opened again while it rings, and a late try opens nothing.
         #expect(policy.windowEnded(first, couldNotConnect: true) == [])
-        #expect(policy.retryDue(first) == [])
+        #expect(policy.retryDue(first, try: 3) == [])
         #expect(policy.alarmsRinging([first, second]) == [])
-        // Ringing anew, it has its tries again; answered while it waits, its try opens nothing.
+        // Ringing anew, it has its tries again; a try asked for in an earlier ringing opens nothing.
         #expect(policy.alarmsRinging([second]) == [])
         #expect(policy.alarmsRinging([first, second]) == [.open(first)])
-        #expect(policy.windowEnded(first, couldNotConnect: true) == [.retry(first, afterSeconds: 1)])
+        #expect(policy.windowEnded(first, couldNotConnect: true) == [.retry(first, afterSeconds: 1, try: 4)])
+        #expect(policy.retryDue(first, try: 3) == [], "the 15 s wait of the ringing before")
+        // Answered while it waits: its try opens nothing.
         #expect(policy.alarmsRinging([second]) == [])
-        #expect(policy.retryDue(first) == [])
+        #expect(policy.retryDue(first, try: 4) == [])
         // A window that crashed, or that the person closed, is not tried again.
         #expect(policy.windowEnded(second) == [])
-        #expect(policy.retryDue(second) == [])
+        #expect(policy.alarmsRinging([second]) == [])
     }
 
     @Test func manyAlarmsRingingTogetherOpenAFewWindowsAtATime() {

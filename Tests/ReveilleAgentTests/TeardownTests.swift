@@ -84,7 +84,7 @@ struct TeardownTests {
     }
 
     @Test func aClientRegistryThatGoesRemovesItsSubscription() async throws {
-        try await expectRulesGo(with: "registry", rule: "NameOwnerChanged rule") { bus in ClientRegistry(bus: bus, logger: Logger(label: "test")) }
+        try await expectRulesGo(with: "registry", rule: "NameOwnerChanged rule") { bus in ClientRegistry(bus: bus, log: ClientLog(logger: Logger(label: "test"))) }
     }
 
     @Test func aPanelItemThatGoesUnexportsItsObjectsAndDropsItsWatch() async throws {

@@ -44,6 +44,13 @@ struct EverydayUseTests {
         let apart = try [record("One", id: "3F2A9C1E-0000-4000-8000-000000000003"), record("Two", id: "3F99AAAA-0000-4000-8000-000000000004")]
         #expect(AlarmSummary.table(apart.map { AlarmSummary($0, now: now) }).dropFirst().map { $0.split(separator: " ").first }
                 == ["3f2a9c1e", "3f99aaaa"])
+        // And where a title stands for them: the refusal names each so it can be given.
+        let alike = try [record("Tea", id: "AAAAAAAA-0001-4000-8000-000000000001"), record("Tea", id: "AAAAAAAA-0002-4000-8000-000000000002")]
+        #expect {
+            try AlarmTarget.titled("tea", in: alike)
+        } throws: { error in
+            (error as? AlarmError)?.reason.contains(#"aaaaaaaa-0001 "Tea", aaaaaaaa-0002 "Tea""#) == true
+        }
     }
 
     @Test func anUnknownTitleSaysNeitherIDNorTitleMatched() throws {

@@ -127,6 +127,13 @@ struct WireBoundaryTests {
         #expect(decode(#"{"schedule": {"relative": {"time": {"hour": 7.5, "minute": 0}, "repeats": "never"}}, "ring": {"volume": 0.5}, "# + alert + "}")
                 == "configuration's schedule.relative.time.hour is 7.5, which it cannot hold: a whole number is due there, or a smaller one")
         #expect(decode(#"{"countdownDuration": {"preAlert": 1e400}, "# + alert + "}")?.hasPrefix("configuration's countdownDuration.preAlert is 1e400") == true)
+        // Two such numbers: one is named (the other is named once it is put right).
+        #expect(decode(#"{"schedule": {"relative": {"time": {"hour": 7.5, "minute": 1.5}, "repeats": "never"}}, "# + alert + "}")
+                == "configuration's schedule.relative.time.minute is 1.5, which it cannot hold: a whole number is due there, or a smaller one")
+        // 16,000 numbers before the wrong one: a few are tried, not all (each try decodes the whole text).
+        let padded = #"{"pad": ["# + Array(repeating: "1.5", count: 16_000).joined(separator: ",")
+            + #"], "schedule": {"relative": {"time": {"hour": 7.5, "minute": 0}, "repeats": "never"}}, "# + alert + "}"
+        #expect(decode(padded)?.hasPrefix("configuration is not a valid AlarmRequest JSON object") == true)
         #expect(decode("{\(alert),}") == "configuration: not JSON text: at byte 44, a key in quotes was due")
         #expect(decode(#"{"presentation": {"alert": {"title": "\ud800"}}}"#)?.contains("the low surrogate") == true)
         #expect(decode(String(repeating: "[", count: 100))?.contains("nested more than 64 deep") == true)

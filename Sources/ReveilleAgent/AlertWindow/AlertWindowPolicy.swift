@@ -27,8 +27,8 @@ struct AlertWindowPolicy: Equatable {
         case close(UUID)
         /// A window is wanted but this session owns no display: said once.
         case noDisplay
-        /// Call `retryDue(id)` after `seconds`.
-        case retry(UUID, afterSeconds: UInt32)
+        /// Call `retryDue(id, try:)` with `try` after `seconds`.
+        case retry(UUID, afterSeconds: UInt32, try: Int)
     }
 
     /// How long to wait before each new try of a window that could not reach its display or
@@ -43,9 +43,11 @@ struct AlertWindowPolicy: Equatable {
     private(set) var open: Set<UUID> = []
     /// Alarms whose window ended by itself while they rang.
     private var endedOnItsOwn: Set<UUID> = []
-    /// How many times each ringing alarm's window was tried again, and which wait for a try.
+    /// How many times each ringing alarm's window was tried again, and which wait for a try
+    /// (and for which: a try asked for in an earlier ringing opens nothing in this one).
     private var retries: [UUID: Int] = [:]
-    private var waitingForRetry: Set<UUID> = []
+    private var waitingForRetry: [UUID: Int] = [:]
+    private var triesAskedFor = 0
     private var toldNoDisplay = false
 
     init(setting: AlertWindowSetting, hasDisplay: Bool) {
@@ -58,7 +60,7 @@ struct AlertWindowPolicy: Equatable {
         self.ringing = ringing
         endedOnItsOwn.formIntersection(ringing)
         retries = retries.filter { ringing.contains($0.key) }
-        waitingForRetry.formIntersection(ringing)
+        waitingForRetry = waitingForRetry.filter { ringing.contains($0.key) }
         return settle()
     }
 
@@ -78,13 +80,15 @@ struct AlertWindowPolicy: Equatable {
             return settle()
         }
         retries[id] = tried + 1
-        waitingForRetry.insert(id)
-        return settle() + [.retry(id, afterSeconds: Self.retryDelays[tried])]
+        triesAskedFor += 1
+        waitingForRetry[id] = triesAskedFor
+        return settle() + [.retry(id, afterSeconds: Self.retryDelays[tried], try: triesAskedFor)]
     }
 
-    /// The wait asked for by `.retry(id, …)` is over.
-    mutating func retryDue(_ id: UUID) -> [Effect] {
-        guard waitingForRetry.remove(id) != nil else { return [] }
+    /// The wait asked for by `.retry(id, …, try:)` is over.
+    mutating func retryDue(_ id: UUID, try number: Int) -> [Effect] {
+        guard waitingForRetry[id] == number else { return [] }
+        waitingForRetry[id] = nil
         return settle()
     }
 
@@ -97,7 +101,7 @@ struct AlertWindowPolicy: Equatable {
     }
 
     private mutating func settle() -> [Effect] {
-        let candidates = wantsWindows ? ringing.subtracting(endedOnItsOwn).subtracting(waitingForRetry) : []
+        let candidates = wantsWindows ? ringing.subtracting(endedOnItsOwn).subtracting(waitingForRetry.keys) : []
         let staying = open.intersection(candidates)
         var effects: [Effect] = open.subtracting(staying).sorted { $0.uuidString < $1.uuidString }.map { .close($0) }
         open = staying

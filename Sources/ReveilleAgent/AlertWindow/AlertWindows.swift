@@ -63,11 +63,11 @@ final class AlertWindows: AlarmFollower {
             case .close(let id): close(id)
             case .noDisplay:
                 logger.warning("no alert window opens for ringing alarms: this session owns no display (\(display.refused.isEmpty ? "none is set" : display.refused.joined(separator: "; ")))")
-            case .retry(let id, let seconds):
+            case .retry(let id, let seconds, let number):
                 logger.warning("the alert window of \(id) could not connect (see its lines above); it opens again in \(seconds) s")
                 _ = MainLoopSources.after(milliseconds: seconds * 1_000) { [weak self] in
                     guard let self else { return }
-                    self.perform(self.policy.retryDue(id))
+                    self.perform(self.policy.retryDue(id, try: number))
                 }
             }
         }

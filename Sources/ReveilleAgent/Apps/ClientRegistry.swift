@@ -18,7 +18,7 @@ final class ClientRegistry {
     }
 
     private let bus: BusConnection
-    private let logger: Logger
+    private let log: ClientLog
     private var clients: [String: Client] = [:]
     private var watches: [String: UInt32] = [:]
     /// The `NameOwnerChanged` subscription, removed with the registry.
@@ -26,9 +26,9 @@ final class ClientRegistry {
     /// When each connection appeared on the bus, and the instant before which the rest did.
     private var connectionTimes = ConnectionTimes()
 
-    init(bus: BusConnection, logger: Logger) {
+    init(bus: BusConnection, log: ClientLog) {
         self.bus = bus
-        self.logger = logger
+        self.log = log
         nameOwnerSubscription = bus.subscribe(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", name: "NameOwnerChanged",
                           path: "/org/freedesktop/DBus") { [weak self] signal in
             let names = signal.arguments.map { $0.string ?? "" }
@@ -100,7 +100,7 @@ final class ClientRegistry {
             throw .notAuthorized("'\(ClientIdentity.userAppID)' is the user's own tools; an app must use its own id")
         }
         if identity.appID != declaredID {
-            logger.notice("\(sender) declared \(declaredID) but is \(identity.appID) (\(identity.source))")
+            log.notice("\(sender) declared \(declaredID) but is \(identity.appID) (\(identity.source))")
         }
         let usage = usageDescription.trimmed()
         var client = Client(identity: identity, usageDescription: usage.isEmpty ? nil : String(usage.prefix(500)))

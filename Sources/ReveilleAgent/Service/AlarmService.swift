@@ -29,16 +29,17 @@ final class AlarmService: AlarmFollower {
 
     /// Calls waiting for the user's decision, counted and in bytes, by connection and by app.
     private var parked = ParkedCalls()
-    /// How many refusals the log tells (a client calling again and again cannot fill it).
-    private var refusals = RefusalLog()
+    /// The lines clients' calls write to the log, bounded (a client calling again and again cannot fill it).
+    private let clientLog: ClientLog
 
     init(bus: any ServiceBus, clients: any ClientDirectory, runtime: AgentRuntime, sounder: AlarmSounder,
-         authorizer: Authorizer, logger: Logger) throws(BusError) {
+         authorizer: Authorizer, logger: Logger, clientLog: ClientLog) throws(BusError) {
         self.bus = bus
         self.runtime = runtime
         self.sounder = sounder
         self.authorizer = authorizer
         self.logger = logger
+        self.clientLog = clientLog
         registry = clients
         try bus.exportAgent { [unowned self] call in self.handle(call) }
         authorizer.onChange = { [weak self] appID, state in self?.publishAuthorization(appID, state) }
@@ -129,12 +130,12 @@ final class AlarmService: AlarmFollower {
             }
             request = try AgentCall.decode(method: call.method, arguments: call.arguments.map(Self.argument))
         } catch {
-            logRefusal("\(call.method) from \(call.sender) refused: \(error.reason)")
+            clientLog.notice("\(call.method) from \(call.sender) refused: \(error.reason)")
             return call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
         }
         let identity: ClientIdentity
         do { identity = try registry.identity(of: call.sender) } catch {
-            logRefusal("\(call.method) from \(call.sender) refused: \(error.reason)")
+            clientLog.notice("\(call.method) from \(call.sender) refused: \(error.reason)")
             return call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
         }
         let waitsForTheUser: Bool
@@ -151,26 +152,20 @@ final class AlarmService: AlarmFollower {
             return call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
         }
         authorizer.request(for: identity, usageDescription: registry.client(call.sender)?.usageDescription) { [weak self] state in
-            guard let self else { return }
-            self.parked.release(ticket)
+            self?.parked.release(ticket)
             if case .requestAuthorization = request {
-                call.reply([.string(state.rawValue)])
-            } else if self.registry.client(call.sender) == nil {
+                return call.reply([.string(state.rawValue)])
+            }
+            guard let self else { return }
+            if self.registry.client(call.sender) == nil {
                 // Its app is gone and would never hear of it: an alarm it does not know of is not made.
-                self.logger.notice("\(call.method) from \(call.sender) (\(identity.appID)): the app left before the user decided (\(state.rawValue)); nothing was scheduled")
+                self.clientLog.notice("\(call.method) from \(call.sender) (\(identity.appID)): the app left before the user decided (\(state.rawValue)); nothing was scheduled")
                 let left = AlarmError.notAuthorized("the app left before the user decided")
                 call.fail(name: AgentInterface.errorPrefix + left.code, message: left.reason)
             } else {
                 self.respond(call, request, from: identity)
             }
         }
-    }
-
-    private func logRefusal(_ line: String) {
-        let admitted = refusals.admit(at: SystemClock.bootTime)
-        guard admitted.write else { return }
-        logger.notice(admitted.heldBack == 0 ? "\(line)"
-            : "\(line) (\(admitted.heldBack) refusal(s) before it were not logged: at most \(Int(RefusalLog.burst)) at once, then \(Int(RefusalLog.perSecond)) a second)")
     }
 
     private static func argument(_ value: Variant) -> AgentCall.Argument {
@@ -190,7 +185,7 @@ final class AlarmService: AlarmFollower {
             _ = try sounder.library.resolve(sound, allowPaths: identity.isUser)
         } catch {
             guard !identity.isUser, case .named(let name) = sound, !name.contains("/") else { throw error }
-            logger.notice("\(identity.appID) asked for sound '\(NotificationContent.displayable(name, limit: 100))', which is not installed; its alarm rings the default sound")
+            clientLog.notice("\(identity.appID) asked for sound '\(NotificationContent.displayable(name, limit: 100))', which is not installed; its alarm rings the default sound")
         }
     }
 
@@ -207,7 +202,7 @@ final class AlarmService: AlarmFollower {
             }
             call.reply(answer.map(Variant.string))
         } catch let error as AlarmError {
-            logRefusal("\(call.method) from \(call.sender) (\(identity.appID)) refused: \(error.reason)")
+            clientLog.notice("\(call.method) from \(call.sender) (\(identity.appID)) refused: \(error.reason)")
             call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
         } catch {
             call.fail(name: AgentInterface.errorPrefix + "Failed", message: "\(error)")

@@ -256,15 +256,18 @@ extension AlarmRequest {
             return try JSONCoding.decoder.decode(AlarmRequest.self, from: Data(text.utf8))
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
             // Foundation says only "not valid JSON" of a number a field cannot hold (7.5 for an
-            // hour, 1e400): the number whose zeroing changes the answer is the one.
+            // hour, 1e400): zeroed one after another, the number whose zeroing changes the
+            // answer is one (the first 16 such numbers are tried; each try decodes once).
+            var zeroed = sent
             let culprit = StrictJSON.unusualNumbers(in: sent).first { candidate in
-                do { _ = try JSONCoding.decoder.decode(AlarmRequest.self, from: Data(candidate.zeroed.text.utf8)); return true } catch {
+                zeroed = zeroed.replacing(at: candidate.steps[...], with: .number("0"))
+                do { _ = try JSONCoding.decoder.decode(AlarmRequest.self, from: Data(zeroed.text.utf8)); return true } catch {
                     guard case DecodingError.dataCorrupted(let again) = error else { return true }
                     return !again.codingPath.isEmpty
                 }
             }
             guard let culprit else { throw .invalidConfiguration("configuration is not a valid AlarmRequest JSON object: \(context.debugDescription)") }
-            throw .invalidConfiguration("configuration's \(culprit.path) is \(culprit.text.prefix(40)), which it cannot hold: a whole number is due there, or a smaller one")
+            throw .invalidConfiguration("configuration's \(StrictJSON.path(culprit.steps)) is \(culprit.text.prefix(40)), which it cannot hold: a whole number is due there, or a smaller one")
         } catch let DecodingError.keyNotFound(key, context) {
             throw .invalidConfiguration("configuration is missing \((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))")
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {

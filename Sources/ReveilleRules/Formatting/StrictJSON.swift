@@ -14,6 +14,23 @@ package indirect enum JSONValue: Equatable, Sendable {
         package var value: JSONValue
     }
 
+    /// This value with the one at `steps` replaced by `replacement` (only the values on the
+    /// way there are copied); itself where `steps` lead nowhere.
+    package func replacing(at steps: ArraySlice<StrictJSON.Step>, with replacement: JSONValue) -> JSONValue {
+        guard let step = steps.first else { return replacement }
+        switch (self, step) {
+        case (.object(var members), .key(let key)):
+            guard let index = members.firstIndex(where: { $0.key == key }) else { return self }
+            members[index].value = members[index].value.replacing(at: steps.dropFirst(), with: replacement)
+            return .object(members)
+        case (.array(var values), .index(let index)) where values.indices.contains(index):
+            values[index] = values[index].replacing(at: steps.dropFirst(), with: replacement)
+            return .array(values)
+        default:
+            return self
+        }
+    }
+
     /// The JSON text of this value, on one line.
     package var text: String {
         var out = ""
@@ -81,8 +98,8 @@ package enum StrictJSON {
             switch self {
             case .syntax(let offset, let expected): "not JSON text: at byte \(offset), \(expected) was due"
             case .repeatedKey(let key, let path):
-                "'\(key.prefix(40))' is given twice in \(path.isEmpty ? "the top object" : path); each key once"
-            case .tooDeep(let path): "nested more than \(StrictJSON.maximumDepth) deep at \(path)"
+                "'\(key.prefix(40))' is given twice in \(path.isEmpty ? "the top object" : String(path.prefix(200))); each key once"
+            case .tooDeep(let path): "nested more than \(StrictJSON.maximumDepth) deep at \(path.prefix(200))"
             }
         }
     }
@@ -96,32 +113,43 @@ package enum StrictJSON {
         return value
     }
 
-    /// The numbers of `value` that not every field can hold (a fraction, an exponent, more
-    /// than 15 digits), each with its path and `value` with that number replaced by 0.
-    package static func unusualNumbers(in value: JSONValue, path: String = "") -> [(path: String, text: String, zeroed: JSONValue)] {
-        switch value {
-        case .number(let text):
-            let digits = text.filter(\.isNumber).count
-            return text.contains(where: { ".eE".contains($0) }) || digits > 15 ? [(path, text, .number("0"))] : []
-        case .object(let members):
-            return members.enumerated().flatMap { index, member in
-                unusualNumbers(in: member.value, path: join(path, member.key)).map { found in
-                    var zeroed = members
-                    zeroed[index].value = found.zeroed
-                    return (found.path, found.text, JSONValue.object(zeroed))
-                }
+    /// A place in a value: a key of an object, or an index of an array.
+    package enum Step: Equatable, Sendable {
+        case key(String)
+        case index(Int)
+    }
+
+    /// The first `limit` numbers of `value` that not every field can hold (a fraction, an
+    /// exponent, more than 15 digits), in the order they stand, each with its place. Bounded,
+    /// so that a configuration of 16,000 numbers costs no more than one of 16.
+    package static func unusualNumbers(in value: JSONValue, limit: Int = 16) -> [(steps: [Step], text: String)] {
+        var found: [(steps: [Step], text: String)] = []
+        var pending: [(steps: [Step], value: JSONValue)] = [([], value)]
+        while found.count < limit, let (steps, value) = pending.popLast().map({ ($0.steps, $0.value) }) {
+            switch value {
+            case .number(let text) where text.contains(where: { ".eE".contains($0) }) || text.filter(\.isNumber).count > 15:
+                found.append((steps, text))
+            case .object(let members):
+                pending += members.reversed().map { (steps + [.key($0.key)], $0.value) }
+            case .array(let values):
+                pending += values.indices.reversed().map { (steps + [.index($0)], values[$0]) }
+            default:
+                break
             }
-        case .array(let values):
-            return values.enumerated().flatMap { index, element in
-                unusualNumbers(in: element, path: "\(path)[\(index)]").map { found in
-                    var zeroed = values
-                    zeroed[index] = found.zeroed
-                    return (found.path, found.text, JSONValue.array(zeroed))
-                }
-            }
-        default:
-            return []
         }
+        return found
+    }
+
+    /// `steps` as a path for a message (`schedule.relative.time.hour`, `repeats[2]`), at most
+    /// 200 characters: its keys are the client's.
+    package static func path(_ steps: [Step]) -> String {
+        let text = steps.reduce("") { path, step in
+            switch step {
+            case .key(let key): join(path, key)
+            case .index(let index): "\(path)[\(index)]"
+            }
+        }
+        return text.count > 200 ? text.prefix(200) + "…" : text
     }
 
     /// `path` and `key` joined as a dotted path (`presentation.alert`).

@@ -66,7 +66,7 @@ extension AlarmTarget {
             guard !matches.isEmpty else {
                 throw AlarmError.notFound(L("no alarm has an id starting with '%@' or the title '%@'; `reveille list` shows them", text, text))
             }
-            let names = matches.map { AlarmSummary($0).name }.sorted().joined(separator: ", ")
+            let names = AlarmSummary.distinct(matches).map(\.name).sorted().joined(separator: ", ")
             throw AlarmError.ambiguousID(L("%@ alarms have the title '%@' (%@); give the ID of one", String(matches.count), text, names))
         }
         return matches[0]

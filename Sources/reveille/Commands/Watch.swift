@@ -33,7 +33,7 @@ struct Watch: AsyncParsableCommand {
     private func printChanges(_ updates: AsyncThrowingStream<[AlarmRecord], any Error>) async throws {
         var previous: [String: AlarmSummary]?
         for try await records in updates {
-            let current = Dictionary(records.map { AlarmSummary($0) }.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let current = Dictionary(AlarmSummary.distinct(records).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             var changes: [Change] = []
             for (id, summary) in current.sorted(by: { $0.key < $1.key }) {
                 guard let old = previous?[id] else {
@@ -175,16 +175,16 @@ private actor LiveView {
         let now = Date()
         var lines = ["Reveille — " + Ln("%@ alarm", "%@ alarms", records.count, String(records.count)), ""]
         if records.isEmpty { lines.append("  " + L("No alarms. Add one with `reveille add 7:30` or `reveille timer 5m`.")) }
-        let idLength = IDStarts.length(for: records.map { $0.id.uuidString.lowercased() })
+        let summaries = AlarmSummary.distinct(records, now: now)
         let rows = records.enumerated().map { index, record -> [String] in
-            let summary = AlarmSummary(record, now: now)
+            let summary = summaries[index]
             var next = summary.when(now: now)
             if let length = record.countdownLength, length > 0, let left = summary.timeRemaining {
                 let filled = Int(((length - left) / length * 20).rounded()).clamped(0, 20)
                 next = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled) + "] "
                     + L("%@ left", AlarmSummary.length(left))
             }
-            return [index == selected ? ">" : " ", String(summary.id.prefix(idLength)), summary.enabled ? AlarmSummary.stateWords(summary.state) : L("off"), next, summary.title]
+            return [index == selected ? ">" : " ", summary.shortID, summary.enabled ? AlarmSummary.stateWords(summary.state) : L("off"), next, summary.title]
         }
         // Columns aligned to their widest cell; the title, last, takes what is left.
         lines += Table.lines(rows)

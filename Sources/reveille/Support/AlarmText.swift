@@ -113,7 +113,20 @@ struct AlarmSummary: Encodable, Equatable {
         self.init(AlarmListing(record), now: now)
     }
 
-    var shortID: String { String(id.prefix(8)) }
+    /// How much of the id `shortID` shows: 8 characters, or what tells it apart from the
+    /// alarms shown beside it (`IDStarts`).
+    var idLength = 8
+    var shortID: String { String(id.prefix(idLength)) }
+
+    /// `records`' summaries, their ids shown as long as it takes to tell them apart.
+    static func distinct(_ records: [AlarmRecord], now: Date = Date()) -> [AlarmSummary] {
+        let length = IDStarts.length(for: records.map { $0.id.uuidString.lowercased() })
+        return records.map { record in
+            var summary = AlarmSummary(record, now: now)
+            summary.idLength = length
+            return summary
+        }
+    }
 
     /// How this process shows times of day (`LC_TIME`: 19:30 or 7:30 PM).
     static let clock = ClockStyle.fromEnvironment()
@@ -274,7 +287,11 @@ struct AlarmSummary: Encodable, Equatable {
     static func table(_ summaries: [AlarmSummary]) -> [String] {
         let idLength = IDStarts.length(for: summaries.map(\.id))
         return Table.lines(header: [L("ID"), L("STATE"), L("NEXT"), L("REPEATS"), L("TITLE")],
-                           rows: summaries.map { [String($0.id.prefix(idLength)), stateWords($0.state), $0.when(), $0.repeatText, $0.title] })
+                           rows: summaries.map { summary in
+                               var summary = summary
+                               summary.idLength = idLength
+                               return [summary.shortID, stateWords(summary.state), summary.when(), summary.repeatText, summary.title]
+                           })
     }
 }
 

@@ -2,12 +2,12 @@ import FoundationEssentials
 import Testing
 @testable import ReveilleAgent
 
-/// How many refusals the log tells: a bucket, refilled with time, that counts what it holds back.
-@Suite("Refusal log")
-struct RefusalLogTests {
+/// How many lines clients' calls write to the log: a bucket, refilled with time, that counts what it holds back.
+@Suite("Client log budget")
+struct ClientLogTests {
     @Test func aBurstIsWrittenThenOneASecondAndWhatWasHeldBackIsCounted() {
-        var log = RefusalLog()
-        let burst = Int(RefusalLog.burst)
+        var log = LogBudget()
+        let burst = Int(LogBudget.burst)
         // A client hammering: the first `burst` refusals are written, the rest of that instant not.
         let first = (0..<1_000).map { _ in log.admit(at: 100) }
         #expect(first.filter(\.write).count == burst)
@@ -23,8 +23,8 @@ struct RefusalLogTests {
     }
 
     @Test func aClockThatGoesBackGivesNothingBack() {
-        var log = RefusalLog()
-        for _ in 0..<Int(RefusalLog.burst) { _ = log.admit(at: 50) }
+        var log = LogBudget()
+        for _ in 0..<Int(LogBudget.burst) { _ = log.admit(at: 50) }
         #expect(log.admit(at: 10).write == false, "no refill for time going back")
         #expect(log.admit(at: 11).write == false, "nor for the second after it")
         #expect(log.admit(at: 51).write == true)
