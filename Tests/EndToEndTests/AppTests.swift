@@ -288,7 +288,12 @@ struct ExampleAppTests {
         let alert = try #require(try session.alerts(titled: "Boil 3 min eggs").first)
         #expect(alert.actions?.contains("Done") == true && alert.actions?.contains("Repeat") == true, "\(alert.actions ?? [])")
         #expect(try session.notifications(titled: "Cooking").first?.actions?.contains("Pause") == true)
-        #expect(try session.notifications(titled: "Paused").first?.actions?.contains("Start") == true)
+        // The app resumes as soon as it sees the timer paused: under load the agent may merge
+        // "Paused" into the "Cooking" that follows before the server has answered (the latest
+        // update wins), so "Paused" is checked where it was shown.
+        for paused in try session.notifications(titled: "Paused") {
+            #expect(paused.actions?.contains("Start") == true, "\(paused.actions ?? [])")
+        }
         // iOS 26.1's alert has the system's Stop, whatever Stop the app defines for itself.
         let recipe = try #require(try session.alerts(titled: "Eggs are ready!").first)
         #expect(recipe.actions?.contains("Stop") == true && recipe.actions?.contains("Done") == false, "\(recipe.actions ?? [])")
