@@ -22,10 +22,15 @@ public struct RingOptions: Codable, Hashable, Sendable {
         self.wakesMachine = wakesMachine
     }
 
+    /// The quietest stream volume an alarm rings at: 10% on the desktop's (cubic) volume
+    /// slider. 0 rang in silence, and 1% (-120 dB) as good as.
+    public static let quietestVolume = 0.001
+
     /// Checks the ranges; throws `invalidConfiguration` naming the value and what is accepted.
     public func validate() throws(AlarmError) {
-        if let volume, !(volume.isFinite && (0...1).contains(volume)) {
-            throw .invalidConfiguration("volume is \(volume); accepted: 0 to 1 (0% to 100%)")
+        // 10% on the slider, cubed, may come out a hair under 0.001.
+        if let volume, !(volume.isFinite && (Self.quietestVolume * (1 - 1e-9)...1).contains(volume)) {
+            throw .invalidConfiguration("volume is \(volume); accepted: \(Self.quietestVolume) to 1 (10% to 100% on the desktop's volume slider): an alarm is never silent")
         }
         if let ringLimit, !(ringLimit.isFinite && (5...86_400).contains(ringLimit)) {
             throw .invalidConfiguration("ringLimit is \(ringLimit) seconds; accepted: 5 seconds to 24 hours")

@@ -54,10 +54,12 @@ struct CLIParsingTests {
     }
 
     @Test(arguments: [
-        (["add", "7:30", "--volume", "2"], "--volume: '2' is neither a fraction (0 to 1) nor a percentage; write 2% or 0.02"),
-        (["add", "7:30", "--volume", "120%"], "--volume: '120%' is over 100%; accepted: 0% to 100%"),
+        (["add", "7:30", "--volume", "2"], "--volume: '2' is neither a fraction (0.1 to 1) nor a percentage; write 2% or 0.02"),
+        (["add", "7:30", "--volume", "0%"], "--volume: '0%' could not be heard; accepted: 10% to 100% (an alarm is never silent)"),
+        (["add", "7:30", "--volume", "0.05"], "--volume: '0.05' could not be heard; accepted: 10% to 100% (an alarm is never silent)"),
+        (["add", "7:30", "--volume", "120%"], "--volume: '120%' is over 100%; accepted: 10% to 100%"),
         (["add", "7:30", "--volume", "loud"], "--volume: could not read 'loud'"),
-        (["add", "7:30", "--volume", "150"], "--volume: '150' is over 100%; accepted: 0% to 100%"),
+        (["add", "7:30", "--volume", "150"], "--volume: '150' is over 100%; accepted: 10% to 100%"),
         (["timer", "5m", "--repeat", "5m", "--secondary", "none"], "--repeat makes the second button Repeat; leave out --secondary none, or --repeat"),
         (["add", "7:30", "--secondary", "ring"], "--secondary: 'ring' is not snooze, repeat, none, open:DESKTOP_ID or run:'COMMAND'"),
         (["add", "7:30", "--snooze", "soon"], "--snooze: could not read 'soon' as a duration"),
@@ -78,7 +80,7 @@ struct CLIParsingTests {
     }
 
     /// The percentage `--volume` takes is where the desktop's volume slider will stand.
-    @Test(arguments: [("80%", 0.8), ("0.5", 0.5), ("100%", 1.0), ("0", 0.0)])
+    @Test(arguments: [("80%", 0.8), ("0.5", 0.5), ("100%", 1.0), ("10%", 0.1)])
     func aVolumeIsOnTheDesktopSlidersScale(_ text: String, _ slider: Double) throws {
         let linear = try Parse.percentage(text)
         #expect(abs(linear - slider * slider * slider) < 1e-12)

@@ -158,7 +158,8 @@ struct StateMachineTests {
     }
 
     @Test func ringOptionsOutOfRangeAreRefused() {
-        for (ring, phrase) in [(RingOptions(volume: 1.5), "volume is 1.5"), (RingOptions(ringLimit: 1), "ringLimit is 1.0"),
+        for (ring, phrase) in [(RingOptions(volume: 1.5), "volume is 1.5"), (RingOptions(volume: 0), "an alarm is never silent"),
+                               (RingOptions(volume: 0.0005), "volume is 0.0005"), (RingOptions(ringLimit: 1), "ringLimit is 1.0"),
                                (RingOptions(fadeIn: 700), "fadeIn is 700.0")] {
             var bad = request(schedule: relative(7, 0))
             bad.ring = ring

@@ -156,13 +156,17 @@ enum Parse {
     static func percentage(_ text: String) throws -> Double {
         let percent = text.hasSuffix("%")
         guard let value = Double(percent ? String(text.dropLast()) : text), value.isFinite, value >= 0 else {
-            throw ValidationError(L("--volume: could not read '%@'; accepted: a percentage (0%% to 100%%, like 80%%) or a fraction (0 to 1, like 0.8)", text))
+            throw ValidationError(L("--volume: could not read '%@'; accepted: a percentage (10%% to 100%%, like 80%%) or a fraction (0.1 to 1, like 0.8)", text))
         }
         if !percent, value > 1, value <= 100 {
-            throw ValidationError(L("--volume: '%@' is neither a fraction (0 to 1) nor a percentage; write %@%% or %@", text, text, String(value / 100)))
+            throw ValidationError(L("--volume: '%@' is neither a fraction (0.1 to 1) nor a percentage; write %@%% or %@", text, text, String(value / 100)))
         }
         let fraction = percent ? value / 100 : value
-        guard fraction <= 1 else { throw ValidationError(L("--volume: '%@' is over 100%%; accepted: 0%% to 100%%", text)) }
+        guard fraction <= 1 else { throw ValidationError(L("--volume: '%@' is over 100%%; accepted: 10%% to 100%%", text)) }
+        // An alarm is never silent: below 10% on the slider it could not be heard.
+        guard VolumeScale.linear(slider: fraction) >= RingOptions.quietestVolume * (1 - 1e-9) else {
+            throw ValidationError(L("--volume: '%@' could not be heard; accepted: 10%% to 100%% (an alarm is never silent)", text))
+        }
         return VolumeScale.linear(slider: fraction)
     }
 
