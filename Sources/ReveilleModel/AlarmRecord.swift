@@ -33,9 +33,11 @@ public struct AlarmRequest: Codable, Hashable, Sendable {
         self = record.request
     }
 
-    private enum CodingKeys: String, CodingKey {
+    private enum CodingKeys: String, CodingKey, CaseIterable {
         case schedule, countdownDuration, presentation, metadata, tintColor, sound, ring, stopIntent, secondaryIntent
     }
+    /// The keys of its JSON object.
+    public static var fieldNames: [String] { CodingKeys.allCases.map(\.rawValue) }
 
     /// Decodes with the initializer's defaults: `tintColor` blue, `sound` default.
     public init(from decoder: Decoder) throws {

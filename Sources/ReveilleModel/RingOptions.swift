@@ -15,6 +15,10 @@ public struct RingOptions: Codable, Hashable, Sendable {
 
     public static let defaultRingLimit: TimeInterval = 600
 
+    private enum CodingKeys: String, CodingKey, CaseIterable { case volume, fadeIn, ringLimit, wakesMachine }
+    /// The keys of its JSON object.
+    public static var fieldNames: [String] { CodingKeys.allCases.map(\.rawValue) }
+
     public init(volume: Double? = nil, fadeIn: TimeInterval? = nil, ringLimit: TimeInterval? = nil, wakesMachine: Bool? = nil) {
         self.volume = volume
         self.fadeIn = fadeIn

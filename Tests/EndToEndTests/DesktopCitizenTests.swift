@@ -136,7 +136,7 @@ struct TranslationTests {
         let none = try session.cli("show", "ffff", environment: french)
         #expect(none.status == 66 && none.stderr.contains("aucun identifiant d'alarme ne commence par « ffff »"), "\(none.stderr)")
         let volume = try session.cli("add", "8:00", "--volume", "2", environment: french)
-        #expect(volume.stderr.contains("--volume : « 2 » n'est ni une fraction (0 à 1) ni un pourcentage ; écrivez 2% ou 0.02"), "\(volume.stderr)")
+        #expect(volume.stderr.contains("--volume : « 2 » n'est ni une fraction (0.1 à 1) ni un pourcentage ; écrivez 2% ou 0.02"), "\(volume.stderr)")
     }
 
     /// Every message the sources mark is in po/reveille.pot, and translated in each language.

@@ -137,6 +137,20 @@ struct WireBoundaryTests {
         #expect(decode("{\(alert),}") == "configuration: not JSON text: at byte 44, a key in quotes was due")
         #expect(decode(#"{"presentation": {"alert": {"title": "\ud800"}}}"#)?.contains("the low surrogate") == true)
         #expect(decode(String(repeating: "[", count: 100))?.contains("nested more than 64 deep") == true)
+        // A slip of a known key is refused (it made a December alarm a five-minute timer);
+        // another key, one a newer ReveilleKit may send, is passed over.
+        let timer = #""countdownDuration": {"preAlert": 300}, "# + alert
+        #expect(decode(#"{"Schedule": {"fixed": "2026-12-24T18:00:00Z"}, "# + timer + "}")
+                == "configuration has 'Schedule', which is not a key; did you mean 'schedule'?")
+        #expect(decode(#"{"sund": "bell", "# + timer + "}") == "configuration has 'sund', which is not a key; did you mean 'sound'?")
+        #expect(decode(#"{"ring": {"volum": 0.5}, "# + timer + "}") == "configuration's ring has 'volum', which is not a key; did you mean 'volume'?")
+        #expect(decode(#"{"ring": {"ringlimit": 60}, "# + timer + "}") == "configuration's ring has 'ringlimit', which is not a key; did you mean 'ringLimit'?")
+        #expect(decode(#"{"appEntityIdentifier": "x", "ring": {"someNewOption": true}, "# + timer + "}") == nil)
+        // A date without its zone is refused (read as UTC, an app's 18:00 rang at 19:00 in Berlin).
+        #expect(decode(#"{"schedule": {"fixed": "2026-12-24T18:00:00"}, "# + alert + "}")?
+                    .contains("'2026-12-24T18:00:00' has no time zone; give one, like 2026-12-24T17:00:00Z or 2026-12-24T18:00:00+01:00") == true)
+        #expect(try AlarmRequest.decode(configuration: #"{"schedule": {"fixed": "2026-12-24T18:00:00+01:00"}, "# + alert + "}").schedule
+                == .fixed(Date(timeIntervalSince1970: 1_798_131_600)))
         // Escapes read as Foundation reads them.
         let escaped = try AlarmRequest.decode(configuration: #"{"countdownDuration": {"preAlert": 60}, "presentation": {"alert": {"title": "G\u00e9m \ud83d\ude00 \"\/\t"}}}"#)
         #expect(escaped.presentation.alert.title == "Gém 😀 \"/\t")

@@ -252,6 +252,17 @@ extension AlarmRequest {
         // Read strictly first: a key given twice is refused, not taken as its first value.
         let sent: JSONValue
         do { sent = try StrictJSON.parse(text) } catch { throw .invalidConfiguration("configuration: \(error)") }
+        // A key a newer ReveilleKit may send is passed over; a slip of a known one is not:
+        // {"Schedule": ...} made a December alarm a five-minute timer, {"volum": ...} rang loud.
+        for (path, known) in [([StrictJSON.Step](), AlarmRequest.fieldNames), ([.key("ring")], RingOptions.fieldNames)] {
+            guard case .object(let members)? = sent.value(at: path[...]) else { continue }
+            for member in members {
+                if let meant = StrictJSON.slip(member.key, of: known) {
+                    let place = path.isEmpty ? "configuration" : "configuration's \(StrictJSON.path(path))"
+                    throw .invalidConfiguration("\(place) has '\(member.key.prefix(40))', which is not a key; did you mean '\(meant)'?")
+                }
+            }
+        }
         do {
             return try JSONCoding.decoder.decode(AlarmRequest.self, from: Data(text.utf8))
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {

@@ -31,6 +31,16 @@ package indirect enum JSONValue: Equatable, Sendable {
         }
     }
 
+    /// The value at `steps`, if they lead somewhere.
+    package func value(at steps: ArraySlice<StrictJSON.Step>) -> JSONValue? {
+        guard let step = steps.first else { return self }
+        switch (self, step) {
+        case (.object(let members), .key(let key)): return members.first { $0.key == key }?.value.value(at: steps.dropFirst())
+        case (.array(let values), .index(let index)) where values.indices.contains(index): return values[index].value(at: steps.dropFirst())
+        default: return nil
+        }
+    }
+
     /// The JSON text of this value, on one line.
     package var text: String {
         var out = ""
@@ -150,6 +160,30 @@ package enum StrictJSON {
             }
         }
         return text.count > 200 ? text.prefix(200) + "…" : text
+    }
+
+    /// The key of `known` that `key` is a slip of: the same but for case, or at most two
+    /// letters off (`Schedule`, `sund`, `volum`); `nil` for one of them or another word.
+    package static func slip(_ key: String, of known: [String]) -> String? {
+        guard !known.contains(key) else { return nil }
+        return known.first { $0.lowercased() == key.lowercased() }
+            ?? known.first { key.count >= 3 && editDistance(Array(key.lowercased()), Array($0.lowercased()), atMost: 2) <= 2 }
+    }
+
+    /// Levenshtein's distance, or more than `limit` once it must be (keys are short; a client's
+    /// long key is cut short at once).
+    static func editDistance(_ a: [Character], _ b: [Character], atMost limit: Int) -> Int {
+        guard abs(a.count - b.count) <= limit else { return limit + 1 }
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1] + Array(repeating: 0, count: b.count)
+            for (j, y) in b.enumerated() {
+                current[j + 1] = min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1))
+            }
+            guard current.min()! <= limit else { return limit + 1 }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     /// `path` and `key` joined as a dotted path (`presentation.alert`).
