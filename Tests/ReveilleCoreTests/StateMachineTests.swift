@@ -190,10 +190,15 @@ struct StateMachineTests {
 
     @Test func skippingMovesARepeatingAlarmToTheOccurrenceAfterNext() throws {
         let weekdays = try record(relative(12, 30, [.monday, .tuesday, .wednesday, .thursday, .friday]))
-        let skipped = try weekdays.skippingNextOccurrence(timeZone: utc)
+        let skipped = try weekdays.skippingNextOccurrence(now: now, timeZone: utc)
         #expect(skipped.fireDate! > weekdays.fireDate! && skipped.lastOccurrence == weekdays.fireDate)
         #expect(skipped.fireDate == weekdays.alarm.schedule!.nextFireDate(after: weekdays.fireDate!, in: utc))
-        #expect(throws: AlarmRuleError.self) { try record(relative(12, 30)).skippingNextOccurrence(timeZone: utc) }
+        #expect(throws: AlarmRuleError.self) { try record(relative(12, 30)).skippingNextOccurrence(now: now, timeZone: utc) }
+        // Skipped twice: the first day it skipped is still what unskip brings back.
+        let twice = try skipped.skippingNextOccurrence(now: now, timeZone: utc)
+        #expect(twice.fireDate == weekdays.alarm.schedule!.nextFireDate(after: skipped.fireDate!, in: utc))
+        #expect(twice.skippedOccurrence(now: now) == weekdays.fireDate)
+        #expect(try twice.unskipping(now: now).fireDate == weekdays.fireDate)
     }
 
     @Test func presentationStateFollowsTheState() throws {

@@ -151,6 +151,11 @@ struct WireBoundaryTests {
                     .contains("'2026-12-24T18:00:00' has no time zone; give one, like 2026-12-24T17:00:00Z or 2026-12-24T18:00:00+01:00") == true)
         #expect(try AlarmRequest.decode(configuration: #"{"schedule": {"fixed": "2026-12-24T18:00:00+01:00"}, "# + alert + "}").schedule
                 == .fixed(Date(timeIntervalSince1970: 1_798_131_600)))
+        // A fixed instant stays in the year 9999 in every zone (9999-12-31T23:59:59Z is 10000 in Berlin).
+        let late = try AlarmRequest.decode(configuration: #"{"schedule": {"fixed": "9999-12-31T23:59:59Z"}, "# + alert + "}")
+        #expect(refusal { try late.validate(now: now, timeZone: utc) }?.contains("still the year 9999 in every time zone") == true)
+        let latest = try AlarmRequest.decode(configuration: #"{"schedule": {"fixed": "9999-12-31T09:59:59Z"}, "# + alert + "}")
+        #expect(refusal { try latest.validate(now: now, timeZone: utc) } == nil)
         // Escapes read as Foundation reads them.
         let escaped = try AlarmRequest.decode(configuration: #"{"countdownDuration": {"preAlert": 60}, "presentation": {"alert": {"title": "G\u00e9m \ud83d\ude00 \"\/\t"}}}"#)
         #expect(escaped.presentation.alert.title == "Gém 😀 \"/\t")

@@ -182,7 +182,7 @@ package struct AlarmEngine: Sendable {
             }
         case .skip(let prefix):
             return try change(prefix, owner: owner, verb: "skipped") { old throws(AlarmRuleError) in
-                try old.skippingNextOccurrence(timeZone: timeZone)
+                try old.skippingNextOccurrence(now: now, timeZone: timeZone)
             }
         case .unskip(let prefix):
             return try change(prefix, owner: owner, verb: "unskipped") { old throws(AlarmRuleError) in

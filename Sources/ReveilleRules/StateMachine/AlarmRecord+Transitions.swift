@@ -182,10 +182,12 @@ extension AlarmRecord {
     }
 
     /// The same repeating alarm with its next occurrence skipped: it next rings the time after.
-    package func skippingNextOccurrence(timeZone: any TimeZoneRules) throws(AlarmRuleError) -> AlarmRecord {
+    package func skippingNextOccurrence(now: Date, timeZone: any TimeZoneRules) throws(AlarmRuleError) -> AlarmRecord {
         guard isRepeating, state == .scheduled, let fireDate,
               var skipped = nextOccurrence(after: fireDate, timeZone: timeZone) else { throw .cannotSkip(self) }
-        skipped.lastOccurrence = fireDate
+        // Skipped again, it keeps the first occurrence it skipped: `unskip` brings that back,
+        // and the rest with it (a second skip had dropped the first day without a trace).
+        skipped.lastOccurrence = skippedOccurrence(now: now) ?? fireDate
         skipped.disabled = disabled
         return skipped
     }

@@ -1,6 +1,9 @@
 import FoundationEssentials
 
 extension AlarmRequest {
+    /// The latest fixed instant, still the year 9999 in every zone: 9999-12-31T23:59:59 at UTC+14.
+    static let latestFixed = Date(timeIntervalSince1970: 253402250399)
+
     // The bounds live in `WireLimits`; these names stay for the code that words them.
     package static let maximumCountdown: TimeInterval = WireLimits.maximumCountdown
     package static let maximumTitleLength = WireLimits.titleCharacters
@@ -43,6 +46,11 @@ extension AlarmRequest {
         case .fixed(let date):
             guard date > now else {
                 throw invalid("the fixed instant \(ISO8601Local.string(from: date, in: timeZone)) is not in the future")
+            }
+            // Within the years 1970–9999 in every zone (UTC−12 to UTC+14): 9999-12-31T23:59Z
+            // is in the year 10000 east of Greenwich, which no date text shows right.
+            guard date <= Self.latestFixed else {
+                throw invalid("the fixed instant \(ISO8601Local.utcString(from: date)) is past 9999-12-31T09:59:59Z; accepted: up to that, still the year 9999 in every time zone")
             }
         case .relative(let relative):
             guard (0...23).contains(relative.time.hour), (0...59).contains(relative.time.minute) else {
