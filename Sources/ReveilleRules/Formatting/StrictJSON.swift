@@ -234,14 +234,19 @@ package enum StrictJSON {
                 skipWhitespace()
                 try expect(":", "':' after a key")
                 members.append(.init(key: key, value: try value(path: join(path, key), depth: depth)))
-                skipWhitespace()
-                guard offset < bytes.count else { throw .syntax(offset: offset, expected: "',' or '}'") }
-                offset += 1
-                switch bytes[offset - 1] {
-                case UInt8(ascii: ","): continue
-                case UInt8(ascii: "}"): return .object(members)
-                default: throw .syntax(offset: offset - 1, expected: "',' or '}'")
-                }
+                guard try another(before: "}") else { return .object(members) }
+            }
+        }
+
+        /// After a member or an element: `,` (another follows) or `closing` (the end).
+        mutating func another(before closing: Character) throws(Failure) -> Bool {
+            skipWhitespace()
+            guard offset < bytes.count else { throw .syntax(offset: offset, expected: "',' or '\(closing)'") }
+            offset += 1
+            switch bytes[offset - 1] {
+            case UInt8(ascii: ","): return true
+            case closing.asciiValue!: return false
+            default: throw .syntax(offset: offset - 1, expected: "',' or '\(closing)'")
             }
         }
 
@@ -255,14 +260,7 @@ package enum StrictJSON {
             }
             while true {
                 values.append(try value(path: "\(path)[\(values.count)]", depth: depth))
-                skipWhitespace()
-                guard offset < bytes.count else { throw .syntax(offset: offset, expected: "',' or ']'") }
-                offset += 1
-                switch bytes[offset - 1] {
-                case UInt8(ascii: ","): continue
-                case UInt8(ascii: "]"): return .array(values)
-                default: throw .syntax(offset: offset - 1, expected: "',' or ']'")
-                }
+                guard try another(before: "]") else { return .array(values) }
             }
         }
 
