@@ -108,8 +108,8 @@ package enum StrictJSON {
             switch self {
             case .syntax(let offset, let expected): "not JSON text: at byte \(offset), \(expected) was due"
             case .repeatedKey(let key, let path):
-                "'\(key.prefix(40))' is given twice in \(path.isEmpty ? "the top object" : String(path.prefix(200))); each key once"
-            case .tooDeep(let path): "nested more than \(StrictJSON.maximumDepth) deep at \(path.prefix(200))"
+                "'\(key.prefix(40))' is given twice in \(path.isEmpty ? "the top object" : path); each key once"
+            case .tooDeep(let path): "nested more than \(StrictJSON.maximumDepth) deep at \(path.isEmpty ? "the top" : path)"
             }
         }
     }
@@ -117,7 +117,7 @@ package enum StrictJSON {
     /// The value `text` holds.
     package static func parse(_ text: String) throws(Failure) -> JSONValue {
         var reader = Reader(bytes: Array(text.utf8))
-        let value = try reader.value(path: "", depth: 0)
+        let value = try reader.value()
         reader.skipWhitespace()
         guard reader.offset == reader.bytes.count else { throw .syntax(offset: reader.offset, expected: "the end of the text") }
         return value
@@ -155,7 +155,7 @@ package enum StrictJSON {
     package static func path(_ steps: [Step]) -> String {
         let text = steps.reduce("") { path, step in
             switch step {
-            case .key(let key): join(path, key)
+            case .key(let key): path.isEmpty ? key : path + "." + key
             case .index(let index): "\(path)[\(index)]"
             }
         }
@@ -186,11 +186,6 @@ package enum StrictJSON {
         return previous[b.count]
     }
 
-    /// `path` and `key` joined as a dotted path (`presentation.alert`).
-    package static func join(_ path: String, _ key: String) -> String {
-        path.isEmpty ? key : path + "." + key
-    }
-
     private struct Reader {
         let bytes: [UInt8]
         var offset = 0
@@ -199,16 +194,19 @@ package enum StrictJSON {
             while offset < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[offset]) { offset += 1 }
         }
 
-        mutating func value(path: String, depth: Int) throws(Failure) -> JSONValue {
+        /// Where the reader is: the keys and indexes on the way there, said only in a refusal.
+        var steps: [Step] = []
+
+        mutating func value() throws(Failure) -> JSONValue {
             skipWhitespace()
             guard offset < bytes.count else { throw .syntax(offset: offset, expected: "a value") }
             switch bytes[offset] {
             case UInt8(ascii: "{"):
-                guard depth < maximumDepth else { throw .tooDeep(path: path.isEmpty ? "the top" : path) }
-                return try object(path: path, depth: depth + 1)
+                guard steps.count < maximumDepth else { throw .tooDeep(path: StrictJSON.path(steps)) }
+                return try object()
             case UInt8(ascii: "["):
-                guard depth < maximumDepth else { throw .tooDeep(path: path.isEmpty ? "the top" : path) }
-                return try array(path: path, depth: depth + 1)
+                guard steps.count < maximumDepth else { throw .tooDeep(path: StrictJSON.path(steps)) }
+                return try array()
             case UInt8(ascii: "\""): return .string(try string())
             case UInt8(ascii: "t"): try literal("true"); return .bool(true)
             case UInt8(ascii: "f"): try literal("false"); return .bool(false)
@@ -217,7 +215,7 @@ package enum StrictJSON {
             }
         }
 
-        mutating func object(path: String, depth: Int) throws(Failure) -> JSONValue {
+        mutating func object() throws(Failure) -> JSONValue {
             offset += 1
             var members: [JSONValue.Member] = []
             var keys: Set<String> = []
@@ -230,10 +228,12 @@ package enum StrictJSON {
                 skipWhitespace()
                 guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw .syntax(offset: offset, expected: "a key in quotes") }
                 let key = try string()
-                guard keys.insert(key).inserted else { throw .repeatedKey(key, path: path) }
+                guard keys.insert(key).inserted else { throw .repeatedKey(key, path: StrictJSON.path(steps)) }
                 skipWhitespace()
                 try expect(":", "':' after a key")
-                members.append(.init(key: key, value: try value(path: join(path, key), depth: depth)))
+                steps.append(.key(key))
+                members.append(.init(key: key, value: try value()))
+                steps.removeLast()
                 guard try another(before: "}") else { return .object(members) }
             }
         }
@@ -250,7 +250,7 @@ package enum StrictJSON {
             }
         }
 
-        mutating func array(path: String, depth: Int) throws(Failure) -> JSONValue {
+        mutating func array() throws(Failure) -> JSONValue {
             offset += 1
             var values: [JSONValue] = []
             skipWhitespace()
@@ -259,7 +259,9 @@ package enum StrictJSON {
                 return .array([])
             }
             while true {
-                values.append(try value(path: "\(path)[\(values.count)]", depth: depth))
+                steps.append(.index(values.count))
+                values.append(try value())
+                steps.removeLast()
                 guard try another(before: "]") else { return .array(values) }
             }
         }

@@ -120,9 +120,14 @@ struct AlarmSummary: Encodable, Equatable {
 
     /// `records`' summaries, their ids shown as long as it takes to tell them apart.
     static func distinct(_ records: [AlarmRecord], now: Date = Date()) -> [AlarmSummary] {
-        let length = IDStarts.length(for: records.map { $0.id.uuidString.lowercased() })
-        return records.map { record in
-            var summary = AlarmSummary(record, now: now)
+        distinct(records.map { AlarmSummary($0, now: now) })
+    }
+
+    /// `summaries`, their ids shown as long as it takes to tell them apart.
+    static func distinct(_ summaries: [AlarmSummary]) -> [AlarmSummary] {
+        let length = IDStarts.length(for: summaries.map(\.id))
+        return summaries.map { summary in
+            var summary = summary
             summary.idLength = length
             return summary
         }
@@ -285,13 +290,8 @@ struct AlarmSummary: Encodable, Equatable {
     }
 
     static func table(_ summaries: [AlarmSummary]) -> [String] {
-        let idLength = IDStarts.length(for: summaries.map(\.id))
-        return Table.lines(header: [L("ID"), L("STATE"), L("NEXT"), L("REPEATS"), L("TITLE")],
-                           rows: summaries.map { summary in
-                               var summary = summary
-                               summary.idLength = idLength
-                               return [summary.shortID, stateWords(summary.state), summary.when(), summary.repeatText, summary.title]
-                           })
+        Table.lines(header: [L("ID"), L("STATE"), L("NEXT"), L("REPEATS"), L("TITLE")],
+                    rows: distinct(summaries).map { [$0.shortID, stateWords($0.state), $0.when(), $0.repeatText, $0.title] })
     }
 }
 
