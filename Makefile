@@ -4,17 +4,24 @@
 SHELL := /bin/bash
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 PREFIX ?= /usr/local
-DEBIAN_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libpulse-dev \
-	libsndfile1-dev pulseaudio pulseaudio-utils dbus-daemon dbus-bin sound-theme-freedesktop tzdata \
-	desktop-file-utils tmux \
-	dunst xfce4-notifyd gnome-shell gjs python3-dbusmock python3-dbus python3-gi xvfb xdotool pipewire pipewire-bin pipewire-pulse wireplumber locales gettext appstream debhelper dpkg-dev \
-	bubblewrap gir1.2-gtk-3.0 \
-	libnotify-dev libical-dev \
-	libgtk-4-dev x11-utils wmctrl xauth \
-	kded5 plasma-workspace kwin-x11 \
-	mate-notification-daemon lxqt-notificationd notification-daemon mako-notifier sway-notification-center sway grim wayvnc \
-	xfconf dconf-service dconf-gsettings-backend \
-	libsoup-3.0-dev libsecret-1-dev radicale gnome-keyring libsecret-tools openssl
+# The Debian packages, in three lists, each named once (.ci/run and the README point here):
+# BUILD_PACKAGES build and run Reveille, and show the demo `make run` shows without a desktop session
+# (Xvfb, dunst, PulseAudio, and GTK 3's Python bindings for its screenshot); DEB_PACKAGES package it;
+# TEST_PACKAGES are the peers the tests talk to for real: the desktops' notification servers (GNOME
+# Shell, KDE Plasma with its desktop shell, sway with mako and swaync, five others), PipeWire,
+# dbusmock's templates, Radicale and a keyring for sync, and the tools that drive them.
+BUILD_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libpulse-dev libsndfile1-dev libnotify-dev libical-dev \
+	libgtk-4-dev libsoup-3.0-dev libsecret-1-dev gettext \
+	dbus-daemon dbus-bin pulseaudio pulseaudio-utils sound-theme-freedesktop tzdata desktop-file-utils \
+	xvfb xauth dunst python3-gi gir1.2-gtk-3.0
+DEB_PACKAGES := debhelper dpkg-dev appstream
+TEST_PACKAGES := $(DEB_PACKAGES) tmux locales bubblewrap python3-dbus python3-dbusmock \
+	xdotool x11-utils wmctrl gnome-shell gjs xfconf dconf-service dconf-gsettings-backend \
+	pipewire pipewire-bin pipewire-pulse wireplumber \
+	xfce4-notifyd mate-notification-daemon lxqt-notificationd notification-daemon \
+	kded5 plasma-workspace plasma-desktop-data kwin-x11 \
+	sway grim wayvnc mako-notifier sway-notification-center \
+	radicale gnome-keyring libsecret-tools openssl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Release binaries carry the Swift runtime and Foundation inside them: they run without a
 # Swift toolchain installed, start faster (no dynamic Swift libraries to bind) and map less.
@@ -27,17 +34,16 @@ STATIC_CXX := $(CURDIR)/.build/static-libstdc++
 RELEASE := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
 	-Xlinker --icf=all -Xlinker --no-export-dynamic -Xswiftc -L$(STATIC_CXX)
 
-.PHONY: deps build release test bench run install uninstall man locale deb clean fuzz
+.PHONY: deps deps-deb deps-test build release test bench run install uninstall man locale deb clean fuzz
 
-## deps: install the Debian packages Reveille builds and tests with, if any is missing
+## deps: install what building and running need (BUILD_PACKAGES), if any is missing
+## deps-deb: and what packaging needs; deps-test: and every test peer (what make test installs)
 deps:
-	@installed=" $$(dpkg-query -W -f='$${Package} $${Status}\n' $(DEBIAN_PACKAGES) 2>/dev/null | sed -n 's/ install ok installed$$//p' | tr '\n' ' ') "; \
-		missing=$$(for p in $(DEBIAN_PACKAGES); do case "$$installed" in *" $$p "*) ;; *) echo $$p;; esac; done); \
-	if [ -n "$$missing" ]; then \
-		echo "Installing: $$missing"; \
-		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
-	fi
+	@scripts/install-packages $(BUILD_PACKAGES)
+deps-deb:
+	@scripts/install-packages $(BUILD_PACKAGES) $(DEB_PACKAGES)
+deps-test:
+	@scripts/install-packages $(BUILD_PACKAGES) $(TEST_PACKAGES)
 
 ## build: debug build of every target, tests included
 build: deps
@@ -65,7 +71,7 @@ $(STATIC_CXX)/libstdc++.a:
 # in whole seconds: "1 s" ran 2.1 s each, 13 s in all; the replay takes 5). First, not beside
 # the tests, as their sanitizer build takes both cores for minutes on a fresh clone while the
 # end-to-end tests wait for peers that must draw.
-test: build release locale
+test: deps-test build release locale
 	@$(MAKE) --no-print-directory fuzz FUZZ_LIMIT=-runs=500 > .build/fuzz-in-test.log 2>&1 \
 		|| { cat .build/fuzz-in-test.log; echo "make fuzz failed (.build/fuzz-in-test.log)"; exit 1; }
 	@grep -E "^== |stat::number_of_executed_units" .build/fuzz-in-test.log
@@ -81,7 +87,7 @@ run: deps
 	@scripts/run --bin-dir "$${REVEILLE_BUILD_DIR:-$$($(SWIFT) build $(RELEASE) --show-bin-path)}"
 
 ## deb: a Debian package (dpkg-buildpackage -b), into .build/deb
-deb: deps
+deb: deps-deb
 	dpkg-buildpackage -b -us -uc
 	mkdir -p .build/deb && mv ../reveille_*.deb ../reveille_*.buildinfo ../reveille_*.changes .build/deb/
 

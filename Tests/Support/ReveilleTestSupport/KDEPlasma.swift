@@ -8,6 +8,11 @@ extension TestSession {
     public func startKDEPlasma() throws {
         let kwin = try Subprocess.find("kwin_x11", package: "kwin-x11")
         let plasmashell = try Subprocess.find("plasmashell", package: "plasma-workspace")
+        // Without its desktop shell plasmashell starts an "invalid corona" and never serves notifications.
+        let shell = "/usr/share/plasma/shells/org.kde.plasma.desktop/metadata.json"
+        guard FileManager.default.fileExists(atPath: shell) else {
+            throw Subprocess.Failure("KDE Plasma's desktop shell (\(shell)) is missing; plasmashell needs it (Debian package plasma-desktop-data; `make test` installs it)")
+        }
         try startDisplay()
         let qt = ["QT_QPA_PLATFORM": "xcb", "QT_QUICK_BACKEND": "software", "LIBGL_ALWAYS_SOFTWARE": "1", "XDG_SESSION_TYPE": "x11"]
         // plasmashell gives up loading its shell without KDE's activity manager, which it starts
@@ -21,7 +26,8 @@ extension TestSession {
         adopt("plasmashell", try Subprocess.start(plasmashell, ["--no-respawn"], environment: plasmaEnvironment,
                                                   stderr: directory + "/plasmashell.log"))
         // About 10 s on an idle machine, several times that on a loaded one.
-        try waitForName("org.freedesktop.Notifications", owned: true, timeout: 90)
+        try waitForName("org.freedesktop.Notifications", owned: true, timeout: 90,
+                        logs: [directory + "/plasmashell.log", directory + "/kwin.log"])
     }
 
     /// Calls `method` of the session bus itself (org.freedesktop.DBus), failing when it fails.

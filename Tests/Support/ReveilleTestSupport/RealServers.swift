@@ -19,7 +19,7 @@ extension TestSession {
 
     private static func installed(_ path: String, package: String) throws -> String {
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw Subprocess.Failure("\(path) is missing; the end-to-end tests need it (Debian package \(package); `make deps` installs it)")
+            throw Subprocess.Failure("\(path) is missing; the end-to-end tests need it (Debian package \(package); `make test` installs it)")
         }
         return path
     }

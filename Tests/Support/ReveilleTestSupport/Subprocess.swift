@@ -93,7 +93,7 @@ public enum Subprocess {
             let candidate = "\(folder)/\(name)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
-        throw Failure("\(name) is not installed; the end-to-end tests need it (Debian package \(package); `make deps` installs it)")
+        throw Failure("\(name) is not installed; the end-to-end tests need it (Debian package \(package); `make test` installs it)")
     }
 
     /// Starts `executable` and returns at once; its output is appended to the given files.

@@ -296,7 +296,7 @@ public final class TestSession {
             let candidates = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib", "/usr/libexec"]
                 .map { $0 + "/xfce4/notifyd/xfce4-notifyd" }
             guard let found = candidates.first(where: FileManager.default.isExecutableFile(atPath:)) else {
-                throw Subprocess.Failure("xfce4-notifyd is not installed; the end-to-end tests need it (Debian package xfce4-notifyd; `make deps` installs it)")
+                throw Subprocess.Failure("xfce4-notifyd is not installed; the end-to-end tests need it (Debian package xfce4-notifyd; `make test` installs it)")
             }
             exec = found
         case .gnomeShell, .gnomeShellOnDconf:
@@ -734,14 +734,17 @@ public final class TestSession {
 
     // MARK: Plumbing
 
-    public func waitForName(_ name: String, owned: Bool, timeout: TimeInterval = 10) throws {
+    /// `logs`: the log files of the peers meant to take the name, whose last lines a timeout quotes.
+    public func waitForName(_ name: String, owned: Bool, timeout: TimeInterval = 10, logs: [String] = []) throws {
         if owned {
             // One process the bus tells when the name gets an owner, instead of a NameHasOwner call per poll.
             let seconds = Int(timeout.rounded(.up))
             let waited = try Subprocess.run(gdbusPath, ["wait", "--session", "--timeout", "\(seconds)", name], environment: environment,
                                             timeout: timeout + 10)
             guard waited.status == 0 else {
-                throw Subprocess.Failure("timed out after \(seconds) s waiting for \(name) to be owned on the test bus: \(waited.stderr)")
+                let said = waited.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+                throw Subprocess.Failure("timed out after \(seconds) s waiting for \(name) to be owned on the test bus"
+                    + (said.isEmpty ? "" : ": \(said)") + logs.map { Self.lastLines(ofLog: $0) }.joined())
             }
             return
         }
@@ -750,6 +753,13 @@ public final class TestSession {
                                        method: "org.freedesktop.DBus.NameHasOwner", [name])
             return result.stdout.contains("false") ? true : nil
         }
+    }
+
+    /// The last lines of the log file at `path`, to quote in a failure ("" when there is none).
+    static func lastLines(ofLog path: String, count: Int = 12) -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return "\n(\(path): no log)" }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: true).suffix(count)
+        return "\nlast lines of \(path):\n" + (lines.isEmpty ? "(empty)" : lines.joined(separator: "\n"))
     }
 
     /// Keeps `child` as a peer, stopped by PID with the session; the environment gains `extra`.
