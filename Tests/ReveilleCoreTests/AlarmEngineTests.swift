@@ -169,6 +169,58 @@ struct AlarmEngineTests {
         #expect(harness.state(tea.id) == .alerting)
     }
 
+    /// Berlin, Sunday 2027-10-31: 02:00–02:59 comes twice, first in summer time (00:00–00:59Z),
+    /// then in winter time (01:00–01:59Z). A recompute in the second pass (any clock set does
+    /// one) keeps the occurrences chosen in the first.
+    @Test func aRecomputeInTheRepeatedAutumnHourKeepsTheDayChosenAndWhatRang() throws {
+        let berlin = zone("Europe/Berlin")
+        var harness = Harness(now: instant("2027-10-30T22:00:00Z"), timeZone: berlin)
+        let daily = try harness.schedule(request(schedule: relative(2, 30, everyDay)))
+        #expect(harness.engine.alarms[daily.id]?.fireDate == instant("2027-10-31T00:30:00Z"), "02:30 summer time")
+        harness.advance(to: instant("2027-10-31T00:30:00Z"))
+        #expect(harness.state(daily.id) == .alerting)
+        harness.now = instant("2027-10-31T00:31:00Z")
+        try harness.perform(.apply(.stop, id: .id(daily.id)))
+        #expect(harness.engine.alarms[daily.id]?.fireDate == instant("2027-11-01T01:30:00Z"), "stopped: tomorrow's")
+        // Set at 02:40 summer time, a one-time 02:10 is tomorrow's: today's has come.
+        harness.now = instant("2027-10-31T00:40:00Z")
+        let once = try harness.schedule(request(schedule: relative(2, 10)))
+        #expect(harness.engine.alarms[once.id]?.fireDate == instant("2027-11-01T01:10:00Z"))
+        // 02:05 winter time: the clock is set (by nothing: a recompute all the same).
+        harness.now = instant("2027-10-31T01:05:00Z")
+        harness.effects = harness.engine.clockSet(by: 0, now: harness.now, timeZone: berlin)
+        #expect(harness.engine.alarms[once.id]?.fireDate == instant("2027-11-01T01:10:00Z"), "the one-time alarm keeps its day")
+        #expect(harness.engine.alarms[daily.id]?.fireDate == instant("2027-11-01T01:30:00Z"), "the daily one does not ring twice")
+        harness.advance(to: instant("2027-10-31T01:30:00Z"))
+        #expect(harness.state(daily.id) == .scheduled && harness.state(once.id) == .scheduled)
+        // A time-zone change still moves them: 02:10 and 02:30 in New York.
+        harness.effects = harness.engine.timeZoneChanged(now: harness.now, timeZone: zone("America/New_York"))
+        #expect(harness.engine.alarms[once.id]?.fireDate == instant("2027-10-31T06:10:00Z"))
+        #expect(harness.engine.alarms[daily.id]?.fireDate == instant("2027-10-31T06:30:00Z"))
+    }
+
+    /// What a clock set passes over has not come late: the set measured no time passing. An alarm
+    /// the clock was set past rings at once, and one the clock comes back before waits for its time.
+    @Test func anAlarmAClockSetPassesOverRingsInsteadOfBeingMissed() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let meeting = try harness.schedule(request(schedule: .fixed(start + 2 * 3600)))
+        let later = try harness.schedule(request(schedule: .fixed(start + 4 * 3600)))
+        // The clock is set 3 hours ahead (a wrong time from the network), then 2 hours back.
+        harness.now = start + 3 * 3600
+        harness.effects = harness.engine.clockSet(by: 3 * 3600, now: harness.now, timeZone: utc)
+        #expect(harness.state(meeting.id) == .alerting, "passed over by the set: it rings")
+        #expect(!harness.effects.contains { if case .reportMissed = $0 { true } else { false } }, "nothing missed")
+        harness.now = start + 3600
+        harness.effects = harness.engine.clockSet(by: -2 * 3600, now: harness.now, timeZone: utc)
+        #expect(harness.engine.alarms[later.id]?.fireDate == start + 4 * 3600 && harness.state(later.id) == .scheduled)
+        // Late for real (the agent was not running): missed as before.
+        var stopped = Harness(now: start, timeZone: utc)
+        let missed = try stopped.schedule(request(schedule: .fixed(start + 60)))
+        stopped.now = start + 3 * 3600
+        stopped.effects = stopped.engine.clockSet(by: 0, now: stopped.now, timeZone: utc)
+        #expect(stopped.engine.alarms[missed.id] == nil, "a one-time alarm 3 h late is missed")
+    }
+
     @Test func anAlarmAtATimeOfDayFollowsTheTimeZone() throws {
         var harness = Harness(now: start, timeZone: utc)
         let alarm = try harness.schedule(request(schedule: relative(10, 0)))

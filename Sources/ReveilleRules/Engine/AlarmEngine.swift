@@ -261,11 +261,17 @@ package struct AlarmEngine: Sendable {
     // MARK: The clock
 
     /// The clock reached `now`: every due alarm moves on (countdown, alert, missed).
-    package mutating func advance(now: Date, timeZone: any TimeZoneRules, alreadyChanged: [AlarmChange] = []) -> [Effect] {
+    /// `clockMovedAhead`: how far a clock set just moved the wall clock forward; that much of an
+    /// alarm's lateness is no time that passed, so an alarm the set passed over rings now
+    /// instead of being declared missed (set 3 h ahead and back 2 h, an alarm 2 h ahead had
+    /// been deleted as missed although its time had not come).
+    package mutating func advance(now: Date, timeZone: any TimeZoneRules, alreadyChanged: [AlarmChange] = [],
+                                  clockMovedAhead: TimeInterval = 0) -> [Effect] {
         var effects: [Effect] = []
         var changes: [AlarmChange] = []
+        let lateWindow = settings.lateWindow + max(0, clockMovedAhead)
         for (id, record) in alarms {
-            switch record.advanced(to: now, lateWindow: settings.lateWindow, timeZone: timeZone) {
+            switch record.advanced(to: now, lateWindow: lateWindow, timeZone: timeZone) {
             case .unchanged:
                 continue
             case .updated(let moved):
@@ -304,7 +310,7 @@ package struct AlarmEngine: Sendable {
             }
         }
         let reason = "the wall clock changed" + (abs(jump) > 0.5 ? " by \(Int(jump.rounded())) s" : "")
-        return recompute(reason: reason, now: now, timeZone: timeZone, alreadyChanged: jumped)
+        return recompute(reason: reason, now: now, timeZone: timeZone, alreadyChanged: jumped, clockMovedAhead: jump)
     }
 
     /// The time zone changed: relative alarms follow it.
@@ -314,7 +320,7 @@ package struct AlarmEngine: Sendable {
 
     /// Every relative alarm's next instant computed again, then what is due fired.
     private mutating func recompute(reason: String, now: Date, timeZone: any TimeZoneRules,
-                                    alreadyChanged: [AlarmChange] = []) -> [Effect] {
+                                    alreadyChanged: [AlarmChange] = [], clockMovedAhead: TimeInterval = 0) -> [Effect] {
         for change in alreadyChanged { alarms[change.id] = change.record }
         var moved: [AlarmChange] = []
         for (id, record) in alarms {
@@ -322,7 +328,8 @@ package struct AlarmEngine: Sendable {
             if rescheduled != record { moved.append(AlarmChange(id: id, record: rescheduled)) }
         }
         for change in moved { alarms[change.id] = change.record }
-        return [.log(.info, "recomputing alarms: \(reason)")] + advance(now: now, timeZone: timeZone, alreadyChanged: alreadyChanged + moved)
+        return [.log(.info, "recomputing alarms: \(reason)")]
+            + advance(now: now, timeZone: timeZone, alreadyChanged: alreadyChanged + moved, clockMovedAhead: clockMovedAhead)
     }
 
     /// The earliest instant anything is due.

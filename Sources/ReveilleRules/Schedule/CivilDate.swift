@@ -102,6 +102,14 @@ package enum WallClock {
         return again
     }
 
+    /// Whether `instant` is the second pass of its wall-clock time (the repeated autumn hour).
+    package static func isRepeat(_ instant: Date, in timeZone: any TimeZoneRules) -> Bool {
+        let seconds = Int(secondsIntoDay(at: instant, in: timeZone))
+        let all = occurrences(on: CivilDate(containing: instant, in: timeZone), hour: seconds / 3600, minute: seconds % 3600 / 60,
+                              second: Double(seconds % 60), in: timeZone)
+        return all.count == 2 && all[1] == instant
+    }
+
     /// Seconds since local midnight on the wall clock of `timeZone` at `instant`.
     private static func secondsIntoDay(at instant: Date, in timeZone: any TimeZoneRules) -> Double {
         let local = instant.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: instant))

@@ -25,6 +25,14 @@ extension Alarm.Schedule {
 }
 
 extension Alarm.Schedule.Relative {
+    /// Whether `instant` is one of this schedule's occurrences in `timeZone`: its wall clock
+    /// shows the alarm's time then, on a day the alarm rings (either pass of an autumn hour).
+    func names(_ instant: Date, in timeZone: any TimeZoneRules) -> Bool {
+        let day = CivilDate(containing: instant, in: timeZone)
+        return WallClock.occurrences(on: day, hour: time.hour, minute: time.minute, in: timeZone).contains(instant)
+            && repeats.days(from: day.adding(days: -1)).contains(day)
+    }
+
     func nextFireDate(after instant: Date, in timeZone: any TimeZoneRules) -> Date? {
         // Start a day early: near a transition the local day of `instant` may be
         // one off from the day whose wall time comes next.

@@ -137,10 +137,20 @@ extension AlarmRecord {
     /// After a time-zone or wall-clock change: a relative alarm that is not yet due moves to
     /// the next occurrence of its wall-clock time. Fixed alarms keep their instant; alarms
     /// already due are left for `advanced(to:)`, so a jump forward does not skip them.
+    ///
+    /// Where the zone still shows the alarm's own time at its instant, the occurrence chosen
+    /// stands against what the clock alone would pick: a one-time alarm keeps its day, and a
+    /// repeating one is never moved onto the second pass of an autumn hour (recomputed in the
+    /// repeated 02:00–03:00, a 02:10 set for tomorrow had moved to the repeat today, and a
+    /// daily 02:30 stopped in the first pass had rung again in the second).
     package func rescheduled(now: Date, timeZone: any TimeZoneRules) -> AlarmRecord {
-        guard state == .scheduled, case .relative = schedule,
+        guard state == .scheduled, case .relative(let relative) = schedule,
               let fireDate, fireDate > now,
               let next = schedule?.nextFireDate(after: max(now, lastOccurrence ?? now), in: timeZone) else { return self }
+        if next != fireDate, relative.names(fireDate, in: timeZone),
+           relative.repeats == .never || WallClock.isRepeat(next, in: timeZone) {
+            return self
+        }
         var moved = self
         moved.phase = .scheduled(fireDate: next)
         return moved
