@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import ReveilleTestTraits
+import ReveilleTestSupport
+
+extension ConsoleTranscript: CustomTestStringConvertible {}
+
+/// Issue 40: the examples in README.md and docs/*.md cannot drift. Every ```console block is
+/// run, command after command, against a private agent, and each command must print what the
+/// block shows (ConsoleTranscript says how dates relative to now and ids are elided).
+@Suite("Documentation examples", .waitsOnItsOwnThread)
+struct DocExamplesTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// README.md and every docs/*.md, relative to the repository.
+    static let documents: [String] = {
+        let docs = (try? FileManager.default.contentsOfDirectory(atPath: repository + "/docs")) ?? []
+        return ["README.md"] + docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
+    }()
+
+    /// Every example that reads; one that does not fails `everyConsoleBlockReads`.
+    static func examples() -> [ConsoleTranscript] {
+        documents.flatMap { file in
+            (try? String(contentsOfFile: repository + "/" + file, encoding: .utf8))
+                .flatMap { try? ConsoleTranscript.blocks(in: $0, file: file) } ?? []
+        }
+    }
+
+    @Test func everyConsoleBlockReads() throws {
+        var count = 0
+        for file in Self.documents {
+            let text = try String(contentsOfFile: Self.repository + "/" + file, encoding: .utf8)
+            count += try ConsoleTranscript.blocks(in: text, file: file).count
+        }
+        let readme = try ConsoleTranscript.blocks(in: String(contentsOfFile: Self.repository + "/README.md", encoding: .utf8), file: "README.md")
+        #expect(!readme.isEmpty && count > readme.count, "README.md has \(readme.count) console examples, all documents \(count)")
+    }
+
+    @Test(arguments: DocExamplesTests.examples())
+    func runsAsDocumented(_ example: ConsoleTranscript) throws {
+        let session = try TestSession(audio: .none)
+        var environment = session.environment
+        // The reader's language is what an example says (`LANG=de_DE.UTF-8 reveille …`), else English.
+        for key in environment.keys where key.hasPrefix("LC_") || key == "LANGUAGE" || key == "REVEILLE_LOCALEDIR" {
+            environment.removeValue(forKey: key)
+        }
+        environment["LANG"] = "C.UTF-8"
+        let languages = Set(example.steps.compactMap { $0.assignments["LANG"] ?? $0.assignments["LC_ALL"] }).subtracting(["C", "C.UTF-8"])
+        if !languages.isEmpty {
+            // The binaries read the catalogs from the build tree's .build/locale, as a reader's do.
+            let build = URL(fileURLWithPath: session.binaries).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+            let catalogs = build.appendingPathComponent("locale").path
+            try #require(FileManager.default.fileExists(atPath: catalogs + "/de/LC_MESSAGES/reveille.mo"),
+                         "\(example.testDescription) speaks \(languages.sorted()); its catalogs come from `make locale` (\(catalogs))")
+            for language in languages { environment["LOCPATH"] = try TestLocales.folder(with: language) }
+        }
+        try session.startAgent(environment: environment.mapValues { Optional($0) })
+
+        var matcher = TranscriptMatcher()
+        for step in example.steps {
+            try #require(step.words.first == "reveille",
+                         "\(example.testDescription): `$ \(step.line)`: a console example runs reveille; show other programs in a ```sh block")
+            let arguments = matcher.substituting(Array(step.words.dropFirst()))
+            let result = try Subprocess.run(session.binaries + "/reveille", arguments,
+                                            environment: environment.merging(step.assignments) { $1 })
+            var output = (result.stdout + result.stderr).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            while output.last == "" { output.removeLast() }
+            var expected = step.expected
+            while expected.last == "" { expected.removeLast() }
+            guard matcher.matches(expected, output) else {
+                Issue.record("""
+                    \(example.testDescription): `$ \(step.line)` (exit \(result.status)) printed
+                    \(output.joined(separator: "\n"))
+                    where the example shows
+                    \(expected.joined(separator: "\n"))
+                    """)
+                return
+            }
+        }
+    }
+}
+
+/// The transcript's reading and matching, in process.
+@Suite("Console transcripts")
+struct ConsoleTranscriptTests {
+    @Test func blocksAreReadWithTheirCommandsAndOutput() throws {
+        let markdown = """
+            Text.
+
+            ```console
+            $ reveille add "fri 18:00" --title 'Drinks out'
+            Scheduled alarm f0ac0e49 "Drinks out": rings [..]
+            $ TZ=Europe/Berlin reveille next 9:00
+            ...
+            ```
+
+            - a list item:
+
+              ```console
+              $ reveille list
+              ```
+            ```sh
+            $ not read
+            ```
+            """
+        let blocks = try ConsoleTranscript.blocks(in: markdown, file: "X.md")
+        #expect(blocks.map(\.testDescription) == ["X.md:3", "X.md:12"])
+        #expect(blocks.first?.steps.map(\.words) == [["reveille", "add", "fri 18:00", "--title", "Drinks out"], ["reveille", "next", "9:00"]])
+        #expect(blocks.first?.steps.last?.assignments == ["TZ": "Europe/Berlin"])
+        #expect(blocks.first?.steps.first?.expected == ["Scheduled alarm f0ac0e49 \"Drinks out\": rings [..]"])
+        #expect(blocks.last?.steps.map(\.words) == [["reveille", "list"]])
+    }
+
+    @Test func whatNeedsAShellOrIsNotACommandIsRefused() {
+        for bad in ["```console\n$ reveille list | head\n```", "```console\n$ reveille stop \"$ID\"\n```",
+                    "```console\noutput first\n```", "```console\n$ reveille list\n", "```console\n```"] {
+            #expect(throws: ConsoleTranscript.ReadError.self, "\(bad)") { try ConsoleTranscript.blocks(in: bad, file: "X.md") }
+        }
+    }
+
+    @Test func elisionsMatchWhatVariesAndNothingElse() {
+        var matcher = TranscriptMatcher()
+        let first = matcher.matches(["Scheduled alarm 67ca9b66 \"Up\": rings [..] 07:00 (in [..])"],
+                                    ["Scheduled alarm 3e1f00aa \"Up\": rings 2026-11-28 07:00 (in 9h 01m)"])
+        #expect(first && matcher.ids == ["67ca9b66": "3e1f00aa"])
+        let cases: [(expected: [String], actual: [String], matches: Bool, why: String)] = [
+            (["Scheduled alarm 67ca9b66 \"Up\": rings [..] 07:00 (in [..])"],
+             ["Scheduled alarm 3e1f00aa \"Up\": rings 2026-11-28 07:15 (in 9h 16m)"], false, "the time of day is checked"),
+            (["Changed alarm 67ca9b66"], ["Changed alarm 3e1f00aa"], true, "an id bound stays bound"),
+            (["Changed alarm 67ca9b66"], ["Changed alarm 99999999"], false, "one example id is one real id"),
+            (["Changed alarm f0ac0e49"], ["Changed alarm 3e1f00aa"], false, "and one real id one example id"),
+            (["a", "...", "z"], ["a", "b", "c", "z"], true, "`...` stands for lines"),
+            (["a", "...", "z"], ["a", "z"], true, "or none"),
+            (["a", "z"], ["a", "b", "z"], false, "lines are not skipped unless `...` says so"),
+            (["a"], ["a", "b"], false, "nor added"),
+            (["deadbeef"], ["3e1f00ab"], false, "a word without a digit is text, not an id"),
+            (["rings at 07.00"], ["rings at 07:00"], false, "the rest is literal text, not a pattern"),
+        ]
+        for test in cases {
+            var trial = matcher
+            #expect(trial.matches(test.expected, test.actual) == test.matches, "\(test.why): \(test.expected) against \(test.actual)")
+        }
+        #expect(matcher.substituting(["edit", "67ca", "7:15", "0730", "67"]) == ["edit", "3e1f", "7:15", "0730", "67"])
+    }
+}
