@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ReveilleTestTraits
 import ReveilleTestSupport
+import ReveilleCore
 
 extension ConsoleTranscript: CustomTestStringConvertible {}
 
@@ -55,7 +56,10 @@ struct DocExamplesTests {
                          "\(example.testDescription) speaks \(languages.sorted()); its catalogs come from `make locale` (\(catalogs))")
             for language in languages { environment["LOCPATH"] = try TestLocales.folder(with: language) }
         }
-        try session.startAgent(environment: environment.mapValues { Optional($0) })
+        // An example that begins as a reader's first command does lets the CLI start the agent.
+        let cliStartsTheAgent = example.steps.first?.expected.first?.hasPrefix("reveille: no agent was running") == true
+        if !cliStartsTheAgent { try session.startAgent(environment: environment.mapValues { Optional($0) }) }
+        defer { if cliStartsTheAgent { stopAgentTheCLIStarted(session) } }
 
         var matcher = TranscriptMatcher()
         for step in example.steps {
@@ -64,7 +68,8 @@ struct DocExamplesTests {
             let arguments = matcher.substituting(Array(step.words.dropFirst()))
             let result = try Subprocess.run(session.binaries + "/reveille", arguments,
                                             environment: environment.merging(step.assignments) { $1 })
-            var output = (result.stdout + result.stderr).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            // As a terminal shows them: what the CLI says about itself comes before its answer.
+            var output = (result.stderr + result.stdout).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             while output.last == "" { output.removeLast() }
             var expected = step.expected
             while expected.last == "" { expected.removeLast() }
@@ -79,6 +84,13 @@ struct DocExamplesTests {
             }
         }
     }
+}
+
+/// Ends the agent the CLI started (the session stops only what it started itself).
+private func stopAgentTheCLIStarted(_ session: TestSession) {
+    guard let pid = try? session.ownerPID(of: AgentInterface.busName) else { return }
+    kill(pid, SIGTERM)
+    try? session.waitForName(AgentInterface.busName, owned: false)
 }
 
 /// The transcript's reading and matching, in process.
