@@ -38,6 +38,20 @@ struct DocExamplesTests {
         #expect(!readme.isEmpty && count > readme.count, "README.md has \(readme.count) console examples, all documents \(count)")
     }
 
+    /// docs/dbus.md calls only methods the interface has, and names every method and signal it has.
+    @Test func theDBusPageNamesEveryMethodAndSignal() throws {
+        let page = try String(contentsOfFile: Self.repository + "/docs/dbus.md", encoding: .utf8)
+        let xml = try String(contentsOfFile: Self.repository + "/desktop/io.github.reveille.Reveille1.xml", encoding: .utf8)
+        let methods = Set(xml.matches(of: /<method name="(\w+)"/).map { String($0.1) })
+        let signals = Set(xml.matches(of: /<signal name="(\w+)"/).map { String($0.1) })
+        let called = Set(page.matches(of: /\$M\.(\w+)/).map { String($0.1) })
+        #expect(!methods.isEmpty && !signals.isEmpty)
+        #expect(called.subtracting(methods).isEmpty, "docs/dbus.md calls methods the interface lacks: \(called.subtracting(methods).sorted())")
+        #expect(methods.subtracting(called).isEmpty, "docs/dbus.md never shows: \(methods.subtracting(called).sorted())")
+        let unnamed = signals.filter { !page.contains("`\($0)(") && !page.contains(" \($0)(") }
+        #expect(unnamed.isEmpty, "docs/dbus.md never names the signals \(unnamed.sorted())")
+    }
+
     @Test(arguments: DocExamplesTests.examples())
     func runsAsDocumented(_ example: ConsoleTranscript) throws {
         let session = try TestSession(audio: .none)
