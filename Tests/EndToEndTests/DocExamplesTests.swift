@@ -52,6 +52,34 @@ struct DocExamplesTests {
         #expect(unnamed.isEmpty, "docs/dbus.md never names the signals \(unnamed.sorted())")
     }
 
+    /// Every command of `reveille` (and of `auth` and `sync`) and every option each takes is
+    /// named somewhere in README.md or docs/, as its help names them.
+    @Test func theDocsNameEveryCommandAndOption() throws {
+        let docs = try Self.documents.map { try String(contentsOfFile: Self.repository + "/" + $0, encoding: .utf8) }.joined(separator: "\n")
+        let binaries = try TestSession.findBinaries()
+        func help(_ command: [String]) throws -> String {
+            let result = try Subprocess.run(binaries + "/reveille", command + ["--help"], environment: ["LANG": "C.UTF-8"])
+            try #require(result.status == 0, "reveille \(command.joined(separator: " ")) --help: \(result.stderr)")
+            return result.stdout
+        }
+        func subcommands(_ help: String) -> [String] {
+            guard let start = help.range(of: "SUBCOMMANDS:\n") else { return [] }
+            return help[start.upperBound...].split(separator: "\n").compactMap { $0.firstMatch(of: /^  ([a-z][a-z-]*)/).map { String($0.1) } }
+        }
+        var commands = subcommands(try help([])).map { [$0] }
+        for group in ["auth", "sync"] { commands += subcommands(try help([group])).map { [group, $0] } }
+        #expect(commands.count > 20, "\(commands)")
+        for command in commands {
+            let named = "reveille " + command.joined(separator: " ")
+            // `reveille auth deny APP`, or in a table of commands `auth deny APP`, `skip ID`.
+            #expect(docs.contains(named) || docs.contains("`" + command.joined(separator: " ") + " "), "the docs never name `\(named)`")
+            let options = Set(try help(command).matches(of: /(--[a-z][a-z-]*)/).map { String($0.1) }).subtracting(["--help", "--version"])
+            for option in options.sorted() where !docs.contains(option) {
+                Issue.record("the docs never name `\(named) \(option)`")
+            }
+        }
+    }
+
     @Test(arguments: DocExamplesTests.examples())
     func runsAsDocumented(_ example: ConsoleTranscript) throws {
         let session = try TestSession(audio: .none)
