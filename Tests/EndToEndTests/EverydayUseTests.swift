@@ -90,7 +90,7 @@ struct EverydayUseEndToEndTests {
         let tea = try session.cliJSON(Summary.self, "timer", "1s", "--title", "Tea")
         let alert = try eventually(timeout: 20, "the Tea alert") { try session.alerts(titled: "Tea").first }
         #expect(alert.actions == ["stop", "Stop", "secondary", "Snooze", "secondary:1200", "Snooze 20 min"], "\(alert.actions ?? [])")
-        for (wrong, said) in [("0s", "a duration longer than zero"), ("25h", "accepted: more than 0 seconds and at most 24 hours")] {
+        for (wrong, said) in [("0s", "'0s': durations are positive: 5m, 90s"), ("25h", "'25h' is longer than 24h; accepted: 1s to 24h")] {
             let refused = try session.cli("snooze", "tea", wrong)
             #expect(refused.status == 64 && refused.stderr.contains(said), "\(refused.stderr)")
         }
@@ -119,7 +119,7 @@ struct EverydayUseEndToEndTests {
         let id = try #require(try JSONDecoder().decode([String: String].self, from: Data(try app("timer", "1").stdout.utf8))["id"])
         _ = try eventually(timeout: 20, "the timer to ring") { try session.cliJSON(Summary.self, "show", id).state == "alerting" ? true : nil }
         let refused = try app("snooze-for", id, "0")
-        #expect(refused.status == 3 && refused.stderr.contains("accepted: more than 0 seconds and at most 24 hours"), "\(refused.stderr)")
+        #expect(refused.status == 3 && refused.stderr.contains("accepted: 1 second to 24 hours (86400 seconds)"), "\(refused.stderr)")
         #expect(try app("snooze-for", id, "1800").status == 0)
         let snoozed = try session.cliJSON(Summary.self, "show", id)
         #expect(snoozed.state == "countdown" && (1790...1800).contains(snoozed.timeRemaining ?? 0), "\(snoozed)")

@@ -163,10 +163,10 @@ struct Snooze: AsyncParsableCommand {
 
     @Argument(help: ArgumentHelp(L("How long to snooze this time (%@; at most 24 hours). Default: the alarm's snooze length.",
                                    InputParser.acceptedDurations)))
-    var duration: String?
+    var duration: [String] = []
 
     func run() async throws {
-        let length = try duration.map(Self.length)
+        let length = try duration.isEmpty ? nil : Self.length(duration.joined(separator: " "))
         let before = try await target.resolve()
         let after = try await AgentConnection.perform { client throws(AlarmError) in
             if let length { return try await client.snooze(before.id.uuidString, for: length) }
@@ -175,11 +175,9 @@ struct Snooze: AsyncParsableCommand {
         try target.output.report(before: before, after: after, .snoozed)
     }
 
-    /// DURATION read and bounded as the agent bounds it, so a wrong one is a usage error.
+    /// DURATION read and bounded as the agent bounds it (`DurationRange.snooze`), so a wrong one is a usage error.
     static func length(_ text: String) throws -> TimeInterval {
-        let length = try Parse.duration(text, option: L("duration"))
-        do { try AlarmRecord.checkSnoozeLength(length) } catch { throw ValidationError(L("duration: %@", AlarmError(error).reason)) }
-        return length
+        try Parse.duration(text, option: L("duration"), within: .snooze)
     }
 }
 
