@@ -238,4 +238,35 @@ struct EverydayUseEndToEndTests {
             .map { $0.isEmpty ? " ." : " " + $0 }.joined(separator: "\n")
         #expect(copyright.contains("License: Expat\n" + license), "the Expat paragraph matches LICENSE")
     }
+
+    /// Issue 40: `import meeting.ics --yes` twice had added the event twice (only Reveille's own
+    /// UIDs were recognised). Another program's event is found again by its UID, and the same
+    /// event under another UID by ringing alike under the same title; `--dry-run` says so.
+    @Test func anEventImportedOnceIsNotAddedAgain() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        func calendar(uid: String, start: String = "20350601T090000Z") -> String {
+            let file = session.directory + "/\(uid).ics"
+            let text = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Example//Calendar//EN", "BEGIN:VEVENT", "UID:\(uid)",
+                        "DTSTAMP:20260101T000000Z", "DTSTART:\(start)", "SUMMARY:Planning meeting", "BEGIN:VALARM", "ACTION:DISPLAY",
+                        "DESCRIPTION:Planning", "TRIGGER:-PT15M", "END:VALARM", "END:VEVENT", "END:VCALENDAR", ""].joined(separator: "\r\n")
+            FileManager.default.createFile(atPath: file, contents: Data(text.utf8))
+            return file
+        }
+        let meeting = calendar(uid: "meeting-42@example.com")
+        let first = try session.cli("import", meeting, "--yes")
+        #expect(first.status == 0 && first.stdout.contains("Added 1 of 1 alarm"), "\(first.stdout)\(first.stderr)")
+        let preview = try session.cli("import", meeting, "--dry-run")
+        #expect(preview.stdout.contains("Nothing to import") && preview.stderr.contains("is already here; left as it is"),
+                "--dry-run names what is already here: \(preview.stdout)\(preview.stderr)")
+        let again = try session.cli("import", meeting, "--yes")
+        #expect(again.status == 0 && again.stderr.contains("an alarm with its id") && again.stderr.contains("is already here"), "\(again.stderr)")
+        // Moved in the file, the same UID is still the alarm imported.
+        let moved = try session.cli("import", calendar(uid: "meeting-42@example.com", start: "20350602T090000Z"), "--yes")
+        #expect(moved.stderr.contains("is already here; left as it is"), "\(moved.stderr)")
+        // Written again by another program, with another UID: the same reminder under the same title.
+        let copy = try session.cli("import", calendar(uid: "0f4e-copy@elsewhere.example"), "--yes")
+        #expect(copy.stderr.contains("rings alike under the same title, so it is already here"), "\(copy.stderr)")
+        #expect(try session.cliJSON([Summary].self, "list").count == 1)
+    }
 }
