@@ -137,4 +137,28 @@ struct CLITripTests {
         #expect(Edit.repeatChange(from: AlarmSummary(old), to: AlarmSummary(weekends), id: "get up")
                 == "How it repeats changed: weekdays before, weekends now.")
     }
+
+    /// `watch` had kept "Paused timer … done." after the timer was resumed from elsewhere.
+    @Test func watchsStatusLineGivesWayWhenItNoLongerHolds() throws {
+        let timer = try AlarmRecord(id: UUID(), request: try request(["timer", "10m", "--title", "Tea"]), appID: "reveille",
+                                    now: now, timeZone: UTCTimeZone())
+        let paused = try #require(try timer.applying(.pause, now: now + 5, timeZone: UTCTimeZone()))
+        var status = WatchStatus(help: "keys")
+        status.say("Paused timer Tea: done. keys", about: timer.id, state: paused.alarm.state)
+        status.check([paused])
+        #expect(status.text == "Paused timer Tea: done. keys", "it holds while the timer is paused")
+        let resumed = try #require(try paused.applying(.resume, now: now + 10, timeZone: UTCTimeZone()))
+        status.check([resumed])
+        #expect(status.text == "keys", "resumed elsewhere: the report no longer holds")
+
+        status.say("Cancelled timer Tea: done. keys", about: timer.id, state: nil)
+        status.check([])
+        #expect(status.text == "Cancelled timer Tea: done. keys", "gone, as the key left it")
+        status.check([resumed])
+        #expect(status.text == "keys")
+
+        status.say("Cancel timer Tea? y/n")
+        status.check([paused])
+        #expect(status.text == "Cancel timer Tea? y/n", "a question waits for its answer")
+    }
 }
