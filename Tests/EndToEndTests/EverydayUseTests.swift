@@ -269,4 +269,15 @@ struct EverydayUseEndToEndTests {
         #expect(copy.stderr.contains("rings alike under the same title, so it is already here"), "\(copy.stderr)")
         #expect(try session.cliJSON([Summary].self, "list").count == 1)
     }
+
+    /// N13: the CLI in another zone than the agent: `add 7:00` had answered "rings 16:00" without a word.
+    @Test func theCLISaysWhenTheAgentKeepsAnotherTimeZone() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent(environment: ["TZ": "America/Los_Angeles"])
+        let far = try session.cli("add", "7:00", "--title", "Far", environment: ["TZ": "Europe/Berlin"])
+        #expect(far.status == 0 && far.stderr.contains("The agent keeps another time zone than this terminal (Europe/Berlin): it rings this alarm at 07:00 on its clock"),
+                "\(far.stdout)\(far.stderr)")
+        let near = try session.cli("add", "7:00", "--title", "Near", environment: ["TZ": "America/Los_Angeles"])
+        #expect(near.status == 0 && near.stderr.isEmpty, "\(near.stderr)")
+    }
 }

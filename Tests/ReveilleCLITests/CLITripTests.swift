@@ -161,4 +161,25 @@ struct CLITripTests {
         status.check([paused])
         #expect(status.text == "Cancel timer Tea? y/n", "a question waits for its answer")
     }
+
+    /// A zone at a fixed offset from UTC, named.
+    struct FixedZone: TimeZoneRules {
+        var identifier: String
+        var seconds: Int
+        func secondsFromGMT(for date: Date) -> Int { seconds }
+    }
+
+    /// N13: with the agent in Tokyo and the terminal in UTC, `add 7:00` answered "rings 22:00" without a word.
+    @Test func aTimeOfDayRungOnAnotherZonesClockIsSaid() throws {
+        let tokyo = FixedZone(identifier: "Asia/Tokyo", seconds: 9 * 3600)
+        let request = try request(["add", "7:00", "--days", "weekdays"])
+        let agents = try AlarmRecord(id: UUID(), request: request, appID: "reveille", now: now, timeZone: tokyo)
+        #expect(AgentZone.warning(for: agents, in: UTCTimeZone())
+                == "The agent keeps another time zone than this terminal (UTC): it rings this alarm at 07:00 on its clock, which is 22:00 here.")
+        #expect(AgentZone.warning(for: agents, in: tokyo) == nil, "the same zone: nothing to say")
+        let same = try AlarmRecord(id: UUID(), request: request, appID: "reveille", now: now, timeZone: UTCTimeZone())
+        #expect(AgentZone.warning(for: same, in: UTCTimeZone()) == nil)
+        let once = try AlarmRecord(id: UUID(), request: try self.request(["add", "tomorrow", "7:00"]), appID: "reveille", now: now, timeZone: tokyo)
+        #expect(AgentZone.warning(for: once, in: UTCTimeZone()) == nil, "an instant read here rings at that instant")
+    }
 }

@@ -4,6 +4,7 @@ import Glibc
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
+import ReveilleTimeZone
 
 /// `--json`, for every command that prints alarms.
 struct OutputOptions: ParsableArguments {
@@ -13,6 +14,7 @@ struct OutputOptions: ParsableArguments {
     func show(_ record: AlarmRecord, _ done: Done) throws {
         let summary = AlarmSummary(record)
         if json { try Output.json(summary) } else { Output.line(summary.sentence(done)) }
+        if let warning = AgentZone.warning(for: record, in: GLibTimeZone.local) { Output.note(warning) }
     }
 }
 
