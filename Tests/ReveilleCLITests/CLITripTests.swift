@@ -182,4 +182,12 @@ struct CLITripTests {
         let once = try AlarmRecord(id: UUID(), request: try self.request(["add", "tomorrow", "7:00"]), appID: "reveille", now: now, timeZone: tokyo)
         #expect(AgentZone.warning(for: once, in: UTCTimeZone()) == nil, "an instant read here rings at that instant")
     }
+
+    /// New-user trial: `reveille next` alone had said only "Missing expected argument '<time>'", and
+    /// `next tomorrow 7:30` unquoted was refused as `add` had been.
+    @Test func nextAloneSaysWhatItIsForAndTakesATimeInWords() throws {
+        #expect(parsing.message(["next"]).hasPrefix("give a time to see when it would ring, like reveille next 7:30 --days weekdays; the next alarm is in reveille status"))
+        let next = try #require(try Reveille.parseAsRoot(["next", "tomorrow", "7:30", "--count", "1"]) as? Next)
+        #expect(next.time == ["tomorrow", "7:30"] && parsing.message(["next", "tomorrow", "7:30"]) == "")
+    }
 }
