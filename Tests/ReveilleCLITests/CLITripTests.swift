@@ -113,6 +113,9 @@ struct CLITripTests {
     @Test func optionsThatAgreeAreTaken() throws {
         #expect(try request(["add", "7:30", "--secondary", "snooze", "--snooze", "3m"]).countdownDuration?.postAlert == 180)
         #expect(try request(["timer", "10m", "--repeat", "5m"]).countdownDuration?.postAlert == 300)
+        let repeating = try request(["add", "22:00", "--secondary", "repeat", "--snooze", "5m"])
+        #expect(repeating.countdownDuration?.postAlert == 300 && repeating.presentation.alert.secondaryButton == .repeatButton,
+                "add has no --repeat: with a Repeat button, --snooze is how long it waits")
         #expect(try request(["add", "7:30", "--title", "-5 degrees"]).presentation.alert.title.defaultValue == "-5 degrees")
     }
 
@@ -189,5 +192,17 @@ struct CLITripTests {
         #expect(parsing.message(["next"]).hasPrefix("give a time to see when it would ring, like reveille next 7:30 --days weekdays; the next alarm is in reveille status"))
         let next = try #require(try Reveille.parseAsRoot(["next", "tomorrow", "7:30", "--count", "1"]) as? Next)
         #expect(next.time == ["tomorrow", "7:30"] && parsing.message(["next", "tomorrow", "7:30"]) == "")
+    }
+
+    /// New-user trial: `add 7:30 --days funday` had not said which option it could not read.
+    @Test(arguments: [
+        (["add", "7:30", "--days", "funday"], "--days: could not read 'funday' as a list of weekdays"),
+        (["add", "7:30", "--monthly", "32"], "--monthly: could not read '32' as a day of the month"),
+        (["add", "7:30", "--yearly", "feb 30"], "--yearly: could not read 'feb 30' as a day of the year"),
+        (["edit", "get up", "--every", "0"], "--every: could not read '0' as a number of days"),
+    ])
+    func aRepeatThatCannotBeReadNamesItsOption(_ arguments: [String], _ expected: String) {
+        let said = parsing.message(arguments)
+        #expect(said.hasPrefix(expected), "\(arguments): \(said)")
     }
 }

@@ -33,7 +33,7 @@ struct Add: AsyncParsableCommand {
 
     /// The alarm the arguments ask for; the time may come as several words (`tomorrow 7:30`).
     func request(now: Date, timeZone: any TimeZoneRules) throws -> AlarmRequest {
-        let schedule = try InputParser.schedule(try Words.joined(time, name: "time"), repeats: repeating.repeats, now: now, timeZone: timeZone)
+        let schedule = try repeating.schedule(try Words.joined(time, name: "time"), now: now, timeZone: timeZone)
         return try alert.request(schedule: schedule,
                                  preAlert: try preAlert.map { try Parse.duration($0, option: "--pre-alert", within: .countdown) },
                                  defaultTitle: L("Alarm"))

@@ -73,7 +73,7 @@ struct Edit: AsyncParsableCommand {
                 request.countdownDuration?.preAlert = try Parse.timerLength(when, option: L("length"))
             }
         } else if let when {
-            request.schedule = try InputParser.schedule(when, repeats: repeats, now: now, timeZone: timeZone)
+            request.schedule = try repeating.schedule(when, now: now, timeZone: timeZone)
             // A new time of day keeps the old way of repeating; a date makes it ring once.
             if repeats.isEmpty, case .relative(var relative)? = request.schedule, case .relative(let before)? = old.alarm.schedule {
                 relative.repeats = before.repeats
@@ -81,7 +81,7 @@ struct Edit: AsyncParsableCommand {
             }
         } else if !repeats.isEmpty, case .relative(let relative)? = old.alarm.schedule {
             let time = "\(relative.time.hour.zeroPadded()):\(relative.time.minute.zeroPadded())"
-            request.schedule = try InputParser.schedule(time, repeats: repeats, now: now, timeZone: timeZone)
+            request.schedule = try repeating.schedule(time, now: now, timeZone: timeZone)
         } else if !repeats.isEmpty {
             let given = repeats.given.joined(separator: " ")
             throw ValidationError(L("%@ repeats a time of day; give one too: reveille edit %@ 7:30 %@", given, id, given))

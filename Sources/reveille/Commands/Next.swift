@@ -39,7 +39,7 @@ struct Next: ParsableCommand {
         let timeZone = GLibTimeZone.local
         let now = Date()
         let start = try from.map { try InputParser.instant($0, now: now, timeZone: timeZone) } ?? now
-        var schedule = try InputParser.schedule(time, repeats: repeating.repeats, now: start, timeZone: timeZone)
+        var schedule = try repeating.schedule(time, now: start, timeZone: timeZone)
         // A time of day without --days: `reveille next` shows how it recurs daily.
         if case .relative(var relative) = schedule, relative.repeats == .never {
             relative.repeats = .weekly([.monday, .tuesday, .wednesday, .thursday, .friday, .saturday, .sunday])

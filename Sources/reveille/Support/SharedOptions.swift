@@ -34,6 +34,24 @@ struct RepeatOptions: ParsableArguments {
     var every: String?
 
     var repeats: InputParser.Repeats { InputParser.Repeats(days: days, monthly: monthly, yearly: yearly, every: every) }
+
+    /// When `text` rings, repeating as these options say; a refusal of an option's value names it
+    /// (`--days: could not read 'funday'`).
+    func schedule(_ text: String, now: Date, timeZone: any TimeZoneRules) throws -> Alarm.Schedule {
+        do {
+            return try InputParser.schedule(text, repeats: repeats, now: now, timeZone: timeZone)
+        } catch let error as InputError {
+            let option: String? = switch error.accepted {
+            case .weekdays: "--days"
+            case .monthDays: "--monthly"
+            case .yearDays: "--yearly"
+            case .dayIntervals: "--every"
+            default: nil
+            }
+            guard let option else { throw error }
+            throw ValidationError("\(option): \(error)")
+        }
+    }
 }
 
 /// What the alert shows and how it snoozes, shared by `add` and `timer`.
@@ -87,7 +105,8 @@ struct AlertOptions: ParsableArguments {
         if repeating, let snooze {
             throw ValidationError(L("--repeat and --snooze %@ contradict each other: with --repeat the second button repeats and does not snooze; leave out one of them", snooze))
         }
-        if let snooze, let secondary, secondary != "snooze" {
+        // With `--secondary repeat` (add has no --repeat) the length is how long Repeat waits.
+        if let snooze, let secondary, secondary != "snooze", secondary != "repeat" {
             throw ValidationError(L("--snooze %@ and --secondary %@ contradict each other: the second button does not snooze; leave out one of them", snooze, secondary))
         }
     }
