@@ -280,4 +280,17 @@ struct EverydayUseEndToEndTests {
         let near = try session.cli("add", "7:00", "--title", "Near", environment: ["TZ": "America/Los_Angeles"])
         #expect(near.status == 0 && near.stderr.isEmpty, "\(near.stderr)")
     }
+
+    /// New-user trial: when an alarm rings, `reveille stop` alone stops it (it had asked for an ID).
+    @Test func stopAloneStopsWhatRings() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let nothing = try session.cli("stop")
+        #expect(nothing.status == 66 && nothing.stderr.contains("no alarm is ringing"), "\(nothing.status) \(nothing.stderr)")
+        let tea = try session.cliJSON(Summary.self, "timer", "1s", "--title", "Tea")
+        _ = try eventually(timeout: 20, "Tea to ring") { try session.cliJSON(Summary.self, "show", tea.id).state == "alerting" ? true : nil }
+        let stopped = try session.cli("stop")
+        #expect(stopped.status == 0 && stopped.stdout.hasPrefix("Stopped timer \(tea.id.prefix(8)) \"Tea\""), "\(stopped.stdout)\(stopped.stderr)")
+        #expect(try session.cliJSON([Summary].self, "list").isEmpty)
+    }
 }

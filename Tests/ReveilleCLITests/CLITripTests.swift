@@ -205,4 +205,28 @@ struct CLITripTests {
         let said = parsing.message(arguments)
         #expect(said.hasPrefix(expected), "\(arguments): \(said)")
     }
+
+    /// New-user trial: with an alarm ringing, `reveille stop` had said "Missing expected argument '<id>'".
+    @Test func stopWithoutAnIDStopsTheAlarmRingingNow() throws {
+        func ringing(_ title: String) throws -> AlarmRecord {
+            let timer = try AlarmRecord(id: UUID(), request: try request(["timer", "1m", "--title", title]), appID: "reveille",
+                                        now: now, timeZone: UTCTimeZone())
+            guard case .updated(let rings) = timer.advanced(to: now + 60, lateWindow: 60, timeZone: UTCTimeZone()) else {
+                throw ValidationError("\(title) did not ring")
+            }
+            return rings
+        }
+        let tea = try ringing("Tea"), eggs = try ringing("Eggs"), later = try parsing.weekdayAlarm()
+        #expect(tea.alarm.state == .alerting)
+        #expect(try Stop.ringing(in: [later, tea]).id == tea.id)
+        #expect(throws: AlarmError.self, "nothing rings") { try Stop.ringing(in: [later]) }
+        #expect {
+            try Stop.ringing(in: [tea, later, eggs])
+        } throws: { error in
+            let reason = (error as? AlarmError)?.reason ?? ""
+            return reason.hasPrefix("2 alarms are ringing (") && reason.contains("\"Tea\"") && reason.contains("\"Eggs\"")
+        }
+        let stop = try #require(try Reveille.parseAsRoot(["stop"]) as? Stop)
+        #expect(stop.id == nil)
+    }
 }

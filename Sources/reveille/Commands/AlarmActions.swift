@@ -144,14 +144,44 @@ struct Cancel: AsyncParsableCommand {
     }
 }
 
-struct Stop: AlarmActionCommand {
+/// `reveille stop [ID]`: without an ID, the alarm ringing now (what a person types when it rings).
+struct Stop: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stop",
         abstract: L("Stop a ringing alarm or a running timer."),
-        discussion: L("A one-time alarm ends; a repeating one waits for its next day."))
-    static let action = AlarmAction.stop
-    static let done = Done.stopped
-    @OptionGroup var target: AlarmTarget
+        discussion: L("A one-time alarm ends; a repeating one waits for its next day. Without an ID, stops the alarm ringing now."))
+
+    @Argument(help: ArgumentHelp(L("The alarm's ID, a unique prefix of it, or its title (see `reveille list`); without it, the alarm ringing now.")),
+              completion: .custom { _, _, prefix in AlarmCompletion.ids(prefix) })
+    var id: String?
+
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let before: AlarmRecord
+        if let id {
+            before = try await AlarmTarget.resolve(id)
+        } else {
+            before = try Self.ringing(in: try await AgentConnection.perform { client throws(AlarmError) in try await client.list() })
+        }
+        let after = try await AgentConnection.perform { client throws(AlarmError) in
+            try await client.apply(.stop, to: before.id.uuidString)
+        }
+        try output.report(before: before, after: after, .stopped)
+    }
+
+    /// The one alarm of `records` that rings; refused naming what rings when that is not one.
+    static func ringing(in records: [AlarmRecord]) throws -> AlarmRecord {
+        let ringing = records.filter { $0.alarm.state == .alerting }
+        guard ringing.count == 1 else {
+            guard !ringing.isEmpty else {
+                throw AlarmError.notFound(L("no alarm is ringing; give the ID or title of the one to stop (see `reveille list`)"))
+            }
+            let names = AlarmSummary.distinct(ringing).map(\.kindAndName).sorted().joined(separator: ", ")
+            throw AlarmError.ambiguousID(L("%@ alarms are ringing (%@); give the ID of the one to stop", String(ringing.count), names))
+        }
+        return ringing[0]
+    }
 }
 
 /// `reveille snooze ID [DURATION]`: for the alarm's own snooze length, or for as long as asked.
