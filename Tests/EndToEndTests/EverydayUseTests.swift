@@ -292,5 +292,13 @@ struct EverydayUseEndToEndTests {
         let stopped = try session.cli("stop")
         #expect(stopped.status == 0 && stopped.stdout.hasPrefix("Stopped timer \(tea.id.prefix(8)) \"Tea\""), "\(stopped.stdout)\(stopped.stderr)")
         #expect(try session.cliJSON([Summary].self, "list").isEmpty)
+
+        // And `snooze`, alone or with a length only.
+        let eggs = try session.cliJSON(Summary.self, "timer", "1s", "--title", "Eggs")
+        _ = try eventually(timeout: 20, "Eggs to ring") { try session.cliJSON(Summary.self, "show", eggs.id).state == "alerting" ? true : nil }
+        let snoozed = try session.cliJSON(Summary.self, "snooze", "20", "min")
+        #expect(snoozed.id == eggs.id && snoozed.state == "countdown" && (1190...1200).contains(snoozed.timeRemaining ?? 0), "\(snoozed)")
+        let tooLong = try session.cli("snooze", "25h")
+        #expect(tooLong.status == 64 && tooLong.stderr.contains("'25h' is longer than 24h"), "\(tooLong.stderr)")
     }
 }

@@ -218,15 +218,18 @@ struct CLITripTests {
         }
         let tea = try ringing("Tea"), eggs = try ringing("Eggs"), later = try parsing.weekdayAlarm()
         #expect(tea.alarm.state == .alerting)
-        #expect(try Stop.ringing(in: [later, tea]).id == tea.id)
-        #expect(throws: AlarmError.self, "nothing rings") { try Stop.ringing(in: [later]) }
+        #expect(try AlarmTarget.ringing(in: [later, tea]).id == tea.id)
+        #expect(throws: AlarmError.self, "nothing rings") { try AlarmTarget.ringing(in: [later]) }
         #expect {
-            try Stop.ringing(in: [tea, later, eggs])
+            try AlarmTarget.ringing(in: [tea, later, eggs])
         } throws: { error in
             let reason = (error as? AlarmError)?.reason ?? ""
             return reason.hasPrefix("2 alarms are ringing (") && reason.contains("\"Tea\"") && reason.contains("\"Eggs\"")
         }
         let stop = try #require(try Reveille.parseAsRoot(["stop"]) as? Stop)
         #expect(stop.id == nil)
+        // `snooze 20 min`: words that name no alarm but read as a length are the ringing alarm's length.
+        let snooze = try #require(try Reveille.parseAsRoot(["snooze", "20", "min"]) as? Snooze)
+        #expect(snooze.id == "20" && Snooze.readsAsLength([snooze.id!] + snooze.duration) && !Snooze.readsAsLength(["tea"]))
     }
 }
