@@ -48,9 +48,12 @@ struct Reveille: AsyncParsableCommand {
     /// an option (`timer -5m`: "Missing expected argument"): that is said in words.
     static func usageMessage(for error: Error, arguments: [String]) -> String {
         let message = fullMessage(for: error)
-        // Before `--`, a word like -5m or -0.5 is no option of reveille's (none is a digit).
-        guard let negative = arguments.prefix(while: { $0 != "--" }).first(where: { $0.wholeMatch(of: /-[0-9.][0-9a-zA-Z.: ]*/) != nil })
-        else { return message }
+        // Before `--`, a word like -5m or -0.5 is no option of reveille's (none is a digit); after
+        // an option it is that option's value (the options that take lengths read it as theirs).
+        let words = Array(arguments.prefix(while: { $0 != "--" }))
+        guard let negative = words.indices.first(where: { index in
+            words[index].wholeMatch(of: /-[0-9.][0-9a-zA-Z.: ]*/) != nil && (index == 0 || !words[index - 1].hasPrefix("-"))
+        }).map({ words[$0] }) else { return message }
         let rest = message.split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
         return (["Error: " + InputParser.notPositive(negative)] + rest).joined(separator: "\n")
     }

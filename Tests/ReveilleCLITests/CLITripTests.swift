@@ -50,6 +50,8 @@ struct CLITripTests {
         (["timer", "0s"], "duration: '0s': durations are positive: 5m, 90s"),
         (["snooze", "tea", "-5m"], "'-5m': durations are positive: 5m, 90s"),
         (["add", "7:30", "--volume", "-0.5"], "--volume: could not read '-0.5'"),
+        (["add", "7:30", "--volume", "-0.5", "--bogus"], "Unknown option '--bogus'"),
+        (["add", "7:30", "--sound", "-5"], "Missing value for '--sound <sound>'"),
     ])
     func aNegativeOrZeroLengthIsRefusedInWords(_ arguments: [String], _ expected: String) {
         let said = parsing.message(arguments)
