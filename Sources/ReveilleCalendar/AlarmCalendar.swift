@@ -11,8 +11,28 @@ package struct CalendarAlarm: Hashable, Sendable {
     /// `"Dentist" (VEVENT 1234@example.com)`: what the user knows it by.
     package var source: String
 
-    package init(id: UUID?, request: AlarmRequest, disabled: Bool, source: String) {
-        (self.id, self.request, self.disabled, self.source) = (id, request, disabled, source)
+    /// The same id at every reading of the same event's same reminder (its UID and its place
+    /// in the event): what an import gives an alarm that has no `id`, so that importing a
+    /// file twice finds what the first import added. `nil` for an event without a UID.
+    package var derivedID: UUID?
+
+    package init(id: UUID?, request: AlarmRequest, disabled: Bool, source: String, derivedID: UUID? = nil) {
+        (self.id, self.request, self.disabled, self.source, self.derivedID) = (id, request, disabled, source, derivedID)
+    }
+
+    /// A UUID (version 8, RFC 9562) from `uid` and `index`: two FNV-1a 64-bit hashes of them,
+    /// the same in every process and on every machine.
+    package static func derivedID(uid: String, index: Int) -> UUID {
+        func fnv1a(_ bytes: some Sequence<UInt8>, basis: UInt64) -> UInt64 {
+            bytes.reduce(basis) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        }
+        let key = Array("reveille-import\u{0}\(uid)\u{0}\(index)".utf8)
+        let high = fnv1a(key, basis: 0xcbf2_9ce4_8422_2325), low = fnv1a(key.reversed(), basis: 0x8422_2325_cbf2_9ce4)
+        var bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) } + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
+        bytes[6] = bytes[6] & 0x0f | 0x80  // version 8: custom
+        bytes[8] = bytes[8] & 0x3f | 0x80  // the RFC's variant
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 }
 

@@ -39,6 +39,9 @@ struct EventReader {
         let settings = Settings(component, notes: &notes)
         reading.unmapped += notes.map { "\(name): \($0)" }
         var first = true
+        var index = 0
+        // One event's moved occurrences (RECURRENCE-ID) share its UID: each is its own.
+        let occurrenceUID = component.value("UID").map { uid in component.value("RECURRENCE-ID").map { "\(uid)\u{0}\($0)" } ?? uid }
         for valarm in valarms {
             let rings: [RingTime]
             switch ringTimes(valarm) {
@@ -48,6 +51,8 @@ struct EventReader {
             case .success(let times): rings = times
             }
             for ring in rings {
+                // Counted for every ring, a past one too: a reminder keeps its place as others pass.
+                defer { index += 1 }
                 guard reading.alarms.count < Self.maximumAlarms else {
                     reading.unmapped.append("\(name): not read; a calendar makes at most \(Self.maximumAlarms) alarms")
                     return
@@ -59,7 +64,8 @@ struct EventReader {
                 let id = first ? component.value("UID").flatMap(UUID.init(uuidString:)) : nil
                 first = false
                 reading.alarms.append(CalendarAlarm(id: id, request: settings.request(ring: ring, title: title, now: now),
-                                                    disabled: settings.disabled, source: name))
+                                                    disabled: settings.disabled, source: name,
+                                                    derivedID: occurrenceUID.map { CalendarAlarm.derivedID(uid: $0, index: index) }))
             }
         }
     }

@@ -24,7 +24,7 @@ struct Reveille: AsyncParsableCommand {
             command = try parseAsRoot()
         } catch {
             guard exitCode(for: error).rawValue == 64 else { exit(withError: error) }
-            sayUsageError(fullMessage(for: error))
+            sayUsageError(usageMessage(for: error, arguments: Array(CommandLine.arguments.dropFirst())))
         }
         do {
             if var asynchronous = command as? AsyncParsableCommand {
@@ -42,6 +42,20 @@ struct Reveille: AsyncParsableCommand {
         } catch {
             fail(error, in: type(of: command))
         }
+    }
+
+    /// The parser's message for a usage error, except where it misread a negative length as
+    /// an option (`timer -5m`: "Missing expected argument"): that is said in words.
+    static func usageMessage(for error: Error, arguments: [String]) -> String {
+        let message = fullMessage(for: error)
+        // Before `--`, a word like -5m or -0.5 is no option of reveille's (none is a digit); after
+        // an option it is that option's value (the options that take lengths read it as theirs).
+        let words = Array(arguments.prefix(while: { $0 != "--" }))
+        guard let negative = words.indices.first(where: { index in
+            words[index].wholeMatch(of: /-[0-9.][0-9a-zA-Z.: ]*/) != nil && (index == 0 || !words[index - 1].hasPrefix("-"))
+        }).map({ words[$0] }) else { return message }
+        let rest = message.split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
+        return (["Error: " + InputParser.notPositive(negative)] + rest).joined(separator: "\n")
     }
 
     /// Says what was wrong, with the usage of the command that was given (not the root's).

@@ -248,5 +248,30 @@ struct CLITests {
         expectNothingRaw(auth, "auth list")
         #expect(auth.stdout.contains(#"\u{1B}]52;c;cmVib290\u{07}Wake"#) && auth.stdout.contains("org.test.Hostile"), "\(auth.stdout)")
     }
-}
 
+    /// Issue 40: `timer 400d` had said "the countdown before it rings (preAlert) is 400 days" and
+    /// `--ring-limit 4s` "ringLimit is 4.0 seconds", in English whatever the language. The CLI
+    /// says its options, in English, German and French; an app on the bus keeps the agent's words.
+    @Test(arguments: [
+        ("C.UTF-8", ["duration: '400d' is longer than 366d; accepted: up to 366d", "--ring-limit: '4s' is shorter than 5s; accepted: 5s to 24h",
+                     "'-5m': durations are positive: 5m, 90s"]),
+        ("de_DE.UTF-8", ["Dauer: „400d“ ist länger als 366d; möglich: bis 366d", "--ring-limit: „4s“ ist kürzer als 5s; möglich: 5s bis 24h",
+                         "„-5m“: Dauern sind positiv: 5m, 90s"]),
+        ("fr_FR.UTF-8", ["durée : « 400d » dépasse 366d ; acceptés : jusqu'à 366d", "--ring-limit : « 4s » est inférieur à 5s ; acceptés : 5s à 24h",
+                         "« -5m » : les durées sont positives : 5m, 90s"]),
+    ])
+    func aLengthOutOfBoundsIsRefusedInTheOptionsWordsInEachLanguage(_ locale: String, _ said: [String]) throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let environment = locale == "C.UTF-8" ? session.environment : try TranslationTests().environment(session, locale)
+        let commands = [["timer", "400d"], ["add", "7:30", "--ring-limit", "4s"], ["timer", "-5m"]]
+        for (arguments, expected) in zip(commands, said) {
+            let refused = try Subprocess.run(session.binaries + "/reveille", arguments, environment: environment)
+            #expect(refused.status == 64 && refused.stderr.contains(expected), "\(arguments): \(refused.stderr)")
+            for field in ["preAlert", "ringLimit", "fadeIn", "countdownDuration"] {
+                #expect(!refused.stderr.contains(field), "\(arguments) names \(field): \(refused.stderr)")
+            }
+        }
+        #expect(try session.cliJSON([FullJSON].self, "list").isEmpty, "nothing was added")
+    }
+}

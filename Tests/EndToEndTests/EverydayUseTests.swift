@@ -90,7 +90,7 @@ struct EverydayUseEndToEndTests {
         let tea = try session.cliJSON(Summary.self, "timer", "1s", "--title", "Tea")
         let alert = try eventually(timeout: 20, "the Tea alert") { try session.alerts(titled: "Tea").first }
         #expect(alert.actions == ["stop", "Stop", "secondary", "Snooze", "secondary:1200", "Snooze 20 min"], "\(alert.actions ?? [])")
-        for (wrong, said) in [("0s", "a duration longer than zero"), ("25h", "accepted: more than 0 seconds and at most 24 hours")] {
+        for (wrong, said) in [("0s", "'0s': durations are positive: 5m, 90s"), ("25h", "'25h' is longer than 24h; accepted: 1s to 24h")] {
             let refused = try session.cli("snooze", "tea", wrong)
             #expect(refused.status == 64 && refused.stderr.contains(said), "\(refused.stderr)")
         }
@@ -119,7 +119,7 @@ struct EverydayUseEndToEndTests {
         let id = try #require(try JSONDecoder().decode([String: String].self, from: Data(try app("timer", "1").stdout.utf8))["id"])
         _ = try eventually(timeout: 20, "the timer to ring") { try session.cliJSON(Summary.self, "show", id).state == "alerting" ? true : nil }
         let refused = try app("snooze-for", id, "0")
-        #expect(refused.status == 3 && refused.stderr.contains("accepted: more than 0 seconds and at most 24 hours"), "\(refused.stderr)")
+        #expect(refused.status == 3 && refused.stderr.contains("accepted: 1 second to 24 hours (86400 seconds)"), "\(refused.stderr)")
         #expect(try app("snooze-for", id, "1800").status == 0)
         let snoozed = try session.cliJSON(Summary.self, "show", id)
         #expect(snoozed.state == "countdown" && (1790...1800).contains(snoozed.timeRemaining ?? 0), "\(snoozed)")
@@ -237,5 +237,68 @@ struct EverydayUseEndToEndTests {
             .split(separator: "\n", omittingEmptySubsequences: false).dropFirst(4).dropLast()
             .map { $0.isEmpty ? " ." : " " + $0 }.joined(separator: "\n")
         #expect(copyright.contains("License: Expat\n" + license), "the Expat paragraph matches LICENSE")
+    }
+
+    /// Issue 40: `import meeting.ics --yes` twice had added the event twice (only Reveille's own
+    /// UIDs were recognised). Another program's event is found again by its UID, and the same
+    /// event under another UID by ringing alike under the same title; `--dry-run` says so.
+    @Test func anEventImportedOnceIsNotAddedAgain() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        func calendar(uid: String, start: String = "20350601T090000Z") -> String {
+            let file = session.directory + "/\(uid).ics"
+            let text = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Example//Calendar//EN", "BEGIN:VEVENT", "UID:\(uid)",
+                        "DTSTAMP:20260101T000000Z", "DTSTART:\(start)", "SUMMARY:Planning meeting", "BEGIN:VALARM", "ACTION:DISPLAY",
+                        "DESCRIPTION:Planning", "TRIGGER:-PT15M", "END:VALARM", "END:VEVENT", "END:VCALENDAR", ""].joined(separator: "\r\n")
+            FileManager.default.createFile(atPath: file, contents: Data(text.utf8))
+            return file
+        }
+        let meeting = calendar(uid: "meeting-42@example.com")
+        let first = try session.cli("import", meeting, "--yes")
+        #expect(first.status == 0 && first.stdout.contains("Added 1 of 1 alarm"), "\(first.stdout)\(first.stderr)")
+        let preview = try session.cli("import", meeting, "--dry-run")
+        #expect(preview.stdout.contains("Nothing to import") && preview.stderr.contains("is already here; left as it is"),
+                "--dry-run names what is already here: \(preview.stdout)\(preview.stderr)")
+        let again = try session.cli("import", meeting, "--yes")
+        #expect(again.status == 0 && again.stderr.contains("an alarm with its id") && again.stderr.contains("is already here"), "\(again.stderr)")
+        // Moved in the file, the same UID is still the alarm imported.
+        let moved = try session.cli("import", calendar(uid: "meeting-42@example.com", start: "20350602T090000Z"), "--yes")
+        #expect(moved.stderr.contains("is already here; left as it is"), "\(moved.stderr)")
+        // Written again by another program, with another UID: the same reminder under the same title.
+        let copy = try session.cli("import", calendar(uid: "0f4e-copy@elsewhere.example"), "--yes")
+        #expect(copy.stderr.contains("rings alike under the same title, so it is already here"), "\(copy.stderr)")
+        #expect(try session.cliJSON([Summary].self, "list").count == 1)
+    }
+
+    /// N13: the CLI in another zone than the agent: `add 7:00` had answered "rings 16:00" without a word.
+    @Test func theCLISaysWhenTheAgentKeepsAnotherTimeZone() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent(environment: ["TZ": "America/Los_Angeles"])
+        let far = try session.cli("add", "7:00", "--title", "Far", environment: ["TZ": "Europe/Berlin"])
+        #expect(far.status == 0 && far.stderr.contains("The agent keeps another time zone than this terminal (Europe/Berlin): it rings this alarm at 07:00 on its clock"),
+                "\(far.stdout)\(far.stderr)")
+        let near = try session.cli("add", "7:00", "--title", "Near", environment: ["TZ": "America/Los_Angeles"])
+        #expect(near.status == 0 && near.stderr.isEmpty, "\(near.stderr)")
+    }
+
+    /// New-user trial: when an alarm rings, `reveille stop` alone stops it (it had asked for an ID).
+    @Test func stopAloneStopsWhatRings() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let nothing = try session.cli("stop")
+        #expect(nothing.status == 66 && nothing.stderr.contains("no alarm is ringing"), "\(nothing.status) \(nothing.stderr)")
+        let tea = try session.cliJSON(Summary.self, "timer", "1s", "--title", "Tea")
+        _ = try eventually(timeout: 20, "Tea to ring") { try session.cliJSON(Summary.self, "show", tea.id).state == "alerting" ? true : nil }
+        let stopped = try session.cli("stop")
+        #expect(stopped.status == 0 && stopped.stdout.hasPrefix("Stopped timer \(tea.id.prefix(8)) \"Tea\""), "\(stopped.stdout)\(stopped.stderr)")
+        #expect(try session.cliJSON([Summary].self, "list").isEmpty)
+
+        // And `snooze`, alone or with a length only.
+        let eggs = try session.cliJSON(Summary.self, "timer", "1s", "--title", "Eggs")
+        _ = try eventually(timeout: 20, "Eggs to ring") { try session.cliJSON(Summary.self, "show", eggs.id).state == "alerting" ? true : nil }
+        let snoozed = try session.cliJSON(Summary.self, "snooze", "20", "min")
+        #expect(snoozed.id == eggs.id && snoozed.state == "countdown" && (1190...1200).contains(snoozed.timeRemaining ?? 0), "\(snoozed)")
+        let tooLong = try session.cli("snooze", "25h")
+        #expect(tooLong.status == 64 && tooLong.stderr.contains("'25h' is longer than 24h"), "\(tooLong.stderr)")
     }
 }

@@ -29,6 +29,26 @@ struct InstallTests {
                                          environment: session.environment)
         #expect(install.status == 0, "\(install.stderr)")
         #expect(install.stdout.contains("A per-user install leaves out the wake helper"), "\(install.stdout)")
+        // Issue 40: it had said the agent starts "at login from PREFIX/etc/xdg/autostart", which no session
+        // reads, and that alarms "will not wake the computer" where the kernel's alarm timer wakes it.
+        let environment = session.environment
+        let dataDirectories = (environment["XDG_DATA_DIRS"] ?? "/usr/local/share:/usr/share").split(separator: ":")
+        if !dataDirectories.contains(Substring(prefix + "/share")) {
+            #expect(!install.stdout.contains("starts by D-Bus activation") && !install.stdout.contains("at login from"), "\(install.stdout)")
+            #expect(install.stdout.contains("The agent does not start by itself from \(prefix)") && install.stdout.contains("XDG_DATA_DIRS")
+                    && install.stdout.contains("XDG_CONFIG_DIRS"), "\(install.stdout)")
+        }
+        let withPrefixRead = try Subprocess.run(installer, ["--prefix", prefix, "--bin-dir", session.binaries, "--no-manifest"],
+                                                environment: environment.merging(["XDG_DATA_DIRS": prefix + "/share:/usr/share",
+                                                                                  "XDG_CONFIG_DIRS": "/etc/xdg"]) { $1 })
+        #expect(withPrefixRead.stdout.contains("The agent starts by D-Bus activation on first use. At login it starts only with \(prefix)/etc/xdg in XDG_CONFIG_DIRS"),
+                "\(withPrefixRead.stdout)")
+        // What it says of waking is what this process's capabilities say (CAP_WAKE_ALARM is bit 35).
+        let capabilities = try String(contentsOfFile: "/proc/self/status", encoding: .utf8).split(separator: "\n")
+            .first { $0.hasPrefix("CapEff:") }.flatMap { UInt64($0.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
+        #expect(!install.stdout.contains("will not wake"), "\(install.stdout)")
+        #expect(install.stdout.contains(capabilities >> 35 & 1 == 1 ? "This session may arm the kernel's alarm timer (CAP_WAKE_ALARM)"
+                                                                    : "only where the session may arm the kernel's alarm timer"), "\(install.stdout)")
         for entry in ["share/applications/io.github.reveille.Reveille.desktop",
                       "etc/xdg/autostart/io.github.reveille.Reveille.Agent.desktop"] {
             let validate = try Subprocess.run(try Subprocess.find("desktop-file-validate", package: "desktop-file-utils"),

@@ -15,29 +15,44 @@ struct CLIParsingTests {
 
     /// The message the CLI prints for an error, without "Error: ".
     func message(_ arguments: [String]) -> String {
+        let command: ParsableCommand
+        do { command = try Reveille.parseAsRoot(arguments) } catch {
+            // As `main` says it: its first line, without "Error: ".
+            let said = Reveille.usageMessage(for: error, arguments: arguments)
+            return String(said.split(separator: "\n").first ?? "").replacing("Error: ", with: "", maxReplacements: 1)
+        }
         do {
-            var command = try Reveille.parseAsRoot(arguments)
-            if let add = command as? Add { _ = try add.alert.request(schedule: nil, preAlert: nil, defaultTitle: "Alarm") }
-            if let timer = command as? reveille.Timer {
-                _ = try timer.alert.request(schedule: nil, preAlert: 60, defaultTitle: "Timer",
-                                            repeatAfter: try timer.repeatAfter.map { try Parse.duration($0, option: "--repeat") })
-            }
-            try command.validate()
+            if let add = command as? Add { _ = try add.request(now: now, timeZone: UTCTimeZone()) }
+            if let timer = command as? reveille.Timer { _ = try timer.request() }
+            if let edit = command as? Edit { _ = try edit.request(changing: try weekdayAlarm(), now: now, timeZone: UTCTimeZone()) }
+            if let snooze = command as? Snooze, !snooze.duration.isEmpty { _ = try Snooze.length(snooze.duration.joined(separator: " ")) }
+            var validated = command
+            try validated.validate()
             return ""
         } catch {
             return Reveille.message(for: error)
         }
     }
 
+    let now = Date(timeIntervalSince1970: 1_800_000_000) // 2027-01-15T08:00:00Z, a Friday
+
+    /// "get up" at 06:45 on weekdays.
+    func weekdayAlarm() throws -> AlarmRecord {
+        let request = AlarmRequest(schedule: .relative(.init(time: .init(hour: 6, minute: 45), repeats: .weekly(Array(InputParser.week.prefix(5))))),
+                                   countdownDuration: .init(preAlert: nil, postAlert: 540),
+                                   presentation: .reveille(title: "get up", secondaryButton: .snoozeButton, behavior: .countdown))
+        return try AlarmRecord(id: UUID(), request: request, appID: "reveille", now: now, timeZone: UTCTimeZone())
+    }
+
     @Test func eachCommandReadsItsArguments() throws {
         let add = try parse(Add.self, ["add", "6:45", "--days", "mon-fri", "--title", "Up", "--snooze", "5m", "--volume", "80%"])
-        #expect(add.time == "6:45" && add.repeating.days == "mon-fri" && add.alert.title == "Up")
+        #expect(add.time == ["6:45"] && add.repeating.days == "mon-fri" && add.alert.title == "Up")
         let request = try add.alert.request(schedule: nil, preAlert: nil, defaultTitle: "Alarm")
         // 80% on the desktop's (cubic) slider is a linear volume of 0.8³.
         #expect(request.countdownDuration?.postAlert == 300 && abs((request.ring.volume ?? 0) - 0.512) < 1e-12)
         #expect(request.presentation.alert.secondaryButton == .snoozeButton && request.presentation.alert.secondaryButtonBehavior == .countdown)
         let timer = try parse(reveille.Timer.self, ["timer", "1:30", "--repeat", "10m", "--no-wake"])
-        #expect(timer.duration == "1:30" && timer.repeatAfter == "10m" && timer.alert.noWake)
+        #expect(timer.duration == ["1:30"] && timer.repeatAfter == "10m" && timer.alert.noWake)
         let cancel = try parse(Cancel.self, ["cancel", "--all", "-y"])
         #expect(cancel.all && cancel.yes && cancel.id == nil)
         let show = try parse(Show.self, ["show", "3f2a", "--json"])
@@ -89,7 +104,7 @@ struct CLIParsingTests {
 
     @Test func theUsageOfAnErrorIsTheGivenCommands() {
         // With its many options, ArgumentParser writes them as [<options>].
-        #expect(Reveille.usageString(for: Add.self).hasPrefix("reveille add ") && Reveille.usageString(for: Add.self).hasSuffix("<time>"))
+        #expect(Reveille.usageString(for: Add.self).hasPrefix("reveille add ") && Reveille.usageString(for: Add.self).hasSuffix("<time> ..."))
         #expect(Reveille.fullMessage(for: CleanExit.helpRequest(Add.self)).contains("--pre-alert"))
     }
 }

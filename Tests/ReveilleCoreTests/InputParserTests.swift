@@ -32,7 +32,7 @@ struct InputParserTests {
         #expect(try InputParser.duration(text) == seconds)
     }
 
-    @Test(arguments: ["10", "0s", "1:61", "h", "10x", "1::00", "-5m", "", "30s10", "1h30x", "1h30.5"])
+    @Test(arguments: ["10", "1:61", "h", "10x", "1::00", "", "30s10", "1h30x", "1h30.5", "-", "--5m"])
     func rejectedDurations(_ text: String) {
         #expect {
             try InputParser.duration(text)
@@ -47,7 +47,20 @@ struct InputParserTests {
         #expect(try InputParser.timerLength(text) == seconds)
     }
 
-    @Test(arguments: ["0", "-5", "9999999999999999999", "tea"])
+    /// Issue 40: a length read but zero or below says so, not that it could not be read.
+    @Test(arguments: ["0s", "-5m", "-1h30", " -90s ", "0:00"])
+    func aZeroOrNegativeLengthIsSaidToBeNotPositive(_ text: String) {
+        for read in [InputParser.duration, InputParser.timerLength] as [(String) throws -> TimeInterval] {
+            #expect {
+                try read(text)
+            } throws: { error in
+                (error as? InputError)?.expected == .durationLongerThanZero && "\(error)" == "'\(text)': durations are positive: 5m, 90s"
+            }
+        }
+        #expect(throws: InputError.self) { try InputParser.timerLength("0") }
+    }
+
+    @Test(arguments: ["-5", "9999999999999999999", "tea"])
     func rejectedTimerLengths(_ text: String) {
         #expect {
             try InputParser.timerLength(text)

@@ -23,7 +23,7 @@ struct RulesWordingTests {
             (.alarmKit(.maximumLimitReached), .maximumLimitReached),
             (.noInstantAfterNow, .invalidConfiguration("the schedule has no instant after now")),
             (.lengthOnlyForSnooze(.stop), .invalidConfiguration("a length is given only to a snooze, not to stop")),
-            (.snoozeLength(90_000), .invalidConfiguration("the snooze length is 25 hours; accepted: more than 0 seconds and at most 24 hours")),
+            (.snoozeLength(90_000), .invalidConfiguration("the snooze length is 25 hours; accepted: 1 second to 24 hours (86400 seconds)")),
             (.notAllowed(.pause, alarm: alarm),
              .invalidState(#"alarm 3f2a9c1e "Wake up" is waiting for its time: pause works only while it is counting down"#)),
             (.notAllowed(.stop, alarm: alarm),
@@ -75,7 +75,8 @@ struct RulesWordingTests {
         let cases: [(String, () throws -> Void)] = [
             ("could not read '25:00' as a time of day; accepted: 07:30, 7:30, 7.30, 18h30, 0730, 7:30pm, 7pm, 19:30, noon, midnight",
              { _ = try InputParser.timeOfDay("25:00") }),
-            ("could not read '0s' as a duration longer than zero; accepted: \(durations)", { _ = try InputParser.duration("0s") }),
+            ("'0s': durations are positive: 5m, 90s", { _ = try InputParser.duration("0s") }),
+            ("'-5m': durations are positive: 5m, 90s", { _ = try InputParser.duration("-5m") }),
             ("could not read '101y' as a duration; accepted: \(durations)", { _ = try InputParser.duration("101y") }),
             ("could not read '40000d' as a duration of at most 36600 days (100 years); accepted: \(durations)",
              { _ = try InputParser.duration("40000d") }),

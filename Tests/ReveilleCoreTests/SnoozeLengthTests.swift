@@ -31,8 +31,9 @@ struct SnoozeLengthTests {
         #expect(harness.engine.alarms[alarm.id]?.fireDate == start + 1260 + 540)
     }
 
-    @Test(arguments: [0.0, -60, .nan, .infinity, -.infinity, 86_401, 1e300])
-    func aLengthOutsideMoreThanZeroToADayIsRefusedInWords(length: Double) throws {
+    /// N14: 5e-324 s and 1e-9 s rang again at once; a second is the least.
+    @Test(arguments: [0.0, -60, .nan, .infinity, -.infinity, 86_401, 1e300, 5e-324, 1e-9, 0.999, 86_400.001])
+    func aLengthOutsideASecondToADayIsRefusedInWords(length: Double) throws {
         var (harness, alarm) = try ringing()
         let before = harness.engine.alarms
         do {
@@ -41,7 +42,7 @@ struct SnoozeLengthTests {
         } catch {
             #expect(error == .snoozeLength(length) || length.isNaN)
             guard case .invalidConfiguration(let reason) = AlarmError(error) else { Issue.record("\(error)"); return }
-            #expect(reason.hasPrefix("the snooze length is ") && reason.hasSuffix("accepted: more than 0 seconds and at most 24 hours"), "\(reason)")
+            #expect(reason.hasPrefix("the snooze length is ") && reason.hasSuffix("accepted: 1 second to 24 hours (86400 seconds)"), "\(reason)")
         }
         #expect(harness.engine.alarms == before, "nothing changed")
         #expect(throws: AlarmError.self) { try AgentCall.decode(method: "Snooze", arguments: [.string(alarm.id.uuidString), .number(length)]) }
@@ -50,10 +51,21 @@ struct SnoozeLengthTests {
     @Test func theBoundsAreInclusiveOfADayAndTheLengthNeedsARingingAlarm() throws {
         var (harness, alarm) = try ringing()
         #expect(try harness.perform(.snooze(id: .id(alarm.id), length: 86_400))?.fireDate == start + 60 + 86_400)
+        harness.advance(to: start + 60 + 86_400)
+        #expect(try harness.perform(.snooze(id: .id(alarm.id), length: 1))?.fireDate == start + 60 + 86_400 + 1, "a second is the least")
         #expect(throws: AlarmRuleError.self, "a countdown is not ringing") { try harness.perform(.snooze(id: .id(alarm.id), length: 60)) }
         #expect(throws: AlarmRuleError.lengthOnlyForSnooze(.stop), "a length goes with a snooze only") {
             try alarm.applying(.stop, now: start, timeZone: utc, snoozeLength: 60)
         }
+    }
+
+    /// N14: a refusal never rounds the length it refuses (86,400.001 s had read "24.0 hours").
+    @Test func theRefusalSaysTheLengthExactly() {
+        func reason(_ length: Double) -> String { AlarmError(AlarmRuleError.snoozeLength(length)).reason }
+        #expect(reason(86_400.001) == "the snooze length is 86400.001 seconds; accepted: 1 second to 24 hours (86400 seconds)")
+        #expect(reason(1e-9).hasPrefix("the snooze length is 1e-09 seconds;"))
+        #expect(reason(90_000).hasPrefix("the snooze length is 25 hours;"))
+        #expect(AlarmRequest.spoken(9000) == "2.5 hours" && AlarmRequest.spoken(8280) == "2.3 hours" && AlarmRequest.spoken(90.5) == "90.5 seconds")
     }
 
     @Test func theWireCarriesTheLengthBothWays() throws {

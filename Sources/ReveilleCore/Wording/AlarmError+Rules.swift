@@ -10,8 +10,9 @@ extension AlarmError {
         case .lengthOnlyForSnooze(let action):
             self = .invalidConfiguration("a length is given only to a snooze, not to \(action.words)")
         case .snoozeLength(let length):
-            self = .invalidConfiguration(L("the snooze length is %@; accepted: more than 0 seconds and at most 24 hours",
-                                           AlarmRequest.spoken(length)))
+            self = .invalidConfiguration(L("the snooze length is %@; accepted: %@ second to %@ hours (%@ seconds)", AlarmRequest.spoken(length),
+                                           String(Int(WireLimits.minimumSnooze)), String(Int(WireLimits.maximumSnooze / 3600)),
+                                           String(Int(WireLimits.maximumSnooze))))
         case .notAllowed(let action, let alarm):
             let allowed = Alarm.State.allCases.filter(action.allowedStates.contains).map(AlarmRecord.stateWords)
             self = .invalidState(L("%@ is %@: %@ works only while it is %@", AlarmRecord.describe(alarm), AlarmRecord.stateWords(alarm.state),

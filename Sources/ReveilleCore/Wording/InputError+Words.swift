@@ -3,7 +3,9 @@ import FoundationEssentials
 extension InputError: CustomStringConvertible {
     /// The refusal in the user's words: the text, what it was read as, what is accepted.
     package var description: String {
-        L("could not read '%@' as %@; accepted: %@", text, expected.words, accepted.words)
+        // Zero or below: what was typed was read; only its sign is wrong.
+        if expected == .durationLongerThanZero { return InputParser.notPositive(text) }
+        return L("could not read '%@' as %@; accepted: %@", text, expected.words, accepted.words)
     }
 }
 
@@ -71,6 +73,11 @@ extension InputError.Accepted {
 }
 
 extension InputParser {
+    /// A zero or negative length (`-5m`, `0s`), as typed.
+    package static func notPositive(_ text: String) -> String {
+        L("'%@': durations are positive: 5m, 90s", text)
+    }
+
     // The forms are typed in English whatever the language; only the words around them are translated.
     package static var acceptedTimes: String { "07:30, 7:30, 7.30, 18h30, 0730, 7:30pm, 7pm, 19:30, noon, midnight" }
     package static var acceptedDates: String {

@@ -53,6 +53,10 @@ package enum InputParser {
     package static func duration(_ text: String) throws -> TimeInterval {
         let error = InputError(text: text, expected: .duration, accepted: .durations)
         let trimmed = text.trimmed().lowercased()
+        // `-5m`: a length below zero is refused as one, not as text that could not be read.
+        if trimmed.hasPrefix("-"), (try? duration(String(trimmed.dropFirst()))) != nil {
+            throw InputError(text: text, expected: .durationLongerThanZero, accepted: .durations)
+        }
         var seconds: Double
         if trimmed.contains(":") {
             let parts = trimmed.split(separator: ":", omittingEmptySubsequences: false)

@@ -131,7 +131,7 @@ extension AlarmRecord {
     /// A snooze length chosen at the moment: more than 0 seconds and at most
     /// `WireLimits.maximumSnooze` (a day); a NaN or an infinity is refused in words too.
     package static func checkSnoozeLength(_ length: TimeInterval) throws(AlarmRuleError) {
-        guard length.isFinite, length > 0, length <= WireLimits.maximumSnooze else { throw .snoozeLength(length) }
+        guard length.isFinite, length >= WireLimits.minimumSnooze, length <= WireLimits.maximumSnooze else { throw .snoozeLength(length) }
     }
 
     /// After a time-zone or wall-clock change: a relative alarm that is not yet due moves to

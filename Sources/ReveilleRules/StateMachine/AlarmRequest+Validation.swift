@@ -13,7 +13,8 @@ extension AlarmRequest {
     package static let maximumIconNameBytes = WireLimits.iconNameBytes
     package static let maximumMetadataBytes = WireLimits.metadataBytes
 
-    /// `400 days`, `90 seconds`, `-5 seconds`: a length as a person says it. Any double is
+    /// `400 days`, `90 seconds`, `-5 seconds`, `1.5 hours`, `86400.001 seconds`: a length as a person
+    /// says it, never rounded. Any double is
     /// worded without converting it to an integer, so a refusal can never trap.
     package static func spoken(_ seconds: TimeInterval) -> String {
         guard seconds.isFinite else { return "\(seconds) seconds" }
@@ -23,8 +24,12 @@ extension AlarmRequest {
         let value = seconds / size
         // Past 2^53 a double has no fraction, and `Int(value)` would trap past Int.max.
         guard abs(value) < 9_007_199_254_740_992 else { return "\(value) \(unit)" }
-        let text = value == value.rounded() ? String(Int(value)) : String((value * 10).rounded() / 10)
-        return "\(text) \(unit)"
+        if value == value.rounded() { return "\(Int(value)) \(unit)" }
+        let tenths = (value * 10).rounded() / 10
+        // A rounding that would hide why it was refused (86,400.001 s as "24.0 hours"): the
+        // seconds exactly, as the double's shortest text.
+        guard abs(tenths * size - seconds) <= magnitude * 1e-12 else { return "\(seconds) seconds" }
+        return "\(tenths) \(unit)"
     }
 
     /// Checks the request against AlarmKit's rules; throws `invalidConfiguration`

@@ -25,6 +25,12 @@ package enum WireLimits {
     /// The longest snooze asked for when snoozing (`Snooze`, `reveille snooze ID 20m`, the
     /// alert's longer snooze): a day. Longer is not a snooze; change the alarm instead.
     package static let maximumSnooze: Double = 86_400
+    /// The shortest and longest ring limit (`RingOptions.ringLimit`): `RingOptions.validate`,
+    /// in the model below these rules, holds the same numbers (a test checks they agree).
+    package static let shortestRingLimit: Double = 5
+    package static let longestRingLimit: Double = 86_400
+    /// The shortest snooze: a second. Shorter (1e-9 s, 5e-324 s) rang again at once.
+    package static let minimumSnooze: Double = 1
     /// A title (alert, countdown, paused), in characters and in UTF-8 bytes: one character may
     /// carry any number of combining marks, and every byte reaches the notification server.
     package static let titleCharacters = 500

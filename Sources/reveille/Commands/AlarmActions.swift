@@ -46,6 +46,25 @@ struct AlarmTarget: ParsableArguments {
 }
 
 extension AlarmTarget {
+    /// The one alarm of `records` that rings; refused naming what rings when that is not one.
+    static func ringing(in records: [AlarmRecord]) throws -> AlarmRecord {
+        let ringing = records.filter { $0.alarm.state == .alerting }
+        guard ringing.count == 1 else {
+            guard !ringing.isEmpty else {
+                throw AlarmError.notFound(L("no alarm is ringing; give the ID or title of the alarm you mean (see `reveille list`)"))
+            }
+            let names = AlarmSummary.distinct(ringing).map(\.kindAndName).sorted().joined(separator: ", ")
+            throw AlarmError.ambiguousID(L("%@ alarms are ringing (%@); give the ID of the one you mean", String(ringing.count), names))
+        }
+        return ringing[0]
+    }
+
+    /// The alarm `id` names, or without one the alarm ringing now (`reveille stop`, `reveille snooze`).
+    static func resolveOrRinging(_ id: String?) async throws -> AlarmRecord {
+        if let id { return try await resolve(id) }
+        return try ringing(in: try await AgentConnection.perform { client throws(AlarmError) in try await client.list() })
+    }
+
     /// The alarm `text` names: its id or a unique prefix of it (the agent's answer), else its
     /// title, regardless of case (`reveille pause tea`), when only one alarm has it.
     static func named(_ text: String) async throws -> (record: AlarmRecord, byTitle: Bool) {
@@ -144,42 +163,77 @@ struct Cancel: AsyncParsableCommand {
     }
 }
 
-struct Stop: AlarmActionCommand {
+/// `reveille stop [ID]`: without an ID, the alarm ringing now (what a person types when it rings).
+struct Stop: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stop",
         abstract: L("Stop a ringing alarm or a running timer."),
-        discussion: L("A one-time alarm ends; a repeating one waits for its next day."))
-    static let action = AlarmAction.stop
-    static let done = Done.stopped
-    @OptionGroup var target: AlarmTarget
+        discussion: L("A one-time alarm ends; a repeating one waits for its next day. Without an ID, stops the alarm ringing now."))
+
+    @Argument(help: ArgumentHelp(L("The alarm's ID, a unique prefix of it, or its title (see `reveille list`); without it, the alarm ringing now.")),
+              completion: .custom { _, _, prefix in AlarmCompletion.ids(prefix) })
+    var id: String?
+
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let before = try await AlarmTarget.resolveOrRinging(id)
+        let after = try await AgentConnection.perform { client throws(AlarmError) in
+            try await client.apply(.stop, to: before.id.uuidString)
+        }
+        try output.report(before: before, after: after, .stopped)
+    }
 }
 
-/// `reveille snooze ID [DURATION]`: for the alarm's own snooze length, or for as long as asked.
+/// `reveille snooze [ID] [DURATION]`: for the alarm's own snooze length, or for as long as asked;
+/// without an ID, the alarm ringing now (`reveille snooze`, `reveille snooze 20m`).
 struct Snooze: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "snooze", abstract: L("Snooze a ringing alarm: it rings again after its snooze length, or after DURATION."),
-        discussion: L("reveille snooze 3f2a 20m snoozes for 20 minutes this time; the alarm's own snooze length stays as it was."))
-    @OptionGroup var target: AlarmTarget
+        discussion: L("reveille snooze 3f2a 20m snoozes for 20 minutes this time; the alarm's own snooze length stays as it was. Without an ID (reveille snooze, reveille snooze 20m), snoozes the alarm ringing now."))
+
+    @Argument(help: ArgumentHelp(L("The alarm's ID, a unique prefix of it, or its title (see `reveille list`); without it, the alarm ringing now.")),
+              completion: .custom { _, _, prefix in AlarmCompletion.ids(prefix) })
+    var id: String?
 
     @Argument(help: ArgumentHelp(L("How long to snooze this time (%@; at most 24 hours). Default: the alarm's snooze length.",
                                    InputParser.acceptedDurations)))
-    var duration: String?
+    var duration: [String] = []
+
+    @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let length = try duration.map(Self.length)
-        let before = try await target.resolve()
+        let (before, length) = try await target()
         let after = try await AgentConnection.perform { client throws(AlarmError) in
             if let length { return try await client.snooze(before.id.uuidString, for: length) }
             return try await client.apply(.countdown, to: before.id.uuidString)
         }
-        try target.output.report(before: before, after: after, .snoozed)
+        try output.report(before: before, after: after, .snoozed)
     }
 
-    /// DURATION read and bounded as the agent bounds it, so a wrong one is a usage error.
+    /// The alarm and the length asked for. Words that name no alarm but read as a length
+    /// (`snooze 20m`, `snooze 20 min`) are the length, for the alarm ringing now.
+    private func target() async throws -> (AlarmRecord, TimeInterval?) {
+        guard let id else { return (try await AlarmTarget.resolveOrRinging(nil), nil) }
+        let record: AlarmRecord
+        do {
+            record = try await AlarmTarget.resolve(id)
+        } catch AlarmError.notFound where Self.readsAsLength([id] + duration) {
+            // Bounded as any snooze: `snooze 25h` is refused as too long, not as no such alarm.
+            let length = try Self.length(([id] + duration).joined(separator: " "))
+            return (try await AlarmTarget.resolveOrRinging(nil), length)
+        }
+        return (record, try duration.isEmpty ? nil : Self.length(duration.joined(separator: " ")))
+    }
+
+    /// Whether `words` read as one length, in bounds or not.
+    static func readsAsLength(_ words: [String]) -> Bool {
+        (try? InputParser.duration(words.joined(separator: " "))) != nil
+    }
+
+    /// DURATION read and bounded as the agent bounds it (`DurationRange.snooze`), so a wrong one is a usage error.
     static func length(_ text: String) throws -> TimeInterval {
-        let length = try Parse.duration(text, option: L("duration"))
-        do { try AlarmRecord.checkSnoozeLength(length) } catch { throw ValidationError(L("duration: %@", AlarmError(error).reason)) }
-        return length
+        try Parse.duration(text, option: L("duration"), within: .snooze)
     }
 }
 

@@ -12,7 +12,7 @@ struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: L("Add the reminders of an iCalendar (.ics) file as alarms."),
-        discussion: L("Reads events (VEVENT) and to-dos (VTODO) with reminders (VALARM): a reminder before or after the start (DTSTART), end (DTEND) or due time (DUE), or at a set time; REPEAT and DURATION ring again; a weekly or daily RRULE repeats on weekdays. Shows what it will add, then adds it; what cannot be mapped (monthly rules, mail reminders, past reminders) is named. An alarm already here with the same id is left as it is."))
+        discussion: L("Reads events (VEVENT) and to-dos (VTODO) with reminders (VALARM): a reminder before or after the start (DTSTART), end (DTEND) or due time (DUE), or at a set time; REPEAT and DURATION ring again; a weekly or daily RRULE repeats on weekdays. Shows what it will add, then adds it; what cannot be mapped (monthly rules, mail reminders, past reminders) is named. A reminder already imported (from the same event's UID, or ringing alike under the same title) is left as it is, and named."))
 
     @Argument(help: ArgumentHelp(L("The .ics file."), valueName: "file"))
     var file: String
@@ -33,19 +33,21 @@ struct Import: AsyncParsableCommand {
         }
         let reading = AlarmCalendar.alarms(in: document.components, now: now, timeZone: timeZone,
                                            zones: { GLibTimeZone(identifier: $0) }, defaultTitle: L("Alarm"))
-        let existing = Set(try await AgentConnection.perform { client throws(AlarmError) in try await client.list() }.map(\.id))
+        let existing = try await AgentConnection.perform { client throws(AlarmError) in try await client.list() }
         var unmapped = document.problems.map { L("a line could not be read: %@", $0) } + reading.unmapped
-        var planned: [(alarm: CalendarAlarm, id: UUID, summary: AlarmSummary)] = []
+        var planned: [(alarm: CalendarAlarm, id: UUID, record: AlarmRecord, summary: AlarmSummary)] = []
         for alarm in reading.alarms {
-            let id = alarm.id ?? UUID()
-            guard !existing.contains(id), !planned.contains(where: { $0.id == id }) else {
-                unmapped.append(L("%@: an alarm with its id %@ is already here; left as it is", alarm.source, id.uuidString.lowercased()))
+            let id = alarm.id ?? alarm.derivedID ?? UUID()
+            if let here = Self.alreadyHere(alarm, id: id, among: existing + planned.map(\.record)) {
+                unmapped.append(here.id == id
+                    ? L("%@: an alarm with its id %@ is already here; left as it is", alarm.source, id.uuidString.lowercased())
+                    : L("%@: %@ rings alike under the same title, so it is already here; left as it is", alarm.source, AlarmSummary(here).kindAndName))
                 continue
             }
             do {
                 var record = try AlarmRecord(id: id, request: alarm.request, appID: AgentConnection.appID, now: now, timeZone: timeZone)
                 if alarm.disabled { record = try record.disabling() }
-                planned.append((alarm, id, AlarmSummary(record, now: now)))
+                planned.append((alarm, id, record, AlarmSummary(record, now: now)))
             } catch {
                 unmapped.append("\(alarm.source): \(AlarmError(error).reason)")
             }
@@ -77,6 +79,17 @@ struct Import: AsyncParsableCommand {
         Output.line(Ln("Added %@ of %@ alarm from %@.", "Added %@ of %@ alarms from %@.", planned.count,
                        String(added), String(planned.count), file))
         if !failures.isEmpty { Glibc.exit(65) }
+    }
+
+    /// The alarm among `alarms` that `alarm` would repeat: the one with its id (a Reveille
+    /// event's, or the one an earlier import derived from the event's UID), or one that rings
+    /// alike under the same title (the same event written with another UID, or none).
+    static func alreadyHere(_ alarm: CalendarAlarm, id: UUID, among alarms: [AlarmRecord]) -> AlarmRecord? {
+        alarms.first { $0.id == id } ?? alarms.first { record in
+            let request = AlarmRequest(record)
+            return request.schedule == alarm.request.schedule && request.countdownDuration == alarm.request.countdownDuration
+                && request.presentation.alert.title.defaultValue == alarm.request.presentation.alert.title.defaultValue
+        }
     }
 
     /// The file's text, read up to one byte past what an import takes (refused then): a file

@@ -39,7 +39,7 @@ struct Play: AsyncParsableCommand {
     var duration = "3s"
 
     func run() async throws {
-        let seconds = try Parse.duration(duration, option: "--duration")
+        let seconds = try Parse.duration(duration, option: "--duration", within: DurationRange(shortest: nil, longest: 60))
         let name: String = switch Parse.sound(sound) {
         case .default: "default"
         case .named(let text): text

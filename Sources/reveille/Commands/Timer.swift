@@ -9,23 +9,28 @@ struct Timer: AsyncParsableCommand {
 
     @Argument(help: ArgumentHelp(L("How long (%@).", InputParser.acceptedTimerLengths),
                                  discussion: L("With colons it reads as a clock: 1:30 is 1 minute 30 seconds; 1:30:00 is 1½ hours.")))
-    var duration: String
+    var duration: [String]
 
     @OptionGroup var alert: AlertOptions
 
-    @Option(name: .customLong("repeat"),
+    @Option(name: .customLong("repeat"), parsing: .unconditional,
             help: ArgumentHelp(L("Offer Repeat instead of Snooze: it starts the timer again for this long.")))
     var repeatAfter: String?
 
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let length = try Parse.timerLength(duration, option: L("duration"))
-        let request = try alert.request(schedule: nil, preAlert: length, defaultTitle: L("Timer"),
-                                        repeatAfter: try repeatAfter.map { try Parse.duration($0, option: "--repeat") })
+        let request = try request()
         let record = try await AgentConnection.perform { client throws(AlarmError) in
             try await client.schedule(id: UUID(), request: request)
         }
         try output.show(record, .started)
+    }
+
+    /// The timer the arguments ask for; `1h 30m` may come as two words.
+    func request() throws -> AlarmRequest {
+        let length = try Parse.timerLength(try Words.joined(duration, name: "duration"), option: L("duration"))
+        return try alert.request(schedule: nil, preAlert: length, defaultTitle: L("Timer"),
+                                 repeatAfter: try repeatAfter.map { try Parse.duration($0, option: "--repeat", within: .countdown) })
     }
 }

@@ -72,7 +72,7 @@ private actor LiveView {
         set { selectedID = records.indices.contains(newValue) ? records[newValue].id : nil }
     }
     private let help = L("s stop · z snooze · p pause · r resume · c cancel · q quit")
-    private lazy var status = help
+    private lazy var status = WatchStatus(help: help)
     /// What a key asked about (`c`, or `s` while another alarm rings); `y` does it, any other key does not.
     private var pending: (action: AlarmAction, record: AlarmRecord)?
     private let terminal = Terminal()
@@ -94,6 +94,7 @@ private actor LiveView {
         let index = selected
         let wasRinging = Set(records.filter { $0.alarm.state == .alerting }.map(\.id))
         records = list
+        status.check(list)
         if let startedRinging = list.first(where: { $0.alarm.state == .alerting && !wasRinging.contains($0.id) }) {
             // What rings takes the selection, so that `s` stops it rather than what was selected.
             selectedID = startedRinging.id
@@ -113,7 +114,7 @@ private actor LiveView {
         let actions: [String: AlarmAction] = ["s": .stop, "z": .countdown, "p": .pause, "r": .resume]
         if let asked = pending {
             pending = nil
-            if key == "y" { await perform(asked.action, on: asked.record) } else { status = Self.notDone(asked.action) + " " + help }
+            if key == "y" { await perform(asked.action, on: asked.record) } else { status.say(Self.notDone(asked.action) + " " + help) }
             draw()
             return false
         }
@@ -125,12 +126,12 @@ private actor LiveView {
         case "c" where records.indices.contains(selected):
             pending = (.cancel, records[selected])
             let summary = AlarmSummary(records[selected])
-            status = summary.kind == "timer" ? L("Cancel timer %@? y/n", summary.name) : L("Cancel alarm %@? y/n", summary.name)
+            status.say(summary.kind == "timer" ? L("Cancel timer %@? y/n", summary.name) : L("Cancel alarm %@? y/n", summary.name))
         case "s" where records.indices.contains(selected) && records[selected].alarm.state != .alerting && ringing != nil:
             // Stopping one thing while another rings is likely a slip: say which is which first.
             guard let ringing else { return false }
             pending = (.stop, records[selected])
-            status = L("%@ is ringing; stop %@ instead? y/n", AlarmSummary(ringing).kindAndName, AlarmSummary(records[selected]).kindAndName)
+            status.say(L("%@ is ringing; stop %@ instead? y/n", AlarmSummary(ringing).kindAndName, AlarmSummary(records[selected]).kindAndName))
         default:
             guard let action = actions[key], records.indices.contains(selected) else { return false }
             await perform(action, on: records[selected])
@@ -153,7 +154,7 @@ private actor LiveView {
         let button = record.alarm.state == .alerting
             ? record.shownButtons.first { AlarmEngine.action(for: $0, of: record) == action } : nil
         do {
-            _ = try await AgentConnection.perform { client throws(AlarmError) in
+            let after = try await AgentConnection.perform { client throws(AlarmError) in
                 if let button { try await client.press(button, on: id) } else { try await client.apply(action, to: id.uuidString) }
             }
             let done: Done = switch action {
@@ -163,11 +164,12 @@ private actor LiveView {
             case .resume: .resumed
             case .cancel: .cancelled
             }
-            status = summary.sentence(done, L("done")) + ". " + help
+            // Said while it holds: the alarm as this left it (or gone).
+            status.say(summary.sentence(done, L("done")) + ". " + help, about: id, state: after?.alarm.state)
         } catch let error as AlarmError {
-            status = error.reason
+            status.say(error.reason)
         } catch {
-            status = "\(error)"
+            status.say("\(error)")
         }
     }
 
@@ -188,8 +190,35 @@ private actor LiveView {
         }
         // Columns aligned to their widest cell; the title, last, takes what is left.
         lines += Table.lines(rows)
-        lines += ["", status]
+        lines += ["", status.text]
         terminal.draw(lines)
+    }
+}
+
+/// The live view's status line: what a key did, or a question. What a key did to an alarm is
+/// said only while it holds: once the alarm is changed from elsewhere (a timer paused here and
+/// resumed by another client, stopped by its alert), the line goes back to the keys' help.
+struct WatchStatus {
+    let help: String
+    private(set) var text: String
+    /// The alarm the text speaks of and the state the key left it in (`nil`: it ended).
+    private var about: (id: UUID, state: Alarm.State?)?
+
+    init(help: String) {
+        self.help = help
+        text = help
+    }
+
+    /// Says `text`, about `id` left in `state` when it reports what was done.
+    mutating func say(_ text: String, about id: UUID? = nil, state: Alarm.State? = nil) {
+        self.text = text
+        about = id.map { ($0, state) }
+    }
+
+    /// The alarms now: a report that no longer holds gives way to the help.
+    mutating func check(_ records: [AlarmRecord]) {
+        guard let about, records.first(where: { $0.id == about.id })?.alarm.state != about.state else { return }
+        say(help)
     }
 }
 

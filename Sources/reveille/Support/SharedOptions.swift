@@ -4,6 +4,7 @@ import Glibc
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
+import ReveilleTimeZone
 
 /// `--json`, for every command that prints alarms.
 struct OutputOptions: ParsableArguments {
@@ -13,6 +14,7 @@ struct OutputOptions: ParsableArguments {
     func show(_ record: AlarmRecord, _ done: Done) throws {
         let summary = AlarmSummary(record)
         if json { try Output.json(summary) } else { Output.line(summary.sentence(done)) }
+        if let warning = AgentZone.warning(for: record, in: GLibTimeZone.local) { Output.note(warning) }
     }
 }
 
@@ -32,14 +34,33 @@ struct RepeatOptions: ParsableArguments {
     var every: String?
 
     var repeats: InputParser.Repeats { InputParser.Repeats(days: days, monthly: monthly, yearly: yearly, every: every) }
+
+    /// When `text` rings, repeating as these options say; a refusal of an option's value names it
+    /// (`--days: could not read 'funday'`).
+    func schedule(_ text: String, now: Date, timeZone: any TimeZoneRules) throws -> Alarm.Schedule {
+        do {
+            return try InputParser.schedule(text, repeats: repeats, now: now, timeZone: timeZone)
+        } catch let error as InputError {
+            let option: String? = switch error.accepted {
+            case .weekdays: "--days"
+            case .monthDays: "--monthly"
+            case .yearDays: "--yearly"
+            case .dayIntervals: "--every"
+            default: nil
+            }
+            guard let option else { throw error }
+            throw ValidationError("\(option): \(error)")
+        }
+    }
 }
 
 /// What the alert shows and how it snoozes, shared by `add` and `timer`.
 struct AlertOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(L("The notification's title.")))
+    @Option(parsing: .unconditional, help: ArgumentHelp(L("The notification's title.")))
     var title: String?
 
-    @Option(help: ArgumentHelp(L("How long Snooze waits before ringing again (%@). Default: 9m.", InputParser.acceptedDurations)))
+    // `.unconditional`: a value that starts with '-' (`--fade -5s`) is the option's, refused by its own rule.
+    @Option(parsing: .unconditional, help: ArgumentHelp(L("How long Snooze waits before ringing again (%@). Default: 9m.", InputParser.acceptedDurations)))
     var snooze: String?
 
     @Option(help: ArgumentHelp(
@@ -51,13 +72,13 @@ struct AlertOptions: ParsableArguments {
             completion: .custom { _, _, prefix in AlarmCompletion.sounds(prefix) })
     var sound: String?
 
-    @Option(help: ArgumentHelp(L("The alarm's loudness on the desktop's volume slider: a percentage (80%%) or a fraction (0.8).")))
+    @Option(parsing: .unconditional, help: ArgumentHelp(L("The alarm's loudness on the desktop's volume slider: a percentage (80%%) or a fraction (0.8).")))
     var volume: String?
 
-    @Option(help: ArgumentHelp(L("Rise from silence to full volume over this long (%@).", InputParser.acceptedDurations)))
+    @Option(parsing: .unconditional, help: ArgumentHelp(L("Rise from silence to full volume over this long (%@).", InputParser.acceptedDurations)))
     var fade: String?
 
-    @Option(help: ArgumentHelp(L("Stop ringing unanswered after this long and report the alarm missed. Default: 10m.")))
+    @Option(parsing: .unconditional, help: ArgumentHelp(L("Stop ringing unanswered after this long and report the alarm missed. Default: 10m.")))
     var ringLimit: String?
 
     @Flag(help: ArgumentHelp(L("Do not wake the computer from suspend for this alarm (see `reveille status`).")))
@@ -66,28 +87,51 @@ struct AlertOptions: ParsableArguments {
     /// The request for `schedule`, with a Stop button and a Snooze (or Repeat) button.
     func request(schedule: Alarm.Schedule?, preAlert: TimeInterval?, defaultTitle: String,
                  repeatAfter: TimeInterval? = nil) throws -> AlarmRequest {
-        if repeatAfter != nil, let secondary {
-            throw ValidationError(L("--repeat makes the second button Repeat; leave out --secondary %@, or --repeat", secondary))
-        }
-        let postAlert = try repeatAfter ?? Parse.duration(snooze ?? "9m", option: "--snooze")
+        try refuseContradictions(repeating: repeatAfter != nil)
+        let postAlert = try repeatAfter ?? Parse.duration(snooze ?? "9m", option: "--snooze", within: .snooze)
         let (button, behavior, intent) = try Parse.secondary(repeatAfter == nil ? secondary ?? "snooze" : "repeat")
-        let ring = RingOptions(volume: try volume.map(Parse.percentage),
-                               fadeIn: try fade.map { try Parse.duration($0, option: "--fade") },
-                               ringLimit: try ringLimit.map { try Parse.duration($0, option: "--ring-limit") },
-                               wakesMachine: noWake ? false : nil)
+        let ring = try ringOptions(RingOptions(wakesMachine: noWake ? false : nil))
         return AlarmRequest(schedule: schedule, countdownDuration: .init(preAlert: preAlert, postAlert: postAlert),
                             presentation: .reveille(title: title ?? defaultTitle, secondaryButton: button, behavior: behavior),
                             sound: Parse.sound(sound), ring: ring, secondaryIntent: intent)
+    }
+
+    /// Options that say opposite things are refused naming both, rather than one silently
+    /// winning (`timer 10m --repeat 5m --snooze 3m` had dropped the snooze).
+    func refuseContradictions(repeating: Bool) throws {
+        if repeating, let secondary {
+            throw ValidationError(L("--repeat makes the second button Repeat; leave out --secondary %@, or --repeat", secondary))
+        }
+        if repeating, let snooze {
+            throw ValidationError(L("--repeat and --snooze %@ contradict each other: with --repeat the second button repeats and does not snooze; leave out one of them", snooze))
+        }
+        // With `--secondary repeat` (add has no --repeat) the length is how long Repeat waits.
+        if let snooze, let secondary, secondary != "snooze", secondary != "repeat" {
+            throw ValidationError(L("--snooze %@ and --secondary %@ contradict each other: the second button does not snooze; leave out one of them", snooze, secondary))
+        }
+    }
+
+    /// `ring` with the volume, fade and ring limit these options give, each within the agent's bounds
+    /// and refused in the options' words (the agent names its fields: ringLimit, fadeIn).
+    func ringOptions(_ ring: RingOptions) throws -> RingOptions {
+        var ring = ring
+        if let volume { ring.volume = try Parse.percentage(volume) }
+        if let ringLimit { ring.ringLimit = try Parse.duration(ringLimit, option: "--ring-limit", within: .ringLimit) }
+        if let fade { ring.fadeIn = try Parse.duration(fade, option: "--fade", within: .countdown) }
+        let limit = ring.ringLimit ?? RingOptions.defaultRingLimit
+        if let fadeIn = ring.fadeIn, fadeIn > limit {
+            throw ValidationError(L("--fade %@ is longer than the alarm rings (--ring-limit %@); the fade must end within it",
+                                    fade ?? DurationRange.typed(fadeIn), ringLimit ?? DurationRange.typed(limit)))
+        }
+        return ring
     }
 }
 
 extension AlertOptions {
     /// Changes in `request` only what these options give (`reveille edit`).
     func apply(to request: inout AlarmRequest, repeatAfter: TimeInterval?) throws {
-        if repeatAfter != nil, let secondary {
-            throw ValidationError(L("--repeat makes the second button Repeat; leave out --secondary %@, or --repeat", secondary))
-        }
-        if let postAlert = try repeatAfter ?? snooze.map({ try Parse.duration($0, option: "--snooze") }) {
+        try refuseContradictions(repeating: repeatAfter != nil)
+        if let postAlert = try repeatAfter ?? snooze.map({ try Parse.duration($0, option: "--snooze", within: .snooze) }) {
             request.countdownDuration = .init(preAlert: request.countdownDuration?.preAlert, postAlert: postAlert)
         }
         var alert = request.presentation.alert
@@ -100,9 +144,7 @@ extension AlertOptions {
                                              behavior: alert.secondaryButtonBehavior)
         }
         if sound != nil { request.sound = Parse.sound(sound) }
-        if let volume { request.ring.volume = try Parse.percentage(volume) }
-        if let fade { request.ring.fadeIn = try Parse.duration(fade, option: "--fade") }
-        if let ringLimit { request.ring.ringLimit = try Parse.duration(ringLimit, option: "--ring-limit") }
+        request.ring = try ringOptions(request.ring)
         if noWake { request.ring.wakesMachine = false }
     }
 }
@@ -116,15 +158,31 @@ extension AlarmPresentation {
     }
 }
 
+/// A value typed as several words (`add tomorrow 7:30`, `timer 1h 30m`): people do not quote.
+enum Words {
+    /// The words as one text; none is a usage error naming the argument.
+    static func joined(_ words: [String], name: String) throws -> String {
+        guard !words.isEmpty else { throw ValidationError(L("Missing expected argument '<%@>'", name)) }
+        return words.joined(separator: " ")
+    }
+}
+
 /// Option values read with `InputParser`, errors naming the option.
 enum Parse {
-    static func duration(_ text: String, option: String) throws -> TimeInterval {
-        do { return try InputParser.duration(text) } catch { throw ValidationError("\(option): \(error)") }
+    /// A duration within `range` (the agent's bound for what it sets), refused naming `option`.
+    static func duration(_ text: String, option: String, within range: DurationRange) throws -> TimeInterval {
+        let seconds: TimeInterval
+        do { seconds = try InputParser.duration(text) } catch { throw ValidationError("\(option): \(error)") }
+        try range.check(seconds, text: text, option: option)
+        return seconds
     }
 
-    /// A timer's length: a duration or a bare number of seconds.
+    /// A timer's length: a duration or a bare number of seconds, within a countdown's bounds.
     static func timerLength(_ text: String, option: String) throws -> TimeInterval {
-        do { return try InputParser.timerLength(text) } catch { throw ValidationError("\(option): \(error)") }
+        let seconds: TimeInterval
+        do { seconds = try InputParser.timerLength(text) } catch { throw ValidationError("\(option): \(error)") }
+        try DurationRange.countdown.check(seconds, text: text, option: option)
+        return seconds
     }
 
     /// `--secondary`: the button, what it does, and its intent.
@@ -186,4 +244,39 @@ enum VolumeScale {
 
     /// Where the slider stands at linear volume `linear` (0 to 1).
     static func slider(linear: Double) -> Double { cbrt(max(0, linear)) }
+}
+
+/// The lengths the agent accepts for what a duration option sets, so that the CLI refuses a
+/// wrong one itself, in the option's words and the user's language: the agent's own refusal
+/// names the request's fields (preAlert, ringLimit), which are an app's words, not a person's.
+struct DurationRange {
+    /// `nil`: anything longer than zero (which the parser requires of every duration).
+    var shortest: TimeInterval?
+    var longest: TimeInterval
+
+    /// A timer's length, a pre-alert, a repeat (`AlarmRequest.validate`).
+    static let countdown = DurationRange(shortest: nil, longest: WireLimits.maximumCountdown)
+    /// A snooze, configured or chosen at the moment (`AlarmRecord.checkSnoozeLength`).
+    static let snooze = DurationRange(shortest: WireLimits.minimumSnooze, longest: WireLimits.maximumSnooze)
+    static let ringLimit = DurationRange(shortest: WireLimits.shortestRingLimit, longest: WireLimits.longestRingLimit)
+
+    func check(_ seconds: TimeInterval, text: String, option: String) throws {
+        let accepted = shortest.map { L("%@ to %@", Self.typed($0), Self.typed(longest)) } ?? L("up to %@", Self.typed(longest))
+        if seconds > longest {
+            throw ValidationError(L("%@: '%@' is longer than %@; accepted: %@", option, text, Self.typed(longest), accepted))
+        }
+        if let shortest, seconds < shortest {
+            throw ValidationError(L("%@: '%@' is shorter than %@; accepted: %@", option, text, Self.typed(shortest), accepted))
+        }
+    }
+
+    /// A bound as it is typed: `366d`, `24h`, `10m`, `5s` (the forms are English in every language).
+    static func typed(_ seconds: TimeInterval) -> String {
+        let whole = Int(seconds)
+        guard Double(whole) == seconds else { return "\(seconds)s" }
+        if whole >= 2 * 86_400, whole % 86_400 == 0 { return "\(whole / 86_400)d" }
+        if whole >= 3600, whole % 3600 == 0 { return "\(whole / 3600)h" }
+        if whole >= 60, whole % 60 == 0 { return "\(whole / 60)m" }
+        return "\(whole)s"
+    }
 }
