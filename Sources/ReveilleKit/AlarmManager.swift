@@ -187,7 +187,7 @@ public final class AlarmManager: Sendable {
 
     // MARK: Reveille's additions
 
-    /// Snoozes an alerting alarm for `duration` (more than 0 s, at most 24 hours) instead of its
+    /// Snoozes an alerting alarm for `duration` (1 s to 24 hours) instead of its
     /// `postAlert` length: a Reveille extension, not AlarmKit API (AlarmKit's `countdown(id:)`
     /// always uses the configured length).
     public func snooze(id: Alarm.ID, for duration: TimeInterval) throws { try client.snoozeBlocking(id, for: duration) }
