@@ -1,0 +1,179 @@
+import CGLib
+
+/// The one door to a connection's exported objects. Every object is exported through it, and
+/// once a connection has a gate nothing is exported beside it (`BusConnection.register` refuses).
+/// Before any work it applies to every method call and property read: who the caller is
+/// (`identify`, the agent's rules) against who the object is for (`Audience`), the argument
+/// bound of the object, and the caller's `ClientBudget` of loop time and of unread reply bytes.
+@GLibActor
+package final class ExportGate {
+    /// How a caller stands, as `identify` tells it.
+    package enum Caller: Sendable, Equatable {
+        /// The user's own tools: an unconfined process that did not introduce itself as an app
+        /// (the CLI, the alert window, the desktop's panel host).
+        case user
+        /// An unconfined app that introduced itself.
+        case app
+        /// An app in a sandbox (Flatpak).
+        case sandboxed
+    }
+
+    /// Who an object is for.
+    package enum Audience: String, Sendable, Equatable {
+        /// Every caller the agent can identify; the object answers each with its own view.
+        case everyone
+        /// The user's own tools only: the object shows or does what is the user's.
+        case user
+    }
+
+    /// An object the gate exported: for the log and the tests.
+    package struct Door: Sendable, Equatable {
+        package var path: String
+        package var interface: String
+        package var audience: Audience
+    }
+
+    /// What every client may cost by default: 5% of the loop over time, 0.2 s at once; 10 MiB of
+    /// replies unread (two of the largest pages and some), a Ping after each MiB.
+    package static let defaultLimits = ClientBudget.Limits(loopShare: 0.05, loopBurst: 0.2,
+                                                           unreadBytes: 10 << 20, confirmAfterBytes: 1 << 20)
+
+    /// The connection the objects are exported on.
+    package let bus: BusConnection
+    private let limits: ClientBudget.Limits
+    private let identify: @GLibActor (_ sender: String) -> Result<Caller, BusError>
+    private var budgets: [String: ClientBudget] = [:]
+    /// What was exported through the gate.
+    package private(set) var doors: [Door] = []
+
+    /// Takes over exporting on `bus`. `identify` says who a caller is, or the error to refuse it
+    /// with when that cannot be told (the agent fails closed).
+    package init(bus: BusConnection, limits: ClientBudget.Limits = ExportGate.defaultLimits,
+                 identify: @escaping @GLibActor (_ sender: String) -> Result<Caller, BusError>) {
+        self.bus = bus
+        self.limits = limits
+        self.identify = identify
+        bus.isGated = true
+    }
+
+    /// Exports the interfaces of `introspectionXML` at `path` for `audience`. A call reaches
+    /// `handler` only once the caller is admitted; its arguments are converted only within
+    /// `maximumArgumentBytes` (`MethodCall.isOversized`). `properties` answers property reads
+    /// the same way (`nil`: no such property). Returns the registrations for `unexport`.
+    package func export(path: String, introspectionXML: String, audience: Audience, maximumArgumentBytes: Int,
+                        properties: (@GLibActor (_ interface: String, _ name: String) -> Variant?)? = nil,
+                        handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) -> [UInt32] {
+        let registrations = try bus.registerObject(
+            path: path, introspectionXML: introspectionXML, maximumArgumentBytes: maximumArgumentBytes,
+            properties: { [weak self] sender, interface, name in
+                guard let self else { return .failure(Self.gone) }
+                return self.admitted(sender, to: audience) {
+                    properties?(interface, name).map { .success($0) } ?? .failure(BusConnection.unknownProperty(name, in: interface))
+                }
+            },
+            handler: { [weak self] call in
+                guard let self else { return call.fail(name: Self.gone.name, message: Self.gone.message) }
+                let sender = call.sender
+                call.onAnswer = { [weak self] bytes in self?.replied(bytes, to: sender) }
+                let refusal = self.admitted(sender, to: audience) { () -> Result<Void, BusError> in
+                    handler(call)
+                    return .success(())
+                }
+                if case .failure(let error) = refusal { call.fail(name: error.name, message: error.message) }
+            })
+        let names = Self.interfaces(in: introspectionXML)
+        doors += names.map { Door(path: path, interface: $0, audience: audience) }
+        return registrations
+    }
+
+    /// Removes what `export` exported.
+    package func unexport(_ registrations: [UInt32]) { bus.unregister(registrations) }
+
+    // MARK: Admission
+
+    /// Runs `work` for `sender` if its budget and identity admit it to `audience`, charging the
+    /// loop time it took (the identity's lookup included); else the refusal.
+    private func admitted<Value>(_ sender: String, to audience: Audience,
+                                 _ work: () -> Result<Value, BusError>) -> Result<Value, BusError> {
+        let start = Self.now
+        var budget = budgets[sender] ?? ClientBudget(limits: limits, now: start)
+        let result: Result<Value, BusError>
+        if let refusal = budget.admit(now: start) {
+            result = .failure(Self.error(refusal))
+        } else {
+            switch identify(sender) {
+            case .failure(let error): result = .failure(error)
+            case .success(let caller) where audience == .user && caller != .user:
+                result = .failure(BusError(name: "org.freedesktop.DBus.Error.AccessDenied",
+                                           message: "this object shows the user's own alarms; it answers the user's own tools and the desktop's panel, not \(caller == .sandboxed ? "a sandboxed app" : "an app")"))
+            case .success:
+                // Stored before the work: a reply given during it is counted on this budget.
+                budgets[sender] = budget
+                result = work()
+                budget = budgets[sender] ?? budget
+            }
+        }
+        let end = Self.now
+        budget.charge(seconds: end - start, now: end)
+        budgets[sender] = budget
+        forgetIdleClients()
+        return result
+    }
+
+    /// A reply of `bytes` was queued toward `sender`: past the budget's step, a Ping follows it.
+    private func replied(_ bytes: Int, to sender: String) {
+        var budget = budgets[sender] ?? ClientBudget(limits: limits, now: Self.now)
+        let ping = budget.replied(bytes: bytes)
+        budgets[sender] = budget
+        guard ping else { return }
+        bus.call(destination: sender, path: "/", interface: "org.freedesktop.DBus.Peer", method: "Ping",
+                 timeoutMilliseconds: 30_000, autoStart: false) { [weak self] result in
+            // Any answer from the client itself, an error too, comes after it read what preceded the Ping.
+            let read: Bool
+            switch result {
+            case .success: read = true
+            case .failure(let error):
+                read = !error.name.hasPrefix("org.gtk.GLib.") && !error.isServiceMissing
+                    && error.name != "org.freedesktop.DBus.Error.NoReply"
+            }
+            self?.budgets[sender]?.pingAnswered(read: read)
+        }
+    }
+
+    /// Keeps the table of budgets to clients that owe something: a client that left the bus
+    /// is forgotten once it is idle.
+    private func forgetIdleClients() {
+        guard budgets.count > 64 else { return }
+        let now = Self.now
+        budgets = budgets.filter { !$0.value.isIdle(now: now) }
+    }
+
+    private static func error(_ refusal: ClientBudget.Refusal) -> BusError {
+        switch refusal {
+        case .busy(let seconds):
+            BusError(name: "org.freedesktop.DBus.Error.LimitsExceeded",
+                     message: "this connection used its share of reveille-agent's time; call again in \(Int((seconds * 1000).rounded(.up))) ms")
+        case .unread(let bytes):
+            BusError(name: "org.freedesktop.DBus.Error.LimitsExceeded",
+                     message: "\(bytes >> 10) KiB of replies wait for this connection, which has not read them; read them before calling again")
+        }
+    }
+
+    private static let gone = BusError(name: "org.freedesktop.DBus.Error.UnknownObject", message: "the object is going away")
+
+    /// Seconds on the monotonic clock.
+    private static var now: Double { Double(g_get_monotonic_time()) / 1_000_000 }
+
+    /// The interface names an introspection document declares.
+    private static func interfaces(in xml: String) -> [String] {
+        guard let node = g_dbus_node_info_new_for_xml(xml, nil) else { return [] }
+        defer { g_dbus_node_info_unref(node) }
+        var names: [String] = []
+        var index = 0
+        while let interface = node.pointee.interfaces[index] {
+            names.append(String(cString: interface.pointee.name))
+            index += 1
+        }
+        return names
+    }
+}
