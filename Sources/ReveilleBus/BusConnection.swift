@@ -383,6 +383,17 @@ package struct CallArguments: Sendable {
         if !isOversized, let parameters, case .tuple(let values) = Variant(parameters) { self.values = values } else { values = [] }
     }
 
+    /// A message body as GDBus reads it from a peer: `bytes` taken as a tuple of `signature`
+    /// (`g_variant_new_from_data`, untrusted: malformed data reads as the type's defaults),
+    /// then read as above (for fuzzing what a peer can send).
+    package init(serialized bytes: UnsafeRawBufferPointer, signature: String, limit: Int) {
+        let type = g_variant_type_new("(\(signature))")
+        defer { g_variant_type_free(type) }
+        let parameters = g_variant_ref_sink(g_variant_new_from_data(type, bytes.baseAddress, gsize(bytes.count), 0, nil, nil))
+        defer { g_variant_unref(parameters) }
+        self.init(parameters: parameters, limit: limit)
+    }
+
     /// `values` as a peer's call delivers them: serialized as one tuple, then read as above
     /// (for a handler fed in process what the bus would give it).
     package init(delivering values: [Variant], limit: Int) {

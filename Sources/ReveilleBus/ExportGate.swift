@@ -33,16 +33,31 @@ package final class ExportGate {
         package var audience: Audience
     }
 
-    /// What every client may cost by default: 5% of the loop over time, 0.2 s at once; 10 MiB of
-    /// replies unread (two of the largest pages and some), a Ping after each MiB.
-    package static let defaultLimits = ClientBudget.Limits(loopShare: 0.05, loopBurst: 0.2,
+    /// What every client may cost by default: a quarter of the loop over time, 1 s at once; 10 MiB
+    /// of replies unread (two of the largest pages and some), a Ping after each MiB.
+    package static let defaultLimits = ClientBudget.Limits(loopShare: 0.25, loopBurst: 1,
                                                            unreadBytes: 10 << 20, confirmAfterBytes: 1 << 20)
+    /// What all clients together may cost: half the loop over time, 1 s at once. The rest is the
+    /// alarms': however many clients call, the loop is never theirs alone, so no backlog grows.
+    package static let allClientsLimits = ClientBudget.Limits(loopShare: 0.5, loopBurst: 1, unreadBytes: .max, confirmAfterBytes: .max)
+    /// Calls of one client that wait for its budget to refill: a client that calls one at a time
+    /// is slowed, never refused; past these, calls are refused at once.
+    package static let maximumWaitingCalls = 8
 
     /// The connection the objects are exported on.
     package let bus: BusConnection
     private let limits: ClientBudget.Limits
     private let identify: @GLibActor (_ sender: String) -> Result<Caller, BusError>
     private var budgets: [String: ClientBudget] = [:]
+    /// The loop time of all clients together.
+    private var everyone = ClientBudget(limits: ExportGate.allClientsLimits, now: ExportGate.now)
+    /// Calls that wait for their client's budget, in order, by client.
+    private var waiting: [String: [Waiting]] = [:]
+    private struct Waiting {
+        let call: MethodCall
+        let audience: Audience
+        let handler: @GLibActor (MethodCall) -> Void
+    }
     /// What was exported through the gate.
     package private(set) var doors: [Door] = []
 
@@ -73,13 +88,7 @@ package final class ExportGate {
             },
             handler: { [weak self] call in
                 guard let self else { return call.fail(name: Self.gone.name, message: Self.gone.message) }
-                let sender = call.sender
-                call.onAnswer = { [weak self] bytes in self?.replied(bytes, to: sender) }
-                let refusal = self.admitted(sender, to: audience) { () -> Result<Void, BusError> in
-                    handler(call)
-                    return .success(())
-                }
-                if case .failure(let error) = refusal { call.fail(name: error.name, message: error.message) }
+                self.arrive(Waiting(call: call, audience: audience, handler: handler))
             })
         let names = Self.interfaces(in: introspectionXML)
         doors += names.map { Door(path: path, interface: $0, audience: audience) }
@@ -90,6 +99,56 @@ package final class ExportGate {
     package func unexport(_ registrations: [UInt32]) { bus.unregister(registrations) }
 
     // MARK: Admission
+
+    /// A call is served now, or waits behind its client's earlier calls or for its budget to
+    /// refill; past `maximumWaitingCalls` waiting it is refused.
+    private func arrive(_ next: Waiting) {
+        let sender = next.call.sender
+        if waiting[sender] == nil, busy(sender) == nil { return serve(next) }
+        guard (waiting[sender]?.count ?? 0) < Self.maximumWaitingCalls else {
+            let error = Self.error(.busy(seconds: busy(sender) ?? 0))
+            return next.call.fail(name: error.name, message: error.message)
+        }
+        let first = waiting[sender] == nil
+        waiting[sender, default: []].append(next)
+        if first { wake(sender) }
+    }
+
+    /// Serves the calls waiting for `sender` while its budget allows, and waits again when not.
+    private func drain(_ sender: String) {
+        while let queue = waiting[sender], let next = queue.first {
+            if busy(sender) != nil { return wake(sender) }
+            waiting[sender] = queue.count == 1 ? nil : Array(queue.dropFirst())
+            serve(next)
+        }
+    }
+
+    private func wake(_ sender: String) {
+        let milliseconds = UInt32(min(60_000, ((busy(sender) ?? 0) * 1000).rounded(.up))) + 1
+        MainLoopSources.after(milliseconds: milliseconds) { [weak self] in self?.drain(sender) }
+    }
+
+    /// The seconds before `sender` may be served again, when it, or all clients together, used
+    /// their share of the loop.
+    private func busy(_ sender: String) -> Double? {
+        let now = Self.now
+        var budget = budgets[sender] ?? ClientBudget(limits: limits, now: now)
+        defer { budgets[sender] = budget }
+        let own: Double? = if case .busy(let seconds) = budget.admit(now: now) { seconds } else { nil }
+        let all: Double? = if case .busy(let seconds) = everyone.admit(now: now) { seconds } else { nil }
+        guard own != nil || all != nil else { return nil }
+        return max(own ?? 0, all ?? 0)
+    }
+
+    private func serve(_ next: Waiting) {
+        let call = next.call
+        call.onAnswer = { [weak self, sender = call.sender] bytes in self?.replied(bytes, to: sender) }
+        let outcome = admitted(call.sender, to: next.audience) { () -> Result<Void, BusError> in
+            next.handler(call)
+            return .success(())
+        }
+        if case .failure(let error) = outcome { call.fail(name: error.name, message: error.message) }
+    }
 
     /// Runs `work` for `sender` if its budget and identity admit it to `audience`, charging the
     /// loop time it took (the identity's lookup included); else the refusal.
@@ -115,6 +174,7 @@ package final class ExportGate {
         }
         let end = Self.now
         budget.charge(seconds: end - start, now: end)
+        everyone.charge(seconds: end - start, now: end)
         budgets[sender] = budget
         forgetIdleClients()
         return result
@@ -145,7 +205,7 @@ package final class ExportGate {
     private func forgetIdleClients() {
         guard budgets.count > 64 else { return }
         let now = Self.now
-        budgets = budgets.filter { !$0.value.isIdle(now: now) }
+        budgets = budgets.filter { !$0.value.isIdle(now: now) || waiting[$0.key] != nil }
     }
 
     private static func error(_ refusal: ClientBudget.Refusal) -> BusError {
@@ -162,7 +222,7 @@ package final class ExportGate {
     private static let gone = BusError(name: "org.freedesktop.DBus.Error.UnknownObject", message: "the object is going away")
 
     /// Seconds on the monotonic clock.
-    private static var now: Double { Double(g_get_monotonic_time()) / 1_000_000 }
+    private nonisolated static var now: Double { Double(g_get_monotonic_time()) / 1_000_000 }
 
     /// The interface names an introspection document declares.
     private static func interfaces(in xml: String) -> [String] {

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import ReveilleBus
 
 /// `com.canonical.dbusmenu`'s methods answered from a `PanelMenu`, as pure code: what arrives
@@ -83,4 +84,26 @@ extension PanelMenu {
     private static func int32(_ value: Variant) -> Int32 { value.int64.flatMap { Int32(exactly: $0) } ?? -1 }
     private static func int32s(_ value: Variant) -> [Int32] { (value.array ?? []).map(int32) }
     private static func strings(_ value: Variant) -> [String] { (value.array ?? []).compactMap(\.string) }
+}
+
+/// The menu's answers checked against their bounds, for the fuzz target (`reveille-fuzz-dbusmenu`).
+package enum PanelMenuProbe {
+    /// A menu as one ringing alarm and one counting down show it.
+    static let menu = PanelMenu.empty.showing([
+        .heading("Tea"), .button(UUID(), .stop, label: "Stop"), .button(UUID(), .secondary, label: "Snooze"), .separator,
+        .heading("Pasta"), .button(UUID(), .pause, label: "Pause"), .button(UUID(), .stop, label: "Cancel"),
+    ])
+
+    /// Answers `method` from `menu` and traps when the answer passes its bounds.
+    package static func check(_ method: String, _ arguments: [Variant]) {
+        let answer = menu.answer(method, arguments)
+        precondition(Set(answer.clicked).count == answer.clicked.count, "an item clicked twice by one call")
+        precondition(answer.clicked.allSatisfy { menu.knows($0) && $0 != 0 }, "a click on an item the menu does not have")
+        guard case .reply(let values) = answer.outcome else { return }
+        let items = menu.items.count + 1
+        for value in values {
+            guard case .array(let type, let entries) = value else { continue }
+            precondition(entries.count <= max(items, PanelMenu.maximumReportedIDs), "\(method) answered \(entries.count) \(type) entries")
+        }
+    }
 }
