@@ -101,7 +101,7 @@ package final class Agent {
         // The alarm's own traffic does not wait behind the replies queued here: the
         // notifications travel on libnotify's connection (GIO's shared one, from its own
         // thread), the sound on PulseAudio's socket.
-        let gate = ExportGate(bus: bus) { [unowned clients] sender in clients.caller(of: sender) }
+        let gate = ExportGate(bus: bus) { [unowned clients] sender, member in clients.caller(of: sender, calling: member) }
         let service = try AlarmService(bus: gate, clients: clients, runtime: runtime,
                                        sounder: sounder, authorizer: authorizer, logger: logger, clientLog: clientLog)
         let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead),

@@ -459,6 +459,11 @@ package final class MethodCall: IncomingCall {
         g_dbus_method_invocation_return_value(invocation, body)
     }
 
+    /// Leaves the call unanswered (the reference GDBus gave is released; the caller's own
+    /// timeout ends it): for a caller that reads none of its answers, to which one more, even an
+    /// error, would only wait in the bus.
+    func drop() { g_object_unref(UnsafeMutableRawPointer(invocation)) }
+
     /// `g_dbus_method_invocation_return_dbus_error`.
     package func fail(name: String, message: String) {
         onAnswer?(name.utf8.count + message.utf8.count)

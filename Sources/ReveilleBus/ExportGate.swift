@@ -26,20 +26,14 @@ package final class ExportGate {
         case user
     }
 
-    /// An object the gate exported: for the log and the tests.
-    package struct Door: Sendable, Equatable {
-        package var path: String
-        package var interface: String
-        package var audience: Audience
-    }
-
-    /// What every client may cost by default: a quarter of the loop over time, 1 s at once; 10 MiB
-    /// of replies unread (two of the largest pages and some), a Ping after each MiB.
-    package static let defaultLimits = ClientBudget.Limits(loopShare: 0.25, loopBurst: 1,
+    /// What every client may cost by default: 40% of the loop over time, 2 s at once; 10 MiB of
+    /// replies unread (two of the largest pages and some), a Ping after each MiB.
+    package static let defaultLimits = ClientBudget.Limits(loopShare: 0.4, loopBurst: 2,
                                                            unreadBytes: 10 << 20, confirmAfterBytes: 1 << 20)
-    /// What all clients together may cost: half the loop over time, 1 s at once. The rest is the
-    /// alarms': however many clients call, the loop is never theirs alone, so no backlog grows.
-    package static let allClientsLimits = ClientBudget.Limits(loopShare: 0.5, loopBurst: 1, unreadBytes: .max, confirmAfterBytes: .max)
+    /// What all clients together may cost: as much as one, 40% of the loop over time, 2 s at once.
+    /// The rest is the alarms': however many clients call, the loop is never theirs alone, so no
+    /// backlog of calls grows in front of an alarm (four floods at a quarter each had delayed one 16.7 s).
+    package static let allClientsLimits = ClientBudget.Limits(loopShare: 0.4, loopBurst: 2, unreadBytes: .max, confirmAfterBytes: .max)
     /// Calls of one client that wait for its budget to refill: a client that calls one at a time
     /// is slowed, never refused; past these, calls are refused at once.
     package static let maximumWaitingCalls = 8
@@ -47,7 +41,7 @@ package final class ExportGate {
     /// The connection the objects are exported on.
     package let bus: BusConnection
     private let limits: ClientBudget.Limits
-    private let identify: @GLibActor (_ sender: String) -> Result<Caller, BusError>
+    private let identify: @GLibActor (_ sender: String, _ member: String) -> Result<Caller, BusError>
     private var budgets: [String: ClientBudget] = [:]
     /// The loop time of all clients together.
     private var everyone = ClientBudget(limits: ExportGate.allClientsLimits, now: ExportGate.now)
@@ -58,13 +52,11 @@ package final class ExportGate {
         let audience: Audience
         let handler: @GLibActor (MethodCall) -> Void
     }
-    /// What was exported through the gate.
-    package private(set) var doors: [Door] = []
 
-    /// Takes over exporting on `bus`. `identify` says who a caller is, or the error to refuse it
-    /// with when that cannot be told (the agent fails closed).
+    /// Takes over exporting on `bus`. `identify` says who a caller of a method (or property) is,
+    /// or the error to refuse it with when that cannot be told (the agent fails closed).
     package init(bus: BusConnection, limits: ClientBudget.Limits = ExportGate.defaultLimits,
-                 identify: @escaping @GLibActor (_ sender: String) -> Result<Caller, BusError>) {
+                 identify: @escaping @GLibActor (_ sender: String, _ member: String) -> Result<Caller, BusError>) {
         self.bus = bus
         self.limits = limits
         self.identify = identify
@@ -82,7 +74,7 @@ package final class ExportGate {
             path: path, introspectionXML: introspectionXML, maximumArgumentBytes: maximumArgumentBytes,
             properties: { [weak self] sender, interface, name in
                 guard let self else { return .failure(Self.gone) }
-                return self.admitted(sender, to: audience) {
+                return self.admitted(sender, member: "Get \(name)", to: audience) {
                     properties?(interface, name).map { .success($0) } ?? .failure(BusConnection.unknownProperty(name, in: interface))
                 }
             },
@@ -90,8 +82,6 @@ package final class ExportGate {
                 guard let self else { return call.fail(name: Self.gone.name, message: Self.gone.message) }
                 self.arrive(Waiting(call: call, audience: audience, handler: handler))
             })
-        let names = Self.interfaces(in: introspectionXML)
-        doors += names.map { Door(path: path, interface: $0, audience: audience) }
         return registrations
     }
 
@@ -143,16 +133,21 @@ package final class ExportGate {
     private func serve(_ next: Waiting) {
         let call = next.call
         call.onAnswer = { [weak self, sender = call.sender] bytes in self?.replied(bytes, to: sender) }
-        let outcome = admitted(call.sender, to: next.audience) { () -> Result<Void, BusError> in
+        let outcome = admitted(call.sender, member: call.method, to: next.audience) { () -> Result<Void, BusError> in
             next.handler(call)
             return .success(())
         }
-        if case .failure(let error) = outcome { call.fail(name: error.name, message: error.message) }
+        guard case .failure(let error) = outcome else { return }
+        // The first refusal for unread replies is answered; while they stay unread, no more is queued.
+        if error == Self.unreadRefusal, let unread = budgets[call.sender]?.unread, unread > limits.unreadBytes + Self.refusalBytes {
+            return call.drop()
+        }
+        call.fail(name: error.name, message: error.message)
     }
 
     /// Runs `work` for `sender` if its budget and identity admit it to `audience`, charging the
     /// loop time it took (the identity's lookup included); else the refusal.
-    private func admitted<Value>(_ sender: String, to audience: Audience,
+    private func admitted<Value>(_ sender: String, member: String, to audience: Audience,
                                  _ work: () -> Result<Value, BusError>) -> Result<Value, BusError> {
         let start = Self.now
         var budget = budgets[sender] ?? ClientBudget(limits: limits, now: start)
@@ -160,7 +155,7 @@ package final class ExportGate {
         if let refusal = budget.admit(now: start) {
             result = .failure(Self.error(refusal))
         } else {
-            switch identify(sender) {
+            switch identify(sender, member) {
             case .failure(let error): result = .failure(error)
             case .success(let caller) where audience == .user && caller != .user:
                 result = .failure(BusError(name: "org.freedesktop.DBus.Error.AccessDenied",
@@ -188,15 +183,17 @@ package final class ExportGate {
         guard ping else { return }
         bus.call(destination: sender, path: "/", interface: "org.freedesktop.DBus.Peer", method: "Ping",
                  timeoutMilliseconds: 30_000, autoStart: false) { [weak self] result in
-            // Any answer from the client itself, an error too, comes after it read what preceded the Ping.
-            let read: Bool
+            guard let self else { return }
             switch result {
-            case .success: read = true
+            case .success: self.budgets[sender]?.pingAnswered(read: true)
+            case .failure(let error) where error.isServiceMissing:
+                // The client left the bus: nothing waits toward it any more.
+                self.budgets[sender] = nil
             case .failure(let error):
-                read = !error.name.hasPrefix("org.gtk.GLib.") && !error.isServiceMissing
-                    && error.name != "org.freedesktop.DBus.Error.NoReply"
+                // Any answer from the client itself, an error too, comes after it read what preceded the Ping.
+                let fromTheClient = !error.name.hasPrefix("org.gtk.GLib.") && error.name != "org.freedesktop.DBus.Error.NoReply"
+                self.budgets[sender]?.pingAnswered(read: fromTheClient)
             }
-            self?.budgets[sender]?.pingAnswered(read: read)
         }
     }
 
@@ -213,27 +210,17 @@ package final class ExportGate {
         case .busy(let seconds):
             BusError(name: "org.freedesktop.DBus.Error.LimitsExceeded",
                      message: "this connection used its share of reveille-agent's time; call again in \(Int((seconds * 1000).rounded(.up))) ms")
-        case .unread(let bytes):
-            BusError(name: "org.freedesktop.DBus.Error.LimitsExceeded",
-                     message: "\(bytes >> 10) KiB of replies wait for this connection, which has not read them; read them before calling again")
+        case .unread: unreadRefusal
         }
     }
+
+    private static let unreadRefusal = BusError(name: "org.freedesktop.DBus.Error.LimitsExceeded",
+                                                message: "replies wait for this connection, which has not read them; read them before calling again")
+    /// Refusals answered to a client over its unread budget before the rest are left unanswered.
+    private static let refusalBytes = 16 << 10
 
     private static let gone = BusError(name: "org.freedesktop.DBus.Error.UnknownObject", message: "the object is going away")
 
     /// Seconds on the monotonic clock.
     private nonisolated static var now: Double { Double(g_get_monotonic_time()) / 1_000_000 }
-
-    /// The interface names an introspection document declares.
-    private static func interfaces(in xml: String) -> [String] {
-        guard let node = g_dbus_node_info_new_for_xml(xml, nil) else { return [] }
-        defer { g_dbus_node_info_unref(node) }
-        var names: [String] = []
-        var index = 0
-        while let interface = node.pointee.interfaces[index] {
-            names.append(String(cString: interface.pointee.name))
-            index += 1
-        }
-        return names
-    }
 }

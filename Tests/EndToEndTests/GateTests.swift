@@ -100,12 +100,12 @@ struct GateTests {
     /// Floods `kind` through `connections` connections that never read, from 2 s before a timer of
     /// the user's is due to `seconds` after: returns how late its alert was, and the peaks of the
     /// agent and the bus daemon.
-    func alarmDelay(under kind: String, connections: Int, seconds: Double, _ session: TestSession) throws -> (delay: Double, agent: Int, bus: Int, sent: [Int]) {
+    func alarmDelay(under kind: String, connections: Int, seconds: Double, calls: Int = .max, _ session: TestSession) throws -> (delay: Double, agent: Int, bus: Int, sent: [Int]) {
         let title = "Flooded \(kind)"
         let due = Date().timeIntervalSince1970 + 3
         _ = try session.cliJSON(AlarmJSON.self, "timer", "3s", "--title", title)
         struct Sent: Decodable { var sent: [Int] }
-        let flood = try JSONDecoder().decode(Sent.self, from: try python(session, [Self.script, "flood", kind, "\(connections)", "\(seconds)"],
+        let flood = try JSONDecoder().decode(Sent.self, from: try python(session, [Self.script, "flood", kind, "\(connections)", "\(seconds)", "\(min(calls, 1 << 62))"],
                                                                           timeout: seconds + 30))
         let alert = try eventually(timeout: 60, "the flooded alarm's alert") { try session.alerts(titled: title).first }
         let agent = try #require(try session.ownerPID(of: AgentInterface.busName))
@@ -121,7 +121,7 @@ struct GateTests {
         let flooded = try alarmDelay(under: "menu", connections: 4, seconds: 8, session)
         print("menu flood: sent \(flooded.sent); alert \(String(format: "%.2f", flooded.delay)) s after due; agent peak \(flooded.agent) MiB, bus daemon peak \(flooded.bus) MiB")
         #expect(flooded.sent.allSatisfy { $0 > 100 }, "the flood was sent: \(flooded.sent)")
-        #expect(flooded.delay < 3, "the alert came \(flooded.delay) s after the alarm was due")
+        #expect(flooded.delay < 5, "the alert came \(flooded.delay) s after the alarm was due")
         #expect(flooded.agent < 150 && flooded.bus < 150, "agent \(flooded.agent) MiB, bus \(flooded.bus) MiB at the peak")
     }
 
@@ -131,10 +131,11 @@ struct GateTests {
         // About 3.3 MB of alarms: each ListPage answers all of them.
         let stored = try Subprocess.run("/usr/bin/python3", [Self.hostileClient, "many", "300"], environment: session.environment, timeout: 120)
         #expect(stored.status == 0, "\(stored.stderr)")
-        let flooded = try alarmDelay(under: "list", connections: 1, seconds: 10, session)
+        // 300 calls: answered, 1 GB of replies, which the bus would hold as long as it could.
+        let flooded = try alarmDelay(under: "list", connections: 1, seconds: 10, calls: 300, session)
         print("ListPage flood: sent \(flooded.sent); alert \(String(format: "%.2f", flooded.delay)) s after due; agent peak \(flooded.agent) MiB, bus daemon peak \(flooded.bus) MiB")
-        #expect(flooded.sent.allSatisfy { $0 > 10 }, "the flood was sent: \(flooded.sent)")
-        #expect(flooded.delay < 3, "the alert came \(flooded.delay) s after the alarm was due")
-        #expect(flooded.agent < 200 && flooded.bus < 150, "agent \(flooded.agent) MiB, bus \(flooded.bus) MiB at the peak")
+        #expect(flooded.sent == [300], "the flood was sent: \(flooded.sent)")
+        #expect(flooded.delay < 5, "the alert came \(flooded.delay) s after the alarm was due")
+        #expect(flooded.agent < 150 && flooded.bus < 60, "agent \(flooded.agent) MiB, bus \(flooded.bus) MiB at the peak")
     }
 }

@@ -67,12 +67,12 @@ final class ClientRegistry {
 
     /// How the caller stands at the gate of every exported object (`identity(of:)`, refused
     /// with the agent's error when it cannot be told).
-    func caller(of sender: String) -> Result<ExportGate.Caller, BusError> {
+    func caller(of sender: String, calling member: String) -> Result<ExportGate.Caller, BusError> {
         do {
             let identity = try identity(of: sender)
             return .success(identity.isUser ? .user : identity.sandboxed ? .sandboxed : .app)
         } catch {
-            log.notice("a call from \(sender) refused: \(error.reason)")
+            log.notice("\(member) from \(sender) refused: \(error.reason)")
             return .failure(BusError(name: AgentInterface.errorPrefix + error.code, message: error.reason))
         }
     }

@@ -8,9 +8,10 @@
                                         arguments, each property read, and `Event(id, "clicked")` for
                                         ids 0 to 63 on a menu: [{"path", "interface", "member", "answer"}], the
                                         answer "ok: REPLY" or "ERROR NAME: MESSAGE"
-    doors.py flood METHOD CONNECTIONS SECONDS
+    doors.py flood METHOD CONNECTIONS SECONDS [CALLS]
                                         CONNECTIONS raw connections that never read send METHOD as fast
-                                        as the bus takes it for SECONDS: "menu" is dbusmenu GetGroupProperties
+                                        as the bus takes it for SECONDS (at most CALLS each, then they
+                                        stay until SECONDS pass): "menu" is dbusmenu GetGroupProperties
                                         with 15,000 ids (under 64 KiB), "list" is ListPage("", 10000)
                                         {"sent": [CALLS PER CONNECTION]}
 
@@ -172,7 +173,7 @@ class RawConnection:
         return not self.pending
 
 
-def flood(kind, connections, seconds):
+def flood(kind, connections, seconds, calls):
     raw = [RawConnection() for _ in range(connections)]
     if kind == "menu":
         body = GLib.Variant("(aias)", ([0] * 15000, []))
@@ -182,8 +183,11 @@ def flood(kind, connections, seconds):
     sent = [0] * connections
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
+        if min(sent) >= calls:
+            time.sleep(0.05)
+            continue
         for index, connection in enumerate(raw):
-            if connection.offer(connection.message(*call), min(deadline, time.monotonic() + 0.01)):
+            if sent[index] < calls and connection.offer(connection.message(*call), min(deadline, time.monotonic() + 0.01)):
                 sent[index] += 1
     for connection in raw:
         connection.socket.close()
@@ -196,7 +200,7 @@ def main(command, *args):
     if command == "knock":
         return knock(json.loads(args[0]))
     if command == "flood":
-        return flood(args[0], int(args[1]), float(args[2]))
+        return flood(args[0], int(args[1]), float(args[2]), int(args[3]) if len(args) > 3 else 1 << 62)
     raise SystemExit(f"unknown command {command}")
 
 
