@@ -69,20 +69,16 @@ struct GateTests {
         // A caller whose identity cannot be told is refused at every door, before any work.
         let nobody = try knock(session, doors, from: try sandbox(session, "garbled", info: "\u{1}not a key file"))
         #expect(nobody.count >= doors.count)
-        for knock in nobody {
-            #expect(isRefusal(knock) && (knock.answer.hasPrefix("ok") || knock.answer.contains("cannot tell whether")),
-                    "\(knock.path) \(knock.interface).\(knock.member) answered a caller it cannot identify: \(knock.answer)")
-        }
+        let answeredNobody = nobody.filter { !isRefusal($0) || !($0.answer.hasPrefix("ok") || $0.answer.contains("cannot tell whether")) }
+        #expect(answeredNobody.isEmpty, "\(answeredNobody.count) of \(nobody.count) answered a caller the agent cannot identify: \(answeredNobody.prefix(5).map { "\($0.path) \($0.interface).\($0.member): \($0.answer.prefix(160))" })")
 
         // A sandboxed app is refused at every door that is the user's, and reads nothing of the user's.
         let usersDoors = doors.filter { !Self.forEveryone.contains($0.interface) }
         #expect(!usersDoors.isEmpty)
         let boxed = try knock(session, usersDoors, from: try sandbox(session, "boxed", info: "[Application]\nname=org.test.Boxed\n"))
-        for knock in boxed {
-            #expect(isRefusal(knock) && (knock.answer.hasPrefix("ok") || knock.answer.contains("org.freedesktop.DBus.Error.AccessDenied")),
-                    "\(knock.path) \(knock.interface).\(knock.member) answered a sandboxed app: \(knock.answer)")
-            #expect(!knock.answer.contains(secret))
-        }
+        let answeredBoxed = boxed.filter { !isRefusal($0) || !($0.answer.hasPrefix("ok") || $0.answer.contains("org.freedesktop.DBus.Error.AccessDenied")) }
+        #expect(answeredBoxed.isEmpty, "\(answeredBoxed.count) of \(boxed.count) answered a sandboxed app: \(answeredBoxed.prefix(5).map { "\($0.path) \($0.interface).\($0.member): \($0.answer.prefix(160))" })")
+        #expect(!boxed.contains { $0.answer.contains(secret) }, "the sandbox read the user's alarm's title")
         #expect(boxed.contains { $0.member == "Event(2)" }, "the sandbox clicked the menu's items")
         // Its clicks on Pause and Cancel reached nothing: the timer still counts down.
         #expect(try session.agentState(of: timer.id) == "countdown")
