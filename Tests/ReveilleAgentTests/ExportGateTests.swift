@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import ReveilleTestTraits
+import ReveilleTestSupport
 @testable import ReveilleAgent
 import ReveilleBus
 
@@ -75,5 +77,28 @@ struct ExportGateTests {
         }
         #expect(menu.answer("Event", [.int32(12345), .string("clicked")]).outcome
                 == .failure(name: "com.canonical.dbusmenu.Error.UnknownItem", message: "no menu item 12345 in revision 1; read the layout again (GetLayout)"))
+    }
+}
+
+/// Once a connection has a gate, nothing is exported beside it (issue 43, Deliver 1).
+@Suite("The gate's connection", .waitsOnItsOwnThread)
+struct ExportGateConnectionTests {
+    static let xml = #"<node><interface name="org.test.Door"><method name="Knock"/></interface></node>"#
+
+    @Test func aConnectionWithAGateExportsNothingBesideIt() async throws {
+        let session = try TestSession(audio: .none)
+        let bus = try BusConnection.connect(address: try #require(session.environment["DBUS_SESSION_BUS_ADDRESS"]))
+        try await Task { @GLibActor in
+            let before = try bus.register(path: "/Before", introspectionXML: Self.xml) { $0.reply() }
+            #expect(before.count == 1, "a connection without a gate exports as before (the wake helper's, the tests' peers)")
+            let gate = ExportGate(bus: bus) { _, _ in .success(.user) }
+            #expect(throws: BusError.self, "a door beside the gate") {
+                try bus.register(path: "/Beside", introspectionXML: Self.xml) { $0.reply() }
+            }
+            let through = try gate.export(path: "/Through", introspectionXML: Self.xml, audience: .user, maximumArgumentBytes: 1024) { $0.reply() }
+            #expect(through.count == 1)
+            gate.unexport(through)
+            bus.unregister(before)
+        }.value
     }
 }
