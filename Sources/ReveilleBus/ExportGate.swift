@@ -26,14 +26,15 @@ package final class ExportGate {
         case user
     }
 
-    /// What every client may cost by default: half the loop over time, 3 s at once; 10 MiB of
+    /// What every client may cost by default: half the loop over time, 1 s at once; 10 MiB of
     /// replies unread (two of the largest pages and some), a Ping after each MiB.
-    package static let defaultLimits = ClientBudget.Limits(loopShare: 0.5, loopBurst: 3,
+    package static let defaultLimits = ClientBudget.Limits(loopShare: 0.5, loopBurst: 1,
                                                            unreadBytes: 10 << 20, confirmAfterBytes: 1 << 20)
-    /// What all clients together may cost: as much as one, half the loop over time, 3 s at once.
-    /// The rest is the alarms': however many clients call, the loop is never theirs alone, so no
-    /// backlog of calls grows in front of an alarm (four floods at a quarter each had delayed one 16.7 s).
-    package static let allClientsLimits = ClientBudget.Limits(loopShare: 0.5, loopBurst: 3, unreadBytes: .max, confirmAfterBytes: .max)
+    /// What all clients together may cost: half the loop over time, 0.5 s at once. The rest is the
+    /// alarms': however many clients call, the loop is never theirs alone, so no backlog of calls
+    /// grows in front of an alarm. The burst is what an alarm may wait behind: four menu floods
+    /// delayed one 16.7 s at a quarter each and no total, 4.3 s with a 3 s burst, 0.2 s with this.
+    package static let allClientsLimits = ClientBudget.Limits(loopShare: 0.5, loopBurst: 0.5, unreadBytes: .max, confirmAfterBytes: .max)
     /// Calls of one client that wait for its budget to refill: a client that calls one at a time
     /// is slowed, never refused; past these, calls are refused at once.
     package static let maximumWaitingCalls = 8
