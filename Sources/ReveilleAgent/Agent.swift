@@ -95,7 +95,14 @@ package final class Agent {
         let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger),
                                     server: notifications, logger: logger, clock: clock)
         let clientLog = ClientLog(logger: logger)
-        let service = try AlarmService(bus: bus, clients: ClientRegistry(bus: bus, log: clientLog), runtime: runtime,
+        let clients = ClientRegistry(bus: bus, log: clientLog)
+        // Every object on the agent's connection is exported through this gate, and nothing
+        // beside it: the caller's identity, argument bounds and each client's budget first.
+        // The alarm's own traffic does not wait behind the replies queued here: the
+        // notifications travel on libnotify's connection (GIO's shared one, from its own
+        // thread), the sound on PulseAudio's socket.
+        let gate = ExportGate(bus: bus) { [unowned clients] sender, member in clients.caller(of: sender, calling: member) }
+        let service = try AlarmService(bus: gate, clients: clients, runtime: runtime,
                                        sounder: sounder, authorizer: authorizer, logger: logger, clientLog: clientLog)
         let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead),
                                      stateDirectory: paths.stateDirectory, logger: logger, runtime: runtime, clock: clock)
@@ -104,7 +111,7 @@ package final class Agent {
         runtime.history = history
         service.history = history
         let panel = settings.panelItem
-            ? try PanelItem(bus: bus, runtime: runtime, logger: logger, clock: clock) : nil
+            ? try PanelItem(gate: gate, runtime: runtime, logger: logger, clock: clock) : nil
         let windows = AlertWindows(setting: settings.alertWindow, environment: options.environment, logger: logger, clock: clock)
         // Nothing is sent anywhere until `reveille sync add`.
         let sync = SyncService(runtime: runtime, stateDirectory: paths.stateDirectory, interval: syncInterval, logger: logger, clock: clock)

@@ -229,10 +229,36 @@ package final class BusConnection {
     /// (`MethodCall.isOversized`), so its size costs nothing beyond what GDBus already read.
     /// `properties` answers the interfaces' readable properties (`org.freedesktop.DBus.Properties`'
     /// Get and GetAll) by interface and name; `nil` from it is an unknown property.
+    /// Refused on a connection that has an `ExportGate`: its objects are exported through it.
     @discardableResult
     package func register(path: String, introspectionXML: String, maximumArgumentBytes: Int = .max,
                          properties: (@GLibActor (_ interface: String, _ name: String) -> Variant?)? = nil,
                          handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) -> [UInt32] {
+        guard !isGated else {
+            throw BusError(name: "org.freedesktop.DBus.Error.AccessDenied",
+                           message: "\(path) is exported on a connection with a gate; export it through the connection's ExportGate")
+        }
+        let answer = properties.map { properties in
+            { @GLibActor (_: String, interface: String, name: String) -> Result<Variant, BusError> in
+                properties(interface, name).map { .success($0) } ?? .failure(BusConnection.unknownProperty(name, in: interface))
+            }
+        }
+        return try registerObject(path: path, introspectionXML: introspectionXML, maximumArgumentBytes: maximumArgumentBytes,
+                                  properties: answer, handler: handler)
+    }
+
+    /// Set by the connection's `ExportGate`: from then on `register` refuses, and only the gate exports.
+    var isGated = false
+
+    nonisolated static func unknownProperty(_ name: String, in interface: String) -> BusError {
+        BusError(name: "org.freedesktop.DBus.Error.UnknownProperty", message: "no readable property \(name) in \(interface)")
+    }
+
+    /// `register`'s work, for the gate too: `properties` hears the caller's unique name and
+    /// answers a value or the error to return.
+    func registerObject(path: String, introspectionXML: String, maximumArgumentBytes: Int,
+                        properties: (@GLibActor (_ sender: String, _ interface: String, _ name: String) -> Result<Variant, BusError>)?,
+                        handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) -> [UInt32] {
         var error: UnsafeMutablePointer<GError>?
         guard let node = g_dbus_node_info_new_for_xml(introspectionXML, &error) else { throw BusError(consuming: error) }
         defer { g_dbus_node_info_unref(node) }
@@ -242,22 +268,22 @@ package final class BusConnection {
             var vtable = GDBusInterfaceVTable()
             vtable.method_call = { _, sender, _, interface, method, parameters, invocation, userData in
                 let (handler, limit, _) = CallbackBox<Registration>.from(userData)
-                let arguments = CallArguments(parameters: parameters, limit: limit)
                 let call = MethodCall(invocation: invocation!, sender: sender.map { String(cString: $0) } ?? "",
                                       interface: interface.map { String(cString: $0) } ?? "",
-                                      method: method.map { String(cString: $0) } ?? "", arguments: arguments.values,
-                                      argumentBytes: arguments.bytes, isOversized: arguments.isOversized)
+                                      method: method.map { String(cString: $0) } ?? "", parameters: parameters, limit: limit)
                 GLibActor.assumeIsolated { handler(call) }
             }
-            vtable.get_property = { _, _, _, interface, name, error, userData in
+            vtable.get_property = { _, sender, _, interface, name, error, userData in
                 let (_, _, properties) = CallbackBox<Registration>.from(userData)
+                let sender = sender.map { String(cString: $0) } ?? ""
                 let interface = interface.map { String(cString: $0) } ?? "", name = name.map { String(cString: $0) } ?? ""
-                guard let value = GLibActor.assumeIsolated({ properties?(interface, name) }) else {
-                    g_set_error_literal(error, g_dbus_error_quark(), Int32(G_DBUS_ERROR_UNKNOWN_PROPERTY.rawValue),
-                                        "no readable property \(name) in \(interface)")
+                let answer = GLibActor.assumeIsolated { properties?(sender, interface, name) } ?? .failure(BusConnection.unknownProperty(name, in: interface))
+                switch answer {
+                case .success(let value): return value.makeGVariant()
+                case .failure(let refusal):
+                    g_propagate_error(error, g_dbus_error_new_for_dbus_error(refusal.name, refusal.message))
                     return nil
                 }
-                return value.makeGVariant()
             }
             let box = CallbackBox((handler, maximumArgumentBytes, properties) as Registration)
             let registration = g_dbus_connection_register_object(connection, path, interface, &vtable, box.retainedPointer,
@@ -278,7 +304,8 @@ package final class BusConnection {
     }
 
     /// What `register` keeps for GDBus's callbacks: the method handler, the argument limit and the property getter.
-    private typealias Registration = ((@GLibActor (MethodCall) -> Void), Int, (@GLibActor (String, String) -> Variant?)?)
+    private typealias Registration = ((@GLibActor (MethodCall) -> Void), Int,
+                                      (@GLibActor (String, String, String) -> Result<Variant, BusError>)?)
 
     /// What happened to a requested bus name.
     package enum NameEvent: Sendable {
@@ -356,6 +383,17 @@ package struct CallArguments: Sendable {
         if !isOversized, let parameters, case .tuple(let values) = Variant(parameters) { self.values = values } else { values = [] }
     }
 
+    /// A message body as GDBus reads it from a peer: `bytes` taken as a tuple of `signature`
+    /// (`g_variant_new_from_data`, untrusted: malformed data reads as the type's defaults),
+    /// then read as above (for fuzzing what a peer can send).
+    package init(serialized bytes: UnsafeRawBufferPointer, signature: String, limit: Int) {
+        let type = g_variant_type_new("(\(signature))")
+        defer { g_variant_type_free(type) }
+        let parameters = g_variant_ref_sink(g_variant_new_from_data(type, bytes.baseAddress, gsize(bytes.count), 0, nil, nil))
+        defer { g_variant_unref(parameters) }
+        self.init(parameters: parameters, limit: limit)
+    }
+
     /// `values` as a peer's call delivers them: serialized as one tuple, then read as above
     /// (for a handler fed in process what the bus would give it).
     package init(delivering values: [Variant], limit: Int) {
@@ -388,30 +426,47 @@ package final class MethodCall: IncomingCall {
     package let sender: String
     package let interface: String
     package let method: String
-    package let arguments: [Variant]
+    /// The call's parameters as GDBus read them (one reference), converted when first asked for:
+    /// a call the gate refuses costs no conversion.
+    nonisolated(unsafe) private let parameters: OpaquePointer?
+    private let limit: Int
+    /// The arguments, converted on first use; empty when oversized.
+    package private(set) lazy var arguments: [Variant] = CallArguments(parameters: parameters, limit: limit).values
     /// The size of the arguments as the bus carried them (`g_variant_get_size`).
     package let argumentBytes: Int
     /// Larger than the registration allowed: `arguments` is empty, and the call must be refused.
-    package let isOversized: Bool
+    package var isOversized: Bool { argumentBytes > limit }
 
-    init(invocation: OpaquePointer, sender: String, interface: String, method: String, arguments: [Variant],
-         argumentBytes: Int = 0, isOversized: Bool = false) {
+    init(invocation: OpaquePointer, sender: String, interface: String, method: String, parameters: OpaquePointer?, limit: Int) {
         self.invocation = invocation
         self.sender = sender
         self.interface = interface
         self.method = method
-        self.arguments = arguments
-        self.argumentBytes = argumentBytes
-        self.isOversized = isOversized
+        self.parameters = parameters.map { g_variant_ref($0) }
+        self.limit = limit
+        argumentBytes = parameters.map { Int(g_variant_get_size($0)) } ?? 0
     }
+
+    deinit { if let parameters { g_variant_unref(parameters) } }
+
+    /// Hears the size of the answer as it is queued (the gate counts what waits toward the caller).
+    var onAnswer: (@GLibActor (_ bytes: Int) -> Void)?
 
     /// `g_dbus_method_invocation_return_value`.
     package func reply(_ values: [Variant] = []) {
-        g_dbus_method_invocation_return_value(invocation, Variant.tuple(values).makeGVariant())
+        let body = Variant.tuple(values).makeGVariant()
+        onAnswer?(Int(g_variant_get_size(body)))
+        g_dbus_method_invocation_return_value(invocation, body)
     }
+
+    /// Leaves the call unanswered (the reference GDBus gave is released; the caller's own
+    /// timeout ends it): for a caller that reads none of its answers, to which one more, even an
+    /// error, would only wait in the bus.
+    func drop() { g_object_unref(UnsafeMutableRawPointer(invocation)) }
 
     /// `g_dbus_method_invocation_return_dbus_error`.
     package func fail(name: String, message: String) {
+        onAnswer?(name.utf8.count + message.utf8.count)
         g_dbus_method_invocation_return_dbus_error(invocation, name, message)
     }
 }

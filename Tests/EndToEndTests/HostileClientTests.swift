@@ -68,6 +68,16 @@ struct HostileClientTests {
         #expect((answers["refused"] as? [String])?.first?.contains("at most 16 may") == true, "\(answers)")
     }
 
+    @Test func appsNeverTakeTheSubscriberSlotsKeptForTheUsersTools() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        // One process, eight app ids, sixteen connections each (N9): it had every one of the 128 slots.
+        let answers = try run(session, "apps-subscribe", "8")
+        #expect(answers["apps"] as? Int == 112, "\(answers)")
+        #expect((answers["refused"] as? [String])?.first?.contains("the rest are kept for the user's own tools") == true, "\(answers)")
+        #expect(answers["user"] as? String == "ok", "the user's alert window and CLI can still subscribe: \(answers)")
+    }
+
     @Test func reveilleWatchSaysWhyWhenEverySubscriberSlotIsTaken() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()

@@ -18,7 +18,7 @@ struct PanelItemClockTests {
         try await Task { @GLibActor in
             let clock = VirtualClock()
             let runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock)
-            let panel = try PanelItem(bus: bus, runtime: runtime, logger: .init(label: "test"), clock: clock)
+            let panel = try PanelItem(gate: ExportGate(bus: bus) { _, _ in .success(.user) }, runtime: runtime, logger: .init(label: "test"), clock: clock)
             runtime.add([panel])
             try runtime.start()
             clock.advance()

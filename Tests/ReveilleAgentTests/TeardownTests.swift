@@ -28,7 +28,7 @@ struct TeardownTests {
             let runtime = AgentRuntime(store: AlarmStore(directory: FilePath(folder)), settings: .init(), logger: .init(label: "test"),
                                        clock: clock)
             self.runtime = runtime
-            panel = try PanelItem(bus: bus, runtime: runtime, logger: .init(label: "test"), clock: clock)
+            panel = try PanelItem(gate: ExportGate(bus: bus) { _, _ in .success(.user) }, runtime: runtime, logger: .init(label: "test"), clock: clock)
         }
     }
 

@@ -65,6 +65,18 @@ final class ClientRegistry {
 
     func client(_ sender: String) -> Client? { clients[sender] }
 
+    /// How the caller stands at the gate of every exported object (`identity(of:)`, refused
+    /// with the agent's error when it cannot be told).
+    func caller(of sender: String, calling member: String) -> Result<ExportGate.Caller, BusError> {
+        do {
+            let identity = try identity(of: sender)
+            return .success(identity.isUser ? .user : identity.sandboxed ? .sandboxed : .app)
+        } catch {
+            log.notice("\(member) from \(sender) refused: \(error.reason)")
+            return .failure(BusError(name: AgentInterface.errorPrefix + error.code, message: error.reason))
+        }
+    }
+
     /// An app id as Hello and `reveille auth` accept it: reverse-DNS characters, at most 255, not the user's own.
     static func validate(appID: String) throws(AlarmError) {
         guard appID.wholeMatch(of: /[A-Za-z0-9_][A-Za-z0-9._-]{0,254}/) != nil, !appID.contains("..") else {
@@ -113,6 +125,9 @@ final class ClientRegistry {
     /// How many connections may subscribe at once: in all, and per app (the user's tools count as one).
     static let maximumSubscribers = 128
     static let maximumSubscribersPerApp = 16
+    /// Of `maximumSubscribers`, those only the user's own tools may take: apps, however many
+    /// ids they declare, never take the alert window's and the CLI's.
+    static let reservedForTheUser = maximumSubscribersPerApp
 
     /// The caller wants `AlarmsChanged` (its own view) from now on.
     func subscribe(_ sender: String, as identity: ClientIdentity) throws(AlarmError) {
@@ -120,6 +135,11 @@ final class ClientRegistry {
             let current = subscribers
             guard current.count < Self.maximumSubscribers else {
                 throw .invalidState("\(current.count) connections already subscribe; at most \(Self.maximumSubscribers) may")
+            }
+            let apps = current.count { !$0.identity.isUser }
+            let forApps = Self.maximumSubscribers - Self.reservedForTheUser
+            guard identity.isUser || apps < forApps else {
+                throw .invalidState("\(apps) connections of apps already subscribe; at most \(forApps) may (the rest are kept for the user's own tools)")
             }
             let mine = current.count { $0.identity == identity }
             guard mine < Self.maximumSubscribersPerApp else {

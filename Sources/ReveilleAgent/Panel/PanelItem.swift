@@ -14,6 +14,7 @@ import ReveilleCore
 /// the runtime, the same as the notification's button.
 @GLibActor
 final class PanelItem: AlarmFollower {
+    private let gate: ExportGate
     private let bus: BusConnection
     private weak var runtime: AgentRuntime?
     private let logger: Logger
@@ -37,12 +38,16 @@ final class PanelItem: AlarmFollower {
     private var nameRequest: UInt32?
     private let busName = PanelInterfaces.itemBusName(pid: ProcessInfo.processInfo.processIdentifier)
 
-    init(bus: BusConnection, runtime: AgentRuntime, logger: Logger, clock: any AgentClock) throws(BusError) {
-        self.bus = bus
+    /// Exports the item and its menu through `gate`, for the user's own tools only: the
+    /// desktop's panel host is one (an unconfined process that is no app), and what the objects
+    /// show (titles, countdowns) and do (Stop, Snooze) is the user's.
+    init(gate: ExportGate, runtime: AgentRuntime, logger: Logger, clock: any AgentClock) throws(BusError) {
+        self.gate = gate
+        bus = gate.bus
         self.runtime = runtime
         self.logger = logger
         self.clock = clock
-        registrations = try bus.register(path: PanelInterfaces.itemPath, introspectionXML: PanelInterfaces.itemXML,
+        registrations = try gate.export(path: PanelInterfaces.itemPath, introspectionXML: PanelInterfaces.itemXML, audience: .user,
                          maximumArgumentBytes: PanelInterfaces.maximumCallBytes,
                          properties: { [unowned self] _, name in self.itemProperty(name) }) { call in
             // The item is its menu (ItemIsMenu), which the host opens itself. Activate and the
@@ -54,14 +59,14 @@ final class PanelItem: AlarmFollower {
             }
             call.reply()
         }
-        registrations += try bus.register(path: PanelInterfaces.menuPath, introspectionXML: PanelInterfaces.menuXML,
+        registrations += try gate.export(path: PanelInterfaces.menuPath, introspectionXML: PanelInterfaces.menuXML, audience: .user,
                                           maximumArgumentBytes: PanelInterfaces.maximumCallBytes,
                                           properties: { _, name in Self.menuProperty(name) }) { [unowned self] call in self.handleMenu(call) }
         watcherWatch = bus.watchName(PanelInterfaces.watcherName) { [weak self] owner in self?.watcherChanged(owner) }
     }
 
     isolated deinit {
-        bus.unregister(registrations)
+        gate.unexport(registrations)
         bus.unwatchName(watcherWatch)
         if let refreshTimer { clock.cancel(refreshTimer) }
         if let nameRequest { bus.unownName(nameRequest) }
@@ -213,53 +218,17 @@ final class PanelItem: AlarmFollower {
         }
     }
 
-    /// Answers the menu's methods from `menu`. GDBus has checked the arguments' types against
-    /// the introspection already; a missing one reads as an empty tuple (an unknown id), never
-    /// as an index past the end.
+    /// Answers the menu's methods from `menu` (`PanelMenu.answer`); a click goes to the runtime.
     private func handleMenu(_ call: MethodCall) {
         guard !call.isOversized else {
             return call.fail(name: "org.freedesktop.DBus.Error.LimitsExceeded",
                              message: "the call's arguments are \(call.argumentBytes) bytes; at most \(PanelInterfaces.maximumCallBytes) are accepted")
         }
-        let arguments = call.arguments + Array(repeating: Variant.tuple([]), count: max(0, 4 - call.arguments.count))
-        switch call.method {
-        case "GetLayout":
-            let id = Self.int32(arguments[0]), depth = Self.int32(arguments[1]), names = Self.strings(arguments[2])
-            guard menu.knows(id) else { return failUnknown(call, id) }
-            call.reply([.uint32(menu.revision), menu.layout(of: id, depth: depth, names: names)])
-        case "GetGroupProperties":
-            let ids = Self.int32s(arguments[0]), names = Self.strings(arguments[1])
-            let wanted = ids.isEmpty ? [0] + menu.items.map(\.id) : ids.filter(menu.knows)
-            call.reply([.array(elementType: "(ia{sv})", wanted.map { .tuple([.int32($0), .vardict(menu.properties(of: $0, names: names))]) })])
-        case "GetProperty":
-            let id = Self.int32(arguments[0]), name = arguments[1].string ?? ""
-            guard menu.knows(id) else { return failUnknown(call, id) }
-            guard let value = menu.properties(of: id, names: [name]).values.first else {
-                return call.fail(name: "org.freedesktop.DBus.Error.InvalidArgs",
-                                 message: "menu item \(id) has no property \(name); it has \(menu.properties(of: id).keys.sorted().joined(separator: ", "))")
-            }
-            call.reply([.variant(value)])
-        case "Event":
-            let id = Self.int32(arguments[0])
-            guard menu.knows(id) else { return failUnknown(call, id) }
-            if arguments[1].string == "clicked" { clicked(id) }
-            call.reply()
-        case "EventGroup":
-            var unknown: [Variant] = []
-            for event in arguments[0].array ?? [] {
-                guard case .tuple(let fields) = event, fields.count == 4 else { continue }
-                let id = Self.int32(fields[0])
-                guard menu.knows(id) else { unknown.append(.int32(id)); continue }
-                if fields[1].string == "clicked" { clicked(id) }
-            }
-            call.reply([.array(elementType: "i", unknown)])
-        case "AboutToShow":
-            call.reply([.bool(false)])
-        case "AboutToShowGroup":
-            let unknown = Self.int32s(arguments[0]).filter { !menu.knows($0) }
-            call.reply([.array(elementType: "i", []), .array(elementType: "i", unknown.map(Variant.int32))])
-        default:
-            call.fail(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(call.method) in \(PanelInterfaces.menuInterface)")
+        let answer = menu.answer(call.method, call.arguments)
+        for id in answer.clicked { clicked(id) }
+        switch answer.outcome {
+        case .reply(let values): call.reply(values)
+        case .failure(let name, let message): call.fail(name: name, message: message)
         }
     }
 
@@ -271,13 +240,4 @@ final class PanelItem: AlarmFollower {
         }
         runtime?.receive(.buttonPressed(alarm, role))
     }
-
-    private func failUnknown(_ call: MethodCall, _ id: Int32) {
-        call.fail(name: "com.canonical.dbusmenu.Error.UnknownItem",
-                  message: "no menu item \(id) in revision \(menu.revision); read the layout again (GetLayout)")
-    }
-
-    private static func int32(_ value: Variant) -> Int32 { value.int64.flatMap { Int32(exactly: $0) } ?? -1 }
-    private static func int32s(_ value: Variant) -> [Int32] { (value.array ?? []).map(int32) }
-    private static func strings(_ value: Variant) -> [String] { (value.array ?? []).compactMap(\.string) }
 }

@@ -12,14 +12,15 @@ protocol ServiceBus: AnyObject {
     func emit(_ signal: String, to names: [String], _ arguments: [Variant]) -> [(destination: String, error: BusError)]
 }
 
-extension BusConnection: ServiceBus {
+extension ExportGate: ServiceBus {
+    /// Every identified caller reaches the service, which answers each with its own view.
     func exportAgent(_ handler: @escaping @GLibActor (any IncomingCall) -> Void) throws(BusError) {
-        try register(path: AgentInterface.objectPath, introspectionXML: AgentInterface.introspectionXML,
-                     maximumArgumentBytes: WireLimits.callBytes) { call in handler(call) }
+        _ = try export(path: AgentInterface.objectPath, introspectionXML: AgentInterface.introspectionXML, audience: .everyone,
+                       maximumArgumentBytes: WireLimits.callBytes) { call in handler(call) }
     }
 
     func emit(_ signal: String, to names: [String], _ arguments: [Variant]) -> [(destination: String, error: BusError)] {
-        emitSignal(to: names, path: AgentInterface.objectPath, interface: AgentInterface.interface,
+        bus.emitSignal(to: names, path: AgentInterface.objectPath, interface: AgentInterface.interface,
                    name: signal, arguments: arguments, flushEvery: WireLimits.queuedSignalBytes)
     }
 }

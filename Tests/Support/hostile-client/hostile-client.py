@@ -7,6 +7,8 @@
     hostile-client.py subscribed-run COUNT PROGRAM ARG...
                                                       COUNT connections subscribe and stay, while PROGRAM runs
                                                       (killed after 15 s): its exit status and output
+    hostile-client.py apps-subscribe APPS             one process subscribes 16 connections under each of APPS app ids,
+                                                      then a connection of the user's tools subscribes: how each was answered
     hostile-client.py sounds APP_ID                   an app lists the sounds
     hostile-client.py flood APP_ID CONNECTIONS CALLS MEGABYTES
                                                       an undecided app sends CALLS Schedule calls of MEGABYTES
@@ -111,6 +113,15 @@ def main(command, *args):
             connections.append(bus)
             answers.append(outcome(lambda: agent.Subscribe()))
         return {"ok": answers.count("ok"), "refused": [a for a in answers if a != "ok"][:1]}
+    if command == "apps-subscribe":
+        connections, answers = [], []
+        for app in range(int(args[0])):
+            for _ in range(16):
+                bus, agent = connect()
+                connections.append(bus)
+                answers.append(outcome(lambda: (agent.Hello(f"org.test.Many{app}", "Wants alarms"), agent.Subscribe())))
+        _, user = connect()
+        return {"apps": answers.count("ok"), "refused": [a for a in answers if a != "ok"][:1], "user": outcome(lambda: user.Subscribe())}
     if command == "subscribed-run":
         connections = []
         for _ in range(int(args[0])):

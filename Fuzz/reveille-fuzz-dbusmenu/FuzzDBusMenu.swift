@@ -1,0 +1,27 @@
+import FoundationEssentials
+import ReveilleAgent
+import ReveilleBus
+import ReveilleFuzzSupport
+
+/// The panel menu's calls as a panel host (or anyone on the bus) can send them
+/// (`com.canonical.dbusmenu`, answered by `PanelMenu.answer`): a first byte choosing the
+/// method, the rest the message body as GDBus reads it from the wire for that method's
+/// signature. Whatever arrives is answered or refused and never traps; the answer is bounded
+/// by the menu (each item at most once, at most `maximumReportedIDs` unknown ids), and a
+/// click names only a button of the menu, once.
+@main enum FuzzDBusMenu {
+    static let methods: [(name: String, signature: String)] = [
+        ("GetLayout", "iias"), ("GetGroupProperties", "aias"), ("GetProperty", "is"), ("Event", "isvu"),
+        ("EventGroup", "a(isvu)"), ("AboutToShow", "i"), ("AboutToShowGroup", "ai"), ("Unknown", "s"),
+    ]
+
+    static func main() {
+        FuzzTarget.main { bytes in
+            guard let first = bytes.first else { return }
+            let method = methods[Int(first) % methods.count]
+            let arguments = CallArguments(serialized: UnsafeRawBufferPointer(rebasing: bytes.dropFirst()), signature: method.signature,
+                                          limit: 64 * 1024)
+            PanelMenuProbe.check(method.name, arguments.values)
+        }
+    }
+}

@@ -1,0 +1,227 @@
+import CGLib
+
+/// The one door to a connection's exported objects. Every object is exported through it, and
+/// once a connection has a gate nothing is exported beside it (`BusConnection.register` refuses).
+/// Before any work it applies to every method call and property read: who the caller is
+/// (`identify`, the agent's rules) against who the object is for (`Audience`), the argument
+/// bound of the object, and the caller's `ClientBudget` of loop time and of unread reply bytes.
+@GLibActor
+package final class ExportGate {
+    /// How a caller stands, as `identify` tells it.
+    package enum Caller: Sendable, Equatable {
+        /// The user's own tools: an unconfined process that did not introduce itself as an app
+        /// (the CLI, the alert window, the desktop's panel host).
+        case user
+        /// An unconfined app that introduced itself.
+        case app
+        /// An app in a sandbox (Flatpak).
+        case sandboxed
+    }
+
+    /// Who an object is for.
+    package enum Audience: String, Sendable, Equatable {
+        /// Every caller the agent can identify; the object answers each with its own view.
+        case everyone
+        /// The user's own tools only: the object shows or does what is the user's.
+        case user
+    }
+
+    /// What every client may cost by default: half the loop over time, 1 s at once; 10 MiB of
+    /// replies unread (two of the largest pages and some), a Ping after each MiB.
+    package static let defaultLimits = ClientBudget.Limits(loopShare: 0.5, loopBurst: 1,
+                                                           unreadBytes: 10 << 20, confirmAfterBytes: 1 << 20)
+    /// What all clients together may cost: half the loop over time, 0.5 s at once. The rest is the
+    /// alarms': however many clients call, the loop is never theirs alone, so no backlog of calls
+    /// grows in front of an alarm. The burst is what an alarm may wait behind: four menu floods
+    /// delayed one 16.7 s at a quarter each and no total, 4.3 s with a 3 s burst, 0.2 s with this.
+    package static let allClientsLimits = ClientBudget.Limits(loopShare: 0.5, loopBurst: 0.5, unreadBytes: .max, confirmAfterBytes: .max)
+    /// Calls of one client that wait for its budget to refill: a client that calls one at a time
+    /// is slowed, never refused; past these, calls are refused at once.
+    package static let maximumWaitingCalls = 8
+
+    /// The connection the objects are exported on.
+    package let bus: BusConnection
+    private let limits: ClientBudget.Limits
+    private let identify: @GLibActor (_ sender: String, _ member: String) -> Result<Caller, BusError>
+    private var budgets: [String: ClientBudget] = [:]
+    /// The loop time of all clients together.
+    private var everyone = ClientBudget(limits: ExportGate.allClientsLimits, now: ExportGate.now)
+    /// Calls that wait for their client's budget, in order, by client.
+    private var waiting: [String: [Waiting]] = [:]
+    private struct Waiting {
+        let call: MethodCall
+        let audience: Audience
+        let handler: @GLibActor (MethodCall) -> Void
+    }
+
+    /// Takes over exporting on `bus`. `identify` says who a caller of a method (or property) is,
+    /// or the error to refuse it with when that cannot be told (the agent fails closed).
+    package init(bus: BusConnection, limits: ClientBudget.Limits = ExportGate.defaultLimits,
+                 identify: @escaping @GLibActor (_ sender: String, _ member: String) -> Result<Caller, BusError>) {
+        self.bus = bus
+        self.limits = limits
+        self.identify = identify
+        bus.isGated = true
+    }
+
+    /// Exports the interfaces of `introspectionXML` at `path` for `audience`. A call reaches
+    /// `handler` only once the caller is admitted; its arguments are converted only within
+    /// `maximumArgumentBytes` (`MethodCall.isOversized`). `properties` answers property reads
+    /// the same way (`nil`: no such property). Returns the registrations for `unexport`.
+    package func export(path: String, introspectionXML: String, audience: Audience, maximumArgumentBytes: Int,
+                        properties: (@GLibActor (_ interface: String, _ name: String) -> Variant?)? = nil,
+                        handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) -> [UInt32] {
+        let registrations = try bus.registerObject(
+            path: path, introspectionXML: introspectionXML, maximumArgumentBytes: maximumArgumentBytes,
+            properties: { [weak self] sender, interface, name in
+                guard let self else { return .failure(Self.gone) }
+                return self.admitted(sender, member: "Get \(name)", to: audience) {
+                    properties?(interface, name).map { .success($0) } ?? .failure(BusConnection.unknownProperty(name, in: interface))
+                }
+            },
+            handler: { [weak self] call in
+                guard let self else { return call.fail(name: Self.gone.name, message: Self.gone.message) }
+                self.arrive(Waiting(call: call, audience: audience, handler: handler))
+            })
+        return registrations
+    }
+
+    /// Removes what `export` exported.
+    package func unexport(_ registrations: [UInt32]) { bus.unregister(registrations) }
+
+    // MARK: Admission
+
+    /// A call is served now, or waits behind its client's earlier calls or for its budget to
+    /// refill; past `maximumWaitingCalls` waiting it is refused.
+    private func arrive(_ next: Waiting) {
+        let sender = next.call.sender
+        if waiting[sender] == nil, busy(sender) == nil { return serve(next) }
+        guard (waiting[sender]?.count ?? 0) < Self.maximumWaitingCalls else {
+            let error = Self.error(.busy(seconds: busy(sender) ?? 0))
+            return next.call.fail(name: error.name, message: error.message)
+        }
+        let first = waiting[sender] == nil
+        waiting[sender, default: []].append(next)
+        if first { wake(sender) }
+    }
+
+    /// Serves the calls waiting for `sender` while its budget allows, and waits again when not.
+    private func drain(_ sender: String) {
+        while let queue = waiting[sender], let next = queue.first {
+            if busy(sender) != nil { return wake(sender) }
+            waiting[sender] = queue.count == 1 ? nil : Array(queue.dropFirst())
+            serve(next)
+        }
+    }
+
+    private func wake(_ sender: String) {
+        let milliseconds = UInt32(min(60_000, ((busy(sender) ?? 0) * 1000).rounded(.up))) + 1
+        MainLoopSources.after(milliseconds: milliseconds) { [weak self] in self?.drain(sender) }
+    }
+
+    /// The seconds before `sender` may be served again, when it, or all clients together, used
+    /// their share of the loop.
+    private func busy(_ sender: String) -> Double? {
+        let now = Self.now
+        var budget = budgets[sender] ?? ClientBudget(limits: limits, now: now)
+        defer { budgets[sender] = budget }
+        let own: Double? = if case .busy(let seconds) = budget.admit(now: now) { seconds } else { nil }
+        let all: Double? = if case .busy(let seconds) = everyone.admit(now: now) { seconds } else { nil }
+        guard own != nil || all != nil else { return nil }
+        return max(own ?? 0, all ?? 0)
+    }
+
+    private func serve(_ next: Waiting) {
+        let call = next.call
+        call.onAnswer = { [weak self, sender = call.sender] bytes in self?.replied(bytes, to: sender) }
+        let outcome = admitted(call.sender, member: call.method, to: next.audience) { () -> Result<Void, BusError> in
+            next.handler(call)
+            return .success(())
+        }
+        guard case .failure(let error) = outcome else { return }
+        // The first refusal for unread replies is answered; while they stay unread, no more is queued.
+        if error == Self.unreadRefusal, let unread = budgets[call.sender]?.unread, unread > limits.unreadBytes + Self.refusalBytes {
+            return call.drop()
+        }
+        call.fail(name: error.name, message: error.message)
+    }
+
+    /// Runs `work` for `sender` if its budget and identity admit it to `audience`, charging the
+    /// loop time it took (the identity's lookup included); else the refusal.
+    private func admitted<Value>(_ sender: String, member: String, to audience: Audience,
+                                 _ work: () -> Result<Value, BusError>) -> Result<Value, BusError> {
+        let start = Self.now
+        var budget = budgets[sender] ?? ClientBudget(limits: limits, now: start)
+        let result: Result<Value, BusError>
+        if let refusal = budget.admit(now: start) {
+            result = .failure(Self.error(refusal))
+        } else {
+            switch identify(sender, member) {
+            case .failure(let error): result = .failure(error)
+            case .success(let caller) where audience == .user && caller != .user:
+                result = .failure(BusError(name: "org.freedesktop.DBus.Error.AccessDenied",
+                                           message: "this object shows the user's own alarms; it answers the user's own tools and the desktop's panel, not \(caller == .sandboxed ? "a sandboxed app" : "an app")"))
+            case .success:
+                // Stored before the work: a reply given during it is counted on this budget.
+                budgets[sender] = budget
+                result = work()
+                budget = budgets[sender] ?? budget
+            }
+        }
+        let end = Self.now
+        budget.charge(seconds: end - start, now: end)
+        everyone.charge(seconds: end - start, now: end)
+        budgets[sender] = budget
+        forgetIdleClients()
+        return result
+    }
+
+    /// A reply of `bytes` was queued toward `sender`: past the budget's step, a Ping follows it.
+    private func replied(_ bytes: Int, to sender: String) {
+        var budget = budgets[sender] ?? ClientBudget(limits: limits, now: Self.now)
+        let ping = budget.replied(bytes: bytes)
+        budgets[sender] = budget
+        guard ping else { return }
+        bus.call(destination: sender, path: "/", interface: "org.freedesktop.DBus.Peer", method: "Ping",
+                 timeoutMilliseconds: 30_000, autoStart: false) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success: self.budgets[sender]?.pingAnswered(read: true)
+            case .failure(let error) where error.isServiceMissing:
+                // The client left the bus: nothing waits toward it any more.
+                self.budgets[sender] = nil
+            case .failure(let error):
+                // Any answer from the client itself, an error too, comes after it read what preceded the Ping.
+                let fromTheClient = !error.name.hasPrefix("org.gtk.GLib.") && error.name != "org.freedesktop.DBus.Error.NoReply"
+                self.budgets[sender]?.pingAnswered(read: fromTheClient)
+            }
+        }
+    }
+
+    /// Keeps the table of budgets to clients that owe something: a client that left the bus
+    /// is forgotten once it is idle.
+    private func forgetIdleClients() {
+        guard budgets.count > 64 else { return }
+        let now = Self.now
+        budgets = budgets.filter { !$0.value.isIdle(now: now) || waiting[$0.key] != nil }
+    }
+
+    private static func error(_ refusal: ClientBudget.Refusal) -> BusError {
+        switch refusal {
+        case .busy(let seconds):
+            BusError(name: "org.freedesktop.DBus.Error.LimitsExceeded",
+                     message: "this connection used its share of reveille-agent's time; call again in \(Int((seconds * 1000).rounded(.up))) ms")
+        case .unread: unreadRefusal
+        }
+    }
+
+    private static let unreadRefusal = BusError(name: "org.freedesktop.DBus.Error.LimitsExceeded",
+                                                message: "replies wait for this connection, which has not read them; read them before calling again")
+    /// Refusals answered to a client over its unread budget before the rest are left unanswered.
+    private static let refusalBytes = 16 << 10
+
+    private static let gone = BusError(name: "org.freedesktop.DBus.Error.UnknownObject", message: "the object is going away")
+
+    /// Seconds on the monotonic clock.
+    private nonisolated static var now: Double { Double(g_get_monotonic_time()) / 1_000_000 }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+import ReveilleTestTraits
+import ReveilleCore
+import ReveilleTestSupport
+
+/// The one gate of every object the agent exports (issue 43: N1, N2): every door on a live
+/// agent, listed by introspection, refuses a caller it cannot identify, the panel's doors refuse
+/// a sandboxed app, and floods through them from connections that never read neither delay the
+/// user's alarm nor grow the agent or the bus. Driven by `doors.py` (python3-dbus, python3-gi).
+@Suite("The gate of every exported object end to end", .waitsOnItsOwnThread)
+struct GateTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Support/hostile-client/doors.py").path
+    static let hostileClient = URL(fileURLWithPath: script).deletingLastPathComponent().appendingPathComponent("hostile-client.py").path
+
+    /// Who each interface is for; a door not named here is taken to be the user's (the panel's
+    /// are): a new door meant for apps is added here, once it answers each app with its own view.
+    static let forEveryone: Set<String> = [AgentInterface.interface]
+
+    struct Door: Codable { var path: String; var interface: String; var methods: [[String]]; var properties: [String] }
+    struct Knock: Decodable { var path: String; var interface: String; var member: String; var answer: String }
+
+    func python(_ session: TestSession, sandbox: [String] = [], _ arguments: [String], timeout: TimeInterval = 60) throws -> Data {
+        guard (try? Subprocess.run("/usr/bin/python3", ["-c", "import dbus, gi"], environment: session.environment).status) == 0 else {
+            throw Subprocess.Failure("/usr/bin/python3 with dbus and gi is missing (Debian packages python3-dbus, python3-gi)")
+        }
+        let command = sandbox.isEmpty ? "/usr/bin/python3" : try Subprocess.find("bwrap", package: "bubblewrap")
+        let result = try Subprocess.run(command, sandbox + (sandbox.isEmpty ? [] : ["/usr/bin/python3"]) + arguments,
+                                        environment: session.environment, timeout: timeout)
+        guard result.status == 0 else { throw Subprocess.Failure("\(arguments.prefix(2).joined(separator: " ")) failed (\(result.status)): \(result.stderr)") }
+        return Data(result.stdout.utf8)
+    }
+
+    /// A bubblewrap sandbox (a fresh root with the system's /usr, /tmp where the bus is, and the
+    /// scripts) whose `/.flatpak-info` holds `info`.
+    func sandbox(_ session: TestSession, _ name: String, info: String) throws -> [String] {
+        let file = session.directory + "/\(name).flatpak-info"
+        try info.write(toFile: file, atomically: true, encoding: .utf8)
+        let folder = URL(fileURLWithPath: Self.script).deletingLastPathComponent().path
+        return ["--tmpfs", "/", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+                "--symlink", "usr/bin", "/bin", "--bind", "/tmp", "/tmp", "--ro-bind", folder, folder,
+                "--proc", "/proc", "--dev", "/dev", "--ro-bind", file, "/.flatpak-info", "--"]
+    }
+
+    func knock(_ session: TestSession, _ doors: [Door], from sandbox: [String]) throws -> [Knock] {
+        let listed = String(decoding: try JSONEncoder().encode(doors), as: UTF8.self)
+        return try JSONDecoder().decode([Knock].self, from: try python(session, sandbox: sandbox, [Self.script, "knock", listed], timeout: 120))
+    }
+
+    /// GDBus answers `GetAll` of an interface without properties itself, with nothing in it.
+    func isRefusal(_ knock: Knock) -> Bool { !knock.answer.hasPrefix("ok") || knock.answer == "ok: ({},)" }
+
+    @Test func everyDoorOnTheAgentsConnectionIsBehindTheGateAndASandboxGetsNothingOfTheUsersFromThePanel() throws {
+        let session = try TestSession(audio: .none)
+        try session.startStatusNotifierWatcher()
+        try session.startAgent()
+        let secret = "users private medication alarm"
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "10m", "--title", secret)
+        _ = try eventually("the panel item to show the timer") {
+            ((try? String(contentsOfFile: session.statusNotifierLog, encoding: .utf8)) ?? "").contains(secret) ? true : nil
+        }
+
+        let doors = try JSONDecoder().decode([Door].self, from: try python(session, [Self.script, "list"]))
+        let exported = Set(doors.map { "\($0.path) \($0.interface)" })
+        #expect(exported.isSuperset(of: ["/io/github/reveille/Reveille \(AgentInterface.interface)",
+                                         "/StatusNotifierItem org.kde.StatusNotifierItem", "/MenuBar com.canonical.dbusmenu"]), "\(exported)")
+
+        // A caller whose identity cannot be told is refused at every door, before any work.
+        let nobody = try knock(session, doors, from: try sandbox(session, "garbled", info: "\u{1}not a key file"))
+        #expect(nobody.count >= doors.count)
+        let answeredNobody = nobody.filter { !isRefusal($0) || !($0.answer.hasPrefix("ok") || $0.answer.contains("cannot tell whether")) }
+        #expect(answeredNobody.isEmpty, "\(answeredNobody.count) of \(nobody.count) answered a caller the agent cannot identify: \(answeredNobody.prefix(5).map { "\($0.path) \($0.interface).\($0.member): \($0.answer.prefix(160))" })")
+
+        // A sandboxed app is refused at every door that is the user's, and reads nothing of the user's.
+        let usersDoors = doors.filter { !Self.forEveryone.contains($0.interface) }
+        #expect(!usersDoors.isEmpty)
+        let boxed = try knock(session, usersDoors, from: try sandbox(session, "boxed", info: "[Application]\nname=org.test.Boxed\n"))
+        let answeredBoxed = boxed.filter { !isRefusal($0) || !($0.answer.hasPrefix("ok") || $0.answer.contains("org.freedesktop.DBus.Error.AccessDenied")) }
+        #expect(answeredBoxed.isEmpty, "\(answeredBoxed.count) of \(boxed.count) answered a sandboxed app: \(answeredBoxed.prefix(5).map { "\($0.path) \($0.interface).\($0.member): \($0.answer.prefix(160))" })")
+        #expect(!boxed.contains { $0.answer.contains(secret) }, "the sandbox read the user's alarm's title")
+        #expect(boxed.contains { $0.member == "Event(2)" }, "the sandbox clicked the menu's items")
+        // Its clicks on Pause and Cancel reached nothing: the timer still counts down.
+        #expect(try session.agentState(of: timer.id) == "countdown")
+        // The desktop's panel host (an unconfined process, no app) still reads the item.
+        let log = try String(contentsOfFile: session.statusNotifierLog, encoding: .utf8)
+        #expect(!log.contains("AccessDenied"), "the panel host was refused: \(log.suffix(400))")
+    }
+
+    /// Peak resident memory of a process (`VmHWM`), in MiB.
+    func peakMiB(_ pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        return try #require(status.firstMatch(of: /VmHWM:\s+(\d+) kB/).flatMap { Int($0.1) }) / 1024
+    }
+
+    /// Floods `kind` through `connections` connections that never read, from 2 s before a timer of
+    /// the user's is due to `seconds` after: returns how late its alert was, and the peaks of the
+    /// agent and the bus daemon.
+    func alarmDelay(under kind: String, connections: Int, seconds: Double, calls: Int = .max, _ session: TestSession) throws -> (delay: Double, agent: Int, bus: Int, sent: [Int]) {
+        let title = "Flooded \(kind)"
+        let due = Date().timeIntervalSince1970 + 3
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "3s", "--title", title)
+        struct Sent: Decodable { var sent: [Int] }
+        let flood = try JSONDecoder().decode(Sent.self, from: try python(session, [Self.script, "flood", kind, "\(connections)", "\(seconds)", "\(min(calls, 1 << 62))"],
+                                                                          timeout: seconds + 30))
+        let alert = try eventually(timeout: 60, "the flooded alarm's alert") { try session.alerts(titled: title).first }
+        let agent = try #require(try session.ownerPID(of: AgentInterface.busName))
+        let bus = try #require(try session.ownerPID(of: "org.freedesktop.DBus"))
+        return (alert.time - due, try peakMiB(agent), try peakMiB(bus), flood.sent)
+    }
+
+    @Test func menuCallsFromConnectionsThatNeverReadNeitherDelayTheAlarmNorGrowTheAgent() throws {
+        let session = try TestSession(audio: .none)
+        try session.startStatusNotifierWatcher()
+        try session.startAgent()
+        // Four connections, GetGroupProperties with 15,000 ids each (under 64 KiB a call), as in N1.
+        let flooded = try alarmDelay(under: "menu", connections: 4, seconds: 8, session)
+        print("menu flood: sent \(flooded.sent); alert \(String(format: "%.2f", flooded.delay)) s after due; agent peak \(flooded.agent) MiB, bus daemon peak \(flooded.bus) MiB")
+        #expect(flooded.sent.allSatisfy { $0 > 100 }, "the flood was sent: \(flooded.sent)")
+        #expect(flooded.delay < 5, "the alert came \(flooded.delay) s after the alarm was due")
+        #expect(flooded.agent < 150 && flooded.bus < 150, "agent \(flooded.agent) MiB, bus \(flooded.bus) MiB at the peak")
+    }
+
+    @Test func pagesAClientNeverReadsAreRefusedNotBufferedAndTheAlarmRingsOnTime() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        // About 3.3 MB of alarms: each ListPage answers all of them.
+        let stored = try Subprocess.run("/usr/bin/python3", [Self.hostileClient, "many", "300"], environment: session.environment, timeout: 120)
+        #expect(stored.status == 0, "\(stored.stderr)")
+        // 300 calls: answered, 1 GB of replies, which the bus would hold as long as it could.
+        let flooded = try alarmDelay(under: "list", connections: 1, seconds: 10, calls: 300, session)
+        print("ListPage flood: sent \(flooded.sent); alert \(String(format: "%.2f", flooded.delay)) s after due; agent peak \(flooded.agent) MiB, bus daemon peak \(flooded.bus) MiB")
+        #expect(flooded.sent == [300], "the flood was sent: \(flooded.sent)")
+        #expect(flooded.delay < 5, "the alert came \(flooded.delay) s after the alarm was due")
+        #expect(flooded.agent < 150 && flooded.bus < 60, "agent \(flooded.agent) MiB, bus \(flooded.bus) MiB at the peak")
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+import ReveilleTestTraits
+import ReveilleTestSupport
+@testable import ReveilleAgent
+import ReveilleBus
+
+/// What one client may cost at the gate (`ClientBudget`), and the panel menu's answers bounded
+/// by the menu whatever a call names (issue 43, N1).
+@Suite("The gate's budgets and the menu's bounds")
+struct ExportGateTests {
+    let limits = ClientBudget.Limits(loopShare: 0.1, loopBurst: 0.5, unreadBytes: 10_000, confirmAfterBytes: 1000)
+
+    @Test func aClientThatUsedItsShareOfTheLoopIsRefusedUntilItRefills() {
+        var budget = ClientBudget(limits: limits, now: 100)
+        #expect(budget.admit(now: 100) == nil)
+        budget.charge(seconds: 0.7, now: 100)
+        // 0.2 s owed at 0.1 s a second: two seconds to wait.
+        guard case .busy(let wait) = budget.admit(now: 100) else { Issue.record("a client over its share was admitted"); return }
+        #expect(abs(wait - 2) < 0.001)
+        #expect(budget.admit(now: 101) != nil)
+        #expect(budget.admit(now: 102.01) == nil)
+        // Refilled to the burst, no further.
+        #expect(budget.admit(now: 1000) == nil)
+        budget.charge(seconds: 0.49, now: 1000)
+        #expect(budget.admit(now: 1000) == nil)
+    }
+
+    @Test func repliesAClientDoesNotReadAreBoundedAndAnAnsweredPingFreesThem() {
+        var budget = ClientBudget(limits: limits, now: 0)
+        #expect(budget.replied(bytes: 999) == false)
+        #expect(budget.replied(bytes: 1) == true, "a Ping follows the first KB")
+        #expect(budget.replied(bytes: 5000) == false, "one Ping at a time")
+        #expect(budget.replied(bytes: 5000) == false)
+        #expect(budget.admit(now: 0) == .unread(bytes: 11_000))
+        // The Ping went unanswered: still refused, and the next reply sends another.
+        budget.pingAnswered(read: false)
+        #expect(budget.admit(now: 0) == .unread(bytes: 11_000))
+        #expect(budget.replied(bytes: 100) == true)
+        // Answered: what was queued before it was read; what came after still counts.
+        budget.pingAnswered(read: true)
+        #expect(budget.unread == 0)
+        #expect(budget.admit(now: 0) == nil)
+        #expect(budget.isIdle(now: 0))
+    }
+
+    func menu() -> PanelMenu {
+        PanelMenu.empty.showing([.heading("Pasta"), .button(UUID(), .pause, label: "Pause"), .button(UUID(), .stop, label: "Cancel")])
+    }
+
+    func reply(_ answer: PanelMenu.Answer) -> [Variant] {
+        guard case .reply(let values) = answer.outcome else { Issue.record("refused: \(answer)"); return [] }
+        return values
+    }
+
+    @Test func manyIdsInOneMenuCallAnswerNoMoreThanTheMenuHas() {
+        let menu = menu()
+        let known = menu.items.map(\.id)
+        let asked = Array(repeating: known[0], count: 15_000) + Array(repeating: Int32(0), count: 100)
+        let entries = reply(menu.answer("GetGroupProperties", [.array(elementType: "i", asked.map(Variant.int32)), .strings([])]))
+        #expect(entries.first?.array?.count == 2, "the root and the asked item, once each: \(entries.first?.array?.count ?? -1)")
+        let unknown = (1_000...16_000).map { Variant.int32(Int32($0)) }
+        let errors = reply(menu.answer("AboutToShowGroup", [.array(elementType: "i", unknown)]))
+        #expect(errors.last?.array?.count == PanelMenu.maximumReportedIDs)
+        let clicks = Array(repeating: Variant.tuple([.int32(known[1]), .string("clicked"), .variant(.string("")), .uint32(0)]), count: 5000)
+        let group = menu.answer("EventGroup", [.array(elementType: "(isvu)", clicks + [.tuple([.int32(99_999), .string("clicked"), .variant(.string("")), .uint32(0)])])])
+        #expect(group.clicked == [known[1]], "one press however often it is named")
+        #expect(reply(group).first?.array == [.int32(99_999)])
+    }
+
+    @Test func aMenuCallWithMissingOrWrongArgumentsIsAnsweredNotTrapped() {
+        let menu = menu()
+        for method in ["GetLayout", "GetGroupProperties", "GetProperty", "Event", "EventGroup", "AboutToShow", "AboutToShowGroup", "Nope"] {
+            for arguments in [[], [Variant.string("x")], [.int32(.max), .int32(-5), .uint32(3), .tuple([])]] {
+                _ = menu.answer(method, arguments)
+            }
+        }
+        #expect(menu.answer("Event", [.int32(12345), .string("clicked")]).outcome
+                == .failure(name: "com.canonical.dbusmenu.Error.UnknownItem", message: "no menu item 12345 in revision 1; read the layout again (GetLayout)"))
+    }
+}
+
+/// Once a connection has a gate, nothing is exported beside it (issue 43, Deliver 1).
+@Suite("The gate's connection", .waitsOnItsOwnThread)
+struct ExportGateConnectionTests {
+    static let xml = #"<node><interface name="org.test.Door"><method name="Knock"/></interface></node>"#
+
+    @Test func aConnectionWithAGateExportsNothingBesideIt() async throws {
+        let session = try TestSession(audio: .none)
+        let bus = try BusConnection.connect(address: try #require(session.environment["DBUS_SESSION_BUS_ADDRESS"]))
+        try await Task { @GLibActor in
+            let before = try bus.register(path: "/Before", introspectionXML: Self.xml) { $0.reply() }
+            #expect(before.count == 1, "a connection without a gate exports as before (the wake helper's, the tests' peers)")
+            let gate = ExportGate(bus: bus) { _, _ in .success(.user) }
+            #expect(throws: BusError.self, "a door beside the gate") {
+                try bus.register(path: "/Beside", introspectionXML: Self.xml) { $0.reply() }
+            }
+            let through = try gate.export(path: "/Through", introspectionXML: Self.xml, audience: .user, maximumArgumentBytes: 1024) { $0.reply() }
+            #expect(through.count == 1)
+            gate.unexport(through)
+            bus.unregister(before)
+        }.value
+    }
+}
