@@ -157,6 +157,10 @@ package struct SyncListing: Hashable, Sendable {
     package var present: [String]
     package var removed: Set<String>
     package var token: String
+
+    package init(present: [String], removed: Set<String>, token: String) {
+        (self.present, self.removed, self.token) = (present, removed, token)
+    }
 }
 
 /// The sync's policy, pure: from the user's alarms here, the collection's events and what was
