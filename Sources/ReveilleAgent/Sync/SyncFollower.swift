@@ -108,7 +108,12 @@ final class SyncFollower: AlarmFollower {
     /// loop: a firing is never late behind a collection of 10,000 events; the rest come in
     /// the rounds after.
     static let adoptionsPerRound = 500
-    static let actionsPerTurn = 20
+    /// Events asked for in one multiget.
+    static let eventsPerFetch = 500
+    /// The longest a round holds the loop before it lets it turn (a firing, a call waits).
+    static let turnLength = Duration.milliseconds(10)
+    /// When the loop last turned during this round.
+    private var lastTurn = ContinuousClock.now
 
     /// How many alarms the sync may make from the collection's events.
     private let adoptionLimit: Int
@@ -263,17 +268,23 @@ final class SyncFollower: AlarmFollower {
         let listed = Set(present)
         present += state.revisit.values.filter { !listed.contains($0) && !listing.removed.contains($0) }.sorted()
         var remote: [UUID: RemoteAlarm] = [:]
-        switch await collection.fetch(present) {
-        case .failure(let failure): return .failure(failure)
-        case .success(let events):
-            for event in events { if let (id, alarm) = read(event) { remote[id] = SyncPlan.admitted(alarm, now: clock.now) } }
+        // In batches (a multiget each), the loop turning between them and within.
+        for start in stride(from: 0, to: present.count, by: Self.eventsPerFetch) {
+            switch await collection.fetch(Array(present[start..<min(start + Self.eventsPerFetch, present.count)])) {
+            case .failure(let failure): return .failure(failure)
+            case .success(let events):
+                for event in events {
+                    if let (id, alarm) = read(event) { remote[id] = SyncPlan.admitted(alarm, now: clock.now) }
+                    await turn()
+                }
+            }
         }
         state.revisit = [:]
         let planned = SyncPlan.actions(local: local, remote: remote, removed: listing.removed, synced: state.alarms, now: clock.now)
         let (actions, held) = SyncPlan.holdingRemovals(planned, synced: state.alarms.count, heldBefore: state.heldRemovals)
-        logger.debug("sync round: \(listing.present.count + listing.removed.count) listed since \(asked == nil ? "the start" : "the last token"), \(remote.count) read, \(listing.removed.count) removed; \(actions)")
+        logger.debug("sync round: \(listing.present.count + listing.removed.count) listed since \(asked == nil ? "the start" : "the last token"), \(remote.count) read, \(listing.removed.count) removed; \(actions.count) steps\(actions.prefix(8).map { " \($0.summary)" }.joined())\(actions.count > 8 ? " …" : "")")
         var adoptions = 0
-        for (index, action) in actions.enumerated() {
+        for action in actions {
             if case .createLocal(let id, _, _) = action {
                 // Its own quota, and a bounded share of each round.
                 guard adoptions < Self.adoptionsPerRound, state.adopted.count < adoptionLimit else {
@@ -284,13 +295,14 @@ final class SyncFollower: AlarmFollower {
             }
             await perform(action, remote: remote)
             // The loop turns between batches: a firing due meanwhile rings on time.
-            if index % Self.actionsPerTurn == Self.actionsPerTurn - 1 { await Task.yield() }
+            await turn()
         }
         if state.adopted.count >= adoptionLimit, !state.revisit.isEmpty {
             logger.warning("sync: \(adoptionLimit) alarms were taken from \(collection.url), as many as the sync may take; the others are not")
         }
         // What was listed and needed no step is agreed as it is there now.
-        for (id, there) in remote where !actions.contains(where: { $0.id == id }) && state.revisit[id] == nil {
+        let stepped = Set(actions.map(\.id))
+        for (id, there) in remote where !stepped.contains(id) {
             state.alarms[id]?.etag = there.etag
             state.alarms[id]?.acknowledged = there.reminder.acknowledged
             state.alarms[id]?.snoozedUntil = there.reminder.snoozedUntil
@@ -311,6 +323,13 @@ final class SyncFollower: AlarmFollower {
             return .failure(HTTPFailure(description: problem))
         }
         return .success(())
+    }
+
+    /// Lets the loop turn when the round has held it for `turnLength`.
+    private func turn() async {
+        guard ContinuousClock.now - lastTurn >= Self.turnLength else { return }
+        await Task.yield()
+        lastTurn = .now
     }
 
     /// An event's alarm and reminder, by its UID; `nil` for one that is not a Reveille alarm's.
@@ -445,5 +464,22 @@ private extension AlarmRecord {
     /// When its countdown began, while it counts down.
     var countdownStart: Date? {
         if case .countdown(let until, let length, _) = phase { until.addingTimeInterval(-length) } else { nil }
+    }
+}
+
+private extension SyncAction {
+    /// The step in a few words, for the log (a round may have 10,000).
+    var summary: String {
+        switch self {
+        case .upload(let id, let etag): "upload \(id) over \(etag ?? "nothing")"
+        case .createLocal(let id, _, _): "create \(id)"
+        case .updateLocal(let id, _, _): "update \(id)"
+        case .takeLater(let id, _): "later \(id)"
+        case .cancelLocal(let id): "cancel \(id)"
+        case .stopLocal(let id, let acknowledged): "stop \(id) (\(acknowledged))"
+        case .snoozeLocal(let id, let until): "snooze \(id) until \(until)"
+        case .deleteRemote(let id, _, _): "delete \(id)"
+        case .conflictSettled(let id, let keptHere): "conflict \(id) kept \(keptHere ? "here" : "there")"
+        }
     }
 }
