@@ -98,6 +98,8 @@ import ReveilleModel
                         remote[id] = SyncPlan.admitted(event, now: now)
                     }
                 }
+                // Ringing or snoozed here as the round was planned.
+                let answering = Set(local.filter { $0.value.ringingSince != nil || $0.value.countingDownSince != nil }.keys)
                 let planned = SyncPlan.actions(local: local, remote: remote, removed: listing.removed, synced: synced, now: now)
                 let (actions, nowHeld) = SyncPlan.holdingRemovals(planned, synced: synced.count, heldBefore: held)
                 let removals = planned.filter { if case .cancelLocal = $0 { true } else { false } }.count, syncedBefore = synced.count
@@ -119,7 +121,7 @@ import ReveilleModel
                         local[id]?.ringingSince = nil
                         local[id]?.countingDownSince = now
                     case .createLocal(let id, let request, let disabled), .updateLocal(let id, let request, let disabled):
-                        if case .updateLocal = action { precondition(local[id]?.ringingSince == nil, "an alarm ringing here was edited") }
+                        if case .updateLocal = action { precondition(!answering.contains(id), "an alarm ringing here was edited") }
                         local[id] = LocalAlarm(request: request, disabled: disabled, changedAt: now, ringingSince: local[id]?.ringingSince,
                                                reminder: local[id]?.reminder ?? .init())
                         let there = remote[id]
@@ -131,7 +133,7 @@ import ReveilleModel
                                                      acknowledged: here.reminder.acknowledged, snoozedUntil: here.reminder.snoozedUntil)
                         }
                     case .deleteRemote(let id, _, _): synced[id] = nil
-                    case .takeLater(let id, _): precondition(local[id].map { $0.ringingSince != nil || $0.countingDownSince != nil } == true)
+                    case .takeLater(let id, _): precondition(answering.contains(id), "an edit put off for an alarm that was not ringing")
                     case .conflictSettled: break
                     }
                 }

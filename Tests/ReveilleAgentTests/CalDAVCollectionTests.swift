@@ -131,7 +131,7 @@ struct CalDAVCollectionTests {
                 .failure(.failed("http://127.0.0.2:\(port)/foreign/a.ics is not an event of http://127.0.0.1:\(port)/foreign/; nothing was sent")),
                 "no DELETE, with the password, leaves the collection")
         for outside in ["/other/c.ics", "/foreign/../d.ics", "/foreign/%2E%2E", "/foreign/", "/foreign/a%2Fb.ics", "//evil.example/foreign/x.ics",
-                        "http://127.0.0.1:\(port)0/foreign/x.ics"] {
+                        "http://127.0.0.1:\(port)0/foreign/x.ics", "/foreign/" + String(repeating: "x", count: 300) + ".ics"] {
             #expect(collection.event(outside) == nil, "\(outside)")
         }
         let (slow, seconds) = await changes("slow")

@@ -218,6 +218,11 @@ struct SyncPlanTests {
         }
         let bytes = try JSONEncoder().encode(alarms)
         #expect(bytes.count < 1_800 * 400, "\(bytes.count) bytes for 1,800 alarms")
+        print("what sync.json keeps of 1,800 alarms at the title and metadata limits: \(bytes.count) bytes")
+        // A `sync.json` of an earlier version, which kept the settings themselves, is read.
+        let earlier = try JSONSerialization.data(withJSONObject: ["href": "/a/b.ics", "disabled": false,
+                                                                  "agreed": try JSONSerialization.jsonObject(with: JSONEncoder().encode(request))])
+        #expect(try JSONDecoder().decode(SyncedAlarm.self, from: earlier).agrees(request, disabled: false))
         let read = try JSONDecoder().decode([SyncedAlarm].self, from: bytes)
         #expect(read.first?.agrees(request, disabled: false) == true && read.first?.agrees(Self.request("Other"), disabled: false) == false)
     }

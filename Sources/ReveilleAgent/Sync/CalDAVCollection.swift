@@ -17,6 +17,9 @@ final class CalDAVCollection {
     static let maximumReportBytes = 16 << 20
     /// Any other answer (a PROPFIND, a PUT's), in bytes.
     static let maximumSmallBytes = 256 << 10
+    /// An event's name and ETag as kept per alarm in `sync.json`, in bytes; an event with a
+    /// longer one is no event of the collection (Reveille's names are 40 bytes).
+    static let maximumNameBytes = 255, maximumETagBytes = 256
 
     init(url: String, user: String, password: String, http: HTTPClient) {
         self.url = url.hasSuffix("/") ? url : url + "/"
@@ -92,7 +95,8 @@ final class CalDAVCollection {
             // An href outside the collection is no event of it (the server chose it: a DELETE
             // there would carry the password elsewhere).
             let changes = answer.responses.compactMap { response -> Change? in
-                guard let href = event(response.href), href.hasSuffix(".ics") else { return nil }
+                guard let href = event(response.href), href.hasSuffix(".ics"),
+                      (response.etag?.utf8.count ?? 0) <= Self.maximumETagBytes else { return nil }
                 if response.status == 404 { return .removed(href: href) }
                 return .present(href: href, etag: response.etag ?? "")
             }
@@ -112,7 +116,8 @@ final class CalDAVCollection {
         case .failure(let failure): return .failure(failure)
         case .success(let answer):
             return .success(answer.responses.compactMap { response in
-                guard let href = event(response.href), let text = response.calendarData else { return nil }
+                guard let href = event(response.href), let text = response.calendarData,
+                      (response.etag?.utf8.count ?? 0) <= Self.maximumETagBytes else { return nil }
                 return (href, response.etag, text)
             })
         }
@@ -203,7 +208,7 @@ final class CalDAVCollection {
         guard path.hasPrefix(self.path) else { return nil }
         let name = path.dropFirst(self.path.count)
         let lowered = name.lowercased()
-        guard !name.isEmpty, name != ".", name != "..", !name.contains(where: { "/\\?#".contains($0) }),
+        guard !name.isEmpty, name.utf8.count <= Self.maximumNameBytes, name != ".", name != "..", !name.contains(where: { "/\\?#".contains($0) }),
               !lowered.contains("%2e"), !lowered.contains("%2f"), !lowered.contains("%5c") else { return nil }
         return path
     }
