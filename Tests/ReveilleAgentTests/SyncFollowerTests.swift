@@ -290,4 +290,84 @@ final class SyncFollowerTests {
             try here.runtime.call(.schedule(id: UUID(), request: Self.weekly("One too many"), appID: ClientIdentity.userAppID))
         }
     }
+
+    @Test("N4: every synced alarm gone from the server at once is held a round, reported, then confirmed by the next round")
+    func aMassRemovalWaitsForASecondRound() async throws {
+        let server = try RadicaleServer()
+        try await Self.collection(server)
+        let a = try Machine(server)
+        defer { a.sync.stop() }
+        let ids = [UUID(), UUID()]
+        for id in ids { try a.runtime.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)) }
+        await a.sync.sync()
+        #expect(a.sync.state.alarms.count == 2)
+        // Both events removed on the server (another machine, or a server that lost them).
+        let direct = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password, http: HTTPClient())
+        for id in ids { try await direct.delete(server.collection("reveille") + CalDAVCollection.name(for: id), ifMatch: nil).get() }
+        await a.sync.sync()
+        #expect(ids.allSatisfy { a.record($0) != nil }, "held: nothing cancelled on one round's word")
+        #expect(a.sync.state.lastProblem?.contains("would remove 2 of the 2 synced alarms") == true, "\(a.sync.state.lastProblem ?? "no problem")")
+        await a.sync.sync()
+        #expect(ids.allSatisfy { a.record($0) == nil }, "confirmed by the second round")
+        #expect(a.sync.state.lastProblem == nil)
+    }
+
+    @Test("N3: a Stop stamped two days ahead (a clock set ahead) does not silence the occurrence ringing here")
+    func aStopFromTheFutureSilencesNothing() async throws {
+        let server = try RadicaleServer()
+        try await Self.collection(server)
+        let b = try Machine(server)
+        defer { b.sync.stop() }
+        let id = UUID()
+        let added = try #require(try b.runtime.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)))
+        await b.sync.sync()
+        let due = try #require(added.fireDate)
+        b.pass(to: due)
+        #expect(b.record(id)?.state == .alerting)
+        // A machine whose clock is two days ahead stops it: its ACKNOWLEDGED is two days ahead.
+        let direct = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password, http: HTTPClient())
+        guard case .present(_, let etag)? = try await direct.changes(since: nil).get().changes.first else { Issue.record("no event"); return }
+        let ahead = due.addingTimeInterval(2 * 86_400 + 5)
+        let event = try AlarmCalendar.event(added, now: ahead, timeZone: UTCTimeZone(), reminder: .init(acknowledged: ahead)).get().0
+        let text = ICalComponent("VCALENDAR", properties: [ICalProperty("VERSION", "2.0"), ICalProperty("PRODID", AlarmCalendar.productID)],
+                                 components: [event]).text
+        _ = try await direct.put(CalDAVCollection.name(for: id), text: text, ifMatch: etag).get()
+        b.clock.now = due.addingTimeInterval(10)
+        await b.sync.sync()
+        await b.sync.sync()
+        #expect(b.record(id)?.state == .alerting, "still ringing: the Stop is not believed ahead of time")
+    }
+
+    @Test("N7: a rename on A while B rings leaves B ringing; once B stops, B takes the rename and A hears the Stop")
+    func anEditElsewhereLeavesTheRingingAlone() async throws {
+        let server = try RadicaleServer()
+        try await Self.collection(server)
+        let a = try Machine(server), b = try Machine(server)
+        defer { a.sync.stop(); b.sync.stop() }
+        let id = UUID()
+        let added = try #require(try a.runtime.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)))
+        await a.sync.sync()
+        await b.sync.sync()
+        let due = try #require(added.fireDate)
+        b.pass(to: due)
+        #expect(b.record(id)?.state == .alerting)
+        // Renamed on A (which does not ring: its clock is behind).
+        try a.runtime.call(.update(id: .id(id), request: Self.weekly("Renamed")))
+        await a.sync.sync()
+        b.clock.now = due.addingTimeInterval(5)
+        await b.sync.sync()
+        #expect(b.record(id)?.state == .alerting, "the rename did not end the ringing")
+        #expect(b.record(id)?.title == "Up")
+        b.clock.now = due.addingTimeInterval(10)
+        try b.runtime.call(.apply(.stop, id: .id(id)))
+        await b.sync.sync()
+        await b.sync.sync()
+        #expect(b.record(id)?.title == "Renamed" && b.record(id)?.state == .scheduled, "the rename taken once the ringing was answered")
+        a.pass(to: due.addingTimeInterval(1))
+        #expect(a.record(id)?.state == .alerting)
+        a.clock.now = due.addingTimeInterval(15)
+        await a.sync.sync()
+        #expect(a.record(id)?.state == .scheduled, "A heard B's Stop")
+        #expect(a.record(id)?.title == "Renamed")
+    }
 }
