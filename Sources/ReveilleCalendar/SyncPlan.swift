@@ -70,13 +70,16 @@ package struct SyncedAlarm: Codable, Hashable, Sendable {
 
     /// Whether `request` and `disabled` are what was agreed.
     package func agrees(_ request: AlarmRequest, disabled: Bool) -> Bool {
-        disabled == self.disabled && AlarmDigest(request) == agreed
+        agrees(AlarmDigest(request), disabled: disabled)
+    }
+    package func agrees(_ digest: AlarmDigest, disabled: Bool) -> Bool {
+        disabled == self.disabled && digest == agreed
     }
 }
 
 /// One of the user's alarms here, as the plan sees it.
 package struct LocalAlarm: Hashable, Sendable {
-    package var request: AlarmRequest
+    package let request: AlarmRequest
     package var disabled: Bool
     /// When it last changed here (for a conflict: the later change is kept).
     package var changedAt: Date
@@ -88,11 +91,14 @@ package struct LocalAlarm: Hashable, Sendable {
     package var countingDownSince: Date?
     /// Stopped or snoozed here, to be told to the other machines.
     package var reminder: AlarmCalendar.Reminder
+    /// The request's digest, made once as the alarm changes (not each round, for each alarm).
+    package let digest: AlarmDigest
 
     package init(request: AlarmRequest, disabled: Bool, changedAt: Date, ringingSince: Date?, occurrence: Date? = nil,
                  countingDownSince: Date? = nil, reminder: AlarmCalendar.Reminder) {
         (self.request, self.disabled, self.changedAt, self.ringingSince) = (request, disabled, changedAt, ringingSince)
         (self.occurrence, self.countingDownSince, self.reminder) = (occurrence, countingDownSince, reminder)
+        digest = AlarmDigest(request)
     }
 
     /// Its occurrence is being answered here (it rings, or a snooze of it counts down).
@@ -255,7 +261,7 @@ package enum SyncPlan {
                     actions.append(.deleteRemote(id, href: agreed.href, ifMatch: there?.etag ?? agreed.etag))
                 }
             case (let here?, let agreed?):
-                let changedHere = !agreed.agrees(here.request, disabled: here.disabled)
+                let changedHere = !agreed.agrees(here.digest, disabled: here.disabled)
                 let remindedHere = here.reminder != agreed.reminder
                 if goneThere {
                     if changedHere {
