@@ -134,6 +134,8 @@ let package = Package(
                           path: "Fuzz/reveille-fuzz-multistatus"),
         .executableTarget(name: "reveille-fuzz-dbusmenu", dependencies: ["ReveilleAgent", "ReveilleBus", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-dbusmenu"),
+        .executableTarget(name: "reveille-fuzz-sync", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleFuzzSupport"],
+                          path: "Fuzz/reveille-fuzz-sync"),
         .executableTarget(name: "reveille-fuzz-flatpak-info", dependencies: ["ReveilleBus", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-flatpak-info"),
 

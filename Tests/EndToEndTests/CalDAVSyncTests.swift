@@ -135,4 +135,74 @@ struct CalDAVSyncTests {
                                       environment: a.session.environment)
         #expect(kept.stdout == server.password, "A's password is in its Secret Service")
     }
+
+    /// A CalDAV server of the test's own listing `count` events (daily alarms far ahead) to
+    /// every sync report, and giving each asked for in a multiget.
+    static let manyEventsServer = #"""
+        import http.server, re, sys
+        count = int(sys.argv[2])
+        def event(uid):
+            return ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:%s\r\nDTSTAMP:20260101T000000Z\r\n"
+                    "DTSTART:20300101T070000Z\r\nRRULE:FREQ=DAILY\r\nSUMMARY:Server %s\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\n"
+                    "DESCRIPTION:x\r\nTRIGGER:PT0S\r\nEND:VALARM\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n") % (uid, uid[:8])
+        def uid(n): return "%08x-0000-4000-8000-000000000000" % n
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            def log_message(self, *args): pass
+            def send(self, status, body=b""):
+                self.send_response(status); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+            def do_MKCALENDAR(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0)); self.send(201)
+            def do_REPORT(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+                prefix = self.path.rstrip("/") + "/"
+                if "sync-collection" in body:
+                    items = "".join('<D:response><D:href>%s%s.ics</D:href><D:propstat><D:prop><D:getetag>"1"</D:getetag></D:prop>'
+                                    '<D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>' % (prefix, uid(n)) for n in range(count))
+                else:
+                    hrefs = re.findall(r"<D:href>([^<]*)</D:href>", body)
+                    items = "".join('<D:response><D:href>%s</D:href><D:propstat><D:prop><D:getetag>"1"</D:getetag><C:calendar-data>%s</C:calendar-data>'
+                                    '</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>' % (h, event(h.split("/")[-1][:-4])) for h in hrefs)
+                self.send(207, ('<?xml version="1.0"?><D:multistatus xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">%s'
+                                '<D:sync-token>http://test/sync/1</D:sync-token></D:multistatus>' % items).encode())
+        http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+        """#
+
+    /// N5: a collection of 10,000 events is taken a batch at a time, the loop turning between
+    /// batches: the user's own timer rings on time meanwhile (it was 35.5 s late when all were
+    /// taken in one go).
+    @Test func aCollectionOfTenThousandEventsNeitherDelaysTheUsersAlarmNorTakesItsQuota() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-many-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try Self.manyEventsServer.write(toFile: directory + "/server.py", atomically: true, encoding: .utf8)
+        let port = try RadicaleServer.freePort()
+        let server = try Subprocess.start("/usr/bin/python3", [directory + "/server.py", String(port), "10000"],
+                                          environment: ProcessInfo.processInfo.environment, stderr: directory + "/server.log")
+        defer { server.terminate() }
+        _ = try eventually(timeout: 10, "the server to listen") { RadicaleServer.accepts(port) ? true : nil }
+
+        let session = try TestSession()
+        let keyring = try session.startSecretService()
+        defer { keyring.terminate() }
+        try session.startAgent(["--verbose"], environment: ["REVEILLE_SYNC_INTERVAL": "\(Self.interval)"])
+        let added = try Subprocess.run("/bin/sh", ["-c", "printf 'secret\\n' | \"$REVEILLE\" sync add \"$URL\" --user alice"],
+                                       environment: session.environment.merging([
+                                           "REVEILLE": session.binaries + "/reveille", "URL": "http://127.0.0.1:\(port)/alice/reveille/"]) { $1 },
+                                       timeout: 60)
+        #expect(added.status == 0, "\(added.stdout)\(added.stderr)")
+        // Adoption under way: the user's timer, due in 3 s, rings on time.
+        _ = try eventually(timeout: Self.patience, "the first events taken") { try session.cliJSON([AlarmJSON].self, "list").count > 0 ? true : nil }
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "3s", "--title", "Mine")
+        let due = try #require(timer.fireDate.flatMap { ISO8601Local.parse($0, defaultTimeZone: UTCTimeZone()) })
+        let alert = try eventually(timeout: 30, "the user's timer to ring") { try session.alerts(titled: "Mine").first }
+        let late = alert.time - due.timeIntervalSince1970
+        print("the user's timer, with 10,000 events being taken: notified \(String(format: "%.3f", late)) s after it was due")
+        #expect(late < 1.5, "\(late) s late")
+
+        // The collection's alarms have their own quota (2,000; SyncFollowerTests checks it to the
+        // alarm): the user's tools add theirs while they come in.
+        let mine = try session.cli("timer", "1h", "--title", "Mine too")
+        #expect(mine.status == 0, "\(mine.stderr)")
+    }
 }

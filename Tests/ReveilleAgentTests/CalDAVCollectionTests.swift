@@ -77,6 +77,13 @@ struct CalDAVCollectionTests {
                 elif path.startswith("/entities/"):
                     body = b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><D:multistatus xmlns:D="DAV:"><D:response><D:href>&b;</D:href></D:response></D:multistatus>'
                     self.send_response(207); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+                elif path.startswith("/foreign/"):
+                    hrefs = ["http://127.0.0.2:%d/foreign/a.ics" % port, "https://127.0.0.1:%d/foreign/b.ics" % port, "/other/c.ics",
+                             "/foreign/../d.ics", "/foreign/%2e%2e", "/foreign/sub/e.ics", "http://127.0.0.1:%d/foreign/f.ics" % port, "g.ics"]
+                    body = ('<?xml version="1.0"?><D:multistatus xmlns:D="DAV:">' + "".join(
+                        '<D:response><D:href>%s</D:href><D:propstat><D:prop><D:getetag>"1"</D:getetag></D:prop></D:propstat></D:response>' % h
+                        for h in hrefs) + '<D:sync-token>t1</D:sync-token></D:multistatus>').encode()
+                    self.send_response(207); self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
                 elif path.startswith("/slow/"):
                     self.send_response(207); self.send_header("Content-Length", "1000"); self.end_headers()
                     for _ in range(1000):
@@ -84,7 +91,8 @@ struct CalDAVCollectionTests {
                 else:
                     self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers()
             do_GET = do_PUT = do_REPORT = do_PROPFIND = do_MKCALENDAR = do_DELETE = answer
-        http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+        port = int(sys.argv[1])
+        http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
         """#
 
     @Test("a hostile server: 100 MB announced or not, malformed XML, a DTD's entities, a slow drip: each refused, in bounded time")
@@ -115,6 +123,17 @@ struct CalDAVCollectionTests {
         let (entities, _) = await changes("entities")
         guard case .failure(let entityFailure) = entities else { Issue.record("a DTD's entities expanded"); return }
         #expect(entityFailure.description.hasPrefix("the server's XML could not be read"), "\(entityFailure)")
+        // N11: hrefs the server chose outside the collection are no events of it.
+        let (foreign, _) = await changes("foreign")
+        #expect(try foreign.get().changes == [.present(href: "/foreign/f.ics", etag: "\"1\""), .present(href: "/foreign/g.ics", etag: "\"1\"")])
+        let collection = CalDAVCollection(url: "http://127.0.0.1:\(port)/foreign/", user: "u", password: "p", http: http)
+        #expect(await collection.delete("http://127.0.0.2:\(port)/foreign/a.ics", ifMatch: nil).map { true } ==
+                .failure(.failed("http://127.0.0.2:\(port)/foreign/a.ics is not an event of http://127.0.0.1:\(port)/foreign/; nothing was sent")),
+                "no DELETE, with the password, leaves the collection")
+        for outside in ["/other/c.ics", "/foreign/../d.ics", "/foreign/%2E%2E", "/foreign/", "/foreign/a%2Fb.ics", "//evil.example/foreign/x.ics",
+                        "http://127.0.0.1:\(port)0/foreign/x.ics", "/foreign/" + String(repeating: "x", count: 300) + ".ics"] {
+            #expect(collection.event(outside) == nil, "\(outside)")
+        }
         let (slow, seconds) = await changes("slow")
         #expect(slow.map(\.token) == .failure(HTTPFailure(description: "no whole answer within 3 s")))
         #expect(seconds < 5, "\(seconds) s")

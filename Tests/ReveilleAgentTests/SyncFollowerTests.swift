@@ -21,19 +21,23 @@ final class SyncFollowerTests {
         let sync: SyncFollower
         let folder: FilePath
 
-        init(_ server: RadicaleServer) throws {
-            folder = try privateFolder("reveille-sync")
+        /// `folder`: the state folder of a machine that ended (its agent starts again there).
+        init(_ server: RadicaleServer, folder: FilePath? = nil, now: Date? = nil, settings: AlarmEngine.Settings = .init()) throws {
+            self.folder = try folder ?? privateFolder("reveille-sync")
+            if let now { clock.now = now }
             let clock = clock
-            runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock)
+            runtime = AgentRuntime(store: AlarmStore(directory: self.folder), settings: settings, logger: .init(label: "test"), clock: clock)
             let collection = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password,
                                               http: HTTPClient(deadline: 20))
-            sync = SyncFollower(collection: collection, user: server.user, runtime: runtime, stateDirectory: folder,
-                                interval: 3600, logger: .init(label: "sync"), clock: clock)
+            sync = SyncFollower(collection: collection, user: server.user, runtime: runtime, stateDirectory: self.folder,
+                                interval: 3600, logger: .init(label: "sync"), clock: clock, adoptionLimit: settings.limitForSynced)
             runtime.add([sync])
             try runtime.start()
         }
 
-        deinit { try? FileManager.default.removeItem(atPath: folder.string) }
+        /// Keeps the folder (a machine that ends and starts again).
+        var keepsFolder = false
+        deinit { if !keepsFolder { try? FileManager.default.removeItem(atPath: folder.string) } }
 
         /// The alarm as this machine's store has it.
         func record(_ id: UUID) -> AlarmRecord? { AlarmStore(directory: folder).load().first { $0.id == id } }
@@ -187,5 +191,183 @@ final class SyncFollowerTests {
         }
         #expect(machine.sync.rounds == before + 1)
         machine.sync.stop()
+    }
+
+    static func collection(_ server: RadicaleServer) async throws {
+        try await CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password, http: HTTPClient())
+            .create(displayName: "Reveille", description: "Reveille's alarms").get()
+    }
+
+    @Test("N10: a Stop is on disk before it is answered; A ends at once, starts again, and B stops ringing")
+    func aStopOutlivesTheAgent() async throws {
+        let server = try RadicaleServer()
+        try await Self.collection(server)
+        var a: Machine? = try Machine(server)
+        let b = try Machine(server)
+        defer { b.sync.stop() }
+        let id = UUID()
+        let added = try #require(try a!.runtime.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)))
+        await a!.sync.sync()
+        await b.sync.sync()
+        let due = try #require(added.fireDate)
+        a!.pass(to: due)
+        b.pass(to: due)
+        #expect(b.record(id)?.state == .alerting)
+        a!.clock.now = due.addingTimeInterval(10)
+        try a!.runtime.call(.apply(.stop, id: .id(id)))
+        // A ends now: no round ran after the Stop.
+        let folder = a!.folder
+        a!.keepsFolder = true
+        a!.sync.stop()
+        a = nil
+        let kept = try JSONDecoder().decode(SyncState.self, from: try #require(FileManager.default.contents(atPath: folder.appending(SyncFollower.fileName).string)))
+        #expect(kept.unsentReminders[id]?.acknowledged == due.addingTimeInterval(10), "the Stop is in sync.json")
+        let restarted = try Machine(server, folder: folder, now: due.addingTimeInterval(20))
+        defer { restarted.sync.stop() }
+        await restarted.sync.sync()
+        b.clock.now = due.addingTimeInterval(25)
+        await b.sync.sync()
+        #expect(b.record(id)?.state == .scheduled, "B heard the Stop A made before it ended")
+    }
+
+    @Test("N8: a damaged sync.json is kept aside and reported; sync goes on from the server's listing")
+    func aDamagedStateIsKeptAside() async throws {
+        let server = try RadicaleServer()
+        try await Self.collection(server)
+        let a = try Machine(server)
+        defer { a.sync.stop() }
+        try a.runtime.call(.schedule(id: UUID(), request: Self.weekly("Up"), appID: ClientIdentity.userAppID))
+        await a.sync.sync()
+        let file = a.folder.appending(SyncFollower.fileName).string
+        var bytes = try #require(FileManager.default.contents(atPath: file))
+        bytes[bytes.count / 2] = 0x01  // one damaged byte (a control byte is JSON nowhere)
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let account = SyncFollower.account(in: a.folder, logger: .init(label: "sync"))
+        guard case .failure(let failure) = account else { Issue.record("a damaged sync.json was read: \(account)"); return }
+        #expect(SyncFollower.unreadable(failure).hasPrefix("sync.json could not be read ("))
+        let aside = try FileManager.default.contentsOfDirectory(atPath: a.folder.string).filter { $0.hasPrefix("sync.json.unreadable-") }
+        #expect(aside.count == 1, "kept aside: \(aside)")
+        #expect(FileManager.default.contents(atPath: a.folder.string + "/" + (aside.first ?? "")) == bytes, "whole")
+        // A follower begun on it (as `sync add` again) reports it and starts from the listing.
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let again = SyncFollower(collection: CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password,
+                                                              http: HTTPClient()),
+                                 user: server.user, runtime: a.runtime, stateDirectory: a.folder, interval: 3600, logger: .init(label: "sync"),
+                                 clock: a.clock)
+        #expect(again.state.lastProblem?.hasPrefix("sync.json could not be read (") == true)
+        await again.sync()
+        again.stop()
+        #expect(again.state.lastProblem == nil && again.state.token != nil)
+        #expect((try? SyncFollower.account(in: a.folder, logger: .init(label: "sync")).get())??.user == server.user, "written anew")
+    }
+
+    @Test("N5: the collection's alarms have their own quota: 10 events there, 6 taken, and the user's own tools keep their whole limit")
+    func syncedAlarmsHaveTheirOwnQuota() async throws {
+        let server = try RadicaleServer()
+        try await Self.collection(server)
+        let direct = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password, http: HTTPClient())
+        let elsewhere = try Machine(server)
+        defer { elsewhere.sync.stop() }
+        for index in 0..<10 {
+            let id = UUID()
+            let record = try AlarmRecord(id: id, request: Self.weekly("Elsewhere \(index)"), appID: ClientIdentity.userAppID,
+                                         now: elsewhere.clock.now, timeZone: UTCTimeZone())
+            let event = try AlarmCalendar.event(record, now: elsewhere.clock.now, timeZone: UTCTimeZone()).get().0
+            let text = ICalComponent("VCALENDAR", properties: [ICalProperty("VERSION", "2.0"), ICalProperty("PRODID", AlarmCalendar.productID)],
+                                     components: [event]).text
+            _ = try await direct.put(CalDAVCollection.name(for: id), text: text, ifMatch: nil).get()
+        }
+        let here = try Machine(server, settings: .init(limitForUser: 3, limitForSynced: 6))
+        defer { here.sync.stop() }
+        await here.sync.sync()
+        await here.sync.sync()
+        let loaded = AlarmStore(directory: here.folder).load()
+        #expect(loaded.count == 6, "as many as the sync may take")
+        for _ in 0..<3 {
+            #expect(throws: Never.self) { try here.runtime.call(.schedule(id: UUID(), request: Self.weekly("Mine"), appID: ClientIdentity.userAppID)) }
+        }
+        #expect(throws: AlarmError.maximumLimitReached) {
+            try here.runtime.call(.schedule(id: UUID(), request: Self.weekly("One too many"), appID: ClientIdentity.userAppID))
+        }
+    }
+
+    @Test("N4: every synced alarm gone from the server at once is held a round, reported, then confirmed by the next round")
+    func aMassRemovalWaitsForASecondRound() async throws {
+        let server = try RadicaleServer()
+        try await Self.collection(server)
+        let a = try Machine(server)
+        defer { a.sync.stop() }
+        let ids = [UUID(), UUID()]
+        for id in ids { try a.runtime.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)) }
+        await a.sync.sync()
+        #expect(a.sync.state.alarms.count == 2)
+        // Both events removed on the server (another machine, or a server that lost them).
+        let direct = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password, http: HTTPClient())
+        for id in ids { try await direct.delete(server.collection("reveille") + CalDAVCollection.name(for: id), ifMatch: nil).get() }
+        await a.sync.sync()
+        #expect(ids.allSatisfy { a.record($0) != nil }, "held: nothing cancelled on one round's word")
+        #expect(a.sync.state.lastProblem?.contains("would remove 2 of the 2 synced alarms") == true, "\(a.sync.state.lastProblem ?? "no problem")")
+        await a.sync.sync()
+        #expect(ids.allSatisfy { a.record($0) == nil }, "confirmed by the second round")
+        #expect(a.sync.state.lastProblem == nil)
+    }
+
+    @Test("N3: a Stop stamped two days ahead (a clock set ahead) does not silence the occurrence ringing here")
+    func aStopFromTheFutureSilencesNothing() async throws {
+        let server = try RadicaleServer()
+        try await Self.collection(server)
+        let b = try Machine(server)
+        defer { b.sync.stop() }
+        let id = UUID()
+        let added = try #require(try b.runtime.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)))
+        await b.sync.sync()
+        let due = try #require(added.fireDate)
+        b.pass(to: due)
+        #expect(b.record(id)?.state == .alerting)
+        // A machine whose clock is two days ahead stops it: its ACKNOWLEDGED is two days ahead.
+        let direct = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password, http: HTTPClient())
+        guard case .present(_, let etag)? = try await direct.changes(since: nil).get().changes.first else { Issue.record("no event"); return }
+        let ahead = due.addingTimeInterval(2 * 86_400 + 5)
+        let event = try AlarmCalendar.event(added, now: ahead, timeZone: UTCTimeZone(), reminder: .init(acknowledged: ahead)).get().0
+        let text = ICalComponent("VCALENDAR", properties: [ICalProperty("VERSION", "2.0"), ICalProperty("PRODID", AlarmCalendar.productID)],
+                                 components: [event]).text
+        _ = try await direct.put(CalDAVCollection.name(for: id), text: text, ifMatch: etag).get()
+        b.clock.now = due.addingTimeInterval(10)
+        await b.sync.sync()
+        await b.sync.sync()
+        #expect(b.record(id)?.state == .alerting, "still ringing: the Stop is not believed ahead of time")
+    }
+
+    @Test("N7: a rename on A while B rings leaves B ringing; once B stops, B takes the rename and A hears the Stop")
+    func anEditElsewhereLeavesTheRingingAlone() async throws {
+        let server = try RadicaleServer()
+        try await Self.collection(server)
+        let a = try Machine(server), b = try Machine(server)
+        defer { a.sync.stop(); b.sync.stop() }
+        let id = UUID()
+        let added = try #require(try a.runtime.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)))
+        await a.sync.sync()
+        await b.sync.sync()
+        let due = try #require(added.fireDate)
+        b.pass(to: due)
+        #expect(b.record(id)?.state == .alerting)
+        // Renamed on A (which does not ring: its clock is behind).
+        try a.runtime.call(.update(id: .id(id), request: Self.weekly("Renamed")))
+        await a.sync.sync()
+        b.clock.now = due.addingTimeInterval(5)
+        await b.sync.sync()
+        #expect(b.record(id)?.state == .alerting, "the rename did not end the ringing")
+        #expect(b.record(id)?.title == "Up")
+        b.clock.now = due.addingTimeInterval(10)
+        try b.runtime.call(.apply(.stop, id: .id(id)))
+        await b.sync.sync()
+        await b.sync.sync()
+        #expect(b.record(id)?.title == "Renamed" && b.record(id)?.state == .scheduled, "the rename taken once the ringing was answered")
+        a.pass(to: due.addingTimeInterval(1))
+        #expect(a.record(id)?.state == .alerting)
+        a.clock.now = due.addingTimeInterval(15)
+        await a.sync.sync()
+        #expect(a.record(id)?.state == .scheduled, "A heard B's Stop")
+        #expect(a.record(id)?.title == "Renamed")
     }
 }

@@ -132,4 +132,98 @@ struct SyncPlanTests {
         #expect(plan(snoozing(holding: stoppedLater), Self.there("Up", etag: "\"2\"", reminder: stoppedLater),
                      Self.agreed("Up", acknowledged: snoozedAt.addingTimeInterval(20))).isEmpty, "heard already")
     }
+
+    // MARK: The server is believed within bounds (issue 43)
+
+    @Test("N3: a Stop or a change stamped more than a minute ahead is not applied ahead of time; a snooze is bounded like one made here")
+    func aClockAheadIsNotBelieved() {
+        let id = Self.id, ringing = Self.now.addingTimeInterval(-30)
+        let twoDaysAhead = AlarmCalendar.Reminder(acknowledged: Self.now.addingTimeInterval(2 * 86_400))
+        #expect(plan(Self.here("Up", ringingSince: ringing), Self.there("Up", etag: "\"2\"", reminder: twoDaysAhead), Self.agreed("Up")).isEmpty,
+                "a Stop stamped two days ahead silences nothing")
+        #expect(plan(Self.here("Up", ringingSince: ringing, reminder: twoDaysAhead), [:],
+                     Self.agreed("Up", acknowledged: Self.now.addingTimeInterval(2 * 86_400))).isEmpty, "nor when it was agreed before")
+        let aMomentAhead = AlarmCalendar.Reminder(acknowledged: Self.now.addingTimeInterval(30))
+        #expect(plan(Self.here("Up", ringingSince: ringing), Self.there("Up", etag: "\"2\"", reminder: aMomentAhead), Self.agreed("Up")) ==
+                [.stopLocal(id, acknowledged: Self.now.addingTimeInterval(30))], "clocks differ by a moment: 30 s ahead is believed")
+        let snoozedForDays = AlarmCalendar.Reminder(snoozedUntil: Self.now.addingTimeInterval(3 * 86_400))
+        #expect(plan(Self.here("Up", ringingSince: ringing), Self.there("Up", etag: "\"2\"", reminder: snoozedForDays), Self.agreed("Up")).isEmpty,
+                "a snooze longer than a day is no snooze")
+        let snoozedADay = AlarmCalendar.Reminder(snoozedUntil: Self.now.addingTimeInterval(86_400))
+        #expect(plan(Self.here("Up", ringingSince: ringing), Self.there("Up", etag: "\"2\"", reminder: snoozedADay), Self.agreed("Up")) ==
+                [.snoozeLocal(id, until: Self.now.addingTimeInterval(86_400))])
+        // A change stamped in the future does not win a conflict for it.
+        #expect(plan(Self.here("Mine", changedAt: Self.now), Self.there("Theirs", etag: "\"2\"", changedAt: Self.now.addingTimeInterval(86_400)),
+                     Self.agreed("Up")) == [.upload(id, ifMatch: "\"2\""), .conflictSettled(id, keptHere: true)])
+        let admitted = SyncPlan.admitted(Self.there("Up", etag: "\"2\"", changedAt: Self.now.addingTimeInterval(61), reminder: twoDaysAhead)[id]!,
+                                         now: Self.now)
+        #expect(admitted.reminder.acknowledged == nil && admitted.changedAt == nil)
+    }
+
+    @Test("N4: a report without a sync token is no listing; a full listing removes what it does not list")
+    func aListingNeedsItsToken() throws {
+        let agreed = Self.agreed("Up")
+        #expect(SyncPlan.listing([], token: nil, asked: nil, synced: agreed) ==
+                .failure(HTTPFailure(description: "the server's sync report has no DAV:sync-token; nothing of it was taken")))
+        #expect((try? SyncPlan.listing([], token: "", asked: "t1", synced: agreed).get()) == nil, "an empty token is none")
+        #expect(try SyncPlan.listing([], token: "t2", asked: nil, synced: agreed).get() ==
+                SyncListing(present: [], removed: ["/alice/reveille/x.ics"], token: "t2"))
+        #expect(try SyncPlan.listing([.present(href: "/alice/reveille/x.ics", etag: "1")], token: "t2", asked: nil, synced: agreed).get().removed == [])
+        #expect(try SyncPlan.listing([.removed(href: "/alice/reveille/y.ics")], token: "t3", asked: "t2", synced: agreed).get().removed ==
+                ["/alice/reveille/y.ics"])
+    }
+
+    @Test("N4: a round removing more than a few alarms, or most of them, is held until the next round confirms it")
+    func manyRemovalsWait() {
+        let ids = (0..<5).map { _ in UUID() }
+        func cancels(_ count: Int) -> [SyncAction] { ids.prefix(count).map { .cancelLocal($0) } + [.upload(ids[4], ifMatch: nil)] }
+        // One removal, or a few of many: at once.
+        #expect(SyncPlan.holdingRemovals(cancels(1), synced: 1, heldBefore: []).held.isEmpty)
+        #expect(SyncPlan.holdingRemovals(cancels(3), synced: 100, heldBefore: []).held.isEmpty)
+        // Every synced alarm, or more than a few: held; the rest of the round goes on.
+        let all = SyncPlan.holdingRemovals(cancels(2), synced: 2, heldBefore: [])
+        #expect(all.held == Set(ids.prefix(2)) && all.actions == [.upload(ids[4], ifMatch: nil)])
+        #expect(SyncPlan.holdingRemovals(cancels(4), synced: 100, heldBefore: []).held.count == 4)
+        // The next round lists them again: confirmed, done.
+        let confirmed = SyncPlan.holdingRemovals(cancels(2), synced: 2, heldBefore: all.held)
+        #expect(confirmed.held.isEmpty && confirmed.actions == cancels(2))
+        // A removal not held before waits for its own confirmation.
+        #expect(SyncPlan.holdingRemovals(cancels(4), synced: 100, heldBefore: Set(ids.prefix(2))).held == Set(ids[2...3]))
+    }
+
+    @Test("N7: another machine's edit of an alarm ringing here waits until it is answered, then is taken with the Stop made here")
+    func anEditWaitsForTheRinging() {
+        let id = Self.id, ringing = Self.now.addingTimeInterval(-30)
+        #expect(plan(Self.here("Up", ringingSince: ringing), Self.there("Renamed", etag: "\"2\""), Self.agreed("Up")) ==
+                [.takeLater(id, href: "/alice/reveille/x.ics")])
+        let snoozing = [id: LocalAlarm(request: Self.request("Up"), disabled: false, changedAt: Self.now, ringingSince: nil,
+                                       countingDownSince: ringing, reminder: .init())]
+        #expect(plan(snoozing, Self.there("Renamed", etag: "\"2\""), Self.agreed("Up")) == [.takeLater(id, href: "/alice/reveille/x.ics")])
+        // Answered here (stopped): the edit is taken, and the Stop goes with it.
+        let stopped = AlarmCalendar.Reminder(acknowledged: Self.now)
+        #expect(plan(Self.here("Up", reminder: stopped), Self.there("Renamed", etag: "\"2\""), Self.agreed("Up")) ==
+                [.updateLocal(id, Self.request("Renamed"), disabled: false), .upload(id, ifMatch: "\"2\"")])
+        // Its own change here is later: kept, as before.
+        #expect(plan(Self.here("Mine", changedAt: Self.now, ringingSince: ringing), Self.there("Renamed", etag: "\"2\"", changedAt: ringing),
+                     Self.agreed("Up")) == [.upload(id, ifMatch: "\"2\""), .conflictSettled(id, keptHere: true)])
+    }
+
+    @Test("N8: what sync.json keeps of an alarm is bounded whatever its title and metadata")
+    func theStateIsBoundedPerAlarm() throws {
+        var request = Self.request(String(repeating: "é", count: 500))
+        request.metadata = "\"" + String(repeating: "m", count: 4000) + "\""
+        let alarms = (0..<1_800).map { _ in
+            SyncedAlarm(href: "/alice/reveille/\(UUID().uuidString.lowercased()).ics", etag: "\"0123456789abcdef\"", agreed: request,
+                        disabled: false, acknowledged: Self.now, snoozedUntil: Self.now)
+        }
+        let bytes = try JSONEncoder().encode(alarms)
+        #expect(bytes.count < 1_800 * 400, "\(bytes.count) bytes for 1,800 alarms")
+        print("what sync.json keeps of 1,800 alarms at the title and metadata limits: \(bytes.count) bytes")
+        // A `sync.json` of an earlier version, which kept the settings themselves, is read.
+        let earlier = try JSONSerialization.data(withJSONObject: ["href": "/a/b.ics", "disabled": false,
+                                                                  "agreed": try JSONSerialization.jsonObject(with: JSONEncoder().encode(request))])
+        #expect(try JSONDecoder().decode(SyncedAlarm.self, from: earlier).agrees(request, disabled: false))
+        let read = try JSONDecoder().decode([SyncedAlarm].self, from: bytes)
+        #expect(read.first?.agrees(request, disabled: false) == true && read.first?.agrees(Self.request("Other"), disabled: false) == false)
+    }
 }

@@ -308,7 +308,7 @@ struct AlarmEngineTests {
     // MARK: Admission
 
     @Test func eachAppHasItsOwnLimitAndTheUserAnother() throws {
-        var harness = Harness(now: start, timeZone: utc, settings: .init(limitPerApp: 2, limitForUser: 3))
+        var harness = Harness(now: start, timeZone: utc, settings: .init(limitPerApp: 2, limitForUser: 3, limitForSynced: 0))
         for _ in 0..<2 { _ = try harness.schedule(timer(60), appID: "org.example.A") }
         #expect(throws: AlarmRuleError.alarmKit(.maximumLimitReached)) { try harness.schedule(timer(60), appID: "org.example.A") }
         _ = try harness.schedule(timer(60), appID: "org.example.B")

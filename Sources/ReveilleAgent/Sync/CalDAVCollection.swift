@@ -17,6 +17,9 @@ final class CalDAVCollection {
     static let maximumReportBytes = 16 << 20
     /// Any other answer (a PROPFIND, a PUT's), in bytes.
     static let maximumSmallBytes = 256 << 10
+    /// An event's name and ETag as kept per alarm in `sync.json`, in bytes; an event with a
+    /// longer one is no event of the collection (Reveille's names are 40 bytes).
+    static let maximumNameBytes = 255, maximumETagBytes = 256
 
     init(url: String, user: String, password: String, http: HTTPClient) {
         self.url = url.hasSuffix("/") ? url : url + "/"
@@ -25,10 +28,7 @@ final class CalDAVCollection {
     }
 
     /// A change on the server: an event there now with its ETag, or one gone.
-    enum Change: Equatable, Sendable {
-        case present(href: String, etag: String)
-        case removed(href: String)
-    }
+    typealias Change = ListedChange
 
     /// What a write ran into.
     enum WriteFailure: Error, Equatable {
@@ -92,9 +92,13 @@ final class CalDAVCollection {
         switch await multistatus("REPORT", url, body: body, depth: nil, maximumBytes: Self.maximumReportBytes) {
         case .failure(let failure): return .failure(failure)
         case .success(let answer):
-            let changes = answer.responses.filter { $0.href.hasSuffix(".ics") }.map { response -> Change in
-                if response.status == 404 { return .removed(href: response.href) }
-                return .present(href: response.href, etag: response.etag ?? "")
+            // An href outside the collection is no event of it (the server chose it: a DELETE
+            // there would carry the password elsewhere).
+            let changes = answer.responses.compactMap { response -> Change? in
+                guard let href = event(response.href), href.hasSuffix(".ics"),
+                      (response.etag?.utf8.count ?? 0) <= Self.maximumETagBytes else { return nil }
+                if response.status == 404 { return .removed(href: href) }
+                return .present(href: href, etag: response.etag ?? "")
             }
             return .success((changes, answer.syncToken))
         }
@@ -112,7 +116,9 @@ final class CalDAVCollection {
         case .failure(let failure): return .failure(failure)
         case .success(let answer):
             return .success(answer.responses.compactMap { response in
-                response.calendarData.map { (response.href, response.etag, $0) }
+                guard let href = event(response.href), let text = response.calendarData,
+                      (response.etag?.utf8.count ?? 0) <= Self.maximumETagBytes else { return nil }
+                return (href, response.etag, text)
             })
         }
     }
@@ -133,7 +139,10 @@ final class CalDAVCollection {
 
     /// Removes `href`, only if it is still at `etag`; one already gone is no failure.
     func delete(_ href: String, ifMatch etag: String?) async -> Result<Void, WriteFailure> {
-        switch await send("DELETE", resolve(href), body: nil, headers: etag.map { [("If-Match", $0)] } ?? [],
+        guard let path = event(href) else {
+            return .failure(.failed("\(href.prefix(200)) is not an event of \(url); nothing was sent"))
+        }
+        switch await send("DELETE", origin + path, body: nil, headers: etag.map { [("If-Match", $0)] } ?? [],
                           maximumBytes: Self.maximumSmallBytes) {
         case .failure(let failure): return .failure(.failed(failure.description))
         case .success(let response):
@@ -153,11 +162,6 @@ final class CalDAVCollection {
     private var parent: String {
         let path = url.dropLast()
         return String(path[...(path.lastIndex(of: "/") ?? path.startIndex)])
-    }
-
-    /// The last path component of `href`: the name `put` takes.
-    static func name(of href: String) -> String {
-        String(href.split(separator: "/").last ?? "")
     }
 
     /// The event's name in the collection for alarm `id`.
@@ -186,11 +190,27 @@ final class CalDAVCollection {
         }
     }
 
-    /// An href from the server (an absolute path, or a whole URL) as a URL.
-    func resolve(_ href: String) -> String {
-        if href.hasPrefix("http://") || href.hasPrefix("https://") { return href }
-        // The origin: the URL without its path.
-        return String(url.dropLast(path.count)) + (href.hasPrefix("/") ? href : "/" + href)
+    /// The URL without its path: scheme, host and port.
+    private var origin: String { String(url.dropLast(path.count)) }
+
+    /// An href from the server (an absolute path, a whole URL, or a name relative to the
+    /// collection) as the path of an event in this collection; `nil` for anything else: another
+    /// origin, another folder, a name that a server would read as `.` or `..` or as more than one
+    /// segment. The one door an href passes before it is fetched, kept or sent a DELETE.
+    func event(_ href: String) -> String? {
+        var path = href
+        if href.contains("://") {
+            guard href.lowercased().hasPrefix(origin.lowercased() + "/") else { return nil }
+            path = String(href.dropFirst(origin.count))
+        } else if !href.hasPrefix("/") {
+            path = self.path + href
+        }
+        guard path.hasPrefix(self.path) else { return nil }
+        let name = path.dropFirst(self.path.count)
+        let lowered = name.lowercased()
+        guard !name.isEmpty, name.utf8.count <= Self.maximumNameBytes, name != ".", name != "..", !name.contains(where: { "/\\?#".contains($0) }),
+              !lowered.contains("%2e"), !lowered.contains("%2f"), !lowered.contains("%5c") else { return nil }
+        return path
     }
 
     private static func unexpected(_ response: HTTPResponse, _ method: String) -> HTTPFailure {

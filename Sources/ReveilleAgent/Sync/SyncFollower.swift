@@ -7,7 +7,10 @@ import ReveilleTimeZone
 import SystemPackage
 
 /// What the sync keeps in the state folder (`sync.json`, 0600): the collection, the sync
-/// token, and per alarm what both sides last agreed on and a Stop or snooze not yet sent.
+/// token, and per alarm what both sides last agreed on (its settings as a digest: an href and
+/// an ETag of bounded length, so at most about 1 KiB an alarm), a Stop or snooze not yet sent,
+/// removals held for a second round, the events to read again, and the alarms taken from
+/// the collection (their own quota).
 struct SyncState: Codable, Sendable {
     var collection: String
     var user: String
@@ -15,6 +18,31 @@ struct SyncState: Codable, Sendable {
     var alarms: [UUID: SyncedAlarm] = [:]
     var unsentReminders: [UUID: AlarmCalendar.Reminder] = [:]
     var lastProblem: String?
+    /// Removals a round listed and held until the next confirms them.
+    var heldRemovals: Set<UUID> = []
+    /// Events to read again next round whatever the listing says: an edit waiting for the
+    /// occurrence ringing here to be answered, or an alarm left for a later batch.
+    var revisit: [UUID: String] = [:]
+    /// Alarms made here from the collection's events (`AlarmEngine.Settings.limitForSynced`).
+    var adopted: Set<UUID> = []
+
+    init(collection: String, user: String) { (self.collection, self.user) = (collection, user) }
+
+    private enum CodingKeys: String, CodingKey {
+        case collection, user, token, alarms, unsentReminders, lastProblem, heldRemovals, revisit, adopted
+    }
+    init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        collection = try container.decode(String.self, forKey: .collection)
+        user = try container.decode(String.self, forKey: .user)
+        token = try container.decodeIfPresent(String.self, forKey: .token)
+        alarms = try container.decodeIfPresent([UUID: SyncedAlarm].self, forKey: .alarms) ?? [:]
+        unsentReminders = try container.decodeIfPresent([UUID: AlarmCalendar.Reminder].self, forKey: .unsentReminders) ?? [:]
+        lastProblem = try container.decodeIfPresent(String.self, forKey: .lastProblem)
+        heldRemovals = try container.decodeIfPresent(Set<UUID>.self, forKey: .heldRemovals) ?? []
+        revisit = try container.decodeIfPresent([UUID: String].self, forKey: .revisit) ?? [:]
+        adopted = try container.decodeIfPresent(Set<UUID>.self, forKey: .adopted) ?? []
+    }
 }
 
 extension AlarmCalendar.Reminder: Codable {
@@ -67,24 +95,47 @@ final class SyncFollower: AlarmFollower {
     private(set) var rounds = 0
     private(set) var lastRound: Date?
 
-    /// The account `sync.json` in `stateDirectory` names, if any.
-    static func account(in stateDirectory: FilePath) -> (url: String, user: String)? {
-        load(stateDirectory.appending(fileName)).map { ($0.collection, $0.user) }
+    /// The account `sync.json` in `stateDirectory` names, if any; fails (the file kept aside)
+    /// naming why it could not be read.
+    static func account(in stateDirectory: FilePath, logger: Logger) -> Result<(url: String, user: String)?, StoreError> {
+        load(stateDirectory.appending(fileName), logger: logger).map { $0.map { ($0.collection, $0.user) } }
     }
 
-    /// The largest `sync.json` read.
+    /// The largest `sync.json` read: what `limitForUser + limitForSynced` alarms take, at
+    /// most about 1 KiB each, with room to spare.
     static let maximumStateBytes = 16 << 20
+    /// Alarms made from the collection's events in one round, and between two turns of the
+    /// loop: a firing is never late behind a collection of 10,000 events; the rest come in
+    /// the rounds after.
+    static let adoptionsPerRound = 500
+    /// Events asked for in one multiget.
+    static let eventsPerFetch = 500
+    /// The longest a round holds the loop before it lets it turn (a firing, a call waits).
+    static let turnLength = Duration.milliseconds(10)
+    /// When the loop last turned during this round.
+    private var lastTurn = ContinuousClock.now
+
+    /// How many alarms the sync may make from the collection's events.
+    private let adoptionLimit: Int
 
     init(collection: CalDAVCollection, user: String, runtime: AgentRuntime, stateDirectory: FilePath, interval: TimeInterval = 30,
-         logger: Logger, clock: any AgentClock) {
+         logger: Logger, clock: any AgentClock, adoptionLimit: Int = AlarmEngine.Settings().limitForSynced) {
         self.collection = collection
         self.runtime = runtime
         self.interval = interval
         self.logger = logger
         self.clock = clock
+        self.adoptionLimit = adoptionLimit
         file = stateDirectory.appending(Self.fileName)
-        state = Self.load(file).flatMap { $0.collection == collection.url && $0.user == user ? $0 : nil }
+        let loaded = Self.load(file, logger: logger)
+        state = (try? loaded.get()).flatMap { $0.collection == collection.url && $0.user == user ? $0 : nil }
             ?? SyncState(collection: collection.url, user: user)
+        if case .failure(let failure) = loaded { state.lastProblem = Self.unreadable(failure) }
+    }
+
+    /// The problem reported for a `sync.json` that could not be read.
+    static func unreadable(_ failure: StoreError) -> String {
+        "sync.json could not be read (\(failure)) and was kept aside; the alarms here are kept, and sync starts again from the server's listing"
     }
 
     // MARK: Following
@@ -92,6 +143,7 @@ final class SyncFollower: AlarmFollower {
     func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         table = alarms
         let now = clock.now
+        var answered = false
         for change in changes {
             guard let record = change.record, record.appID == ClientIdentity.userAppID else {
                 local.removeValue(forKey: change.id)
@@ -111,13 +163,18 @@ final class SyncFollower: AlarmFollower {
                         entry.reminder.acknowledged = now
                     }
                     state.unsentReminders[change.id] = entry.reminder
+                    answered = true
                 } else if previous?.countingDownSince != nil, record.state == .scheduled {
                     entry.reminder.acknowledged = now
                     state.unsentReminders[change.id] = entry.reminder
+                    answered = true
                 }
             }
             local[change.id] = entry
         }
+        // A Stop or snooze to tell is on disk before the caller hears it was done: the agent
+        // may end a moment later, and the other machines would ring on.
+        if answered { save() }
         if !applying { syncSoon() }
     }
 
@@ -193,47 +250,86 @@ final class SyncFollower: AlarmFollower {
 
     private func round() async -> Result<Void, HTTPFailure> {
         let asked = state.token
-        let listing: (changes: [CalDAVCollection.Change], token: String?)
+        let listing: SyncListing
         switch await collection.changes(since: asked) {
-        case .success(let answer): listing = answer
+        case .success(let answer):
+            switch SyncPlan.listing(answer.changes, token: answer.token, asked: asked, synced: state.alarms) {
+            case .success(let judged): listing = judged
+            case .failure(let failure): return .failure(failure)
+            }
         case .failure(let failure):
             // A token the server no longer knows: everything, from the start.
             guard asked != nil else { return .failure(failure) }
             state.token = nil
             return await round()
         }
-        var removed = Set<String>()
-        var present: [String] = []
-        for change in listing.changes {
-            switch change {
-            case .removed(let href): removed.insert(href)
-            case .present(let href, _): present.append(href)
+        // Read again whatever waits (an edit of an alarm that rang, a later batch), unless gone.
+        var present = listing.present
+        let listed = Set(present)
+        present += state.revisit.values.filter { !listed.contains($0) && !listing.removed.contains($0) }.sorted()
+        var remote: [UUID: RemoteAlarm] = [:]
+        // In batches (a multiget each), the loop turning between them and within.
+        for start in stride(from: 0, to: present.count, by: Self.eventsPerFetch) {
+            switch await collection.fetch(Array(present[start..<min(start + Self.eventsPerFetch, present.count)])) {
+            case .failure(let failure): return .failure(failure)
+            case .success(let events):
+                for event in events {
+                    if let (id, alarm) = read(event) { remote[id] = SyncPlan.admitted(alarm, now: clock.now) }
+                    await turn()
+                }
             }
         }
-        if asked == nil {
-            // A full listing names no removals: what it does not list is gone.
-            let listed = Set(present.map(CalDAVCollection.name(of:)))
-            removed = Set(state.alarms.values.map(\.href).filter { !listed.contains(CalDAVCollection.name(of: $0)) })
+        state.revisit = [:]
+        let planned = SyncPlan.actions(local: local, remote: remote, removed: listing.removed, synced: state.alarms, now: clock.now)
+        let (actions, held) = SyncPlan.holdingRemovals(planned, synced: state.alarms.count, heldBefore: state.heldRemovals)
+        logger.debug("sync round: \(listing.present.count + listing.removed.count) listed since \(asked == nil ? "the start" : "the last token"), \(remote.count) read, \(listing.removed.count) removed; \(actions.count) steps\(actions.prefix(8).map { " \($0.summary)" }.joined())\(actions.count > 8 ? " …" : "")")
+        var adoptions = 0
+        for action in actions {
+            if case .createLocal(let id, _, _) = action {
+                // Its own quota, and a bounded share of each round.
+                guard adoptions < Self.adoptionsPerRound, state.adopted.count < adoptionLimit else {
+                    if let there = remote[id] { state.revisit[id] = there.href }
+                    continue
+                }
+                adoptions += 1
+            }
+            await perform(action, remote: remote)
+            // The loop turns between batches: a firing due meanwhile rings on time.
+            await turn()
         }
-        var remote: [UUID: RemoteAlarm] = [:]
-        switch await collection.fetch(present) {
-        case .failure(let failure): return .failure(failure)
-        case .success(let events):
-            for event in events { if let (id, alarm) = read(event) { remote[id] = alarm } }
+        if state.adopted.count >= adoptionLimit, !state.revisit.isEmpty {
+            logger.warning("sync: \(adoptionLimit) alarms were taken from \(collection.url), as many as the sync may take; the others are not")
         }
-        let actions = SyncPlan.actions(local: local, remote: remote, removed: removed, synced: state.alarms, now: clock.now)
-        logger.debug("sync round: \(listing.changes.count) listed since \(asked == nil ? "the start" : "the last token"), \(remote.count) read, \(removed.count) removed; \(actions)")
-        for action in actions { await perform(action, remote: remote) }
         // What was listed and needed no step is agreed as it is there now.
-        for (id, there) in remote where !actions.contains(where: { $0.id == id }) {
+        let stepped = Set(actions.map(\.id))
+        for (id, there) in remote where !stepped.contains(id) {
             state.alarms[id]?.etag = there.etag
             state.alarms[id]?.acknowledged = there.reminder.acknowledged
             state.alarms[id]?.snoozedUntil = there.reminder.snoozedUntil
             // Taken here too, or the next round would send the older reminder back.
             local[id]?.reminder = there.reminder
         }
-        state.token = listing.token
+        if held.isEmpty {
+            state.heldRemovals = []
+            state.token = listing.token
+        } else {
+            // Not taken yet: the next round asks from the same token, and a removal it lists
+            // again is confirmed.
+            state.heldRemovals = held
+            let problem = "the server's listing would remove \(held.count) of the \(state.alarms.count) synced alarms; they are kept until the next round confirms it"
+            logger.warning("sync with \(collection.url): \(problem)")
+            runtime.receive(.notice(summary: L("Synced alarms would be removed"),
+                                    body: L("The server no longer lists %@ of your synced alarms. They are kept here until the next round confirms it.", String(held.count))))
+            return .failure(HTTPFailure(description: problem))
+        }
         return .success(())
+    }
+
+    /// Lets the loop turn when the round has held it for `turnLength`.
+    private func turn() async {
+        guard ContinuousClock.now - lastTurn >= Self.turnLength else { return }
+        await Task.yield()
+        lastTurn = .now
     }
 
     /// An event's alarm and reminder, by its UID; `nil` for one that is not a Reveille alarm's.
@@ -270,9 +366,12 @@ final class SyncFollower: AlarmFollower {
             case .failure(.failed(let text)): logger.warning("sync: could not write \(id): \(text)")
             }
         case .createLocal(let id, let request, let disabled):
-            apply(.schedule(id: id, request: request, appID: ClientIdentity.userAppID))
+            guard apply(.schedule(id: id, request: request, appID: ClientIdentity.userAppID)) else { return }
+            state.adopted.insert(id)
             if disabled { apply(.setEnabled(false, id: .id(id))) }
             agree(id, remote[id])
+        case .takeLater(let id, let href):
+            state.revisit[id] = href
         case .updateLocal(let id, let request, let disabled):
             apply(.update(id: .id(id), request: request))
             if table[id]?.disabled != disabled { apply(.setEnabled(!disabled, id: .id(id))) }
@@ -280,6 +379,7 @@ final class SyncFollower: AlarmFollower {
         case .cancelLocal(let id):
             apply(.apply(.cancel, id: .id(id)))
             state.alarms.removeValue(forKey: id)
+            state.adopted.remove(id)
         case .stopLocal(let id, _):
             apply(.apply(.stop, id: .id(id)))
             agree(id, remote[id])
@@ -290,7 +390,9 @@ final class SyncFollower: AlarmFollower {
             agree(id, remote[id])
         case .deleteRemote(let id, let href, let etag):
             switch await collection.delete(href, ifMatch: etag) {
-            case .success: state.alarms.removeValue(forKey: id)
+            case .success:
+                state.alarms.removeValue(forKey: id)
+                state.adopted.remove(id)
             case .failure(.conflict): conflicted = true
             case .failure(.failed(let text)): logger.warning("sync: could not remove \(id): \(text)")
             }
@@ -303,12 +405,15 @@ final class SyncFollower: AlarmFollower {
     }
 
     /// Applies a change from the server as the user's own; refusals are logged, never thrown.
-    private func apply(_ command: AlarmEngine.Command) {
+    @discardableResult
+    private func apply(_ command: AlarmEngine.Command) -> Bool {
         applying = true
         defer { applying = false }
         do { try runtime.call(command, owner: ClientIdentity.userAppID) } catch {
             logger.warning("sync: a change from \(collection.url) was refused: \(error.reason)")
+            return false
         }
+        return true
     }
 
     /// Both sides now hold what the server has: the alarm as it is here after the change, the
@@ -317,15 +422,32 @@ final class SyncFollower: AlarmFollower {
         guard let there, let record = table[id] else { return }
         state.alarms[id] = SyncedAlarm(href: there.href, etag: there.etag, agreed: record.request, disabled: record.disabled,
                                        acknowledged: there.reminder.acknowledged, snoozedUntil: there.reminder.snoozedUntil)
-        local[id]?.reminder = there.reminder
+        // A Stop or snooze made here and not yet told stays to be told.
+        if state.unsentReminders[id] == nil { local[id]?.reminder = there.reminder }
     }
 
     // MARK: The state file
 
-    private static func load(_ file: FilePath) -> SyncState? {
-        guard let status = try? file.status(), status.size <= maximumStateBytes,
-              let data = FileManager.default.contents(atPath: file.string) else { return nil }
-        return try? JSONDecoder().decode(SyncState.self, from: data)
+    /// The state in `file`: `nil` when there is none; a file that cannot be read (damaged,
+    /// over `maximumStateBytes`) is kept aside, never read again nor overwritten unseen, and
+    /// the failure names why.
+    private static func load(_ file: FilePath, logger: Logger) -> Result<SyncState?, StoreError> {
+        let failure: StoreError
+        do throws(StoreError) {
+            guard let data = try StoredFile.read(file, maximumBytes: maximumStateBytes) else { return .success(nil) }
+            do { return .success(try JSONDecoder().decode(SyncState.self, from: data)) } catch {
+                failure = StoreError("it is not a sync state: \(String(describing: error).prefix(300))")
+            }
+        } catch {
+            failure = error
+        }
+        do {
+            let aside = try StoredFile.moveAside(file)
+            logger.error("sync: \(file) could not be read (\(failure)); kept as \(aside)")
+        } catch {
+            logger.error("sync: \(file) could not be read (\(failure)) nor kept aside (\(error))")
+        }
+        return .failure(failure)
     }
 
     private func save() {
@@ -338,19 +460,26 @@ final class SyncFollower: AlarmFollower {
     }
 }
 
-extension SyncAction {
-    /// The alarm a step is about.
-    var id: UUID {
-        switch self {
-        case .upload(let id, _), .createLocal(let id, _, _), .updateLocal(let id, _, _), .cancelLocal(let id),
-             .stopLocal(let id, _), .snoozeLocal(let id, _), .deleteRemote(let id, _, _), .conflictSettled(let id, _): id
-        }
-    }
-}
-
 private extension AlarmRecord {
     /// When its countdown began, while it counts down.
     var countdownStart: Date? {
         if case .countdown(let until, let length, _) = phase { until.addingTimeInterval(-length) } else { nil }
+    }
+}
+
+private extension SyncAction {
+    /// The step in a few words, for the log (a round may have 10,000).
+    var summary: String {
+        switch self {
+        case .upload(let id, let etag): "upload \(id) over \(etag ?? "nothing")"
+        case .createLocal(let id, _, _): "create \(id)"
+        case .updateLocal(let id, _, _): "update \(id)"
+        case .takeLater(let id, _): "later \(id)"
+        case .cancelLocal(let id): "cancel \(id)"
+        case .stopLocal(let id, let acknowledged): "stop \(id) (\(acknowledged))"
+        case .snoozeLocal(let id, let until): "snooze \(id) until \(until)"
+        case .deleteRemote(let id, _, _): "delete \(id)"
+        case .conflictSettled(let id, let keptHere): "conflict \(id) kept \(keptHere ? "here" : "there")"
+        }
     }
 }

@@ -44,7 +44,17 @@ final class SyncService: AlarmFollower {
             guard available else { return }
             self?.follower?.syncNow()
         }
-        guard let account = SyncFollower.account(in: stateDirectory) else { return }
+        let account: (url: String, user: String)
+        switch SyncFollower.account(in: stateDirectory, logger: logger) {
+        case .success(let named?): account = named
+        case .success(nil): return
+        case .failure(let failure):
+            // Said in the status and once on the desktop: sync never stops unseen.
+            setupProblem = SyncFollower.unreadable(failure) + "; run `reveille sync add` again to resume it"
+            runtime.receive(.notice(summary: L("Sync is off"),
+                                    body: L("Its state (sync.json) was damaged and has been kept aside. Your alarms are kept; run “reveille sync add” again to resume syncing.")))
+            return
+        }
         SecretStore.lookup(url: account.url, user: account.user) { [weak self] result in
             guard let self else { return }
             switch result {

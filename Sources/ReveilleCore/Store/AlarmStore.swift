@@ -114,7 +114,7 @@ package final class AlarmStore {
         if decoded.journalObsolete {
             // Its entries are in the snapshot, unless a damaged byte changed a generation: keep
             // a copy, so that even then nothing is lost.
-            let aside = try? VersionedFile<Contents>.keepCopyAside(journalFile)
+            let aside = try? StoredFile.keepCopyAside(journalFile)
             logger.warning("\(journalFile) continues another snapshot than \(file) (a compaction could not empty it); its entries were not replayed\(aside.map { "; kept as \($0)" } ?? "")")
         }
         return decoded.alarms
@@ -125,7 +125,7 @@ package final class AlarmStore {
     private func keepDamageAside(_ decoded: Decoded) {
         var allKept = true
         for (path, part) in [(file, DamagedEntry.File.snapshot), (journalFile, .journal)] where decoded.damaged.contains(where: { $0.file == part }) {
-            do { lastLoad.keptAside.append(try VersionedFile<Contents>.keepCopyAside(path)) } catch {
+            do { lastLoad.keptAside.append(try StoredFile.keepCopyAside(path)) } catch {
                 // Then nothing is written over it: it stays, damaged lines and all, where it is.
                 allKept = false
                 lastLoad.keptAside.append(path)

@@ -36,7 +36,7 @@ package final class HistoryFile {
             }
         } catch {
             do {
-                let aside = try VersionedFile<AlarmStore.Contents>.moveAside(file)
+                let aside = try StoredFile.moveAside(file)
                 logger.error("the history \(file) cannot be read (\(error)); it is kept as \(aside), and the history starts anew")
             } catch let asideError {
                 logger.error("the history \(file) cannot be read (\(error)) nor kept aside (\(asideError)); new entries are kept in memory")

@@ -46,7 +46,7 @@ struct VersionedFile<Document: VersionedDocument>: Sendable {
 
     private func keepAside(reason: String, whatIsLost: String) -> Document? {
         do {
-            let aside = try Self.moveAside(file)
+            let aside = try StoredFile.moveAside(file)
             logger.error("\(file.string) could not be read (\(reason)); kept as \(aside.string); \(whatIsLost)")
         } catch {
             logger.error("\(file.string) could not be read (\(reason)) nor moved aside (\(error)); \(whatIsLost)")
@@ -57,34 +57,6 @@ struct VersionedFile<Document: VersionedDocument>: Sendable {
     func save(_ document: Document) throws {
         try AtomicFile.makePrivateDirectory(file.removingLastComponent())
         try AtomicFile.write(try JSONCoding.encoder.encode(document), to: file)
-    }
-
-    /// Renames `file` to a new `.unreadable-STAMP-RANDOM` name beside it (see `keepCopyAside`).
-    static func moveAside(_ file: FilePath) throws -> FilePath {
-        let aside = try keepCopyAside(file)
-        try? file.removeFile()
-        return aside
-    }
-
-    /// Gives `file`'s content a second, new name beside it, `.unreadable-STAMP-RANDOM`, mode
-    /// 0600, never over another file: `link(2)` refuses an existing name atomically (no
-    /// probe-then-rename race, and no probing one name after another). The original name stays,
-    /// for an atomic rename to replace (the kept name then still holds the old content).
-    static func keepCopyAside(_ file: FilePath) throws -> FilePath {
-        let stamp = ISO8601Local.compactStamp(Date())
-        while true {
-            let aside = FilePath(file.string + ".unreadable-\(stamp)-\(String(UInt32.random(in: .min ... .max), radix: 16))")
-            guard link(file.string, aside.string) == 0 else {
-                if errno == EEXIST { continue }
-                // A file system without hard links: a copy, after checking the name is free.
-                guard !FileManager.default.fileExists(atPath: aside.string) else { continue }
-                try FileManager.default.copyItem(atPath: file.string, toPath: aside.string)
-                chmod(aside.string, 0o600)
-                return aside
-            }
-            chmod(aside.string, 0o600)
-            return aside
-        }
     }
 
     static func describe(_ error: Error) -> String {
@@ -101,28 +73,56 @@ struct VersionedFile<Document: VersionedDocument>: Sendable {
     }
 }
 
-struct StoreError: Error, CustomStringConvertible {
-    var text: String
-    init(_ text: String) { self.text = text }
-    var description: String { text }
+package struct StoreError: Error, CustomStringConvertible {
+    package var text: String
+    package init(_ text: String) { self.text = text }
+    package var description: String { text }
 }
 
 /// Reads a stored file in bounded memory, without ever blocking: only a regular file (a FIFO
 /// put in its place would block the read for ever) of at most `maximumBytes`, more than any
 /// store within Reveille's limits can reach.
-enum StoredFile {
-    static let maximumBytes = 256 << 20
+package enum StoredFile {
+    package static let maximumBytes = 256 << 20
     /// The size of the pieces `stream` reads.
     static let chunkBytes = 64 << 10
 
     /// The file's bytes; `nil` when there is no file; throws why it cannot be one of ours.
-    static func read(_ path: FilePath) throws(StoreError) -> Data? {
+    package static func read(_ path: FilePath, maximumBytes: Int = maximumBytes) throws(StoreError) -> Data? {
         var data = Data()
         let found = try stream(path, maximumBytes: maximumBytes) { chunk in
             data.append(contentsOf: chunk)
             return true
         }
         return found ? data : nil
+    }
+
+    /// Renames `file` to a new `.unreadable-STAMP-RANDOM` name beside it (see `keepCopyAside`).
+    package static func moveAside(_ file: FilePath) throws -> FilePath {
+        let aside = try keepCopyAside(file)
+        try? file.removeFile()
+        return aside
+    }
+
+    /// Gives `file`'s content a second, new name beside it, `.unreadable-STAMP-RANDOM`, mode
+    /// 0600, never over another file: `link(2)` refuses an existing name atomically (no
+    /// probe-then-rename race, and no probing one name after another). The original name stays,
+    /// for an atomic rename to replace (the kept name then still holds the old content).
+    package static func keepCopyAside(_ file: FilePath) throws -> FilePath {
+        let stamp = ISO8601Local.compactStamp(Date())
+        while true {
+            let aside = FilePath(file.string + ".unreadable-\(stamp)-\(String(UInt32.random(in: .min ... .max), radix: 16))")
+            guard link(file.string, aside.string) == 0 else {
+                if errno == EEXIST { continue }
+                // A file system without hard links: a copy, after checking the name is free.
+                guard !FileManager.default.fileExists(atPath: aside.string) else { continue }
+                try FileManager.default.copyItem(atPath: file.string, toPath: aside.string)
+                chmod(aside.string, 0o600)
+                return aside
+            }
+            chmod(aside.string, 0o600)
+            return aside
+        }
     }
 
     /// Hands the file's bytes to `take` in pieces of `chunkBytes`, for as long as it returns

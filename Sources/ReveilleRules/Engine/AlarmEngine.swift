@@ -15,11 +15,16 @@ package struct AlarmEngine: Sendable {
         package var limitPerApp = 100
         /// How many alarms the user's own tools (`reveille`, `gdbus`) may have.
         package var limitForUser = 10_000
+        /// How many alarms the sync may take from other machines, beside the user's own
+        /// (they are the user's alarms too: the sync keeps to this many, so a collection of
+        /// 10,000 events never leaves the user's tools without room).
+        package var limitForSynced = 2_000
 
-        package init(lateWindow: TimeInterval = 600, limitPerApp: Int = 100, limitForUser: Int = 10_000) {
+        package init(lateWindow: TimeInterval = 600, limitPerApp: Int = 100, limitForUser: Int = 10_000, limitForSynced: Int = 2_000) {
             self.lateWindow = lateWindow
             self.limitPerApp = limitPerApp
             self.limitForUser = limitForUser
+            self.limitForSynced = limitForSynced
         }
     }
 
@@ -342,6 +347,6 @@ package struct AlarmEngine: Sendable {
     }
 
     private func limit(for appID: String) -> Int {
-        appID == ClientIdentity.userAppID ? settings.limitForUser : settings.limitPerApp
+        appID == ClientIdentity.userAppID ? settings.limitForUser + settings.limitForSynced : settings.limitPerApp
     }
 }
