@@ -199,26 +199,50 @@ struct AlarmEngineTests {
         #expect(harness.engine.alarms[daily.id]?.fireDate == instant("2027-10-31T06:30:00Z"))
     }
 
-    /// What a clock set passes over has not come late: the set measured no time passing. An alarm
-    /// the clock was set past rings at once, and one the clock comes back before waits for its time.
-    @Test func anAlarmAClockSetPassesOverRingsInsteadOfBeingMissed() throws {
+    /// A set forward is most often a correction (the time really is later): what it makes late
+    /// is missed. A set back before such an alarm's time undoes that: it comes back and rings
+    /// at its time (set 3 h ahead and 2 h back, an alarm 2 h ahead had stayed deleted).
+    @Test func anAlarmMissedByAClockSetComesBackWhenTheClockIsSetBackBeforeIt() throws {
         var harness = Harness(now: start, timeZone: utc)
-        let meeting = try harness.schedule(request(schedule: .fixed(start + 2 * 3600)))
-        let later = try harness.schedule(request(schedule: .fixed(start + 4 * 3600)))
-        // The clock is set 3 hours ahead (a wrong time from the network), then 2 hours back.
+        let meeting = try harness.schedule(request(schedule: .fixed(start + 2 * 3600), title: "Meeting"))
+        let daily = try harness.schedule(request(schedule: relative(9, 0, everyDay), title: "Daily"))
+        let early = try harness.schedule(request(schedule: .fixed(start + 1800), title: "Early"))
+        // The clock is set 3 hours ahead (a wrong time from the network).
         harness.now = start + 3 * 3600
         harness.effects = harness.engine.clockSet(by: 3 * 3600, now: harness.now, timeZone: utc)
-        #expect(harness.state(meeting.id) == .alerting, "passed over by the set: it rings")
-        #expect(!harness.effects.contains { if case .reportMissed = $0 { true } else { false } }, "nothing missed")
+        let missed = harness.effects.compactMap { if case .reportMissed(let record, _, _) = $0 { record.id } else { nil } }
+        #expect(Set(missed) == [meeting.id, daily.id, early.id], "made late: missed")
+        #expect(harness.engine.alarms[meeting.id] == nil && harness.engine.alarms[daily.id]?.fireDate == instant("2026-11-24T09:00:00Z"))
+        // Then back to 08:45: the meeting (10:00) and today's 09:00 are ahead again; 08:30 is not.
+        harness.now = start + 2700
+        harness.effects = harness.engine.clockSet(by: -(3 * 3600 - 2700), now: harness.now, timeZone: utc)
+        #expect(harness.engine.alarms[meeting.id]?.fireDate == start + 2 * 3600 && harness.state(meeting.id) == .scheduled)
+        #expect(harness.engine.alarms[daily.id]?.fireDate == instant("2026-11-23T09:00:00Z"))
+        #expect(harness.engine.alarms[early.id] == nil, "its time stays behind the clock: missed it stays")
+        #expect(Set(harness.saved.map(\.id)) == [meeting.id, daily.id], "what came back is written")
+        harness.advance(to: start + 2 * 3600)
+        #expect(harness.state(meeting.id) == .alerting)
+        #expect(Set(harness.engine.passedOverByClockSet.keys) == [early.id], "what came back is forgotten; 08:30 is kept for a further set back")
+    }
+
+    @Test func anAlarmChangedSinceItWasMissedStaysAsItIsWhenTheClockComesBack() throws {
+        var harness = Harness(now: start, timeZone: utc)
+        let meeting = try harness.schedule(request(schedule: .fixed(start + 2 * 3600), title: "Meeting"))
+        harness.now = start + 3 * 3600
+        harness.effects = harness.engine.clockSet(by: 3 * 3600, now: harness.now, timeZone: utc)
+        // Added again meanwhile, for another time: that one stands.
+        let again = try harness.schedule(request(schedule: .fixed(start + 5 * 3600), title: "Meeting"), id: meeting.id)
         harness.now = start + 3600
         harness.effects = harness.engine.clockSet(by: -2 * 3600, now: harness.now, timeZone: utc)
-        #expect(harness.engine.alarms[later.id]?.fireDate == start + 4 * 3600 && harness.state(later.id) == .scheduled)
-        // Late for real (the agent was not running): missed as before.
+        #expect(harness.engine.alarms[meeting.id] == again)
+        // Late for real (the agent was not running): missed, and nothing brings it back.
         var stopped = Harness(now: start, timeZone: utc)
-        let missed = try stopped.schedule(request(schedule: .fixed(start + 60)))
+        let late = try stopped.schedule(request(schedule: .fixed(start + 60)))
         stopped.now = start + 3 * 3600
         stopped.effects = stopped.engine.clockSet(by: 0, now: stopped.now, timeZone: utc)
-        #expect(stopped.engine.alarms[missed.id] == nil, "a one-time alarm 3 h late is missed")
+        stopped.now = start
+        stopped.effects = stopped.engine.clockSet(by: -3 * 3600, now: stopped.now, timeZone: utc)
+        #expect(stopped.engine.alarms[late.id] == nil, "missed while the agent was down: a set back brings nothing back")
     }
 
     @Test func anAlarmAtATimeOfDayFollowsTheTimeZone() throws {

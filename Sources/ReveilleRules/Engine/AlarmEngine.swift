@@ -99,6 +99,8 @@ package struct AlarmEngine: Sendable {
 
     package let settings: Settings
     package private(set) var alarms: [UUID: AlarmRecord] = [:]
+    /// What sets of the clock forward made late, for a set back to bring back (`clockSet`).
+    package private(set) var passedOverByClockSet: [UUID: PassedOver] = [:]
 
     package init(settings: Settings = .init()) {
         self.settings = settings
@@ -266,17 +268,15 @@ package struct AlarmEngine: Sendable {
     // MARK: The clock
 
     /// The clock reached `now`: every due alarm moves on (countdown, alert, missed).
-    /// `clockMovedAhead`: how far a clock set just moved the wall clock forward; that much of an
-    /// alarm's lateness is no time that passed, so an alarm the set passed over rings now
-    /// instead of being declared missed (set 3 h ahead and back 2 h, an alarm 2 h ahead had
-    /// been deleted as missed although its time had not come).
+    /// `clockMovedAhead`: how far a clock set just moved the wall clock forward. An alarm it made
+    /// late is missed (a set forward is most often a correction: the time really is later), but
+    /// kept in `passedOverByClockSet`, so that a set back before its time brings it back.
     package mutating func advance(now: Date, timeZone: any TimeZoneRules, alreadyChanged: [AlarmChange] = [],
                                   clockMovedAhead: TimeInterval = 0) -> [Effect] {
         var effects: [Effect] = []
         var changes: [AlarmChange] = []
-        let lateWindow = settings.lateWindow + max(0, clockMovedAhead)
         for (id, record) in alarms {
-            switch record.advanced(to: now, lateWindow: lateWindow, timeZone: timeZone) {
+            switch record.advanced(to: now, lateWindow: settings.lateWindow, timeZone: timeZone) {
             case .unchanged:
                 continue
             case .updated(let moved):
@@ -284,6 +284,9 @@ package struct AlarmEngine: Sendable {
                 if moved.state == .alerting { effects.append(.log(.info, "alerting \(record.title.debugDescription) \(id)")) }
             case .missed(let missedDate, let reason, let following):
                 changes.append(AlarmChange(id: id, record: following))
+                if reason == .late, clockMovedAhead > 0, now.timeIntervalSince(missedDate) - clockMovedAhead <= settings.lateWindow {
+                    passedOverByClockSet[id] = PassedOver(before: record, after: following)
+                }
                 let when = ISO8601Local.string(from: missedDate, in: timeZone)
                 let why = switch reason {
                 case .late: "due \(when): later than the \(Int(settings.lateWindow)) s late window"
@@ -314,9 +317,34 @@ package struct AlarmEngine: Sendable {
                 if moved != record { jumped.append(AlarmChange(id: id, record: moved)) }
             }
         }
+        var effects: [Effect] = []
+        if jump < -0.5 {
+            // Set back: what a set forward made late and that is ahead again comes back, unless
+            // it changed since (stopped, edited, added again).
+            for (id, passed) in passedOverByClockSet.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
+                guard let due = passed.before.dueDate, due > now else { continue }
+                passedOverByClockSet[id] = nil
+                guard alarms[id] == passed.after else { continue }
+                jumped.append(AlarmChange(id: id, record: passed.before))
+                effects.append(.log(.info, "\(passed.before.title.debugDescription) \(id) comes back: the clock was set back "
+                                    + "before its time, \(ISO8601Local.string(from: due, in: timeZone)), which a set forward had made it miss"))
+            }
+        }
+        // Kept only while a set back could still bring them back.
+        passedOverByClockSet = passedOverByClockSet.filter { ($0.value.before.dueDate ?? .distantPast) > now.addingTimeInterval(-Self.passedOverMemory) }
         let reason = "the wall clock changed" + (abs(jump) > 0.5 ? " by \(Int(jump.rounded())) s" : "")
-        return recompute(reason: reason, now: now, timeZone: timeZone, alreadyChanged: jumped, clockMovedAhead: jump)
+        return effects + recompute(reason: reason, now: now, timeZone: timeZone, alreadyChanged: jumped, clockMovedAhead: jump)
     }
+
+    /// An alarm a set forward made late, as it was, and what took its place (`nil`: it ended).
+    package struct PassedOver: Sendable, Equatable {
+        package let before: AlarmRecord
+        package let after: AlarmRecord?
+    }
+
+    /// How long before now an alarm a set forward passed over is remembered: a day, longer than
+    /// any set back that undoes a wrong set is likely to come.
+    package static let passedOverMemory: TimeInterval = 86_400
 
     /// The time zone changed: relative alarms follow it.
     package mutating func timeZoneChanged(now: Date, timeZone: any TimeZoneRules) -> [Effect] {
