@@ -169,7 +169,7 @@ public final class TestSession {
         peers.append(("gnome-shell", try Subprocess.start(shell, ["--x11", "--replace"], environment: shellEnvironment,
                                                           stderr: directory + "/gnome-shell.log")))
         // The shell starts its notification daemon (org.gnome.Shell.Notifications) by activation.
-        try waitForName("org.freedesktop.Notifications", owned: true, timeout: 30)
+        try waitForName("org.freedesktop.Notifications", owned: true, timeout: 30, logs: [directory + "/gnome-shell.log"])
     }
 
     /// A python3-dbusmock template on the system bus, owning `name`.
@@ -323,7 +323,7 @@ public final class TestSession {
         let server = try Subprocess.start(binaries + "/reveille-test-notifyd", ["--record", notificationLog, "--profile", profile],
                                           environment: environment, stderr: directory + "/notifyd.log")
         peers.append(("reveille-test-notifyd", server))
-        try waitForName("org.freedesktop.Notifications", owned: true)
+        try waitForName("org.freedesktop.Notifications", owned: true, logs: [directory + "/notifyd.log"])
     }
 
     /// Stops the notification server, as a crash or restart of the desktop shell would, and
@@ -376,7 +376,7 @@ public final class TestSession {
         // no update files there is nothing to run. Modules are Qt plugins, found without them.
         kdeEnvironment["XDG_DATA_DIRS"] = directory + "/kde-data"
         peers.append(("kded5", try Subprocess.start(kded, [], environment: kdeEnvironment, stderr: directory + "/kded5.log")))
-        try waitForName("org.kde.kded5", owned: true, timeout: 20)
+        try waitForName("org.kde.kded5", owned: true, timeout: 20, logs: [directory + "/kded5.log"])
         let loaded = try gdbusCall(destination: "org.kde.kded5", path: "/kded", method: "org.kde.kded5.loadModule", ["statusnotifierwatcher"])
         guard loaded.stdout.contains("true") else { throw Subprocess.Failure("kded5 did not load statusnotifierwatcher: \(loaded.stdout) \(loaded.stderr)") }
         try waitForName("org.kde.StatusNotifierWatcher", owned: true)
