@@ -1,0 +1,225 @@
+import FoundationEssentials
+import ReveilleBus
+import ReveilleCore
+import ReveilleKit
+
+/// The main window: the agent's alarms as they change (its update subscription), split into
+/// what rings now, the person's alarms, apps' alarms (read-only) and timers; every change the
+/// person makes goes to the agent, and the list shows it when the agent says it happened.
+@GLibActor
+final class AppWindow {
+    /// The app id the agent knows the person's own tools by (the CLI's).
+    static let appID = "reveille"
+    /// The presets' lengths in minutes: one click starts such a timer.
+    static let presetMinutes = [1, 3, 5, 10, 15, 30]
+
+    let window: Widget
+    private let ui: UIFile
+    private let files: UIFiles
+    private let client = AgentClient(appID: AppWindow.appID)
+    private var records: [AlarmRecord] = []
+    /// The rows whose text changes with time, refreshed by `tick`.
+    private var liveRows: [(record: AlarmRecord, update: @GLibActor (AlarmRecord, Date) -> Void)] = []
+    private var ringingID: UUID?
+    private var dialog: AlarmDialog?
+
+    init(files: UIFiles) throws(UIFile.Failure) {
+        self.files = files
+        ui = try UIFile(files.window, name: "window.ui")
+        window = ui.widget("window")
+        ui.widget("add_alarm").onClicked { [weak self] in self?.edit(nil) }
+        let presets = ui.widget("presets")
+        for minutes in Self.presetMinutes {
+            let button = Widget.button(AlarmWords.preset(minutes))
+            button.onClicked { [weak self] in self?.startTimer(minutes: minutes) }
+            presets.append(button)
+        }
+        ui.widget("ringing_stop").onClicked { [weak self] in self?.answerRinging(.stop) }
+        ui.widget("ringing_secondary").onClicked { [weak self] in self?.answerRinging(.secondary) }
+        show([])
+    }
+
+    /// Follows the agent's alarms until the stream ends (the agent gone for good, a refusal).
+    func follow() {
+        Task { @GLibActor [weak self, client] in
+            do {
+                for try await records in client.updates() { self?.show(records) }
+            } catch {
+                self?.say(L("Cannot reach the alarm agent: %@", "\(error)"))
+            }
+        }
+        tick()
+    }
+
+    // MARK: Showing
+
+    private func show(_ records: [AlarmRecord]) {
+        self.records = records.sorted { ($0.fireDate ?? .distantFuture, $0.title) < ($1.fireDate ?? .distantFuture, $1.title) }
+        liveRows = []
+        let mine = self.records.filter { $0.appID == Self.appID }
+        let theirs = self.records.filter { $0.appID != Self.appID }
+        fill("alarms", with: mine.filter { $0.schedule != nil }, row: alarmRow)
+        fill("app_alarms", with: theirs, row: appAlarmRow)
+        fill("timers", with: mine.filter { $0.schedule == nil }, row: timerRow)
+        ui.widget("no_alarms").isVisible = !mine.contains { $0.schedule != nil }
+        ui.widget("app_alarms_heading").isVisible = !theirs.isEmpty
+        ui.widget("app_alarms").isVisible = !theirs.isEmpty
+        showRinging(self.records.first { $0.state == .alerting })
+        refresh()
+    }
+
+    private func fill(_ list: String, with records: [AlarmRecord], row: (AlarmRecord) throws(UIFile.Failure) -> Widget) {
+        let box = ui.widget(list)
+        box.removeAll()
+        box.isVisible = !records.isEmpty
+        for record in records {
+            do { box.append(try row(record)) } catch { say(error.description) }
+        }
+    }
+
+    private func alarmRow(_ record: AlarmRecord) throws(UIFile.Failure) -> Widget {
+        let row = try UIFile(files.alarmRow, name: "alarm-row.ui")
+        defer { row.release() }
+        fillAlarm(row, record)
+        let enabled = row.widget("enabled")
+        enabled.isOn = !record.disabled
+        enabled.onToggled { [weak self] on in self?.setEnabled(on, record) }
+        row.widget("edit").onClicked { [weak self] in self?.edit(record) }
+        return row.widget("row")
+    }
+
+    /// An app's alarm or timer: shown, not changed here (the app owns it).
+    private func appAlarmRow(_ record: AlarmRecord) throws(UIFile.Failure) -> Widget {
+        let row = try UIFile(files.alarmRow, name: "alarm-row.ui")
+        defer { row.release() }
+        fillAlarm(row, record, app: record.appID)
+        row.widget("edit").isVisible = false
+        let enabled = row.widget("enabled")
+        enabled.isOn = !record.disabled
+        enabled.isSensitive = false
+        return row.widget("row")
+    }
+
+    private func fillAlarm(_ row: UIFile, _ record: AlarmRecord, app: String? = nil) {
+        row.widget("time").text = record.schedule == nil ? AlarmWords.countdown(AlarmWords.remaining(record).seconds) : AlarmWords.time(record)
+        row.widget("title").text = app.map { "\(record.title) · \($0)" } ?? record.title
+        let detail = row.widget("detail")
+        liveRows.append((record, { record, now in
+            let repeats = record.schedule == nil ? L("Timer") : AlarmWords.repeats(record)
+            detail.text = "\(repeats) · \(AlarmWords.next(record, now: now))"
+        }))
+    }
+
+    private func timerRow(_ record: AlarmRecord) throws(UIFile.Failure) -> Widget {
+        let row = try UIFile(files.timerRow, name: "timer-row.ui")
+        defer { row.release() }
+        row.widget("title").text = record.title
+        let remaining = row.widget("remaining"), progress = row.widget("progress")
+        liveRows.append((record, { record, now in
+            let (seconds, done) = AlarmWords.remaining(record, now: now)
+            remaining.text = record.state == .alerting ? L("Ringing") : AlarmWords.countdown(seconds)
+            progress.fraction = done
+        }))
+        let pause = row.widget("pause")
+        switch record.state {
+        case .countdown:
+            pause.text = L("_Pause")
+            pause.onClicked { [weak self] in self?.perform(.pause, record) }
+        case .paused:
+            pause.text = L("_Resume")
+            pause.onClicked { [weak self] in self?.perform(.resume, record) }
+        case .scheduled, .alerting:
+            pause.isVisible = false
+        }
+        row.widget("cancel").onClicked { [weak self] in self?.perform(record.state == .alerting ? .stop : .cancel, record) }
+        return row.widget("row")
+    }
+
+    private func showRinging(_ record: AlarmRecord?) {
+        ringingID = record?.id
+        ui.widget("ringing").isVisible = record != nil
+        guard let record else { return }
+        ui.widget("ringing_title").text = record.title
+        ui.widget("ringing_detail").text = AlarmWords.ringing(record)
+        let secondary = ui.widget("ringing_secondary")
+        let label = record.presentation.alert.secondaryButton?.text.defaultValue
+        secondary.isVisible = label != nil
+        if let label { secondary.text = label }
+    }
+
+    /// Redraws what changes with time: countdowns every half second, "Rings in" with them.
+    private func tick() {
+        refresh()
+        MainLoopSources.after(milliseconds: 500) { [weak self] in self?.tick() }
+    }
+
+    private func refresh() {
+        let now = Date()
+        for (record, update) in liveRows { update(record, now) }
+    }
+
+    private func say(_ text: String) {
+        let status = ui.widget("status")
+        status.text = text
+        status.isVisible = !text.isEmpty
+    }
+
+    // MARK: Changing
+
+    /// Runs `request` on the agent; what it changed arrives through the updates. A refusal is
+    /// said in the window, in the agent's words.
+    private func send(_ request: @escaping @GLibActor (AgentClient) async throws(AlarmError) -> Void) {
+        Task { @GLibActor [weak self, client] in
+            do {
+                try await request(client)
+                self?.say("")
+            } catch {
+                self?.say("\(error)")
+            }
+        }
+    }
+
+    private func setEnabled(_ on: Bool, _ record: AlarmRecord) {
+        send { client throws(AlarmError) in _ = try await client.setEnabled(on, record.id.uuidString) }
+    }
+
+    private func perform(_ action: AlarmAction, _ record: AlarmRecord) {
+        send { client throws(AlarmError) in _ = try await client.apply(action, to: record.id.uuidString) }
+    }
+
+    private func startTimer(minutes: Int) {
+        let request = AlarmDialog.request(title: L("%@ timer", AlarmWords.preset(minutes)), schedule: nil,
+                                          preAlert: TimeInterval(minutes * 60), snooze: 9 * 60)
+        send { client throws(AlarmError) in _ = try await client.schedule(id: UUID(), request: request) }
+    }
+
+    /// Stop or the second button on what rings: pressed as on its notification, so an app's
+    /// intent runs and the app hears the press.
+    private func answerRinging(_ button: AlarmButtonRole) {
+        guard let id = ringingID else { return }
+        send { client throws(AlarmError) in _ = try await client.press(button, on: id) }
+    }
+
+    /// Opens the dialog for `record`, or for a new alarm.
+    private func edit(_ record: AlarmRecord?) {
+        do {
+            let dialog = try AlarmDialog(files.alarmDialog, editing: record, parent: window)
+            dialog.onSave = { [weak self] request in
+                if let record {
+                    self?.send { client throws(AlarmError) in _ = try await client.update(record.id.uuidString, request: request) }
+                } else {
+                    self?.send { client throws(AlarmError) in _ = try await client.schedule(id: UUID(), request: request) }
+                }
+            }
+            dialog.onDelete = { [weak self] in
+                guard let record else { return }
+                self?.perform(.cancel, record)
+            }
+            dialog.onClose = { [weak self] in self?.dialog = nil }
+            self.dialog = dialog
+            dialog.present()
+        } catch {
+            say(error.description)
+        }
+    }
+}
