@@ -30,6 +30,7 @@ final class AlarmDialog {
             dayToggles.append((day, toggle))
         }
         fill(from: record)
+        for field in ["hour", "minute", "snooze"] { ui.widget(field).activatesDefault() }
         ui.widget("save").onClicked { [weak self] in self?.save() }
         let delete = ui.widget("delete")
         delete.isVisible = record != nil

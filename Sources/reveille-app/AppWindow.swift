@@ -68,36 +68,42 @@ final class AppWindow {
         refresh()
     }
 
-    private func fill(_ list: String, with records: [AlarmRecord], row: (AlarmRecord) throws(UIFile.Failure) -> Widget) {
+    /// Replaces the rows of `list` with one per record, made by `row` from its UI file.
+    private func fill(_ list: String, with records: [AlarmRecord], row: (AlarmRecord) throws(UIFile.Failure) -> UIFile) {
         let box = ui.widget(list)
         box.removeAll()
         box.isVisible = !records.isEmpty
         for record in records {
-            do { box.append(try row(record)) } catch { say(error.description) }
+            do {
+                let file = try row(record)
+                box.append(file.widget("row"))
+                // The list holds the row now; before, only the builder did.
+                file.release()
+            } catch {
+                say(error.description)
+            }
         }
     }
 
-    private func alarmRow(_ record: AlarmRecord) throws(UIFile.Failure) -> Widget {
+    private func alarmRow(_ record: AlarmRecord) throws(UIFile.Failure) -> UIFile {
         let row = try UIFile(files.alarmRow, name: "alarm-row.ui")
-        defer { row.release() }
         fillAlarm(row, record)
         let enabled = row.widget("enabled")
         enabled.isOn = !record.disabled
         enabled.onToggled { [weak self] on in self?.setEnabled(on, record) }
         row.widget("edit").onClicked { [weak self] in self?.edit(record) }
-        return row.widget("row")
+        return row
     }
 
     /// An app's alarm or timer: shown, not changed here (the app owns it).
-    private func appAlarmRow(_ record: AlarmRecord) throws(UIFile.Failure) -> Widget {
+    private func appAlarmRow(_ record: AlarmRecord) throws(UIFile.Failure) -> UIFile {
         let row = try UIFile(files.alarmRow, name: "alarm-row.ui")
-        defer { row.release() }
         fillAlarm(row, record, app: record.appID)
         row.widget("edit").isVisible = false
         let enabled = row.widget("enabled")
         enabled.isOn = !record.disabled
         enabled.isSensitive = false
-        return row.widget("row")
+        return row
     }
 
     private func fillAlarm(_ row: UIFile, _ record: AlarmRecord, app: String? = nil) {
@@ -110,9 +116,8 @@ final class AppWindow {
         }))
     }
 
-    private func timerRow(_ record: AlarmRecord) throws(UIFile.Failure) -> Widget {
+    private func timerRow(_ record: AlarmRecord) throws(UIFile.Failure) -> UIFile {
         let row = try UIFile(files.timerRow, name: "timer-row.ui")
-        defer { row.release() }
         row.widget("title").text = record.title
         let remaining = row.widget("remaining"), progress = row.widget("progress")
         liveRows.append((record, { record, now in
@@ -132,7 +137,7 @@ final class AppWindow {
             pause.isVisible = false
         }
         row.widget("cancel").onClicked { [weak self] in self?.perform(record.state == .alerting ? .stop : .cancel, record) }
-        return row.widget("row")
+        return row
     }
 
     private func showRinging(_ record: AlarmRecord?) {

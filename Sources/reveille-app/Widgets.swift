@@ -26,6 +26,18 @@ struct UIFile {
             g_error_free(error)
             throw Failure(description: "\(name): \(message)")
         }
+        // Every button is named by its label, for screen readers (GTK 4.8 names a labelled
+        // button by its label twice, mnemonic and all: "_Save Save").
+        var objects = gtk_builder_get_objects(builder)
+        let first = objects
+        while let node = objects {
+            let widget = Widget(node.pointee.data)
+            if widget.isA(gtk_button_get_type()), case let label = widget.text, !label.isEmpty {
+                widget.nameForScreenReaders(label)
+            }
+            objects = node.pointee.next
+        }
+        g_slist_free(first)
     }
 
     /// The widget with `id`; a UI file that lacks it is a programming error, found by any start.
@@ -47,7 +59,7 @@ struct Widget {
 
     private var gtk: UnsafeMutablePointer<GtkWidget> { pointer.assumingMemoryBound(to: GtkWidget.self) }
     /// Whether the widget is of GTK class `type` (`GTK_IS_LABEL` and its kin are macros).
-    private func isA(_ type: GType) -> Bool { g_type_check_instance_is_a(pointer.assumingMemoryBound(to: GTypeInstance.self), type) != 0 }
+    fileprivate func isA(_ type: GType) -> Bool { g_type_check_instance_is_a(pointer.assumingMemoryBound(to: GTypeInstance.self), type) != 0 }
     private func cast<T>(_ type: T.Type) -> UnsafeMutablePointer<T> { pointer.assumingMemoryBound(to: type) }
 
     var isVisible: Bool {
@@ -73,6 +85,7 @@ struct Widget {
                 gtk_editable_set_text(OpaquePointer(pointer), newValue)
             } else {
                 gtk_button_set_label(cast(GtkButton.self), newValue)
+                nameForScreenReaders(newValue)
             }
         }
     }
@@ -87,6 +100,13 @@ struct Widget {
             if isA(gtk_switch_get_type()) { gtk_switch_set_active(OpaquePointer(pointer), newValue ? 1 : 0) }
             else { gtk_toggle_button_set_active(cast(GtkToggleButton.self), newValue ? 1 : 0) }
         }
+    }
+
+    /// Has Enter in an entry or a spin button press the window's default button (Save):
+    /// GTK 4.8's spin buttons have no such property of their own, their text field has.
+    func activatesDefault() {
+        guard let field = gtk_editable_get_delegate(OpaquePointer(pointer)) else { return }
+        gtk_text_set_activates_default(UnsafeMutableRawPointer(field).assumingMemoryBound(to: GtkText.self), 1)
     }
 
     /// A spin button's value.
@@ -107,6 +127,19 @@ struct Widget {
         nonmutating set { gtk_window_set_title(cast(GtkWindow.self), newValue) }
     }
 
+    /// The name screen readers (and AT-SPI's other clients) say for the widget: `label`
+    /// without its mnemonic's underscore.
+    fileprivate func nameForScreenReaders(_ label: String) {
+        var value = GValue()
+        g_value_init(&value, g_type_from_name("gchararray"))
+        g_value_set_string(&value, label.replacing("_", with: ""))
+        var property = GTK_ACCESSIBLE_PROPERTY_LABEL
+        gtk_accessible_update_property_value(OpaquePointer(pointer), 1, &property, &value)
+        g_value_unset(&value)
+        // A mnemonic's label also labels the button (labelled-by), which GTK 4.8 adds to the name.
+        gtk_accessible_reset_relation(OpaquePointer(pointer), GTK_ACCESSIBLE_RELATION_LABELLED_BY)
+    }
+
     // MARK: Containers
 
     /// Adds `child` at the end of a list box or a box.
@@ -125,12 +158,16 @@ struct Widget {
 
     /// A new button with `label` (`_` marks its mnemonic).
     static func button(_ label: String) -> Widget {
-        Widget(UnsafeMutableRawPointer(gtk_button_new_with_mnemonic(label)))
+        let button = Widget(UnsafeMutableRawPointer(gtk_button_new_with_mnemonic(label)))
+        button.nameForScreenReaders(label)
+        return button
     }
 
     /// A new toggle button with `label`.
     static func toggle(_ label: String) -> Widget {
-        Widget(UnsafeMutableRawPointer(gtk_toggle_button_new_with_label(label)))
+        let toggle = Widget(UnsafeMutableRawPointer(gtk_toggle_button_new_with_label(label)))
+        toggle.nameForScreenReaders(label)
+        return toggle
     }
 
     // MARK: Windows

@@ -1,0 +1,148 @@
+import Foundation
+import Glibc
+import Testing
+import ReveilleTestTraits
+import ReveilleCore
+import ReveilleTestSupport
+
+/// The app (reveille-app) under Xvfb, read and driven through AT-SPI as a screen reader does:
+/// it opens at once, follows the agent's alarms as they change anywhere, counts timers down,
+/// schedules what its dialog says, and stops what rings.
+@Suite("App window", .waitsOnItsOwnThread)
+struct AppWindowTests {
+    /// A session on its own display with an accessibility bus, the agent running.
+    func session(_ notifications: TestSession.NotificationPeer = .recording()) throws -> TestSession {
+        let session = try TestSession(notifications: notifications)
+        try session.startDisplay()
+        try AccessibleTree.prepare(session)
+        try session.startAgent()
+        return session
+    }
+
+    /// Starts the app; it is ended (SIGTERM) when `body` returns.
+    func withApp<T>(_ session: TestSession, _ body: (Subprocess.Child, AccessibleTree) throws -> T) throws -> T {
+        let app = try Subprocess.start(session.binaries + "/reveille-app", [], environment: session.environment,
+                                       stderr: session.directory + "/app.log")
+        defer {
+            kill(app.pid, SIGTERM)
+            _ = app.wait()
+        }
+        return try body(app, AccessibleTree(session, application: "reveille-app"))
+    }
+
+    /// The texts of the window's labels.
+    func labels(_ tree: AccessibleTree) throws -> [String] { try tree.names("label") }
+
+    /// Alarms as `reveille list --json` shows them, with the fields the dialog sets.
+    struct Listed: Decodable {
+        var id: String
+        var title: String
+        var kind: String
+        var state: String
+        var time: String?
+        var repeats: [String]?
+        var snooze: Double?
+    }
+
+    @Test func opensWithinTwoSecondsAndFollowsTheCLI() throws {
+        let session = try session()
+        _ = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Before", "--days", "weekdays")
+        try withApp(session) { _, tree in
+            let launched = Date()
+            _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            let opened = Date().timeIntervalSince(launched)
+            #expect(opened < 2, "the window took \(opened) s to appear")
+            _ = try eventually("the alarm set before launch in the window") { try labels(tree).contains("Before") ? true : nil }
+            let shown = try labels(tree)
+            #expect(shown.contains("07:30"), "\(shown)")
+            #expect(shown.contains { $0.hasPrefix("Weekdays · Rings in ") }, "\(shown)")
+
+            let added = try session.cliJSON(AlarmJSON.self, "add", "06:45", "--title", "Gym", "--days", "mon,wed")
+            _ = try eventually("the alarm the CLI added to appear") { try labels(tree).contains("Gym") ? true : nil }
+            #expect(try labels(tree).contains("06:45"))
+            #expect(try session.cli("cancel", String(added.id.prefix(8))).status == 0)
+            _ = try eventually("the alarm the CLI removed to disappear") { try labels(tree).contains("Gym") ? nil : true }
+            #expect(try labels(tree).contains("Before"), "the other alarm stays")
+        }
+    }
+
+    @Test func aTimersCountdownChangesAndAPresetStartsOne() throws {
+        let session = try session()
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "10m", "--title", "Tea")
+        try withApp(session) { _, tree in
+            let countdown = /^\d+:\d\d$/
+            let first = try eventually("the timer's countdown") { try labels(tree).first { $0.wholeMatch(of: countdown) != nil } }
+            #expect(try labels(tree).contains("Tea"))
+            let later = try eventually("the countdown to change") {
+                try labels(tree).first { $0.wholeMatch(of: countdown) != nil && $0 != first }
+            }
+            let seconds = { (clock: String) in clock.split(separator: ":").reduce(0) { $0 * 60 + (Int($1) ?? 0) } }
+            #expect(seconds(later) < seconds(first), "counts down: \(first) then \(later)")
+
+            try tree.press("push button", "5 min")
+            let started = try eventually("the preset to start a timer") {
+                try session.cliJSON([Listed].self, "list").first { $0.title == "5 min timer" }
+            }
+            #expect(started.kind == "timer" && started.state == "countdown")
+            _ = try eventually("the new timer in the window") { try labels(tree).contains("5 min timer") ? true : nil }
+
+            try tree.press("push button", "Pause", index: 0)
+            _ = try eventually("Pause to pause a timer") { try session.cliJSON([Listed].self, "list").first { $0.state == "paused" } }
+        }
+    }
+
+    @Test func theDialogSchedulesTheChosenTimeAndWeekdays() throws {
+        let session = try session()
+        try withApp(session) { _, tree in
+            _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            try tree.press("push button", "Add Alarm")
+            _ = try eventually("the dialog") { try session.windows(titled: "New Alarm").first }
+            try tree.set("spin button", "Hour", to: "6")
+            try tree.set("spin button", "Minute", to: "15")
+            try tree.set("text", "Title", to: "Run")
+            try tree.set("spin button", "Snooze (minutes)", to: "5")
+            // GTK 4.8 gives toggle buttons the role of a push button, pressed when on.
+            try tree.press("push button", "mon")
+            try tree.press("push button", "fri")
+            _ = try eventually("the weekday toggles to be on") {
+                try tree.nodes().filter { $0.role == "push button" && $0.checked }.map(\.name) == ["mon", "fri"] ? true : nil
+            }
+            try tree.press("push button", "Save")
+            let alarm = try eventually("the alarm in the agent") { try session.cliJSON([Listed].self, "list").first { $0.title == "Run" } }
+            #expect(alarm.time == "06:15" && alarm.repeats == ["mon", "fri"] && alarm.snooze == 300, "\(alarm)")
+            _ = try eventually("the dialog to close") { try session.windows(titled: "New Alarm").isEmpty ? true : nil }
+            _ = try eventually("the alarm in the window") { try labels(tree).contains("Run") ? true : nil }
+        }
+    }
+
+    @Test func stopOnWhatRingsSilencesIt() throws {
+        let session = try session()
+        let recorder = try SinkRecorder(session: session)
+        try withApp(session) { _, tree in
+            _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Bread")
+            _ = try eventually("the ringing alarm at the top") { try labels(tree).contains("Timer done") ? true : nil }
+            _ = try eventually("the alarm's sound") { recorder.firstAudible(after: Date(timeIntervalSinceNow: -10)) }
+            try tree.press("push button", "Stop")
+            _ = try eventually("Stop to end the timer") { try session.cliJSON([Listed].self, "list").isEmpty ? true : nil }
+            let stopped = Date()
+            _ = try eventually("the sound to stop") {
+                recorder.chunks.last.map { $0.time > stopped.addingTimeInterval(0.5) } == true
+                    && !recorder.heard(from: stopped.addingTimeInterval(0.3), to: Date()) ? true : nil
+            }
+            _ = try eventually("the banner to go") { try labels(tree).contains("Timer done") ? nil : true }
+        }
+    }
+
+    @Test func aSecondLaunchRaisesTheFirstAndEnds() throws {
+        let session = try session()
+        try withApp(session) { first, _ in
+            _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            let second = try Subprocess.start(session.binaries + "/reveille-app", [], environment: session.environment,
+                                              stderr: session.directory + "/app2.log")
+            #expect(second.wait(timeout: 10) == 0)
+            #expect(first.isRunning)
+            #expect(try session.windows(titled: "Reveille").count == 1)
+        }
+    }
+}
