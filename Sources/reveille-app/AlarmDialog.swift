@@ -29,6 +29,7 @@ final class AlarmDialog {
             days.append(toggle)
             dayToggles.append((day, toggle))
         }
+        for field in ["hour", "minute"] { ui.widget(field).showsTwoDigits() }
         fill(from: record)
         for field in ["hour", "minute", "snooze"] { ui.widget(field).activatesDefault() }
         ui.widget("save").onClicked { [weak self] in self?.save() }

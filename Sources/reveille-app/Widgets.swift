@@ -197,6 +197,18 @@ struct Widget {
         connect(isA(gtk_switch_get_type()) ? "notify::active" : "toggled") { action(widget.isOn) }
     }
 
+    /// Has a spin button show its number with two digits, as a clock does (`07`, `05`).
+    func showsTwoDigits() {
+        typealias Output = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean
+        let output: Output = { spin, _ in
+            guard let spin else { return 0 }
+            let number = Int(gtk_spin_button_get_value_as_int(OpaquePointer(spin)))
+            gtk_editable_set_text(OpaquePointer(spin), number.zeroPadded())
+            return 1
+        }
+        g_signal_connect_data(pointer, "output", unsafeBitCast(output, to: GCallback.self), nil, nil, GConnectFlags(rawValue: 0))
+    }
+
     /// Calls `action` when the window is closed (by the person, Escape, or `close()`).
     func onCloseRequest(_ action: @escaping @GLibActor () -> Void) {
         typealias CloseRequest = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean

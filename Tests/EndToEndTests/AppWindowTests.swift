@@ -42,6 +42,7 @@ struct AppWindowTests {
         var time: String?
         var repeats: [String]?
         var snooze: Double?
+        var volume: Double?
     }
 
     @Test func opensWithinTwoSecondsAndFollowsTheCLI() throws {
@@ -112,6 +113,29 @@ struct AppWindowTests {
             #expect(alarm.time == "06:15" && alarm.repeats == ["mon", "fri"] && alarm.snooze == 300, "\(alarm)")
             _ = try eventually("the dialog to close") { try session.windows(titled: "New Alarm").isEmpty ? true : nil }
             _ = try eventually("the alarm in the window") { try labels(tree).contains("Run") ? true : nil }
+        }
+    }
+
+    @Test func editingChangesTheTimeKeepsTheRestAndDeleteRemovesIt() throws {
+        let session = try session()
+        _ = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Swim", "--days", "tue", "--volume", "50%")
+        try withApp(session) { _, tree in
+            _ = try eventually("the alarm in the window") { try labels(tree).contains("Swim") ? true : nil }
+            try tree.press("push button", "Edit")
+            _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
+            try tree.set("spin button", "Hour", to: "8")
+            try tree.press("push button", "Save")
+            let edited = try eventually("the new time in the agent") {
+                try session.cliJSON([Listed].self, "list").first { $0.title == "Swim" && $0.time == "08:30" }
+            }
+            #expect(edited.repeats == ["tue"] && edited.volume == 0.5, "what the dialog does not show stays: \(edited)")
+            _ = try eventually("the new time in the window") { try labels(tree).contains("08:30") ? true : nil }
+
+            try tree.press("push button", "Edit")
+            _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
+            try tree.press("push button", "Delete Alarm")
+            _ = try eventually("Delete to remove the alarm") { try session.cliJSON([Listed].self, "list").isEmpty ? true : nil }
+            _ = try eventually("the alarm to leave the window") { try labels(tree).contains("Swim") ? nil : true }
         }
     }
 
