@@ -20,8 +20,9 @@ struct AppWindowTests {
     }
 
     /// Starts the app; it is ended (SIGTERM) when `body` returns.
-    func withApp<T>(_ session: TestSession, _ body: (Subprocess.Child, AccessibleTree) throws -> T) throws -> T {
-        let app = try Subprocess.start(session.binaries + "/reveille-app", [], environment: session.environment,
+    func withApp<T>(_ session: TestSession, environment: [String: String]? = nil,
+                    _ body: (Subprocess.Child, AccessibleTree) throws -> T) throws -> T {
+        let app = try Subprocess.start(session.binaries + "/reveille-app", [], environment: environment ?? session.environment,
                                        stderr: session.directory + "/app.log")
         defer {
             kill(app.pid, SIGTERM)
@@ -155,6 +156,21 @@ struct AppWindowTests {
                     && !recorder.heard(from: stopped.addingTimeInterval(0.3), to: Date()) ? true : nil
             }
             _ = try eventually("the banner to go") { try labels(tree).contains("Timer done") ? nil : true }
+        }
+    }
+
+    @Test func theWindowSpeaksTheUsersLanguage() throws {
+        let session = try session()
+        _ = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Aufstehen", "--days", "weekdays")
+        let german = try TranslationTests().environment(session, "de_DE.UTF-8")
+        try withApp(session, environment: german) { _, tree in
+            _ = try eventually("the alarm in the window") { try labels(tree).contains("Aufstehen") ? true : nil }
+            let shown = try tree.nodes()
+            // Both the UI files' words (GtkBuilder's translation domain) and the code's.
+            #expect(shown.contains { $0.role == "label" && $0.name == "Wecker" }, "\(shown)")
+            #expect(shown.contains { $0.role == "push button" && $0.name == "Wecker stellen" }, "\(shown)")
+            #expect(shown.contains { $0.role == "label" && $0.name.hasPrefix("Werktags · Klingelt in ") }, "\(shown)")
+            #expect(shown.contains { $0.role == "push button" && $0.name == "5 Min." }, "\(shown)")
         }
     }
 
