@@ -152,6 +152,8 @@ let package = Package(
         .testTarget(name: "ReveilleCLITests", dependencies: [
             "reveille", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // What the app's window says of an alarm, in process (the executable's module, @testable).
+        .testTarget(name: "ReveilleAppTests", dependencies: ["reveille-app", "ReveilleTimeZone"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "ReveilleCore", "ReveilleTimeZone", "ReveilleTestSupport", "ReveilleTestTraits",
             .product(name: "SystemPackage", package: "swift-system"),

@@ -91,7 +91,7 @@ final class AlarmDialog {
     }
 
     /// A request of the person's own, as the CLI makes one: Stop and Snooze, the user's presentation.
-    static func request(title: String, schedule: Alarm.Schedule?, preAlert: TimeInterval?, snooze: TimeInterval) -> AlarmRequest {
+    nonisolated static func request(title: String, schedule: Alarm.Schedule?, preAlert: TimeInterval?, snooze: TimeInterval) -> AlarmRequest {
         AlarmRequest(schedule: schedule, countdownDuration: .init(preAlert: preAlert, postAlert: snooze),
                      presentation: .userAlarm(title: title, secondaryButton: .snoozeButton, behavior: .countdown))
     }

@@ -59,7 +59,7 @@ enum AlarmWords {
         let minutes = seconds.isFinite ? Int((min(max(0, seconds), 1e12) / 60).rounded(.up)) : 0
         let (days, hours, rest) = (minutes / 1440, minutes / 60 % 24, minutes % 60)
         if days > 0 { return L("%@ d %@ h", String(days), String(hours)) }
-        if hours > 0 { return L("%@ h %@ min", String(hours), String(rest)) }
+        if hours > 0 { return rest == 0 ? L("%@ h", String(hours)) : L("%@ h %@ min", String(hours), String(rest)) }
         return minutes > 1 ? L("%@ min", String(rest)) : L("less than a minute")
     }
 
