@@ -22,6 +22,12 @@ final class AppWindow {
     private var liveRows: [(record: AlarmRecord, update: @GLibActor (AlarmRecord, Date) -> Void)] = []
     private var ringingID: UUID?
     private var dialog: AlarmDialog?
+    /// What Undo in the toast does, while the toast shows; each toast its own generation, so
+    /// that an older one's timer does not hide a newer one.
+    private var undo: (@GLibActor () -> Void)?
+    private var toastGeneration = 0
+    /// How long a toast offers Undo.
+    static let toastMilliseconds: UInt32 = 10_000
 
     init(files: UIFiles) throws(UIFile.Failure) {
         self.files = files
@@ -36,6 +42,10 @@ final class AppWindow {
         }
         ui.widget("ringing_stop").onClicked { [weak self] in self?.answerRinging(.stop) }
         ui.widget("ringing_secondary").onClicked { [weak self] in self?.answerRinging(.secondary) }
+        ui.widget("toast_undo").onClicked { [weak self] in
+            self?.undo?()
+            self?.hideToast()
+        }
         show([])
     }
 
@@ -169,17 +179,50 @@ final class AppWindow {
         status.isVisible = !text.isEmpty
     }
 
+    /// A line at the bottom with Undo, for a while.
+    private func showToast(_ text: String, undo: @escaping @GLibActor () -> Void) {
+        self.undo = undo
+        toastGeneration += 1
+        let generation = toastGeneration
+        ui.widget("toast_text").text = text
+        ui.widget("toast").isVisible = true
+        MainLoopSources.after(milliseconds: Self.toastMilliseconds) { [weak self] in
+            if self?.toastGeneration == generation { self?.hideToast() }
+        }
+    }
+
+    private func hideToast() {
+        undo = nil
+        ui.widget("toast").isVisible = false
+    }
+
     // MARK: Changing
 
     /// Runs `request` on the agent; what it changed arrives through the updates. A refusal is
     /// said in the window, in the agent's words.
-    private func send(_ request: @escaping @GLibActor (AgentClient) async throws(AlarmError) -> Void) {
+    private func send(_ request: @escaping @GLibActor (AgentClient) async throws(AlarmError) -> Void,
+                      then done: (@GLibActor () -> Void)? = nil) {
         Task { @GLibActor [weak self, client] in
             do {
                 try await request(client)
                 self?.say("")
+                done?()
             } catch {
                 self?.say("\(error)")
+                // A switch flipped or a row changed here shows the agent's state again.
+                if let self { self.show(self.records) }
+            }
+        }
+    }
+
+    /// Removes `record`, offering Undo: it is scheduled again as it was (a new id), off if it was.
+    private func delete(_ record: AlarmRecord) {
+        send({ client throws(AlarmError) in _ = try await client.apply(.cancel, to: record.id.uuidString) }) { [weak self] in
+            self?.showToast(L("Deleted “%@”", record.title)) { [weak self] in
+                self?.send { client throws(AlarmError) in
+                    let again = try await client.schedule(id: UUID(), request: record.request)
+                    if record.disabled { _ = try await client.setEnabled(false, again.id.uuidString) }
+                }
             }
         }
     }
@@ -218,7 +261,7 @@ final class AppWindow {
             }
             dialog.onDelete = { [weak self] in
                 guard let record else { return }
-                self?.perform(.cancel, record)
+                self?.delete(record)
             }
             dialog.onClose = { [weak self] in self?.dialog = nil }
             self.dialog = dialog

@@ -80,6 +80,7 @@ final class App {
         .ringing-title { font-size: 20pt; font-weight: bold; }
         button.ringing-answer { font-size: 14pt; font-weight: bold; padding: 8px 28px; }
         .heading { font-weight: bold; font-size: 12pt; }
+        .toast { padding: 6px 6px 6px 18px; border-radius: 18px; background: alpha(black, 0.8); color: white; }
         """
 }
 

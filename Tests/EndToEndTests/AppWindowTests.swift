@@ -117,7 +117,7 @@ struct AppWindowTests {
         }
     }
 
-    @Test func editingChangesTheTimeKeepsTheRestAndDeleteRemovesIt() throws {
+    @Test func editingChangesTheTimeKeepsTheRestAndDeleteRemovesItWithUndo() throws {
         let session = try session()
         _ = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Swim", "--days", "tue", "--volume", "50%")
         try withApp(session) { _, tree in
@@ -137,6 +137,13 @@ struct AppWindowTests {
             try tree.press("push button", "Delete Alarm")
             _ = try eventually("Delete to remove the alarm") { try session.cliJSON([Listed].self, "list").isEmpty ? true : nil }
             _ = try eventually("the alarm to leave the window") { try labels(tree).contains("Swim") ? nil : true }
+            #expect(try labels(tree).contains("Deleted “Swim”"))
+            try tree.press("push button", "Undo")
+            let back = try eventually("Undo to bring the alarm back") { try session.cliJSON([Listed].self, "list").first { $0.title == "Swim" } }
+            #expect(back.time == "08:30" && back.repeats == ["tue"] && back.volume == 0.5, "as it was: \(back)")
+            _ = try eventually("the alarm back in the window, the toast gone") {
+                try labels(tree).contains("Swim") && !labels(tree).contains("Deleted “Swim”") ? true : nil
+            }
         }
     }
 
