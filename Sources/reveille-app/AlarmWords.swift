@@ -17,11 +17,23 @@ enum AlarmWords {
         case .relative(let relative)?:
             return clock.format(hour: relative.time.hour, minute: relative.time.minute)
         case .fixed(let date)?:
-            let iso = ISO8601Local.string(from: date, in: timeZone)
-            return "\(iso.prefix(10)) " + clock.format(hour: Int(iso.dropFirst(11).prefix(2)) ?? 0, minute: Int(iso.dropFirst(14).prefix(2)) ?? 0)
+            return dateAndTime(date, timeZone: timeZone)
         case nil:
             return ""
         }
+    }
+
+    /// `2026-12-24 07:30` (or `2026-12-24 7:30 AM`): a day and its time, local.
+    static func dateAndTime(_ date: Date, timeZone: any TimeZoneRules = GLibTimeZone.local) -> String {
+        let iso = ISO8601Local.string(from: date, in: timeZone)
+        return "\(iso.prefix(10)) " + clock.format(hour: Int(iso.dropFirst(11).prefix(2)) ?? 0, minute: Int(iso.dropFirst(14).prefix(2)) ?? 0)
+    }
+
+    /// A history entry's line under its title: when it was due, how long it rang, how it ended.
+    static func history(_ entry: AlarmHistory.Entry, timeZone: any TimeZoneRules = GLibTimeZone.local) -> String {
+        let due = dateAndTime(entry.due, timeZone: timeZone)
+        return entry.rang == nil ? L("Due %@ · %@", due, entry.endingWords)
+            : L("Due %@ · rang %@ · %@", due, countdown(entry.seconds), entry.endingWords)
     }
 
     /// How it repeats: `Every day`, `Weekdays`, `Mon Wed Fri`, `Once`, `Monthly on day 15`.

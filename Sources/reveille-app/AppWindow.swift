@@ -9,7 +9,9 @@ import ReveilleKit
 @GLibActor
 final class AppWindow {
     /// The app id the agent knows the person's own tools by (the CLI's).
-    static let appID = "reveille"
+    static let appID = ClientIdentity.userAppID
+    /// How many of the history's newest entries the History page shows.
+    static let historyShown = 200
     /// The presets' lengths in minutes: one click starts such a timer.
     static let presetMinutes = [1, 3, 5, 10, 15, 30]
 
@@ -76,16 +78,32 @@ final class AppWindow {
         ui.widget("app_alarms").isVisible = !theirs.isEmpty
         showRinging(self.records.first { $0.state == .alerting })
         refresh()
+        // What rang, was answered or missed changes with the list: read it again.
+        showHistory()
     }
 
-    /// Replaces the rows of `list` with one per record, made by `row` from its UI file.
-    private func fill(_ list: String, with records: [AlarmRecord], row: (AlarmRecord) throws(UIFile.Failure) -> UIFile) {
+    private func showHistory() {
+        Task { @GLibActor [weak self, client] in
+            guard let entries = try? await client.history(), let self else { return }
+            let shown = Array(entries.prefix(Self.historyShown))
+            self.ui.widget("no_history").isVisible = shown.isEmpty
+            self.fill("history", with: shown) { [files = self.files] entry throws(UIFile.Failure) in
+                let row = try UIFile(files.historyRow, name: "history-row.ui")
+                row.widget("title").text = entry.title
+                row.widget("detail").text = AlarmWords.history(entry)
+                return row
+            }
+        }
+    }
+
+    /// Replaces the rows of `list` with one per element, made by `row` from its UI file.
+    private func fill<Element>(_ list: String, with elements: [Element], row: (Element) throws(UIFile.Failure) -> UIFile) {
         let box = ui.widget(list)
         box.removeAll()
-        box.isVisible = !records.isEmpty
-        for record in records {
+        box.isVisible = !elements.isEmpty
+        for element in elements {
             do {
-                let file = try row(record)
+                let file = try row(element)
                 box.append(file.widget("row"))
                 // The list holds the row now; before, only the builder did.
                 file.release()

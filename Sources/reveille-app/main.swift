@@ -6,7 +6,7 @@ import ReveilleCore
 /// The UI files' text, read once at start: from `share/reveille/app` beside the installed
 /// binary, else (a binary run from the build tree) from the sources it was built from.
 struct UIFiles {
-    let window: String, alarmRow: String, timerRow: String, alarmDialog: String
+    let window: String, alarmRow: String, timerRow: String, historyRow: String, alarmDialog: String
 
     static func read() throws(UIFile.Failure) -> UIFiles {
         let installed = Installation.shared("reveille/app")
@@ -19,7 +19,8 @@ struct UIFiles {
             return String(decoding: data, as: UTF8.self)
         }
         return UIFiles(window: try text("window.ui"), alarmRow: try text("alarm-row.ui"),
-                       timerRow: try text("timer-row.ui"), alarmDialog: try text("alarm-dialog.ui"))
+                       timerRow: try text("timer-row.ui"), historyRow: try text("history-row.ui"),
+                       alarmDialog: try text("alarm-dialog.ui"))
     }
 }
 

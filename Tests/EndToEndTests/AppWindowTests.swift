@@ -31,8 +31,10 @@ struct AppWindowTests {
         return try body(app, AccessibleTree(session, application: "reveille-app"))
     }
 
-    /// The texts of the window's labels.
-    func labels(_ tree: AccessibleTree) throws -> [String] { try tree.names("label") }
+    /// The texts of the labels on the window's Alarms page (the History page has titles too).
+    func labels(_ tree: AccessibleTree, page: String = "Alarms") throws -> [String] {
+        try tree.nodes(inside: "panel", page).filter { $0.role == "label" }.map(\.name)
+    }
 
     /// Alarms as `reveille list --json` shows them, with the fields the dialog sets.
     struct Listed: Decodable {
@@ -137,12 +139,12 @@ struct AppWindowTests {
             try tree.press("push button", "Delete Alarm")
             _ = try eventually("Delete to remove the alarm") { try session.cliJSON([Listed].self, "list").isEmpty ? true : nil }
             _ = try eventually("the alarm to leave the window") { try labels(tree).contains("Swim") ? nil : true }
-            #expect(try labels(tree).contains("Deleted “Swim”"))
+            #expect(try tree.names("label").contains("Deleted “Swim”"), "the toast says what Undo undoes")
             try tree.press("push button", "Undo")
             let back = try eventually("Undo to bring the alarm back") { try session.cliJSON([Listed].self, "list").first { $0.title == "Swim" } }
             #expect(back.time == "08:30" && back.repeats == ["tue"] && back.volume == 0.5, "as it was: \(back)")
             _ = try eventually("the alarm back in the window, the toast gone") {
-                try labels(tree).contains("Swim") && !labels(tree).contains("Deleted “Swim”") ? true : nil
+                try labels(tree).contains("Swim") && !tree.names("label").contains("Deleted “Swim”") ? true : nil
             }
         }
     }
@@ -163,6 +165,13 @@ struct AppWindowTests {
                     && !recorder.heard(from: stopped.addingTimeInterval(0.3), to: Date()) ? true : nil
             }
             _ = try eventually("the banner to go") { try labels(tree).contains("Timer done") ? nil : true }
+            // The History page says what rang and how it ended.
+            try tree.press("page tab", "History")
+            let history = try eventually("the stopped timer in the history") {
+                let shown = try tree.nodes(inside: "panel", "History").filter { $0.role == "label" }.map(\.name)
+                return shown.contains("Bread") ? shown : nil
+            }
+            #expect(history.contains { $0.hasPrefix("Due ") && $0.contains(" · rang 0:0") && $0.hasSuffix(" · stopped") }, "\(history)")
         }
     }
 
@@ -171,7 +180,7 @@ struct AppWindowTests {
         _ = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Aufstehen", "--days", "weekdays")
         let german = try TranslationTests().environment(session, "de_DE.UTF-8")
         try withApp(session, environment: german) { _, tree in
-            _ = try eventually("the alarm in the window") { try labels(tree).contains("Aufstehen") ? true : nil }
+            _ = try eventually("the alarm in the window") { try labels(tree, page: "Wecker").contains("Aufstehen") ? true : nil }
             let shown = try tree.nodes()
             // Both the UI files' words (GtkBuilder's translation domain) and the code's.
             #expect(shown.contains { $0.role == "label" && $0.name == "Wecker" }, "\(shown)")

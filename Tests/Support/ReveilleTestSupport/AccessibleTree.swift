@@ -12,6 +12,8 @@ public struct AccessibleTree {
         public var name: String
         public var checked: Bool
         public var showing: Bool
+        /// How deep in the application's tree (the application is 0).
+        public var depth: Int
         public var description: String { "\(role) \(name.debugDescription)\(checked ? " (checked)" : "")" }
     }
 
@@ -30,6 +32,9 @@ public struct AccessibleTree {
         }
         try "[D-BUS Service]\nName=org.a11y.Bus\nExec=\(launcher)\n"
             .write(toFile: session.serviceDirectory + "/org.a11y.Bus.service", atomically: true, encoding: .utf8)
+        // Started now, as a desktop session has it running: an application's start is then its own
+        // (the first client waits while the bus's launcher starts it and its registry).
+        _ = try AccessibleTree(session, application: "").run(["dump"])
     }
 
     public init(_ session: TestSession, application: String) {
@@ -41,6 +46,13 @@ public struct AccessibleTree {
     public func nodes() throws -> [Node] {
         let result = try run(["dump"])
         return try result.split(separator: "\n").map { try JSONDecoder().decode(Node.self, from: Data($0.utf8)) }
+    }
+
+    /// The objects inside the first one with `role` and `name` (a window, a page of a stack).
+    public func nodes(inside role: String, _ name: String) throws -> [Node] {
+        let all = try nodes()
+        guard let start = all.firstIndex(where: { $0.role == role && $0.name == name }) else { return [] }
+        return Array(all[(start + 1)...].prefix { $0.depth > all[start].depth })
     }
 
     /// The names of the objects with `role`.
@@ -74,20 +86,20 @@ public struct AccessibleTree {
 
         application, command = sys.argv[1], sys.argv[2]
 
-        def walk(node, found):
+        def walk(node, found, depth=0):
             # A row the window replaces as it is read is gone: left out, as if read a moment later.
             try:
                 states = node.get_state_set()
                 fields = {"role": node.get_role_name() or "", "name": node.get_name() or "",
                           "checked": states.contains(Atspi.StateType.CHECKED) or states.contains(Atspi.StateType.PRESSED),
-                          "showing": states.contains(Atspi.StateType.SHOWING)}
+                          "showing": states.contains(Atspi.StateType.SHOWING), "depth": depth}
                 children = [node.get_child_at_index(i) for i in range(node.get_child_count())]
             except gi.repository.GLib.GError:
                 return
             found.append((node, fields))
             for child in children:
                 if child is not None:
-                    walk(child, found)
+                    walk(child, found, depth + 1)
 
         found = []
         desktop = Atspi.get_desktop(0)
