@@ -28,6 +28,8 @@ final class AppWindow {
     /// that an older one's timer does not hide a newer one.
     private var undo: (@GLibActor () -> Void)?
     private var toastGeneration = 0
+    /// The armed redraw (`tick`), replaced when the list changes.
+    private var tickSource: UInt32?
     /// How long a toast offers Undo.
     static let toastMilliseconds: UInt32 = 10_000
 
@@ -56,11 +58,11 @@ final class AppWindow {
         Task { @GLibActor [weak self, client] in
             do {
                 for try await records in client.updates() { self?.show(records) }
+                self?.say(L("Cannot reach the alarm agent: %@", L("lost the session bus")))
             } catch {
                 self?.say(L("Cannot reach the alarm agent: %@", "\(error)"))
             }
         }
-        tick()
     }
 
     // MARK: Showing
@@ -77,7 +79,7 @@ final class AppWindow {
         ui.widget("app_alarms_heading").isVisible = !theirs.isEmpty
         ui.widget("app_alarms").isVisible = !theirs.isEmpty
         showRinging(self.records.first { $0.state == .alerting })
-        refresh()
+        tick()
         // What rang, was answered or missed changes with the list: read it again.
         showHistory()
     }
@@ -180,10 +182,19 @@ final class AppWindow {
         if let label { secondary.text = label }
     }
 
-    /// Redraws what changes with time: countdowns every half second, "Rings in" with them.
+    /// Redraws what changes with time, and arms the next redraw: every half second while a
+    /// countdown runs, else at the next minute ("Rings in" counts minutes), so that a window
+    /// with nothing counting wakes the process once a minute, not twice a second.
     private func tick() {
         refresh()
-        MainLoopSources.after(milliseconds: 500) { [weak self] in self?.tick() }
+        if let tickSource { MainLoopSources.remove(tickSource) }
+        let counting = records.contains { $0.state == .countdown }
+        let intoMinute = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 60)
+        let wait = counting ? 500 : UInt32((60 - intoMinute) * 1000) + 20
+        tickSource = MainLoopSources.after(milliseconds: wait) { [weak self] in
+            self?.tickSource = nil
+            self?.tick()
+        }
     }
 
     private func refresh() {
