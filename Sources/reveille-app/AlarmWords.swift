@@ -54,9 +54,19 @@ enum AlarmWords {
         }
     }
 
-    /// When it rings next, in words: `Rings in 11 h 7 min`, `Off`, `Ringing`.
-    static func next(_ record: AlarmRecord, now: Date = Date()) -> String {
+    /// Whether `schedule` repeats (weekly, monthly, yearly, every few days): it has a next ring to skip.
+    static func repeats(_ schedule: Alarm.Schedule?) -> Bool {
+        guard case .relative(let relative)? = schedule else { return false }
+        return relative.repeats != .never
+    }
+
+    /// When it rings next, in words: `Rings in 11 h 7 min`, `Off`, `Ringing`,
+    /// `Skips 2026-11-30 07:30, rings in 2 d 23 h`.
+    static func next(_ record: AlarmRecord, now: Date = Date(), timeZone: any TimeZoneRules = GLibTimeZone.local) -> String {
         guard !record.disabled else { return L("Off") }
+        if let skipped = record.skippedOccurrence(now: now), let next = record.fireDate {
+            return L("Skips %@, rings in %@", dateAndTime(skipped, timeZone: timeZone), span(next.timeIntervalSince(now)))
+        }
         switch record.phase {
         case .alerting: return L("Ringing")
         case .paused(let remaining, _): return L("Paused, %@ left", countdown(remaining))

@@ -122,6 +122,15 @@ final class AppWindow {
         enabled.isOn = !record.disabled
         enabled.onToggled { [weak self] on in self?.setEnabled(on, record) }
         row.widget("edit").onClicked { [weak self] in self?.edit(record) }
+        let skip = row.widget("skip")
+        skip.isVisible = AlarmWords.repeats(record.schedule) && !record.disabled
+        if record.skippedOccurrence(now: Date()) == nil {
+            skip.text = L("S_kip Next")
+            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try await client.skip(record.id.uuidString) } }
+        } else {
+            skip.text = L("U_nskip")
+            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try await client.unskip(record.id.uuidString) } }
+        }
         return row
     }
 
@@ -130,6 +139,7 @@ final class AppWindow {
         let row = try UIFile(files.alarmRow, name: "alarm-row.ui")
         fillAlarm(row, record, app: record.appID)
         row.widget("edit").isVisible = false
+        row.widget("skip").isVisible = false
         let enabled = row.widget("enabled")
         enabled.isOn = !record.disabled
         enabled.isSensitive = false

@@ -48,6 +48,8 @@ struct AppWindowTests {
         var repeats: [String]?
         var snooze: Double?
         var volume: Double?
+        var skipped: String?
+        var fireDate: String?
     }
 
     @Test func opensWithinTwoSecondsAndFollowsTheCLI() throws {
@@ -151,6 +153,26 @@ struct AppWindowTests {
             _ = try eventually("the alarm back in the window, the toast gone") {
                 try labels(tree).contains("Swim") && !tree.names("label").contains("Deleted “Swim”") ? true : nil
             }
+        }
+    }
+
+    @Test func skipNextAndUnskip() throws {
+        let session = try session()
+        let alarm = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Daily", "--days", "daily")
+        try withApp(session) { _, tree, _ in
+            _ = try eventually("the alarm in the window") { try labels(tree).contains("Daily") ? true : nil }
+            try tree.press("push button", "Skip Next")
+            let skipped = try eventually("the agent to skip its next ring") {
+                try session.cliJSON([Listed].self, "list").first { $0.id == alarm.id && $0.skipped != nil }
+            }
+            #expect(skipped.fireDate != alarm.fireDate, "the next ring is the one after: \(skipped)")
+            _ = try eventually("the row to say so") { try labels(tree).contains { $0.hasPrefix("Every day · Skips ") } ? true : nil }
+            try tree.press("push button", "Unskip")
+            let back = try eventually("the agent to ring it after all") {
+                try session.cliJSON([Listed].self, "list").first { $0.id == alarm.id && $0.skipped == nil }
+            }
+            #expect(back.fireDate == alarm.fireDate)
+            _ = try eventually("the row to offer Skip Next again") { try tree.names("push button").contains("Skip Next") ? true : nil }
         }
     }
 

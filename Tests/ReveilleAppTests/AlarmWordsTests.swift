@@ -52,13 +52,19 @@ struct AlarmWordsTests {
         #expect(AlarmWords.span(seconds) == words)
     }
 
-    @Test func nextSaysWhenOrHowItStands() {
+    @Test func nextSaysWhenOrHowItStands() throws {
         let soon = now.addingTimeInterval(3660)
         #expect(AlarmWords.next(alarm(.never, phase: .scheduled(fireDate: soon)), now: now) == "Rings in 1 h 1 min")
         #expect(AlarmWords.next(alarm(.never, phase: .scheduled(fireDate: soon), disabled: true), now: now) == "Off")
         #expect(AlarmWords.next(alarm(.never, phase: .alerting(since: now)), now: now) == "Ringing")
         #expect(AlarmWords.next(alarm(.never), now: now) == "Does not ring again")
         #expect(AlarmWords.next(timer(.paused(remaining: 125, length: 600)), now: now) == "Paused, 2:05 left")
+        // A skip leaves the skipped occurrence as the last one, ahead of now.
+        var skipping = alarm(.weekly(AlarmWords.week), phase: .scheduled(fireDate: now.addingTimeInterval(86_400 + 3600)))
+        skipping.lastOccurrence = now.addingTimeInterval(3600)
+        let utc = try #require(GLibTimeZone(identifier: "UTC"))
+        #expect(AlarmWords.next(skipping, now: now, timeZone: utc) == "Skips 2027-01-15 09:00, rings in 1 d 1 h")
+        #expect(AlarmWords.repeats(skipping.schedule) && !AlarmWords.repeats(alarm(.never).schedule))
     }
 
     @Test(arguments: [(0.0, "0:00"), (0.2, "0:01"), (65, "1:05"), (599.5, "10:00"), (3725, "1:02:05"), (-3, "0:00"), (.nan, "0:00")])
