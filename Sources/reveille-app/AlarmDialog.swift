@@ -4,7 +4,8 @@ import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
 
-/// The dialog that adds or edits an alarm: time, weekday toggles, title, snooze length.
+/// The dialog that adds or edits an alarm: time, weekday toggles, title, snooze length, how
+/// long it rings unanswered, whether it wakes the computer from suspend.
 /// Enter saves (the entries activate Save), Escape or Cancel closes without saving.
 @GLibActor
 final class AlarmDialog {
@@ -31,7 +32,7 @@ final class AlarmDialog {
         }
         for field in ["hour", "minute"] { ui.widget(field).showsTwoDigits() }
         fill(from: record)
-        for field in ["hour", "minute", "snooze"] { ui.widget(field).activatesDefault() }
+        for field in ["hour", "minute", "snooze", "ring_limit"] { ui.widget(field).activatesDefault() }
         ui.widget("save").onClicked { [weak self] in self?.save() }
         let delete = ui.widget("delete")
         delete.isVisible = record != nil
@@ -63,6 +64,8 @@ final class AlarmDialog {
         for (day, toggle) in dayToggles { toggle.isOn = repeating.contains(day) }
         ui.widget("title").text = record?.title ?? L("Alarm")
         ui.widget("snooze").number = Int(((record?.countdownDuration?.postAlert ?? 9 * 60) / 60).rounded())
+        ui.widget("ring_limit").number = Int(((record?.ring.ringLimit ?? RingOptions.defaultRingLimit) / 60).rounded())
+        ui.widget("wakes").isOn = record?.ring.wakesMachine != false
     }
 
     private func save() {
@@ -81,11 +84,15 @@ final class AlarmDialog {
         var request = Self.request(title: title.isEmpty ? L("Alarm") : title, schedule: schedule, preAlert: nil,
                                    snooze: TimeInterval(ui.widget("snooze").number * 60))
         if let editing {
-            // What the dialog does not show stays as it was: sound, volume, ring limit, wake.
+            // What the dialog does not show stays as it was: sound, volume, fade, a pre-alert.
             request.sound = editing.sound
             request.ring = editing.ring
             request.countdownDuration = .init(preAlert: editing.countdownDuration?.preAlert, postAlert: request.countdownDuration?.postAlert)
         }
+        // Defaults stay unsaid (nil), as the CLI leaves them, so that a later default applies.
+        let limit = TimeInterval(ui.widget("ring_limit").number * 60)
+        request.ring.ringLimit = limit == RingOptions.defaultRingLimit ? nil : limit
+        request.ring.wakesMachine = ui.widget("wakes").isOn ? nil : false
         onSave?(request)
         window.close()
     }

@@ -50,6 +50,8 @@ struct AppWindowTests {
         var volume: Double?
         var skipped: String?
         var fireDate: String?
+        var ringLimit: Double?
+        var wakes: Bool?
     }
 
     @Test func opensWithinTwoSecondsAndFollowsTheCLI() throws {
@@ -112,6 +114,8 @@ struct AppWindowTests {
             try tree.set("spin button", "Minute", to: "15")
             try tree.set("text", "Title", to: "Run")
             try tree.set("spin button", "Snooze (minutes)", to: "5")
+            try tree.set("spin button", "Ring for (minutes)", to: "3")
+            try tree.press("check box", "Wake the computer") // GTK 4.8 exposes a switch as a check box
             // GTK 4.8 gives toggle buttons the role of a push button, pressed when on.
             try tree.press("push button", "mon")
             try tree.press("push button", "fri")
@@ -121,6 +125,7 @@ struct AppWindowTests {
             try tree.press("push button", "Save")
             let alarm = try eventually("the alarm in the agent") { try session.cliJSON([Listed].self, "list").first { $0.title == "Run" } }
             #expect(alarm.time == "06:15" && alarm.repeats == ["mon", "fri"] && alarm.snooze == 300, "\(alarm)")
+            #expect(alarm.ringLimit == 180 && alarm.wakes == false, "\(alarm)")
             _ = try eventually("the dialog to close") { try session.windows(titled: "New Alarm").isEmpty ? true : nil }
             _ = try eventually("the alarm in the window") { try labels(tree).contains("Run") ? true : nil }
         }
@@ -139,6 +144,7 @@ struct AppWindowTests {
                 try session.cliJSON([Listed].self, "list").first { $0.title == "Swim" && $0.time == "08:30" }
             }
             #expect(edited.repeats == ["tue"] && edited.volume == 0.5, "what the dialog does not show stays: \(edited)")
+            #expect(edited.ringLimit == 600 && edited.wakes == true, "the defaults, shown and kept: \(edited)")
             _ = try eventually("the new time in the window") { try labels(tree).contains("08:30") ? true : nil }
 
             try tree.press("push button", "Edit")
