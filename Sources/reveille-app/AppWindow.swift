@@ -147,12 +147,14 @@ final class AppWindow {
     }
 
     private func fillAlarm(_ row: UIFile, _ record: AlarmRecord, app: String? = nil) {
-        row.widget("time").text = record.schedule == nil ? AlarmWords.countdown(AlarmWords.remaining(record).seconds) : AlarmWords.time(record)
+        row.widget("time").text = AlarmWords.time(record)
         row.widget("title").text = app.map { "\(record.title) · \($0)" } ?? record.title
-        let detail = row.widget("detail")
+        let detail = row.widget("detail"), time = row.widget("time")
         liveRows.append((record, { record, now in
             let repeats = record.schedule == nil ? L("Timer") : AlarmWords.repeats(record)
             detail.text = "\(repeats) · \(AlarmWords.next(record, now: now))"
+            // An app's timer shows its countdown where an alarm shows its time.
+            if record.schedule == nil { time.text = AlarmWords.countdown(AlarmWords.remaining(record, now: now).seconds) }
         }))
     }
 

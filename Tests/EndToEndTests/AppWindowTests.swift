@@ -223,6 +223,36 @@ struct AppWindowTests {
         }
     }
 
+    @Test func appsAlarmsShowApartReadOnlyAndStopRunsAStopIntent() throws {
+        let session = try session()
+        #expect(try session.cli("auth", "allow", "org.test.Kitchen").status == 0)
+        let scheduled = try Subprocess.run(session.binaries + "/reveille-test-app",
+                                           ["org.test.Kitchen", "Timers", "timer", "3600", #"{"dish": "Oven", "minutes": 60}"#], environment: session.environment)
+        #expect(scheduled.status == 0, "\(scheduled.stderr)")
+        try withApp(session) { _, tree, _ in
+            let apps = try eventually("the app's timer on its own list") {
+                let shown = try tree.nodes(inside: "list", "Apps' alarms")
+                return shown.contains { $0.role == "label" && $0.name.hasPrefix("Oven · ") } ? shown : nil
+            }
+            #expect(!apps.contains { $0.role == "push button" }, "no Edit, no Skip on an app's alarm: \(apps)")
+            #expect(try tree.nodes(inside: "list", "Timers").isEmpty, "not among the person's timers")
+            let countdown = try #require(apps.first { $0.role == "label" && $0.name.wholeMatch(of: /\d+(:\d\d)+/) != nil }?.name)
+            _ = try eventually("its countdown to go down") {
+                try tree.nodes(inside: "list", "Apps' alarms").contains { $0.role == "label" && $0.name.wholeMatch(of: /\d+(:\d\d)+/) != nil && $0.name != countdown } ? true : nil
+            }
+
+            // What rings shows at the top; Stop there is the alarm's Stop button (PressButton),
+            // so the app's stop intent runs, as from the notification.
+            let ran = try session.scheduleTimerWithStopIntent("Pizza", in: 1)
+            _ = try eventually("the ringing timer at the top") {
+                let shown = try labels(tree)
+                return shown.contains("Pizza") && shown.contains("Timer done") ? true : nil
+            }
+            try tree.press("push button", "Stop")
+            _ = try session.eventually(timeout: 10, "the app's stop intent to run") { FileManager.default.fileExists(atPath: ran) ? true : nil }
+        }
+    }
+
     @Test func aSecondLaunchRaisesTheFirstAndEnds() throws {
         let session = try session()
         try withApp(session) { first, _, _ in
