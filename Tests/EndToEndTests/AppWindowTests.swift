@@ -131,6 +131,26 @@ struct AppWindowTests {
         }
     }
 
+    @Test func theKeyboardAloneAddsAnAlarm() throws {
+        let session = try session()
+        try withApp(session) { process, _, _ in
+            let window = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            try session.type("ctrl+n", into: window)
+            let dialog = try eventually("Ctrl+N to open the dialog") { try session.windows(titled: "New Alarm").first }
+            try session.type("Escape", into: dialog)
+            _ = try eventually("Escape to close it") { try session.windows(titled: "New Alarm").isEmpty ? true : nil }
+            try session.type("ctrl+n", into: window)
+            let again = try eventually("the dialog again") { try session.windows(titled: "New Alarm").first }
+            // The hour field has the focus: type over it, then Enter saves.
+            for key in ["ctrl+a", "5", "Tab", "ctrl+a", "4", "5", "Return"] { try session.type(key, into: again) }
+            let alarm = try eventually("Enter to schedule the alarm") { try session.cliJSON([Listed].self, "list").first }
+            #expect(alarm.time == "05:45" && alarm.title == "Alarm" && alarm.repeats == nil, "\(alarm)")
+            _ = try eventually("the dialog to close") { try session.windows(titled: "New Alarm").isEmpty ? true : nil }
+            try session.type("ctrl+w", into: window)
+            #expect(process.wait(timeout: 10) == 0, "Ctrl+W closes the window, and the app ends")
+        }
+    }
+
     @Test func editingChangesTheTimeKeepsTheRestAndDeleteRemovesItWithUndo() throws {
         let session = try session()
         _ = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Swim", "--days", "tue", "--volume", "50%")
