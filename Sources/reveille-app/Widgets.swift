@@ -174,7 +174,6 @@ struct Widget {
 
     func present() { gtk_window_present(cast(GtkWindow.self)) }
     func close() { gtk_window_close(cast(GtkWindow.self)) }
-    func destroy() { gtk_window_destroy(cast(GtkWindow.self)) }
     func grabFocus() { _ = gtk_widget_grab_focus(gtk) }
 
     /// Makes `self` (a window) stay above `parent` and belong to it, as a dialog.
