@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "reveille-agent", targets: ["reveille-agent"]),
         .executable(name: "reveille-wake-helper", targets: ["reveille-wake-helper"]),
         .executable(name: "reveille-alert", targets: ["reveille-alert"]),
+        .executable(name: "reveille-app", targets: ["reveille-app"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -91,6 +92,11 @@ let package = Package(
         ]),
         // The alert window (GTK 4), its own process: the agent starts it while an alarm rings unseen.
         .executableTarget(name: "reveille-alert", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleBus", "CGtk"]),
+        // The app (GTK 4): the person's window onto their alarms and timers, a client of the agent
+        // as the CLI is. Its widgets are GtkBuilder files in Resources, read at start.
+        .executableTarget(name: "reveille-app", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleTimeZone", "ReveilleCalendar",
+                                                               "ReveilleBus", "CGtk"],
+                          exclude: ["Resources"]),
         // A recording org.freedesktop.Notifications server for the end-to-end tests.
         .executableTarget(name: "reveille-test-notifyd", dependencies: ["ReveilleBus"],
                           path: "Tests/Support/reveille-test-notifyd"),
@@ -150,6 +156,8 @@ let package = Package(
         .testTarget(name: "ReveilleCLITests", dependencies: [
             "reveille", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // What the app's window says of an alarm, in process (the executable's module, @testable).
+        .testTarget(name: "ReveilleAppTests", dependencies: ["reveille-app", "ReveilleTimeZone"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "ReveilleCore", "ReveilleTimeZone", "ReveilleTestSupport", "ReveilleTestTraits",
             .product(name: "SystemPackage", package: "swift-system"),

@@ -60,7 +60,7 @@ struct InstallTests {
                                           environment: session.environment)
         #expect(metainfo.status == 0, "\(metainfo.stdout)\(metainfo.stderr)")
         let launcher = try String(contentsOfFile: prefix + "/share/applications/io.github.reveille.Reveille.desktop", encoding: .utf8)
-        #expect(launcher.contains("Exec=\(prefix)/bin/reveille watch"), "an absolute Exec")
+        #expect(launcher.contains("Exec=\(prefix)/bin/reveille-app"), "an absolute Exec, the app")
         // A systemd session starts the agent from its enabled user unit, and hides the autostart entry: one way only.
         let wants = prefix + "/share/systemd/user/graphical-session.target.wants/reveille-agent.service"
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: wants) == "../reveille-agent.service")

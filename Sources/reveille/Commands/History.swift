@@ -40,21 +40,7 @@ struct History: AsyncParsableCommand {
             [AlarmSummary.dateAndTime(ISO8601Local.string(from: entry.due, in: timeZone)),
              entry.title,
              entry.rang == nil ? "-" : AlarmSummary.length(entry.seconds),
-             Self.ending(entry)]
+             entry.endingWords]
         }))
-    }
-
-    /// How the occurrence ended, in words, with the app that ended it when it was not the user.
-    static func ending(_ entry: AlarmHistory.Entry) -> String {
-        let words = switch entry.outcome {
-        case .stopped: L("stopped")
-        case .snoozed: L("snoozed")
-        case .cancelled: L("cancelled")
-        case .changed: L("changed")
-        case .missedLate: L("missed: not rung in time")
-        case .missedUnanswered: L("missed: rang unanswered")
-        }
-        guard let by = entry.by, by != ClientIdentity.userAppID else { return words }
-        return L("%@ by %@", words, by)
     }
 }

@@ -1,0 +1,314 @@
+import FoundationEssentials
+import ReveilleBus
+import ReveilleCore
+import ReveilleKit
+
+/// The main window: the agent's alarms as they change (its update subscription), split into
+/// what rings now, the person's alarms, apps' alarms (read-only) and timers; every change the
+/// person makes goes to the agent, and the list shows it when the agent says it happened.
+@GLibActor
+final class AppWindow {
+    /// The app id the agent knows the person's own tools by (the CLI's).
+    static let appID = ClientIdentity.userAppID
+    /// How many of the history's newest entries the History page shows.
+    static let historyShown = 200
+    /// The presets' lengths in minutes: one click starts such a timer.
+    static let presetMinutes = [1, 3, 5, 10, 15, 30]
+
+    let window: Widget
+    private let ui: UIFile
+    private let files: UIFiles
+    private let client = AgentClient(appID: AppWindow.appID)
+    private var records: [AlarmRecord] = []
+    /// The rows whose text changes with time, refreshed by `tick`.
+    private var liveRows: [(record: AlarmRecord, update: @GLibActor (AlarmRecord, Date) -> Void)] = []
+    private var ringingID: UUID?
+    private var dialog: AlarmDialog?
+    /// What Undo in the toast does, while the toast shows; each toast its own generation, so
+    /// that an older one's timer does not hide a newer one.
+    private var undo: (@GLibActor () -> Void)?
+    private var toastGeneration = 0
+    /// The armed redraw (`tick`), replaced when the list changes.
+    private var tickSource: UInt32?
+    /// How long a toast offers Undo.
+    static let toastMilliseconds: UInt32 = 10_000
+
+    init(files: UIFiles) throws(UIFile.Failure) {
+        self.files = files
+        ui = try UIFile(files.window, name: "window.ui")
+        window = ui.widget("window")
+        ui.widget("add_alarm").onClicked { [weak self] in self?.edit(nil) }
+        let presets = ui.widget("presets")
+        for minutes in Self.presetMinutes {
+            let button = Widget.button(AlarmWords.preset(minutes))
+            button.onClicked { [weak self] in self?.startTimer(minutes: minutes) }
+            presets.append(button)
+        }
+        ui.widget("ringing_stop").onClicked { [weak self] in self?.answerRinging(.stop) }
+        ui.widget("ringing_secondary").onClicked { [weak self] in self?.answerRinging(.secondary) }
+        ui.widget("toast_undo").onClicked { [weak self] in
+            self?.undo?()
+            self?.hideToast()
+        }
+        show([])
+    }
+
+    /// Follows the agent's alarms until the stream ends (the agent gone for good, a refusal).
+    func follow() {
+        Task { @GLibActor [weak self, client] in
+            do {
+                for try await records in client.updates() { self?.show(records) }
+                self?.say(L("Cannot reach the alarm agent: %@", L("lost the session bus")))
+            } catch {
+                self?.say(L("Cannot reach the alarm agent: %@", "\(error)"))
+            }
+        }
+    }
+
+    // MARK: Showing
+
+    private func show(_ records: [AlarmRecord]) {
+        self.records = records.sorted { ($0.fireDate ?? .distantFuture, $0.title) < ($1.fireDate ?? .distantFuture, $1.title) }
+        liveRows = []
+        let mine = self.records.filter { $0.appID == Self.appID }
+        let theirs = self.records.filter { $0.appID != Self.appID }
+        fill("alarms", with: mine.filter { $0.schedule != nil }, row: alarmRow)
+        fill("app_alarms", with: theirs, row: appAlarmRow)
+        fill("timers", with: mine.filter { $0.schedule == nil }, row: timerRow)
+        ui.widget("no_alarms").isVisible = !mine.contains { $0.schedule != nil }
+        ui.widget("app_alarms_heading").isVisible = !theirs.isEmpty
+        ui.widget("app_alarms").isVisible = !theirs.isEmpty
+        showRinging(self.records.first { $0.state == .alerting })
+        tick()
+        // What rang, was answered or missed changes with the list: read it again.
+        showHistory()
+    }
+
+    private func showHistory() {
+        Task { @GLibActor [weak self, client] in
+            guard let entries = try? await client.history(), let self else { return }
+            let shown = Array(entries.prefix(Self.historyShown))
+            self.ui.widget("no_history").isVisible = shown.isEmpty
+            self.fill("history", with: shown) { [files = self.files] entry throws(UIFile.Failure) in
+                let row = try UIFile(files.historyRow, name: "history-row.ui")
+                row.widget("title").text = entry.title
+                row.widget("detail").text = AlarmWords.history(entry)
+                return row
+            }
+        }
+    }
+
+    /// Replaces the rows of `list` with one per element, made by `row` from its UI file.
+    private func fill<Element>(_ list: String, with elements: [Element], row: (Element) throws(UIFile.Failure) -> UIFile) {
+        let box = ui.widget(list)
+        box.removeAll()
+        box.isVisible = !elements.isEmpty
+        for element in elements {
+            do {
+                let file = try row(element)
+                box.append(file.widget("row"))
+                // The list holds the row now; before, only the builder did.
+                file.release()
+            } catch {
+                say(error.description)
+            }
+        }
+    }
+
+    private func alarmRow(_ record: AlarmRecord) throws(UIFile.Failure) -> UIFile {
+        let row = try UIFile(files.alarmRow, name: "alarm-row.ui")
+        fillAlarm(row, record)
+        let enabled = row.widget("enabled")
+        enabled.isOn = !record.disabled
+        enabled.onToggled { [weak self] on in self?.setEnabled(on, record) }
+        row.widget("edit").onClicked { [weak self] in self?.edit(record) }
+        let skip = row.widget("skip")
+        skip.isVisible = AlarmWords.repeats(record.schedule) && !record.disabled
+        if record.skippedOccurrence(now: Date()) == nil {
+            skip.text = L("S_kip Next")
+            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try await client.skip(record.id.uuidString) } }
+        } else {
+            skip.text = L("U_nskip")
+            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try await client.unskip(record.id.uuidString) } }
+        }
+        return row
+    }
+
+    /// An app's alarm or timer: shown, not changed here (the app owns it).
+    private func appAlarmRow(_ record: AlarmRecord) throws(UIFile.Failure) -> UIFile {
+        let row = try UIFile(files.alarmRow, name: "alarm-row.ui")
+        fillAlarm(row, record, app: record.appID)
+        row.widget("edit").isVisible = false
+        row.widget("skip").isVisible = false
+        let enabled = row.widget("enabled")
+        enabled.isOn = !record.disabled
+        enabled.isSensitive = false
+        return row
+    }
+
+    private func fillAlarm(_ row: UIFile, _ record: AlarmRecord, app: String? = nil) {
+        row.widget("time").text = AlarmWords.time(record)
+        row.widget("title").text = app.map { "\(record.title) · \($0)" } ?? record.title
+        let detail = row.widget("detail"), time = row.widget("time")
+        liveRows.append((record, { record, now in
+            let repeats = record.schedule == nil ? L("Timer") : AlarmWords.repeats(record)
+            detail.text = "\(repeats) · \(AlarmWords.next(record, now: now))"
+            // An app's timer shows its countdown where an alarm shows its time.
+            if record.schedule == nil { time.text = AlarmWords.countdown(AlarmWords.remaining(record, now: now).seconds) }
+        }))
+    }
+
+    private func timerRow(_ record: AlarmRecord) throws(UIFile.Failure) -> UIFile {
+        let row = try UIFile(files.timerRow, name: "timer-row.ui")
+        row.widget("title").text = record.title
+        let remaining = row.widget("remaining"), progress = row.widget("progress")
+        liveRows.append((record, { record, now in
+            let (seconds, done) = AlarmWords.remaining(record, now: now)
+            remaining.text = record.state == .alerting ? L("Ringing") : AlarmWords.countdown(seconds)
+            progress.fraction = done
+        }))
+        let pause = row.widget("pause")
+        switch record.state {
+        case .countdown:
+            pause.text = L("_Pause")
+            pause.onClicked { [weak self] in self?.perform(.pause, record) }
+        case .paused:
+            pause.text = L("_Resume")
+            pause.onClicked { [weak self] in self?.perform(.resume, record) }
+        case .scheduled, .alerting:
+            pause.isVisible = false
+        }
+        row.widget("cancel").onClicked { [weak self] in self?.perform(record.state == .alerting ? .stop : .cancel, record) }
+        return row
+    }
+
+    private func showRinging(_ record: AlarmRecord?) {
+        ringingID = record?.id
+        ui.widget("ringing").isVisible = record != nil
+        guard let record else { return }
+        ui.widget("ringing_title").text = record.title
+        ui.widget("ringing_detail").text = AlarmWords.ringing(record)
+        let secondary = ui.widget("ringing_secondary")
+        let label = record.presentation.alert.secondaryButton?.text.defaultValue
+        secondary.isVisible = label != nil
+        if let label { secondary.text = label }
+    }
+
+    /// Redraws what changes with time, and arms the next redraw: every half second while a
+    /// countdown runs, else at the next minute ("Rings in" counts minutes), so that a window
+    /// with nothing counting wakes the process once a minute, not twice a second.
+    private func tick() {
+        refresh()
+        if let tickSource { MainLoopSources.remove(tickSource) }
+        let counting = records.contains { $0.state == .countdown }
+        let intoMinute = Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 60)
+        let wait = counting ? 500 : UInt32((60 - intoMinute) * 1000) + 20
+        tickSource = MainLoopSources.after(milliseconds: wait) { [weak self] in
+            self?.tickSource = nil
+            self?.tick()
+        }
+    }
+
+    private func refresh() {
+        let now = Date()
+        for (record, update) in liveRows { update(record, now) }
+    }
+
+    private func say(_ text: String) {
+        let status = ui.widget("status")
+        status.text = text
+        status.isVisible = !text.isEmpty
+    }
+
+    /// A line at the bottom with Undo, for a while.
+    private func showToast(_ text: String, undo: @escaping @GLibActor () -> Void) {
+        self.undo = undo
+        toastGeneration += 1
+        let generation = toastGeneration
+        ui.widget("toast_text").text = text
+        ui.widget("toast").isVisible = true
+        MainLoopSources.after(milliseconds: Self.toastMilliseconds) { [weak self] in
+            if self?.toastGeneration == generation { self?.hideToast() }
+        }
+    }
+
+    private func hideToast() {
+        undo = nil
+        ui.widget("toast").isVisible = false
+    }
+
+    // MARK: Changing
+
+    /// Runs `request` on the agent; what it changed arrives through the updates. A refusal is
+    /// said in the window, in the agent's words.
+    private func send(_ request: @escaping @GLibActor (AgentClient) async throws(AlarmError) -> Void,
+                      then done: (@GLibActor () -> Void)? = nil) {
+        Task { @GLibActor [weak self, client] in
+            do {
+                try await request(client)
+                self?.say("")
+                done?()
+            } catch {
+                self?.say("\(error)")
+                // A switch flipped or a row changed here shows the agent's state again.
+                if let self { self.show(self.records) }
+            }
+        }
+    }
+
+    /// Removes `record`, offering Undo: it is scheduled again as it was (a new id), off if it was.
+    private func delete(_ record: AlarmRecord) {
+        send({ client throws(AlarmError) in _ = try await client.apply(.cancel, to: record.id.uuidString) }) { [weak self] in
+            self?.showToast(L("Deleted “%@”", record.title)) { [weak self] in
+                self?.send { client throws(AlarmError) in
+                    let again = try await client.schedule(id: UUID(), request: record.request)
+                    if record.disabled { _ = try await client.setEnabled(false, again.id.uuidString) }
+                }
+            }
+        }
+    }
+
+    private func setEnabled(_ on: Bool, _ record: AlarmRecord) {
+        send { client throws(AlarmError) in _ = try await client.setEnabled(on, record.id.uuidString) }
+    }
+
+    private func perform(_ action: AlarmAction, _ record: AlarmRecord) {
+        send { client throws(AlarmError) in _ = try await client.apply(action, to: record.id.uuidString) }
+    }
+
+    private func startTimer(minutes: Int) {
+        let request = AlarmDialog.request(title: L("%@ timer", AlarmWords.preset(minutes)), schedule: nil,
+                                          preAlert: TimeInterval(minutes * 60), snooze: 9 * 60)
+        send { client throws(AlarmError) in _ = try await client.schedule(id: UUID(), request: request) }
+    }
+
+    /// Stop or the second button on what rings: pressed as on its notification, so an app's
+    /// intent runs and the app hears the press.
+    private func answerRinging(_ button: AlarmButtonRole) {
+        guard let id = ringingID else { return }
+        send { client throws(AlarmError) in _ = try await client.press(button, on: id) }
+    }
+
+    /// Opens the dialog for `record`, or for a new alarm.
+    private func edit(_ record: AlarmRecord?) {
+        do {
+            let dialog = try AlarmDialog(files.alarmDialog, editing: record, parent: window)
+            dialog.onSave = { [weak self] request in
+                if let record {
+                    self?.send { client throws(AlarmError) in _ = try await client.update(record.id.uuidString, request: request) }
+                } else {
+                    self?.send { client throws(AlarmError) in _ = try await client.schedule(id: UUID(), request: request) }
+                }
+            }
+            dialog.onDelete = { [weak self] in
+                guard let record else { return }
+                self?.delete(record)
+            }
+            dialog.onClose = { [weak self] in self?.dialog = nil }
+            self.dialog = dialog
+            dialog.present()
+        } catch {
+            say(error.description)
+        }
+    }
+}

@@ -1,0 +1,310 @@
+import CGtk
+import Glibc
+import ReveilleBus
+import ReveilleCore
+
+/// The one file where GTK's C API is used: widgets made from GtkBuilder files, read and
+/// changed through small typed handles, their signals delivered as Swift closures on the loop.
+
+/// A GtkBuilder file's objects, by id. Rows are made from one text read once, many times.
+@GLibActor
+struct UIFile {
+    /// Why a UI file could not be read: its name and GtkBuilder's own words.
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private let builder: OpaquePointer
+
+    /// Builds the objects `xml` describes, their translatable strings in the user's language.
+    init(_ xml: String, name: String) throws(Failure) {
+        builder = gtk_builder_new()
+        gtk_builder_set_translation_domain(builder, Localization.domain)
+        var error: UnsafeMutablePointer<GError>?
+        guard gtk_builder_add_from_string(builder, xml, -1, &error) != 0 else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            g_error_free(error)
+            throw Failure(description: "\(name): \(message)")
+        }
+        // Every button is named by its label, for screen readers (GTK 4.8 names a labelled
+        // button by its label twice, mnemonic and all: "_Save Save").
+        var objects = gtk_builder_get_objects(builder)
+        let first = objects
+        while let node = objects {
+            let widget = Widget(node.pointee.data)
+            if widget.isA(gtk_button_get_type()), case let label = widget.text, !label.isEmpty {
+                widget.nameForScreenReaders(label)
+            }
+            objects = node.pointee.next
+        }
+        g_slist_free(first)
+    }
+
+    /// The widget with `id`; a UI file that lacks it is a programming error, found by any start.
+    func widget(_ id: String) -> Widget {
+        guard let object = gtk_builder_get_object(builder, id) else { fatalError("the UI file has no object \(id)") }
+        return Widget(UnsafeMutableRawPointer(object))
+    }
+
+    /// Lets the builder go: its widgets live on in their parents (a toplevel, in GTK's list).
+    func release() { g_object_unref(UnsafeMutableRawPointer(builder)) }
+}
+
+/// A widget, as a handle; what it can do depends on its class, as in GTK.
+@GLibActor
+struct Widget {
+    fileprivate let pointer: UnsafeMutableRawPointer
+
+    fileprivate init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
+
+    private var gtk: UnsafeMutablePointer<GtkWidget> { pointer.assumingMemoryBound(to: GtkWidget.self) }
+    /// Whether the widget is of GTK class `type` (`GTK_IS_LABEL` and its kin are macros).
+    fileprivate func isA(_ type: GType) -> Bool { g_type_check_instance_is_a(pointer.assumingMemoryBound(to: GTypeInstance.self), type) != 0 }
+    private func cast<T>(_ type: T.Type) -> UnsafeMutablePointer<T> { pointer.assumingMemoryBound(to: type) }
+
+    var isVisible: Bool {
+        get { gtk_widget_get_visible(gtk) != 0 }
+        nonmutating set { gtk_widget_set_visible(gtk, newValue ? 1 : 0) }
+    }
+
+    var isSensitive: Bool {
+        get { gtk_widget_get_sensitive(gtk) != 0 }
+        nonmutating set { gtk_widget_set_sensitive(gtk, newValue ? 1 : 0) }
+    }
+
+    /// A label's text, or a button's label (with `_` for its mnemonic).
+    var text: String {
+        get {
+            let text = isA(gtk_label_get_type()) ? gtk_label_get_text(OpaquePointer(pointer)) : gtk_button_get_label(cast(GtkButton.self))
+            return text.map { String(cString: $0) } ?? ""
+        }
+        nonmutating set {
+            if isA(gtk_label_get_type()) {
+                gtk_label_set_text(OpaquePointer(pointer), newValue)
+            } else if isA(gtk_editable_get_type()) {
+                gtk_editable_set_text(OpaquePointer(pointer), newValue)
+            } else {
+                gtk_button_set_label(cast(GtkButton.self), newValue)
+                nameForScreenReaders(newValue)
+            }
+        }
+    }
+
+    /// An entry's text.
+    var editableText: String { String(cString: gtk_editable_get_text(OpaquePointer(pointer))) }
+
+    /// A switch's or toggle button's state.
+    var isOn: Bool {
+        get { isA(gtk_switch_get_type()) ? gtk_switch_get_active(OpaquePointer(pointer)) != 0 : gtk_toggle_button_get_active(cast(GtkToggleButton.self)) != 0 }
+        nonmutating set {
+            if isA(gtk_switch_get_type()) { gtk_switch_set_active(OpaquePointer(pointer), newValue ? 1 : 0) }
+            else { gtk_toggle_button_set_active(cast(GtkToggleButton.self), newValue ? 1 : 0) }
+        }
+    }
+
+    /// Has Enter in an entry or a spin button press the window's default button (Save):
+    /// GTK 4.8's spin buttons have no such property of their own, their text field has.
+    func activatesDefault() {
+        guard let field = gtk_editable_get_delegate(OpaquePointer(pointer)) else { return }
+        gtk_text_set_activates_default(UnsafeMutableRawPointer(field).assumingMemoryBound(to: GtkText.self), 1)
+    }
+
+    /// A spin button's value.
+    var number: Int {
+        get { Int(gtk_spin_button_get_value_as_int(OpaquePointer(pointer))) }
+        nonmutating set { gtk_spin_button_set_value(OpaquePointer(pointer), Double(newValue)) }
+    }
+
+    /// A progress bar's fraction, 0 to 1.
+    var fraction: Double {
+        get { gtk_progress_bar_get_fraction(OpaquePointer(pointer)) }
+        nonmutating set { gtk_progress_bar_set_fraction(OpaquePointer(pointer), min(1, max(0, newValue))) }
+    }
+
+    /// A window's title.
+    var title: String {
+        get { gtk_window_get_title(cast(GtkWindow.self)).map { String(cString: $0) } ?? "" }
+        nonmutating set { gtk_window_set_title(cast(GtkWindow.self), newValue) }
+    }
+
+    /// The name screen readers (and AT-SPI's other clients) say for the widget: `label`
+    /// without its mnemonic's underscore.
+    fileprivate func nameForScreenReaders(_ label: String) {
+        var value = GValue()
+        g_value_init(&value, g_type_from_name("gchararray"))
+        g_value_set_string(&value, label.replacing("_", with: ""))
+        var property = GTK_ACCESSIBLE_PROPERTY_LABEL
+        gtk_accessible_update_property_value(OpaquePointer(pointer), 1, &property, &value)
+        g_value_unset(&value)
+        // A mnemonic's label also labels the button (labelled-by), which GTK 4.8 adds to the name.
+        gtk_accessible_reset_relation(OpaquePointer(pointer), GTK_ACCESSIBLE_RELATION_LABELLED_BY)
+    }
+
+    // MARK: Containers
+
+    /// Adds `child` at the end of a list box or a box.
+    func append(_ child: Widget) {
+        if isA(gtk_list_box_get_type()) { gtk_list_box_append(OpaquePointer(pointer), child.gtk) }
+        else { gtk_box_append(cast(GtkBox.self), child.gtk) }
+    }
+
+    /// Removes every child of a list box or a box.
+    func removeAll() {
+        while let child = gtk_widget_get_first_child(gtk) {
+            if isA(gtk_list_box_get_type()) { gtk_list_box_remove(OpaquePointer(pointer), child) }
+            else { gtk_box_remove(cast(GtkBox.self), child) }
+        }
+    }
+
+    /// A new button with `label` (`_` marks its mnemonic).
+    static func button(_ label: String) -> Widget {
+        let button = Widget(UnsafeMutableRawPointer(gtk_button_new_with_mnemonic(label)))
+        button.nameForScreenReaders(label)
+        return button
+    }
+
+    /// A new toggle button with `label`.
+    static func toggle(_ label: String) -> Widget {
+        let toggle = Widget(UnsafeMutableRawPointer(gtk_toggle_button_new_with_label(label)))
+        toggle.nameForScreenReaders(label)
+        return toggle
+    }
+
+    // MARK: Windows
+
+    func present() { gtk_window_present(cast(GtkWindow.self)) }
+    func close() { gtk_window_close(cast(GtkWindow.self)) }
+    func grabFocus() { _ = gtk_widget_grab_focus(gtk) }
+
+    /// Makes `self` (a window) stay above `parent` and belong to it, as a dialog.
+    func setTransient(for parent: Widget) { gtk_window_set_transient_for(cast(GtkWindow.self), parent.cast(GtkWindow.self)) }
+
+    /// Adds the window to `application`: it keeps the application's primary instance alive
+    /// and is the window a second launch raises.
+    func add(to application: Application) { gtk_application_add_window(application.pointer, cast(GtkWindow.self)) }
+
+    // MARK: Signals
+
+    /// Calls `action` on every click of a button.
+    func onClicked(_ action: @escaping @GLibActor () -> Void) {
+        connect("clicked", action)
+    }
+
+    /// Calls `action` with the new state when the person flips a switch or toggle button.
+    func onToggled(_ action: @escaping @GLibActor (Bool) -> Void) {
+        let widget = self
+        connect(isA(gtk_switch_get_type()) ? "notify::active" : "toggled") { action(widget.isOn) }
+    }
+
+    /// Has a spin button show its number with two digits, as a clock does (`07`, `05`).
+    func showsTwoDigits() {
+        typealias Output = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean
+        let output: Output = { spin, _ in
+            guard let spin else { return 0 }
+            let number = Int(gtk_spin_button_get_value_as_int(OpaquePointer(spin)))
+            gtk_editable_set_text(OpaquePointer(spin), number.zeroPadded())
+            return 1
+        }
+        g_signal_connect_data(pointer, "output", unsafeBitCast(output, to: GCallback.self), nil, nil, GConnectFlags(rawValue: 0))
+    }
+
+    /// Calls `action` when the window is closed (by the person, Escape, or `close()`).
+    func onCloseRequest(_ action: @escaping @GLibActor () -> Void) {
+        typealias CloseRequest = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean
+        let handler: CloseRequest = { _, data in
+            let action = CallbackBox<@GLibActor () -> Void>.from(data)
+            GLibActor.assumeIsolated { action() }
+            return 0
+        }
+        Self.connect(pointer, "close-request", unsafeBitCast(handler, to: GCallback.self), CallbackBox(action))
+    }
+
+    /// `signal`, whose handler takes the instance and one more pointer at most, as `action`.
+    private func connect(_ signal: String, _ action: @escaping @GLibActor () -> Void) {
+        typealias Handler = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+        // "clicked" passes (instance, data), "notify::" (instance, pspec, data): the data is
+        // the last argument either way, read from where each signature puts it.
+        let twoArguments: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
+            let action = CallbackBox<@GLibActor () -> Void>.from(data)
+            GLibActor.assumeIsolated { action() }
+        }
+        let threeArguments: Handler = { _, _, data in
+            let action = CallbackBox<@GLibActor () -> Void>.from(data)
+            GLibActor.assumeIsolated { action() }
+        }
+        let handler = signal.hasPrefix("notify::") ? unsafeBitCast(threeArguments, to: GCallback.self) : unsafeBitCast(twoArguments, to: GCallback.self)
+        Self.connect(pointer, signal, handler, CallbackBox(action))
+    }
+
+    /// `g_signal_connect` (a macro) as it expands; `box` is released with the connection.
+    fileprivate static func connect<Value>(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: GCallback, _ box: CallbackBox<Value>) {
+        g_signal_connect_data(instance, signal, handler, box.retainedPointer, { data, _ in releaseCallbackBox(data) }, GConnectFlags(rawValue: 0))
+    }
+}
+
+/// The GtkApplication: one instance per session (GApplication's D-Bus name); a second
+/// launch activates the first, which raises its window, and ends.
+@GLibActor
+final class Application {
+    fileprivate let pointer: UnsafeMutablePointer<GtkApplication>
+
+    /// Has GTK draw with cairo unless the person chose a renderer (`GSK_RENDERER`): the window
+    /// is labels and buttons, and GTK's GL renderer first loads a GL driver, on a machine
+    /// without a GPU Mesa's llvmpipe (as measured for reveille-alert: 200 ms to the first frame
+    /// against 80 ms). Called before any thread starts: `setenv` is not safe beside a reader.
+    nonisolated static func preferCairoRenderer() {
+        guard getenv("GSK_RENDERER") == nil else { return }
+        for (key, value) in [("GSK_RENDERER", "cairo"), ("GDK_DEBUG", "gl-disable"), ("GDK_DISABLE", "gl")] { setenv(key, value, 0) }
+    }
+
+    /// Opens GTK on the display in the environment; `false` when there is none to open.
+    static func openDisplay(programName: String) -> Bool {
+        g_set_prgname(programName)
+        return gtk_init_check() != 0
+    }
+
+    init(id: String) {
+        pointer = gtk_application_new(id, GApplicationFlags(rawValue: 0))
+    }
+
+    /// Takes the application's name on the session bus; `true` when another process holds it
+    /// (this one is then the remote: `activate()` raises that one's window).
+    func register() throws(UIFile.Failure) -> Bool {
+        let application = UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GApplication.self)
+        var error: UnsafeMutablePointer<GError>?
+        guard g_application_register(application, nil, &error) != 0 else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            g_error_free(error)
+            throw UIFile.Failure(description: message)
+        }
+        return g_application_get_is_remote(application) != 0
+    }
+
+    /// Calls `action` when the application is activated: at start, and by each later launch.
+    func onActivate(_ action: @escaping @GLibActor () -> Void) {
+        typealias Activate = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+        let handler: Activate = { _, data in
+            let action = CallbackBox<@GLibActor () -> Void>.from(data)
+            GLibActor.assumeIsolated { action() }
+        }
+        Widget.connect(UnsafeMutableRawPointer(pointer), "activate", unsafeBitCast(handler, to: GCallback.self), CallbackBox(action))
+    }
+
+    /// Activates the application: here, or in the process that holds its name, which is told
+    /// before this returns.
+    func activate() {
+        let application = UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GApplication.self)
+        g_application_activate(application)
+        if let connection = g_application_get_dbus_connection(application) {
+            _ = g_dbus_connection_flush_sync(connection, nil, nil)
+        }
+    }
+
+    /// Adds `css` to every window of the display, over the theme.
+    static func loadStyle(_ css: String) {
+        let provider = gtk_css_provider_new()
+        gtk_css_provider_load_from_data(provider, css, -1)
+        gtk_style_context_add_provider_for_display(gdk_display_get_default(), OpaquePointer(provider),
+                                                   guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
+    }
+}

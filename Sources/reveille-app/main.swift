@@ -1,0 +1,90 @@
+import FoundationEssentials
+import Glibc
+import ReveilleBus
+import ReveilleCore
+
+/// The UI files' text, read once at start: from `share/reveille/app` beside the installed
+/// binary, else (a binary run from the build tree) from the sources it was built from.
+struct UIFiles {
+    let window: String, alarmRow: String, timerRow: String, historyRow: String, alarmDialog: String
+
+    static func read() throws(UIFile.Failure) -> UIFiles {
+        let installed = Installation.shared("reveille/app")
+        let sources = String(#filePath.dropLast("main.swift".count)) + "Resources"
+        let folder = FileManager.default.fileExists(atPath: installed + "/window.ui") ? installed : sources
+        func text(_ name: String) throws(UIFile.Failure) -> String {
+            guard let data = FileManager.default.contents(atPath: folder + "/" + name) else {
+                throw UIFile.Failure(description: L("cannot read %@ (looked in %@ and %@)", name, installed, sources))
+            }
+            return String(decoding: data, as: UTF8.self)
+        }
+        return UIFiles(window: try text("window.ui"), alarmRow: try text("alarm-row.ui"),
+                       timerRow: try text("timer-row.ui"), historyRow: try text("history-row.ui"),
+                       alarmDialog: try text("alarm-dialog.ui"))
+    }
+}
+
+/// reveille-app: the person's window onto their alarms and timers. One instance per session:
+/// a second launch raises the first one's window and ends.
+@GLibActor
+final class App {
+    /// GApplication's id: its name on the session bus (the agent's is io.github.reveille.Reveille).
+    static let id = "io.github.reveille.Reveille.App"
+    private var window: AppWindow?
+    private var done: CheckedContinuation<Int32, Never>?
+
+    func run() async -> Int32 {
+        guard Application.openDisplay(programName: "reveille-app") else {
+            complain(L("cannot open a display: neither DISPLAY nor WAYLAND_DISPLAY is set, or it refused"))
+            return 3
+        }
+        let application = Application(id: Self.id)
+        application.onActivate { [weak self] in self?.activate() }
+        do {
+            if try application.register() {
+                application.activate()
+                return 0
+            }
+            let files = try UIFiles.read()
+            Application.loadStyle(Self.css)
+            let window = try AppWindow(files: files)
+            window.window.add(to: application)
+            window.window.onCloseRequest { [weak self] in self?.finish(0) }
+            self.window = window
+            window.follow()
+        } catch {
+            complain(error.description)
+            return 1
+        }
+        application.activate()
+        return await withCheckedContinuation { done = $0 }
+    }
+
+    private func activate() {
+        window?.window.present()
+    }
+
+    private func finish(_ status: Int32) {
+        done?.resume(returning: status)
+        done = nil
+    }
+
+    private func complain(_ message: String) {
+        let line = Array(("reveille-app: " + message + "\n").utf8)
+        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+
+    static let css = """
+        .alarm-time { font-size: 22pt; font-weight: 300; }
+        .timer-remaining { font-size: 22pt; font-weight: 300; font-feature-settings: "tnum"; }
+        .ringing { padding: 18px; border-radius: 12px; background: alpha(@error_color, 0.12); }
+        .ringing-title { font-size: 20pt; font-weight: bold; }
+        button.ringing-answer { font-size: 14pt; font-weight: bold; padding: 8px 28px; }
+        .heading { font-weight: bold; font-size: 12pt; }
+        .toast { padding: 6px 6px 6px 18px; border-radius: 18px; background: alpha(black, 0.8); color: white; }
+        """
+}
+
+Application.preferCairoRenderer()
+Localization.setUp()
+DaemonRunner.runThenExit { await App().run() }

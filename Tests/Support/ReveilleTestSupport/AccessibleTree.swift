@@ -1,0 +1,139 @@
+import Foundation
+
+/// A GTK application's widgets read and used through AT-SPI, as a screen reader reads them:
+/// the session's bus activates the accessibility bus (at-spi2-core's launcher), and Debian's
+/// python3-gi with the Atspi typelib (gir1.2-atspi-2.0) walks the application's tree.
+public struct AccessibleTree {
+    /// One accessible object: its role (`push button`, `label`, `spin button`), its name
+    /// (a label's text, a button's label, a control's accessible name) and whether it is
+    /// checked or pressed (switches, toggle buttons: GTK 4.8 says pressed).
+    public struct Node: Decodable, CustomStringConvertible {
+        public var role: String
+        public var name: String
+        public var checked: Bool
+        public var showing: Bool
+        /// How deep in the application's tree (the application is 0).
+        public var depth: Int
+        public var description: String { "\(role) \(name.debugDescription)\(checked ? " (checked)" : "")" }
+    }
+
+    let session: TestSession
+    /// The application's name on the accessibility bus (its program name).
+    let application: String
+
+    /// Makes the session's bus able to start the accessibility bus, before any application asks.
+    public static func prepare(_ session: TestSession) throws {
+        let launcher = "/usr/libexec/at-spi-bus-launcher"
+        guard FileManager.default.isExecutableFile(atPath: launcher) else {
+            throw Subprocess.Failure("reading a window through AT-SPI needs \(launcher) (Debian: at-spi2-core)")
+        }
+        guard TestSession.python3Imports("gi") else {
+            throw Subprocess.Failure("reading a window through AT-SPI needs /usr/bin/python3's gi (Debian: python3-gi, gir1.2-atspi-2.0)")
+        }
+        try "[D-BUS Service]\nName=org.a11y.Bus\nExec=\(launcher)\n"
+            .write(toFile: session.serviceDirectory + "/org.a11y.Bus.service", atomically: true, encoding: .utf8)
+        // Started now, as a desktop session has it running: an application's start is then its own
+        // (the first client waits while the bus's launcher starts it and its registry).
+        _ = try AccessibleTree(session, application: "").run(["dump"])
+    }
+
+    public init(_ session: TestSession, application: String) {
+        self.session = session
+        self.application = application
+    }
+
+    /// Every object of the application's windows, depth first; none while it is not on the bus.
+    public func nodes() throws -> [Node] {
+        let result = try run(["dump"])
+        return try result.split(separator: "\n").map { try JSONDecoder().decode(Node.self, from: Data($0.utf8)) }
+    }
+
+    /// The objects inside the first one with `role` and `name` (a window, a page of a stack).
+    public func nodes(inside role: String, _ name: String) throws -> [Node] {
+        let all = try nodes()
+        guard let start = all.firstIndex(where: { $0.role == role && $0.name == name }) else { return [] }
+        return Array(all[(start + 1)...].prefix { $0.depth > all[start].depth })
+    }
+
+    /// The names of the objects with `role`.
+    public func names(_ role: String) throws -> [String] { try nodes().filter { $0.role == role }.map(\.name) }
+
+    /// Runs the first action (click, toggle, activate) of the `index`th object with `role` and `name`.
+    public func press(_ role: String, _ name: String, index: Int = 0) throws {
+        _ = try run(["press", role, name, String(index)])
+    }
+
+    /// Sets the value of the object with `role` and `name`: a spin button's number, an entry's text.
+    public func set(_ role: String, _ name: String, to value: String) throws {
+        _ = try run(["set", role, name, value])
+    }
+
+    private func run(_ arguments: [String]) throws -> String {
+        let result = try Subprocess.run("/usr/bin/python3", ["-c", Self.script, application] + arguments, environment: session.environment)
+        guard result.status == 0 else {
+            throw Subprocess.Failure("AT-SPI \(arguments.joined(separator: " ")) on \(application): \(result.stderr)")
+        }
+        return result.stdout
+    }
+
+    /// The walker: `dump` prints a JSON line per object; `press ROLE NAME N` and `set ROLE NAME VALUE`
+    /// find the object and act on it, exit status 1 when there is none.
+    static let script = #"""
+        import json, sys, warnings, gi
+        warnings.simplefilter("ignore")  # the Atspi typelib's deprecations, on stderr
+        gi.require_version("Atspi", "2.0")
+        from gi.repository import Atspi
+
+        application, command = sys.argv[1], sys.argv[2]
+
+        def walk(node, found, depth=0):
+            # A row the window replaces as it is read is gone: left out, as if read a moment later.
+            try:
+                states = node.get_state_set()
+                fields = {"role": node.get_role_name() or "", "name": node.get_name() or "",
+                          "checked": states.contains(Atspi.StateType.CHECKED) or states.contains(Atspi.StateType.PRESSED),
+                          "showing": states.contains(Atspi.StateType.SHOWING), "depth": depth}
+                children = [node.get_child_at_index(i) for i in range(node.get_child_count())]
+            except gi.repository.GLib.GError:
+                return
+            found.append((node, fields))
+            for child in children:
+                if child is not None:
+                    walk(child, found, depth + 1)
+
+        found = []
+        desktop = Atspi.get_desktop(0)
+        for i in range(desktop.get_child_count()):
+            app = desktop.get_child_at_index(i)
+            if app is not None and app.get_name() == application:
+                walk(app, found)
+        if not found:
+            # Not there yet (starting) or gone: an empty tree, which a wait asks again.
+            sys.exit(0)
+
+        if command == "dump":
+            for _, fields in found:
+                print(json.dumps(fields))
+            sys.exit(0)
+
+        role, name = sys.argv[3], sys.argv[4]
+        matches = [node for node, fields in found if fields["role"] == role and fields["name"] == name]
+        if command == "press":
+            index = int(sys.argv[5])
+            if len(matches) <= index:
+                sys.exit("no %s %r (#%d) among %s" % (role, name, index, sorted({f["role"] + " " + repr(f["name"]) for _, f in found})))
+            action = matches[index].get_action_iface()
+            if action is None or action.get_n_actions() == 0:
+                sys.exit("%s %r has no action" % (role, name))
+            action.do_action(0)
+        elif command == "set":
+            if not matches:
+                sys.exit("no %s %r" % (role, name))
+            node, value = matches[0], sys.argv[5]
+            numeric = node.get_value_iface()
+            if numeric is not None:
+                numeric.set_current_value(float(value))
+            else:
+                node.get_editable_text_iface().set_text_contents(value)
+        """#
+}
