@@ -149,8 +149,10 @@ final class AlarmSounder: AlarmRinger {
             logger.error("no playable sound for \(record.id); the notification asks the server to play \(SoundLibrary.themeFallback)")
             return nil
         }
-        let stream = output.play(sound, volume: record.ring.volume ?? 1, fadeIn: record.ring.fadeIn ?? 0,
-                                mediaName: "Alarm: \(NotificationContent.displayable(record.title, limit: 80))", eventID: "alarm-clock-elapsed", corked: corked)
+        let path = playable?.path ?? ""
+        let stream = output.play(sound, more: { [sounds] in try? sounds.reader(for: path) }, volume: record.ring.volume ?? 1,
+                                 fadeIn: record.ring.fadeIn ?? 0, mediaName: "Alarm: \(NotificationContent.displayable(record.title, limit: 80))",
+                                 eventID: "alarm-clock-elapsed", corked: corked)
         guard let stream else {
             logger.error("could not open a PulseAudio stream for \(record.id): \(output.lastError)")
             return nil
@@ -172,10 +174,22 @@ protocol SoundOutput: AnyObject {
     /// `sound` looping on a stream of its own until `stop()`; `nil` when it cannot open.
     func play(_ sound: any SoundReader, volume: Double, fadeIn: TimeInterval, mediaName: String,
               eventID: String, corked: Bool) -> (any RingingStream)?
+    /// `sound` on every output the alarm rings on: `more` gives a reader of it from its start for
+    /// each output after the first.
+    func play(_ sound: any SoundReader, more: @escaping () -> (any SoundReader)?, volume: Double, fadeIn: TimeInterval,
+              mediaName: String, eventID: String, corked: Bool) -> (any RingingStream)?
     /// Makes a muted or silent sink audible while an alarm rings (as the settings allow), and
     /// gives it back as the user left it.
     func raiseSink()
     func restoreSink()
+}
+
+extension SoundOutput {
+    /// One output unless the output says otherwise.
+    func play(_ sound: any SoundReader, more: @escaping () -> (any SoundReader)?, volume: Double, fadeIn: TimeInterval,
+              mediaName: String, eventID: String, corked: Bool) -> (any RingingStream)? {
+        play(sound, volume: volume, fadeIn: fadeIn, mediaName: mediaName, eventID: eventID, corked: corked)
+    }
 }
 
 /// One alarm's looping stream.
@@ -189,14 +203,44 @@ protocol RingingStream: AnyObject {
 
 extension LoopingStream: RingingStream {}
 
+/// An alarm's streams on several outputs (`ringOn: all`), started and stopped together. It
+/// fails only when every one has: a speaker unplugged leaves the others ringing.
+@GLibActor
+final class RingingStreams: RingingStream {
+    private var streams: [any RingingStream]
+    var onFailure: (@GLibActor () -> Void)?
+
+    init(_ streams: [any RingingStream]) {
+        self.streams = streams
+        for stream in streams {
+            stream.onFailure = { [weak self, weak stream] in
+                guard let self else { return }
+                self.streams.removeAll { $0 === stream }
+                if self.streams.isEmpty { self.onFailure?() }
+            }
+        }
+    }
+
+    func uncork() { streams.forEach { $0.uncork() } }
+    func stop() {
+        let stopped = streams
+        streams = []
+        stopped.forEach { $0.stop() }
+    }
+}
+
 /// The sound server as PulseAudio (or pipewire-pulse) speaks it, with the sink guard.
 @GLibActor
 final class PulseSoundOutput: SoundOutput {
     private let pulse = PulseAudio(appName: "Reveille", appID: "io.github.reveille.Reveille")
     private let sinkGuard: SinkGuard
+    private let ringOn: RingOn
+    private let logger: Logger
 
-    init(sinkGuard: SinkGuard, logger: Logger) {
+    init(sinkGuard: SinkGuard, ringOn: RingOn = .defaultOutput, logger: Logger) {
         self.sinkGuard = sinkGuard
+        self.ringOn = ringOn
+        self.logger = logger
         pulse.onBreakthrough = { [logger] muted, volume in
             logger.info("an alarm's sound came up \(muted ? "muted" : "at \(Int(volume * 100))%") (a stored stream setting); made it audible")
         }
@@ -213,9 +257,29 @@ final class PulseSoundOutput: SoundOutput {
 
     func play(_ sound: any SoundReader, volume: Double, fadeIn: TimeInterval, mediaName: String,
               eventID: String, corked: Bool) -> (any RingingStream)? {
-        pulse.play(sound, volume: volume, fadeIn: fadeIn, mediaName: mediaName, eventID: eventID, corked: corked)
+        play(sound, more: { nil }, volume: volume, fadeIn: fadeIn, mediaName: mediaName, eventID: eventID, corked: corked)
     }
 
-    func raiseSink() { sinkGuard.makeAudible(pulse) }
+    func play(_ sound: any SoundReader, more: @escaping () -> (any SoundReader)?, volume: Double, fadeIn: TimeInterval,
+              mediaName: String, eventID: String, corked: Bool) -> (any RingingStream)? {
+        let (sinks, missing) = ringOn.sinks(among: pulse.outputs.map(\.name))
+        if let missing { logger.warning("the output \(missing) (ringOn) is not there now; the alarm rings on the default output") }
+        var streams: [any RingingStream] = []
+        for (index, sink) in sinks.enumerated() {
+            guard let reader = index == 0 ? sound : more(),
+                  let stream = pulse.play(reader, volume: volume, fadeIn: fadeIn, mediaName: mediaName, eventID: eventID,
+                                          corked: corked, sink: sink) else { continue }
+            streams.append(stream)
+        }
+        if streams.count <= 1 { return streams.first }
+        return RingingStreams(streams)
+    }
+
+    /// The sinks the sink guard looks after: those rung.
+    private var sinksRung: [String] {
+        ringOn.sinks(among: pulse.outputs.map(\.name)).sinks.map { $0 ?? SinkGuard.defaultSink }
+    }
+
+    func raiseSink() { sinkGuard.makeAudible(pulse, sinks: sinksRung) }
     func restoreSink() { sinkGuard.restore(pulse) }
 }
