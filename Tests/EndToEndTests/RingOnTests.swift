@@ -21,6 +21,14 @@ struct RingOnTests {
 
     @Test func ringOnAllRingsBothSinksTogetherRaisesEachMutedOneAndStopsBoth() throws {
         let session = try session(ringOn: "all")
+        // `reveille sounds --outputs` names what ringOn takes, with what a person reads.
+        struct Output: Decodable, Equatable { var name: String; var description: String }
+        let outputs = try session.cliJSON([Output].self, "sounds", "--outputs", "--json")
+        #expect(outputs.map(\.name).sorted() == ["othersink", "testsink"], "\(outputs)")
+        #expect(outputs.contains(Output(name: "othersink", description: "Headphones")))
+        let table = try session.cli("sounds", "--outputs")
+        #expect(table.status == 0 && table.stdout.contains("NAME") && table.stdout.contains("othersink") && table.stdout.contains("Headphones"),
+                "\(table.stdout)\(table.stderr)")
         let speakers = try SinkRecorder(session: session), headphones = try SinkRecorder(session: session, sink: "othersink")
         // The guard covers every sink rung: the muted headphones are unmuted for the alarm, and muted after.
         #expect(try session.pactl("set-sink-mute", "othersink", "1").status == 0)

@@ -115,6 +115,15 @@ final class AlarmSounder: AlarmRinger {
         }
     }
 
+    /// The sinks alarms can ring on (`reveille sounds --outputs`).
+    func outputs() throws(AlarmError) -> [PulseAudio.Output] {
+        guard output.isReady else {
+            output.connect()
+            throw .agentUnavailable("PulseAudio is not reachable (\(output.lastError)); its outputs cannot be listed")
+        }
+        return output.outputs
+    }
+
     /// Plays a sound for `seconds`, for `reveille play`. Returns the file played.
     func preview(_ sound: AlertConfiguration.AlertSound, seconds: TimeInterval) throws(AlarmError) -> String {
         let path = try library.resolve(sound, allowPaths: true)
@@ -182,9 +191,13 @@ protocol SoundOutput: AnyObject {
     /// gives it back as the user left it.
     func raiseSink()
     func restoreSink()
+    /// The sinks there are now (`ringOn` names one of them).
+    var outputs: [PulseAudio.Output] { get }
 }
 
 extension SoundOutput {
+    var outputs: [PulseAudio.Output] { [] }
+
     /// One output unless the output says otherwise.
     func play(_ sound: any SoundReader, more: @escaping () -> (any SoundReader)?, volume: Double, fadeIn: TimeInterval,
               mediaName: String, eventID: String, corked: Bool) -> (any RingingStream)? {
@@ -280,6 +293,7 @@ final class PulseSoundOutput: SoundOutput {
         ringOn.sinks(among: pulse.outputs.map(\.name)).sinks.map { $0 ?? SinkGuard.defaultSink }
     }
 
+    var outputs: [PulseAudio.Output] { pulse.outputs }
     func raiseSink() { sinkGuard.makeAudible(pulse, sinks: sinksRung) }
     func restoreSink() { sinkGuard.restore(pulse) }
 }
