@@ -55,6 +55,27 @@ struct RingOnTests {
         }
     }
 
+    /// A speaker that comes while the alarm rings (Bluetooth connecting) joins it, and stops with it.
+    @Test func anOutputThatAppearsMidRingJoinsTheAlarmWithRingOnAll() throws {
+        let session = try TestSession()
+        try FileManager.default.createDirectory(atPath: session.directory + "/config/reveille", withIntermediateDirectories: true)
+        try #"{"ringOn": "all"}"#.write(toFile: session.directory + "/config/reveille/settings.json", atomically: true, encoding: .utf8)
+        try session.startAgent()
+        let speakers = try SinkRecorder(session: session)
+        let started = Date()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Joined")
+        _ = try eventually(timeout: 20, "the alarm on the default sink") { speakers.firstAudible(after: started) }
+        let loaded = try session.pactl("load-module", "module-null-sink", "sink_name=othersink")
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+        let joined = Date()
+        let headphones = try SinkRecorder(session: session, sink: "othersink")
+        _ = try eventually(timeout: 20, "the alarm on the sink that came") { headphones.firstAudible(after: joined) }
+        let stopped = Date()
+        #expect(try session.cli("stop", timer.id).status == 0)
+        try headphones.waitUntilRecorded(stopped.addingTimeInterval(1))
+        #expect(!headphones.heard(from: stopped.addingTimeInterval(0.5), to: Date()), "stopped there too")
+    }
+
     @Test func aNamedOutputRingsAloneAndOneThatIsGoneFallsBackToTheDefaultSayingSo() throws {
         let session = try session(ringOn: "othersink")
         let speakers = try SinkRecorder(session: session), headphones = try SinkRecorder(session: session, sink: "othersink")

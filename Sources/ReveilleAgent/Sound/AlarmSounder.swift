@@ -216,29 +216,50 @@ protocol RingingStream: AnyObject {
 
 extension LoopingStream: RingingStream {}
 
-/// An alarm's streams on several outputs (`ringOn: all`), started and stopped together. It
-/// fails only when every one has: a speaker unplugged leaves the others ringing.
+/// An alarm's streams on several outputs (`ringOn` other than the default), started and stopped
+/// together; an output that appears while it rings joins (`cover`). It fails only when every
+/// stream has: a speaker unplugged leaves the others ringing.
 @GLibActor
 final class RingingStreams: RingingStream {
-    private var streams: [any RingingStream]
+    /// The streams by the sink they play on (`nil`: the default sink).
+    private var streams: [(sink: String?, stream: any RingingStream)] = []
+    private let open: (String?, _ first: Bool, _ corked: Bool) -> (any RingingStream)?
+    /// Whether streams open corked: until `uncork` (a stream cannot be uncorked before it connects).
+    private var corked: Bool
+    private var stopped = false
     var onFailure: (@GLibActor () -> Void)?
 
-    init(_ streams: [any RingingStream]) {
-        self.streams = streams
-        for stream in streams {
+    /// `open` opens the sound on a sink (the first stream reads the reader already made), corked or not.
+    init(corked: Bool, open: @escaping (String?, _ first: Bool, _ corked: Bool) -> (any RingingStream)?) {
+        self.corked = corked
+        self.open = open
+    }
+
+    /// Opens a stream on each of `sinks` that has none.
+    func cover(_ sinks: [String?]) {
+        for sink in sinks where !stopped && !streams.contains(where: { $0.sink == sink }) {
+            guard let stream = open(sink, streams.isEmpty, corked) else { continue }
             stream.onFailure = { [weak self, weak stream] in
                 guard let self else { return }
-                self.streams.removeAll { $0 === stream }
+                self.streams.removeAll { $0.stream === stream }
                 if self.streams.isEmpty { self.onFailure?() }
             }
+            streams.append((sink, stream))
         }
     }
 
-    func uncork() { streams.forEach { $0.uncork() } }
+    var isEmpty: Bool { streams.isEmpty }
+
+    func uncork() {
+        corked = false
+        streams.forEach { $0.stream.uncork() }
+    }
+
     func stop() {
-        let stopped = streams
+        stopped = true
+        let ended = streams
         streams = []
-        stopped.forEach { $0.stop() }
+        ended.forEach { $0.stream.stop() }
     }
 }
 
@@ -249,6 +270,10 @@ final class PulseSoundOutput: SoundOutput {
     private let sinkGuard: SinkGuard
     private let ringOn: RingOn
     private let logger: Logger
+    /// The alarms' streams while they ring (weak: the sounder owns them), to cover an output
+    /// that appears meanwhile.
+    private var ringing: [WeakStreams] = []
+    private struct WeakStreams { weak var streams: RingingStreams? }
 
     init(sinkGuard: SinkGuard, ringOn: RingOn = .defaultOutput, logger: Logger) {
         self.sinkGuard = sinkGuard
@@ -257,6 +282,7 @@ final class PulseSoundOutput: SoundOutput {
         pulse.onBreakthrough = { [logger] muted, volume in
             logger.info("an alarm's sound came up \(muted ? "muted" : "at \(Int(volume * 100))%") (a stored stream setting); made it audible")
         }
+        pulse.onOutputsChange = { [weak self] in self?.outputsChanged() }
     }
 
     var onReadyChange: (@GLibActor (Bool) -> Void)? {
@@ -277,15 +303,26 @@ final class PulseSoundOutput: SoundOutput {
               mediaName: String, eventID: String, corked: Bool) -> (any RingingStream)? {
         let (sinks, missing) = ringOn.sinks(among: pulse.outputs.map(\.name))
         if let missing { logger.warning("the output \(missing) (ringOn) is not there now; the alarm rings on the default output") }
-        var streams: [any RingingStream] = []
-        for (index, sink) in sinks.enumerated() {
-            guard let reader = index == 0 ? sound : more(),
-                  let stream = pulse.play(reader, volume: volume, fadeIn: fadeIn, mediaName: mediaName, eventID: eventID,
-                                          corked: corked, sink: sink) else { continue }
-            streams.append(stream)
+        guard ringOn != .defaultOutput else {
+            return pulse.play(sound, volume: volume, fadeIn: fadeIn, mediaName: mediaName, eventID: eventID, corked: corked)
         }
-        if streams.count <= 1 { return streams.first }
-        return RingingStreams(streams)
+        let streams = RingingStreams(corked: corked) { [pulse] sink, first, corked in
+            guard let reader = first ? sound : more() else { return nil }
+            return pulse.play(reader, volume: volume, fadeIn: fadeIn, mediaName: mediaName, eventID: eventID, corked: corked, sink: sink)
+        }
+        streams.cover(sinks)
+        guard !streams.isEmpty else { return nil }
+        ringing = ringing.filter { $0.streams != nil } + [WeakStreams(streams: streams)]
+        return streams
+    }
+
+    /// An output came or went: one `ringOn` rings on joins the alarms ringing, made audible.
+    private func outputsChanged() {
+        ringing = ringing.filter { $0.streams != nil }
+        guard !ringing.isEmpty else { return }
+        let sinks = ringOn.sinks(among: pulse.outputs.map(\.name)).sinks
+        ringing.forEach { $0.streams?.cover(sinks) }
+        raiseSink()
     }
 
     /// The sinks the sink guard looks after: those rung.

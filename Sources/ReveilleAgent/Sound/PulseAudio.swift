@@ -29,6 +29,8 @@ final class PulseAudio {
     }
     /// The server's sinks, as last listed (kept up to date while connected).
     private(set) var outputs: [Output] = []
+    /// Hears `outputs` change.
+    var onOutputsChange: (@GLibActor () -> Void)?
 
     init(appName: String, appID: String) {
         mainloop = pa_glib_mainloop_new(g_main_context_default())
@@ -152,7 +154,13 @@ final class PulseAudio {
         guard let context else { return }
         var listed: [Output] = []
         let box = CallbackBox({ [weak self] (output: Output?) in
-            if let output { listed.append(output) } else { self?.outputs = listed }
+            guard let output else {
+                guard let self, self.outputs != listed else { return }
+                self.outputs = listed
+                self.onOutputsChange?()
+                return
+            }
+            listed.append(output)
         } as @GLibActor (Output?) -> Void)
         let operation = pa_context_get_sink_info_list(context, { _, info, endOfList, userData in
             typealias Box = CallbackBox<@GLibActor (Output?) -> Void>
