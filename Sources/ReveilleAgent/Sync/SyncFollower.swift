@@ -11,7 +11,7 @@ import SystemPackage
 /// an ETag of bounded length, so at most about 1 KiB an alarm), a Stop or snooze not yet sent,
 /// removals held for a second round, the events to read again, and the alarms taken from
 /// the collection (their own quota).
-struct SyncState: Codable, Sendable {
+struct SyncState: Codable, Sendable, Equatable {
     var collection: String
     var user: String
     var token: String?
@@ -242,6 +242,7 @@ final class SyncFollower: AlarmFollower {
             return
         }
         syncing = true
+        let before = state
         var conflicts = 0
         repeat {
             asked = false
@@ -265,7 +266,9 @@ final class SyncFollower: AlarmFollower {
         syncing = false
         rounds += 1
         lastRound = clock.now
-        save()
+        // Rounds come every 2 s while an alarm rings, and most change nothing: sync.json (megabytes
+        // with thousands of alarms) is written when something did.
+        if state != before { save() }
         onRound?()
         syncSoon(after: SyncPlan.interval(normal: interval, local: local.values, now: clock.now))
     }
