@@ -216,8 +216,8 @@ protocol RingingStream: AnyObject {
 
 extension LoopingStream: RingingStream {}
 
-/// An alarm's streams on several outputs (`ringOn` other than the default), started and stopped
-/// together; an output that appears while it rings joins (`cover`). It fails only when every
+/// An alarm's streams on the outputs `ringOn` names (other than the default), started and
+/// stopped together, following the outputs while it rings (`follow`). It fails only when every
 /// stream has: a speaker unplugged leaves the others ringing.
 @GLibActor
 final class RingingStreams: RingingStream {
@@ -235,9 +235,12 @@ final class RingingStreams: RingingStream {
         self.open = open
     }
 
-    /// Opens a stream on each of `sinks` that has none.
-    func cover(_ sinks: [String?]) {
-        for sink in sinks where !stopped && !streams.contains(where: { $0.sink == sink }) {
+    /// Rings on `sinks` (`nil`: the default sink): a stream opens on each that has none; once one
+    /// rings where asked, those elsewhere stop (a named output that came replaces the default
+    /// it fell back to; one that went is replaced by the default).
+    func follow(_ sinks: [String?]) {
+        guard !stopped else { return }
+        for sink in sinks where !streams.contains(where: { $0.sink == sink }) {
             guard let stream = open(sink, streams.isEmpty, corked) else { continue }
             stream.onFailure = { [weak self, weak stream] in
                 guard let self else { return }
@@ -246,6 +249,10 @@ final class RingingStreams: RingingStream {
             }
             streams.append((sink, stream))
         }
+        guard streams.contains(where: { sinks.contains($0.sink) }) else { return }
+        let elsewhere = streams.filter { !sinks.contains($0.sink) }
+        streams.removeAll { !sinks.contains($0.sink) }
+        elsewhere.forEach { $0.stream.stop() }
     }
 
     var isEmpty: Bool { streams.isEmpty }
@@ -270,8 +277,8 @@ final class PulseSoundOutput: SoundOutput {
     private let sinkGuard: SinkGuard
     private let ringOn: RingOn
     private let logger: Logger
-    /// The alarms' streams while they ring (weak: the sounder owns them), to cover an output
-    /// that appears meanwhile.
+    /// The alarms' streams while they ring (weak: the sounder owns them), to follow the outputs
+    /// that come and go meanwhile.
     private var ringing: [WeakStreams] = []
     private struct WeakStreams { weak var streams: RingingStreams? }
 
@@ -310,18 +317,18 @@ final class PulseSoundOutput: SoundOutput {
             guard let reader = first ? sound : more() else { return nil }
             return pulse.play(reader, volume: volume, fadeIn: fadeIn, mediaName: mediaName, eventID: eventID, corked: corked, sink: sink)
         }
-        streams.cover(sinks)
+        streams.follow(sinks)
         guard !streams.isEmpty else { return nil }
         ringing = ringing.filter { $0.streams != nil } + [WeakStreams(streams: streams)]
         return streams
     }
 
-    /// An output came or went: one `ringOn` rings on joins the alarms ringing, made audible.
+    /// An output came or went: the alarms ringing follow what `ringOn` names now, made audible.
     private func outputsChanged() {
         ringing = ringing.filter { $0.streams != nil }
         guard !ringing.isEmpty else { return }
         let sinks = ringOn.sinks(among: pulse.outputs.map(\.name)).sinks
-        ringing.forEach { $0.streams?.cover(sinks) }
+        ringing.forEach { $0.streams?.follow(sinks) }
         raiseSink()
     }
 
