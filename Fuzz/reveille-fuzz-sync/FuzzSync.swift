@@ -135,6 +135,7 @@ import ReveilleModel
                     case .deleteRemote(let id, _, _): synced[id] = nil
                     case .takeLater(let id, _): precondition(answering.contains(id), "an edit put off for an alarm that was not ringing")
                     case .conflictSettled: break
+                    case .acknowledgeEnded(let id, _): precondition(local[id] == nil, "a Stop written for an alarm still here")
                     }
                 }
                 held = nowHeld

@@ -87,7 +87,7 @@ package final class Agent {
         let settings = AgentSettings.load(from: paths.configDirectory, logger: logger)
         let sinkGuard = SinkGuard(stateDirectory: paths.stateDirectory, enabled: settings.unmuteMutedSink, logger: logger)
         let sounder = AlarmSounder(library: SoundLibrary(environment: options.environment),
-                                   output: PulseSoundOutput(sinkGuard: sinkGuard, logger: logger),
+                                   output: PulseSoundOutput(sinkGuard: sinkGuard, ringOn: settings.ringOn, logger: logger),
                                    logger: logger, runtime: runtime, clock: clock)
         let notifications = NotificationServer(bus: bus, logger: logger)
         let reach = NotificationReachWatch(server: notifications, bus: bus, logger: logger, runtime: runtime)

@@ -16,6 +16,8 @@ struct AgentSettings: Codable {
     /// When the alert window opens: `auto` while a ringing alarm's notification cannot be seen
     /// and answered, `always` while any alarm rings, `never`.
     var alertWindow = AlertWindowSetting.auto
+    /// Where alarms ring: `default`, `all` (every output), or an output's name (`RingOn`).
+    var ringOn = RingOn.defaultOutput
 
     static func load(from directory: FilePath, logger: Logger) -> AgentSettings {
         let file = directory.appending("settings.json")
@@ -42,6 +44,7 @@ struct AgentSettings: Codable {
                 "alertWindow is \"\(window)\"; accepted: " + AlertWindowSetting.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
         }
         self.alertWindow = alertWindow
+        ringOn = try container.decodeIfPresent(RingOn.self, forKey: .ringOn) ?? .defaultOutput
         guard wakeLead.isFinite, (0...3600).contains(wakeLead) else {
             throw DecodingError.dataCorruptedError(forKey: .wakeLead, in: container,
                                                    debugDescription: "wakeLead is \(wakeLead); accepted: 0 to 3600 seconds")

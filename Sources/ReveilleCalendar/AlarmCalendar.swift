@@ -85,8 +85,10 @@ package enum AlarmCalendar {
     /// One alarm's VEVENT, with notes on what of it does not travel; fails, naming why, for an
     /// alarm that has no instant to write (a paused timer, one that is ringing its last time).
     /// With `reminder`, the VALARM carries RFC 9074's ACKNOWLEDGED and a snooze VALARM.
+    /// `rang`: the occurrence a one-time alarm that ended rang, written as that instant, so its
+    /// acknowledgement reads as answered everywhere (a floating "next" time would ring again).
     package static func event(_ record: AlarmRecord, now: Date, timeZone: any TimeZoneRules,
-                              reminder: Reminder = Reminder()) -> Result<(ICalComponent, [String]), ICalError> {
+                              reminder: Reminder = Reminder(), rang: Date? = nil) -> Result<(ICalComponent, [String]), ICalError> {
         let name = "\"\(record.title.prefix(60))\" (\(record.id.uuidString.lowercased()))"
         var event = ICalComponent("VEVENT")
         var notes: [String] = []
@@ -102,6 +104,8 @@ package enum AlarmCalendar {
             event.add(Key.timer, ICalDuration.text(record.countdownDuration?.preAlert ?? until.timeIntervalSince(now)))
         case .fixed(let date):
             event.add("DTSTART", ICalDateTime.utcText(date))
+        case .relative(let relative) where relative.repeats == .never && rang != nil:
+            event.add("DTSTART", ICalDateTime.utcText(rang ?? now))
         case .relative(let relative):
             guard let next = record.fireDate ?? record.schedule?.nextFireDate(after: now, in: timeZone) else {
                 return .failure(ICalError("\(name) repeats on no weekday, so it has no occurrence to write"))

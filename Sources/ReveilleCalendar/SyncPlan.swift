@@ -140,6 +140,9 @@ package enum SyncAction: Hashable, Sendable {
     case snoozeLocal(UUID, until: Date)
     /// Remove the event of an alarm that ended here.
     case deleteRemote(UUID, href: String, ifMatch: String?)
+    /// Write the acknowledged event of a one-time alarm stopped here (its record is gone): the
+    /// other machines hear a Stop, not a removal.
+    case acknowledgeEnded(UUID, ifMatch: String?)
     /// Both sides changed one alarm: the later change was kept; tell the user once.
     case conflictSettled(UUID, keptHere: Bool)
 
@@ -147,9 +150,22 @@ package enum SyncAction: Hashable, Sendable {
     package var id: UUID {
         switch self {
         case .upload(let id, _), .createLocal(let id, _, _), .updateLocal(let id, _, _), .takeLater(let id, _), .cancelLocal(let id),
-             .stopLocal(let id, _), .snoozeLocal(let id, _), .deleteRemote(let id, _, _), .conflictSettled(let id, _): id
+             .stopLocal(let id, _), .snoozeLocal(let id, _), .deleteRemote(let id, _, _), .conflictSettled(let id, _),
+             .acknowledgeEnded(let id, _): id
         }
     }
+}
+
+/// A one-time alarm whose last occurrence was stopped, here or on another machine: its event
+/// keeps the acknowledgement for `SyncPlan.acknowledgementKept` before it is removed, so every
+/// machine that rings it hears a Stop (and its history says "stopped"), not a removal.
+package struct EndedAlarm: Codable, Hashable, Sendable {
+    /// When it was stopped.
+    package var acknowledged: Date
+    /// The acknowledged event to write, while it is not written yet (stopped here).
+    package var event: String?
+
+    package init(acknowledged: Date, event: String?) { (self.acknowledged, self.event) = (acknowledged, event) }
 }
 
 /// A change in the collection as a sync report lists it.
@@ -183,6 +199,20 @@ package enum SyncPlan {
     /// Removals from one round taken at once; more (or most of the synced alarms) wait for
     /// the next round to confirm them.
     package static let fewRemovals = 3
+    /// Seconds between rounds while an occurrence rings or is snoozed here: a Stop or snooze
+    /// made on another machine is heard within this (and the round's own time).
+    package static let answeringInterval: TimeInterval = 2
+    /// How long the acknowledged event of a one-time alarm is kept before it is removed: a
+    /// machine that was asleep or offline meanwhile still hears the Stop.
+    package static let acknowledgementKept: TimeInterval = 86_400
+
+    /// Seconds until the next round: `answeringInterval` while an occurrence rings here or a
+    /// snooze of it counts down (the cheap sync-token query then lists nothing most rounds),
+    /// `normal` otherwise.
+    package static func interval(normal: TimeInterval, local: some Sequence<LocalAlarm>, now: Date) -> TimeInterval {
+        let answering = local.contains { $0.ringingSince != nil || ($0.countingDownSince != nil && ($0.reminder.snoozedUntil ?? .distantPast) > now) }
+        return answering ? min(normal, answeringInterval) : normal
+    }
 
     /// The report as a listing: one without a sync token is refused (RFC 6578 makes it
     /// mandatory; taken as a full listing, an empty one removed every alarm). A full listing
@@ -237,7 +267,7 @@ package enum SyncPlan {
     }
 
     package static func actions(local: [UUID: LocalAlarm], remote: [UUID: RemoteAlarm], removed: Set<String>,
-                                synced: [UUID: SyncedAlarm], now: Date) -> [SyncAction] {
+                                synced: [UUID: SyncedAlarm], ended: [UUID: EndedAlarm] = [:], now: Date) -> [SyncAction] {
         var actions: [SyncAction] = []
         let ids = Set(local.keys).union(remote.keys).union(synced.keys).sorted { $0.uuidString < $1.uuidString }
         for id in ids {
@@ -257,6 +287,13 @@ package enum SyncPlan {
                     // Edited there meanwhile: the edit is kept rather than lost.
                     actions.append(.createLocal(id, alarm.request, disabled: alarm.disabled))
                     actions.append(.conflictSettled(id, keptHere: false))
+                } else if let ending = ended[id] {
+                    // Stopped: the acknowledgement is written, kept a while, then the event removed.
+                    if ending.event != nil {
+                        actions.append(.acknowledgeEnded(id, ifMatch: there?.etag ?? agreed.etag))
+                    } else if now.timeIntervalSince(ending.acknowledged) >= acknowledgementKept {
+                        actions.append(.deleteRemote(id, href: agreed.href, ifMatch: there?.etag ?? agreed.etag))
+                    }
                 } else {
                     actions.append(.deleteRemote(id, href: agreed.href, ifMatch: there?.etag ?? agreed.etag))
                 }

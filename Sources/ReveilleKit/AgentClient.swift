@@ -4,6 +4,12 @@ package import ReveilleBus
 package import ReveilleCore
 
 /// A sound the agent can ring: its name, file, and where it was found (`user`, `bundled`, `theme`).
+/// A sound output (a sink) as `ListOutputs` answers: the name `ringOn` takes, and what a person reads.
+package struct OutputEntry: Codable, Sendable, Equatable {
+    package var name: String
+    package var description: String
+}
+
 package struct SoundEntry: Codable, Sendable, Equatable {
     package var name: String
     package var path: String
@@ -298,6 +304,11 @@ package final class AgentClient {
     /// Every sound the agent can resolve by name.
     package func sounds() async throws(AlarmError) -> [SoundEntry] {
         try Self.decode([SoundEntry].self, from: try await call(.listSounds))
+    }
+
+    /// The sound outputs alarms can ring on (the user's client only).
+    package func outputs() async throws(AlarmError) -> [OutputEntry] {
+        try Self.decode([OutputEntry].self, from: try await call(.listOutputs))
     }
 
     /// Plays `sound` (a name, or a path for the user's CLI) for `seconds`; returns the file played.

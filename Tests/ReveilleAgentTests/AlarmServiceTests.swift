@@ -146,6 +146,8 @@ final class AlarmServiceTests {
         #expect(call(.setAuthorization(appID: "org.example.Tea", state: .authorized), from: cook).error == "NotAuthorized")
         #expect(try decoded(call(.authorizations), as: [AppAuthorization].self).map(\.appID) == ["org.example.Cook"])
         #expect(try !decoded(call(.listSounds), as: [SoundLibrary.Entry].self).isEmpty)
+        #expect(try decoded(call(.listOutputs), as: [PulseAudio.Output].self).isEmpty, "the recording output has none")
+        #expect(call(.listOutputs, from: cook).error == "NotAuthorized", "the machine's outputs are the user's")
         let preview = call(.playSound(name: "default", seconds: 2))
         #expect(preview.strings?.count == 1, "\(String(describing: preview.answer))")
         #expect(sound.streams == [.open("Reveille preview", corked: false)])

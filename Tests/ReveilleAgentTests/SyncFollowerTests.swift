@@ -370,4 +370,48 @@ final class SyncFollowerTests {
         #expect(a.record(id)?.state == .scheduled, "A heard B's Stop")
         #expect(a.record(id)?.title == "Renamed")
     }
+
+    @Test("issue 41: a one-time alarm stopped on A is stopped on B, not cancelled; its acknowledged event stays a day, then goes")
+    func aOneTimeStopTravelsAsAnAcknowledgement() async throws {
+        let server = try RadicaleServer()
+        try await CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password, http: HTTPClient())
+            .create(displayName: "Reveille", description: "Reveille's alarms").get()
+        let a = try Machine(server), b = try Machine(server)
+        defer { a.sync.stop(); b.sync.stop() }
+        let id = UUID()
+        let once = AlarmRequest(schedule: .relative(.init(time: .init(hour: 7, minute: 0), repeats: .never)), countdownDuration: nil,
+                                presentation: .userAlarm(title: "Once", secondaryButton: nil, behavior: nil))
+        let added = try #require(try a.runtime.call(.schedule(id: id, request: once, appID: ClientIdentity.userAppID)))
+        await a.sync.sync()
+        await b.sync.sync()
+        #expect(b.record(id) != nil)
+
+        let due = try #require(added.fireDate)
+        try await ring(id, at: due, on: [a, b], answer: .stop, on: a)
+        #expect(a.record(id) == nil && b.record(id) == nil, "a one-time alarm ends on both")
+        #expect(a.sync.state.ended[id]?.event == nil, "A's acknowledgement is written")
+        #expect(b.sync.state.ended[id] != nil, "B stopped it (a removal would have cancelled it)")
+        let direct = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password, http: HTTPClient())
+        let listed = try await direct.changes(since: nil).get().changes
+        guard case .present(let href, _)? = listed.first else { Issue.record("the event was removed: \(listed)"); return }
+        let text = try #require(try await direct.fetch([href]).get().first?.text)
+        #expect(text.contains("ACKNOWLEDGED:"), "\(text)")
+
+        // A machine that comes later makes no alarm of it: the occurrence was answered.
+        let c = try Machine(server)
+        defer { c.sync.stop() }
+        c.clock.now = due.addingTimeInterval(60)
+        await c.sync.sync()
+        #expect(c.record(id) == nil)
+
+        // A day later the event goes; the other machine forgets it.
+        a.clock.now = due.addingTimeInterval(SyncPlan.acknowledgementKept + 60)
+        await a.sync.sync()
+        let left = try await direct.changes(since: nil).get().changes.filter { if case .present = $0 { true } else { false } }
+        #expect(left.isEmpty, "removed after its day")
+        #expect(a.sync.state.ended[id] == nil && a.sync.state.alarms[id] == nil)
+        b.clock.now = a.clock.now
+        await b.sync.sync()
+        #expect(b.sync.state.ended[id] == nil)
+    }
 }

@@ -101,6 +101,40 @@ struct SyncPlanTests {
         #expect(plan(ringing(since: nil, cameDue: due, agreeing: stoppedAfterDue), [:], stoppedAfterDue).isEmpty)
     }
 
+    @Test("issue 41: rounds come every 2 s while an occurrence rings or a snooze of it counts down here, at the normal interval otherwise")
+    func answeringRoundsComeOften() {
+        let now = Self.now
+        func alarm(ringingSince: Date? = nil, countingDownSince: Date? = nil, snoozedUntil: Date? = nil) -> LocalAlarm {
+            LocalAlarm(request: Self.request("Up"), disabled: false, changedAt: now, ringingSince: ringingSince,
+                       countingDownSince: countingDownSince, reminder: .init(snoozedUntil: snoozedUntil))
+        }
+        #expect(SyncPlan.interval(normal: 30, local: [alarm(), alarm()], now: now) == 30, "nothing rings")
+        #expect(SyncPlan.interval(normal: 30, local: [alarm(), alarm(ringingSince: now)], now: now) == 2, "one rings")
+        #expect(SyncPlan.interval(normal: 30, local: [alarm(countingDownSince: now, snoozedUntil: now + 540)], now: now) == 2, "snoozed")
+        #expect(SyncPlan.interval(normal: 30, local: [alarm(countingDownSince: now)], now: now) == 30, "a timer counting down")
+        #expect(SyncPlan.interval(normal: 30, local: [alarm(countingDownSince: now, snoozedUntil: now - 60)], now: now) == 30,
+                "a countdown after an earlier snooze ended")
+        #expect(SyncPlan.interval(normal: 1, local: [alarm(ringingSince: now)], now: now) == 1, "never slower than asked")
+    }
+
+    @Test("issue 41: a one-time alarm stopped here writes its acknowledgement, keeps the event a day for the others, then removes it")
+    func aOneTimeStopIsAcknowledgedNotRemoved() {
+        let id = Self.id, href = "/alice/reveille/x.ics"
+        let stoppedHere = [id: EndedAlarm(acknowledged: Self.now, event: "BEGIN:VCALENDAR…")]
+        func plan(ended: [UUID: EndedAlarm], remote: [UUID: RemoteAlarm] = [:], removed: Set<String> = [], at now: Date = Self.now) -> [SyncAction] {
+            SyncPlan.actions(local: [:], remote: remote, removed: removed, synced: Self.agreed("Up"), ended: ended, now: now)
+        }
+        #expect(plan(ended: stoppedHere) == [.acknowledgeEnded(id, ifMatch: "\"1\"")], "the Stop is written, not a removal")
+        #expect(plan(ended: stoppedHere, remote: Self.there(nil, etag: "\"2\"")) == [.acknowledgeEnded(id, ifMatch: "\"2\"")],
+                "over the ETag listed")
+        let written = [id: EndedAlarm(acknowledged: Self.now, event: nil)]
+        #expect(plan(ended: written, at: Self.now + 3_600).isEmpty, "kept for the machines that have not heard yet")
+        #expect(plan(ended: written, at: Self.now + SyncPlan.acknowledgementKept) ==
+                [.deleteRemote(id, href: href, ifMatch: "\"1\"")], "then removed, as a one-time alarm's event is")
+        #expect(plan(ended: stoppedHere, removed: [href]).isEmpty, "removed there meanwhile: nothing to write")
+        #expect(plan(ended: [:]) == [.deleteRemote(id, href: href, ifMatch: "\"1\"")], "cancelled here: removed at once")
+    }
+
     @Test("a collection URL is https, or http to this machine only: a password never crosses a network in clear text")
     func collectionURLs() {
         func refusal(_ url: String) -> String? {

@@ -36,7 +36,7 @@ struct WireBoundaryTests {
             ("RequestAuthorization", [], .requestAuthorization), ("AuthorizationState", [], .authorizationState),
             ("Authorizations", [], .authorizations),
             ("SetAuthorization", [.string("org.example.App"), .string("denied")], .setAuthorization(appID: "org.example.App", state: .denied)),
-            ("ListSounds", [], .listSounds), ("PlaySound", [.string("bell"), .number(2)], .playSound(name: "bell", seconds: 2)),
+            ("ListSounds", [], .listSounds), ("ListOutputs", [], .listOutputs), ("PlaySound", [.string("bell"), .number(2)], .playSound(name: "bell", seconds: 2)),
             ("WakeStatus", [], .wakeStatus), ("History", [], .history),
             ("Snooze", [.string("ab"), .number(1200)], .snooze(id: "ab", seconds: 1200)),
             ("PressButton", [.string("ab"), .string("secondary")], .pressButton(id: "ab", button: .secondary)),

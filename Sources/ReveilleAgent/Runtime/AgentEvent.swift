@@ -82,10 +82,13 @@ protocol AlarmFollower: AnyObject {
     func follow(_ changes: [AlarmChange], in alarms: AlarmTable)
     /// Something happened that is not a change of an alarm.
     func hear(_ notice: AgentNotice)
+    /// An occurrence ended, as the history keeps it: after the change that ended it.
+    func ended(_ entry: AlarmHistory.Entry)
 }
 
 extension AlarmFollower {
     func hear(_ notice: AgentNotice) {}
+    func ended(_ entry: AlarmHistory.Entry) {}
 }
 
 /// The follower that shows the alerts. On the firing path it follows right after the ringer,

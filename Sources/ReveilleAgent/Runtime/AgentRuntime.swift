@@ -283,6 +283,7 @@ final class AgentRuntime {
                 tell(.buttonPressed(record, role))
             case .ended(let entry):
                 history?.append(entry)
+                for follower in followers { follower.ended(entry) }
             }
         }
     }

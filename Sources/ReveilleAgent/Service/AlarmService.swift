@@ -264,6 +264,9 @@ final class AlarmService: AlarmFollower {
             // Where the files are is the user's business: apps get names only.
             let entries = sounder.library.entries()
             return [try Self.json(identity.isUser ? entries : entries.map { .init(name: $0.name, path: "", source: $0.source) })]
+        case .listOutputs:
+            try requireUser(identity, to: "list the sound outputs")
+            return [try Self.json(try sounder.outputs())]
         case .playSound(let name, let seconds):
             try requireUser(identity, to: "play sounds")
             let sound: AlertConfiguration.AlertSound = name.isEmpty || name == "default" ? .default : .named(name)

@@ -115,6 +115,15 @@ final class AlarmSounder: AlarmRinger {
         }
     }
 
+    /// The sinks alarms can ring on (`reveille sounds --outputs`).
+    func outputs() throws(AlarmError) -> [PulseAudio.Output] {
+        guard output.isReady else {
+            output.connect()
+            throw .agentUnavailable("PulseAudio is not reachable (\(output.lastError)); its outputs cannot be listed")
+        }
+        return output.outputs
+    }
+
     /// Plays a sound for `seconds`, for `reveille play`. Returns the file played.
     func preview(_ sound: AlertConfiguration.AlertSound, seconds: TimeInterval) throws(AlarmError) -> String {
         let path = try library.resolve(sound, allowPaths: true)
@@ -149,8 +158,10 @@ final class AlarmSounder: AlarmRinger {
             logger.error("no playable sound for \(record.id); the notification asks the server to play \(SoundLibrary.themeFallback)")
             return nil
         }
-        let stream = output.play(sound, volume: record.ring.volume ?? 1, fadeIn: record.ring.fadeIn ?? 0,
-                                mediaName: "Alarm: \(NotificationContent.displayable(record.title, limit: 80))", eventID: "alarm-clock-elapsed", corked: corked)
+        let path = playable?.path ?? ""
+        let stream = output.play(sound, more: { [sounds] in try? sounds.reader(for: path) }, volume: record.ring.volume ?? 1,
+                                 fadeIn: record.ring.fadeIn ?? 0, mediaName: "Alarm: \(NotificationContent.displayable(record.title, limit: 80))",
+                                 eventID: "alarm-clock-elapsed", corked: corked)
         guard let stream else {
             logger.error("could not open a PulseAudio stream for \(record.id): \(output.lastError)")
             return nil
@@ -172,10 +183,26 @@ protocol SoundOutput: AnyObject {
     /// `sound` looping on a stream of its own until `stop()`; `nil` when it cannot open.
     func play(_ sound: any SoundReader, volume: Double, fadeIn: TimeInterval, mediaName: String,
               eventID: String, corked: Bool) -> (any RingingStream)?
+    /// `sound` on every output the alarm rings on: `more` gives a reader of it from its start for
+    /// each output after the first.
+    func play(_ sound: any SoundReader, more: @escaping () -> (any SoundReader)?, volume: Double, fadeIn: TimeInterval,
+              mediaName: String, eventID: String, corked: Bool) -> (any RingingStream)?
     /// Makes a muted or silent sink audible while an alarm rings (as the settings allow), and
     /// gives it back as the user left it.
     func raiseSink()
     func restoreSink()
+    /// The sinks there are now (`ringOn` names one of them).
+    var outputs: [PulseAudio.Output] { get }
+}
+
+extension SoundOutput {
+    var outputs: [PulseAudio.Output] { [] }
+
+    /// One output unless the output says otherwise.
+    func play(_ sound: any SoundReader, more: @escaping () -> (any SoundReader)?, volume: Double, fadeIn: TimeInterval,
+              mediaName: String, eventID: String, corked: Bool) -> (any RingingStream)? {
+        play(sound, volume: volume, fadeIn: fadeIn, mediaName: mediaName, eventID: eventID, corked: corked)
+    }
 }
 
 /// One alarm's looping stream.
@@ -189,17 +216,80 @@ protocol RingingStream: AnyObject {
 
 extension LoopingStream: RingingStream {}
 
+/// An alarm's streams on the outputs `ringOn` names (other than the default), started and
+/// stopped together, following the outputs while it rings (`follow`). It fails only when every
+/// stream has: a speaker unplugged leaves the others ringing.
+@GLibActor
+final class RingingStreams: RingingStream {
+    /// The streams by the sink they play on (`nil`: the default sink).
+    private var streams: [(sink: String?, stream: any RingingStream)] = []
+    private let open: (String?, _ first: Bool, _ corked: Bool) -> (any RingingStream)?
+    /// Whether streams open corked: until `uncork` (a stream cannot be uncorked before it connects).
+    private var corked: Bool
+    private var stopped = false
+    var onFailure: (@GLibActor () -> Void)?
+
+    /// `open` opens the sound on a sink (the first stream reads the reader already made), corked or not.
+    init(corked: Bool, open: @escaping (String?, _ first: Bool, _ corked: Bool) -> (any RingingStream)?) {
+        self.corked = corked
+        self.open = open
+    }
+
+    /// Rings on `sinks` (`nil`: the default sink): a stream opens on each that has none; once one
+    /// rings where asked, those elsewhere stop (a named output that came replaces the default
+    /// it fell back to; one that went is replaced by the default).
+    func follow(_ sinks: [String?]) {
+        guard !stopped else { return }
+        for sink in sinks where !streams.contains(where: { $0.sink == sink }) {
+            guard let stream = open(sink, streams.isEmpty, corked) else { continue }
+            stream.onFailure = { [weak self, weak stream] in
+                guard let self else { return }
+                self.streams.removeAll { $0.stream === stream }
+                if self.streams.isEmpty { self.onFailure?() }
+            }
+            streams.append((sink, stream))
+        }
+        guard streams.contains(where: { sinks.contains($0.sink) }) else { return }
+        let elsewhere = streams.filter { !sinks.contains($0.sink) }
+        streams.removeAll { !sinks.contains($0.sink) }
+        elsewhere.forEach { $0.stream.stop() }
+    }
+
+    var isEmpty: Bool { streams.isEmpty }
+
+    func uncork() {
+        corked = false
+        streams.forEach { $0.stream.uncork() }
+    }
+
+    func stop() {
+        stopped = true
+        let ended = streams
+        streams = []
+        ended.forEach { $0.stream.stop() }
+    }
+}
+
 /// The sound server as PulseAudio (or pipewire-pulse) speaks it, with the sink guard.
 @GLibActor
 final class PulseSoundOutput: SoundOutput {
     private let pulse = PulseAudio(appName: "Reveille", appID: "io.github.reveille.Reveille")
     private let sinkGuard: SinkGuard
+    private let ringOn: RingOn
+    private let logger: Logger
+    /// The alarms' streams while they ring (weak: the sounder owns them), to follow the outputs
+    /// that come and go meanwhile.
+    private var ringing: [WeakStreams] = []
+    private struct WeakStreams { weak var streams: RingingStreams? }
 
-    init(sinkGuard: SinkGuard, logger: Logger) {
+    init(sinkGuard: SinkGuard, ringOn: RingOn = .defaultOutput, logger: Logger) {
         self.sinkGuard = sinkGuard
+        self.ringOn = ringOn
+        self.logger = logger
         pulse.onBreakthrough = { [logger] muted, volume in
             logger.info("an alarm's sound came up \(muted ? "muted" : "at \(Int(volume * 100))%") (a stored stream setting); made it audible")
         }
+        pulse.onOutputsChange = { [weak self] in self?.outputsChanged() }
     }
 
     var onReadyChange: (@GLibActor (Bool) -> Void)? {
@@ -213,9 +303,41 @@ final class PulseSoundOutput: SoundOutput {
 
     func play(_ sound: any SoundReader, volume: Double, fadeIn: TimeInterval, mediaName: String,
               eventID: String, corked: Bool) -> (any RingingStream)? {
-        pulse.play(sound, volume: volume, fadeIn: fadeIn, mediaName: mediaName, eventID: eventID, corked: corked)
+        play(sound, more: { nil }, volume: volume, fadeIn: fadeIn, mediaName: mediaName, eventID: eventID, corked: corked)
     }
 
-    func raiseSink() { sinkGuard.makeAudible(pulse) }
+    func play(_ sound: any SoundReader, more: @escaping () -> (any SoundReader)?, volume: Double, fadeIn: TimeInterval,
+              mediaName: String, eventID: String, corked: Bool) -> (any RingingStream)? {
+        let (sinks, missing) = ringOn.sinks(among: pulse.outputs.map(\.name))
+        if let missing { logger.warning("the output \(missing) (ringOn) is not there now; the alarm rings on the default output") }
+        guard ringOn != .defaultOutput else {
+            return pulse.play(sound, volume: volume, fadeIn: fadeIn, mediaName: mediaName, eventID: eventID, corked: corked)
+        }
+        let streams = RingingStreams(corked: corked) { [pulse] sink, first, corked in
+            guard let reader = first ? sound : more() else { return nil }
+            return pulse.play(reader, volume: volume, fadeIn: fadeIn, mediaName: mediaName, eventID: eventID, corked: corked, sink: sink)
+        }
+        streams.follow(sinks)
+        guard !streams.isEmpty else { return nil }
+        ringing = ringing.filter { $0.streams != nil } + [WeakStreams(streams: streams)]
+        return streams
+    }
+
+    /// An output came or went: the alarms ringing follow what `ringOn` names now, made audible.
+    private func outputsChanged() {
+        ringing = ringing.filter { $0.streams != nil }
+        guard !ringing.isEmpty else { return }
+        let sinks = ringOn.sinks(among: pulse.outputs.map(\.name)).sinks
+        ringing.forEach { $0.streams?.follow(sinks) }
+        raiseSink()
+    }
+
+    /// The sinks the sink guard looks after: those rung.
+    private var sinksRung: [String] {
+        ringOn.sinks(among: pulse.outputs.map(\.name)).sinks.map { $0 ?? SinkGuard.defaultSink }
+    }
+
+    var outputs: [PulseAudio.Output] { pulse.outputs }
+    func raiseSink() { sinkGuard.makeAudible(pulse, sinks: sinksRung) }
     func restoreSink() { sinkGuard.restore(pulse) }
 }

@@ -22,6 +22,16 @@ final class PulseAudio {
     /// Hears a sink input of ours that was found muted or turned down, and by how much.
     var onBreakthrough: (@GLibActor (_ muted: Bool, _ volume: Double) -> Void)?
 
+    /// A sink: its name (what `ringOn` names) and the description a person reads.
+    struct Output: Codable, Equatable {
+        var name: String
+        var description: String
+    }
+    /// The server's sinks, as last listed (kept up to date while connected).
+    private(set) var outputs: [Output] = []
+    /// Hears `outputs` change.
+    var onOutputsChange: (@GLibActor () -> Void)?
+
     init(appName: String, appID: String) {
         mainloop = pa_glib_mainloop_new(g_main_context_default())
         self.appName = appName
@@ -64,6 +74,8 @@ final class PulseAudio {
         switch state {
         case PA_CONTEXT_READY:
             isReady = true
+            subscribe()
+            listOutputs()
             onReadyChange?(true)
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
             dropContext()
@@ -87,19 +99,21 @@ final class PulseAudio {
         context = nil
         subscribed = false
         audibleInputs = [:]
+        outputs = []
     }
 
     /// Starts `sound` looping until `stop()`; `nil` when not connected or the stream cannot open.
     /// A `corked` stream is opened and filled but silent until `uncork()`: it wakes a
     /// suspended sink ahead of time, so the first sample comes at once.
+    /// `sink`: the sink's name; `nil` is the default sink.
     func play(_ sound: any SoundReader, volume: Double, fadeIn: TimeInterval, mediaName: String,
-              eventID: String, corked: Bool = false) -> LoopingStream? {
+              eventID: String, corked: Bool = false, sink: String? = nil) -> LoopingStream? {
         guard isReady, let context else { return nil }
         // Not "event": pipewire-pulse files that under the "Notification" role, and WirePlumber
         // puts the role's stored mute and volume (the desktop's "notification sounds" switch)
         // on every new stream of it. The alarm's own role keeps the user's setting untouched;
         // `keepAudible` undoes whatever is restored onto it.
-        let stream = LoopingStream(context: context, sound: sound, volume: volume, fadeIn: fadeIn, corked: corked,
+        let stream = LoopingStream(context: context, sound: sound, volume: volume, fadeIn: fadeIn, corked: corked, sink: sink,
                                    properties: ["media.role": "alarm", "media.name": mediaName, "event.id": eventID,
                                                 "application.name": appName, "application.id": appID])
         stream?.onPlaying = { [weak self] index in self?.keepAudible(sinkInput: index, volume: volume) }
@@ -110,22 +124,57 @@ final class PulseAudio {
     /// on it (WirePlumber restores a role's volume after the stream appears). Changing it
     /// saves only the alarm role's own setting.
     private func keepAudible(sinkInput index: UInt32, volume: Double) {
-        guard let context else { return }
         audibleInputs[index] = volume
-        if !subscribed {
-            subscribed = true
-            pa_context_set_subscribe_callback(context, { _, event, index, userData in
-                let pulse = Unmanaged<PulseAudio>.fromOpaque(userData!).takeUnretainedValue()
-                let facility = event.rawValue & PA_SUBSCRIPTION_EVENT_FACILITY_MASK.rawValue
-                let type = event.rawValue & PA_SUBSCRIPTION_EVENT_TYPE_MASK.rawValue
-                guard facility == PA_SUBSCRIPTION_EVENT_SINK_INPUT.rawValue else { return }
-                GLibActor.assumeIsolated {
+        subscribe()
+        checkAudible(index)
+    }
+
+    /// Hears sink inputs change (to keep ours audible) and sinks come and go (`outputs`).
+    private func subscribe() {
+        guard let context, !subscribed else { return }
+        subscribed = true
+        pa_context_set_subscribe_callback(context, { _, event, index, userData in
+            let pulse = Unmanaged<PulseAudio>.fromOpaque(userData!).takeUnretainedValue()
+            let facility = event.rawValue & PA_SUBSCRIPTION_EVENT_FACILITY_MASK.rawValue
+            let type = event.rawValue & PA_SUBSCRIPTION_EVENT_TYPE_MASK.rawValue
+            GLibActor.assumeIsolated {
+                if facility == PA_SUBSCRIPTION_EVENT_SINK.rawValue, type != PA_SUBSCRIPTION_EVENT_CHANGE.rawValue {
+                    pulse.listOutputs()
+                } else if facility == PA_SUBSCRIPTION_EVENT_SINK_INPUT.rawValue {
                     if type == PA_SUBSCRIPTION_EVENT_REMOVE.rawValue { pulse.audibleInputs[index] = nil } else { pulse.checkAudible(index) }
                 }
-            }, Unmanaged.passUnretained(self).toOpaque())
-            if let operation = pa_context_subscribe(context, PA_SUBSCRIPTION_MASK_SINK_INPUT, nil, nil) { pa_operation_unref(operation) }
-        }
-        checkAudible(index)
+            }
+        }, Unmanaged.passUnretained(self).toOpaque())
+        let mask = pa_subscription_mask_t(rawValue: PA_SUBSCRIPTION_MASK_SINK_INPUT.rawValue | PA_SUBSCRIPTION_MASK_SINK.rawValue)
+        if let operation = pa_context_subscribe(context, mask, nil, nil) { pa_operation_unref(operation) }
+    }
+
+    /// Lists the sinks into `outputs` (`pa_context_get_sink_info_list`).
+    private func listOutputs() {
+        guard let context else { return }
+        var listed: [Output] = []
+        let box = CallbackBox({ [weak self] (output: Output?) in
+            guard let output else {
+                guard let self, self.outputs != listed else { return }
+                self.outputs = listed
+                self.onOutputsChange?()
+                return
+            }
+            listed.append(output)
+        } as @GLibActor (Output?) -> Void)
+        let operation = pa_context_get_sink_info_list(context, { _, info, endOfList, userData in
+            typealias Box = CallbackBox<@GLibActor (Output?) -> Void>
+            let heard = Box.from(userData)
+            guard let info else {
+                if endOfList != 0 { _ = Box.take(userData) }
+                if endOfList > 0 { GLibActor.assumeIsolated { heard(nil) } }
+                return
+            }
+            let output = Output(name: String(cString: info.pointee.name),
+                                description: info.pointee.description.map { String(cString: $0) } ?? "")
+            GLibActor.assumeIsolated { heard(output) }
+        }, box.retainedPointer)
+        if let operation { pa_operation_unref(operation) } else { releaseCallbackBox(box.retainedPointer) }
     }
 
     /// Reads a guarded sink input (`pa_context_get_sink_input_info`) and puts back its mute and
@@ -234,7 +283,7 @@ final class LoopingStream {
     var onPlaying: (@GLibActor (UInt32) -> Void)?
 
     fileprivate init?(context: OpaquePointer, sound: any SoundReader, volume: Double, fadeIn: TimeInterval,
-                      corked: Bool, properties: [String: String]) {
+                      corked: Bool, sink: String?, properties: [String: String]) {
         self.sound = sound
         fadeFrames = fadeIn * Double(sound.sampleRate)
         var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(sound.sampleRate), channels: UInt8(sound.channels))
@@ -264,7 +313,7 @@ final class LoopingStream {
         pa_cvolume_set(&cvolume, UInt32(sound.channels), pa_sw_volume_from_linear(volume))
         let flags = pa_stream_flags_t(rawValue: PA_STREAM_START_UNMUTED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue
                                       | (corked ? PA_STREAM_START_CORKED.rawValue : 0))
-        guard pa_stream_connect_playback(stream, nil, &attributes, flags, &cvolume, nil) == 0 else {
+        guard pa_stream_connect_playback(stream, sink, &attributes, flags, &cvolume, nil) == 0 else {
             stop()
             return nil
         }

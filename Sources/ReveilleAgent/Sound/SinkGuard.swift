@@ -4,28 +4,33 @@ import ReveilleBus
 import ReveilleCore
 import SystemPackage
 
-/// Makes a muted or nearly silent default sink audible while an alarm rings, as AlarmKit
-/// breaks through silent mode, and puts back exactly what it changed when ringing stops.
-/// What it changed is written to the state folder first, so a crash is repaired at the next start.
+/// Makes a muted or nearly silent sink audible while an alarm rings on it, as AlarmKit breaks
+/// through silent mode, and puts back exactly what it changed when ringing stops: every sink
+/// rung (the default, or those `ringOn` names). What it changed is written to the state folder
+/// first, so a crash is repaired at the next start.
 @GLibActor
 final class SinkGuard {
     /// Below this loudness the sink counts as nearly silent.
     static let quietBelow = 0.1
     /// The loudness the sink is raised to.
     static let raisedTo = 0.5
+    /// The name PulseAudio reads as the default sink.
+    static let defaultSink = "@DEFAULT_SINK@"
 
     private let file: FilePath
     private let enabled: Bool
     private let logger: Logger
-    /// What the sink was, and what this guard made it; written to disk before the change.
+    /// What a sink was, and what this guard made it; written to disk before the change.
     struct Override: Codable, Equatable {
         var original: PulseAudio.SinkState
         /// `nil` in a record from before this field existed.
         var applied: PulseAudio.SinkState?
     }
 
-    private var saved: Override?
-    private var checking = false
+    /// The sinks raised, by their real name; `nil` until read from disk.
+    private var saved: [Override]?
+    /// The sinks being looked at (as asked for, or by their real name while restored).
+    private var checking: Set<String> = []
 
     init(stateDirectory: FilePath, enabled: Bool, logger: Logger) {
         file = stateDirectory.appending("sink-override.json")
@@ -33,53 +38,81 @@ final class SinkGuard {
         self.logger = logger
     }
 
-    /// Unmutes / raises the default sink if it would silence the alarm.
-    func makeAudible(_ pulse: PulseAudio) {
-        guard enabled, saved == nil, !checking else { return }
-        checking = true
-        pulse.sink { [weak self] state in
-            guard let self else { return }
-            self.checking = false
-            guard let state, state.muted || state.loudest < Self.quietBelow else { return }
-            let raised = UInt32(Self.raisedTo * 65536)
-            let applied = PulseAudio.SinkState(name: state.name, muted: false, volumes: state.volumes.map { max($0, raised) })
-            let record = Override(original: state, applied: applied)
-            do {
-                try AtomicFile.makePrivateDirectory(self.file.removingLastComponent())
-                try AtomicFile.write(try JSONEncoder().encode(record), to: self.file)
-            } catch {
-                self.logger.error("not unmuting \(state.name): cannot record its state to restore it (\(error))")
-                return
+    /// Unmutes / raises each of `sinks` (names; `defaultSink` for the default) that would
+    /// silence the alarm.
+    func makeAudible(_ pulse: PulseAudio, sinks: [String] = [defaultSink]) {
+        guard enabled else { return }
+        let raised = overrides()
+        for name in sinks where !checking.contains(name) && !raised.contains(where: { $0.original.name == name }) {
+            checking.insert(name)
+            pulse.sink(named: name) { [weak self] state in
+                guard let self else { return }
+                self.checking.remove(name)
+                guard let state, state.muted || state.loudest < Self.quietBelow,
+                      !self.overrides().contains(where: { $0.original.name == state.name }) else { return }
+                let raised = UInt32(Self.raisedTo * 65536)
+                let applied = PulseAudio.SinkState(name: state.name, muted: false, volumes: state.volumes.map { max($0, raised) })
+                let all = self.overrides() + [Override(original: state, applied: applied)]
+                guard self.write(all) else {
+                    return self.logger.error("not unmuting \(state.name): cannot record its state to restore it")
+                }
+                pulse.setSink(applied)
+                self.logger.info("sink \(state.name) was \(state.muted ? "muted" : "nearly silent"); made audible for the alarm")
             }
-            self.saved = record
-            pulse.setSink(applied)
-            self.logger.info("sink \(state.name) was \(state.muted ? "muted" : "nearly silent"); made audible for the alarm")
         }
     }
 
-    /// Puts the sink back as it was, if this guard changed it (now or before a crash), and
+    /// Puts each sink back as it was, if this guard changed it (now or before a crash), and
     /// only if it is still as the guard left it: a change the user made meanwhile stays.
     func restore(_ pulse: PulseAudio) {
-        if saved == nil, let data = FileManager.default.contents(atPath: file.string) {
-            saved = (try? JSONDecoder().decode(Override.self, from: data))
-                ?? (try? JSONDecoder().decode(PulseAudio.SinkState.self, from: data)).map { Override(original: $0, applied: nil) }
-        }
-        guard let saved, pulse.isReady, !checking else { return }
-        checking = true
-        pulse.sink(named: saved.original.name) { [weak self] current in
-            guard let self else { return }
-            self.checking = false
-            guard self.saved == saved else { return }
-            self.saved = nil
-            try? FileManager.default.removeItem(atPath: self.file.string)
-            let original = saved.original
-            if let applied = saved.applied, let current, !current.isClose(to: applied) {
-                self.logger.info("sink \(original.name) was changed since the alarm raised it; left as it is now")
-                return
+        guard pulse.isReady else { return }
+        for saved in overrides() where !checking.contains(saved.original.name) {
+            let name = saved.original.name
+            checking.insert(name)
+            pulse.sink(named: name) { [weak self] current in
+                guard let self else { return }
+                self.checking.remove(name)
+                guard self.overrides().contains(saved) else { return }
+                _ = self.write(self.overrides().filter { $0 != saved })
+                let original = saved.original
+                if let applied = saved.applied, let current, !current.isClose(to: applied) {
+                    self.logger.info("sink \(original.name) was changed since the alarm raised it; left as it is now")
+                    return
+                }
+                pulse.setSink(original)
+                self.logger.info("sink \(original.name) restored (\(original.muted ? "muted" : "unmuted"), volume \(Int(original.loudest * 100))%)")
             }
-            pulse.setSink(original)
-            self.logger.info("sink \(original.name) restored (\(original.muted ? "muted" : "unmuted"), volume \(Int(original.loudest * 100))%)")
         }
+    }
+
+    /// What is raised: as kept in memory, else as a crash left it on disk (a list; one
+    /// override, or one sink's state, from earlier versions).
+    private func overrides() -> [Override] {
+        if let saved { return saved }
+        let data = FileManager.default.contents(atPath: file.string) ?? Data()
+        let read = (try? JSONDecoder().decode([Override].self, from: data))
+            ?? (try? JSONDecoder().decode(Override.self, from: data)).map { [$0] }
+            ?? (try? JSONDecoder().decode(PulseAudio.SinkState.self, from: data)).map { [Override(original: $0, applied: nil)] }
+            ?? []
+        saved = read
+        return read
+    }
+
+    /// Keeps `overrides` on disk (the file removed when none is left); `false` when it could not.
+    private func write(_ overrides: [Override]) -> Bool {
+        do {
+            if overrides.isEmpty {
+                try? FileManager.default.removeItem(atPath: file.string)
+            } else {
+                try AtomicFile.makePrivateDirectory(file.removingLastComponent())
+                try AtomicFile.write(try JSONEncoder().encode(overrides), to: file)
+            }
+        } catch {
+            logger.error("cannot write \(file): \(error)")
+            return false
+        }
+        saved = overrides
+        return true
     }
 }
 

@@ -11,7 +11,7 @@ import SystemPackage
 /// an ETag of bounded length, so at most about 1 KiB an alarm), a Stop or snooze not yet sent,
 /// removals held for a second round, the events to read again, and the alarms taken from
 /// the collection (their own quota).
-struct SyncState: Codable, Sendable {
+struct SyncState: Codable, Sendable, Equatable {
     var collection: String
     var user: String
     var token: String?
@@ -25,11 +25,13 @@ struct SyncState: Codable, Sendable {
     var revisit: [UUID: String] = [:]
     /// Alarms made here from the collection's events (`AlarmEngine.Settings.limitForSynced`).
     var adopted: Set<UUID> = []
+    /// One-time alarms stopped (here or elsewhere) whose event keeps the acknowledgement a while.
+    var ended: [UUID: EndedAlarm] = [:]
 
     init(collection: String, user: String) { (self.collection, self.user) = (collection, user) }
 
     private enum CodingKeys: String, CodingKey {
-        case collection, user, token, alarms, unsentReminders, lastProblem, heldRemovals, revisit, adopted
+        case collection, user, token, alarms, unsentReminders, lastProblem, heldRemovals, revisit, adopted, ended
     }
     init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -42,6 +44,7 @@ struct SyncState: Codable, Sendable {
         heldRemovals = try container.decodeIfPresent(Set<UUID>.self, forKey: .heldRemovals) ?? []
         revisit = try container.decodeIfPresent([UUID: String].self, forKey: .revisit) ?? [:]
         adopted = try container.decodeIfPresent(Set<UUID>.self, forKey: .adopted) ?? []
+        ended = try container.decodeIfPresent([UUID: EndedAlarm].self, forKey: .ended) ?? [:]
     }
 }
 
@@ -76,6 +79,11 @@ final class SyncFollower: AlarmFollower {
     private var local: [UUID: LocalAlarm] = [:]
     /// The alarms as last followed (read, never asked of the runtime).
     private var table = AlarmTable.empty
+    /// The user's alarms ringing or counting down here, as last followed: a one-time alarm's
+    /// record is gone once stopped, and its acknowledgement is written from this.
+    private var answering: [UUID: AlarmRecord] = [:]
+    /// Those of `answering` that just ended here, until the runtime says how (`ended`).
+    private var justEnded: [UUID: AlarmRecord] = [:]
     /// Set while a change from the server is applied: its change is not one made here.
     private var applying = false
     private var syncing = false
@@ -144,11 +152,14 @@ final class SyncFollower: AlarmFollower {
         table = alarms
         let now = clock.now
         var answered = false
+        justEnded = [:]
         for change in changes {
             guard let record = change.record, record.appID == ClientIdentity.userAppID else {
                 local.removeValue(forKey: change.id)
+                if let last = answering.removeValue(forKey: change.id), !applying, change.record == nil { justEnded[change.id] = last }
                 continue
             }
+            if record.state == .alerting || record.state == .countdown { answering[change.id] = record } else { answering[change.id] = nil }
             let previous = local[change.id]
             var entry = LocalAlarm(request: record.request, disabled: record.disabled, changedAt: previous?.changedAt ?? now,
                                    ringingSince: record.alertingSince, occurrence: record.lastOccurrence,
@@ -176,6 +187,20 @@ final class SyncFollower: AlarmFollower {
         // may end a moment later, and the other machines would ring on.
         if answered { save() }
         if !applying { syncSoon() }
+    }
+
+    /// An occurrence ended (as the history keeps it): a one-time alarm stopped here has its
+    /// acknowledgement written, not its event removed, so every machine's history says "stopped".
+    func ended(_ entry: AlarmHistory.Entry) {
+        guard entry.outcome == .stopped, let record = justEnded.removeValue(forKey: entry.alarmID), table[entry.alarmID] == nil,
+              state.alarms[entry.alarmID] != nil else { return }
+        let reminder = AlarmCalendar.Reminder(acknowledged: entry.ended)
+        guard case .success(let (event, _)) = AlarmCalendar.event(record, now: clock.now, timeZone: clock.timeZone, reminder: reminder,
+                                                                rang: entry.due) else { return }
+        state.ended[entry.alarmID] = EndedAlarm(acknowledged: entry.ended, event: Self.calendarText(event))
+        // On disk before the caller hears it was done, as any Stop to tell.
+        save()
+        syncSoon()
     }
 
     /// Starts the rounds: one now, then every `interval`.
@@ -217,6 +242,7 @@ final class SyncFollower: AlarmFollower {
             return
         }
         syncing = true
+        let before = state
         var conflicts = 0
         repeat {
             asked = false
@@ -240,9 +266,11 @@ final class SyncFollower: AlarmFollower {
         syncing = false
         rounds += 1
         lastRound = clock.now
-        save()
+        // Rounds come every 2 s while an alarm rings, and most change nothing: sync.json (megabytes
+        // with thousands of alarms) is written when something did.
+        if state != before { save() }
         onRound?()
-        syncSoon(after: interval)
+        syncSoon(after: SyncPlan.interval(normal: interval, local: local.values, now: clock.now))
     }
 
     /// Rounds one `sync` runs at most (a server that keeps answering 412 cannot keep it busy).
@@ -280,7 +308,8 @@ final class SyncFollower: AlarmFollower {
             }
         }
         state.revisit = [:]
-        let planned = SyncPlan.actions(local: local, remote: remote, removed: listing.removed, synced: state.alarms, now: clock.now)
+        let planned = SyncPlan.actions(local: local, remote: remote, removed: listing.removed, synced: state.alarms, ended: state.ended,
+                                       now: clock.now)
         let (actions, held) = SyncPlan.holdingRemovals(planned, synced: state.alarms.count, heldBefore: state.heldRemovals)
         logger.debug("sync round: \(listing.present.count + listing.removed.count) listed since \(asked == nil ? "the start" : "the last token"), \(remote.count) read, \(listing.removed.count) removed; \(actions.count) steps\(actions.prefix(8).map { " \($0.summary)" }.joined())\(actions.count > 8 ? " …" : "")")
         var adoptions = 0
@@ -308,6 +337,10 @@ final class SyncFollower: AlarmFollower {
             state.alarms[id]?.snoozedUntil = there.reminder.snoozedUntil
             // Taken here too, or the next round would send the older reminder back.
             local[id]?.reminder = there.reminder
+        }
+        // An ended alarm's event removed (by another machine, after its while) is forgotten.
+        for id in state.ended.keys where state.alarms[id].map({ listing.removed.contains($0.href) }) ?? true {
+            state.ended[id] = nil
         }
         if held.isEmpty {
             state.heldRemovals = []
@@ -354,8 +387,7 @@ final class SyncFollower: AlarmFollower {
             guard let here = local[id], let record = table[id] else { return }
             let reminder = here.reminder
             guard case .success(let (event, _)) = AlarmCalendar.event(record, now: clock.now, timeZone: clock.timeZone, reminder: reminder) else { return }
-            let text = ICalComponent("VCALENDAR", properties: [ICalProperty("VERSION", "2.0"), ICalProperty("PRODID", AlarmCalendar.productID)],
-                                     components: [event]).text
+            let text = Self.calendarText(event)
             let name = CalDAVCollection.name(for: id)
             switch await collection.put(name, text: text, ifMatch: etag) {
             case .success(let newTag):
@@ -364,6 +396,17 @@ final class SyncFollower: AlarmFollower {
                 state.unsentReminders.removeValue(forKey: id)
             case .failure(.conflict): conflicted = true
             case .failure(.failed(let text)): logger.warning("sync: could not write \(id): \(text)")
+            }
+        case .acknowledgeEnded(let id, let etag):
+            guard let ending = state.ended[id], let text = ending.event, let agreed = state.alarms[id] else { return }
+            switch await collection.put(SyncPlan.eventName(agreed.href), text: text, ifMatch: etag) {
+            case .success(let newTag):
+                state.ended[id]?.event = nil
+                state.alarms[id]?.etag = newTag
+                state.alarms[id]?.acknowledged = ending.acknowledged
+                state.alarms[id]?.snoozedUntil = nil
+            case .failure(.conflict): conflicted = true
+            case .failure(.failed(let text)): logger.warning("sync: could not write the Stop of \(id): \(text)")
             }
         case .createLocal(let id, let request, let disabled):
             guard apply(.schedule(id: id, request: request, appID: ClientIdentity.userAppID)) else { return }
@@ -380,9 +423,11 @@ final class SyncFollower: AlarmFollower {
             apply(.apply(.cancel, id: .id(id)))
             state.alarms.removeValue(forKey: id)
             state.adopted.remove(id)
-        case .stopLocal(let id, _):
+        case .stopLocal(let id, let acknowledged):
             apply(.apply(.stop, id: .id(id)))
             agree(id, remote[id])
+            // A one-time alarm ends: its event keeps the acknowledgement a while, for the others.
+            if table[id] == nil { state.ended[id] = EndedAlarm(acknowledged: acknowledged, event: nil) }
         case .snoozeLocal(let id, let until):
             // Until the instant the other machine snoozed to, not for this alarm's own length
             // from now: every machine rings the snoozed occurrence at the same moment, once.
@@ -393,6 +438,7 @@ final class SyncFollower: AlarmFollower {
             case .success:
                 state.alarms.removeValue(forKey: id)
                 state.adopted.remove(id)
+                state.ended.removeValue(forKey: id)
             case .failure(.conflict): conflicted = true
             case .failure(.failed(let text)): logger.warning("sync: could not remove \(id): \(text)")
             }
@@ -419,11 +465,25 @@ final class SyncFollower: AlarmFollower {
     /// Both sides now hold what the server has: the alarm as it is here after the change, the
     /// reminder as it is there.
     private func agree(_ id: UUID, _ there: RemoteAlarm?) {
-        guard let there, let record = table[id] else { return }
+        guard let there else { return }
+        guard let record = table[id] else {
+            // Ended here by the change taken (a one-time alarm stopped there): what the server
+            // has is agreed, or the next round would write over it with an old ETag.
+            state.alarms[id]?.etag = there.etag
+            state.alarms[id]?.acknowledged = there.reminder.acknowledged
+            state.alarms[id]?.snoozedUntil = there.reminder.snoozedUntil
+            return
+        }
         state.alarms[id] = SyncedAlarm(href: there.href, etag: there.etag, agreed: record.request, disabled: record.disabled,
                                        acknowledged: there.reminder.acknowledged, snoozedUntil: there.reminder.snoozedUntil)
         // A Stop or snooze made here and not yet told stays to be told.
         if state.unsentReminders[id] == nil { local[id]?.reminder = there.reminder }
+    }
+
+    /// `event` as the calendar object written for it.
+    private static func calendarText(_ event: ICalComponent) -> String {
+        ICalComponent("VCALENDAR", properties: [ICalProperty("VERSION", "2.0"), ICalProperty("PRODID", AlarmCalendar.productID)],
+                      components: [event]).text
     }
 
     // MARK: The state file
@@ -479,6 +539,7 @@ private extension SyncAction {
         case .stopLocal(let id, let acknowledged): "stop \(id) (\(acknowledged))"
         case .snoozeLocal(let id, let until): "snooze \(id) until \(until)"
         case .deleteRemote(let id, _, _): "delete \(id)"
+        case .acknowledgeEnded(let id, _): "acknowledge \(id)"
         case .conflictSettled(let id, let keptHere): "conflict \(id) kept \(keptHere ? "here" : "there")"
         }
     }

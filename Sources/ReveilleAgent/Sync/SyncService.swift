@@ -35,6 +35,10 @@ final class SyncService: AlarmFollower {
         follower?.follow(changes, in: alarms)
     }
 
+    func ended(_ entry: AlarmHistory.Entry) {
+        follower?.ended(entry)
+    }
+
     /// Rounds at once when the network comes back (a resume, a new connection).
     private var network: NetworkWatch?
 

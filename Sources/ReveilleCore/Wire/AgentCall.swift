@@ -32,6 +32,8 @@ package enum AgentCall: Sendable, Equatable {
     case authorizations
     case setAuthorization(appID: String, state: AuthorizationState)
     case listSounds
+    /// The sound outputs (sinks) alarms can ring on (the user's tools only).
+    case listOutputs
     case playSound(name: String, seconds: Double)
     case wakeStatus
     /// The ended occurrences the caller may see, newest first.
@@ -56,7 +58,7 @@ package enum AgentCall: Sendable, Equatable {
         "Hello", "Subscribe", "SubscribeUpdates", "List", "ListPage", "ListPageAndWake", "Get", "Schedule", "Update",
         "Cancel", "Stop", "Countdown", "Pause", "Resume", "Skip", "Unskip", "Disable", "Enable",
         "RequestAuthorization", "AuthorizationState", "Authorizations", "SetAuthorization",
-        "ListSounds", "PlaySound", "WakeStatus", "History",
+        "ListSounds", "ListOutputs", "PlaySound", "WakeStatus", "History",
         "Snooze", "PressButton",
         "SyncAdd", "SyncStatus", "SyncRemove",
     ]
@@ -108,6 +110,7 @@ package enum AgentCall: Sendable, Equatable {
             }
             call = .setAuthorization(appID: appID, state: state)
         case "ListSounds": call = .listSounds
+        case "ListOutputs": call = .listOutputs
         case "PlaySound":
             let name = try reader.string("sound", bytes: WireLimits.soundNameBytes)
             let seconds = try reader.number("seconds")
@@ -217,6 +220,7 @@ extension AgentCall {
         case .authorizations: ("Authorizations", [])
         case .setAuthorization(let appID, let state): ("SetAuthorization", [.string(appID), .string(state.rawValue)])
         case .listSounds: ("ListSounds", [])
+        case .listOutputs: ("ListOutputs", [])
         case .playSound(let name, let seconds): ("PlaySound", [.string(name), .number(seconds)])
         case .wakeStatus: ("WakeStatus", [])
         case .history: ("History", [])

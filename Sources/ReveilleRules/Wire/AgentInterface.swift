@@ -112,6 +112,10 @@ package enum AgentInterface {
             <method name="ListSounds">
               <arg name="sounds" type="s" direction="out"/>
             </method>
+            <!-- The sound outputs alarms can ring on (the ringOn setting): a JSON array of {name, description}; the user's tools only. -->
+            <method name="ListOutputs">
+              <arg name="outputs" type="s" direction="out"/>
+            </method>
             <!-- Plays a sound (a name, or a path for the user's own CLI) for some seconds; returns its file. -->
             <method name="PlaySound">
               <arg name="sound" type="s" direction="in"/>

@@ -10,10 +10,14 @@ struct Sounds: AsyncParsableCommand {
         abstract: L("List the sounds an alarm can ring, with their files."),
         discussion: L("Names are looked up in ~/.local/share/sounds/reveille, ~/.local/share/sounds, Reveille's bundled sounds, then the desktop's sound theme (GNOME's setting, or REVEILLE_SOUND_THEME), the themes it inherits and freedesktop; the first file with a name wins. Alarm-like sounds are listed first."))
 
-    @Flag(help: ArgumentHelp(L("Print a JSON array of {name, path, source}.")))
+    @Flag(help: ArgumentHelp(L("Print a JSON array of {name, path, source} ({name, description} with --outputs).")))
     var json = false
 
+    @Flag(help: ArgumentHelp(L("List the sound outputs instead, by the name the ringOn setting takes and their description.")))
+    var outputs = false
+
     func run() async throws {
+        if outputs { return try await listOutputs() }
         let sounds = try await AgentConnection.perform { client throws(AlarmError) in try await client.sounds() }
         if json { return try Output.json(sounds) }
         let header = [L("NAME"), L("SOURCE"), L("FILE")]
@@ -25,6 +29,12 @@ struct Sounds: AsyncParsableCommand {
         Output.line("")
         Output.line(L("Other sounds of the theme (not meant as alarms):"))
         lines.dropFirst(1 + alarms.count).forEach(Output.line)
+    }
+
+    private func listOutputs() async throws {
+        let outputs = try await AgentConnection.perform { client throws(AlarmError) in try await client.outputs() }
+        if json { return try Output.json(outputs) }
+        Table.lines([[L("NAME"), L("DESCRIPTION")]] + outputs.map { [$0.name, $0.description] }).forEach(Output.line)
     }
 }
 

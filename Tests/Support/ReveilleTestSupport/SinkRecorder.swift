@@ -17,13 +17,13 @@ public final class SinkRecorder: @unchecked Sendable {
     private let lock = NSLock()
     private var received: [Chunk] = []
 
-    /// Starts recording `testsink.monitor` of the session's PulseAudio and waits for the
-    /// first chunk (an idle null sink can take up to two seconds to deliver one).
-    public init(session: TestSession) throws {
+    /// Starts recording `sink`'s monitor (`testsink`, the default) of the session's PulseAudio
+    /// and waits for the first chunk (an idle null sink can take up to two seconds to deliver one).
+    public init(session: TestSession, sink: String = "testsink") throws {
         let parec = try Subprocess.find("parec", package: "pulseaudio-utils")
         let (child, reader) = try Subprocess.startPiped(
-            parec, ["-d", "testsink.monitor", "--raw", "--format=s16le", "--rate=44100", "--channels=1", "--latency-msec=10"],
-            environment: session.environment, stderr: session.directory + "/parec.log")
+            parec, ["-d", sink + ".monitor", "--raw", "--format=s16le", "--rate=44100", "--channels=1", "--latency-msec=10"],
+            environment: session.environment, stderr: session.directory + "/parec-\(sink).log")
         self.child = child
         let thread = Thread { [weak self] in
             var buffer = [Int16](repeating: 0, count: 2048)
