@@ -16,6 +16,8 @@ struct AgentSettings: Codable {
     /// When the alert window opens: `auto` while a ringing alarm's notification cannot be seen
     /// and answered, `always` while any alarm rings, `never`.
     var alertWindow = AlertWindowSetting.auto
+    /// Pause the other media players that play while an alarm rings, and play them again after.
+    var pauseMediaPlayers = true
 
     static func load(from directory: FilePath, logger: Logger) -> AgentSettings {
         let file = directory.appending("settings.json")
@@ -36,6 +38,7 @@ struct AgentSettings: Codable {
         wakeFromSuspend = try container.decodeIfPresent(Bool.self, forKey: .wakeFromSuspend) ?? true
         wakeLead = try container.decodeIfPresent(Double.self, forKey: .wakeLead) ?? 60
         panelItem = try container.decodeIfPresent(Bool.self, forKey: .panelItem) ?? true
+        pauseMediaPlayers = try container.decodeIfPresent(Bool.self, forKey: .pauseMediaPlayers) ?? true
         let window = try container.decodeIfPresent(String.self, forKey: .alertWindow) ?? AlertWindowSetting.auto.rawValue
         guard let alertWindow = AlertWindowSetting(rawValue: window) else {
             throw DecodingError.dataCorruptedError(forKey: .alertWindow, in: container, debugDescription:

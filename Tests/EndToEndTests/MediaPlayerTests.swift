@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+import ReveilleTestTraits
+import ReveilleCore
+import ReveilleTestSupport
+
+/// The ringing alarm as a media player (MPRIS), against real peers: playerctl (as the media keys,
+/// a sway binding and a phone use it), a recording player playing music, a stand-in screen locker.
+@Suite("Media player end to end", .waitsOnItsOwnThread)
+struct MediaPlayerTests {
+    static let player = "org.mpris.MediaPlayer2.reveille"
+
+    /// The players playerctl finds, by name.
+    func players(_ session: TestSession) throws -> [String] {
+        try session.playerctl("--list-all").stdout.split(separator: "\n").map(String.init)
+    }
+
+    @Test func playerctlFindsTheRingingAlarmSnoozesItWithPlayPauseStopsItWithNextAndFindsNothingAfter() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        #expect(try !players(session).contains("reveille"), "no player while nothing rings")
+
+        let tea = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Tea", "--snooze", "5m")
+        _ = try session.eventually(timeout: 10, "the Tea alert") { try session.alerts(titled: "Tea").first }
+        _ = try session.eventually(timeout: 10, "playerctl to list Reveille") { try players(session).contains("reveille") ? true : nil }
+        #expect(try session.playerctl("--player=reveille", "status").stdout == "Playing\n")
+        #expect(try session.playerctl("--player=reveille", "metadata", "title").stdout == "Tea\n")
+        #expect(try session.playerctl("--player=reveille", "metadata", "artist").stdout == "Play/Pause: Snooze · Next: Stop\n")
+        let track = try session.playerctl("--player=reveille", "metadata", "mpris:trackid").stdout
+        #expect(track.contains("/io/github/reveille/Alarm/"), "\(track)")
+
+        // Play/Pause presses the recoverable button: Snooze.
+        let snoozed = try session.playerctl("--player=reveille", "play-pause")
+        #expect(snoozed.status == 0, "\(snoozed.stderr)")
+        _ = try session.eventually("play-pause to snooze Tea") { try session.agentState(of: tea.id) == "countdown" ? true : nil }
+        _ = try session.eventually("the player's name to go once nothing rings") { try players(session).contains("reveille") ? nil : true }
+
+        // An alarm whose second button is custom: a key never runs it; Play/Pause stops the alarm.
+        let ran = session.directory + "/custom-button-ran"
+        let eggs = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Eggs", "--secondary", "run:/usr/bin/touch \(ran)")
+        _ = try session.eventually(timeout: 10, "playerctl to list Reveille again") { try players(session).contains("reveille") ? true : nil }
+        let artist = try session.playerctl("--player=reveille", "metadata", "artist").stdout
+        #expect(artist == "Play/Pause: Stop · Next: Stop\n", "\(artist)")
+        #expect(try session.playerctl("--player=reveille", "play-pause").status == 0)
+        _ = try session.eventually("play-pause to stop Eggs") { try session.agentState(of: eggs.id) == nil ? true : nil }
+        #expect(!FileManager.default.fileExists(atPath: ran), "the custom button did not run")
+        _ = try session.eventually("the player's name to go after the stop") { try players(session).contains("reveille") ? nil : true }
+
+        // Next stops an alarm that has Snooze.
+        let toast = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Toast")
+        _ = try session.eventually(timeout: 10, "playerctl to list Reveille for Toast") {
+            try session.playerctl("--player=reveille", "metadata", "title").stdout == "Toast\n" ? true : nil
+        }
+        #expect(try session.playerctl("--player=reveille", "next").status == 0)
+        _ = try session.eventually("next to stop Toast") { try session.agentState(of: toast.id) == nil ? true : nil }
+        _ = try session.eventually("the name to go after next") { try players(session).contains("reveille") ? nil : true }
+        #expect(try session.agentState(of: tea.id) == "countdown", "the snoozed Tea was left alone")
+    }
+
+    @Test func musicThatPlaysIsPausedBeforeThePlayerAppearsAndPlaysAgainAfter() throws {
+        let session = try TestSession(audio: .none)
+        try session.startMediaPlayer("music")
+        try session.startMediaPlayer("radio", canPause: false)
+        try session.startMediaPlayer("podcast", playing: false)
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake")
+        _ = try session.eventually(timeout: 10, "the music to be paused") { try session.mediaPlayerCalls("music") == ["Pause"] ? true : nil }
+        _ = try session.eventually("the radio, which cannot pause, to be stopped") { try session.mediaPlayerCalls("radio") == ["Stop"] ? true : nil }
+        // The media keys go to a new player only when none plays: the music was quiet first.
+        let taken = try session.eventually("Reveille's player name to be taken") {
+            try session.mediaPlayerEvents("music").first { $0.event == "owner" && $0.name == Self.player && $0.owner != "" }
+        }
+        let paused = try #require(try session.mediaPlayerEvents("music").first { $0.method == "Pause" })
+        #expect(paused.time <= taken.time, "paused at \(paused.time), the name taken at \(taken.time)")
+
+        try session.cli("stop", timer.id)
+        _ = try session.eventually("the music to play again") { try session.mediaPlayerCalls("music") == ["Pause", "Play"] ? true : nil }
+        _ = try session.eventually("the radio to play again") { try session.mediaPlayerCalls("radio") == ["Stop", "Play"] ? true : nil }
+        _ = try session.eventually("the player's name to go") {
+            try session.mediaPlayerEvents("music").first { $0.event == "owner" && $0.name == Self.player && $0.owner == "" }
+        }
+        #expect(try session.mediaPlayerCalls("podcast").isEmpty, "a paused player is left alone, before and after")
+
+        // A player that left while the alarm rang is forgotten, not an error.
+        let second = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Again")
+        _ = try session.eventually(timeout: 10, "the music to be paused again") { try session.mediaPlayerCalls("music").count == 3 ? true : nil }
+        try session.stopMediaPlayer("music")
+        try session.cli("stop", second.id)
+        try session.waitForAgentLog("has gone; nothing to play again")
+        #expect(try session.agentState(of: second.id) == nil)
+    }
+
+    @Test func theSettingLeavesTheMusicPlaying() throws {
+        let session = try TestSession(audio: .none)
+        try FileManager.default.createDirectory(atPath: session.directory + "/config/reveille", withIntermediateDirectories: true)
+        try Data(#"{"pauseMediaPlayers": false}"#.utf8).write(to: URL(fileURLWithPath: session.directory + "/config/reveille/settings.json"))
+        try session.startMediaPlayer("music")
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake")
+        _ = try session.eventually(timeout: 10, "Reveille's player to appear") {
+            try session.mediaPlayerEvents("music").first { $0.event == "owner" && $0.name == Self.player && $0.owner != "" }
+        }
+        try session.cli("stop", timer.id)
+        _ = try session.eventually("the player's name to go") {
+            try session.mediaPlayerEvents("music").first { $0.event == "owner" && $0.name == Self.player && $0.owner == "" }
+        }
+        #expect(try session.mediaPlayerCalls("music").isEmpty, "the music was neither paused nor played")
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// The media peers of a session: a recording MPRIS player (music that plays), a stand-in screen
+/// locker, and playerctl (Debian's package) as a person's media keys and phone use it.
+extension TestSession {
+    private static var mediaPeers: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("media-peers").path
+    }
+
+    /// Where the recording player `name` writes what it was asked, one JSON object per line.
+    public func mediaPlayerLog(_ name: String) -> String { directory + "/player-\(name).jsonl" }
+
+    /// Starts the recording player `org.mpris.MediaPlayer2.NAME`, Playing (`playing: false`: Paused),
+    /// and waits for it on the bus.
+    public func startMediaPlayer(_ name: String, canPause: Bool = true, playing: Bool = true) throws {
+        try requirePython()
+        let arguments = [Self.mediaPeers + "/recording-player.py", mediaPlayerLog(name), name]
+            + (canPause ? [] : ["--cannot-pause"]) + (playing ? [] : ["--paused"])
+        peers.append(("player \(name)", try Subprocess.start("/usr/bin/python3", arguments, environment: environment,
+                                                             stderr: directory + "/player-\(name).log")))
+        try waitForName("org.mpris.MediaPlayer2." + name, owned: true)
+    }
+
+    public func stopMediaPlayer(_ name: String) throws {
+        stop(named: "player \(name)")
+        try waitForName("org.mpris.MediaPlayer2." + name, owned: false)
+    }
+
+    /// What the recording player heard: a method call (`call`), or a player name's new owner (`owner`).
+    public struct PlayerEvent: Decodable {
+        public var event: String
+        public var method: String?
+        public var status: String?
+        public var name: String?
+        public var owner: String?
+        public var time: Double
+    }
+
+    /// What the recording player `name` heard, in order.
+    public func mediaPlayerEvents(_ name: String) throws -> [PlayerEvent] {
+        guard let text = try? String(contentsOfFile: mediaPlayerLog(name), encoding: .utf8) else { return [] }
+        return try text.split(separator: "\n").map { try JSONDecoder().decode(PlayerEvent.self, from: Data($0.utf8)) }
+    }
+
+    /// The methods the recording player `name` was called with, in order.
+    public func mediaPlayerCalls(_ name: String) throws -> [String] {
+        try mediaPlayerEvents(name).filter { $0.event == "call" }.compactMap(\.method)
+    }
+
+    /// The screen lockers a stand-in can be: GNOME Shell's name, or the freedesktop one
+    /// (KDE, xfce), or light-locker (the freedesktop name, from a process called light-locker).
+    public enum ScreenLocker: String, Sendable {
+        case gnome, freedesktop, lightLocker
+
+        public var busName: String { self == .gnome ? "org.gnome.ScreenSaver" : "org.freedesktop.ScreenSaver" }
+        public var path: String { self == .gnome ? "/org/gnome/ScreenSaver" : "/org/freedesktop/ScreenSaver" }
+    }
+
+    /// Starts a stand-in screen locker, locked when `locked`, and waits for it on the bus.
+    public func startScreenLocker(_ locker: ScreenLocker, locked: Bool) throws {
+        try requirePython()
+        var program = Self.mediaPeers + "/screensaver.py"
+        if locker == .lightLocker {
+            // The process's name is the name it was started by: a link called light-locker.
+            let link = directory + "/light-locker"
+            try? FileManager.default.removeItem(atPath: link)
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: program)
+            program = link
+        }
+        let arguments = [locker == .gnome ? "gnome" : "freedesktop"] + (locked ? ["--active"] : [])
+        peers.append(("screen locker", try Subprocess.start(program, arguments, environment: environment,
+                                                            stderr: directory + "/screen-locker.log")))
+        try waitForName(locker.busName, owned: true)
+    }
+
+    /// Locks or unlocks the stand-in screen locker: it says so with ActiveChanged, as a locker does.
+    public func setScreenLocked(_ locker: ScreenLocker, _ locked: Bool) throws {
+        let result = try gdbusCall(destination: locker.busName, path: locker.path,
+                                   method: "io.github.reveille.TestScreenSaver.SetActive", [locked ? "true" : "false"])
+        guard result.status == 0 else { throw Subprocess.Failure("the stand-in screen locker did not \(locked ? "lock" : "unlock"): \(result.stderr)") }
+    }
+
+    /// Runs playerctl (Debian's package `playerctl`) on the session's bus.
+    public func playerctl(_ arguments: String...) throws -> Subprocess.Result {
+        try Subprocess.run(try Subprocess.find("playerctl", package: "playerctl"), arguments, environment: environment)
+    }
+
+    private func requirePython() throws {
+        guard TestSession.python3Imports("dbus, gi") else {
+            throw Subprocess.Failure("/usr/bin/python3 with dbus and gi is missing (Debian packages python3-dbus, python3-gi)")
+        }
+    }
+}
