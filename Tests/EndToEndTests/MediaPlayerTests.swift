@@ -106,4 +106,51 @@ struct MediaPlayerTests {
         }
         #expect(try session.mediaPlayerCalls("music").isEmpty, "the music was neither paused nor played")
     }
+
+    @Test(arguments: [TestSession.ScreenLocker.gnome, .freedesktop])
+    func anUnlockWhileItRingsShowsTheAlertAfresh(locker: TestSession.ScreenLocker) throws {
+        let session = try TestSession(audio: .none)
+        try session.startScreenLocker(locker, locked: true)
+        try session.startAgent()
+        try session.waitForAgentLog("the session is locked (\(locker.busName))")
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake")
+        let first = try session.eventually(timeout: 10, "the Wake alert") { try session.alerts(titled: "Wake").first }
+
+        let unlocked = Date().timeIntervalSince1970
+        try session.setScreenLocked(locker, false)
+        let fresh = try session.eventually("a fresh alert after the unlock") { try session.alerts(titled: "Wake").first { $0.time >= unlocked } }
+        #expect(fresh.id != first.id, "a new notification, not the old one updated in place")
+        _ = try session.eventually("the alert from before the unlock to be closed") { try session.events.first { $0.event == "closed" && $0.id == first.id } }
+        #expect(try session.agentState(of: timer.id) == "alerting")
+
+        // An unlock with nothing ringing shows nothing.
+        try session.cli("stop", timer.id)
+        try session.setScreenLocked(locker, true)
+        try session.setScreenLocked(locker, false)
+        try session.waitForAgentLog("the session is unlocked", count: 2)
+        #expect(try session.alerts(titled: "Wake").count == 2)
+    }
+
+    @Test func statusSaysHowARingingAlarmIsAnsweredAndWarnsOfALockerThatSilencesIt() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let plain = try session.cli("status")
+        #expect(plain.stdout.contains("A ringing alarm is answered here by:\n  - the notification's buttons\n"), "\(plain.stdout)")
+        #expect(plain.stdout.contains("media keys and headset buttons"), "\(plain.stdout)")
+        #expect(plain.stdout.contains("Screen locker: none found"), "\(plain.stdout)")
+        #expect(!plain.stdout.contains("Warning"), "\(plain.stdout)")
+
+        try session.startScreenLocker(.lightLocker, locked: false)
+        try session.waitForAgentLog("the screen locker is light-locker")
+        let warned = try session.cli("status")
+        #expect(warned.stdout.contains("Screen locker: light-locker (not locked now)"), "\(warned.stdout)")
+        #expect(warned.stdout.contains("Warning: light-locker switches to another virtual terminal"), "\(warned.stdout)")
+        struct Status: Decodable {
+            struct Answering: Decodable { var notificationButtons: Bool; var mediaPlayer: Bool; var lockers: [String]; var silencingLocker: String? }
+            var answering: Answering?
+        }
+        let json = try session.cliJSON(Status.self, "status")
+        #expect(json.answering?.silencingLocker == "light-locker" && json.answering?.lockers == ["light-locker"])
+        #expect(json.answering?.notificationButtons == true && json.answering?.mediaPlayer == true)
+    }
 }
