@@ -57,6 +57,24 @@ struct MediaPlayerTests {
         #expect(try session.agentState(of: tea.id) == "countdown", "the snoozed Tea was left alone")
     }
 
+    @Test func aSandboxedAppCannotPressTheRingingAlarmsButtonsNorReadIt() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Mine")
+        _ = try session.eventually(timeout: 10, "playerctl to list Reveille") { try players(session).contains("reveille") ? true : nil }
+        let gdbus = try Subprocess.find("gdbus", package: "libglib2.0-bin")
+        let call = [gdbus, "call", "--session", "--dest", Self.player, "--object-path", "/org/mpris/MediaPlayer2", "--method"]
+        let next = try session.runSandboxed("org.test.Remote", call + ["org.mpris.MediaPlayer2.Player.Next"])
+        #expect(next.status != 0 && next.stderr.contains("AccessDenied"), "\(next.stdout)\(next.stderr)")
+        let read = try session.runSandboxed("org.test.Remote", call + ["org.freedesktop.DBus.Properties.Get", "org.mpris.MediaPlayer2.Player", "Metadata"])
+        #expect(read.status != 0 && !read.stdout.contains("Mine"), "\(read.stdout)\(read.stderr)")
+        #expect(try session.agentState(of: timer.id) == "alerting", "the alarm rings on")
+        // The same call from the user's own tools stops it.
+        let mine = try session.gdbusCall(destination: Self.player, path: "/org/mpris/MediaPlayer2", method: "org.mpris.MediaPlayer2.Player.Next", [])
+        #expect(mine.status == 0, "\(mine.stderr)")
+        _ = try session.eventually("Next to stop the alarm") { try session.agentState(of: timer.id) == nil ? true : nil }
+    }
+
     @Test func musicThatPlaysIsPausedBeforeThePlayerAppearsAndPlaysAgainAfter() throws {
         let session = try TestSession(audio: .none)
         try session.startMediaPlayer("music")
