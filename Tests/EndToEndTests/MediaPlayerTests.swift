@@ -57,6 +57,32 @@ struct MediaPlayerTests {
         #expect(try session.agentState(of: tea.id) == "countdown", "the snoozed Tea was left alone")
     }
 
+    @Test func thePlayKeyThroughGnomeSettingsDaemonSnoozesTheAlarmNotTheMusic() throws {
+        let session = try TestSession(notifications: .gnomeShell, audio: .none)
+        try session.startGnomeMediaKeys()
+        // The music is paused; the Play key starts it once the plugin holds the keys (its grab
+        // through the shell takes a moment): a probe that the key arrives, instead of a wait.
+        try session.startMediaPlayer("music", playing: false)
+        _ = try session.eventually("the Play key to reach the music through gsd-media-keys") {
+            try session.pressKey("XF86AudioPlay")
+            // A key pressed before the grab is lost, never late.
+            return try? ReveilleTestSupport.eventually(timeout: 1, "PlayPause") { try session.mediaPlayerCalls("music").contains("PlayPause") ? true : nil }
+        }
+        if try session.playerctl("--player=music", "status").stdout != "Playing\n" { try session.playerctl("--player=music", "play") }
+        let keysToMusic = try session.mediaPlayerCalls("music").count
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake", "--snooze", "5m")
+        _ = try session.eventually(timeout: 10, "Reveille's player to appear") {
+            try session.mediaPlayerEvents("music").first { $0.event == "owner" && $0.name == Self.player && $0.owner != "" }
+        }
+        #expect(Array(try session.mediaPlayerCalls("music").dropFirst(keysToMusic)) == ["Pause"], "the music was paused first")
+
+        try session.pressKey("XF86AudioPlay")
+        _ = try session.eventually("the Play key to snooze the alarm") { try session.agentState(of: timer.id) == "countdown" ? true : nil }
+        _ = try session.eventually("the music to play again") { try session.mediaPlayerCalls("music").last == "Play" ? true : nil }
+        #expect(Array(try session.mediaPlayerCalls("music").dropFirst(keysToMusic)) == ["Pause", "Play"], "the key went to the alarm, not the music")
+    }
+
     @Test func aSandboxedAppCannotPressTheRingingAlarmsButtonsNorReadIt() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()

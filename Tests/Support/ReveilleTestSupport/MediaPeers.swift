@@ -80,6 +80,25 @@ extension TestSession {
         guard result.status == 0 else { throw Subprocess.Failure("the stand-in screen locker did not \(locked ? "lock" : "unlock"): \(result.stderr)") }
     }
 
+    /// GNOME's media keys: gnome-settings-daemon's media-keys plugin, which grabs the keys through
+    /// GNOME Shell (start the session with `.gnomeShell`) and sends them to the MPRIS player it picks.
+    public func startGnomeMediaKeys() throws {
+        let plugin = "/usr/libexec/gsd-media-keys"
+        guard FileManager.default.isExecutableFile(atPath: plugin) else {
+            throw Subprocess.Failure("\(plugin) is not installed (Debian package gnome-settings-daemon)")
+        }
+        var pluginEnvironment = environment
+        pluginEnvironment["GSETTINGS_BACKEND"] = "memory"
+        peers.append(("gsd-media-keys", try Subprocess.start(plugin, [], environment: pluginEnvironment, stderr: directory + "/gsd-media-keys.log")))
+        try waitForName("org.gnome.SettingsDaemon.MediaKeys", owned: true, timeout: 30)
+    }
+
+    /// Presses `key` (an X keysym such as XF86AudioPlay) on the session's display, as a keyboard does (XTEST).
+    public func pressKey(_ key: String) throws {
+        let pressed = try Subprocess.run(try Subprocess.find("xdotool", package: "xdotool"), ["key", key], environment: environment)
+        guard pressed.status == 0 else { throw Subprocess.Failure("xdotool could not press \(key): \(pressed.stderr)") }
+    }
+
     /// Runs playerctl (Debian's package `playerctl`) on the session's bus.
     public func playerctl(_ arguments: String...) throws -> Subprocess.Result {
         try Subprocess.run(try Subprocess.find("playerctl", package: "playerctl"), arguments, environment: environment)
