@@ -175,6 +175,25 @@ struct MediaPlayerTests {
         #expect(try session.alerts(titled: "Wake").count == 2)
     }
 
+    @Test func anUnlockWhileItRingsOpensTheAlertWindowAfresh() throws {
+        let session = try TestSession(audio: .none)
+        try session.startDisplay()
+        try FileManager.default.createDirectory(atPath: session.directory + "/config/reveille", withIntermediateDirectories: true)
+        try #"{"alertWindow": "always"}"#.write(toFile: session.directory + "/config/reveille/settings.json", atomically: true, encoding: .utf8)
+        try session.startScreenLocker(.gnome, locked: true)
+        try session.startAgent()
+        try session.waitForAgentLog("the session is locked")
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Window")
+        let first = try session.eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Window").first }
+
+        try session.setScreenLocked(.gnome, false)
+        try session.waitForAgentLog("opened the alert window of", count: 2)
+        _ = try session.eventually(timeout: 60, "a new window in place of the old one") {
+            let windows = try session.windows(titled: "Window")
+            return windows.count == 1 && windows != [first] ? true : nil
+        }
+    }
+
     @Test func statusSaysHowARingingAlarmIsAnsweredAndWarnsOfALockerThatSilencesIt() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()
