@@ -175,6 +175,19 @@ struct MediaPlayerTests {
         #expect(try session.alerts(titled: "Wake").count == 2)
     }
 
+    @Test func logindsLockedHintIsFollowedToo() throws {
+        let session = try TestSession(audio: .none, system: .wake(polkitAllows: false, helper: false))
+        let display = try session.addLogindDisplaySession()
+        try session.setLockedHint(display, true)
+        try session.startAgent()
+        try session.waitForAgentLog("the session is locked (org.freedesktop.login1)")
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Hint")
+        let first = try session.eventually(timeout: 10, "the Hint alert") { try session.alerts(titled: "Hint").first }
+        try session.setLockedHint(display, false)
+        let fresh = try session.eventually("a fresh alert after the unlock") { try session.alerts(titled: "Hint").first { $0.id != first.id } }
+        #expect(fresh.time > first.time)
+    }
+
     @Test func anUnlockWhileItRingsOpensTheAlertWindowAfresh() throws {
         let session = try TestSession(audio: .none)
         try session.startDisplay()

@@ -92,4 +92,12 @@ struct MediaPolicyTests {
         lock.locker("org.freedesktop.ScreenSaver", owner: ":1.7", isProcess: "light-locker")
         #expect(lock.silencingLocker == "light-locker" && lock.lockerDescriptions == ["light-locker"])
     }
+
+    @Test func logindsHintLocksAndUnlocksButIsNoLockerToName() {
+        var lock = SessionLock()
+        _ = lock.owner(of: SessionLock.logind, is: ":1.2")
+        #expect(lock.locker(SessionLock.logind, from: ":1.2", says: true) == .locked)
+        #expect(lock.lockerDescriptions.isEmpty)
+        #expect(lock.locker(SessionLock.logind, from: ":1.2", says: false) == .unlocked)
+    }
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import Logging
 import ReveilleBus
 import ReveilleCore
@@ -7,6 +8,9 @@ import ReveilleCore
 /// session bus, and when the person unlocks it, has whatever rings shown afresh: a locked
 /// GNOME Shell or KDE shows no notification and no window above the locker, so the alert the
 /// person could not see is brought in front of them the moment they can.
+///
+/// Besides the lockers on the session bus, logind's `LockedHint` of the user's display session
+/// (on the system bus), where a locker sets it (gnome-shell, kscreenlocker; swaylock does not).
 ///
 /// It also tells how a ringing alarm can be answered here (`answering`), for `reveille status`.
 @GLibActor
@@ -17,6 +21,12 @@ final class LockWatch: AlarmFollower {
     private var lock = SessionLock()
     private var watches: [UInt32] = []
     private var subscriptions: [UInt32] = []
+    /// The system bus, for logind, when it can be reached.
+    private var system: BusConnection?
+    private var systemWatches: [UInt32] = []
+    private var systemSubscriptions: [UInt32] = []
+    /// The user's display session whose `LockedHint` is followed.
+    private var session: String?
     private var reach: NotificationReach?
     private var ringing: Set<UUID> = []
 
@@ -31,11 +41,14 @@ final class LockWatch: AlarmFollower {
             })
             watches.append(bus.watchName(name) { [weak self] owner in self?.ownerChanged(name, owner) })
         }
+        followLogind()
     }
 
     isolated deinit {
         for id in subscriptions { bus.unsubscribe(id) }
         for id in watches { bus.unwatchName(id) }
+        for id in systemSubscriptions { system?.unsubscribe(id) }
+        for id in systemWatches { system?.unwatchName(id) }
     }
 
     func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
@@ -78,6 +91,56 @@ final class LockWatch: AlarmFollower {
             if SessionLock.switchesTerminal(process) {
                 self.logger.warning("the screen locker is \(process), which switches to another virtual terminal when it locks: this session then loses its sound device, and an alarm that rings while locked is silent")
             }
+        }
+    }
+
+    // MARK: logind
+
+    private func followLogind() {
+        guard let system = try? BusConnection.system() else { return logger.debug("no system bus: logind's LockedHint is not followed") }
+        self.system = system
+        let logind = SessionLock.logind
+        systemSubscriptions.append(system.subscribe(sender: logind, interface: "org.freedesktop.DBus.Properties", name: "PropertiesChanged",
+                                                    path: nil) { [weak self] signal in
+            guard let self, signal.path == self.session, signal.arguments.first?.string == "org.freedesktop.login1.Session",
+                  let hint = (signal.arguments.count > 1 ? signal.arguments[1].dictionary?["LockedHint"] : nil)?.int64 else { return }
+            self.heard(self.lock.locker(logind, from: signal.sender, says: hint != 0), from: logind)
+        })
+        systemWatches.append(system.watchName(logind) { [weak self] owner in self?.logindChanged(owner) })
+    }
+
+    /// logind came or went: find the user's display session (the one the desktop runs in, since
+    /// the agent, a user service, is in no session itself) and read its hint.
+    private func logindChanged(_ owner: String?) {
+        let logind = SessionLock.logind
+        heard(lock.owner(of: logind, is: owner), from: logind)
+        session = nil
+        guard let owner, let system else { return }
+        // ListUsers, `a(uso)`, rather than GetUser: python3-dbusmock's GetUser cannot build its path from a number.
+        system.call(destination: owner, path: "/org/freedesktop/login1", interface: "org.freedesktop.login1.Manager", method: "ListUsers",
+                    timeoutMilliseconds: 5000, autoStart: false) { [weak self] result in
+            guard let self, case .success(let values) = result,
+                  let user = values.first?.array?.lazy.compactMap({ entry -> String? in
+                      guard case .tuple(let fields) = entry, fields.count == 3, fields[0].int64 == Int64(getuid()) else { return nil }
+                      return fields[2].string
+                  }).first else { return }
+            self.property(owner, user, "org.freedesktop.login1.User", "Display") { display in
+                // `(so)`: the session's id and object path; "/" when the user has no display session.
+                guard case .tuple(let parts) = display, parts.count == 2, let path = parts[1].string, path != "/" else { return }
+                self.session = path
+                self.property(owner, path, "org.freedesktop.login1.Session", "LockedHint") { hint in
+                    guard let hint = hint.int64 else { return }
+                    self.heard(self.lock.locker(logind, from: owner, says: hint != 0), from: logind)
+                }
+            }
+        }
+    }
+
+    private func property(_ owner: String, _ path: String, _ interface: String, _ name: String, _ answer: @escaping @GLibActor (Variant) -> Void) {
+        system?.call(destination: owner, path: path, interface: "org.freedesktop.DBus.Properties", method: "Get",
+                     arguments: [.string(interface), .string(name)], timeoutMilliseconds: 5000, autoStart: false) { result in
+            guard case .success(let values) = result, case .variant(let value)? = values.first else { return }
+            answer(value)
         }
     }
 

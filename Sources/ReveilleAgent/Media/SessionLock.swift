@@ -3,8 +3,11 @@
 /// light-locker as `org.freedesktop.ScreenSaver`; each says `ActiveChanged` and answers `GetActive`.
 /// The session is locked while any locker says so; a locker that leaves the bus no longer locks it.
 struct SessionLock: Equatable, Sendable {
-    /// The well-known names of the lockers followed.
+    /// The well-known names of the lockers followed on the session bus.
     static let lockerNames = ["org.gnome.ScreenSaver", "org.freedesktop.ScreenSaver"]
+    /// logind, on the system bus: its `LockedHint` counts as one more locker's word, though it
+    /// is no locker to name.
+    static let logind = "org.freedesktop.login1"
 
     /// A locker on the bus.
     struct Locker: Equatable, Sendable {
@@ -56,7 +59,7 @@ struct SessionLock: Equatable, Sendable {
 
     /// The lockers that run, by process name where known, else by bus name.
     var lockerDescriptions: [String] {
-        lockers.sorted { $0.key < $1.key }.map { $0.value.processName ?? $0.key }
+        lockers.filter { $0.key != Self.logind }.sorted { $0.key < $1.key }.map { $0.value.processName ?? $0.key }
     }
 
     static func switchesTerminal(_ processName: String) -> Bool { processName == "light-locker" }

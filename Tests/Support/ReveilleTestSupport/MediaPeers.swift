@@ -99,6 +99,30 @@ extension TestSession {
         guard pressed.status == 0 else { throw Subprocess.Failure("xdotool could not press \(key): \(pressed.stderr)") }
     }
 
+    /// Adds the user's display session to the session's logind (python3-dbusmock's, started with
+    /// a `.wake` system peer), as a desktop's login makes one; returns its object path.
+    public func addLogindDisplaySession() throws -> String {
+        func call(_ path: String, _ method: String, _ arguments: [String]) throws -> Subprocess.Result {
+            let result = try gdbus(["call", "--system", "--dest", "org.freedesktop.login1", "--object-path", path, "--method", method] + arguments)
+            guard result.status == 0 else { throw Subprocess.Failure("logind mock \(method) failed: \(result.stderr)") }
+            return result
+        }
+        let uid = "\(getuid())"
+        let session = try call("/org/freedesktop/login1", "org.freedesktop.DBus.Mock.AddSession", ["c1", "seat0", uid, "person", "true"]).stdout
+            .firstMatch(of: /'([^']+)'/).map { String($0.1) } ?? ""
+        // The mock's UpdateProperties cannot wrap a struct; Set can.
+        _ = try call("/org/freedesktop/login1/user/" + uid, "org.freedesktop.DBus.Properties.Set",
+                     ["org.freedesktop.login1.User", "Display", "<('c1', objectpath '\(session)')>"])
+        return session
+    }
+
+    /// Sets the display session's `LockedHint` as a locker does (`SetLockedHint`), and logind tells it.
+    public func setLockedHint(_ session: String, _ locked: Bool) throws {
+        let result = try gdbus(["call", "--system", "--dest", "org.freedesktop.login1", "--object-path", session,
+                                "--method", "org.freedesktop.login1.Session.SetLockedHint", locked ? "true" : "false"])
+        guard result.status == 0 else { throw Subprocess.Failure("SetLockedHint failed: \(result.stderr)") }
+    }
+
     /// Runs playerctl (Debian's package `playerctl`) on the session's bus.
     public func playerctl(_ arguments: String...) throws -> Subprocess.Result {
         try Subprocess.run(try Subprocess.find("playerctl", package: "playerctl"), arguments, environment: environment)
