@@ -95,6 +95,10 @@ struct MediaPlayerTests {
         let read = try session.runSandboxed("org.test.Remote", call + ["org.freedesktop.DBus.Properties.Get", "org.mpris.MediaPlayer2.Player", "Metadata"])
         #expect(read.status != 0 && !read.stdout.contains("Mine"), "\(read.stdout)\(read.stderr)")
         #expect(try session.agentState(of: timer.id) == "alerting", "the alarm rings on")
+        // The user's own tools are held to the bounds too: the one text a caller sends is short.
+        let huge = try session.gdbusCall(destination: Self.player, path: "/org/mpris/MediaPlayer2", method: "org.mpris.MediaPlayer2.Player.OpenUri",
+                                         ["'" + String(repeating: "a", count: 5000) + "'"])
+        #expect(huge.status != 0 && huge.stderr.contains("LimitsExceeded"), "\(huge.stderr)")
         // The same call from the user's own tools stops it.
         let mine = try session.gdbusCall(destination: Self.player, path: "/org/mpris/MediaPlayer2", method: "org.mpris.MediaPlayer2.Player.Next", [])
         #expect(mine.status == 0, "\(mine.stderr)")

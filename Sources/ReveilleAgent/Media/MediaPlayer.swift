@@ -137,6 +137,10 @@ final class MediaPlayer: AlarmFollower {
     // MARK: Calls
 
     private func handle(_ call: MethodCall) {
+        guard !call.isOversized else {
+            return call.fail(name: "org.freedesktop.DBus.Error.LimitsExceeded",
+                             message: "the call's arguments are \(call.argumentBytes) bytes; at most \(MPRISInterfaces.maximumCallBytes) are accepted (OpenUri's URI is the only text)")
+        }
         // Raise, Quit (CanRaise, CanQuit are false), Previous, Seek, SetPosition, OpenUri: as the
         // specification has a player that cannot, nothing happens.
         guard call.interface == MPRISInterfaces.playerInterface, let view, let role = view.button(for: call.method), let runtime else {
