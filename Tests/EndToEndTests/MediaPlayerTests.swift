@@ -201,13 +201,18 @@ struct MediaPlayerTests {
         try session.startAgent()
         try session.waitForAgentLog("the session is locked")
         _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Window")
-        let first = try session.eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Window").first }
+        _ = try session.eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Window").first }
 
         try session.setScreenLocked(.gnome, false)
         try session.waitForAgentLog("opened the alert window of", count: 2)
-        _ = try session.eventually(timeout: 60, "a new window in place of the old one") {
-            let windows = try session.windows(titled: "Window")
-            return windows.count == 1 && windows != [first] ? true : nil
+        // The window's process, as the agent logged each (X may give the new window the old one's id).
+        let log = try String(contentsOfFile: session.agentLog, encoding: .utf8)
+        let processes = log.matches(of: /opened the alert window of \S+ \(pid (\d+)\)/).compactMap { Int32($0.1) }
+        #expect(processes.count == 2 && processes[0] != processes[1], "\(processes)")
+        _ = try session.eventually(timeout: 60, "the old window's process gone, one window on screen, the new one's") {
+            let oldGone = kill(processes[0], 0) != 0 && errno == ESRCH
+            let onScreen = try session.windows(titled: "Window").count
+            return oldGone && kill(processes[1], 0) == 0 && onScreen == 1 ? true : nil
         }
     }
 
