@@ -83,7 +83,7 @@ struct MediaPlayerTests {
         #expect(Array(try session.mediaPlayerCalls("music").dropFirst(keysToMusic)) == ["Pause", "Play"], "the key went to the alarm, not the music")
     }
 
-    @Test func aSandboxedAppCannotPressTheRingingAlarmsButtonsNorReadIt() throws {
+    @Test func noOtherProgramCanPressTheRingingAlarmsButtonsOrTakeItsPlayerNameButTheUsersTools() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()
         let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Mine")
@@ -99,6 +99,9 @@ struct MediaPlayerTests {
         let huge = try session.gdbusCall(destination: Self.player, path: "/org/mpris/MediaPlayer2", method: "org.mpris.MediaPlayer2.Player.OpenUri",
                                          ["'" + String(repeating: "a", count: 5000) + "'"])
         #expect(huge.status != 0 && huge.stderr.contains("LimitsExceeded"), "\(huge.stderr)")
+        // Nor can another program take the player's name from it while it rings: the keys stay the alarm's.
+        #expect(try session.startMediaPlayer("reveille", replacing: true) != 1, "RequestName with REPLACE_EXISTING did not take the name")
+        #expect(try session.ownerPID(of: Self.player) == session.agent?.pid)
         // The same call from the user's own tools stops it.
         let mine = try session.gdbusCall(destination: Self.player, path: "/org/mpris/MediaPlayer2", method: "org.mpris.MediaPlayer2.Player.Next", [])
         #expect(mine.status == 0, "\(mine.stderr)")

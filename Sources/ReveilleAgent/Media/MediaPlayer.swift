@@ -113,7 +113,8 @@ final class MediaPlayer: AlarmFollower {
     private func takeName() {
         quieting = nil
         guard view != nil, nameRequest == nil else { return }
-        nameRequest = bus.ownName(MPRISInterfaces.busName, replace: false) { [weak self] event in
+        // Not to be replaced while it rings: whoever took the name would take the alarm's media keys.
+        nameRequest = bus.ownName(MPRISInterfaces.busName, replace: false, allowReplacement: false) { [weak self] event in
             guard let self else { return }
             switch event {
             case .acquired: self.logger.info("an alarm rings: \(MPRISInterfaces.busName) answers media keys")

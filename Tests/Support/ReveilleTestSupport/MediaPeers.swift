@@ -11,14 +11,18 @@ extension TestSession {
     public func mediaPlayerLog(_ name: String) -> String { directory + "/player-\(name).jsonl" }
 
     /// Starts the recording player `org.mpris.MediaPlayer2.NAME`, Playing (`playing: false`: Paused),
-    /// and waits for it on the bus.
-    public func startMediaPlayer(_ name: String, canPause: Bool = true, playing: Bool = true) throws {
+    /// and waits until it asked for its name (`replacing`: with REPLACE_EXISTING, as a squatter
+    /// would). Returns RequestName's answer: 1 when it owns the name.
+    @discardableResult
+    public func startMediaPlayer(_ name: String, canPause: Bool = true, playing: Bool = true, replacing: Bool = false) throws -> Int {
         try requirePython()
         let arguments = [Self.mediaPeers + "/recording-player.py", mediaPlayerLog(name), name]
-            + (canPause ? [] : ["--cannot-pause"]) + (playing ? [] : ["--paused"])
+            + (canPause ? [] : ["--cannot-pause"]) + (playing ? [] : ["--paused"]) + (replacing ? ["--replace"] : [])
         peers.append(("player \(name)", try Subprocess.start("/usr/bin/python3", arguments, environment: environment,
                                                              stderr: directory + "/player-\(name).log")))
-        try waitForName("org.mpris.MediaPlayer2." + name, owned: true)
+        return try eventually(timeout: 10, "the player \(name) to ask for its name") {
+            try mediaPlayerEvents(name).first { $0.event == "requested" }?.result
+        }
     }
 
     public func stopMediaPlayer(_ name: String) throws {
@@ -33,6 +37,8 @@ extension TestSession {
         public var status: String?
         public var name: String?
         public var owner: String?
+        /// RequestName's answer, on `requested`.
+        public var result: Int?
         public var time: Double
     }
 

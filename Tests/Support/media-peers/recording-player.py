@@ -1,15 +1,17 @@
 #!/usr/bin/python3
 """A recording MPRIS media player for the end-to-end tests: music that plays.
 
-    recording-player.py LOG NAME [--cannot-pause] [--paused]
+    recording-player.py LOG NAME [--cannot-pause] [--paused] [--replace]
 
 Owns org.mpris.MediaPlayer2.NAME on the bus of DBUS_SESSION_BUS_ADDRESS and exports
 /org/mpris/MediaPlayer2 as a player does: PlaybackStatus starts Playing (Paused with --paused),
-CanPause is false with --cannot-pause; Play, Pause, PlayPause and Stop change it and emit
+CanPause is false with --cannot-pause; with --replace it asks for the name with
+REPLACE_EXISTING (as a squatter would); Play, Pause, PlayPause and Stop change it and emit
 PropertiesChanged. Appends one JSON object per line to LOG:
 
     {"event": "call", "method": "Pause", "sender": UNIQUE, "status": AFTER, "time": T}
     {"event": "owner", "name": "org.mpris.MediaPlayer2.OTHER", "owner": UNIQUE or "", "time": T}
+    {"event": "requested", "name": NAME, "result": 1 (primary owner), 2 (in queue)..., "time": T}
 
 Uses Debian's python3-dbus and python3-gi.
 """
@@ -103,6 +105,7 @@ player = Player(bus)
 bus.add_signal_receiver(lambda name, old, new: record(event="owner", name=str(name), owner=str(new))
                         if str(name).startswith(ROOT + ".") else None,
                         signal_name="NameOwnerChanged", dbus_interface="org.freedesktop.DBus", bus_name="org.freedesktop.DBus")
-bus.request_name(NAME)
+result = bus.request_name(NAME, dbus.bus.NAME_FLAG_REPLACE_EXISTING if "--replace" in sys.argv else 0)
+record(event="requested", name=NAME, result=int(result))
 record(event="started", name=NAME, status=player.status)
 GLib.MainLoop().run()
