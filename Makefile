@@ -21,7 +21,7 @@ TEST_PACKAGES := $(DEB_PACKAGES) tmux locales bubblewrap python3-dbus python3-db
 	xfce4-notifyd mate-notification-daemon lxqt-notificationd notification-daemon \
 	kded5 plasma-workspace plasma-desktop-data kwin-x11 \
 	sway grim wayvnc mako-notifier sway-notification-center \
-	radicale gnome-keyring libsecret-tools openssl at-spi2-core gir1.2-atspi-2.0
+	radicale gnome-keyring libsecret-tools openssl at-spi2-core gir1.2-atspi-2.0 playerctl gnome-settings-daemon
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Release binaries carry the Swift runtime and Foundation inside them: they run without a
 # Swift toolchain installed, start faster (no dynamic Swift libraries to bind) and map less.

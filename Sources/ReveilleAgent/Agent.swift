@@ -112,11 +112,14 @@ package final class Agent {
         service.history = history
         let panel = settings.panelItem
             ? try PanelItem(gate: gate, runtime: runtime, logger: logger, clock: clock) : nil
+        let player = try MediaPlayer(gate: gate, runtime: runtime, pauseOtherPlayers: settings.pauseMediaPlayers, logger: logger, clock: clock)
         let windows = AlertWindows(setting: settings.alertWindow, environment: options.environment, logger: logger, clock: clock)
+        let lock = LockWatch(bus: bus, runtime: runtime, logger: logger)
+        service.answering = { [unowned lock, unowned windows] in lock.answering(alertWindow: windows.opensWindows) }
         // Nothing is sent anywhere until `reveille sync add`.
         let sync = SyncService(runtime: runtime, stateDirectory: paths.stateDirectory, interval: syncInterval, logger: logger, clock: clock)
         service.sync = sync
-        var followers: [any AlarmFollower] = [presenter, service, sleep, windows, reach, sync]
+        var followers: [any AlarmFollower] = [presenter, service, sleep, windows, reach, sync, player, lock]
         if let panel { followers.append(panel) }
         runtime.add(followers, ringer: sounder)
 
@@ -127,6 +130,7 @@ package final class Agent {
             .init("notifications", stop: { done in
                 presenter.withdrawAll()
                 panel?.withdraw()
+                player.withdraw()
                 windows.closeAll()
                 notifications.whenIdle(done)
             }),

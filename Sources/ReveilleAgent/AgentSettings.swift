@@ -18,6 +18,8 @@ struct AgentSettings: Codable {
     var alertWindow = AlertWindowSetting.auto
     /// Where alarms ring: `default`, `all` (every output), or an output's name (`RingOn`).
     var ringOn = RingOn.defaultOutput
+    /// Pause the other media players that play while an alarm rings, and play them again after.
+    var pauseMediaPlayers = true
 
     static func load(from directory: FilePath, logger: Logger) -> AgentSettings {
         let file = directory.appending("settings.json")
@@ -38,6 +40,7 @@ struct AgentSettings: Codable {
         wakeFromSuspend = try container.decodeIfPresent(Bool.self, forKey: .wakeFromSuspend) ?? true
         wakeLead = try container.decodeIfPresent(Double.self, forKey: .wakeLead) ?? 60
         panelItem = try container.decodeIfPresent(Bool.self, forKey: .panelItem) ?? true
+        pauseMediaPlayers = try container.decodeIfPresent(Bool.self, forKey: .pauseMediaPlayers) ?? true
         let window = try container.decodeIfPresent(String.self, forKey: .alertWindow) ?? AlertWindowSetting.auto.rawValue
         guard let alertWindow = AlertWindowSetting(rawValue: window) else {
             throw DecodingError.dataCorruptedError(forKey: .alertWindow, in: container, debugDescription:

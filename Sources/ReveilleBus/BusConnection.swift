@@ -317,11 +317,12 @@ package final class BusConnection {
     }
 
     /// Requests a well-known name (`g_bus_own_name_on_connection`); `replace` takes it from
-    /// an owner that allows replacement. `onEvent` hears when it is acquired or lost.
-    /// Returns the id for `unownName`.
+    /// an owner that allows replacement, and `allowReplacement` lets another take it so.
+    /// `onEvent` hears when it is acquired or lost. Returns the id for `unownName`.
     @discardableResult
-    package func ownName(_ name: String, replace: Bool, onEvent: @escaping @GLibActor (NameEvent) -> Void) -> UInt32 {
-        var flags = G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT.rawValue
+    package func ownName(_ name: String, replace: Bool, allowReplacement: Bool = true,
+                         onEvent: @escaping @GLibActor (NameEvent) -> Void) -> UInt32 {
+        var flags = allowReplacement ? G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT.rawValue : G_BUS_NAME_OWNER_FLAGS_NONE.rawValue
         if replace { flags |= G_BUS_NAME_OWNER_FLAGS_REPLACE.rawValue }
         let box = CallbackBox(onEvent)
         return g_bus_own_name_on_connection(

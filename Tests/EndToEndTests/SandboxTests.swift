@@ -8,19 +8,9 @@ import ReveilleTestSupport
 /// bubblewrap, as Flatpak makes it, with the `/.flatpak-info` that names the app.
 @Suite("Sandboxed apps end to end", .waitsOnItsOwnThread)
 struct SandboxTests {
-    /// Runs `reveille-test-app APP_ID USAGE ARGUMENTS...` inside a bubblewrap sandbox whose
-    /// `/.flatpak-info` names `appID`: a fresh root with the system's /usr, /etc and /opt (the Swift runtime), /tmp (the
-    /// bus socket) and the test binaries.
+    /// Runs `reveille-test-app APP_ID USAGE ARGUMENTS...` inside a sandbox whose `/.flatpak-info` names `appID`.
     func runSandboxed(_ session: TestSession, _ appID: String, declaring declaredID: String? = nil, _ arguments: [String]) throws -> Subprocess.Result {
-        let bwrap = try Subprocess.find("bwrap", package: "bubblewrap")
-        let info = session.directory + "/\(appID).flatpak-info"
-        try "[Application]\nname=\(appID)\nruntime=runtime/org.test.Platform/x86_64/1\n".write(toFile: info, atomically: true, encoding: .utf8)
-        let sandbox = ["--tmpfs", "/", "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", "--ro-bind", "/opt", "/opt",
-                       "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
-                       "--bind", "/tmp", "/tmp", "--ro-bind", session.binaries, session.binaries,
-                       "--proc", "/proc", "--dev", "/dev", "--ro-bind", info, "/.flatpak-info", "--"]
-        return try Subprocess.run(bwrap, sandbox + [session.binaries + "/reveille-test-app", declaredID ?? appID, "Opens itself"] + arguments,
-                                  environment: session.environment)
+        try session.runSandboxed(appID, [session.binaries + "/reveille-test-app", declaredID ?? appID, "Opens itself"] + arguments)
     }
 
     /// Writes a desktop entry running `exec` to `folder/ID.desktop`.

@@ -92,6 +92,9 @@ struct AlertWindowPolicy: Equatable {
         return settle()
     }
 
+    /// Whether a ringing alarm gets a window now.
+    var opensWindows: Bool { hasDisplay && wantsWindows }
+
     private var wantsWindows: Bool {
         switch setting {
         case .never: false

@@ -47,8 +47,23 @@ final class AlertWindows: AlarmFollower {
     }
 
     func hear(_ notice: AgentNotice) {
-        guard case .notificationReach(let reach) = notice else { return }
-        perform(policy.reachChanged(reach))
+        switch notice {
+        case .notificationReach(let reach): perform(policy.reachChanged(reach))
+        case .sessionUnlocked: openAfresh()
+        default: break
+        }
+    }
+
+    /// Whether a window opens for a ringing alarm now (for `reveille status`).
+    var opensWindows: Bool { policy.opensWindows }
+
+    /// Each open window again, as a new one: a window that was open under the locker may be
+    /// behind others now; a new one is mapped in front, where the person who unlocked looks.
+    private func openAfresh() {
+        for id in processes.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
+            close(id)
+            open(id)
+        }
     }
 
     /// Ends every window (the agent is stopping).

@@ -72,6 +72,7 @@ final class AlarmPresenter: AlarmAlerter {
         case .missed(let record, let due, let reason): show(.missed(record, due: due, reason: reason, timeZone: clock.timeZone))
         case .notice(let summary, let body): show(.notice(summary: summary, body: body))
         case .notificationReach(let new): reachChanged(new)
+        case .sessionUnlocked: showAlertsAgain()
         case .buttonPressed: break
         }
     }
@@ -103,9 +104,13 @@ final class AlarmPresenter: AlarmAlerter {
         // within a second): shown sooner, the alert would be dropped again.
         clock.after(KnownServer.doNotDisturbEndReadWithin) { [weak self] in
             guard let self, self.reach != .unseen else { return }
-            self.run(self.machine.showAlertsAgain(self.alarms.list, now: self.clock.now, timeZone: self.clock.timeZone,
-                                                  soundingItself: self.isSounding))
+            self.showAlertsAgain()
         }
+    }
+
+    /// Each ringing alarm's alert as a fresh notification: what was on screen may not have been seen.
+    private func showAlertsAgain() {
+        run(machine.showAlertsAgain(alarms.list, now: clock.now, timeZone: clock.timeZone, soundingItself: isSounding))
     }
 
     /// Closes every notification, so none is left with buttons nobody answers.

@@ -27,6 +27,8 @@ enum AgentEvent {
     /// What the alerter sent the notification server for a firing has left (it answered), or
     /// `AgentRuntime.alertHeadStart` passed: the firing's other followers and its save run.
     case alertSent
+    /// The person unlocked the session while an alarm rings: its alert is shown afresh.
+    case sessionUnlocked
 }
 
 /// What the followers hear besides the alarms' changes.
@@ -39,6 +41,8 @@ enum AgentNotice {
     case notice(summary: String, body: String)
     /// How far a notification reaches the person now (told at once when known, then on each change).
     case notificationReach(NotificationReach)
+    /// The person unlocked the session while an alarm rings: show the alert afresh, in front of them.
+    case sessionUnlocked
 }
 
 /// The alarms as the runtime has them, read-only: what followers keep and read instead of

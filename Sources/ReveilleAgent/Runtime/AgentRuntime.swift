@@ -146,6 +146,8 @@ final class AgentRuntime {
             publish([])
         case .notificationReach(let reach):
             tell(.notificationReach(reach))
+        case .sessionUnlocked:
+            tell(.sessionUnlocked)
         case .alertSent:
             break // `handle` ran the rest of the firing before this
         }

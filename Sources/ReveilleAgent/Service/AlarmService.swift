@@ -21,6 +21,8 @@ final class AlarmService: AlarmFollower {
     var history: HistoryFile?
     /// Sync through CalDAV (`SyncAdd`, `SyncStatus`, `SyncRemove`).
     var sync: SyncService?
+    /// How a ringing alarm can be answered in this session, told with the wake status.
+    var answering: (@GLibActor () -> SessionAnswering)?
     /// The alarms, read-only; `nil` until the runtime loaded them.
     private var table: AlarmTable?
     /// Splits each change into what each subscriber's view of it is.
@@ -82,7 +84,7 @@ final class AlarmService: AlarmFollower {
         switch notice {
         case .missed(let record, let due, let reason): alarmMissed(record, due: due, reason: reason)
         case .buttonPressed(let record, let role): actionInvoked(on: record, button: role.rawValue)
-        case .notice, .notificationReach: break
+        case .notice, .notificationReach, .sessionUnlocked: break
         }
     }
 
@@ -243,7 +245,9 @@ final class AlarmService: AlarmFollower {
         case .wakeStatus:
             // The next alarm's time is the user's, whichever app set it.
             try requireUser(identity, to: "ask whether alarms wake the machine")
-            return [try Self.json(wakeStatus)]
+            var status = wakeStatus
+            status.answering = answering?()
+            return [try Self.json(status)]
         case .skip(let id):
             return [try Self.json(try runtime.call(.skip(id: .prefix(id)), owner: owner))]
         case .unskip(let id):

@@ -18,6 +18,8 @@ package struct WakeStatus: Codable, Equatable, Sendable {
     package var blocked: Bool?
     /// How the machine is woken; `nil` when it cannot be.
     package var mechanism: WakeMechanism?
+    /// How a ringing alarm can be answered in this session (`reveille status` shows it beside the wake-up).
+    package var answering: SessionAnswering?
 
     package init(wakes: Bool, reason: String? = nil, wakeAt: Date? = nil, alarmID: UUID? = nil, lead: TimeInterval,
                  blocked: Bool? = nil, mechanism: WakeMechanism? = nil) {

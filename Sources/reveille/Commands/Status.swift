@@ -8,10 +8,10 @@ import ReveilleTimeZone
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: L("Show the next alarm and whether it will wake the computer from suspend."),
+        abstract: L("Show the next alarm, whether it will wake the computer from suspend, and how a ringing alarm can be answered here."),
         discussion: L("Where the session may arm a kernel alarm timer (CAP_WAKE_ALARM, which systemd 254 and later give local sessions), the agent wakes the computer itself. Otherwise waking needs the wake helper (installed system-wide), logind, and polkit's io.github.reveille.set-wake-alarm (granted to the active local session). When the next alarm will not wake the computer, this says why."))
 
-    @Flag(help: ArgumentHelp(L("Print the wake status as JSON: wakes, reason, wakeAt, alarmID, lead, mechanism (alarm-timer or wake-helper).")))
+    @Flag(help: ArgumentHelp(L("Print the wake status as JSON: wakes, reason, wakeAt, alarmID, lead, mechanism (alarm-timer or wake-helper), answering (how a ringing alarm can be answered here).")))
     var json = false
 
     func run() async throws {
@@ -33,5 +33,32 @@ struct Status: AsyncParsableCommand {
         case .wakeHelper?: Output.line(L("Woken by: the wake helper, which sets the RTC wake-up when the computer suspends"))
         case nil: break
         }
+        if let answering = status.answering { Output.lines(Self.lines(answering)) }
+    }
+
+    /// How a ringing alarm can be answered in this session, and where one would be silent, in words.
+    static func lines(_ answering: SessionAnswering) -> [String] {
+        var ways: [String] = []
+        if answering.notificationButtons {
+            ways.append(L("the notification's buttons"))
+        } else if answering.notificationShown {
+            ways.append(L("the notification, whose buttons do not answer here (it says which commands do)"))
+        }
+        if answering.alertWindow { ways.append(L("the alert window")) }
+        if answering.mediaPlayer {
+            ways.append(L("media keys and headset buttons, the lock screen's media controls (GNOME 49 and later, KDE Plasma), playerctl and KDE Connect: a ringing alarm is a media player (Play/Pause snoozes, Next stops)"))
+        }
+        ways.append(L("reveille stop or reveille snooze in a terminal"))
+        var lines = [L("A ringing alarm is answered here by:")] + ways.map { "  - " + $0 }
+        if answering.lockers.isEmpty {
+            lines.append(L("Screen locker: none found on the session bus (GNOME Shell, KDE, xfce and light-locker are followed); while locked, media keys still answer where the locker lets them through"))
+        } else {
+            let state = answering.locked ? L("locked now") : L("not locked now")
+            lines.append(L("Screen locker: %@ (%@); when the session is unlocked while an alarm rings, its alert is shown afresh", answering.lockers.joined(separator: ", "), state))
+        }
+        if let locker = answering.silencingLocker {
+            lines.append(L("Warning: %@ switches to another virtual terminal when it locks, and this session then loses its sound device: an alarm that rings while the screen is locked is silent. Use a locker that locks inside the session (your desktop's own, xfce4-screensaver, xsecurelock, swaylock).", locker))
+        }
+        return lines
     }
 }

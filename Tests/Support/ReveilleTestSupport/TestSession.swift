@@ -48,7 +48,7 @@ public final class TestSession {
 
     public let directory: String
     public private(set) var environment: [String: String]
-    private var peers: [(name: String, child: Subprocess.Child)] = []
+    var peers: [(name: String, child: Subprocess.Child)] = []
     /// File systems mounted for the session, unmounted when it ends.
     private var mounts: [String] = []
     /// Services made activatable (`makeActivatable`): stopped by their bus names' owners.
@@ -768,7 +768,7 @@ public final class TestSession {
         environment.merge(extra) { $1 }
     }
 
-    private func stop(named name: String) {
+    func stop(named name: String) {
         for peer in peers where peer.name == name { peer.child.terminate() }
         peers.removeAll { $0.name == name }
     }

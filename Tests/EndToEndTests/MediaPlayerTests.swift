@@ -1,0 +1,244 @@
+import Foundation
+import Testing
+import ReveilleTestTraits
+import ReveilleCore
+import ReveilleTestSupport
+
+/// The ringing alarm as a media player (MPRIS), against real peers: playerctl (as the media keys,
+/// a sway binding and a phone use it), a recording player playing music, a stand-in screen locker.
+@Suite("Media player end to end", .waitsOnItsOwnThread)
+struct MediaPlayerTests {
+    static let player = "org.mpris.MediaPlayer2.reveille"
+
+    /// The players playerctl finds, by name.
+    func players(_ session: TestSession) throws -> [String] {
+        try session.playerctl("--list-all").stdout.split(separator: "\n").map(String.init)
+    }
+
+    @Test func playerctlFindsTheRingingAlarmSnoozesItWithPlayPauseStopsItWithNextAndFindsNothingAfter() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        #expect(try !players(session).contains("reveille"), "no player while nothing rings")
+
+        let tea = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Tea", "--snooze", "5m")
+        _ = try session.eventually(timeout: 10, "the Tea alert") { try session.alerts(titled: "Tea").first }
+        _ = try session.eventually(timeout: 10, "playerctl to list Reveille") { try players(session).contains("reveille") ? true : nil }
+        #expect(try session.playerctl("--player=reveille", "status").stdout == "Playing\n")
+        #expect(try session.playerctl("--player=reveille", "metadata", "title").stdout == "Tea\n")
+        #expect(try session.playerctl("--player=reveille", "metadata", "artist").stdout == "Play/Pause: Snooze · Next: Stop\n")
+        let track = try session.playerctl("--player=reveille", "metadata", "mpris:trackid").stdout
+        #expect(track.contains("/io/github/reveille/Alarm/"), "\(track)")
+
+        // Play/Pause presses the recoverable button: Snooze.
+        let snoozed = try session.playerctl("--player=reveille", "play-pause")
+        #expect(snoozed.status == 0, "\(snoozed.stderr)")
+        _ = try session.eventually("play-pause to snooze Tea") { try session.agentState(of: tea.id) == "countdown" ? true : nil }
+        _ = try session.eventually("the player's name to go once nothing rings") { try players(session).contains("reveille") ? nil : true }
+
+        // An alarm whose second button is custom: a key never runs it; Play/Pause stops the alarm.
+        let ran = session.directory + "/custom-button-ran"
+        let eggs = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Eggs", "--secondary", "run:/usr/bin/touch \(ran)")
+        _ = try session.eventually(timeout: 10, "playerctl to list Reveille again") { try players(session).contains("reveille") ? true : nil }
+        let artist = try session.playerctl("--player=reveille", "metadata", "artist").stdout
+        #expect(artist == "Play/Pause: Stop · Next: Stop\n", "\(artist)")
+        #expect(try session.playerctl("--player=reveille", "play-pause").status == 0)
+        _ = try session.eventually("play-pause to stop Eggs") { try session.agentState(of: eggs.id) == nil ? true : nil }
+        #expect(!FileManager.default.fileExists(atPath: ran), "the custom button did not run")
+        _ = try session.eventually("the player's name to go after the stop") { try players(session).contains("reveille") ? nil : true }
+
+        // Next stops an alarm that has Snooze.
+        let toast = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Toast")
+        _ = try session.eventually(timeout: 10, "playerctl to list Reveille for Toast") {
+            try session.playerctl("--player=reveille", "metadata", "title").stdout == "Toast\n" ? true : nil
+        }
+        #expect(try session.playerctl("--player=reveille", "next").status == 0)
+        _ = try session.eventually("next to stop Toast") { try session.agentState(of: toast.id) == nil ? true : nil }
+        _ = try session.eventually("the name to go after next") { try players(session).contains("reveille") ? nil : true }
+        #expect(try session.agentState(of: tea.id) == "countdown", "the snoozed Tea was left alone")
+    }
+
+    @Test func thePlayKeyThroughGnomeSettingsDaemonSnoozesTheAlarmNotTheMusic() throws {
+        let session = try TestSession(notifications: .gnomeShell, audio: .none)
+        try session.startGnomeMediaKeys()
+        // The music is paused; the Play key starts it once the plugin holds the keys (its grab
+        // through the shell takes a moment): a probe that the key arrives, instead of a wait.
+        try session.startMediaPlayer("music", playing: false)
+        _ = try session.eventually("the Play key to reach the music through gsd-media-keys") {
+            try session.pressKey("XF86AudioPlay")
+            // A key pressed before the grab is lost, never late.
+            return try? ReveilleTestSupport.eventually(timeout: 1, "PlayPause") { try session.mediaPlayerCalls("music").contains("PlayPause") ? true : nil }
+        }
+        if try session.playerctl("--player=music", "status").stdout != "Playing\n" { try session.playerctl("--player=music", "play") }
+        let keysToMusic = try session.mediaPlayerCalls("music").count
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake", "--snooze", "5m")
+        _ = try session.eventually(timeout: 10, "Reveille's player to appear") {
+            try session.mediaPlayerEvents("music").first { $0.event == "owner" && $0.name == Self.player && $0.owner != "" }
+        }
+        #expect(Array(try session.mediaPlayerCalls("music").dropFirst(keysToMusic)) == ["Pause"], "the music was paused first")
+
+        try session.pressKey("XF86AudioPlay")
+        _ = try session.eventually("the Play key to snooze the alarm") { try session.agentState(of: timer.id) == "countdown" ? true : nil }
+        _ = try session.eventually("the music to play again") { try session.mediaPlayerCalls("music").last == "Play" ? true : nil }
+        #expect(Array(try session.mediaPlayerCalls("music").dropFirst(keysToMusic)) == ["Pause", "Play"], "the key went to the alarm, not the music")
+    }
+
+    @Test func noOtherProgramCanPressTheRingingAlarmsButtonsOrTakeItsPlayerNameButTheUsersTools() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Mine")
+        _ = try session.eventually(timeout: 10, "playerctl to list Reveille") { try players(session).contains("reveille") ? true : nil }
+        let gdbus = try Subprocess.find("gdbus", package: "libglib2.0-bin")
+        let call = [gdbus, "call", "--session", "--dest", Self.player, "--object-path", "/org/mpris/MediaPlayer2", "--method"]
+        let next = try session.runSandboxed("org.test.Remote", call + ["org.mpris.MediaPlayer2.Player.Next"])
+        #expect(next.status != 0 && next.stderr.contains("AccessDenied"), "\(next.stdout)\(next.stderr)")
+        let read = try session.runSandboxed("org.test.Remote", call + ["org.freedesktop.DBus.Properties.Get", "org.mpris.MediaPlayer2.Player", "Metadata"])
+        #expect(read.status != 0 && !read.stdout.contains("Mine"), "\(read.stdout)\(read.stderr)")
+        #expect(try session.agentState(of: timer.id) == "alerting", "the alarm rings on")
+        // The user's own tools are held to the bounds too: the one text a caller sends is short.
+        let huge = try session.gdbusCall(destination: Self.player, path: "/org/mpris/MediaPlayer2", method: "org.mpris.MediaPlayer2.Player.OpenUri",
+                                         ["'" + String(repeating: "a", count: 5000) + "'"])
+        #expect(huge.status != 0 && huge.stderr.contains("LimitsExceeded"), "\(huge.stderr)")
+        // Nor can another program take the player's name from it while it rings: the keys stay the alarm's.
+        #expect(try session.startMediaPlayer("reveille", replacing: true) != 1, "RequestName with REPLACE_EXISTING did not take the name")
+        #expect(try session.ownerPID(of: Self.player) == session.agent?.pid)
+        // The same call from the user's own tools stops it.
+        let mine = try session.gdbusCall(destination: Self.player, path: "/org/mpris/MediaPlayer2", method: "org.mpris.MediaPlayer2.Player.Next", [])
+        #expect(mine.status == 0, "\(mine.stderr)")
+        _ = try session.eventually("Next to stop the alarm") { try session.agentState(of: timer.id) == nil ? true : nil }
+    }
+
+    @Test func musicThatPlaysIsPausedBeforeThePlayerAppearsAndPlaysAgainAfter() throws {
+        let session = try TestSession(audio: .none)
+        try session.startMediaPlayer("music")
+        try session.startMediaPlayer("radio", canPause: false)
+        try session.startMediaPlayer("podcast", playing: false)
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake")
+        _ = try session.eventually(timeout: 10, "the music to be paused") { try session.mediaPlayerCalls("music") == ["Pause"] ? true : nil }
+        _ = try session.eventually("the radio, which cannot pause, to be stopped") { try session.mediaPlayerCalls("radio") == ["Stop"] ? true : nil }
+        // The media keys go to a new player only when none plays: the music was quiet first.
+        let taken = try session.eventually("Reveille's player name to be taken") {
+            try session.mediaPlayerEvents("music").first { $0.event == "owner" && $0.name == Self.player && $0.owner != "" }
+        }
+        let paused = try #require(try session.mediaPlayerEvents("music").first { $0.method == "Pause" })
+        #expect(paused.time <= taken.time, "paused at \(paused.time), the name taken at \(taken.time)")
+
+        try session.cli("stop", timer.id)
+        _ = try session.eventually("the music to play again") { try session.mediaPlayerCalls("music") == ["Pause", "Play"] ? true : nil }
+        _ = try session.eventually("the radio to play again") { try session.mediaPlayerCalls("radio") == ["Stop", "Play"] ? true : nil }
+        _ = try session.eventually("the player's name to go") {
+            try session.mediaPlayerEvents("music").first { $0.event == "owner" && $0.name == Self.player && $0.owner == "" }
+        }
+        #expect(try session.mediaPlayerCalls("podcast").isEmpty, "a paused player is left alone, before and after")
+
+        // A player that left while the alarm rang is forgotten, not an error.
+        let second = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Again")
+        _ = try session.eventually(timeout: 10, "the music to be paused again") { try session.mediaPlayerCalls("music").count == 3 ? true : nil }
+        try session.stopMediaPlayer("music")
+        try session.cli("stop", second.id)
+        try session.waitForAgentLog("has gone; nothing to play again")
+        #expect(try session.agentState(of: second.id) == nil)
+    }
+
+    @Test func theSettingLeavesTheMusicPlaying() throws {
+        let session = try TestSession(audio: .none)
+        try FileManager.default.createDirectory(atPath: session.directory + "/config/reveille", withIntermediateDirectories: true)
+        try Data(#"{"pauseMediaPlayers": false}"#.utf8).write(to: URL(fileURLWithPath: session.directory + "/config/reveille/settings.json"))
+        try session.startMediaPlayer("music")
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake")
+        _ = try session.eventually(timeout: 10, "Reveille's player to appear") {
+            try session.mediaPlayerEvents("music").first { $0.event == "owner" && $0.name == Self.player && $0.owner != "" }
+        }
+        try session.cli("stop", timer.id)
+        _ = try session.eventually("the player's name to go") {
+            try session.mediaPlayerEvents("music").first { $0.event == "owner" && $0.name == Self.player && $0.owner == "" }
+        }
+        #expect(try session.mediaPlayerCalls("music").isEmpty, "the music was neither paused nor played")
+    }
+
+    @Test(arguments: [TestSession.ScreenLocker.gnome, .freedesktop])
+    func anUnlockWhileItRingsShowsTheAlertAfresh(locker: TestSession.ScreenLocker) throws {
+        let session = try TestSession(audio: .none)
+        try session.startScreenLocker(locker, locked: true)
+        try session.startAgent()
+        try session.waitForAgentLog("the session is locked (\(locker.busName))")
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake")
+        let first = try session.eventually(timeout: 10, "the Wake alert") { try session.alerts(titled: "Wake").first }
+
+        let unlocked = Date().timeIntervalSince1970
+        try session.setScreenLocked(locker, false)
+        let fresh = try session.eventually("a fresh alert after the unlock") { try session.alerts(titled: "Wake").first { $0.time >= unlocked } }
+        #expect(fresh.id != first.id, "a new notification, not the old one updated in place")
+        _ = try session.eventually("the alert from before the unlock to be closed") { try session.events.first { $0.event == "closed" && $0.id == first.id } }
+        #expect(try session.agentState(of: timer.id) == "alerting")
+
+        // An unlock with nothing ringing shows nothing.
+        try session.cli("stop", timer.id)
+        try session.setScreenLocked(locker, true)
+        try session.setScreenLocked(locker, false)
+        try session.waitForAgentLog("the session is unlocked", count: 2)
+        #expect(try session.alerts(titled: "Wake").count == 2)
+    }
+
+    @Test func logindsLockedHintIsFollowedToo() throws {
+        let session = try TestSession(audio: .none, system: .wake(polkitAllows: false, helper: false))
+        let display = try session.addLogindDisplaySession()
+        try session.setLockedHint(display, true)
+        try session.startAgent()
+        try session.waitForAgentLog("the session is locked (org.freedesktop.login1)")
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Hint")
+        let first = try session.eventually(timeout: 10, "the Hint alert") { try session.alerts(titled: "Hint").first }
+        try session.setLockedHint(display, false)
+        let fresh = try session.eventually("a fresh alert after the unlock") { try session.alerts(titled: "Hint").first { $0.id != first.id } }
+        #expect(fresh.time > first.time)
+    }
+
+    @Test func anUnlockWhileItRingsOpensTheAlertWindowAfresh() throws {
+        let session = try TestSession(audio: .none)
+        try session.startDisplay()
+        try FileManager.default.createDirectory(atPath: session.directory + "/config/reveille", withIntermediateDirectories: true)
+        try #"{"alertWindow": "always"}"#.write(toFile: session.directory + "/config/reveille/settings.json", atomically: true, encoding: .utf8)
+        try session.startScreenLocker(.gnome, locked: true)
+        try session.startAgent()
+        try session.waitForAgentLog("the session is locked")
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Window")
+        _ = try session.eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Window").first }
+
+        try session.setScreenLocked(.gnome, false)
+        try session.waitForAgentLog("opened the alert window of", count: 2)
+        // The window's process, as the agent logged each (X may give the new window the old one's id).
+        let log = try String(contentsOfFile: session.agentLog, encoding: .utf8)
+        let processes = log.matches(of: /opened the alert window of \S+ \(pid (\d+)\)/).compactMap { Int32($0.1) }
+        #expect(processes.count == 2 && processes[0] != processes[1], "\(processes)")
+        _ = try session.eventually(timeout: 60, "the old window's process gone, one window on screen, the new one's") {
+            let oldGone = kill(processes[0], 0) != 0 && errno == ESRCH
+            let onScreen = try session.windows(titled: "Window").count
+            return oldGone && kill(processes[1], 0) == 0 && onScreen == 1 ? true : nil
+        }
+    }
+
+    @Test func statusSaysHowARingingAlarmIsAnsweredAndWarnsOfALockerThatSilencesIt() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let plain = try session.cli("status")
+        #expect(plain.stdout.contains("A ringing alarm is answered here by:\n  - the notification's buttons\n"), "\(plain.stdout)")
+        #expect(plain.stdout.contains("media keys and headset buttons"), "\(plain.stdout)")
+        #expect(plain.stdout.contains("Screen locker: none found"), "\(plain.stdout)")
+        #expect(!plain.stdout.contains("Warning"), "\(plain.stdout)")
+
+        try session.startScreenLocker(.lightLocker, locked: false)
+        try session.waitForAgentLog("the screen locker is light-locker")
+        let warned = try session.cli("status")
+        #expect(warned.stdout.contains("Screen locker: light-locker (not locked now)"), "\(warned.stdout)")
+        #expect(warned.stdout.contains("Warning: light-locker switches to another virtual terminal"), "\(warned.stdout)")
+        struct Status: Decodable {
+            struct Answering: Decodable { var notificationButtons: Bool; var mediaPlayer: Bool; var lockers: [String]; var silencingLocker: String? }
+            var answering: Answering?
+        }
+        let json = try session.cliJSON(Status.self, "status")
+        #expect(json.answering?.silencingLocker == "light-locker" && json.answering?.lockers == ["light-locker"])
+        #expect(json.answering?.notificationButtons == true && json.answering?.mediaPlayer == true)
+    }
+}
