@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import ReveilleBus
 import ReveilleCore
+import ReveilleSystem
 
 /// Follows whether the session is locked (`SessionLock`'s rules) through the lockers on the
 /// session bus, and when the person unlocks it, has whatever rings shown afresh: a locked
@@ -121,7 +122,7 @@ final class LockWatch: AlarmFollower {
                     timeoutMilliseconds: 5000, autoStart: false) { [weak self] result in
             guard let self, case .success(let values) = result,
                   let user = values.first?.array?.lazy.compactMap({ entry -> String? in
-                      guard case .tuple(let fields) = entry, fields.count == 3, fields[0].int64 == Int64(getuid()) else { return nil }
+                      guard case .tuple(let fields) = entry, fields.count == 3, fields[0].int64 == Int64(CurrentProcess.userID) else { return nil }
                       return fields[2].string
                   }).first else { return }
             self.property(owner, user, "org.freedesktop.login1.User", "Display") { display in
