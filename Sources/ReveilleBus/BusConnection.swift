@@ -248,6 +248,9 @@ package final class BusConnection {
     }
 
     /// Set by the connection's `ExportGate`: from then on `register` refuses, and only the gate exports.
+    /// This connection's unique name on the bus (`:1.42`).
+    package var uniqueName: String { g_dbus_connection_get_unique_name(connection).map { String(cString: $0) } ?? "" }
+
     var isGated = false
 
     nonisolated static func unknownProperty(_ name: String, in interface: String) -> BusError {
@@ -255,9 +258,10 @@ package final class BusConnection {
     }
 
     /// `register`'s work, for the gate too: `properties` hears the caller's unique name and
-    /// answers a value or the error to return.
+    /// answers a value or the error to return; `propertyAnswered` hears the size of each answer.
     func registerObject(path: String, introspectionXML: String, maximumArgumentBytes: Int,
                         properties: (@GLibActor (_ sender: String, _ interface: String, _ name: String) -> Result<Variant, BusError>)?,
+                        propertyAnswered: (@GLibActor (_ sender: String, _ bytes: Int) -> Void)? = nil,
                         handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) -> [UInt32] {
         var error: UnsafeMutablePointer<GError>?
         guard let node = g_dbus_node_info_new_for_xml(introspectionXML, &error) else { throw BusError(consuming: error) }
@@ -267,25 +271,29 @@ package final class BusConnection {
         while let interface = node.pointee.interfaces[index] {
             var vtable = GDBusInterfaceVTable()
             vtable.method_call = { _, sender, _, interface, method, parameters, invocation, userData in
-                let (handler, limit, _) = CallbackBox<Registration>.from(userData)
+                let (handler, limit, _, _) = CallbackBox<Registration>.from(userData)
                 let call = MethodCall(invocation: invocation!, sender: sender.map { String(cString: $0) } ?? "",
                                       interface: interface.map { String(cString: $0) } ?? "",
                                       method: method.map { String(cString: $0) } ?? "", parameters: parameters, limit: limit)
                 GLibActor.assumeIsolated { handler(call) }
             }
             vtable.get_property = { _, sender, _, interface, name, error, userData in
-                let (_, _, properties) = CallbackBox<Registration>.from(userData)
+                let (_, _, properties, answered) = CallbackBox<Registration>.from(userData)
                 let sender = sender.map { String(cString: $0) } ?? ""
                 let interface = interface.map { String(cString: $0) } ?? "", name = name.map { String(cString: $0) } ?? ""
                 let answer = GLibActor.assumeIsolated { properties?(sender, interface, name) } ?? .failure(BusConnection.unknownProperty(name, in: interface))
                 switch answer {
-                case .success(let value): return value.makeGVariant()
+                case .success(let value):
+                    let variant = value.makeGVariant()
+                    GLibActor.assumeIsolated { answered?(sender, Int(g_variant_get_size(variant))) }
+                    return variant
                 case .failure(let refusal):
+                    GLibActor.assumeIsolated { answered?(sender, refusal.name.utf8.count + refusal.message.utf8.count) }
                     g_propagate_error(error, g_dbus_error_new_for_dbus_error(refusal.name, refusal.message))
                     return nil
                 }
             }
-            let box = CallbackBox((handler, maximumArgumentBytes, properties) as Registration)
+            let box = CallbackBox((handler, maximumArgumentBytes, properties, propertyAnswered) as Registration)
             let registration = g_dbus_connection_register_object(connection, path, interface, &vtable, box.retainedPointer,
                                                                  releaseCallbackBox, &error)
             guard registration != 0 else {
@@ -305,7 +313,8 @@ package final class BusConnection {
 
     /// What `register` keeps for GDBus's callbacks: the method handler, the argument limit and the property getter.
     private typealias Registration = ((@GLibActor (MethodCall) -> Void), Int,
-                                      (@GLibActor (String, String, String) -> Result<Variant, BusError>)?)
+                                      (@GLibActor (String, String, String) -> Result<Variant, BusError>)?,
+                                      (@GLibActor (String, Int) -> Void)?)
 
     /// What happened to a requested bus name.
     package enum NameEvent: Sendable {

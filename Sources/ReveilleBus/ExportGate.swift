@@ -38,6 +38,8 @@ package final class ExportGate {
     /// Calls of one client that wait for its budget to refill: a client that calls one at a time
     /// is slowed, never refused; past these, calls are refused at once.
     package static let maximumWaitingCalls = 8
+    /// Calls of all clients together that wait: however many connections call, what waits is bounded.
+    package static let maximumWaitingCallsInAll = 256
 
     /// The connection the objects are exported on.
     package let bus: BusConnection
@@ -48,11 +50,18 @@ package final class ExportGate {
     private var everyone = ClientBudget(limits: ExportGate.allClientsLimits, now: ExportGate.now)
     /// Calls that wait for their client's budget, in order, by client.
     private var waiting: [String: [Waiting]] = [:]
+    private var waitingInAll = 0
     private struct Waiting {
         let call: MethodCall
         let audience: Audience
+        /// A call that answers a ringing alarm (Stop, Snooze, a menu's or a media key's press):
+        /// it waits for its own client's budget only, never for what all clients together used,
+        /// so a flood from many connections cannot hold the person's Stop back.
+        let answers: Bool
         let handler: @GLibActor (MethodCall) -> Void
     }
+    /// The `NameOwnerChanged` subscription that forgets a client once it left the bus.
+    private var departures: UInt32 = 0
 
     /// Takes over exporting on `bus`. `identify` says who a caller of a method (or property) is,
     /// or the error to refuse it with when that cannot be told (the agent fails closed).
@@ -62,13 +71,37 @@ package final class ExportGate {
         self.limits = limits
         self.identify = identify
         bus.isGated = true
+        // A client that left owes nothing and reads nothing more: its budget and the calls it
+        // left waiting go (each `reveille` run is a new connection; kept, they would only grow).
+        departures = bus.subscribe(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", name: "NameOwnerChanged",
+                                   path: "/org/freedesktop/DBus") { [weak self] signal in
+            let names = signal.arguments.map { $0.string ?? "" }
+            guard names.count == 3, names[0].hasPrefix(":"), names[2].isEmpty else { return }
+            self?.forget(names[0])
+        }
+    }
+
+    isolated deinit { bus.unsubscribe(departures) }
+
+    /// How many clients the gate keeps a budget for: those that called and are still on the bus.
+    package var clientCount: Int { budgets.count }
+
+    /// Forgets `client`, which left the bus; its waiting calls are dropped unanswered (no one reads them).
+    private func forget(_ client: String) {
+        budgets[client] = nil
+        for call in waiting.removeValue(forKey: client) ?? [] {
+            waitingInAll -= 1
+            call.call.drop()
+        }
     }
 
     /// Exports the interfaces of `introspectionXML` at `path` for `audience`. A call reaches
     /// `handler` only once the caller is admitted; its arguments are converted only within
     /// `maximumArgumentBytes` (`MethodCall.isOversized`). `properties` answers property reads
     /// the same way (`nil`: no such property). Returns the registrations for `unexport`.
+    /// `answering`: the methods that answer a ringing alarm (`Waiting.answers`).
     package func export(path: String, introspectionXML: String, audience: Audience, maximumArgumentBytes: Int,
+                        answering: Set<String> = [],
                         properties: (@GLibActor (_ interface: String, _ name: String) -> Variant?)? = nil,
                         handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) -> [UInt32] {
         let registrations = try bus.registerObject(
@@ -79,9 +112,10 @@ package final class ExportGate {
                     properties?(interface, name).map { .success($0) } ?? .failure(BusConnection.unknownProperty(name, in: interface))
                 }
             },
+            propertyAnswered: { [weak self] sender, bytes in self?.replied(bytes, to: sender) },
             handler: { [weak self] call in
                 guard let self else { return call.fail(name: Self.gone.name, message: Self.gone.message) }
-                self.arrive(Waiting(call: call, audience: audience, handler: handler))
+                self.arrive(Waiting(call: call, audience: audience, answers: answering.contains(call.method), handler: handler))
             })
         return registrations
     }
@@ -95,38 +129,41 @@ package final class ExportGate {
     /// refill; past `maximumWaitingCalls` waiting it is refused.
     private func arrive(_ next: Waiting) {
         let sender = next.call.sender
-        if waiting[sender] == nil, busy(sender) == nil { return serve(next) }
-        guard (waiting[sender]?.count ?? 0) < Self.maximumWaitingCalls else {
-            let error = Self.error(.busy(seconds: busy(sender) ?? 0))
+        if waiting[sender] == nil, busy(sender, sharing: !next.answers) == nil { return serve(next) }
+        guard (waiting[sender]?.count ?? 0) < Self.maximumWaitingCalls, waitingInAll < Self.maximumWaitingCallsInAll else {
+            let error = Self.error(.busy(seconds: busy(sender, sharing: !next.answers) ?? 0))
             return next.call.fail(name: error.name, message: error.message)
         }
         let first = waiting[sender] == nil
         waiting[sender, default: []].append(next)
+        waitingInAll += 1
         if first { wake(sender) }
     }
 
     /// Serves the calls waiting for `sender` while its budget allows, and waits again when not.
     private func drain(_ sender: String) {
         while let queue = waiting[sender], let next = queue.first {
-            if busy(sender) != nil { return wake(sender) }
+            if busy(sender, sharing: !next.answers) != nil { return wake(sender) }
             waiting[sender] = queue.count == 1 ? nil : Array(queue.dropFirst())
+            waitingInAll -= 1
             serve(next)
         }
     }
 
     private func wake(_ sender: String) {
-        let milliseconds = UInt32(min(60_000, ((busy(sender) ?? 0) * 1000).rounded(.up))) + 1
+        let sharing = !(waiting[sender]?.first?.answers ?? false)
+        let milliseconds = UInt32(min(60_000, ((busy(sender, sharing: sharing) ?? 0) * 1000).rounded(.up))) + 1
         MainLoopSources.after(milliseconds: milliseconds) { [weak self] in self?.drain(sender) }
     }
 
-    /// The seconds before `sender` may be served again, when it, or all clients together, used
-    /// their share of the loop.
-    private func busy(_ sender: String) -> Double? {
+    /// The seconds before `sender` may be served again, when it, or (`sharing`) all clients
+    /// together, used their share of the loop.
+    private func busy(_ sender: String, sharing: Bool) -> Double? {
         let now = Self.now
         var budget = budgets[sender] ?? ClientBudget(limits: limits, now: now)
         defer { budgets[sender] = budget }
         let own: Double? = if case .busy(let seconds) = budget.admit(now: now) { seconds } else { nil }
-        let all: Double? = if case .busy(let seconds) = everyone.admit(now: now) { seconds } else { nil }
+        let all: Double? = if sharing, case .busy(let seconds) = everyone.admit(now: now) { seconds } else { nil }
         guard own != nil || all != nil else { return nil }
         return max(own ?? 0, all ?? 0)
     }

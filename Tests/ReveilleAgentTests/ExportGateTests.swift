@@ -101,4 +101,27 @@ struct ExportGateConnectionTests {
             bus.unregister(before)
         }.value
     }
+
+    /// Each `reveille` run, alert window or media-key press is a connection of its own: once it
+    /// left the bus, the gate keeps nothing of it (its budget had stayed for the agent's lifetime,
+    /// and the table's sweep grew with every client ever seen).
+    @Test func aClientThatLeftTheBusIsForgotten() async throws {
+        let session = try TestSession(audio: .none)
+        let bus = try BusConnection.connect(address: try #require(session.environment["DBUS_SESSION_BUS_ADDRESS"]))
+        let (gate, name) = try await Task { @GLibActor in
+            let gate = ExportGate(bus: bus) { _, _ in .success(.user) }
+            _ = try gate.export(path: "/Through", introspectionXML: Self.xml, audience: .user, maximumArgumentBytes: 1024) { $0.reply() }
+            return (gate, bus.uniqueName)
+        }.value
+        for _ in 0..<5 {
+            let knock = try session.gdbusCall(destination: name, path: "/Through", method: "org.test.Door.Knock", [])
+            #expect(knock.status == 0, "\(knock.stderr)")
+        }
+        var left = await Task { @GLibActor in gate.clientCount }.value
+        for _ in 0..<200 where left > 0 {
+            try await Task.sleep(for: .milliseconds(25))
+            left = await Task { @GLibActor in gate.clientCount }.value
+        }
+        #expect(left == 0, "five callers came and went; the gate still keeps \(left)")
+    }
 }

@@ -60,7 +60,7 @@ final class PanelItem: AlarmFollower {
             call.reply()
         }
         registrations += try gate.export(path: PanelInterfaces.menuPath, introspectionXML: PanelInterfaces.menuXML, audience: .user,
-                                          maximumArgumentBytes: PanelInterfaces.maximumCallBytes,
+                                          maximumArgumentBytes: PanelInterfaces.maximumCallBytes, answering: ["Event", "EventGroup"],
                                           properties: { _, name in Self.menuProperty(name) }) { [unowned self] call in self.handleMenu(call) }
         watcherWatch = bus.watchName(PanelInterfaces.watcherName) { [weak self] owner in self?.watcherChanged(owner) }
     }

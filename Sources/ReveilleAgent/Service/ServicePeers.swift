@@ -16,7 +16,8 @@ extension ExportGate: ServiceBus {
     /// Every identified caller reaches the service, which answers each with its own view.
     func exportAgent(_ handler: @escaping @GLibActor (any IncomingCall) -> Void) throws(BusError) {
         _ = try export(path: AgentInterface.objectPath, introspectionXML: AgentInterface.introspectionXML, audience: .everyone,
-                       maximumArgumentBytes: WireLimits.callBytes) { call in handler(call) }
+                       maximumArgumentBytes: WireLimits.callBytes,
+                       answering: ["Stop", "Countdown", "Snooze", "PressButton"]) { call in handler(call) }
     }
 
     func emit(_ signal: String, to names: [String], _ arguments: [Variant]) -> [(destination: String, error: BusError)] {
