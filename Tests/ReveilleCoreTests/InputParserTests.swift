@@ -41,6 +41,13 @@ struct InputParserTests {
         }
     }
 
+    /// A hundred thousand dashes are refused at once, as any text that is no length (they had
+    /// been read by recursion, a dash at a time: quadratic, and deep enough to end the stack).
+    @Test func aRunOfDashesIsRefusedInOneStep() {
+        let dashes = String(repeating: "-", count: 100_000) + "5m"
+        #expect(throws: InputError.self) { try InputParser.duration(dashes) }
+    }
+
     /// `reveille timer 90` reads seconds, as `sleep 90` does; a duration reads as one.
     @Test(arguments: [("90", 90.0), (" 90 ", 90), ("5m", 300), ("1h30", 5400)])
     func timerLengths(_ text: String, _ seconds: Double) throws {

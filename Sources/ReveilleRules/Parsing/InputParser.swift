@@ -54,7 +54,8 @@ package enum InputParser {
         let error = InputError(text: text, expected: .duration, accepted: .durations)
         let trimmed = text.trimmed().lowercased()
         // `-5m`: a length below zero is refused as one, not as text that could not be read.
-        if trimmed.hasPrefix("-"), (try? duration(String(trimmed.dropFirst()))) != nil {
+        // One minus only: a run of them is not read (it had recursed once a dash, quadratic).
+        if trimmed.hasPrefix("-"), !trimmed.dropFirst().hasPrefix("-"), (try? duration(String(trimmed.dropFirst()))) != nil {
             throw InputError(text: text, expected: .durationLongerThanZero, accepted: .durations)
         }
         var seconds: Double
