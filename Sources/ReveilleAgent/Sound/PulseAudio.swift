@@ -19,6 +19,8 @@ final class PulseAudio {
     /// Our alarm streams' sink inputs and the volume each must keep, by sink-input index.
     private var audibleInputs: [UInt32: Double] = [:]
     private var subscribed = false
+    /// The events asked of the server (`pa_subscription_mask_t`'s bits).
+    private var subscribedMask: UInt32 = 0
     /// Hears a sink input of ours that was found muted or turned down, and by how much.
     var onBreakthrough: (@GLibActor (_ muted: Bool, _ volume: Double) -> Void)?
 
@@ -98,6 +100,7 @@ final class PulseAudio {
         }
         context = nil
         subscribed = false
+        subscribedMask = 0
         audibleInputs = [:]
         outputs = []
     }
@@ -129,9 +132,15 @@ final class PulseAudio {
         checkAudible(index)
     }
 
-    /// Hears sink inputs change (to keep ours audible) and sinks come and go (`outputs`).
+    /// Hears sinks come and go (`outputs`), and sink inputs change while one of ours is to be
+    /// kept audible: only then, so that an idle agent is not woken by every other program's sound.
     private func subscribe() {
-        guard let context, !subscribed else { return }
+        guard let context else { return }
+        let mask = PA_SUBSCRIPTION_MASK_SINK.rawValue | (audibleInputs.isEmpty ? 0 : PA_SUBSCRIPTION_MASK_SINK_INPUT.rawValue)
+        guard mask != subscribedMask else { return }
+        subscribedMask = mask
+        if let operation = pa_context_subscribe(context, pa_subscription_mask_t(rawValue: mask), nil, nil) { pa_operation_unref(operation) }
+        guard !subscribed else { return }
         subscribed = true
         pa_context_set_subscribe_callback(context, { _, event, index, userData in
             let pulse = Unmanaged<PulseAudio>.fromOpaque(userData!).takeUnretainedValue()
@@ -141,12 +150,15 @@ final class PulseAudio {
                 if facility == PA_SUBSCRIPTION_EVENT_SINK.rawValue, type != PA_SUBSCRIPTION_EVENT_CHANGE.rawValue {
                     pulse.listOutputs()
                 } else if facility == PA_SUBSCRIPTION_EVENT_SINK_INPUT.rawValue {
-                    if type == PA_SUBSCRIPTION_EVENT_REMOVE.rawValue { pulse.audibleInputs[index] = nil } else { pulse.checkAudible(index) }
+                    if type == PA_SUBSCRIPTION_EVENT_REMOVE.rawValue {
+                        pulse.audibleInputs[index] = nil
+                        pulse.subscribe()
+                    } else {
+                        pulse.checkAudible(index)
+                    }
                 }
             }
         }, Unmanaged.passUnretained(self).toOpaque())
-        let mask = pa_subscription_mask_t(rawValue: PA_SUBSCRIPTION_MASK_SINK_INPUT.rawValue | PA_SUBSCRIPTION_MASK_SINK.rawValue)
-        if let operation = pa_context_subscribe(context, mask, nil, nil) { pa_operation_unref(operation) }
     }
 
     /// Lists the sinks into `outputs` (`pa_context_get_sink_info_list`).
