@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
@@ -145,13 +146,23 @@ final class LockWatch: AlarmFollower {
         }
     }
 
+    /// When an unlock last showed the ringing alarms afresh (monotonic nanoseconds).
+    private var lastShownAfresh: UInt64?
+
     private func heard(_ change: SessionLock.Change?, from name: String) {
         switch change {
         case .locked?:
             logger.info("the session is locked (\(name))")
         case .unlocked?:
-            logger.info("the session is unlocked (\(name))\(ringing.isEmpty ? "" : ": the ringing alarms are shown afresh")")
-            if !ringing.isEmpty { runtime?.receive(.sessionUnlocked) }
+            // At most one showing afresh every 5 s: whoever owns a screen saver's name can toggle
+            // it, and each showing sends every alert again and opens its windows anew.
+            let now = DispatchTime.now().uptimeNanoseconds
+            let again = !ringing.isEmpty && lastShownAfresh.map { now &- $0 >= 5_000_000_000 } ?? true
+            logger.info("the session is unlocked (\(name))\(ringing.isEmpty ? "" : again ? ": the ringing alarms are shown afresh" : ": shown afresh less than 5 s ago")")
+            if again {
+                lastShownAfresh = now
+                runtime?.receive(.sessionUnlocked)
+            }
         case .none?, nil:
             break
         }
