@@ -14,7 +14,7 @@ struct Sounds: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let sounds = try await AgentConnection.perform { client throws(AlarmError) in try await client.sounds() }
+        let sounds = try await AgentConnection.perform { client throws(AlarmError) in try client.sounds() }
         if json { return try Output.json(sounds) }
         let header = [L("NAME"), L("SOURCE"), L("FILE")]
         let alarms = sounds.filter(\.suitedForAlarms), others = sounds.filter { !$0.suitedForAlarms }
@@ -44,7 +44,7 @@ struct Play: AsyncParsableCommand {
         case .default: "default"
         case .named(let text): text
         }
-        let path = try await AgentConnection.perform { client throws(AlarmError) in try await client.playSound(name, seconds: seconds) }
+        let path = try await AgentConnection.perform { client throws(AlarmError) in try client.playSound(name, seconds: seconds) }
         Output.line(L("Playing %@ for %@.", path, AlarmSummary.length(min(seconds, 60))))
     }
 }
