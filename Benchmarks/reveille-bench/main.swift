@@ -47,7 +47,7 @@ func scheduleMany(_ count: Int, address: String) throws -> Double {
         let configuration = #"{"schedule":{"fixed":"\#(far)"},"presentation":{"alert":{"title":"large-\#(index)"}}}"#
         _ = try bus.callSync(destination: AgentInterface.busName, path: AgentInterface.objectPath,
                              interface: AgentInterface.interface, method: "Schedule",
-                             arguments: [.string(""), .string(configuration), .vardict([:])], timeoutMilliseconds: 60_000)
+                             arguments: [.string(""), .string(configuration), .vardict([:])], timeoutMilliseconds: 60_000, autoStart: false)
     }
     return Date().timeIntervalSince(start)
 }
@@ -62,7 +62,7 @@ func timeListPages(runs: Int, address: String) throws -> Double {
         repeat {
             let reply = try bus.callSync(destination: AgentInterface.busName, path: AgentInterface.objectPath,
                                          interface: AgentInterface.interface, method: "ListPage",
-                                         arguments: [.string(after), .uint32(0)], timeoutMilliseconds: 60_000)
+                                         arguments: [.string(after), .uint32(0)], timeoutMilliseconds: 60_000, autoStart: false)
             after = reply.dropFirst().first?.string ?? ""
         } while !after.isEmpty
     }
@@ -75,7 +75,7 @@ func subscribe(_ count: Int, address: String) throws -> [BusConnection] {
     try (0..<count).map { _ in
         let bus = try BusConnection.connect(address: address)
         _ = try bus.callSync(destination: AgentInterface.busName, path: AgentInterface.objectPath,
-                             interface: AgentInterface.interface, method: "Subscribe", arguments: [], timeoutMilliseconds: 60_000)
+                             interface: AgentInterface.interface, method: "Subscribe", arguments: [], timeoutMilliseconds: 60_000, autoStart: false)
         return bus
     }
 }
@@ -85,13 +85,13 @@ func subscribe(_ count: Int, address: String) throws -> [BusConnection] {
 func cancelMany(_ count: Int, address: String) throws -> Double {
     let bus = try BusConnection.connect(address: address)
     let list = try bus.callSync(destination: AgentInterface.busName, path: AgentInterface.objectPath,
-                                interface: AgentInterface.interface, method: "List", arguments: [], timeoutMilliseconds: 60_000)
+                                interface: AgentInterface.interface, method: "List", arguments: [], timeoutMilliseconds: 60_000, autoStart: false)
     let ids = try JSONLines.decode([AlarmListing].self, from: Data((list.first?.string ?? "[]").utf8), inParallel: PosixThread.runAll).prefix(count).map(\.id)
     let start = Date()
     for id in ids {
         _ = try bus.callSync(destination: AgentInterface.busName, path: AgentInterface.objectPath,
                              interface: AgentInterface.interface, method: "Cancel",
-                             arguments: [.string(id.uuidString)], timeoutMilliseconds: 60_000)
+                             arguments: [.string(id.uuidString)], timeoutMilliseconds: 60_000, autoStart: false)
     }
     return Date().timeIntervalSince(start)
 }
@@ -109,7 +109,7 @@ func timeAgentStart(_ session: TestSession) throws -> (milliseconds: Double, age
         do {
             _ = try bus.callSync(destination: AgentInterface.busName, path: AgentInterface.objectPath,
                                  interface: AgentInterface.interface, method: "Get",
-                                 arguments: [.string("00000000")], timeoutMilliseconds: 10_000)
+                                 arguments: [.string("00000000")], timeoutMilliseconds: 10_000, autoStart: false)
             throw Subprocess.Failure("Get of id 00000000 found an alarm")
         } catch let error as BusError where error.name.hasPrefix(AgentInterface.errorPrefix) {
             return (Date().timeIntervalSince(start) * 1000, agent)

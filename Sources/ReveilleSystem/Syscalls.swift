@@ -86,6 +86,12 @@ package extension FilePath {
         _ = try retryingInterrupts { Glibc.rename(string, destination.string) }
     }
 
+    /// `link(2)`: `destination` becomes a second name of this file; never over an existing
+    /// name (`.fileExists`), atomically.
+    func link(to destination: FilePath) throws(Errno) {
+        _ = try retryingInterrupts { Glibc.link(string, destination.string) }
+    }
+
     /// `chmod(2)`.
     func setPermissions(_ permissions: FilePermissions) throws(Errno) {
         _ = try retryingInterrupts { chmod(string, permissions.rawValue) }
