@@ -144,6 +144,19 @@ func residentMiB(_ pid: Int32, _ field: String = "VmRSS") -> Double {
     return Double(line.split(separator: " ").dropFirst().first ?? "0").map { $0 / 1024 } ?? 0
 }
 
+/// What `pid`'s memory costs the machine, in MiB (/proc/PID/smaps_rollup): its private dirty
+/// pages, which only it holds and no file backs, and its proportional set size (each page shared
+/// with other processes counted by its share). The memory goal; RSS also counts clean pages of
+/// files (code) that the kernel reclaims by itself under pressure.
+func privateDirtyAndProportionalMiB(_ pid: Int32) -> (privateDirty: Double, proportional: Double) {
+    let rollup = String(decoding: FileHandle(forReadingAtPath: "/proc/\(pid)/smaps_rollup")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+    func field(_ name: String) -> Double {
+        let line = rollup.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
+        return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Double($0) }.map { $0 / 1024 } ?? 0
+    }
+    return (field("Private_Dirty"), field("Pss"))
+}
+
 /// Resident memory of `pid` by where its pages come from (/proc/PID/smaps), in MiB: the
 /// executable's own file, the shared libraries' files, and anonymous memory (heap, stacks, data written).
 func residentBreakdown(_ pid: Int32) -> (executable: Double, libraries: Double, anonymous: Double) {
@@ -319,6 +332,7 @@ do {
     let idleWakeups = wakeups(from: switchesBefore, to: contextSwitches(agent))
     let rss = residentMiB(agent)
     let rssSources = residentBreakdown(agent)
+    let (privateDirty, proportional) = privateDirtyAndProportionalMiB(agent)
     // The floor: a Swift program on the same runtime, Foundation and GLib, serving D-Bus and idle.
     let server = try session.ownerPID(of: "org.freedesktop.Notifications")
     let serverRSS = server.map { residentMiB($0) } ?? 0
@@ -379,6 +393,8 @@ do {
         ("  one thread hop (bare with a hop / bare), p50, p99", String(format: "%.2f×", percentile(hopSorted, 0.5) / percentile(bareSorted, 0.5)), "",
          String(format: "%.2f× at p99", percentile(hopSorted, 0.99) / percentile(bareSorted, 0.99))),
         ("agent wakeups in \(Int(idleSeconds)) s idle, \(idleAlarms) alarms", "\(idleWakeups)", "0", ""),
+        ("agent private dirty memory idle with \(idleAlarms) alarms (MiB)", String(format: "%.1f", privateDirty), "", ""),
+        ("agent PSS idle with \(idleAlarms) alarms (MiB)", String(format: "%.1f", proportional), "", ""),
         ("agent RSS idle with \(idleAlarms) alarms (MiB)", String(format: "%.1f", rss), "≤ 20",
          String(format: "Swift server %.1f MiB", serverRSS)),
         ("  its executable's pages (MiB)", String(format: "%.1f", rssSources.executable), "", ""),
