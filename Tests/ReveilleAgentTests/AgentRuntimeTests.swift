@@ -212,7 +212,7 @@ final class AgentRuntimeTests {
         do {
             let zone = LocalTimeZone(localtimePath: "/etc/localtime", environment: ["TZ": "UTC"])
             let other = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"),
-                                     clock: LiveClock(zone: zone, offsetFile: nil))
+                                     clock: LiveClock(zone: zone))
             try other.start()
             #expect(timers() == before + 1)
         }

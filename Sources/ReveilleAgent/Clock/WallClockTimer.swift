@@ -7,7 +7,7 @@ import SystemPackage
 /// watched by the GLib loop. It wakes exactly at the armed instant and also when the wall
 /// clock is set or the machine resumes, so the scheduler can recompute. Nothing polls.
 @GLibActor
-final class WallClockTimer {
+final class WallClockTimer: WallClockAlarm {
     private let timer: WallClockTimerDescriptor
     private let onFire: @GLibActor () -> Void
     private let onClockChange: @GLibActor () -> Void
