@@ -52,7 +52,7 @@ let package = Package(
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The system's time zones, read by GLib, as Core's TimeZoneRules.
-        .target(name: "ReveilleTimeZone", dependencies: ["ReveilleCore", "CGLib", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "ReveilleTimeZone", dependencies: ["ReveilleRules", "ReveilleSystem", "CGLib", .product(name: "SystemPackage", package: "swift-system")]),
         // Alarms as iCalendar and back (libical behind ICalParser): export, import and sync's mapping;
         // and CalDAV's multistatus answers (GLib's GMarkup), read as the server sends them.
         .target(name: "ReveilleCalendar", dependencies: ["ReveilleModel", "ReveilleCore", "ReveilleSystem", "CICal", "CGLib"]),
@@ -72,7 +72,8 @@ let package = Package(
         ]),
         // AlarmKit's client API, speaking D-Bus to the agent.
         // Its public API is the model and the manager; the rest is `package`, for the CLI.
-        .target(name: "ReveilleKit", dependencies: ["ReveilleModel", "ReveilleCore", "ReveilleTimeZone", "ReveilleBus"]),
+        // Not Core: an app links no store, gettext or logging.
+        .target(name: "ReveilleKit", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleTimeZone", "ReveilleBus"]),
 
         .executableTarget(name: "reveille", dependencies: [
             "ReveilleKit", "ReveilleCore", "ReveilleCalendar", "ReveilleTimeZone", "ReveilleBus", "CLinux",

@@ -74,7 +74,8 @@ package final class Agent {
         let paths = ReveillePaths(environment: options.environment)
         let zone = LocalTimeZone(localtimePath: options.localtimePath, environment: options.environment)
         // Every part reads the time, the zone and its timers from this one clock.
-        let clock = LiveClock(zone: zone, offsetFile: options.testClockOffsetFile)
+        let live = LiveClock(zone: zone)
+        let clock: any AgentClock = options.testClockOffsetFile.map { ShiftedClock(base: live, offsetFile: $0) } ?? live
         let runtime = AgentRuntime(store: AlarmStore(directory: paths.stateDirectory, logger: logger),
                                    settings: .init(lateWindow: options.lateWindow), logger: logger,
                                    intents: IntentRunner(bus: bus, logger: logger), clock: clock)

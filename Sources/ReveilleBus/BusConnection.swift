@@ -53,10 +53,12 @@ package final class BusConnection {
         return BusConnection(connection: connection)
     }
 
-    /// Calls a method (`g_dbus_connection_call`) and returns the reply's arguments.
+    /// Calls a method (`g_dbus_connection_call`) and returns the reply's arguments. Every call
+    /// says whether it may start `destination` by D-Bus activation (`autoStart`): no default,
+    /// so the asynchronous and blocking calls cannot differ by accident.
     package func call(destination: String, path: String, interface: String, method: String,
                      arguments: [Variant] = [], timeoutMilliseconds: Int32 = 25_000,
-                     autoStart: Bool = true) async throws(BusError) -> [Variant] {
+                     autoStart: Bool) async throws(BusError) -> [Variant] {
         let result: Result<[Variant], BusError> = await withCheckedContinuation { continuation in
             call(destination: destination, path: path, interface: interface, method: method, arguments: arguments,
                  timeoutMilliseconds: timeoutMilliseconds, autoStart: autoStart) { continuation.resume(returning: $0) }
@@ -68,7 +70,7 @@ package final class BusConnection {
     /// arguments or the error later, on the loop. A callback, not an `await`, for the agent's
     /// paths that must never wait on a peer nor start Swift's global executor.
     package func call(destination: String, path: String, interface: String, method: String,
-                     arguments: [Variant] = [], timeoutMilliseconds: Int32 = 25_000, autoStart: Bool = true,
+                     arguments: [Variant] = [], timeoutMilliseconds: Int32 = 25_000, autoStart: Bool,
                      reply: @escaping @GLibActor (Result<[Variant], BusError>) -> Void) {
         let box = CallbackBox((connection, reply))
         g_dbus_connection_call(
@@ -141,7 +143,7 @@ package final class BusConnection {
     /// its own, so a call made on the loop thread does not need the loop to run.
     package nonisolated func callSync(destination: String, path: String, interface: String, method: String,
                                      arguments: [Variant] = [], timeoutMilliseconds: Int32 = 1000,
-                                     autoStart: Bool = false) throws(BusError) -> [Variant] {
+                                     autoStart: Bool) throws(BusError) -> [Variant] {
         var error: UnsafeMutablePointer<GError>?
         guard let reply = g_dbus_connection_call_sync(connection, destination, path, interface, method,
                                                       Variant.tuple(arguments).makeGVariant(), nil,

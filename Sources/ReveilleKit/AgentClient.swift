@@ -1,15 +1,17 @@
 import FoundationEssentials
 package import ReveilleBus
 @_exported public import ReveilleModel
-package import ReveilleCore
+package import ReveilleRules
+import ReveilleSystem
+import Synchronization
 
-/// A sound the agent can ring: its name, file, and where it was found (`user`, `bundled`, `theme`).
 /// A sound output (a sink) as `ListOutputs` answers: the name `ringOn` takes, and what a person reads.
 package struct OutputEntry: Codable, Sendable, Equatable {
     package var name: String
     package var description: String
 }
 
+/// A sound the agent can ring: its name, file, and where it was found (`user`, `bundled`, `theme`).
 package struct SoundEntry: Codable, Sendable, Equatable {
     package var name: String
     package var path: String
@@ -41,176 +43,100 @@ public enum AlarmEvent: Hashable, Sendable {
 /// A connection to reveille-agent over the session bus, with the agent's full view of
 /// each alarm (`AlarmRecord`). `AlarmManager` builds AlarmKit's API on it; the CLI uses it directly.
 ///
+/// Every call blocks the calling thread until the agent answers, and is safe on any thread, the
+/// GLib loop's included: AlarmKit's synchronous API is this. The asynchronous API is `run`, which
+/// makes the same calls on a thread of its own; the update streams are in `AgentClient+Signals`.
+///
 /// A client with an app id other than `ClientIdentity.userAppID` is an app: it introduces
 /// itself (Hello) before its first call, sees only its own alarms, and needs the user's
-/// authorization to schedule. The user's client sees and manages everything.
-@GLibActor
-package final class AgentClient {
+/// authorization to schedule. The user's client sees and manages everything. An app's calls go
+/// to the agent's unique bus name, the one it said Hello to: an agent that restarts knows
+/// nothing of the app, and a call that reached it unintroduced would be taken for the user's.
+/// Its successor answers the next call only after a new Hello.
+package final class AgentClient: Sendable {
     /// The app this client schedules for.
-    package nonisolated var appID: String { link.appID }
+    package let appID: String
     /// Why the app wants alarms, shown when the user is asked (NSAlarmKitUsageDescription).
-    package nonisolated var usageDescription: String? { link.usageDescription }
-    private nonisolated let link: AgentLink
+    package let usageDescription: String?
+    private let busAddress: String?
+    private struct State {
+        var bus: BusConnection?
+        /// The unique name of the agent this app introduced itself to.
+        var introducedTo: String?
+    }
+    private let state = Mutex(State())
 
     /// `busAddress` picks a bus other than the session bus (tests).
-    package nonisolated init(appID: String, usageDescription: String? = nil, busAddress: String? = nil) {
-        link = AgentLink(appID: appID, usageDescription: usageDescription, busAddress: busAddress)
+    package init(appID: String, usageDescription: String? = nil, busAddress: String? = nil) {
+        self.appID = appID
+        self.usageDescription = usageDescription
+        self.busAddress = busAddress
     }
 
-    private nonisolated var isUser: Bool { link.isUser }
+    var isUser: Bool { appID == ClientIdentity.userAppID }
 
-    /// The identity the agent gave this client (starting the agent if none runs).
-    @discardableResult
-    package func introduce() async throws(AlarmError) -> ClientIdentity {
-        guard !isUser else { return .user }
-        return try Self.decode(ClientIdentity.self, from: try await introduceOffLoop().identity)
-    }
+    // MARK: The asynchronous API
 
-    /// Hello blocks (it may wait for the agent to start), so it runs on a thread of its own,
-    /// never the loop's.
-    private nonisolated func introduceOffLoop() async throws(AlarmError) -> (agent: String, identity: String) {
-        let link = self.link
-        let result: Result<(agent: String, identity: String), AlarmError> = await withCheckedContinuation { continuation in
+    /// Runs `request` (calls of this client) on a thread of its own and awaits its result: the
+    /// async form of every call, which never blocks the caller's executor or the GLib loop.
+    package func run<Value: Sendable>(_ request: @escaping @Sendable (AgentClient) throws(AlarmError) -> Value) async throws(AlarmError) -> Value {
+        let result: Result<Value, AlarmError> = await withCheckedContinuation { continuation in
             PosixThread {
-                continuation.resume(returning: Result { () throws(AlarmError) in try link.introduce() })
+                continuation.resume(returning: Result { () throws(AlarmError) in try request(self) })
             }.detach()
         }
         return try result.get()
     }
 
-    /// Calls the agent and waits on this thread for its answer (JSON text): AlarmKit's
-    /// synchronous API. Safe on any thread, the GLib loop's included.
-    package nonisolated func callBlocking(_ call: AgentCall) throws(AlarmError) -> String {
-        try link.callBlocking(call)
-    }
+    // MARK: Calls
 
     /// Asks the user (once; later calls return the decision) whether this app may schedule alarms.
-    package func requestAuthorization() async throws(AlarmError) -> AuthorizationState {
-        try Self.state(try await call(.requestAuthorization))
+    package func requestAuthorization() throws(AlarmError) -> AuthorizationState {
+        try Self.state(try call(.requestAuthorization))
     }
 
     /// This app's current decision.
-    package func authorizationState() async throws(AlarmError) -> AuthorizationState {
-        try Self.state(try await call(.authorizationState))
+    package func authorizationState() throws(AlarmError) -> AuthorizationState {
+        try Self.state(try call(.authorizationState))
     }
 
     /// Every app's decision (the user's client only).
-    package func authorizations() async throws(AlarmError) -> [AppAuthorization] {
-        try Self.decode([AppAuthorization].self, from: try await call(.authorizations))
+    package func authorizations() throws(AlarmError) -> [AppAuthorization] {
+        try Self.decode([AppAuthorization].self, from: try call(.authorizations))
     }
 
     /// Sets an app's decision (the user's client only).
-    package func setAuthorization(_ state: AuthorizationState, for app: String) async throws(AlarmError) {
-        _ = try await call(.setAuthorization(appID: app, state: state))
+    package func setAuthorization(_ state: AuthorizationState, for app: String) throws(AlarmError) {
+        _ = try call(.setAuthorization(appID: app, state: state))
     }
 
     /// All alarms the agent holds, in its display order.
-    package func list() async throws(AlarmError) -> [AlarmRecord] {
-        try await pages(AlarmRecord.self).sortedForDisplay()
+    package func list() throws(AlarmError) -> [AlarmRecord] {
+        try pages(AlarmRecord.self).sortedForDisplay()
     }
 
     /// The same list, read only as far as a table of alarms needs (`AlarmListing`).
-    package func listings() async throws(AlarmError) -> [AlarmListing] {
-        try await pages(AlarmListing.self).sortedForDisplay()
+    package func listings() throws(AlarmError) -> [AlarmListing] {
+        try pages(AlarmListing.self).sortedForDisplay()
     }
 
-    /// Every alarm the caller may see, a `ListPage` at a time (no reply carries more than
-    /// `WireLimits.pageBytes`, whatever the number of alarms).
-    private func pages<Element: Decodable & Sendable>(_ type: Element.Type) async throws(AlarmError) -> [Element] {
-        var elements: [Element] = []
-        var after = ""
-        repeat {
-            let reply = try await callReply(.listPage(after: after, limit: 0))
-            elements += try Self.decodeList(Element.self, from: reply.first?.string ?? "[]")
-            after = reply.dropFirst().first?.string ?? ""
-        } while !after.isEmpty
-        return elements
-    }
-
-    /// The alarm whose id starts with `idPrefix`.
-    package func alarm(_ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try await call(.get(id: idPrefix)))
-    }
-
-    /// Schedules `request` under `id`; returns the alarm as the agent stored it.
-    package func schedule(id: UUID, request: AlarmRequest) async throws(AlarmError) -> AlarmRecord {
-        let reply = try await call(.schedule(id: id, configuration: try Self.encode(request)))
-        return try Self.decode(AlarmRecord.self, from: reply)
-    }
-
-    /// Gives the alarm whose id starts with `idPrefix` a new configuration, keeping its id.
-    package func update(_ idPrefix: String, request: AlarmRequest) async throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try await call(.update(id: idPrefix, configuration: try Self.encode(request))))
-    }
-
-    /// Undoes a skip: the occurrence it passed over rings after all.
-    package func unskip(_ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try await call(.unskip(id: idPrefix)))
-    }
-
-    /// Skips the next occurrence of a repeating alarm.
-    package func skip(_ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try await call(.skip(id: idPrefix)))
-    }
-
-    /// Silences an alarm but keeps it (`enabled: false`), or turns it on again.
-    package func setEnabled(_ enabled: Bool, _ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try await call(.setEnabled(enabled, id: idPrefix)))
-    }
-
-    /// Applies `action` to the alarm whose id starts with `idPrefix`; returns it afterwards,
-    /// or `nil` when it has ended.
-    package func apply(_ action: AlarmAction, to idPrefix: String) async throws(AlarmError) -> AlarmRecord? {
-        try Self.decode(AlarmRecord?.self, from: try await call(.apply(action, id: idPrefix)))
-    }
-
-    /// Snoozes the ringing alarm `idPrefix` names for `seconds` instead of its own snooze
-    /// length (a Reveille extension); returns it afterwards.
-    package func snooze(_ idPrefix: String, for seconds: TimeInterval) async throws(AlarmError) -> AlarmRecord? {
-        try Self.decode(AlarmRecord?.self, from: try await call(.snooze(id: idPrefix, seconds: seconds)))
-    }
-
-    /// Presses one of the ringing alarm's buttons as the person (the alert window): as on its
-    /// notification, the app's intent runs and it hears the press. Returns the alarm after.
-    package func press(_ button: AlarmButtonRole, on id: UUID) async throws(AlarmError) -> AlarmRecord? {
-        try Self.decode(AlarmRecord?.self, from: try await call(.pressButton(id: id.uuidString, button: button)))
-    }
-
-    // MARK: Blocking calls (AlarmKit's synchronous API)
-
-    /// `list()`, waiting on this thread.
-    package nonisolated func listBlocking() throws(AlarmError) -> [AlarmRecord] {
-        try pagesBlocking(AlarmRecord.self).sortedForDisplay()
-    }
-
-    /// `listings()`, waiting on this thread: no loop thread and no task hop, which a command
-    /// that only lists does not need (`reveille list`).
-    package nonisolated func listingsBlocking() throws(AlarmError) -> [AlarmListing] {
-        try pagesBlocking(AlarmListing.self).sortedForDisplay()
-    }
-
-    /// `listings()` and, for the user's client, `wakeStatus()` (`nil` when it could not be had),
-    /// waiting on this thread: one `ListPageAndWake` a page. From an agent older than that
-    /// method, `ListPage`s and `WakeStatus`.
-    package nonisolated func listingsAndWakeBlocking() throws(AlarmError) -> (listings: [AlarmListing], wake: WakeStatus?) {
-        var listings: [AlarmListing] = []
+    /// `listings()` and, for the user's client, `wakeStatus()` (`nil` when it could not be had):
+    /// one `ListPageAndWake` a page. From an agent older than that method, `ListPage`s and `WakeStatus`.
+    package func listingsAndWake() throws(AlarmError) -> (listings: [AlarmListing], wake: WakeStatus?) {
         var wake: WakeStatus?
-        var after = ""
-        repeat {
-            guard let reply = try link.callBlockingReplyIfImplemented(.listPageAndWake(after: after, limit: 0)) else {
-                return (try listingsBlocking(), isUser ? try? wakeStatusBlocking() : nil)
-            }
+        guard let listings = try pages(AlarmListing.self, method: .listPageAndWake, read: { reply throws(AlarmError) in
             let page = try Self.pageAndWake(reply)
-            listings += try Self.decodeList(AlarmListing.self, from: page.alarms)
             wake = wake ?? page.wake
-            after = page.next
-        } while !after.isEmpty
+            return (page.alarms, page.next)
+        }) else {
+            return (try listings(), isUser ? try? wakeStatus() : nil)
+        }
         return (listings.sortedForDisplay(), wake)
     }
 
     /// A `ListPageAndWake` reply read: the page's JSON, the next page's `after`, and the wake
     /// answer (`nil` when empty, as an app is sent). A reply of another shape is refused, saying how.
-    package nonisolated static func pageAndWake(_ reply: [Variant]) throws(AlarmError) -> (alarms: String, next: String, wake: WakeStatus?) {
+    package static func pageAndWake(_ reply: [Variant]) throws(AlarmError) -> (alarms: String, next: String, wake: WakeStatus?) {
         func unreadable(_ problem: String) -> AlarmError {
             .agentUnavailable("reveille-agent sent a ListPageAndWake answer this client cannot read: \(problem)")
         }
@@ -237,264 +163,275 @@ package final class AgentClient {
         return (alarms, next, wake)
     }
 
-    /// `pages`, waiting on this thread.
-    private nonisolated func pagesBlocking<Element: Decodable & Sendable>(_ type: Element.Type) throws(AlarmError) -> [Element] {
+    /// The alarm whose id starts with `idPrefix`.
+    package func alarm(_ idPrefix: String) throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try call(.get(id: idPrefix)))
+    }
+
+    /// Schedules `request` under `id`; returns the alarm as the agent stored it.
+    package func schedule(id: UUID, request: AlarmRequest) throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try call(.schedule(id: id, configuration: try Self.encode(request))))
+    }
+
+    /// Gives the alarm whose id starts with `idPrefix` a new configuration, keeping its id.
+    package func update(_ idPrefix: String, request: AlarmRequest) throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try call(.update(id: idPrefix, configuration: try Self.encode(request))))
+    }
+
+    /// Undoes a skip: the occurrence it passed over rings after all.
+    package func unskip(_ idPrefix: String) throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try call(.unskip(id: idPrefix)))
+    }
+
+    /// Skips the next occurrence of a repeating alarm.
+    package func skip(_ idPrefix: String) throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try call(.skip(id: idPrefix)))
+    }
+
+    /// Silences an alarm but keeps it (`enabled: false`), or turns it on again.
+    package func setEnabled(_ enabled: Bool, _ idPrefix: String) throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try call(.setEnabled(enabled, id: idPrefix)))
+    }
+
+    /// Applies `action` to the alarm whose id starts with `idPrefix`; returns it afterwards,
+    /// or `nil` when it has ended.
+    @discardableResult
+    package func apply(_ action: AlarmAction, to idPrefix: String) throws(AlarmError) -> AlarmRecord? {
+        try Self.decode(AlarmRecord?.self, from: try call(.apply(action, id: idPrefix)))
+    }
+
+    /// Snoozes the ringing alarm `idPrefix` names for `seconds` instead of its own snooze
+    /// length (a Reveille extension); returns it afterwards.
+    @discardableResult
+    package func snooze(_ idPrefix: String, for seconds: TimeInterval) throws(AlarmError) -> AlarmRecord? {
+        try Self.decode(AlarmRecord?.self, from: try call(.snooze(id: idPrefix, seconds: seconds)))
+    }
+
+    /// Presses one of the ringing alarm's buttons as the person (the alert window): as on its
+    /// notification, the app's intent runs and it hears the press. Returns the alarm after.
+    @discardableResult
+    package func press(_ button: AlarmButtonRole, on id: UUID) throws(AlarmError) -> AlarmRecord? {
+        try Self.decode(AlarmRecord?.self, from: try call(.pressButton(id: id.uuidString, button: button)))
+    }
+
+    /// The occurrences that ended (the caller's alarms' only, for an app), newest first.
+    package func history() throws(AlarmError) -> [AlarmHistory.Entry] {
+        try Self.decode([AlarmHistory.Entry].self, from: try call(.history))
+    }
+
+    /// Whether the next alarm will wake the machine from suspend (the user's client only).
+    package func wakeStatus() throws(AlarmError) -> WakeStatus {
+        try Self.decode(WakeStatus.self, from: try call(.wakeStatus))
+    }
+
+    /// Every sound the agent can resolve by name.
+    package func sounds() throws(AlarmError) -> [SoundEntry] {
+        try Self.decode([SoundEntry].self, from: try call(.listSounds))
+    }
+
+    /// The sound outputs alarms can ring on (the user's client only).
+    package func outputs() throws(AlarmError) -> [OutputEntry] {
+        try Self.decode([OutputEntry].self, from: try call(.listOutputs))
+    }
+
+    /// Plays `sound` (a name, or a path for the user's CLI) for `seconds`; returns the file played.
+    package func playSound(_ sound: String, seconds: Double) throws(AlarmError) -> String {
+        try call(.playSound(name: sound, seconds: seconds))
+    }
+
+    /// `list()` if an agent runs now; never starts one (shell completion).
+    package func listIfRunning() throws(AlarmError) -> [AlarmRecord] {
+        try agentIsRunning() ? try list() : []
+    }
+
+    /// `sounds()` if an agent runs now; never starts one (shell completion).
+    package func soundsIfRunning() throws(AlarmError) -> [SoundEntry] {
+        try agentIsRunning() ? try sounds() : []
+    }
+
+    /// Whether any process owns the agent's bus name (`org.freedesktop.DBus.NameHasOwner`).
+    package func agentIsRunning() throws(AlarmError) -> Bool {
+        let bus = try bus()
+        do {
+            return try Self.busDaemon(bus, "NameHasOwner", timeoutMilliseconds: 5000).first == .bool(true)
+        } catch {
+            throw .agentUnavailable("the session bus did not answer: \(error.message)")
+        }
+    }
+
+    // MARK: The one call and the one paging loop
+
+    /// Calls the agent and returns its answer (JSON text).
+    package func call(_ call: AgentCall) throws(AlarmError) -> String {
+        try reply(call).first?.string ?? "null"
+    }
+
+    /// `call`, with every argument of the reply.
+    package func reply(_ call: AgentCall) throws(AlarmError) -> [Variant] {
+        switch try outcome(call) {
+        case .success(let reply): return reply
+        case .failure(let error): throw Self.alarmError(error)
+        }
+    }
+
+    /// A list page's method: `ListPage`, or `ListPageAndWake` with the user's wake status.
+    private enum PageMethod { case listPage, listPageAndWake }
+
+    /// Every alarm the caller may see, a page at a time (no reply carries more than
+    /// `WireLimits.pageBytes`, whatever the number of alarms); `read` takes a reply apart into
+    /// the page's JSON and the next page's `after` ("" at the end). `nil` from an agent older
+    /// than `method`.
+    private func pages<Element: Decodable & Sendable>(
+        _ type: Element.Type, method: PageMethod,
+        read: ([Variant]) throws(AlarmError) -> (alarms: String, next: String)
+    ) throws(AlarmError) -> [Element]? {
         var elements: [Element] = []
         var after = ""
         repeat {
-            let reply = try link.callBlockingReply(.listPage(after: after, limit: 0))
-            elements += try Self.decodeList(Element.self, from: reply.first?.string ?? "[]")
-            after = reply.dropFirst().first?.string ?? ""
+            let call: AgentCall = switch method {
+            case .listPage: .listPage(after: after, limit: 0)
+            case .listPageAndWake: .listPageAndWake(after: after, limit: 0)
+            }
+            let reply: [Variant]
+            switch try outcome(call) {
+            case .success(let answer): reply = answer
+            case .failure(let error) where error.name == "org.freedesktop.DBus.Error.UnknownMethod" && after.isEmpty: return nil
+            case .failure(let error): throw Self.alarmError(error)
+            }
+            let page = try read(reply)
+            elements += try Self.decodeList(Element.self, from: page.alarms)
+            after = page.next
         } while !after.isEmpty
         return elements
     }
 
-    /// `wakeStatus()`, waiting on this thread.
-    package nonisolated func wakeStatusBlocking() throws(AlarmError) -> WakeStatus {
-        try Self.decode(WakeStatus.self, from: try callBlocking(.wakeStatus))
-    }
-
-    /// `agentIsRunning()`, waiting on this thread.
-    package nonisolated func agentIsRunningBlocking() throws(AlarmError) -> Bool {
-        try link.agentIsRunning()
-    }
-
-    /// `alarm(_:)` of a whole id, waiting on this thread.
-    package nonisolated func alarmBlocking(_ id: UUID) throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try callBlocking(.get(id: id.uuidString)))
-    }
-
-    /// `apply(_:to:)` of a whole id, waiting on this thread.
-    package nonisolated func applyBlocking(_ action: AlarmAction, to id: UUID) throws(AlarmError) {
-        _ = try callBlocking(.apply(action, id: id.uuidString))
-    }
-
-    /// `snooze(_:for:)` of a whole id, waiting on this thread.
-    package nonisolated func snoozeBlocking(_ id: UUID, for seconds: TimeInterval) throws(AlarmError) {
-        _ = try callBlocking(.snooze(id: id.uuidString, seconds: seconds))
-    }
-
-    /// `listBlocking()` if an agent runs now; never starts one (shell completion).
-    package nonisolated func listBlockingIfRunning() throws(AlarmError) -> [AlarmRecord] {
-        guard try link.agentIsRunning() else { return [] }
-        return try listBlocking()
-    }
-
-    /// The sounds, waiting on this thread, if an agent runs now; never starts one.
-    package nonisolated func soundsBlockingIfRunning() throws(AlarmError) -> [SoundEntry] {
-        guard try link.agentIsRunning() else { return [] }
-        return try Self.decode([SoundEntry].self, from: try callBlocking(.listSounds))
-    }
-
-    /// `authorizationState()`, waiting on this thread.
-    package nonisolated func authorizationStateBlocking() throws(AlarmError) -> AuthorizationState {
-        try Self.state(try callBlocking(.authorizationState))
-    }
-
-    /// The occurrences that ended (the caller's alarms' only, for an app), newest first.
-    package func history() async throws(AlarmError) -> [AlarmHistory.Entry] {
-        try Self.decode([AlarmHistory.Entry].self, from: try await call(.history))
-    }
-
-    /// Whether the next alarm will wake the machine from suspend (the user's client only).
-    package func wakeStatus() async throws(AlarmError) -> WakeStatus {
-        try Self.decode(WakeStatus.self, from: try await call(.wakeStatus))
-    }
-
-    /// Every sound the agent can resolve by name.
-    package func sounds() async throws(AlarmError) -> [SoundEntry] {
-        try Self.decode([SoundEntry].self, from: try await call(.listSounds))
-    }
-
-    /// The sound outputs alarms can ring on (the user's client only).
-    package func outputs() async throws(AlarmError) -> [OutputEntry] {
-        try Self.decode([OutputEntry].self, from: try await call(.listOutputs))
-    }
-
-    /// Plays `sound` (a name, or a path for the user's CLI) for `seconds`; returns the file played.
-    package func playSound(_ sound: String, seconds: Double) async throws(AlarmError) -> String {
-        try await call(.playSound(name: sound, seconds: seconds))
-    }
-
-    /// Whether any process owns the agent's bus name (`org.freedesktop.DBus.NameHasOwner`).
-    package func agentIsRunning() async throws(AlarmError) -> Bool {
-        do {
-            let reply = try await bus().call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                             interface: "org.freedesktop.DBus", method: "NameHasOwner",
-                                             arguments: [.string(AgentInterface.busName)])
-            return reply.first == .bool(true)
-        } catch let error as BusError {
-            throw .agentUnavailable("the session bus did not answer: \(error.message)")
-        } catch {
-            throw error as! AlarmError
+    /// `pages` by `ListPage`, which every agent answers.
+    private func pages<Element: Decodable & Sendable>(_ type: Element.Type) throws(AlarmError) -> [Element] {
+        let pages = try pages(type, method: .listPage) { reply in
+            (reply.first?.string ?? "[]", reply.dropFirst().first?.string ?? "")
         }
+        guard let pages else { throw .agentUnavailable("reveille-agent does not answer ListPage") }
+        return pages
     }
 
-    /// The full list now, then again after every change, until the sequence is dropped.
-    /// The agent sends only what changed (`AlarmsUpdated`); the list is kept here. When the
-    /// agent restarts, the stream subscribes again and goes on with the new agent's list.
-    /// Ends at once when the session bus cannot be reached.
-    package nonisolated func updates() -> AsyncThrowingStream<[AlarmRecord], any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: [AlarmRecord].self, bufferingPolicy: .bufferingNewest(16))
-        Task { @GLibActor in
-            let bus: BusConnection
-            do { bus = try self.bus() } catch { return continuation.finish(throwing: error) }
-            let mirror = MirrorBox()
-            let synchronize = { @GLibActor [weak self] in
-                mirror.value.awaitList()
-                guard let self else { return continuation.finish() }
-                // Signals first, then the list a page at a time: what changes meanwhile
-                // arrives as updates, which the mirror applies on the pages. A refusal (every
-                // subscriber slot taken) ends the stream with it: a reader never waits on nothing.
-                do {
-                    try await self.call(.subscribeUpdates)
-                    continuation.yield(mirror.value.received(list: try await self.pages(AlarmRecord.self)))
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            let subscription = bus.subscribe(sender: AgentInterface.busName, interface: AgentInterface.interface,
-                                             name: "AlarmsUpdated", path: AgentInterface.objectPath) { signal in
-                guard let changed = signal.arguments.first?.string.flatMap({ try? Self.decodeList(AlarmRecord.self, from: $0) }),
-                      case .array(_, let removed)? = signal.arguments.dropFirst().first else { return }
-                if let alarms = mirror.value.received(changed: changed, removed: removed.compactMap { $0.string.flatMap(UUID.init(uuidString:)) }) {
-                    continuation.yield(alarms)
-                }
-            }
-            // A new agent knows nothing of this subscriber: subscribe again when one appears
-            // after the one that sent the list went away.
-            var agentLeft = false
-            let watch = bus.watchName(AgentInterface.busName) { owner in
-                if owner == nil, mirror.value.isSynchronized { agentLeft = true }
-                if owner != nil, agentLeft {
-                    agentLeft = false
-                    Task { @GLibActor in await synchronize() }
-                }
-            }
-            continuation.onTermination = { _ in
-                Task { @GLibActor in
-                    bus.unsubscribe(subscription)
-                    bus.unwatchName(watch)
-                }
-            }
-            await synchronize()
-        }
-        return stream
-    }
-
-    /// The list an `updates()` stream keeps, shared by its callbacks on the loop.
-    private final class MirrorBox {
-        var value = AlarmListMirror()
-    }
-
-    /// Presses of this app's alarms' buttons (the alarm's id and `stop`, `secondary`, `pause`,
-    /// `resume` or `cancel`), so a running app can react.
-    package nonisolated func actions() -> AsyncStream<(alarmID: UUID, button: AlarmButtonRole)> {
-        signals("ActionInvoked", first: { client throws(AlarmError) in
-            _ = try await client.call(.subscribeUpdates)
-            return nil
-        }) { signal in
-            guard let id = signal.arguments.first?.string.flatMap(UUID.init(uuidString:)),
-                  let button = signal.arguments.dropFirst().first?.string.flatMap(AlarmButtonRole.init(rawValue:)) else { return nil }
-            return (id, button)
-        }
-    }
-
-    /// This app's alarms beginning to alert, and occurrences missed, while the app runs.
-    package nonisolated func events() -> AsyncStream<AlarmEvent> {
-        signals(nil, first: { client throws(AlarmError) in
-            _ = try await client.call(.subscribeUpdates)
-            return nil
-        }) { signal in
-            let arguments = signal.arguments.map { $0.string ?? "" }
-            guard let id = arguments.first.flatMap(UUID.init(uuidString:)) else { return nil }
-            switch signal.name {
-            case "AlarmAlerting":
-                return .alerting(id)
-            case "AlarmMissed" where arguments.count == 3:
-                guard let due = ISO8601Local.parse(arguments[1], defaultTimeZone: UTCTimeZone()),
-                      let reason = MissReason(rawValue: arguments[2]) else { return nil }
-                return .missed(id, dueDate: due, reason: reason)
-            default:
-                return nil
-            }
-        }
-    }
-
-    /// This app's decision now, then at every change.
-    package nonisolated func authorizationUpdates() -> AsyncStream<AuthorizationState> {
-        let appID = self.appID
-        return signals("AuthorizationChanged", first: { client throws(AlarmError) in
-            _ = try await client.call(.subscribeUpdates)
-            return try await client.authorizationState()
-        }) { signal in
-            guard signal.arguments.first?.string == appID else { return nil }
-            return signal.arguments.dropFirst().first?.string.flatMap(AuthorizationState.init(rawValue:))
-        }
-    }
-
-    /// A stream of one signal's values (any of the agent's signals when `name` is `nil`):
-    /// subscribe first (so nothing is missed), then the current value from `first` (if it has
-    /// one), then each signal that `parse` accepts.
-    private nonisolated func signals<Value: Sendable>(_ name: String?, first: @escaping @GLibActor (AgentClient) async throws(AlarmError) -> Value?,
-                                                      parse: @escaping @Sendable (BusConnection.Signal) -> Value?) -> AsyncStream<Value> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(16))
-        Task { @GLibActor in
-            guard let bus = try? self.bus() else { return continuation.finish() }
-            let subscription = bus.subscribe(sender: AgentInterface.busName, interface: AgentInterface.interface,
-                                             name: name, path: AgentInterface.objectPath) { signal in
-                if let value = parse(signal) { continuation.yield(value) }
-            }
-            continuation.onTermination = { _ in Task { @GLibActor in bus.unsubscribe(subscription) } }
-            do {
-                if let current = try await first(self) { continuation.yield(current) }
-            } catch {
-                // The agent is gone or refused: the stream simply has no first value.
-            }
-        }
-        return stream
-    }
-
-    private func bus() throws(AlarmError) -> BusConnection { try link.bus() }
-
-    /// Calls the agent; an app goes to the agent it introduced itself to (introducing itself
-    /// first, and again to an agent that replaced it). A call that may wait for the user (a
-    /// prompt) has no timeout.
-    private func call(_ call: AgentCall) async throws(AlarmError) -> String {
-        try await callReply(call).first?.string ?? "null"
-    }
-
-    /// `call`, with every argument of the reply.
-    private func callReply(_ call: AgentCall) async throws(AlarmError) -> [Variant] {
-        let (method, arguments) = AgentLink.wire(call)
-        let waitsForUser = call.waitsForUser
+    /// The call's reply, or the bus's error; throws only when no agent could be reached. The one
+    /// retry loop: an app whose agent left (or that has not met one yet) says Hello to the agent
+    /// that owns the name now, starting one by D-Bus activation if none runs, and calls again.
+    /// A call that may wait for the user (a prompt) has no timeout.
+    private func outcome(_ call: AgentCall) throws(AlarmError) -> Result<[Variant], BusError> {
+        let (method, arguments) = Self.wire(call)
         let bus = try bus()
-        for attempt in 0..<2 {
+        for _ in 0..<3 {
             var destination = AgentInterface.busName
             if !isUser {
-                if let known = link.introducedAgent { destination = known } else { destination = try await introduceOffLoop().agent }
+                if let known = state.withLock({ $0.introducedTo }) {
+                    destination = known
+                } else if let agent = try introduce(on: bus) {
+                    destination = agent
+                } else {
+                    continue  // that agent left between GetNameOwner and Hello: introduce this app to the next one
+                }
             }
             do {
-                return try await bus.call(destination: destination, path: AgentInterface.objectPath,
-                                          interface: AgentInterface.interface, method: method, arguments: arguments,
-                                          timeoutMilliseconds: waitsForUser ? Int32.max : 25_000)
-            } catch where error.isServiceMissing && !isUser && attempt == 0 {
-                link.forgetAgent(destination)  // it left: the next agent hears this app's Hello first
+                return .success(try bus.callSync(destination: destination, path: AgentInterface.objectPath, interface: AgentInterface.interface,
+                                                 method: method, arguments: arguments,
+                                                 timeoutMilliseconds: call.waitsForUser ? Int32.max : 25_000, autoStart: true))
+            } catch where error.isServiceMissing && !isUser {
+                // It left: the next agent hears this app's Hello first.
+                state.withLock { if $0.introducedTo == destination { $0.introducedTo = nil } }
             } catch {
-                throw AgentLink.alarmError(error)
+                return .failure(error)
             }
         }
-        throw .agentUnavailable("reveille-agent went away twice during one call")
+        throw .agentUnavailable("reveille-agent kept leaving the bus during one call")
     }
 
-    private nonisolated static func state(_ text: String) throws(AlarmError) -> AuthorizationState {
+    /// Starts the agent if none runs (D-Bus activation), says Hello to it by its unique name,
+    /// and returns that name; `nil` when that agent left before it heard the Hello.
+    private func introduce(on bus: BusConnection) throws(AlarmError) -> String? {
+        let agent: String
+        do {
+            if let owner = try? Self.busDaemon(bus, "GetNameOwner").first?.string {
+                agent = owner
+            } else {
+                _ = try bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                     interface: "org.freedesktop.DBus", method: "StartServiceByName",
+                                     arguments: [.string(AgentInterface.busName), .uint32(0)], timeoutMilliseconds: 25_000, autoStart: false)
+                agent = try Self.busDaemon(bus, "GetNameOwner").first?.string ?? ""
+            }
+        } catch {
+            throw Self.alarmError(error)
+        }
+        let (method, arguments) = Self.wire(.hello(appID: appID, usageDescription: usageDescription ?? ""))
+        do {
+            _ = try bus.callSync(destination: agent, path: AgentInterface.objectPath, interface: AgentInterface.interface,
+                                 method: method, arguments: arguments, timeoutMilliseconds: 25_000, autoStart: false)
+        } catch where error.isServiceMissing {
+            return nil
+        } catch {
+            throw Self.alarmError(error)
+        }
+        state.withLock { $0.introducedTo = agent }
+        return agent
+    }
+
+    /// The bus daemon's `method` about the agent's bus name.
+    private static func busDaemon(_ bus: BusConnection, _ method: String, timeoutMilliseconds: Int32 = 25_000) throws(BusError) -> [Variant] {
+        try bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                         method: method, arguments: [.string(AgentInterface.busName)], timeoutMilliseconds: timeoutMilliseconds, autoStart: false)
+    }
+
+    /// The bus connection, opened on first use.
+    func bus() throws(AlarmError) -> BusConnection {
+        try state.withLock { state throws(AlarmError) -> BusConnection in
+            if let bus = state.bus { return bus }
+            do {
+                let bus = try busAddress.map { address throws(BusError) in try BusConnection.connect(address: address) }
+                    ?? BusConnection.session()
+                state.bus = bus
+                return bus
+            } catch let error as BusError {
+                throw .agentUnavailable("cannot connect to the session bus (\(error.message)); is DBUS_SESSION_BUS_ADDRESS set?")
+            } catch {
+                throw .agentUnavailable("cannot connect to the session bus (\(error)); is DBUS_SESSION_BUS_ADDRESS set?")
+            }
+        }
+    }
+
+    // MARK: Encoding and decoding
+
+    /// The one encoding of a call for the bus.
+    package static func wire(_ call: AgentCall) -> (method: String, arguments: [Variant]) {
+        let (method, arguments) = call.wire
+        return (method, arguments.map { argument in
+            switch argument {
+            case .string(let text): .string(text)
+            case .number(let value): .double(value)
+            case .count(let value): .uint32(value)
+            case .dictionary, .other: .vardict([:])
+            }
+        })
+    }
+
+    /// The agent's error, or why the agent could not be reached.
+    static func alarmError(_ error: BusError) -> AlarmError {
+        if error.name.hasPrefix(AgentInterface.errorPrefix) {
+            return AlarmError(code: String(error.name.dropFirst(AgentInterface.errorPrefix.count)), reason: error.message)
+        }
+        if error.isServiceMissing {
+            return .agentUnavailable("no reveille-agent is running on the session bus, and none could be started (\(error.message))")
+        }
+        return .agentUnavailable("reveille-agent did not answer: \(error.message)")
+    }
+
+    private static func state(_ text: String) throws(AlarmError) -> AuthorizationState {
         guard let state = AuthorizationState(rawValue: text) else {
             throw .agentUnavailable("reveille-agent answered an unknown authorization state '\(text)'")
         }
         return state
     }
 
-    private nonisolated static func decode<Value: Decodable>(_ type: Value.Type, from json: String) throws(AlarmError) -> Value {
+    static func decode<Value: Decodable>(_ type: Value.Type, from json: String) throws(AlarmError) -> Value {
         do {
             return try JSONCoding.decoder.decode(type, from: Data(json.utf8))
         } catch {
@@ -502,7 +439,7 @@ package final class AgentClient {
         }
     }
 
-    private nonisolated static func encode(_ request: AlarmRequest) throws(AlarmError) -> String {
+    private static func encode(_ request: AlarmRequest) throws(AlarmError) -> String {
         do {
             return String(decoding: try JSONCoding.compactEncoder.encode(request), as: UTF8.self)
         } catch {
@@ -511,9 +448,9 @@ package final class AgentClient {
     }
 
     /// A list of alarms; the agent writes one per line, so a long one decodes in parallel.
-    private nonisolated static func decodeList<Element: Decodable & Sendable>(_ type: Element.Type, from json: String) throws(AlarmError) -> [Element] {
+    static func decodeList<Element: Decodable & Sendable>(_ type: Element.Type, from json: String) throws(AlarmError) -> [Element] {
         do {
-            return try JSONLines.decode([Element].self, from: Data(json.utf8))
+            return try JSONLines.decode([Element].self, from: Data(json.utf8), inParallel: PosixThread.runAll)
         } catch {
             throw .agentUnavailable("reveille-agent sent an answer this client cannot read: \(error)")
         }

@@ -1,8 +1,8 @@
 @_exported import FoundationEssentials
 public import ReveilleModel
-package import ReveilleBus
-package import ReveilleCore
-package import ReveilleTimeZone
+internal import ReveilleBus
+internal import ReveilleRules
+internal import ReveilleTimeZone
 import Synchronization
 
 /// The entry point of AlarmKit's API: schedule, list, observe and answer this app's alarms.
@@ -76,13 +76,13 @@ public final class AlarmManager: Sendable {
     /// Asks the user once whether this app may schedule alarms; later calls return the decision.
     public func requestAuthorization() async throws -> AuthorizationState {
         try requireUsageDescription()
-        return try await client.requestAuthorization()
+        return try await client.run { client throws(AlarmError) in try client.requestAuthorization() }
     }
 
     /// This app's current decision; `.notDetermined` when the agent cannot be reached (asking
     /// then says why).
     public var authorizationState: AuthorizationState {
-        (try? client.authorizationStateBlocking()) ?? .notDetermined
+        (try? client.authorizationState()) ?? .notDetermined
     }
 
     /// This app's decision now, then at every change.
@@ -161,26 +161,27 @@ public final class AlarmManager: Sendable {
     @discardableResult
     public func schedule<Metadata>(id: Alarm.ID, configuration: AlarmConfiguration<Metadata>) async throws -> Alarm {
         try requireUsageDescription()
-        return try await client.schedule(id: id, request: configuration.request()).alarm
+        let request = try configuration.request()
+        return try await client.run { client throws(AlarmError) in try client.schedule(id: id, request: request) }.alarm
     }
 
     // MARK: The alarms (synchronous, as in AlarmKit)
 
     /// This app's alarms (the agent shows an app nothing else).
     public var alarms: [Alarm] {
-        get throws { try client.listBlocking().map(\.alarm) }
+        get throws { try client.list().map(\.alarm) }
     }
 
     /// Removes the alarm whatever its state.
-    public func cancel(id: Alarm.ID) throws { try client.applyBlocking(.cancel, to: id) }
+    public func cancel(id: Alarm.ID) throws { try client.apply(.cancel, to: id.uuidString) }
     /// Stops an alerting alarm: a one-time alarm ends, a repeating one moves to its next occurrence.
-    public func stop(id: Alarm.ID) throws { try client.applyBlocking(.stop, to: id) }
+    public func stop(id: Alarm.ID) throws { try client.apply(.stop, to: id.uuidString) }
     /// Starts the post-alert countdown of an alerting alarm (snooze / repeat).
-    public func countdown(id: Alarm.ID) throws { try client.applyBlocking(.countdown, to: id) }
+    public func countdown(id: Alarm.ID) throws { try client.apply(.countdown, to: id.uuidString) }
     /// Pauses a running countdown.
-    public func pause(id: Alarm.ID) throws { try client.applyBlocking(.pause, to: id) }
+    public func pause(id: Alarm.ID) throws { try client.apply(.pause, to: id.uuidString) }
     /// Resumes a paused countdown.
-    public func resume(id: Alarm.ID) throws { try client.applyBlocking(.resume, to: id) }
+    public func resume(id: Alarm.ID) throws { try client.apply(.resume, to: id.uuidString) }
 
     /// This app's alarms now, then after every change; an alarm missing from a list is no longer scheduled.
     public var alarmUpdates: AlarmUpdates { AlarmUpdates(base: client.updates()) }
@@ -190,22 +191,22 @@ public final class AlarmManager: Sendable {
     /// Snoozes an alerting alarm for `duration` (1 s to 24 hours) instead of its
     /// `postAlert` length: a Reveille extension, not AlarmKit API (AlarmKit's `countdown(id:)`
     /// always uses the configured length).
-    public func snooze(id: Alarm.ID, for duration: TimeInterval) throws { try client.snoozeBlocking(id, for: duration) }
+    public func snooze(id: Alarm.ID, for duration: TimeInterval) throws { try client.snooze(id.uuidString, for: duration) }
 
     /// What each of this app's alarms presents now (nothing for merely scheduled ones).
     public var presentationStates: [AlarmPresentationState] {
-        get throws { try client.listBlocking().compactMap { $0.presentationState(in: GLibTimeZone.local) } }
+        get throws { try client.list().compactMap { $0.presentationState(in: GLibTimeZone.local) } }
     }
 
     /// How the alarm `id` presents itself, as it was scheduled.
     public func presentation(of id: Alarm.ID) throws -> AlarmPresentation {
-        try client.alarmBlocking(id).presentation
+        try client.alarm(id.uuidString).presentation
     }
 
     /// This app's alarms with their metadata decoded as `Metadata` (`nil` where an alarm has
     /// none or it does not decode as that type).
     public func alarmMetadata<Metadata: AlarmMetadata>(_ type: Metadata.Type) throws -> [(alarm: Alarm, metadata: Metadata?)] {
-        try Self.metadata(of: client.listBlocking(), as: type)
+        try Self.metadata(of: client.list(), as: type)
     }
 
     fileprivate static func metadata<Metadata: AlarmMetadata>(of records: [AlarmRecord], as type: Metadata.Type) -> [(alarm: Alarm, metadata: Metadata?)] {
@@ -229,19 +230,19 @@ public final class AlarmManager: Sendable {
         fileprivate let client: AgentClient
 
         public var alarms: [Alarm] {
-            get async throws { try await client.list().map(\.alarm) }
+            get async throws { try await client.run { client throws(AlarmError) in try client.list() }.map(\.alarm) }
         }
 
         public var authorizationState: AuthorizationState {
-            get async throws { try await client.authorizationState() }
+            get async throws { try await client.run { client throws(AlarmError) in try client.authorizationState() } }
         }
 
         public var presentationStates: [AlarmPresentationState] {
-            get async throws { try await client.list().compactMap { $0.presentationState(in: GLibTimeZone.local) } }
+            get async throws { try await client.run { client throws(AlarmError) in try client.list() }.compactMap { $0.presentationState(in: GLibTimeZone.local) } }
         }
 
         public func alarmMetadata<Metadata: AlarmMetadata>(_ type: Metadata.Type) async throws -> [(alarm: Alarm, metadata: Metadata?)] {
-            AlarmManager.metadata(of: try await client.list(), as: type)
+            AlarmManager.metadata(of: try await client.run { client throws(AlarmError) in try client.list() }, as: type)
         }
 
         public func cancel(id: Alarm.ID) async throws { try await apply(.cancel, id) }
@@ -251,11 +252,11 @@ public final class AlarmManager: Sendable {
         public func resume(id: Alarm.ID) async throws { try await apply(.resume, id) }
         /// `AlarmManager.snooze(id:for:)`, a Reveille extension.
         public func snooze(id: Alarm.ID, for duration: TimeInterval) async throws {
-            _ = try await client.snooze(id.uuidString, for: duration)
+            _ = try await client.run { client throws(AlarmError) in try client.snooze(id.uuidString, for: duration) }
         }
 
         private func apply(_ action: AlarmAction, _ id: Alarm.ID) async throws {
-            _ = try await client.apply(action, to: id.uuidString)
+            _ = try await client.run { client throws(AlarmError) in try client.apply(action, to: id.uuidString) }
         }
     }
 

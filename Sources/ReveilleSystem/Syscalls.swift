@@ -86,6 +86,12 @@ package extension FilePath {
         _ = try retryingInterrupts { Glibc.rename(string, destination.string) }
     }
 
+    /// `link(2)`: `destination` becomes a second name of this file; never over an existing
+    /// name (`.fileExists`), atomically.
+    func link(to destination: FilePath) throws(Errno) {
+        _ = try retryingInterrupts { Glibc.link(string, destination.string) }
+    }
+
     /// `chmod(2)`.
     func setPermissions(_ permissions: FilePermissions) throws(Errno) {
         _ = try retryingInterrupts { chmod(string, permissions.rawValue) }
@@ -413,86 +419,4 @@ package extension FileDescriptor {
     static func closeHandedOver(_ rawValue: Int32) {
         try? FileDescriptor(rawValue: rawValue).close()
     }
-}
-
-/// The executable's own machine code as this process maps it: its read-and-execute mapping of
-/// the program file (`/proc/self/maps`), found once.
-///
-/// The kernel maps a file's pages 64 kB around each one touched, so after any work the whole
-/// code of a program is resident and counted in its RSS (10 MB of Swift runtime, Foundation and
-/// Reveille for the agent). They are clean copies of the file: unmapped, they stay in the page
-/// cache, and a later touch maps them again (a minor fault).
-package enum ExecutableCode {
-    /// Unmaps the code's pages from this process (`madvise(MADV_DONTNEED)`); the bytes given
-    /// back, or 0 when a page of it is no longer the file's (a debugger's breakpoint, a uprobe:
-    /// given back, it would be lost) or the mapping cannot be read.
-    @discardableResult
-    package static func release() -> Int {
-        var released = 0
-        for range in mapping where onlyFilePages(range) {
-            guard madvise(UnsafeMutableRawPointer(bitPattern: range.lowerBound), range.count, MADV_DONTNEED) == 0 else { continue }
-            released += range.count
-        }
-        return released
-    }
-
-    /// Maps the code's pages in again ahead of work that must not wait for them (an alarm due
-    /// soon): `MADV_POPULATE_READ` (Linux 5.14), else `MADV_WILLNEED`, which at least reads back
-    /// into the page cache what memory pressure evicted since the release, so the alarm's path
-    /// takes minor faults, not reads from disk.
-    package static func restore() {
-        for range in mapping {
-            let start = UnsafeMutableRawPointer(bitPattern: range.lowerBound)
-            if madvise(start, range.count, MADV_POPULATE_READ) != 0 { _ = madvise(start, range.count, MADV_WILLNEED) }
-        }
-    }
-
-    /// The code's address ranges; empty when `/proc` cannot say.
-    package static let mapping: [Range<UInt>] = {
-        guard let program = try? FilePath("/proc/self/exe").linkTarget(),
-              let maps = try? readWhole(FilePath("/proc/self/maps"), limit: 1 << 20) else { return [] }
-        return maps.split(separator: UInt8(ascii: "\n")).compactMap { line -> Range<UInt>? in
-            // start-end perms offset device inode   path (the path from its first slash: it may hold spaces)
-            let line = String(decoding: line, as: UTF8.self)
-            let fields = line.split(separator: " ", maxSplits: 2)
-            guard fields.count == 3, fields[1] == "r-xp", let slash = line.firstIndex(of: "/"), line[slash...] == program[...] else { return nil }
-            let bounds = fields[0].split(separator: "-")
-            guard bounds.count == 2, let start = UInt(bounds[0], radix: 16), let end = UInt(bounds[1], radix: 16), start < end else { return nil }
-            return start..<end
-        }
-    }()
-
-    /// Whether every page of `range` is still the file's (`/proc/self/pagemap`: bit 63 present,
-    /// bit 62 swapped, bit 61 a file page). A page written since is a private copy: resident
-    /// without bit 61, or swapped out; given back, it would be read from the file again.
-    private static func onlyFilePages(_ range: Range<UInt>) -> Bool {
-        let pageSize = UInt(sysconf(Int32(_SC_PAGESIZE)))
-        guard let pagemap = try? FileDescriptor.open("/proc/self/pagemap", .readOnly, options: .closeOnExec) else { return false }
-        defer { try? pagemap.close() }
-        let pages = Int(UInt(range.count) / pageSize)
-        var entries = [UInt64](repeating: 0, count: pages)
-        let read = entries.withUnsafeMutableBytes { try? pagemap.read(fromAbsoluteOffset: Int64(range.lowerBound / pageSize * 8), into: $0) }
-        guard read == pages * 8 else { return false }
-        return entries.allSatisfy { Self.isFilePage(pagemapEntry: $0) }
-    }
-
-    /// Whether a `/proc/PID/pagemap` entry is a page of the file or one not mapped yet (which
-    /// the file will supply): present and a file page, or neither present nor swapped.
-    package static func isFilePage(pagemapEntry entry: UInt64) -> Bool {
-        let present = entry & (1 << 63) != 0, swapped = entry & (1 << 62) != 0, file = entry & (1 << 61) != 0
-        return present ? file : !swapped
-    }
-}
-
-/// The whole of a small file (`/proc`'s), up to `limit` bytes.
-private func readWhole(_ path: FilePath, limit: Int) throws(Errno) -> [UInt8] {
-    let descriptor: FileDescriptor
-    do { descriptor = try FileDescriptor.open(path, .readOnly, options: .closeOnExec) } catch { throw error as! Errno }
-    defer { try? descriptor.close() }
-    var contents: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 16_384)
-    while contents.count < limit, let count = descriptor.readSome(into: &buffer), count > 0 {
-        contents += buffer[..<count]
-    }
-    return contents
 }

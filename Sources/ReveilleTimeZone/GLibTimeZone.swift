@@ -1,7 +1,8 @@
 import CGLib
 import Glibc
 import FoundationEssentials
-import ReveilleCore
+import ReveilleRules
+import ReveilleSystem
 
 /// A zone of the system's tz database (`/usr/share/zoneinfo`), read by GLib's `GTimeZone`.
 ///

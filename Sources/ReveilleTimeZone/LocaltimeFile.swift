@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
-import ReveilleCore
+import ReveilleRules
+import ReveilleSystem
 import SystemPackage
 
 /// The zone a localtime file (`/etc/localtime`) holds, whether it is a link into the tz

@@ -109,7 +109,7 @@ package final class WakeHelperService {
         do throws(BusError) {
             let reply = try bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                          interface: "org.freedesktop.DBus", method: "GetConnectionUnixUser",
-                                         arguments: [.string(call.sender)])
+                                         arguments: [.string(call.sender)], autoStart: false)
             guard case .uint32(let uid)? = reply.first else { throw BusError(name: "", message: "no user id in the bus's answer") }
             user = uid
         } catch {
@@ -126,7 +126,7 @@ package final class WakeHelperService {
                  interface: "org.freedesktop.PolicyKit1.Authority", method: "CheckAuthorization",
                  arguments: [subject, .string(WakeHelperInterface.polkitAction), .array(elementType: "{ss}", []),
                              .uint32(1), .string("")],
-                 timeoutMilliseconds: 120_000) { [weak self] result in
+                 timeoutMilliseconds: 120_000, autoStart: true) { [weak self] result in
             guard let self else { return }
             self.pending.finish(user: user)
             self.armIdleExit()

@@ -5,8 +5,7 @@ import ReveilleCore
 import ReveilleTestSupport
 
 /// What the idle agent keeps of the memory it used to start and to answer: the store read at
-/// start and a page of the list are freed, and their pages go back to the kernel; so do the
-/// executable's code pages, mapped again when it works.
+/// start and a page of the list are freed, and their pages go back to the kernel.
 @Suite("Idle memory", .waitsOnItsOwnThread)
 struct IdleMemoryTests {
     /// The agent's heap once it has loaded this many alarms and listed them.
@@ -29,12 +28,6 @@ struct IdleMemoryTests {
         try residentBytes(pid) { $0.hasSuffix("[heap]") }
     }
 
-    /// Resident bytes of `pid`'s executable's code: its read-and-execute mapping of the program.
-    private func codeBytes(_ pid: Int32) throws -> Int {
-        let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
-        return try residentBytes(pid) { $0.contains(" r-xp ") && $0.hasSuffix(" " + program) }
-    }
-
     /// Resident bytes of every mapping of `pid` whose /proc/PID/smaps header line matches.
     private func residentBytes(_ pid: Int32, of mapping: (Substring) -> Bool) throws -> Int {
         // Read to its end: /proc files report no size, so a read sized by it would stop early.
@@ -44,59 +37,6 @@ struct IdleMemoryTests {
             guard let rss = smaps[header...].first(where: { $0.hasPrefix("Rss:") }) else { return total }
             return total + (Int(rss.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0) * 1024
         }
-    }
-
-    @Test func theCodePagesAreGivenBackWhenIdleAndMappedAgainForWork() throws {
-        let session = try TestSession(audio: .none)
-        try session.startAgent()
-        let agent = try #require(session.agent)
-        let first = try session.cli("list")
-        #expect(first.status == 0, "\(first.stderr)")
-        // The kernel maps code 64 kB around each page touched: after starting and answering, most
-        // of the agent's code is resident (several MiB).
-        let working = try codeBytes(agent.pid)
-        #expect(working > 2 << 20, "the working agent's code is resident: \(working >> 10) KiB")
-        // No timer is due: once idle IdleTrim.idleDelay, its code is given back.
-        let idle = try? eventually(timeout: 10, "the idle agent's code pages given back") { () -> Int? in
-            let bytes = try codeBytes(agent.pid)
-            return bytes < 1 << 20 ? bytes : nil
-        }
-        let kept = try codeBytes(agent.pid)
-        #expect(idle != nil, "the idle agent keeps \(kept >> 10) KiB of code resident")
-        // Given back, not lost: the next call is answered, by code mapped again from the file.
-        let schedule = try session.cli("add", "7:00", "--title", "after the release")
-        #expect(schedule.status == 0, "\(schedule.stderr)")
-        let second = try session.cli("list")
-        #expect(second.status == 0 && second.stdout.contains("after the release"), "\(second.stdout)\(second.stderr)")
-        let again = try codeBytes(agent.pid)
-        #expect(again > 1 << 20, "the code the agent ran is mapped again: \(again >> 10) KiB")
-    }
-
-    @Test func theCodeIsMappedAgainAheadOfAnAlarm() throws {
-        let session = try TestSession(audio: .none)
-        try session.startAgent()
-        let agent = try #require(session.agent)
-        // An alarm further than IdleTrim.codeHorizon (10 s): once idle, the code is given back.
-        let due = Date().addingTimeInterval(16).timeIntervalSince1970.rounded(.up)
-        let add = try session.cli("add", String(ISO8601Local.string(from: Date(timeIntervalSince1970: due), in: UTCTimeZone()).prefix(19)),
-                                  "--title", "code ahead")
-        #expect(add.status == 0, "\(add.stderr)")
-        let released = try? eventually(timeout: 5, "the idle agent's code given back") { () -> Int? in
-            let bytes = try codeBytes(agent.pid)
-            return bytes < 1 << 20 ? bytes : nil
-        }
-        let kept = try codeBytes(agent.pid)
-        try #require(released != nil, "the code was not given back with the alarm 16 s away: \(kept >> 10) KiB")
-        // The alarm timer is not a timer of the loop: the agent must wake for it by itself, and map
-        // its code in again the horizon (10 s) ahead, before the sound's preparing 1.5 s ahead.
-        let mapped = try? eventually(timeout: 10, "the code mapped in again ahead of the alarm") { () -> Int? in
-            let bytes = try codeBytes(agent.pid)
-            return bytes > 2 << 20 ? bytes : nil
-        }
-        let secondsAhead = due - Date().timeIntervalSince1970
-        let resident = try codeBytes(agent.pid)
-        #expect(mapped != nil, "the agent's code was not mapped in again ahead of its alarm (\(resident >> 10) KiB resident)")
-        #expect(secondsAhead > 2, "mapped in only \(secondsAhead) s ahead of the alarm: not the horizon's 10 s")
     }
 
     @Test func theHeapIsGivenBackAfterLoadingAndListing() throws {

@@ -152,6 +152,57 @@ final class AgentRuntimeTests {
         #expect(recorder.alarms[alarm.id]?.state == .alerting)
     }
 
+    /// Rings every alerting alarm; when one stops ringing, keeps a copy of the store's folder
+    /// as a crash at that moment would leave it.
+    @GLibActor
+    final class CrashingRinger: AlarmRinger {
+        let folder: FilePath, crashed: FilePath
+        var ringing: Set<UUID> = []
+        var copied = false
+
+        init(folder: FilePath, crashed: FilePath) { self.folder = folder; self.crashed = crashed }
+
+        func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID> {
+            let now = Set(alarms.records.filter { $0.state == .alerting }.map(\.id))
+            if !ringing.subtracting(now).isEmpty, !copied {
+                copied = true
+                try? FileManager.default.removeItem(atPath: crashed.string)
+                try? FileManager.default.copyItem(atPath: folder.string, toPath: crashed.string)
+            }
+            ringing = now
+            return now
+        }
+    }
+
+    /// Stop silences first and writes after, as a firing rings first: the sound does not wait
+    /// for the disk, and an agent that dies in between rings the alarm again when it starts.
+    @Test func stopSilencesBeforeItIsWrittenAndACrashBetweenRingsAgainAtStart() throws {
+        let crashed = FilePath(folder.string + "-crashed")
+        defer { try? FileManager.default.removeItem(atPath: crashed.string) }
+        let ringer = CrashingRinger(folder: folder, crashed: crashed)
+        runtime.add([], ringer: ringer)
+        try runtime.start()
+        let alarm = try schedule(in: 60)
+        pass(61)
+        #expect(ringer.ringing == [alarm.id])
+        _ = try runtime.call(.apply(.stop, id: .id(alarm.id)))
+        #expect(ringer.ringing.isEmpty && ringer.copied, "the sound stopped")
+
+        // The agent died the moment the sound stopped: its successor rings the alarm again.
+        let successor = Recorder()
+        let afterCrash = AgentRuntime(store: AlarmStore(directory: crashed), settings: .init(), logger: .init(label: "test"), clock: clock)
+        afterCrash.add([successor])
+        try afterCrash.start()
+        #expect(successor.alarms[alarm.id]?.state == .alerting, "not yet written when the sound stopped: it rings again")
+
+        // The Stop was answered once written: an agent starting from the store now does not ring it.
+        let answered = Recorder()
+        let afterAnswer = AgentRuntime(store: AlarmStore(directory: FilePath(folder.string)), settings: .init(), logger: .init(label: "test"), clock: clock)
+        afterAnswer.add([answered])
+        try afterAnswer.start()
+        #expect(answered.alarms[alarm.id] == nil, "a one-shot alarm stopped is gone from the store")
+    }
+
     @Test func aRuntimeThatGoesLeavesNoTimerToFireForIt() throws {
         func timers() -> Int {
             let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
@@ -161,7 +212,7 @@ final class AgentRuntimeTests {
         do {
             let zone = LocalTimeZone(localtimePath: "/etc/localtime", environment: ["TZ": "UTC"])
             let other = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"),
-                                     clock: LiveClock(zone: zone, offsetFile: nil))
+                                     clock: LiveClock(zone: zone))
             try other.start()
             #expect(timers() == before + 1)
         }

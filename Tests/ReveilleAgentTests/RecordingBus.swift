@@ -6,7 +6,7 @@ import ReveilleCore
 @testable import ReveilleKit
 
 /// The agent's bus in process: calls are encoded as the client library encodes them
-/// (`AgentLink.wire`), serialized and read back as the registration reads a peer's
+/// (`AgentClient.wire`), serialized and read back as the registration reads a peer's
 /// (`CallArguments`), and handed to the service; every reply, error and signal is recorded.
 @GLibActor
 final class RecordingBus: ServiceBus {
@@ -32,7 +32,7 @@ final class RecordingBus: ServiceBus {
     /// `sender` calls the agent as ReveilleKit and the CLI do.
     @discardableResult
     func send(_ call: AgentCall, from sender: String) -> SentCall {
-        let (method, arguments) = AgentLink.wire(call)
+        let (method, arguments) = AgentClient.wire(call)
         return send(method, CallArguments(delivering: arguments, limit: WireLimits.callBytes), from: sender)
     }
 

@@ -7,9 +7,9 @@ import Testing
 @Suite("System calls in one module")
 struct SystemCallPlacementTests {
     /// Calls of the C functions ReveilleSystem wraps, as they read outside it: a bare name
-    /// (not a method), `stat`/`open` with their C arguments, or `Glibc.` spelled out.
+    /// (not a method), `stat`/`open` with their C arguments, `errno` read, or `Glibc.` spelled out.
     static let rawCall =
-        #"(?:^|[^.\w])(fsync|fdatasync|flock|fcntl|fstat|lstat|timerfd_create|timerfd_settime|posix_spawn\w*|tcgetattr|tcsetattr|waitpid|pthread_sigmask|isatty|sysconf|clock_gettime|readlink|socket|getsockopt|setsockopt|unlink|kill|getuid|geteuid)\(|(?:^|[^.\w])stat\([^)]*&|(?:^|[^.\w])open\([^)]*O_[A-Z]|Glibc\.(open|read|write|close|stat)\("#
+        #"(?:^|[^.\w])(fsync|fdatasync|flock|fcntl|fstat|lstat|timerfd_create|timerfd_settime|posix_spawn\w*|tcgetattr|tcsetattr|waitpid|pthread_sigmask|isatty|sysconf|clock_gettime|readlink|socket|getsockopt|setsockopt|unlink|link|chmod|kill|getuid|geteuid)\(|(?:^|[^.\w])errno\b|(?:^|[^.\w])stat\([^)]*&|(?:^|[^.\w])open\([^)]*O_[A-Z]|Glibc\.(open|read|write|close|stat)\("#
 
     @Test func rawSystemCallsAreOnlyInReveilleSystem() throws {
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -38,7 +38,7 @@ final class ClientRegistry {
         // A round trip puts the match rule in place: every connection not heard of from here on
         // existed before this instant.
         _ = try? bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                              interface: "org.freedesktop.DBus", method: "GetId")
+                              interface: "org.freedesktop.DBus", method: "GetId", autoStart: false)
         connectionTimes.watchedSince = ProcessStart.now()
     }
 
@@ -129,7 +129,7 @@ final class ClientRegistry {
     /// ids they declare, never take the alert window's and the CLI's.
     static let reservedForTheUser = maximumSubscribersPerApp
 
-    /// The caller wants `AlarmsChanged` (its own view) from now on.
+    /// The caller wants `AlarmsUpdated` (its own view) from now on.
     func subscribe(_ sender: String, as identity: ClientIdentity) throws(AlarmError) {
         if clients[sender]?.subscribed != true {
             let current = subscribers
@@ -216,7 +216,7 @@ final class ClientRegistry {
         do {
             reply = try bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                                      interface: "org.freedesktop.DBus", method: "GetConnectionCredentials",
-                                     arguments: [.string(sender)])
+                                     arguments: [.string(sender)], autoStart: false)
         } catch {
             throw .notAuthorized("cannot tell who is calling: \(sender) has left the bus (\(error.message)); the call is refused")
         }

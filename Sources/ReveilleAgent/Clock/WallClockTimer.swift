@@ -7,7 +7,7 @@ import SystemPackage
 /// watched by the GLib loop. It wakes exactly at the armed instant and also when the wall
 /// clock is set or the machine resumes, so the scheduler can recompute. Nothing polls.
 @GLibActor
-final class WallClockTimer {
+final class WallClockTimer: WallClockAlarm {
     private let timer: WallClockTimerDescriptor
     private let onFire: @GLibActor () -> Void
     private let onClockChange: @GLibActor () -> Void
@@ -34,8 +34,6 @@ final class WallClockTimer {
     func arm(at date: Date?) {
         // 0 would disarm it: an instant at or before the epoch fires at once all the same.
         let seconds = date.map { max(1, $0.timeIntervalSince1970) } ?? Self.farFuture
-        // The loop's idle trim must see it: a descriptor's instant is not in the poll's timeout.
-        IdleTrim.alarmArmed(atEpochSeconds: date == nil ? nil : seconds)
         do { try timer.arm(atEpochSeconds: seconds) } catch where error == .canceled {
             // The clock changed between our reading of it and this call: recompute.
             onClockChange()

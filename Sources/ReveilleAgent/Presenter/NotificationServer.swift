@@ -242,7 +242,7 @@ final class NotificationServer: NotificationTransport {
         } else {
             // Nobody owns the name: is there a server to start?
             bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                     method: "ListActivatableNames") { [weak self] result in
+                     method: "ListActivatableNames", autoStart: true) { [weak self] result in
                 guard let self else { return }
                 let names = (try? result.get())?.first?.array?.compactMap(\.string) ?? []
                 if names.contains(Self.busName) {

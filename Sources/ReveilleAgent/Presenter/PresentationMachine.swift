@@ -72,7 +72,7 @@ struct PresentationMachine {
         /// Call `reshowDue` after this many seconds; `cancelReshow` drops a pending one.
         case scheduleReshow(UUID, generation: Int, after: TimeInterval)
         case cancelReshow(UUID)
-        /// Call `refreshDue` after this many seconds (a countdown's text changes then).
+        /// Present the alarm again after this many seconds (`present`: a countdown's text changes then).
         case scheduleRefresh(UUID, generation: Int, after: TimeInterval)
         case cancelRefresh(UUID)
         case log(Logger.Level, String)

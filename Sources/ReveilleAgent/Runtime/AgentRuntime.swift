@@ -191,12 +191,16 @@ final class AgentRuntime {
     // MARK: Clients
 
     /// A client's command: proposed by the engine, written, then made current. Silencing a
-    /// ringing alarm is never refused: it takes effect from memory, and is written as soon as
-    /// the disk allows. Any other change that cannot be written is not made.
+    /// ringing alarm is made current first and written after, as a firing rings first and
+    /// writes after: the sound stops without waiting for the disk, and a crash in between rings
+    /// the alarm again at start, never loses it. It is never refused: a write that fails leaves
+    /// it in memory, written as soon as the disk allows. Any other change that cannot be
+    /// written is not made. Either way the client is answered after the write.
     private func perform(_ command: AlarmEngine.Command, owner: String?) throws(AlarmError) -> AlarmRecord? {
         let proposal = try AlarmError.worded { () throws(AlarmRuleError) in
             try engine.propose(command, owner: owner, now: clock.now, timeZone: clock.timeZone)
         }
+        if proposal.silencesRingingAlarm { run(engine.commit(proposal)) }
         do {
             try write(proposal.changes)
         } catch {
@@ -207,7 +211,7 @@ final class AgentRuntime {
                                  L("could not write %@", "\(error)"))))
             retryWrite()
         }
-        run(engine.commit(proposal))
+        if !proposal.silencesRingingAlarm { run(engine.commit(proposal)) }
         return proposal.result
     }
 

@@ -13,7 +13,7 @@ struct SoundMachine {
         /// The agent owns the alarms: from now on the sound server may be touched.
         case started
         /// Alarms changed: each alarm's state and instant after the change (`nil`: it ended).
-        case changed([Alarm])
+        case changed([AlarmSound])
         /// The sound server became reachable (`true`) or was lost (`false`).
         case server(ready: Bool)
         /// A connection to the sound server is under way; its outcome comes as `.server`.
@@ -32,10 +32,11 @@ struct SoundMachine {
         case silence
     }
 
-    /// An alarm as the sounder needs it.
-    struct Alarm: Equatable {
+    /// An alarm as the sounder needs it: its id, state and instant. (Not named `Alarm`, which
+    /// would hide the model's type inside the machine.)
+    struct AlarmSound: Equatable {
         var id: UUID
-        var state: ReveilleModel.Alarm.State?
+        var state: Alarm.State?
         var fireDate: Date?
     }
 
@@ -152,7 +153,7 @@ struct SoundMachine {
             restartPending.remove(id)
         case .silence:
             let known = ringing.union(upcoming.keys).sorted { $0.uuidString < $1.uuidString }
-            for id in known { effects += follow(Alarm(id: id, state: nil, fireDate: nil)) }
+            for id in known { effects += follow(AlarmSound(id: id, state: nil, fireDate: nil)) }
         case .reconnectDue:
             reconnectPending = false
             if !ringing.isEmpty, !ready {
@@ -172,7 +173,7 @@ struct SoundMachine {
     /// The alarms that ring with Reveille's own sound, as the runtime was last told.
     var sounding: Set<UUID> { told }
 
-    private mutating func follow(_ alarm: Alarm) -> [Effect] {
+    private mutating func follow(_ alarm: AlarmSound) -> [Effect] {
         let id = alarm.id
         var effects: [Effect] = []
         if alarm.state == .alerting { ringing.insert(id) } else { ringing.remove(id) }

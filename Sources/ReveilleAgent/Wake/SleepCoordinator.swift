@@ -94,9 +94,9 @@ final class SleepCoordinator: AlarmFollower {
         }
         self.bus = bus
         bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                 method: "ListActivatableNames") { [weak self] activatable in
+                 method: "ListActivatableNames", autoStart: true) { [weak self] activatable in
             bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                     method: "ListNames") { running in
+                     method: "ListNames", autoStart: true) { running in
                 guard let self else { return }
                 let names = Set([activatable, running].flatMap { result -> [String] in
                     guard case .success(let values) = result, case .array(_, let items)? = values.first else { return [] }
@@ -239,7 +239,7 @@ final class SleepCoordinator: AlarmFollower {
         guard let bus else { return releaseInhibitor() }
         bus.call(destination: WakeHelperInterface.busName, path: WakeHelperInterface.objectPath,
                  interface: WakeHelperInterface.interface, method: method, arguments: arguments,
-                 timeoutMilliseconds: Self.helperTimeoutMilliseconds) { [weak self] result in
+                 timeoutMilliseconds: Self.helperTimeoutMilliseconds, autoStart: true) { [weak self] result in
             then(result)
             if releasing { self?.releaseInhibitor() }
         }

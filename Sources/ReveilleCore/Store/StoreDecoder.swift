@@ -259,7 +259,7 @@ struct StoreDecoder {
     }
 
     private func decodeBatch<Element: Decodable & Sendable>(_ type: Element.Type) -> [(Int, Result<Element, Reason>)] {
-        if let all = try? JSONLines.decodeInParallel(type, lines: batch.map { $0.bytes[...] }), all.count == batch.count {
+        if let all = try? JSONLines.decodeInParallel(type, lines: batch.map { $0.bytes[...] }, inParallel: PosixThread.runAll), all.count == batch.count {
             return zip(batch.map(\.line), all).map { ($0, .success($1)) }
         }
         return batch.map { line, bytes in

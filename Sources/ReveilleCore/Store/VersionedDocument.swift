@@ -1,9 +1,6 @@
 import FoundationEssentials
 import Logging
 import SystemPackage
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A JSON document on disk with a format name and version, such as the alarm store.
 package protocol VersionedDocument: Codable {
@@ -112,15 +109,16 @@ package enum StoredFile {
         let stamp = ISO8601Local.compactStamp(Date())
         while true {
             let aside = FilePath(file.string + ".unreadable-\(stamp)-\(String(UInt32.random(in: .min ... .max), radix: 16))")
-            guard link(file.string, aside.string) == 0 else {
-                if errno == EEXIST { continue }
+            do {
+                try file.link(to: aside)
+            } catch .fileExists {
+                continue
+            } catch {
                 // A file system without hard links: a copy, after checking the name is free.
                 guard !FileManager.default.fileExists(atPath: aside.string) else { continue }
                 try FileManager.default.copyItem(atPath: file.string, toPath: aside.string)
-                chmod(aside.string, 0o600)
-                return aside
             }
-            chmod(aside.string, 0o600)
+            try? aside.setPermissions([.ownerReadWrite])
             return aside
         }
     }

@@ -13,7 +13,7 @@ struct List: ParsableCommand {
     // Synchronous, on the main thread: an async command starts the GLib loop's thread and the
     // task pool's, and hops between them, for two calls that need neither.
     func run() throws {
-        let (listings, wake) = try AgentConnection.performBlocking { client throws(AlarmError) in try client.listingsAndWakeBlocking() }
+        let (listings, wake) = try AgentConnection.performBlocking { client throws(AlarmError) in try client.listingsAndWake() }
         let timeZone = GLibTimeZone.local
         let summaries = listings.map { listing in
             var summary = AlarmSummary(listing, timeZone: timeZone)
@@ -43,7 +43,7 @@ struct Show: AsyncParsableCommand {
         let record = try await AlarmTarget.named(id).record
         var summary = AlarmSummary(record)
         // The agent's one answer whether the computer can be woken, as `status` gives it.
-        if let wake = try? await AgentConnection.perform({ client throws(AlarmError) in try await client.wakeStatus() }) {
+        if let wake = try? await AgentConnection.perform({ client throws(AlarmError) in try client.wakeStatus() }) {
             summary.apply(wake)
         }
         if output.json { try Output.json(summary) } else { Output.lines(summary.details) }

@@ -16,7 +16,7 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         let (status, alarms) = try await AgentConnection.perform { client throws(AlarmError) in
-            (try await client.wakeStatus(), try await client.listings())
+            (try client.wakeStatus(), try client.listings())
         }
         if json { return try Output.json(status) }
         let next = alarms.map { AlarmSummary($0) }.first { $0.state != "paused" && $0.state != "alerting" }

@@ -31,12 +31,12 @@ struct SyncAdd: AsyncParsableCommand {
     func run() async throws {
         let password = try Self.readPassword(L("Password for %@: ", user))
         let status = try await AgentConnection.perform { client throws(AlarmError) in
-            try Self.decode(try client.callBlocking(.syncAdd(url: url, user: user, password: password)))
+            try Self.decode(try client.call(.syncAdd(url: url, user: user, password: password)))
         }
         Output.line(L("Syncing with %@ as %@.", status.url ?? url, user))
         // The first round says whether the server answers.
         for _ in 0..<100 {
-            let now = try await AgentConnection.perform { client throws(AlarmError) in try Self.decode(try client.callBlocking(.syncStatus)) }
+            let now = try await AgentConnection.perform { client throws(AlarmError) in try Self.decode(try client.call(.syncStatus)) }
             if now.rounds > 0 || now.problem != nil {
                 if let problem = now.problem {
                     Output.note(L("Not synced yet: %@. Reveille tries again every %@ seconds.", problem, String(Int(now.interval))))
@@ -78,7 +78,7 @@ struct SyncStatusCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let status = try await AgentConnection.perform { client throws(AlarmError) in try SyncAdd.decode(try client.callBlocking(.syncStatus)) }
+        let status = try await AgentConnection.perform { client throws(AlarmError) in try SyncAdd.decode(try client.call(.syncStatus)) }
         if json { return try Output.json(status) }
         guard status.configured, let url = status.url, let user = status.user else {
             Output.line(L("Sync is off: nothing is sent anywhere. `reveille sync add URL --user NAME` turns it on."))
@@ -100,7 +100,7 @@ struct SyncRemove: AsyncParsableCommand {
         discussion: L("The alarms here stay, and so does the collection on the server."))
 
     func run() async throws {
-        _ = try await AgentConnection.perform { client throws(AlarmError) in try client.callBlocking(.syncRemove) }
+        _ = try await AgentConnection.perform { client throws(AlarmError) in try client.call(.syncRemove) }
         Output.line(L("Sync is off; the alarms here stay."))
     }
 }

@@ -10,19 +10,19 @@ import SystemPackage
 enum AgentConnection {
     static let appID = "reveille"
 
-    @GLibActor
-    static func perform<Result: Sendable>(_ request: @GLibActor (AgentClient) async throws(AlarmError) -> Result) async throws -> Result {
+    /// `performBlocking` on a thread of its own (`AgentClient.run`), for async commands.
+    static func perform<Result: Sendable>(_ request: @escaping @Sendable (AgentClient) throws(AlarmError) -> Result) async throws -> Result {
         let client = AgentClient(appID: appID)
         do {
-            return try await request(client)
+            return try await client.run(request)
         } catch .agentUnavailable(let reason) {
             try startAgent(client, because: reason)
-            return try await request(client)
+            return try await client.run(request)
         }
     }
 
-    /// `perform` for a request that waits on this thread: no GLib loop thread and no task hop,
-    /// which a command that asks once and prints (`reveille list`) does not need.
+    /// Runs a request on this thread: no GLib loop thread and no task hop, which a command
+    /// that asks once and prints (`reveille list`) does not need.
     static func performBlocking<Result>(_ request: (AgentClient) throws(AlarmError) -> Result) throws -> Result {
         let client = AgentClient(appID: appID)
         do {
@@ -37,7 +37,7 @@ enum AgentConnection {
     /// here does not reach it), logging to the state folder, and waits up to 5 s for it to own
     /// its bus name. Blocks; a CLI has nothing else to do meanwhile.
     private static func startAgent(_ client: AgentClient, because reason: String) throws {
-        guard try !client.agentIsRunningBlocking() else { throw AlarmError.agentUnavailable(reason) }
+        guard try !client.agentIsRunning() else { throw AlarmError.agentUnavailable(reason) }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("reveille-agent").path
         guard FileManager.default.isExecutableFile(atPath: executable) else {
@@ -50,7 +50,7 @@ enum AgentConnection {
         let pid = try spawnDetached(executable, log: log)
         Output.note("reveille: " + L("no agent was running; started reveille-agent (pid %@), logging to %@", String(pid), log))
         for _ in 0..<100 {
-            if try client.agentIsRunningBlocking() { return }
+            if try client.agentIsRunning() { return }
             if (try? ProcessSpawn.hasExited(pid)) == true {
                 throw AlarmError.agentUnavailable(L("reveille-agent exited at once; see %@", log))
             }

@@ -8,7 +8,7 @@ import ReveilleKit
 /// agent answers: completing never starts one.
 enum AlarmCompletion {
     static func ids(_ prefix: String) -> [String] {
-        guard let records = try? AgentClient(appID: AgentConnection.appID).listBlockingIfRunning() else { return [] }
+        guard let records = try? AgentClient(appID: AgentConnection.appID).listIfRunning() else { return [] }
         return records.map { record in
             let id = String(record.id.uuidString.lowercased().prefix(8))
             return described(id, record.title)
@@ -16,7 +16,7 @@ enum AlarmCompletion {
     }
 
     static func sounds(_ prefix: String) -> [String] {
-        guard let sounds = try? AgentClient(appID: AgentConnection.appID).soundsBlockingIfRunning() else { return [] }
+        guard let sounds = try? AgentClient(appID: AgentConnection.appID).soundsIfRunning() else { return [] }
         return (["default"] + sounds.map { TerminalText.escaped($0.name) }).filter { $0.hasPrefix(prefix) }
     }
 

@@ -38,6 +38,15 @@ package final class PosixThread {
         self.thread = nil
     }
 
+    /// Runs `jobs` at once, the first on this thread and each other on a thread of its own,
+    /// and returns when all have finished. Plain threads, joined before returning: no thread
+    /// pool is left behind to wake up.
+    package static func runAll(_ jobs: [@Sendable () -> Void]) {
+        let threads = jobs.dropFirst().map { job in PosixThread(job) }
+        jobs.first?()
+        for thread in threads { thread.join() }
+    }
+
     private final class Box {
         let body: @Sendable () -> Void
         package init(_ body: @escaping @Sendable () -> Void) { self.body = body }

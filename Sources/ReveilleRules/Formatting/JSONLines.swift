@@ -3,7 +3,11 @@ import FoundationEssentials
 /// A JSON array written one element per line, which stays ordinary JSON for any reader
 /// but lets Reveille decode it in parallel: the alarm store's snapshot and the agent's
 /// alarm lists. (Compact JSON never holds a raw newline, so each line is one element.)
+/// The rules start no thread: the caller says how jobs run at once (`PosixThread.runAll`).
 package enum JSONLines {
+    /// Runs every job, all at once, and returns when each has finished.
+    package typealias RunInParallel = (_ jobs: [@Sendable () -> Void]) -> Void
+
     /// `[` + the elements, one per line + `]`.
     package static func array(_ elements: [String]) -> String {
         elements.isEmpty ? "[]" : "[\n" + elements.joined(separator: ",\n") + "\n]"
@@ -11,10 +15,11 @@ package enum JSONLines {
 
     /// Decodes `data`, an array as `array` writes it, on up to one thread per core; any
     /// other form of the same array (hand-written, pretty-printed) is decoded as usual.
-    package static func decode<Element: Decodable & Sendable>(_ type: [Element].Type, from data: Data) throws -> [Element] {
+    package static func decode<Element: Decodable & Sendable>(_ type: [Element].Type, from data: Data,
+                                                              inParallel: RunInParallel) throws -> [Element] {
         // The processor count is left to `decodeInParallel`: reading it opens cgroup files.
         if let lines = elementLines(data, prefix: "", suffix: ""), lines.count >= 2 * linesPerThread,
-           let elements = try? decodeInParallel(Element.self, lines: lines) {
+           let elements = try? decodeInParallel(Element.self, lines: lines, inParallel: inParallel) {
             return elements
         }
         return try JSONCoding.decoder.decode(type, from: data)
@@ -47,16 +52,14 @@ package enum JSONLines {
     static let linesPerThread = 1000
 
     /// Decodes each line as one `Element`, in chunks on up to one thread per core.
-    package static func decodeInParallel<Element: Decodable & Sendable>(_ type: Element.Type, lines: [Data.SubSequence]) throws -> [Element] {
+    package static func decodeInParallel<Element: Decodable & Sendable>(_ type: Element.Type, lines: [Data.SubSequence],
+                                                                        inParallel: RunInParallel) throws -> [Element] {
         let chunkCount = max(1, min(ProcessInfo.processInfo.activeProcessorCount, lines.count / linesPerThread))
         let chunkSize = (lines.count + chunkCount - 1) / max(1, chunkCount)
         let chunks = stride(from: 0, to: lines.count, by: max(1, chunkSize)).map { start in
             ChunkDecoding<Element>(lines: Array(lines[start..<min(lines.count, start + chunkSize)]))
         }
-        // Plain threads, joined before returning: no thread pool is left behind to wake up.
-        let threads = chunks.dropFirst().map { chunk in PosixThread { chunk.run() } }
-        chunks.first?.run()
-        for thread in threads { thread.join() }
+        inParallel(chunks.map { chunk in { chunk.run() } })
         return try chunks.flatMap { try $0.result!.get() }
     }
 
