@@ -19,8 +19,8 @@ import ReveilleFuzzSupport
         FuzzTarget.main { bytes in
             guard let first = bytes.first else { return }
             let method = methods[Int(first) % methods.count]
-            let arguments = CallArguments(serialized: UnsafeRawBufferPointer(rebasing: bytes.dropFirst()), signature: method.signature,
-                                          limit: 64 * 1024)
+            guard let arguments = CallArguments(serialized: UnsafeRawBufferPointer(rebasing: bytes.dropFirst()), signature: method.signature,
+                                                limit: 64 * 1024) else { return }
             PanelMenuProbe.check(method.name, arguments.values)
         }
     }

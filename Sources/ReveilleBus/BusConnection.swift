@@ -398,11 +398,15 @@ package struct CallArguments: Sendable {
     /// A message body as GDBus reads it from a peer: `bytes` taken as a tuple of `signature`
     /// (`g_variant_new_from_data`, untrusted: malformed data reads as the type's defaults),
     /// then read as above (for fuzzing what a peer can send).
-    package init(serialized bytes: UnsafeRawBufferPointer, signature: String, limit: Int) {
+    /// `nil` for bytes not in GVariant's normal form: GDBus builds every value it delivers
+    /// from the wire with GVariant's constructors, so no handler ever gets one (and GLib 2.74
+    /// aborts reading a child of some of them: an assertion in g_variant_serialised_get_child).
+    package init?(serialized bytes: UnsafeRawBufferPointer, signature: String, limit: Int) {
         let type = g_variant_type_new("(\(signature))")
         defer { g_variant_type_free(type) }
         let parameters = g_variant_ref_sink(g_variant_new_from_data(type, bytes.baseAddress, gsize(bytes.count), 0, nil, nil))
         defer { g_variant_unref(parameters) }
+        guard g_variant_is_normal_form(parameters) != 0 else { return nil }
         self.init(parameters: parameters, limit: limit)
     }
 

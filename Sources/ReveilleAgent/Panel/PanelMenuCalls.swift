@@ -48,14 +48,15 @@ extension PanelMenu {
         case "Event":
             let id = Self.int32(arguments[0])
             guard knows(id) else { return unknownItem(id) }
-            return Answer(outcome: .reply([]), clicked: arguments[1].string == "clicked" ? [id] : [])
+            // The root (0) is the menu itself, no item: clicking it presses nothing.
+            return Answer(outcome: .reply([]), clicked: arguments[1].string == "clicked" && id != 0 ? [id] : [])
         case "EventGroup":
             var unknown: [Int32] = [], clicked: [Int32] = []
             for event in arguments[0].array ?? [] {
                 guard case .tuple(let fields) = event, fields.count == 4 else { continue }
                 let id = Self.int32(fields[0])
                 guard knows(id) else { unknown.append(id); continue }
-                if fields[1].string == "clicked", !clicked.contains(id) { clicked.append(id) }
+                if fields[1].string == "clicked", id != 0, !clicked.contains(id) { clicked.append(id) }
             }
             return Answer(outcome: .reply([.array(elementType: "i", Self.reported(unknown))]), clicked: clicked)
         case "AboutToShow":
