@@ -63,16 +63,7 @@ final class MediaPlayer: AlarmFollower {
 
     func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         self.alarms = alarms
-        var touched = false
-        for change in changes {
-            if change.record?.state == .alerting {
-                ringing.insert(change.id)
-                touched = true
-            } else if ringing.remove(change.id) != nil {
-                touched = true
-            }
-        }
-        if touched { update() }
+        if ringing.follow(changes, keeping: { $0.state == .alerting }) { update() }
     }
 
     /// Lets the name go at once when the agent stops, and plays the paused players again.

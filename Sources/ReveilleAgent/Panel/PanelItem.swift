@@ -74,17 +74,8 @@ final class PanelItem: AlarmFollower {
 
     func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         self.alarms = alarms
-        var touched = false
-        for change in changes {
-            if let record = change.record, PanelItemView.runs(record) {
-                running.insert(change.id)
-                touched = true
-            } else if running.remove(change.id) != nil {
-                touched = true
-            }
-        }
         // A change to alarms that neither run nor ran leaves the item as it is.
-        if touched { update() }
+        if running.follow(changes, keeping: PanelItemView.runs) { update() }
     }
 
     /// Closes the item at once when the agent stops, rather than when its connection does.

@@ -11,3 +11,21 @@ package struct AlarmChange: Sendable {
         self.record = record
     }
 }
+
+package extension Set where Element == UUID {
+    /// Keeps the ids of the alarms `changes` leave matching `belongs`, and drops the others;
+    /// true when a change concerns the set: an alarm that belongs (new or changed) or one
+    /// that left (a follower that shows those alarms then redraws).
+    mutating func follow(_ changes: [AlarmChange], keeping belongs: (AlarmRecord) -> Bool) -> Bool {
+        var touched = false
+        for change in changes {
+            if let record = change.record, belongs(record) {
+                insert(change.id)
+                touched = true
+            } else if remove(change.id) != nil {
+                touched = true
+            }
+        }
+        return touched
+    }
+}
