@@ -123,7 +123,7 @@ struct AlertWindowPolicyTests {
     }
 
     @Test func theSettingIsReadAndAnUnknownValueIsRefusedByName() throws {
-        func decode(_ json: String) throws -> AgentSettings { try JSONDecoder().decode(AgentSettings.self, from: Data(json.utf8)) }
+        func decode(_ json: String) throws -> AgentSettings { try AgentSettings(fileText: json) }
         #expect(try decode("{}").alertWindow == .auto)
         #expect(try decode(#"{"alertWindow": "never"}"#).alertWindow == .never)
         #expect(try decode(#"{"alertWindow": "always"}"#).alertWindow == .always)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReveilleAgent
 import ReveilleBus
+import ReveilleCore
 
 /// Where alarms ring (`ringOn`), as read from the settings and as chosen among the sinks there are.
 @Suite("Ring on")
@@ -21,9 +22,9 @@ struct RingOnTests {
         do { _ = try read(#""my speaker""#); Issue.record("accepted") } catch {
             #expect(String(describing: error).contains(#"accepted: "default", "all", or an output's name"#), "\(error)")
         }
-        let settings = try JSONDecoder().decode(AgentSettings.self, from: Data(#"{"ringOn": "all"}"#.utf8))
+        let settings = try AgentSettings(fileText: #"{"ringOn": "all"}"#)
         #expect(settings.ringOn == .all)
-        #expect(try JSONDecoder().decode(AgentSettings.self, from: Data("{}".utf8)).ringOn == .defaultOutput, "today's behaviour by default")
+        #expect(try AgentSettings(fileText: "{}").ringOn == .defaultOutput, "today's behaviour by default")
     }
 
     @Test("all rings every sink (the default before any is listed); a named sink that is gone falls back to the default, named")

@@ -1,14 +1,5 @@
 import FoundationEssentials
-
-/// When the alert window opens (`alertWindow` in settings.json).
-enum AlertWindowSetting: String, Codable, Sendable, CaseIterable {
-    /// While an alarm rings and its notification cannot be both seen and answered.
-    case auto
-    /// While any alarm rings.
-    case always
-    /// Never.
-    case never
-}
+import ReveilleCore
 
 /// Which ringing alarms have an alert window: pure, events in, effects out. A window is wanted
 /// for each ringing alarm while the setting asks for one (`auto`: the notification's reach is

@@ -143,7 +143,8 @@ package enum StoredFile {
             throw StoreError("it is not a regular file")
         }
         if let maximumBytes, status.size > maximumBytes {
-            throw StoreError("it is \(status.size >> 20) MiB, more than the \(maximumBytes >> 20) MiB any store of Reveille's can reach")
+            let size = { (bytes: Int) in bytes >= 1 << 20 ? "\(bytes >> 20) MiB" : "\(bytes) bytes" }
+            throw StoreError("it is \(size(Int(status.size))), more than the \(size(maximumBytes)) any file of Reveille's can reach")
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkBytes, alignment: 1)
         defer { buffer.deallocate() }
