@@ -133,7 +133,7 @@ bench: deps $(STATIC_CXX)/libstdc++.a
 # swiftc's -sanitize=fuzzer links libFuzzer's own main, which SwiftPM's entry point
 # (`--defsym main=...`) collides with; so the instrumentation is asked of the frontend and the
 # driver is linked without its main (FuzzTarget calls LLVMFuzzerRunDriver).
-FUZZ_TARGETS := request store time flatpak-info ical multistatus dbusmenu sync
+FUZZ_TARGETS := request store time flatpak-info ical multistatus dbusmenu sync settings
 FUZZ_SECONDS ?= 600
 FUZZ_LIMIT ?= -max_total_time=$(FUZZ_SECONDS)
 LIBFUZZER = $(firstword $(wildcard $(dir $(realpath $(SWIFT)))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a))

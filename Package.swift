@@ -143,6 +143,8 @@ let package = Package(
                           path: "Fuzz/reveille-fuzz-dbusmenu"),
         .executableTarget(name: "reveille-fuzz-sync", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-sync"),
+        .executableTarget(name: "reveille-fuzz-settings", dependencies: ["ReveilleCore", "ReveilleFuzzSupport"],
+                          path: "Fuzz/reveille-fuzz-settings"),
         .executableTarget(name: "reveille-fuzz-flatpak-info", dependencies: ["ReveilleBus", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-flatpak-info"),
 
