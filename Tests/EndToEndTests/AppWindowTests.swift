@@ -281,11 +281,15 @@ struct AppWindowTests {
             _ = try eventually("Escape to close it") { try session.windows(titled: "New Alarm").isEmpty ? true : nil }
             try session.type("ctrl+n", into: window)
             let again = try eventually("the dialog again") { try session.windows(titled: "New Alarm").first }
-            // The hour field has the focus: type over it, then Enter saves.
-            for key in ["ctrl+a", "5", "Tab", "ctrl+a", "4", "5", "Return"] { try session.type(key, into: again) }
+            // The hour field has the focus: type over it; Alt+M repeats monthly, Alt+H goes to the
+            // day of the month; then Enter saves.
+            for key in ["ctrl+a", "5", "Tab", "ctrl+a", "4", "5", "alt+m", "alt+h", "ctrl+a", "9", "Return"] { try session.type(key, into: again) }
             let alarm = try eventually("Enter to schedule the alarm") { try session.cliJSON([Listed].self, "list").first }
-            #expect(alarm.time == "05:45" && alarm.title == "Alarm" && alarm.repeats == nil, "\(alarm)")
+            #expect(alarm.time == "05:45" && alarm.title == "Alarm" && alarm.recurrence == .monthly(day: 9), "\(alarm)")
             _ = try eventually("the dialog to close") { try session.windows(titled: "New Alarm").isEmpty ? true : nil }
+            // Alt+L goes to the timer's length; Enter starts it.
+            for key in ["alt+l", "4", "m", "Return"] { try session.type(key, into: window) }
+            _ = try eventually("Enter to start the typed timer") { try session.cliJSON([Listed].self, "list").first { $0.title == "4 min timer" } }
             try session.type("ctrl+w", into: window)
             #expect(process.wait(timeout: 10) == 0, "Ctrl+W closes the window, and the app ends")
         }
