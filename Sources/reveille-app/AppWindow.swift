@@ -94,7 +94,7 @@ final class AppWindow {
 
     private func showHistory() {
         Task { @GLibActor [weak self, client] in
-            guard let entries = try? await client.history(), let self else { return }
+            guard let entries = try? await client.run({ client throws(AlarmError) in try client.history() }), let self else { return }
             let shown = Array(entries.prefix(Self.historyShown))
             self.ui.widget("no_history").isVisible = shown.isEmpty
             self.fill("history", with: shown) { [files = self.files] entry throws(UIFile.Failure) in
@@ -134,10 +134,10 @@ final class AppWindow {
         skip.isVisible = AlarmWords.repeats(record.schedule) && !record.disabled
         if record.skippedOccurrence(now: Date()) == nil {
             skip.text = L("S_kip Next")
-            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try await client.skip(record.id.uuidString) } }
+            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try client.skip(record.id.uuidString) } }
         } else {
             skip.text = L("U_nskip")
-            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try await client.unskip(record.id.uuidString) } }
+            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try client.unskip(record.id.uuidString) } }
         }
         return row
     }
@@ -247,13 +247,14 @@ final class AppWindow {
 
     // MARK: Changing
 
-    /// Runs `request` on the agent; what it changed arrives through the updates. A refusal is
-    /// said in the window, in the agent's words.
-    private func send(_ request: @escaping @GLibActor (AgentClient) async throws(AlarmError) -> Void,
+    /// Runs `request` on the agent, off the loop (`AgentClient.run`: the client's calls block
+    /// until the agent answers, and the window must not freeze meanwhile); what it changed
+    /// arrives through the updates. A refusal is said in the window, in the agent's words.
+    private func send(_ request: @escaping @Sendable (AgentClient) throws(AlarmError) -> Void,
                       then done: (@GLibActor () -> Void)? = nil) {
         Task { @GLibActor [weak self, client] in
             do {
-                try await request(client)
+                try await client.run(request)
                 self?.say("")
                 done?()
             } catch {
@@ -266,28 +267,28 @@ final class AppWindow {
 
     /// Removes `record`, offering Undo: it is scheduled again as it was (a new id), off if it was.
     private func delete(_ record: AlarmRecord) {
-        send({ client throws(AlarmError) in _ = try await client.apply(.cancel, to: record.id.uuidString) }) { [weak self] in
+        send({ client throws(AlarmError) in _ = try client.apply(.cancel, to: record.id.uuidString) }) { [weak self] in
             self?.showToast(L("Deleted “%@”", record.title)) { [weak self] in
                 self?.send { client throws(AlarmError) in
-                    let again = try await client.schedule(id: UUID(), request: record.request)
-                    if record.disabled { _ = try await client.setEnabled(false, again.id.uuidString) }
+                    let again = try client.schedule(id: UUID(), request: record.request)
+                    if record.disabled { _ = try client.setEnabled(false, again.id.uuidString) }
                 }
             }
         }
     }
 
     private func setEnabled(_ on: Bool, _ record: AlarmRecord) {
-        send { client throws(AlarmError) in _ = try await client.setEnabled(on, record.id.uuidString) }
+        send { client throws(AlarmError) in _ = try client.setEnabled(on, record.id.uuidString) }
     }
 
     private func perform(_ action: AlarmAction, _ record: AlarmRecord) {
-        send { client throws(AlarmError) in _ = try await client.apply(action, to: record.id.uuidString) }
+        send { client throws(AlarmError) in _ = try client.apply(action, to: record.id.uuidString) }
     }
 
     private func startTimer(seconds: TimeInterval) {
         let request = AlarmDialog.request(title: L("%@ timer", AlarmWords.preset(seconds: seconds)), schedule: nil,
                                           preAlert: seconds, snooze: 9 * 60)
-        send { client throws(AlarmError) in _ = try await client.schedule(id: UUID(), request: request) }
+        send { client throws(AlarmError) in _ = try client.schedule(id: UUID(), request: request) }
     }
 
     /// Starts a timer of the length typed beside the presets, read as `reveille timer` reads one.
@@ -328,7 +329,7 @@ final class AppWindow {
     /// intent runs and the app hears the press.
     private func answerRinging(_ button: AlarmButtonRole) {
         guard let id = ringingID else { return }
-        send { client throws(AlarmError) in _ = try await client.press(button, on: id) }
+        send { client throws(AlarmError) in _ = try client.press(button, on: id) }
     }
 
     /// Opens the dialog for `record`, or for a new alarm.

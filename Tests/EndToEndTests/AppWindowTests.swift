@@ -130,6 +130,26 @@ struct AppWindowTests {
         }
     }
 
+    @Test func theWindowGoesOnWhileTheAgentHasNotAnswered() throws {
+        let session = try session()
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "10m", "--title", "Tea")
+        let agent = try #require(session.agent)
+        try withApp(session) { _, tree, _ in
+            let countdown = /^\d+:\d\d$/
+            _ = try eventually("the timer's countdown") { try labels(tree).first { $0.wholeMatch(of: countdown) != nil } }
+            // A call the stopped agent does not answer: the app waits for it off its loop.
+            kill(agent.pid, SIGSTOP)
+            defer { kill(agent.pid, SIGCONT) }
+            try tree.press("push button", "5 min")
+            let first = try #require(try labels(tree).first { $0.wholeMatch(of: countdown) != nil })
+            _ = try session.eventually(timeout: 5, "the countdown to go on meanwhile") {
+                try labels(tree).contains { $0.wholeMatch(of: countdown) != nil && $0 != first } ? true : nil
+            }
+            kill(agent.pid, SIGCONT)
+            _ = try eventually("the answered call's timer") { try session.cliJSON([Listed].self, "list").first { $0.title == "5 min timer" } }
+        }
+    }
+
     @Test func theDialogSchedulesTheChosenTimeAndWeekdays() throws {
         let session = try session()
         try withApp(session) { _, tree, _ in
