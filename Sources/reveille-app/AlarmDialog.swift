@@ -22,6 +22,13 @@ final class AlarmDialog {
     /// The repeat toggles' ids and the stack pages they show.
     private static let kinds: [(id: String, kind: AlarmForm.Repeat)] = [("weekly", .weekly), ("monthly", .monthly), ("yearly", .yearly), ("every", .everyDays)]
 
+    /// The widget of each field a refusal names.
+    private static var fieldIDs: [String: String] {
+        [AlarmForm.Field.time: "hour", AlarmForm.Field.monthDay: "month_day", AlarmForm.Field.yearDay: "year_day",
+         AlarmForm.Field.everyDays: "every_days", AlarmForm.Field.volume: "volume", AlarmForm.Field.fadeIn: "fade",
+         AlarmForm.Field.snooze: "snooze", AlarmForm.Field.ringLimit: "ring_limit"]
+    }
+
     private let ui: UIFile
     private let window: Widget
     private let editing: AlarmRecord?
@@ -126,7 +133,10 @@ final class AlarmDialog {
         do {
             request = try form.request(changing: original, from: initial, now: Date(), timeZone: GLibTimeZone.local)
         } catch {
-            return complain(error.description)
+            complain(error.description)
+            // Taken to the field, whose name a screen reader says, to type it anew.
+            if let id = Self.fieldIDs[error.field] { ui.widget(id).grabFocus() }
+            return
         }
         // Nothing changed: nothing is sent (an update would be a change in the history and the sync).
         guard request != original else { return window.close() }

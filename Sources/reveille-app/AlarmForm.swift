@@ -158,9 +158,9 @@ struct AlarmForm: Equatable {
             case .dayIntervals: Field.everyDays
             default: Field.time
             }
-            throw FieldRefusal("\(field): \(error)")
+            throw FieldRefusal("\(field): \(error)", field: field)
         } catch {
-            throw FieldRefusal("\(Field.time): \(error)")
+            throw FieldRefusal("\(Field.time): \(error)", field: Field.time)
         }
     }
 }

@@ -142,7 +142,7 @@ struct AppWindowTests {
             defer { kill(agent.pid, SIGCONT) }
             try tree.press("push button", "5 min")
             let first = try #require(try labels(tree).first { $0.wholeMatch(of: countdown) != nil })
-            _ = try session.eventually(timeout: 5, "the countdown to go on meanwhile") {
+            _ = try session.eventually(timeout: 10, "the countdown to go on meanwhile") {
                 try labels(tree).contains { $0.wholeMatch(of: countdown) != nil && $0 != first } ? true : nil
             }
             kill(agent.pid, SIGCONT)
@@ -293,7 +293,7 @@ struct AppWindowTests {
 
     @Test func theKeyboardAloneAddsAnAlarm() throws {
         let session = try session()
-        try withApp(session) { process, _, _ in
+        try withApp(session) { process, tree, _ in
             let window = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
             try session.type("ctrl+n", into: window)
             let dialog = try eventually("Ctrl+N to open the dialog") { try session.windows(titled: "New Alarm").first }
@@ -307,6 +307,14 @@ struct AppWindowTests {
             let alarm = try eventually("Enter to schedule the alarm") { try session.cliJSON([Listed].self, "list").first }
             #expect(alarm.time == "05:45" && alarm.title == "Alarm" && alarm.recurrence == .monthly(day: 9), "\(alarm)")
             _ = try eventually("the dialog to close") { try session.windows(titled: "New Alarm").isEmpty ? true : nil }
+            // A refused field takes the focus: typed anew there, Enter saves.
+            try session.type("ctrl+n", into: window)
+            let third = try eventually("the dialog a third time") { try session.windows(titled: "New Alarm").first }
+            for key in ["alt+n", "ctrl+a", "2", "d", "alt+i", "Return"] { try session.type(key, into: third) }
+            _ = try eventually("the refusal") { try tree.names("label").contains { $0.hasPrefix("Snooze: '2d'") } ? true : nil }
+            for key in ["ctrl+a", "5", "m", "Return"] { try session.type(key, into: third) }
+            let snoozing = try eventually("the alarm with the snooze typed anew") { try session.cliJSON([Listed].self, "list").first { $0.snooze == 300 } }
+            #expect(snoozing.title == "Alarm", "what was typed went into the refused field, not the title: \(snoozing)")
             // Alt+L goes to the timer's length; Enter starts it.
             for key in ["alt+l", "4", "m", "Return"] { try session.type(key, into: window) }
             _ = try eventually("Enter to start the typed timer") { try session.cliJSON([Listed].self, "list").first { $0.title == "4 min timer" } }

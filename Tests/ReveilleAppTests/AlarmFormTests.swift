@@ -102,7 +102,9 @@ struct AlarmFormTests {
         ("volume", "5", "Volume: '5%' could not be heard; accepted: 10% to 100% (an alarm is never silent)"),
     ])
     func aRefusalNamesTheFieldAndWhatIsAccepted(_ field: String, _ text: String, _ message: String) {
-        #expect(throws: FieldRefusal(message)) {
+        let named = ["snooze": AlarmForm.Field.snooze, "ringLimit": AlarmForm.Field.ringLimit, "fadeIn": AlarmForm.Field.fadeIn,
+                     "yearly": AlarmForm.Field.yearDay, "volume": AlarmForm.Field.volume][field]!
+        #expect(throws: FieldRefusal(message, field: named)) {
             try new { form in
                 switch field {
                 case "snooze": form.snooze = text
@@ -116,7 +118,7 @@ struct AlarmFormTests {
     }
 
     @Test func aFadeLongerThanAShorterRingLimitIsRefusedNamingBoth() {
-        #expect(throws: FieldRefusal("Fade-in 7s is longer than the alarm rings (Ring for 5s); the fade must end within it")) {
+        #expect(throws: FieldRefusal("Fade-in 7s is longer than the alarm rings (Ring for 5s); the fade must end within it", field: AlarmForm.Field.fadeIn)) {
             try edit(odd) { $0.ringLimit = "5s" }
         }
     }

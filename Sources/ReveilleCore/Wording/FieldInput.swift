@@ -5,8 +5,13 @@ import Glibc
 /// field's name, what was typed and what is accepted, in the user's words.
 package struct FieldRefusal: Error, Equatable, CustomStringConvertible {
     package var description: String
+    /// The field refused (as named in `description`), for a dialog to take the person to it.
+    package var field: String
 
-    package init(_ description: String) { self.description = description }
+    package init(_ description: String, field: String) {
+        self.description = description
+        self.field = field
+    }
 }
 
 /// The values people type for an alarm's lengths and loudness, read and bounded as the agent
@@ -17,7 +22,7 @@ package enum FieldInput {
     /// A duration within `range`, refused naming `field`.
     package static func duration(_ text: String, field: String, within range: DurationRange) throws(FieldRefusal) -> TimeInterval {
         let seconds: TimeInterval
-        do { seconds = try InputParser.duration(text) } catch { throw FieldRefusal("\(field): \(error)") }
+        do { seconds = try InputParser.duration(text) } catch { throw FieldRefusal("\(field): \(error)", field: field) }
         try range.check(seconds, text: text, field: field)
         return seconds
     }
@@ -25,7 +30,7 @@ package enum FieldInput {
     /// A timer's length: a duration or a bare number of seconds, within a countdown's bounds.
     package static func timerLength(_ text: String, field: String) throws(FieldRefusal) -> TimeInterval {
         let seconds: TimeInterval
-        do { seconds = try InputParser.timerLength(text) } catch { throw FieldRefusal("\(field): \(error)") }
+        do { seconds = try InputParser.timerLength(text) } catch { throw FieldRefusal("\(field): \(error)", field: field) }
         try DurationRange.countdown.check(seconds, text: text, field: field)
         return seconds
     }
@@ -36,16 +41,16 @@ package enum FieldInput {
     package static func volume(_ text: String, field: String) throws(FieldRefusal) -> Double {
         let percent = text.hasSuffix("%")
         guard let value = Double(percent ? String(text.dropLast()) : text), value.isFinite, value >= 0 else {
-            throw FieldRefusal(L("%@: could not read '%@'; accepted: a percentage (10%% to 100%%, like 80%%) or a fraction (0.1 to 1, like 0.8)", field, text))
+            throw FieldRefusal(L("%@: could not read '%@'; accepted: a percentage (10%% to 100%%, like 80%%) or a fraction (0.1 to 1, like 0.8)", field, text), field: field)
         }
         if !percent, value > 1, value <= 100 {
-            throw FieldRefusal(L("%@: '%@' is neither a fraction (0.1 to 1) nor a percentage; write %@%% or %@", field, text, text, String(value / 100)))
+            throw FieldRefusal(L("%@: '%@' is neither a fraction (0.1 to 1) nor a percentage; write %@%% or %@", field, text, text, String(value / 100)), field: field)
         }
         let fraction = percent ? value / 100 : value
-        guard fraction <= 1 else { throw FieldRefusal(L("%@: '%@' is over 100%%; accepted: 10%% to 100%%", field, text)) }
+        guard fraction <= 1 else { throw FieldRefusal(L("%@: '%@' is over 100%%; accepted: 10%% to 100%%", field, text), field: field) }
         // An alarm is never silent: below 10% on the slider it could not be heard.
         guard VolumeScale.linear(slider: fraction) >= RingOptions.quietestVolume * (1 - 1e-9) else {
-            throw FieldRefusal(L("%@: '%@' could not be heard; accepted: 10%% to 100%% (an alarm is never silent)", field, text))
+            throw FieldRefusal(L("%@: '%@' could not be heard; accepted: 10%% to 100%% (an alarm is never silent)", field, text), field: field)
         }
         return VolumeScale.linear(slider: fraction)
     }
@@ -57,7 +62,8 @@ package enum FieldInput {
         let limit = ring.ringLimit ?? RingOptions.defaultRingLimit
         guard let fadeIn = ring.fadeIn, fadeIn > limit else { return }
         throw FieldRefusal(L("%@ %@ is longer than the alarm rings (%@ %@); the fade must end within it",
-                             fade.field, fade.text ?? DurationRange.typed(fadeIn), ringLimit.field, ringLimit.text ?? DurationRange.typed(limit)))
+                             fade.field, fade.text ?? DurationRange.typed(fadeIn), ringLimit.field, ringLimit.text ?? DurationRange.typed(limit)),
+                           field: fade.field)
     }
 }
 
@@ -91,10 +97,10 @@ package struct DurationRange: Sendable {
     package func check(_ seconds: TimeInterval, text: String, field: String) throws(FieldRefusal) {
         let accepted = shortest.map { L("%@ to %@", Self.typed($0), Self.typed(longest)) } ?? L("up to %@", Self.typed(longest))
         if seconds > longest {
-            throw FieldRefusal(L("%@: '%@' is longer than %@; accepted: %@", field, text, Self.typed(longest), accepted))
+            throw FieldRefusal(L("%@: '%@' is longer than %@; accepted: %@", field, text, Self.typed(longest), accepted), field: field)
         }
         if let shortest, seconds < shortest {
-            throw FieldRefusal(L("%@: '%@' is shorter than %@; accepted: %@", field, text, Self.typed(shortest), accepted))
+            throw FieldRefusal(L("%@: '%@' is shorter than %@; accepted: %@", field, text, Self.typed(shortest), accepted), field: field)
         }
     }
 
