@@ -96,7 +96,7 @@ let package = Package(
         // The app (GTK 4): the person's window onto their alarms and timers, a client of the agent
         // as the CLI is. Its widgets are GtkBuilder files in Resources, read at start.
         .executableTarget(name: "reveille-app", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleTimeZone", "ReveilleCalendar",
-                                                               "ReveilleBus", "CGtk"],
+                                                               "ReveilleBus", "CGtk", .product(name: "SystemPackage", package: "swift-system")],
                           exclude: ["Resources"]),
         // A recording org.freedesktop.Notifications server for the end-to-end tests.
         .executableTarget(name: "reveille-test-notifyd", dependencies: ["ReveilleBus"],
@@ -160,7 +160,7 @@ let package = Package(
             "reveille", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // What the app's window says of an alarm, in process (the executable's module, @testable).
-        .testTarget(name: "ReveilleAppTests", dependencies: ["reveille-app", "ReveilleTimeZone"]),
+        .testTarget(name: "ReveilleAppTests", dependencies: ["reveille-app", "ReveilleTimeZone", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "ReveilleCore", "ReveilleTimeZone", "ReveilleTestSupport", "ReveilleTestTraits",
             .product(name: "SystemPackage", package: "swift-system"),

@@ -3,25 +3,53 @@ import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
+import ReveilleTimeZone
 
-/// The dialog that adds or edits an alarm: time, weekday toggles, title, snooze length, how
-/// long it rings unanswered, whether it wakes the computer from suspend.
-/// Enter saves (the entries activate Save), Escape or Cancel closes without saving.
+/// The dialog that adds or edits an alarm: time, how it repeats (weekdays, monthly, yearly,
+/// every few days), title, sound with a preview, volume, fade-in, snooze length, how long it
+/// rings unanswered, whether it wakes the computer from suspend. The fields are read as the
+/// CLI reads its options (`AlarmForm`); a refusal, the form's or the agent's, is said in the
+/// dialog, which stays open with what was typed. Enter saves, Escape or Cancel closes.
 @GLibActor
 final class AlarmDialog {
-    var onSave: (@GLibActor (AlarmRequest) -> Void)?
+    /// Sends the request to the agent; the dialog closes when it is accepted.
+    var onSave: (@GLibActor (AlarmRequest) async throws(AlarmError) -> Void)?
     var onDelete: (@GLibActor () -> Void)?
     var onClose: (@GLibActor () -> Void)?
+
+    /// How long the preview plays.
+    nonisolated static let previewSeconds = 4.0
+    /// The repeat toggles' ids and the stack pages they show.
+    private static let kinds: [(id: String, kind: AlarmForm.Repeat)] = [("weekly", .weekly), ("monthly", .monthly), ("yearly", .yearly), ("every", .everyDays)]
+
+    /// The widget of each field a refusal names.
+    private static var fieldIDs: [String: String] {
+        [AlarmForm.Field.time: "hour", AlarmForm.Field.monthDay: "month_day", AlarmForm.Field.yearDay: "year_day",
+         AlarmForm.Field.everyDays: "every_days", AlarmForm.Field.volume: "volume", AlarmForm.Field.fadeIn: "fade",
+         AlarmForm.Field.snooze: "snooze", AlarmForm.Field.ringLimit: "ring_limit"]
+    }
 
     private let ui: UIFile
     private let window: Widget
     private let editing: AlarmRecord?
+    private let client: AgentClient
+    /// The fields as the dialog opened: only what differs from them is changed.
+    private let initial: AlarmForm
     private var dayToggles: [(day: Locale.Weekday, toggle: Widget)] = []
+    /// The sound list's rows: a sound's name, `nil` for the default.
+    private var soundRows: [String?] = []
+    /// Whether the window is still there: answers that come later (a save, the sound list, a
+    /// preview's end) touch its widgets only then.
+    private var isOpen = true
 
-    init(_ xml: String, editing record: AlarmRecord?, parent: Widget) throws(UIFile.Failure) {
+    init(_ xml: String, editing record: AlarmRecord?, parent: Widget, client: AgentClient) throws(UIFile.Failure) {
         ui = try UIFile(xml, name: "alarm-dialog.ui")
         window = ui.widget("dialog")
         editing = record
+        self.client = client
+        let today = CivilDate(containing: Date(), in: GLibTimeZone.local)
+        let day = CalendarDay(year: today.year, month: today.month, day: today.day)
+        initial = record.map { AlarmForm($0, today: day) } ?? AlarmForm(today: day)
         window.setTransient(for: parent)
         window.title = record == nil ? L("New Alarm") : L("Edit Alarm")
         let days = ui.widget("days")
@@ -31,9 +59,16 @@ final class AlarmDialog {
             dayToggles.append((day, toggle))
         }
         for field in ["hour", "minute"] { ui.widget(field).showsTwoDigits() }
-        fill(from: record)
-        for field in ["hour", "minute", "snooze", "ring_limit"] { ui.widget(field).activatesDefault() }
+        for (id, _) in Self.kinds {
+            ui.widget(id).onToggled { [weak self] on in if on { self?.ui.widget("repeat_details").showPage(id) } }
+        }
+        showSounds([], keeping: initial.sound)
+        fill(initial)
+        for field in ["hour", "minute", "month_day", "year_month", "year_day", "every_days", "volume", "fade", "snooze", "ring_limit"] {
+            ui.widget(field).activatesDefault()
+        }
         ui.widget("save").onClicked { [weak self] in self?.save() }
+        ui.widget("preview").onClicked { [weak self] in self?.preview() }
         let delete = ui.widget("delete")
         delete.isVisible = record != nil
         delete.onClicked { [weak self] in
@@ -41,9 +76,11 @@ final class AlarmDialog {
             self?.window.close()
         }
         window.onCloseRequest { [weak self] in
+            self?.isOpen = false
             self?.onClose?()
             self?.ui.release()
         }
+        loadSounds()
     }
 
     func present() {
@@ -51,50 +88,135 @@ final class AlarmDialog {
         ui.widget("hour").grabFocus()
     }
 
-    /// The fields as `record` has them; a new alarm starts at the next full hour, once.
-    private func fill(from record: AlarmRecord?) {
-        var time = Alarm.Schedule.Relative.Time(hour: 7, minute: 0)
-        var repeating: [Locale.Weekday] = []
-        if case .relative(let relative)? = record?.schedule {
-            time = relative.time
-            if case .weekly(let days) = relative.repeats { repeating = days }
-        }
-        ui.widget("hour").number = time.hour
-        ui.widget("minute").number = time.minute
-        for (day, toggle) in dayToggles { toggle.isOn = repeating.contains(day) }
-        ui.widget("title").text = record?.title ?? L("Alarm")
-        ui.widget("snooze").number = Int(((record?.countdownDuration?.postAlert ?? 9 * 60) / 60).rounded())
-        ui.widget("ring_limit").number = Int(((record?.ring.ringLimit ?? RingOptions.defaultRingLimit) / 60).rounded())
-        ui.widget("wakes").isOn = record?.ring.wakesMachine != false
+    private func fill(_ form: AlarmForm) {
+        ui.widget("hour").number = form.hour
+        ui.widget("minute").number = form.minute
+        for (id, kind) in Self.kinds where kind == form.repeats { ui.widget(id).isOn = true }
+        ui.widget("repeat_details").showPage(Self.kinds.first { $0.kind == form.repeats }?.id ?? "weekly")
+        for (day, toggle) in dayToggles { toggle.isOn = form.days.contains(day) }
+        ui.widget("month_day").number = form.monthDay
+        ui.widget("year_month").number = form.yearMonth
+        ui.widget("year_day").number = form.yearDay
+        ui.widget("every_days").number = form.everyDays
+        ui.widget("title").text = form.title
+        ui.widget("volume").number = form.volume
+        ui.widget("fade").text = form.fadeIn
+        ui.widget("snooze").text = form.snooze
+        ui.widget("ring_limit").text = form.ringLimit
+        ui.widget("wakes").isOn = form.wakes
+    }
+
+    /// The fields as they are now.
+    private var form: AlarmForm {
+        var form = initial
+        form.hour = ui.widget("hour").number
+        form.minute = ui.widget("minute").number
+        form.repeats = Self.kinds.first { ui.widget($0.id).isOn }?.kind ?? .weekly
+        form.days = dayToggles.filter { $0.toggle.isOn }.map(\.day)
+        form.monthDay = ui.widget("month_day").number
+        form.yearMonth = ui.widget("year_month").number
+        form.yearDay = ui.widget("year_day").number
+        form.everyDays = ui.widget("every_days").number
+        form.title = ui.widget("title").editableText
+        form.sound = selectedSound
+        form.volume = ui.widget("volume").number
+        form.fadeIn = ui.widget("fade").editableText
+        form.snooze = ui.widget("snooze").editableText
+        form.ringLimit = ui.widget("ring_limit").editableText
+        form.wakes = ui.widget("wakes").isOn
+        return form
     }
 
     private func save() {
-        let days = dayToggles.filter { $0.toggle.isOn }.map(\.day)
-        var repeats: Alarm.Schedule.Relative.Recurrence = days.isEmpty ? .never : .weekly(days)
-        // A monthly, yearly or every-few-days alarm (the CLI's) keeps its repeat unless days are chosen.
-        if days.isEmpty, case .relative(let relative)? = editing?.schedule {
-            switch relative.repeats {
-            case .monthly, .yearly, .everyDays: repeats = relative.repeats
-            case .never, .weekly: break
+        let original = editing.map(AlarmRequest.init)
+        let request: AlarmRequest
+        do {
+            request = try form.request(changing: original, from: initial, now: Date(), timeZone: GLibTimeZone.local)
+        } catch {
+            complain(error.description)
+            // Taken to the field, whose name a screen reader says, to type it anew.
+            if let id = Self.fieldIDs[error.field] { ui.widget(id).grabFocus() }
+            return
+        }
+        // Nothing changed: nothing is sent (an update would be a change in the history and the sync).
+        guard request != original else { return window.close() }
+        do {
+            try request.validate(now: Date(), timeZone: GLibTimeZone.local)
+        } catch {
+            return complain(error.reason)
+        }
+        let save = ui.widget("save")
+        save.isSensitive = false
+        Task { @GLibActor [weak self] in
+            do {
+                try await self?.onSave?(request)
+                if self?.isOpen == true { self?.window.close() }
+            } catch {
+                guard let self, self.isOpen else { return }
+                self.complain("\(error)")
+                save.isSensitive = true
             }
         }
-        let schedule = Alarm.Schedule.relative(.init(time: .init(hour: ui.widget("hour").number, minute: ui.widget("minute").number),
-                                                     repeats: repeats))
-        let title = ui.widget("title").editableText.trimmed()
-        var request = Self.request(title: title.isEmpty ? L("Alarm") : title, schedule: schedule, preAlert: nil,
-                                   snooze: TimeInterval(ui.widget("snooze").number * 60))
-        if let editing {
-            // What the dialog does not show stays as it was: sound, volume, fade, a pre-alert.
-            request.sound = editing.sound
-            request.ring = editing.ring
-            request.countdownDuration = .init(preAlert: editing.countdownDuration?.preAlert, postAlert: request.countdownDuration?.postAlert)
+    }
+
+    /// Says in the dialog why it was not saved (or the sound not played).
+    private func complain(_ text: String) {
+        let problem = ui.widget("problem")
+        problem.text = text
+        problem.isVisible = true
+    }
+
+    // MARK: Sound
+
+    private var selectedSound: String? {
+        ui.widget("sounds").selectedRow.flatMap { soundRows.indices.contains($0) ? soundRows[$0] : nil }
+    }
+
+    /// Lists the agent's sounds (alarm-like ones first), and `keeping`, the one chosen, if the
+    /// agent does not name it (a file the CLI gave).
+    private func showSounds(_ entries: [SoundEntry], keeping chosen: String?) {
+        let names = entries.filter(\.suitedForAlarms).map(\.name) + entries.filter { !$0.suitedForAlarms }.map(\.name)
+        soundRows = [nil] + names + (chosen.map { names.contains($0) ? [] : [$0] } ?? [])
+        let list = ui.widget("sounds")
+        list.removeAll()
+        for row in soundRows { list.appendRow(row ?? L("Reveille’s alarm (default)")) }
+        list.selectRow(soundRows.firstIndex(of: chosen) ?? 0)
+    }
+
+    private func loadSounds() {
+        Task { @GLibActor [weak self, client] in
+            do {
+                let entries = try await client.run { client throws(AlarmError) in try client.sounds() }
+                guard let self, self.isOpen else { return }
+                self.showSounds(entries, keeping: self.selectedSound)
+            } catch {
+                guard let self, self.isOpen else { return }
+                self.complain("\(L("Sound")): \(error)")
+            }
         }
-        // Defaults stay unsaid (nil), as the CLI leaves them, so that a later default applies.
-        let limit = TimeInterval(ui.widget("ring_limit").number * 60)
-        request.ring.ringLimit = limit == RingOptions.defaultRingLimit ? nil : limit
-        request.ring.wakesMachine = ui.widget("wakes").isOn ? nil : false
-        onSave?(request)
-        window.close()
+    }
+
+    /// Has the agent play the chosen sound for a few seconds. The agent cannot stop a preview
+    /// early (PlaySound has no stop), so the button waits for the end instead of piling plays.
+    private func preview() {
+        let name = selectedSound ?? "default"
+        let button = ui.widget("preview")
+        button.isSensitive = false
+        button.text = L("Playing…")
+        let done = { @GLibActor [weak self] in
+            guard self?.isOpen == true else { return }
+            button.text = L("_Play")
+            button.isSensitive = true
+        }
+        Task { @GLibActor [weak self, client] in
+            do {
+                _ = try await client.run { client throws(AlarmError) in try client.playSound(name, seconds: Self.previewSeconds) }
+                MainLoopSources.after(milliseconds: UInt32(Self.previewSeconds * 1000)) { done() }
+            } catch {
+                if self?.isOpen == true { self?.complain("\(L("Sound")): \(error)") }
+                done()
+            }
+        }
     }
 
     /// A request of the person's own, as the CLI makes one: Stop and Snooze, the user's presentation.

@@ -25,8 +25,14 @@ enum AlarmWords {
 
     /// `2026-12-24 07:30` (or `2026-12-24 7:30 AM`): a day and its time, local.
     static func dateAndTime(_ date: Date, timeZone: any TimeZoneRules = GLibTimeZone.local) -> String {
+        let (hour, minute) = localTime(date, timeZone: timeZone)
+        return "\(ISO8601Local.string(from: date, in: timeZone).prefix(10)) " + clock.format(hour: hour, minute: minute)
+    }
+
+    /// The hour and minute `date` shows on the wall clock in `timeZone`.
+    static func localTime(_ date: Date, timeZone: any TimeZoneRules = GLibTimeZone.local) -> (hour: Int, minute: Int) {
         let iso = ISO8601Local.string(from: date, in: timeZone)
-        return "\(iso.prefix(10)) " + clock.format(hour: Int(iso.dropFirst(11).prefix(2)) ?? 0, minute: Int(iso.dropFirst(14).prefix(2)) ?? 0)
+        return (Int(iso.dropFirst(11).prefix(2)) ?? 0, Int(iso.dropFirst(14).prefix(2)) ?? 0)
     }
 
     /// A history entry's line under its title: when it was due, how long it rang, how it ended.
@@ -105,8 +111,17 @@ enum AlarmWords {
         }
     }
 
-    /// The label of a preset: `1 min`, `30 min`.
-    static func preset(_ minutes: Int) -> String { L("%@ min", String(minutes)) }
+    /// The label of a preset: `1 min`, `30 min`, `1 h 30 min`, `45 s`, `2 min 30 s`.
+    static func preset(seconds: TimeInterval) -> String {
+        let total = seconds.isFinite ? Int(min(max(0, seconds), 1e12).rounded()) : 0
+        let (hours, minutes, rest) = (total / 3600, total / 60 % 60, total % 60)
+        if hours > 0 {
+            let whole = minutes == 0 ? L("%@ h", String(hours)) : L("%@ h %@ min", String(hours), String(minutes))
+            return rest == 0 ? whole : L("%@ %@ s", whole, String(rest))
+        }
+        if minutes > 0 { return rest == 0 ? L("%@ min", String(minutes)) : L("%@ min %@ s", String(minutes), String(rest)) }
+        return L("%@ s", String(rest))
+    }
 
     /// What a ringing alarm's banner says under its title.
     static func ringing(_ record: AlarmRecord) -> String {

@@ -12,9 +12,6 @@ final class AppWindow {
     static let appID = ClientIdentity.userAppID
     /// How many of the history's newest entries the History page shows.
     static let historyShown = 200
-    /// The presets' lengths in minutes: one click starts such a timer.
-    static let presetMinutes = [1, 3, 5, 10, 15, 30]
-
     let window: Widget
     private let ui: UIFile
     private let files: UIFiles
@@ -24,6 +21,9 @@ final class AppWindow {
     private var liveRows: [(record: AlarmRecord, update: @GLibActor (AlarmRecord, Date) -> Void)] = []
     private var ringingID: UUID?
     private var dialog: AlarmDialog?
+    /// The lengths of the timers started last, shown beside the presets, and their file.
+    private var recent: RecentTimers
+    private let recentPath = RecentTimers.path()
     /// What Undo in the toast does, while the toast shows; each toast its own generation, so
     /// that an older one's timer does not hide a newer one.
     private var undo: (@GLibActor () -> Void)?
@@ -37,13 +37,18 @@ final class AppWindow {
         self.files = files
         ui = try UIFile(files.window, name: "window.ui")
         window = ui.widget("window")
+        recent = RecentTimers.read(recentPath)
         ui.widget("add_alarm").onClicked { [weak self] in self?.edit(nil) }
         let presets = ui.widget("presets")
-        for minutes in Self.presetMinutes {
-            let button = Widget.button(AlarmWords.preset(minutes))
-            button.onClicked { [weak self] in self?.startTimer(minutes: minutes) }
+        for minutes in RecentTimers.presetMinutes {
+            let button = Widget.button(AlarmWords.preset(seconds: TimeInterval(minutes * 60)))
+            button.onClicked { [weak self] in self?.startTimer(seconds: TimeInterval(minutes * 60)) }
             presets.append(button)
         }
+        showRecent()
+        let startTyped: @GLibActor () -> Void = { [weak self] in self?.startTypedTimer() }
+        ui.widget("start_timer").onClicked(startTyped)
+        ui.widget("timer_length").onActivate(startTyped)
         ui.widget("ringing_stop").onClicked { [weak self] in self?.answerRinging(.stop) }
         ui.widget("ringing_secondary").onClicked { [weak self] in self?.answerRinging(.secondary) }
         ui.widget("toast_undo").onClicked { [weak self] in
@@ -57,7 +62,10 @@ final class AppWindow {
     func follow() {
         Task { @GLibActor [weak self, client] in
             do {
-                for try await records in client.updates() { self?.show(records) }
+                for try await records in client.updates() {
+                    self?.show(records)
+                    self?.follow(timers: records)
+                }
                 self?.say(L("Cannot reach the alarm agent: %@", L("lost the session bus")))
             } catch {
                 self?.say(L("Cannot reach the alarm agent: %@", "\(error)"))
@@ -86,7 +94,7 @@ final class AppWindow {
 
     private func showHistory() {
         Task { @GLibActor [weak self, client] in
-            guard let entries = try? await client.history(), let self else { return }
+            guard let entries = try? await client.run({ client throws(AlarmError) in try client.history() }), let self else { return }
             let shown = Array(entries.prefix(Self.historyShown))
             self.ui.widget("no_history").isVisible = shown.isEmpty
             self.fill("history", with: shown) { [files = self.files] entry throws(UIFile.Failure) in
@@ -126,10 +134,10 @@ final class AppWindow {
         skip.isVisible = AlarmWords.repeats(record.schedule) && !record.disabled
         if record.skippedOccurrence(now: Date()) == nil {
             skip.text = L("S_kip Next")
-            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try await client.skip(record.id.uuidString) } }
+            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try client.skip(record.id.uuidString) } }
         } else {
             skip.text = L("U_nskip")
-            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try await client.unskip(record.id.uuidString) } }
+            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try client.unskip(record.id.uuidString) } }
         }
         return row
     }
@@ -239,13 +247,14 @@ final class AppWindow {
 
     // MARK: Changing
 
-    /// Runs `request` on the agent; what it changed arrives through the updates. A refusal is
-    /// said in the window, in the agent's words.
-    private func send(_ request: @escaping @GLibActor (AgentClient) async throws(AlarmError) -> Void,
+    /// Runs `request` on the agent, off the loop (`AgentClient.run`: the client's calls block
+    /// until the agent answers, and the window must not freeze meanwhile); what it changed
+    /// arrives through the updates. A refusal is said in the window, in the agent's words.
+    private func send(_ request: @escaping @Sendable (AgentClient) throws(AlarmError) -> Void,
                       then done: (@GLibActor () -> Void)? = nil) {
         Task { @GLibActor [weak self, client] in
             do {
-                try await request(client)
+                try await client.run(request)
                 self?.say("")
                 done?()
             } catch {
@@ -258,46 +267,79 @@ final class AppWindow {
 
     /// Removes `record`, offering Undo: it is scheduled again as it was (a new id), off if it was.
     private func delete(_ record: AlarmRecord) {
-        send({ client throws(AlarmError) in _ = try await client.apply(.cancel, to: record.id.uuidString) }) { [weak self] in
+        send({ client throws(AlarmError) in _ = try client.apply(.cancel, to: record.id.uuidString) }) { [weak self] in
             self?.showToast(L("Deleted “%@”", record.title)) { [weak self] in
                 self?.send { client throws(AlarmError) in
-                    let again = try await client.schedule(id: UUID(), request: record.request)
-                    if record.disabled { _ = try await client.setEnabled(false, again.id.uuidString) }
+                    let again = try client.schedule(id: UUID(), request: record.request)
+                    if record.disabled { _ = try client.setEnabled(false, again.id.uuidString) }
                 }
             }
         }
     }
 
     private func setEnabled(_ on: Bool, _ record: AlarmRecord) {
-        send { client throws(AlarmError) in _ = try await client.setEnabled(on, record.id.uuidString) }
+        send { client throws(AlarmError) in _ = try client.setEnabled(on, record.id.uuidString) }
     }
 
     private func perform(_ action: AlarmAction, _ record: AlarmRecord) {
-        send { client throws(AlarmError) in _ = try await client.apply(action, to: record.id.uuidString) }
+        send { client throws(AlarmError) in _ = try client.apply(action, to: record.id.uuidString) }
     }
 
-    private func startTimer(minutes: Int) {
-        let request = AlarmDialog.request(title: L("%@ timer", AlarmWords.preset(minutes)), schedule: nil,
-                                          preAlert: TimeInterval(minutes * 60), snooze: 9 * 60)
-        send { client throws(AlarmError) in _ = try await client.schedule(id: UUID(), request: request) }
+    private func startTimer(seconds: TimeInterval) {
+        let request = AlarmDialog.request(title: L("%@ timer", AlarmWords.preset(seconds: seconds)), schedule: nil,
+                                          preAlert: seconds, snooze: 9 * 60)
+        send { client throws(AlarmError) in _ = try client.schedule(id: UUID(), request: request) }
+    }
+
+    /// Starts a timer of the length typed beside the presets, read as `reveille timer` reads one.
+    private func startTypedTimer() {
+        let field = ui.widget("timer_length"), problem = ui.widget("timer_problem")
+        do {
+            let seconds = try FieldInput.timerLength(field.editableText.trimmed(), field: L("Timer length"))
+            problem.isVisible = false
+            field.text = ""
+            startTimer(seconds: seconds)
+        } catch {
+            problem.text = error.description
+            problem.isVisible = true
+        }
+    }
+
+    /// Takes the lengths of the timers started since the last list among the recent ones.
+    private func follow(timers records: [AlarmRecord]) {
+        guard recent.follow(records) else { return }
+        showRecent()
+        // Kept for the next window; one that cannot be kept is still offered in this one.
+        do { try recent.write(recentPath) } catch { say(L("Cannot keep the recent timers in %@: %@", recentPath.string, "\(error)")) }
+    }
+
+    /// The recent lengths' buttons, after the fixed presets.
+    private func showRecent() {
+        let box = ui.widget("recent_presets")
+        box.removeAll(keepingFirst: 1)
+        for seconds in recent.lengths {
+            let button = Widget.button(AlarmWords.preset(seconds: seconds))
+            button.onClicked { [weak self] in self?.startTimer(seconds: seconds) }
+            box.append(button)
+        }
+        box.isVisible = !recent.lengths.isEmpty
     }
 
     /// Stop or the second button on what rings: pressed as on its notification, so an app's
     /// intent runs and the app hears the press.
     private func answerRinging(_ button: AlarmButtonRole) {
         guard let id = ringingID else { return }
-        send { client throws(AlarmError) in _ = try await client.press(button, on: id) }
+        send { client throws(AlarmError) in _ = try client.press(button, on: id) }
     }
 
     /// Opens the dialog for `record`, or for a new alarm.
     private func edit(_ record: AlarmRecord?) {
         do {
-            let dialog = try AlarmDialog(files.alarmDialog, editing: record, parent: window)
-            dialog.onSave = { [weak self] request in
-                if let record {
-                    self?.send { client throws(AlarmError) in _ = try await client.update(record.id.uuidString, request: request) }
-                } else {
-                    self?.send { client throws(AlarmError) in _ = try await client.schedule(id: UUID(), request: request) }
+            let dialog = try AlarmDialog(files.alarmDialog, editing: record, parent: window, client: client)
+            dialog.onSave = { [client] request throws(AlarmError) in
+                _ = try await client.run { client throws(AlarmError) in
+                    if let record { try client.update(record.id.uuidString, request: request) }
+                    else { try client.schedule(id: UUID(), request: request) }
                 }
             }
             dialog.onDelete = { [weak self] in

@@ -109,9 +109,12 @@ struct Widget {
         gtk_text_set_activates_default(UnsafeMutableRawPointer(field).assumingMemoryBound(to: GtkText.self), 1)
     }
 
-    /// A spin button's value.
+    /// A spin button's value, with what was typed in it and not yet committed (focus still in it).
     var number: Int {
-        get { Int(gtk_spin_button_get_value_as_int(OpaquePointer(pointer))) }
+        get {
+            gtk_spin_button_update(OpaquePointer(pointer))
+            return Int(gtk_spin_button_get_value_as_int(OpaquePointer(pointer)))
+        }
         nonmutating set { gtk_spin_button_set_value(OpaquePointer(pointer), Double(newValue)) }
     }
 
@@ -140,6 +143,31 @@ struct Widget {
         gtk_accessible_reset_relation(OpaquePointer(pointer), GTK_ACCESSIBLE_RELATION_LABELLED_BY)
     }
 
+    /// A stack's shown page, by name.
+    func showPage(_ name: String) { gtk_stack_set_visible_child_name(OpaquePointer(pointer), name) }
+
+    // MARK: Lists
+
+    /// The index of a list box's selected row.
+    var selectedRow: Int? {
+        guard let row = gtk_list_box_get_selected_row(OpaquePointer(pointer)) else { return nil }
+        return Int(gtk_list_box_row_get_index(row))
+    }
+
+    /// Selects the list box's row at `index`.
+    func selectRow(_ index: Int) {
+        guard let row = gtk_list_box_get_row_at_index(OpaquePointer(pointer), Int32(index)) else { return }
+        gtk_list_box_select_row(OpaquePointer(pointer), row)
+    }
+
+    /// Adds a row with `text` to a list box, named so for screen readers.
+    func appendRow(_ text: String) {
+        let label = gtk_label_new(text)
+        gtk_label_set_xalign(OpaquePointer(label), 0)
+        gtk_list_box_append(OpaquePointer(pointer), label)
+        if let row = gtk_widget_get_parent(label) { Widget(UnsafeMutableRawPointer(row)).nameForScreenReaders(text) }
+    }
+
     // MARK: Containers
 
     /// Adds `child` at the end of a list box or a box.
@@ -148,9 +176,12 @@ struct Widget {
         else { gtk_box_append(cast(GtkBox.self), child.gtk) }
     }
 
-    /// Removes every child of a list box or a box.
-    func removeAll() {
-        while let child = gtk_widget_get_first_child(gtk) {
+    /// Removes every child of a list box or a box but the first `kept` (a box's own label).
+    func removeAll(keepingFirst kept: Int = 0) {
+        var first = gtk_widget_get_first_child(gtk)
+        for _ in 0..<kept { first = first.flatMap { gtk_widget_get_next_sibling($0) } }
+        while let child = first {
+            first = gtk_widget_get_next_sibling(child)
             if isA(gtk_list_box_get_type()) { gtk_list_box_remove(OpaquePointer(pointer), child) }
             else { gtk_box_remove(cast(GtkBox.self), child) }
         }
@@ -188,6 +219,11 @@ struct Widget {
     /// Calls `action` on every click of a button.
     func onClicked(_ action: @escaping @GLibActor () -> Void) {
         connect("clicked", action)
+    }
+
+    /// Calls `action` when Enter is pressed in an entry.
+    func onActivate(_ action: @escaping @GLibActor () -> Void) {
+        connect("activate", action)
     }
 
     /// Calls `action` with the new state when the person flips a switch or toggle button.

@@ -52,6 +52,10 @@ struct AppWindowTests {
         var fireDate: String?
         var ringLimit: Double?
         var wakes: Bool?
+        var recurrence: Alarm.Schedule.Relative.Recurrence?
+        var sound: String?
+        var fade: Double?
+        var timeRemaining: Double?
     }
 
     /// How long the app's window takes to appear: asked every 10 ms, not with eventually's
@@ -62,6 +66,16 @@ struct AppWindowTests {
             usleep(10_000)
         }
         throw Subprocess.Failure("no window within 10 s of launch")
+    }
+
+    /// Opens the dialog with the window's Add Alarm button and types a time and a title into it.
+    func addAlarm(_ session: TestSession, _ tree: AccessibleTree, hour: String, minute: String, title: String) throws {
+        _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+        try tree.press("push button", "Add Alarm")
+        _ = try eventually("the dialog") { try session.windows(titled: "New Alarm").first }
+        try tree.set("spin button", "Hour", to: hour)
+        try tree.set("spin button", "Minute", to: minute)
+        try tree.set("text", "Title", to: title)
     }
 
     @Test func opensWithinTwoSecondsAndFollowsTheCLI() throws {
@@ -116,23 +130,38 @@ struct AppWindowTests {
         }
     }
 
+    @Test func theWindowGoesOnWhileTheAgentHasNotAnswered() throws {
+        let session = try session()
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "10m", "--title", "Tea")
+        let agent = try #require(session.agent)
+        try withApp(session) { _, tree, _ in
+            let countdown = /^\d+:\d\d$/
+            _ = try eventually("the timer's countdown") { try labels(tree).first { $0.wholeMatch(of: countdown) != nil } }
+            // A call the stopped agent does not answer: the app waits for it off its loop.
+            kill(agent.pid, SIGSTOP)
+            defer { kill(agent.pid, SIGCONT) }
+            try tree.press("push button", "5 min")
+            let first = try #require(try labels(tree).first { $0.wholeMatch(of: countdown) != nil })
+            _ = try session.eventually(timeout: 10, "the countdown to go on meanwhile") {
+                try labels(tree).contains { $0.wholeMatch(of: countdown) != nil && $0 != first } ? true : nil
+            }
+            kill(agent.pid, SIGCONT)
+            _ = try eventually("the answered call's timer") { try session.cliJSON([Listed].self, "list").first { $0.title == "5 min timer" } }
+        }
+    }
+
     @Test func theDialogSchedulesTheChosenTimeAndWeekdays() throws {
         let session = try session()
         try withApp(session) { _, tree, _ in
-            _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
-            try tree.press("push button", "Add Alarm")
-            _ = try eventually("the dialog") { try session.windows(titled: "New Alarm").first }
-            try tree.set("spin button", "Hour", to: "6")
-            try tree.set("spin button", "Minute", to: "15")
-            try tree.set("text", "Title", to: "Run")
-            try tree.set("spin button", "Snooze (minutes)", to: "5")
-            try tree.set("spin button", "Ring for (minutes)", to: "3")
+            try addAlarm(session, tree, hour: "6", minute: "15", title: "Run")
+            try tree.set("text", "Snooze", to: "5m")
+            try tree.set("text", "Ring for", to: "3m")
             try tree.press("check box", "Wake the computer") // GTK 4.8 exposes a switch as a check box
             // GTK 4.8 gives toggle buttons the role of a push button, pressed when on.
             try tree.press("push button", "mon")
             try tree.press("push button", "fri")
             _ = try eventually("the weekday toggles to be on") {
-                try tree.nodes().filter { $0.role == "push button" && $0.checked }.map(\.name) == ["mon", "fri"] ? true : nil
+                try tree.nodes(inside: "panel", "Repeats on").filter { $0.role == "push button" && $0.checked }.map(\.name) == ["mon", "fri"] ? true : nil
             }
             try tree.press("push button", "Save")
             let alarm = try eventually("the alarm in the agent") { try session.cliJSON([Listed].self, "list").first { $0.title == "Run" } }
@@ -143,9 +172,128 @@ struct AppWindowTests {
         }
     }
 
+    @Test func theDialogSchedulesAMonthlyAlarmWithTheChosenSoundWhosePreviewPlays() throws {
+        let session = try session()
+        let recorder = try SinkRecorder(session: session)
+        try withApp(session) { _, tree, _ in
+            try addAlarm(session, tree, hour: "6", minute: "30", title: "Rent")
+            try tree.press("push button", "Monthly")
+            _ = try eventually("the day of the month to show") { try tree.names("spin button").contains("Day of the month") ? true : nil }
+            try tree.set("spin button", "Day of the month", to: "15")
+            // The agent's sounds, listed as it names them.
+            _ = try eventually("the agent's sounds in the list") {
+                try tree.nodes(inside: "list", "Sound").contains { $0.name == "bell" } ? true : nil
+            }
+            try tree.select("list", "Sound", item: "bell")
+            let pressed = Date()
+            try tree.press("push button", "Play")
+            _ = try eventually("the preview to be heard") { recorder.firstAudible(after: pressed) }
+            #expect(try session.cliJSON([Listed].self, "list").isEmpty, "a preview schedules nothing")
+            try tree.set("spin button", "Volume (%)", to: "80")
+            try tree.set("text", "Fade-in", to: "20s")
+            try tree.press("push button", "Save")
+            let alarm = try eventually("the alarm in the agent") { try session.cliJSON([Listed].self, "list").first { $0.title == "Rent" } }
+            #expect(alarm.time == "06:30" && alarm.recurrence == .monthly(day: 15), "\(alarm)")
+            #expect(alarm.sound == "bell" && alarm.volume == 0.8 && alarm.fade == 20, "\(alarm)")
+            _ = try eventually("the alarm in the window") { try labels(tree).contains { $0.hasPrefix("Monthly on day 15 · ") } ? true : nil }
+        }
+    }
+
+    @Test func theDialogRefusesWhatTheCLIRefusesNamingTheField() throws {
+        let session = try session()
+        try withApp(session) { _, tree, _ in
+            try addAlarm(session, tree, hour: "7", minute: "0", title: "Birthday")
+            try tree.set("text", "Snooze", to: "2d")
+            try tree.press("push button", "Save")
+            _ = try eventually("the refusal in the dialog") {
+                try tree.names("label").contains("Snooze: '2d' is longer than 24h; accepted: 1s to 24h") ? true : nil
+            }
+            try tree.set("text", "Snooze", to: "5m")
+            try tree.press("push button", "Yearly")
+            try tree.set("spin button", "Month", to: "2")
+            try tree.set("spin button", "Day", to: "30")
+            try tree.press("push button", "Save")
+            _ = try eventually("the day of the year refused") {
+                try tree.names("label").contains { $0.hasPrefix("Day of the year: could not read '2-30' as a day of the year") } ? true : nil
+            }
+            #expect(try session.windows(titled: "New Alarm").count == 1, "the dialog stays open with what was typed")
+            #expect(try session.cliJSON([Listed].self, "list").isEmpty, "nothing was scheduled")
+            try tree.set("spin button", "Day", to: "29")
+            try tree.press("push button", "Save")
+            let alarm = try eventually("the alarm in the agent") { try session.cliJSON([Listed].self, "list").first }
+            #expect(alarm.recurrence == .yearly(month: 2, day: 29) && alarm.snooze == 300, "\(alarm)")
+        }
+    }
+
+    @Test func anUnchangedSaveChangesNothing() throws {
+        let session = try session()
+        let added = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Odd", "--every", "3", "--volume", "72.5%", "--fade", "7s",
+                                        "--ring-limit", "90s", "--snooze", "45s", "--sound", "bell", "--no-wake")
+        #expect(try session.cli("skip", String(added.id.prefix(8))).status == 0)
+        let before = try session.cli("list", "--json").stdout
+        try withApp(session) { _, tree, _ in
+            _ = try eventually("the alarm in the window") { try labels(tree).contains("Odd") ? true : nil }
+            try tree.press("push button", "Edit")
+            _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
+            _ = try eventually("the alarm's sound chosen in the list") {
+                try tree.nodes(inside: "list", "Sound").contains { $0.name == "bell" } ? true : nil
+            }
+            try tree.press("push button", "Save")
+            _ = try eventually("the dialog to close") { try session.windows(titled: "Edit Alarm").isEmpty ? true : nil }
+            #expect(try session.cli("list", "--json").stdout == before, "the volume, lengths, skip and every-3-days start kept as they were")
+            // A change of the title alone changes only the title.
+            try tree.press("push button", "Edit")
+            _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
+            try tree.set("text", "Title", to: "Even")
+            try tree.press("push button", "Save")
+            _ = try eventually("the new title in the agent") { try session.cliJSON([Listed].self, "list").first { $0.title == "Even" } }
+            #expect(try session.cli("list", "--json").stdout == before.replacing("\"Odd\"", with: "\"Even\""))
+        }
+    }
+
+    @Test func aTimerOfANewLengthBecomesARecentPreset() throws {
+        let session = try session()
+        try withApp(session) { _, tree, _ in
+            _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            // Started elsewhere (the CLI) while the window is open.
+            _ = try session.cliJSON(AlarmJSON.self, "timer", "7m", "--title", "Eggs")
+            _ = try eventually("7 min among the recent timers") {
+                try tree.nodes(inside: "panel", "Recent timers").contains { $0.role == "push button" && $0.name == "7 min" } ? true : nil
+            }
+            // Typed beside the presets, read as `reveille timer` reads a length.
+            try tree.set("text", "Timer length", to: "0s")
+            try tree.press("push button", "Start")
+            _ = try eventually("the zero length refused") { try tree.names("label").contains("Timer length: '0s': durations are positive: 5m, 90s") ? true : nil }
+            try tree.set("text", "Timer length", to: "2m30s")
+            try tree.press("push button", "Start")
+            let started = try eventually("the typed timer in the agent") {
+                try session.cliJSON([Listed].self, "list").first { $0.title == "2 min 30 s timer" }
+            }
+            #expect(started.kind == "timer" && (140...150).contains(started.timeRemaining ?? 0), "\(started)")
+            _ = try eventually("2 min 30 s first among the recent timers") {
+                try tree.nodes(inside: "panel", "Recent timers").filter { $0.role == "push button" }.map(\.name) == ["2 min 30 s", "7 min"] ? true : nil
+            }
+            // A preset's length is not repeated among the recent ones.
+            try tree.press("push button", "5 min")
+            _ = try eventually("the preset's timer") { try session.cliJSON([Listed].self, "list").first { $0.title == "5 min timer" } }
+            #expect(try tree.nodes(inside: "panel", "Recent timers").filter { $0.role == "push button" }.map(\.name) == ["2 min 30 s", "7 min"])
+        }
+        // Kept in the app's own file (0600), never the agent's: a new window offers them again.
+        let file = session.directory + "/state/reveille/app-recent-timers.json"
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
+        #expect(mode == 0o600, "mode \(String(mode, radix: 8))")
+        try withApp(session) { _, tree, _ in
+            _ = try eventually("the recent timers after a restart") {
+                try tree.nodes(inside: "panel", "Recent timers").filter { $0.role == "push button" }.map(\.name) == ["2 min 30 s", "7 min"] ? true : nil
+            }
+            try tree.press("push button", "7 min")
+            _ = try eventually("a recent preset to start its timer") { try session.cliJSON([Listed].self, "list").first { $0.title == "7 min timer" } }
+        }
+    }
+
     @Test func theKeyboardAloneAddsAnAlarm() throws {
         let session = try session()
-        try withApp(session) { process, _, _ in
+        try withApp(session) { process, tree, _ in
             let window = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
             try session.type("ctrl+n", into: window)
             let dialog = try eventually("Ctrl+N to open the dialog") { try session.windows(titled: "New Alarm").first }
@@ -153,11 +301,23 @@ struct AppWindowTests {
             _ = try eventually("Escape to close it") { try session.windows(titled: "New Alarm").isEmpty ? true : nil }
             try session.type("ctrl+n", into: window)
             let again = try eventually("the dialog again") { try session.windows(titled: "New Alarm").first }
-            // The hour field has the focus: type over it, then Enter saves.
-            for key in ["ctrl+a", "5", "Tab", "ctrl+a", "4", "5", "Return"] { try session.type(key, into: again) }
+            // The hour field has the focus: type over it; Alt+M repeats monthly, Alt+H goes to the
+            // day of the month; then Enter saves.
+            for key in ["ctrl+a", "5", "Tab", "ctrl+a", "4", "5", "alt+m", "alt+h", "ctrl+a", "9", "Return"] { try session.type(key, into: again) }
             let alarm = try eventually("Enter to schedule the alarm") { try session.cliJSON([Listed].self, "list").first }
-            #expect(alarm.time == "05:45" && alarm.title == "Alarm" && alarm.repeats == nil, "\(alarm)")
+            #expect(alarm.time == "05:45" && alarm.title == "Alarm" && alarm.recurrence == .monthly(day: 9), "\(alarm)")
             _ = try eventually("the dialog to close") { try session.windows(titled: "New Alarm").isEmpty ? true : nil }
+            // A refused field takes the focus: typed anew there, Enter saves.
+            try session.type("ctrl+n", into: window)
+            let third = try eventually("the dialog a third time") { try session.windows(titled: "New Alarm").first }
+            for key in ["alt+n", "ctrl+a", "2", "d", "alt+i", "Return"] { try session.type(key, into: third) }
+            _ = try eventually("the refusal") { try tree.names("label").contains { $0.hasPrefix("Snooze: '2d'") } ? true : nil }
+            for key in ["ctrl+a", "5", "m", "Return"] { try session.type(key, into: third) }
+            let snoozing = try eventually("the alarm with the snooze typed anew") { try session.cliJSON([Listed].self, "list").first { $0.snooze == 300 } }
+            #expect(snoozing.title == "Alarm", "what was typed went into the refused field, not the title: \(snoozing)")
+            // Alt+L goes to the timer's length; Enter starts it.
+            for key in ["alt+l", "4", "m", "Return"] { try session.type(key, into: window) }
+            _ = try eventually("Enter to start the typed timer") { try session.cliJSON([Listed].self, "list").first { $0.title == "4 min timer" } }
             try session.type("ctrl+w", into: window)
             #expect(process.wait(timeout: 10) == 0, "Ctrl+W closes the window, and the app ends")
         }

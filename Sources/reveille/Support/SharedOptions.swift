@@ -118,10 +118,8 @@ struct AlertOptions: ParsableArguments {
         if let volume { ring.volume = try Parse.percentage(volume) }
         if let ringLimit { ring.ringLimit = try Parse.duration(ringLimit, option: "--ring-limit", within: .ringLimit) }
         if let fade { ring.fadeIn = try Parse.duration(fade, option: "--fade", within: .countdown) }
-        let limit = ring.ringLimit ?? RingOptions.defaultRingLimit
-        if let fadeIn = ring.fadeIn, fadeIn > limit {
-            throw ValidationError(L("--fade %@ is longer than the alarm rings (--ring-limit %@); the fade must end within it",
-                                    fade ?? DurationRange.typed(fadeIn), ringLimit ?? DurationRange.typed(limit)))
+        try Parse.usage { () throws(FieldRefusal) in
+            try FieldInput.checkFade(ring, fade: ("--fade", fade), ringLimit: ("--ring-limit", ringLimit))
         }
         return ring
     }
@@ -167,22 +165,22 @@ enum Words {
     }
 }
 
-/// Option values read with `InputParser`, errors naming the option.
+/// Option values read with `InputParser` and Core's `FieldInput` (the app's dialog reads its
+/// fields with the same rules), errors naming the option.
 enum Parse {
     /// A duration within `range` (the agent's bound for what it sets), refused naming `option`.
     static func duration(_ text: String, option: String, within range: DurationRange) throws -> TimeInterval {
-        let seconds: TimeInterval
-        do { seconds = try InputParser.duration(text) } catch { throw ValidationError("\(option): \(error)") }
-        try range.check(seconds, text: text, option: option)
-        return seconds
+        try usage { () throws(FieldRefusal) in try FieldInput.duration(text, field: option, within: range) }
     }
 
     /// A timer's length: a duration or a bare number of seconds, within a countdown's bounds.
     static func timerLength(_ text: String, option: String) throws -> TimeInterval {
-        let seconds: TimeInterval
-        do { seconds = try InputParser.timerLength(text) } catch { throw ValidationError("\(option): \(error)") }
-        try DurationRange.countdown.check(seconds, text: text, option: option)
-        return seconds
+        try usage { () throws(FieldRefusal) in try FieldInput.timerLength(text, field: option) }
+    }
+
+    /// A field's refusal as a usage error: the CLI shows the command's usage with it.
+    static func usage<Value>(_ read: () throws(FieldRefusal) -> Value) throws -> Value {
+        do { return try read() } catch { throw ValidationError(error.description) }
     }
 
     /// `--secondary`: the button, what it does, and its intent.
@@ -208,24 +206,9 @@ enum Parse {
         return (button, .custom, intent)
     }
 
-    /// `80%` or `0.8` on the desktop's volume slider → the stream's linear volume (0.512), so that
-    /// the sound settings show the alarm at 80%. A bare number over 1 is refused: `2` could mean
-    /// 2% or 200%.
+    /// `80%` or `0.8` on the desktop's volume slider → the stream's linear volume (`FieldInput.volume`).
     static func percentage(_ text: String) throws -> Double {
-        let percent = text.hasSuffix("%")
-        guard let value = Double(percent ? String(text.dropLast()) : text), value.isFinite, value >= 0 else {
-            throw ValidationError(L("--volume: could not read '%@'; accepted: a percentage (10%% to 100%%, like 80%%) or a fraction (0.1 to 1, like 0.8)", text))
-        }
-        if !percent, value > 1, value <= 100 {
-            throw ValidationError(L("--volume: '%@' is neither a fraction (0.1 to 1) nor a percentage; write %@%% or %@", text, text, String(value / 100)))
-        }
-        let fraction = percent ? value / 100 : value
-        guard fraction <= 1 else { throw ValidationError(L("--volume: '%@' is over 100%%; accepted: 10%% to 100%%", text)) }
-        // An alarm is never silent: below 10% on the slider it could not be heard.
-        guard VolumeScale.linear(slider: fraction) >= RingOptions.quietestVolume * (1 - 1e-9) else {
-            throw ValidationError(L("--volume: '%@' could not be heard; accepted: 10%% to 100%% (an alarm is never silent)", text))
-        }
-        return VolumeScale.linear(slider: fraction)
+        try usage { () throws(FieldRefusal) in try FieldInput.volume(text, field: "--volume") }
     }
 
     /// A sound option: a name, or a path made absolute (the agent may run in another folder).
@@ -233,50 +216,5 @@ enum Parse {
         guard let text, text != "default" else { return .default }
         guard text.contains("/") else { return .named(text) }
         return .named(URL(fileURLWithPath: text).standardizedFileURL.path)
-    }
-}
-
-/// The desktop's volume sliders (GNOME, KDE, pavucontrol) show PulseAudio's cubic scale; the
-/// agent takes a stream's linear volume (its amplitude). The CLI speaks the slider's scale.
-enum VolumeScale {
-    /// The linear volume the slider shows at `slider` (0 to 1).
-    static func linear(slider: Double) -> Double { slider * slider * slider }
-
-    /// Where the slider stands at linear volume `linear` (0 to 1).
-    static func slider(linear: Double) -> Double { cbrt(max(0, linear)) }
-}
-
-/// The lengths the agent accepts for what a duration option sets, so that the CLI refuses a
-/// wrong one itself, in the option's words and the user's language: the agent's own refusal
-/// names the request's fields (preAlert, ringLimit), which are an app's words, not a person's.
-struct DurationRange {
-    /// `nil`: anything longer than zero (which the parser requires of every duration).
-    var shortest: TimeInterval?
-    var longest: TimeInterval
-
-    /// A timer's length, a pre-alert, a repeat (`AlarmRequest.validate`).
-    static let countdown = DurationRange(shortest: nil, longest: WireLimits.maximumCountdown)
-    /// A snooze, configured or chosen at the moment (`AlarmRecord.checkSnoozeLength`).
-    static let snooze = DurationRange(shortest: WireLimits.minimumSnooze, longest: WireLimits.maximumSnooze)
-    static let ringLimit = DurationRange(shortest: WireLimits.shortestRingLimit, longest: WireLimits.longestRingLimit)
-
-    func check(_ seconds: TimeInterval, text: String, option: String) throws {
-        let accepted = shortest.map { L("%@ to %@", Self.typed($0), Self.typed(longest)) } ?? L("up to %@", Self.typed(longest))
-        if seconds > longest {
-            throw ValidationError(L("%@: '%@' is longer than %@; accepted: %@", option, text, Self.typed(longest), accepted))
-        }
-        if let shortest, seconds < shortest {
-            throw ValidationError(L("%@: '%@' is shorter than %@; accepted: %@", option, text, Self.typed(shortest), accepted))
-        }
-    }
-
-    /// A bound as it is typed: `366d`, `24h`, `10m`, `5s` (the forms are English in every language).
-    static func typed(_ seconds: TimeInterval) -> String {
-        let whole = Int(seconds)
-        guard Double(whole) == seconds else { return "\(seconds)s" }
-        if whole >= 2 * 86_400, whole % 86_400 == 0 { return "\(whole / 86_400)d" }
-        if whole >= 3600, whole % 3600 == 0 { return "\(whole / 3600)h" }
-        if whole >= 60, whole % 60 == 0 { return "\(whole / 60)m" }
-        return "\(whole)s"
     }
 }

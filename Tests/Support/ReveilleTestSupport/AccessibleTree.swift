@@ -68,6 +68,12 @@ public struct AccessibleTree {
         _ = try run(["set", role, name, value])
     }
 
+    /// Selects the child named `item` of the object with `role` and `name` (a list box's row),
+    /// through AT-SPI's Selection, as a screen reader's user picks one.
+    public func select(_ role: String, _ name: String, item: String) throws {
+        _ = try run(["select", role, name, item])
+    }
+
     private func run(_ arguments: [String]) throws -> String {
         let result = try Subprocess.run("/usr/bin/python3", ["-c", Self.script, application] + arguments, environment: session.environment)
         guard result.status == 0 else {
@@ -76,8 +82,8 @@ public struct AccessibleTree {
         return result.stdout
     }
 
-    /// The walker: `dump` prints a JSON line per object; `press ROLE NAME N` and `set ROLE NAME VALUE`
-    /// find the object and act on it, exit status 1 when there is none.
+    /// The walker: `dump` prints a JSON line per object; `press ROLE NAME N`, `set ROLE NAME VALUE`
+    /// and `select ROLE NAME ITEM` find the object and act on it, exit status 1 when there is none.
     static let script = #"""
         import json, sys, warnings, gi
         warnings.simplefilter("ignore")  # the Atspi typelib's deprecations, on stderr
@@ -135,5 +141,14 @@ public struct AccessibleTree {
                 numeric.set_current_value(float(value))
             else:
                 node.get_editable_text_iface().set_text_contents(value)
+        elif command == "select":
+            if not matches:
+                sys.exit("no %s %r" % (role, name))
+            node, item = matches[0], sys.argv[5]
+            names = [node.get_child_at_index(i).get_name() for i in range(node.get_child_count())]
+            if item not in names:
+                sys.exit("no %r in %s %r: %s" % (item, role, name, names))
+            if not node.get_selection_iface().select_child(names.index(item)):
+                sys.exit("%s %r did not select %r" % (role, name, item))
         """#
 }
