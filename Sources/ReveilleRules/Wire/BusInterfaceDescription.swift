@@ -3,7 +3,7 @@
 /// table of these (the agent's `AgentMethod.table`, the panel's, the player's, the wake helper's),
 /// and its introspection XML and its dispatch both come from that table.
 package struct BusMethod: Sendable, Equatable {
-    /// An argument or a signal's value: its name and D-Bus type (`s`, `u`, `a{sv}`, ...).
+    /// An argument, a signal's value or a property: its name and D-Bus type (`s`, `u`, `a{sv}`, ...).
     package struct Argument: Sendable, Equatable {
         package let name: String
         package let type: String
@@ -44,16 +44,8 @@ package struct BusSignal: Sendable, Equatable {
     }
 }
 
-/// A read-only property as introspection declares it.
-package struct BusProperty: Sendable, Equatable {
-    package let name: String
-    package let type: String
-
-    package init(_ name: String, _ type: String) {
-        self.name = name
-        self.type = type
-    }
-}
+/// A read-only property as introspection declares it: its name and D-Bus type.
+package typealias BusProperty = BusMethod.Argument
 
 /// A D-Bus interface as its introspection XML says it, written from the tables it is made of.
 package struct BusInterfaceDescription: Sendable, Equatable {
