@@ -10,10 +10,8 @@ import ReveilleFuzzSupport
 /// by the menu (each item at most once, at most `maximumReportedIDs` unknown ids), and a
 /// click names only a button of the menu, once.
 @main enum FuzzDBusMenu {
-    static let methods: [(name: String, signature: String)] = [
-        ("GetLayout", "iias"), ("GetGroupProperties", "aias"), ("GetProperty", "is"), ("Event", "isvu"),
-        ("EventGroup", "a(isvu)"), ("AboutToShow", "i"), ("AboutToShowGroup", "ai"), ("Unknown", "s"),
-    ]
+    /// The menu's methods (`PanelMenuMethod`, in its order: the seeds' first bytes choose by it) and one it does not have.
+    static let methods = PanelMenuProbe.methods + [("Unknown", "s")]
 
     static func main() {
         FuzzTarget.main { bytes in

@@ -5,8 +5,10 @@ import ReveilleFuzzSupport
 
 /// A method call as the agent decodes it (`AgentCall.decode`, then a configuration's
 /// `AlarmRequest.decode` and `validate`): whatever arrives is accepted or refused with a
-/// reason, and never traps. Input: a first byte choosing the method; then, for an even first
-/// byte, a configuration's JSON whole, else arguments separated by NUL, each a string, or
+/// reason, and never traps. Input: a first byte saying what follows: even, a configuration's
+/// JSON whole; else fields separated by NUL, the first the method's name when the byte is 3
+/// modulo 4 (the seeds: they stay what they are whatever the table's order), else the method
+/// is `AgentMethod.table`'s by the byte; the other fields the arguments, each a string, or
 /// `#` and a number, `+` and a count, or `{` and a dictionary's entry count.
 @main enum FuzzRequest {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
@@ -19,8 +21,10 @@ import ReveilleFuzzSupport
                 check(configuration: String(decoding: rest, as: UTF8.self))
                 return
             }
-            let method = AgentCall.methods[Int(first / 2) % AgentCall.methods.count]
-            let arguments = rest.split(separator: 0, omittingEmptySubsequences: false).map { part -> AgentCall.Argument in
+            var fields = rest.split(separator: 0, omittingEmptySubsequences: false)[...]
+            let method = first % 4 == 3 ? String(decoding: fields.popFirst().map(Array.init) ?? [], as: UTF8.self)
+                : AgentCall.methods[Int(first / 4) % AgentCall.methods.count]
+            let arguments = fields.map { part -> AgentCall.Argument in
                 let text = String(decoding: part, as: UTF8.self)
                 if text.hasPrefix("#") { return .number(Double(text.dropFirst()) ?? .nan) }
                 if text.hasPrefix("+") { return UInt32(text.dropFirst()).map(AgentCall.Argument.count) ?? .other }
@@ -28,6 +32,10 @@ import ReveilleFuzzSupport
                 return .string(text)
             }
             guard let call = try? AgentCall.decode(method: method, arguments: arguments) else { return }
+            // The client's encoding, from the same table entry, reads back as the same call.
+            let wire = call.wire
+            precondition(wire.method == method && (try? AgentCall.decode(method: method, arguments: wire.arguments)) == call,
+                         "\(call) does not read back from its encoding")
             switch call {
             case .schedule(_, let configuration), .update(_, let configuration): check(configuration: configuration)
             case .listPage(_, let limit): precondition((1...WireLimits.pageAlarms).contains(limit))

@@ -79,12 +79,12 @@ package final class WakeHelperService {
 
     private func handle(_ call: MethodCall) {
         armIdleExit()
-        switch call.method {
-        case "GetWakeAlarm":
+        switch WakeHelperMethod(named: call.method) {
+        case .getWakeAlarm:
             do { call.reply([.uint64(try rtc.current())]) } catch { fail(call, "Failed", "cannot read \(rtc.folder)/wakealarm: \(error)") }
-        case "SetWakeAlarm":
+        case .setWakeAlarm:
             guard case .uint64(let asked)? = call.arguments.first else {
-                return fail(call, "InvalidArgument", "SetWakeAlarm takes one argument: the instant, seconds since 1970 (t)")
+                return fail(call, "InvalidArgument", "\(call.method) takes one argument: the instant, seconds since 1970 (t)")
             }
             switch WakeRequest.validate(asked, now: Int64(time(nil))) {
             case .failure(let refusal):
@@ -93,9 +93,9 @@ package final class WakeHelperService {
                 // Checked again when written: polkit may answer after the instant has passed.
                 authorized(call) { [rtc] in try rtc.set(instant, now: Int64(time(nil))) } done: { "set the wake-up to \(instant)" }
             }
-        case "ClearWakeAlarm":
+        case .clearWakeAlarm:
             authorized(call) { [rtc] in try rtc.clear() } done: { "cleared the wake-up" }
-        default:
+        case nil:
             fail(call, "InvalidArgument", "no method \(call.method)")
         }
     }

@@ -164,6 +164,37 @@ final class AlarmServiceTests {
         #expect(methods == Set(AgentCall.methods), "every method of the interface is called here")
     }
 
+    /// Each method the table keeps for the user's own tools refuses an app before it does
+    /// anything, saying what only the user may do; the user's tools are not refused so.
+    @Test func everyMethodForTheUsersToolsOnlyRefusesAnAppSayingWhat() throws {
+        let tea = try schedule(try timer("Tea", seconds: 300), from: user)
+        try allowedApp("org.example.Cook", on: cook)
+        // Arguments a method accepts: its declared kinds, but where only some values are accepted.
+        let accepted: [String: [AgentCall.Argument]] = [
+            "SetAuthorization": [.string("org.example.Tea"), .string("denied")],
+            "PressButton": [.string(tea.id.uuidString), .string("pause")],
+            "PlaySound": [.string("default"), .number(1)],
+        ]
+        let userOnly = AgentMethod.table.filter { $0.userOnly != nil }
+        #expect(!userOnly.isEmpty)
+        for method in userOnly {
+            let arguments = accepted[method.name] ?? method.parameters.map { parameter -> AgentCall.Argument in
+                switch parameter.kind {
+                case .string: .string(tea.id.uuidString)
+                case .count: .count(0)
+                case .number: .number(60)
+                case .options: .dictionary(count: 0)
+                }
+            }
+            let call = try AgentCall.decode(method: method.name, arguments: arguments)
+            let refused = bus.send(call, from: cook)
+            #expect(refused.answer == .error("NotAuthorized", message: "only the user's own tools may \(method.userOnly ?? ""); org.example.Cook is an app"),
+                    "\(method.name)")
+            #expect(bus.send(call, from: user).error != "NotAuthorized", "\(method.name) answers the user's tools")
+        }
+        #expect(try decoded(bus.send(.get(id: tea.id.uuidString), from: user)).state == .paused, "only the user's press was taken")
+    }
+
     @Test func listPageAndWakeIsListPageWithTheWakeAnswerTyped() throws {
         let tea = try schedule(try timer("Tea", seconds: 300), from: user)
         _ = try schedule(try weekly("Walk"), from: user)

@@ -11,6 +11,26 @@ import ReveilleBus
 struct ExportGateTests {
     let limits = ClientBudget.Limits(loopShare: 0.1, loopBurst: 0.5, unreadBytes: 10_000, confirmAfterBytes: 1000)
 
+    /// The panel's methods are tables: the XML the hosts read declares each once, in order, the
+    /// menu answers every one (none is an unknown method), and a click (Event,
+    /// EventGroup) is what the gate lets past other clients' use.
+    @Test func thePanelsMethodTablesAreWhatTheXMLDeclaresAndTheMenuAnswers() {
+        for (xml, methods) in [(PanelInterfaces.itemXML, PanelItemMethod.methods), (PanelInterfaces.menuXML, PanelMenuMethod.methods)] {
+            let declared = xml.matches(of: /<method name="(\w+)"/).map { String($0.1) }
+            #expect(declared == methods.map(\.name))
+        }
+        let menu = PanelMenuProbe.menu
+        for method in PanelMenuMethod.allCases {
+            if case .failure(let name, _) = menu.answer(method.name, []).outcome {
+                #expect(name != "org.freedesktop.DBus.Error.UnknownMethod", "\(method.name) is answered")
+            }
+        }
+        #expect(menu.answer("Nope", []).outcome == .failure(name: "org.freedesktop.DBus.Error.UnknownMethod",
+                                                            message: "no method Nope in com.canonical.dbusmenu"))
+        #expect(PanelMenuMethod.answering == ["Event", "EventGroup"])
+        #expect(PanelMenuProbe.methods.map(\.signature) == ["iias", "aias", "is", "isvu", "a(isvu)", "i", "ai"], "what the fuzz target sends")
+    }
+
     @Test func aClientThatUsedItsShareOfTheLoopIsRefusedUntilItRefills() {
         var budget = ClientBudget(limits: limits, now: 100)
         #expect(budget.admit(now: 100) == nil)

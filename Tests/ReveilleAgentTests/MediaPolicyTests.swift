@@ -32,6 +32,19 @@ struct MediaPolicyTests {
         #expect(repeating.button(for: "PlayPause") == .secondary && repeating.artist == "Play/Pause: Repeat · Next: Stop")
     }
 
+    /// The player's methods are one table: what the XML declares, what a key presses and what the
+    /// gate lets past other clients' use are read from it, and agree.
+    @Test func theMethodTableIsWhatTheXMLDeclaresTheKeysPressAndTheGateLetsThrough() throws {
+        let snoozing = try #require(view([ringing("Tea", secondary: .snoozeButton, behavior: .countdown)]))
+        let declared = MPRISInterfaces.xml.matches(of: /<method name="(\w+)"/).map { String($0.1) }
+        #expect(declared.sorted() == MPRISMethod.allCases.map(\.name).sorted())
+        for method in MPRISMethod.allCases {
+            #expect((snoozing.button(for: method.name) != nil) == method.answersAlarm, "\(method.name)")
+        }
+        #expect(MPRISMethod.answering == ["Play", "Pause", "PlayPause", "Next", "Stop"])
+        #expect(MPRISMethod(named: "Nope") == nil && snoozing.button(for: "Nope") == nil)
+    }
+
     @Test func withoutARecoverableButtonPlayStopsAndACustomButtonIsNeverPressed() throws {
         let plain = try #require(view([ringing("Plain")]))
         #expect(plain.button(for: "PlayPause") == .stop && plain.artist == "Play/Pause: Stop · Next: Stop")

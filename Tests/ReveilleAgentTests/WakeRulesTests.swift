@@ -87,6 +87,15 @@ struct WakeRulesTests {
         #expect(full.reason.contains("accepted: at most \(PendingChecks.total)"), "\(full.reason)")
     }
 
+    /// The helper's XML declares its table's methods, each read back into its case by name.
+    @Test func theHelpersMethodsAreItsTables() {
+        let declared = WakeHelperInterface.introspectionXML.matches(of: /<method name="(\w+)"/).map { String($0.1) }
+        #expect(declared == WakeHelperMethod.allCases.map(\.name))
+        #expect(WakeHelperMethod.allCases.allSatisfy { WakeHelperMethod(named: $0.name) == $0 })
+        #expect(WakeHelperInterface.introspectionXML.contains(#"<arg name="instant" type="t" direction="in"/>"#))
+        #expect(WakeHelperInterface.introspectionXML.contains("at most \(WakeHelperInterface.pendingChecksPerUser) calls of one user"))
+    }
+
     @Test func theIdleExitIsWholeSecondsFromOneToADay() {
         #expect(IdleExit.seconds("30") == .success(30))
         #expect(IdleExit.seconds("1") == .success(1))

@@ -15,9 +15,10 @@ struct WireBoundaryTests {
         return nil
     }
 
-    @Test func everyMethodDecodesFromItsArguments() throws {
+    /// A call of every method, as its arguments arrive and as it reads.
+    static let samples: [(String, [AgentCall.Argument], AgentCall)] = {
         let id = UUID()
-        let cases: [(String, [AgentCall.Argument], AgentCall)] = [
+        return [
             ("Hello", [.string("org.example.App"), .string("Why")], .hello(appID: "org.example.App", usageDescription: "Why")),
             ("Subscribe", [], .subscribe), ("SubscribeUpdates", [], .subscribeUpdates), ("List", [], .list),
             ("ListPage", [.string(""), .count(0)], .listPage(after: "", limit: WireLimits.pageAlarms)),
@@ -44,6 +45,10 @@ struct WireBoundaryTests {
              .syncAdd(url: "https://example.com/cal/", user: "me", password: "pw")),
             ("SyncStatus", [], .syncStatus), ("SyncRemove", [], .syncRemove),
         ]
+    }()
+
+    @Test func everyMethodDecodesFromItsArguments() throws {
+        let cases = Self.samples
         for (method, arguments, expected) in cases {
             #expect(try AgentCall.decode(method: method, arguments: arguments) == expected, "\(method)")
             // The client's encoding is what the agent decodes.
@@ -57,6 +62,46 @@ struct WireBoundaryTests {
     @Test func everyMethodOfTheInterfaceIsInTheTable() {
         let declared = AgentInterface.introspectionXML.matches(of: /<method name="(\w+)"/).map { String($0.1) }
         #expect(Set(declared) == Set(AgentCall.methods))
+    }
+
+    /// The table's one entry per method is what the decoder reads, the encoder writes and the
+    /// introspection XML declares: the arguments' count, order, names and types agree.
+    @Test func everyEntryDeclaresWhatItsCodersReadAndWrite() throws {
+        let xml = AgentInterface.introspectionXML
+        for (method, arguments, expected) in Self.samples {
+            let entry = expected.method
+            #expect(entry.name == method && AgentMethod.named(method)?.name == method)
+            let declared = entry.parameters.map(\.type)
+            #expect(arguments.map(Self.type) == declared, "\(method)'s sample arguments are of its declared types")
+            #expect(expected.wire.arguments.map(Self.type) == declared, "\(method) is written as it is declared")
+            // The XML's `in` arguments, as introspection lists them.
+            let start = try #require(xml.firstRange(of: "<method name=\"\(method)\""), "\(method) is in the XML")
+            let rest = xml[start.upperBound...]
+            let element = rest.hasPrefix("/>") ? rest.prefix(0) : rest[..<(try #require(rest.firstRange(of: "</method>"))).lowerBound]
+            let inputs = element.matches(of: /<arg name="(\w+)" type="([^"]+)" direction="in"\/>/).map { "\($0.1):\($0.2)" }
+            #expect(inputs == entry.parameters.map { "\($0.name):\($0.type)" }, "\(method)'s arguments in the XML")
+        }
+    }
+
+    /// What the gate and the service know of each method is the table's, and says what the
+    /// hand-written lists said before (`ExportGate`'s answering methods, the user's-tools-only
+    /// methods, the calls a client gives no timeout).
+    @Test func theGatesAndTheServicesFactsAreTheTables() {
+        #expect(AgentMethod.answeringAlarms == ["Stop", "Countdown", "Snooze", "PressButton"])
+        #expect(Set(AgentMethod.table.filter { $0.userOnly != nil }.map(\.name))
+                == ["ListOutputs", "PlaySound", "Authorizations", "SetAuthorization", "PressButton", "WakeStatus", "SyncAdd", "SyncStatus", "SyncRemove"])
+        #expect(Set(Self.samples.map(\.2).filter(\.waitsForUser).map(\.wire.method)) == ["Schedule", "RequestAuthorization"])
+        #expect(Set(AgentMethod.table.map(\.name)).count == AgentMethod.table.count, "each method once")
+    }
+
+    private static func type(_ argument: AgentCall.Argument) -> String {
+        switch argument {
+        case .string: "s"
+        case .count: "u"
+        case .number: "d"
+        case .dictionary: "a{sv}"
+        case .other: "?"
+        }
     }
 
     @Test func aButtonIsOneOfTheRolesNamed() {

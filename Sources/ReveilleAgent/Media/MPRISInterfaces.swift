@@ -1,3 +1,5 @@
+import ReveilleCore
+
 /// The MPRIS D-Bus Interface Specification 2.2, as the agent's player implements it: the
 /// root interface and the player interface, every property the specification requires.
 enum MPRISInterfaces {
@@ -12,44 +14,54 @@ enum MPRISInterfaces {
     static let maximumCallBytes = 4096
 
     // Rate and Volume are read-only here: the alarm's loudness is not a remote's to turn down.
-    static let xml = """
-        <node>
-          <interface name="org.mpris.MediaPlayer2">
-            <method name="Raise"/>
-            <method name="Quit"/>
-            <property name="CanQuit" type="b" access="read"/>
-            <property name="CanRaise" type="b" access="read"/>
-            <property name="HasTrackList" type="b" access="read"/>
-            <property name="Identity" type="s" access="read"/>
-            <property name="DesktopEntry" type="s" access="read"/>
-            <property name="SupportedUriSchemes" type="as" access="read"/>
-            <property name="SupportedMimeTypes" type="as" access="read"/>
-          </interface>
-          <interface name="org.mpris.MediaPlayer2.Player">
-            <method name="Next"/>
-            <method name="Previous"/>
-            <method name="Pause"/>
-            <method name="PlayPause"/>
-            <method name="Stop"/>
-            <method name="Play"/>
-            <method name="Seek"><arg direction="in" name="Offset" type="x"/></method>
-            <method name="SetPosition"><arg direction="in" name="TrackId" type="o"/><arg direction="in" name="Position" type="x"/></method>
-            <method name="OpenUri"><arg direction="in" name="Uri" type="s"/></method>
-            <signal name="Seeked"><arg name="Position" type="x"/></signal>
-            <property name="PlaybackStatus" type="s" access="read"/>
-            <property name="Rate" type="d" access="read"/>
-            <property name="Metadata" type="a{sv}" access="read"/>
-            <property name="Volume" type="d" access="read"/>
-            <property name="Position" type="x" access="read"/>
-            <property name="MinimumRate" type="d" access="read"/>
-            <property name="MaximumRate" type="d" access="read"/>
-            <property name="CanGoNext" type="b" access="read"/>
-            <property name="CanGoPrevious" type="b" access="read"/>
-            <property name="CanPlay" type="b" access="read"/>
-            <property name="CanPause" type="b" access="read"/>
-            <property name="CanSeek" type="b" access="read"/>
-            <property name="CanControl" type="b" access="read"/>
-          </interface>
-        </node>
-        """
+    static let xml = BusInterfaceDescription.node([
+        BusInterfaceDescription(name: rootInterface, methods: MPRISMethod.allCases.filter { !$0.isPlayers }.map(\.method), properties: [
+            .init("CanQuit", "b"), .init("CanRaise", "b"), .init("HasTrackList", "b"), .init("Identity", "s"), .init("DesktopEntry", "s"),
+            .init("SupportedUriSchemes", "as"), .init("SupportedMimeTypes", "as"),
+        ]),
+        BusInterfaceDescription(name: playerInterface, methods: MPRISMethod.allCases.filter(\.isPlayers).map(\.method), properties: [
+            .init("PlaybackStatus", "s"), .init("Rate", "d"), .init("Metadata", "a{sv}"), .init("Volume", "d"), .init("Position", "x"),
+            .init("MinimumRate", "d"), .init("MaximumRate", "d"), .init("CanGoNext", "b"), .init("CanGoPrevious", "b"), .init("CanPlay", "b"),
+            .init("CanPause", "b"), .init("CanSeek", "b"), .init("CanControl", "b"),
+        ], signals: [.init("Seeked", [.init("Position", "x")])]),
+    ])
+}
+
+/// The player's methods, one case each, of both interfaces (`RingingPlayerView.button(for:)` says what each presses).
+enum MPRISMethod: BusMethodSet {
+    case raise, quit
+    case next, previous, pause, playPause, stop, play, seek, setPosition, openUri
+
+    var method: BusMethod {
+        switch self {
+        case .raise: BusMethod("Raise")
+        case .quit: BusMethod("Quit")
+        case .next: BusMethod("Next")
+        case .previous: BusMethod("Previous")
+        case .pause: BusMethod("Pause")
+        case .playPause: BusMethod("PlayPause")
+        case .stop: BusMethod("Stop")
+        case .play: BusMethod("Play")
+        case .seek: BusMethod("Seek", in: [.init("Offset", "x")])
+        case .setPosition: BusMethod("SetPosition", in: [.init("TrackId", "o"), .init("Position", "x")])
+        case .openUri: BusMethod("OpenUri", in: [.init("Uri", "s")])
+        }
+    }
+
+    /// Whether it is `org.mpris.MediaPlayer2.Player`'s (else the root interface's).
+    var isPlayers: Bool { self != .raise && self != .quit }
+
+    /// Which of the ringing alarm's buttons the method presses (`RingingPlayerView.button(for:)`);
+    /// `nil`: the method does nothing here (the player cannot go back, seek or open).
+    enum Press { case playButton, stop }
+    var press: Press? {
+        switch self {
+        case .play, .pause, .playPause: .playButton
+        case .next, .stop: .stop
+        case .raise, .quit, .previous, .seek, .setPosition, .openUri: nil
+        }
+    }
+
+    /// The media keys that press the ringing alarm's buttons.
+    var answersAlarm: Bool { press != nil }
 }

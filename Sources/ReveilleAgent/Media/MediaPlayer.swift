@@ -50,7 +50,7 @@ final class MediaPlayer: AlarmFollower {
         self.clock = clock
         registrations = try gate.export(path: MPRISInterfaces.path, introspectionXML: MPRISInterfaces.xml, audience: .user,
                                         maximumArgumentBytes: MPRISInterfaces.maximumCallBytes,
-                                        answering: ["Play", "Pause", "PlayPause", "Next", "Stop"],
+                                        answering: MPRISMethod.answering,
                                         properties: { [unowned self] interface, name in self.property(interface, name) }) {
             [unowned self] call in self.handle(call)
         }

@@ -44,10 +44,10 @@ struct RingingPlayerView: Equatable {
     /// The button an MPRIS method presses (`org.mpris.MediaPlayer2.Player`); `nil`: the method
     /// does nothing here (Previous, Seek, SetPosition, OpenUri: the player cannot).
     func button(for method: String) -> AlarmButtonRole? {
-        switch method {
-        case "Play", "Pause", "PlayPause": playButton
-        case "Next", "Stop": .stop
-        default: nil
+        switch MPRISMethod(named: method)?.press {
+        case .playButton: playButton
+        case .stop: .stop
+        case nil: nil
         }
     }
 }

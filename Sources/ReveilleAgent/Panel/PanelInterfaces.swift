@@ -1,3 +1,5 @@
+import ReveilleCore
+
 /// The D-Bus names of the panel protocols: KDE's StatusNotifierItem (read by KDE, xfce,
 /// Cinnamon, MATE, waybar, swaybar and GNOME's AppIndicator extension) and Canonical's
 /// dbusmenu, which hosts read the item's menu through.
@@ -16,94 +18,68 @@ enum PanelInterfaces {
     /// Calls larger than this are refused unread: no method of either interface needs more.
     static let maximumCallBytes = 64 * 1024
 
-    static let itemXML = """
-        <node>
-          <interface name="org.kde.StatusNotifierItem">
-            <property name="Category" type="s" access="read"/>
-            <property name="Id" type="s" access="read"/>
-            <property name="Title" type="s" access="read"/>
-            <property name="Status" type="s" access="read"/>
-            <property name="WindowId" type="i" access="read"/>
-            <property name="IconName" type="s" access="read"/>
-            <property name="IconPixmap" type="a(iiay)" access="read"/>
-            <property name="OverlayIconName" type="s" access="read"/>
-            <property name="OverlayIconPixmap" type="a(iiay)" access="read"/>
-            <property name="AttentionIconName" type="s" access="read"/>
-            <property name="AttentionIconPixmap" type="a(iiay)" access="read"/>
-            <property name="AttentionMovieName" type="s" access="read"/>
-            <property name="ToolTip" type="(sa(iiay)ss)" access="read"/>
-            <property name="ItemIsMenu" type="b" access="read"/>
-            <property name="Menu" type="o" access="read"/>
-            <method name="ContextMenu"><arg name="x" type="i" direction="in"/><arg name="y" type="i" direction="in"/></method>
-            <method name="Activate"><arg name="x" type="i" direction="in"/><arg name="y" type="i" direction="in"/></method>
-            <method name="SecondaryActivate"><arg name="x" type="i" direction="in"/><arg name="y" type="i" direction="in"/></method>
-            <method name="Scroll"><arg name="delta" type="i" direction="in"/><arg name="orientation" type="s" direction="in"/></method>
-            <signal name="NewTitle"/>
-            <signal name="NewIcon"/>
-            <signal name="NewAttentionIcon"/>
-            <signal name="NewOverlayIcon"/>
-            <signal name="NewToolTip"/>
-            <signal name="NewStatus"><arg name="status" type="s"/></signal>
-          </interface>
-        </node>
-        """
+    static let itemXML = BusInterfaceDescription.node([BusInterfaceDescription(
+        name: itemInterface, methods: PanelItemMethod.methods,
+        properties: [
+            .init("Category", "s"), .init("Id", "s"), .init("Title", "s"), .init("Status", "s"), .init("WindowId", "i"),
+            .init("IconName", "s"), .init("IconPixmap", "a(iiay)"), .init("OverlayIconName", "s"), .init("OverlayIconPixmap", "a(iiay)"),
+            .init("AttentionIconName", "s"), .init("AttentionIconPixmap", "a(iiay)"), .init("AttentionMovieName", "s"),
+            .init("ToolTip", "(sa(iiay)ss)"), .init("ItemIsMenu", "b"), .init("Menu", "o"),
+        ],
+        signals: [.init("NewTitle"), .init("NewIcon"), .init("NewAttentionIcon"), .init("NewOverlayIcon"), .init("NewToolTip"),
+                  .init("NewStatus", [.init("status", "s")])],
+        layout: .compact)])
 
-    static let menuXML = """
-        <node>
-          <interface name="com.canonical.dbusmenu">
-            <property name="Version" type="u" access="read"/>
-            <property name="TextDirection" type="s" access="read"/>
-            <property name="Status" type="s" access="read"/>
-            <property name="IconThemePath" type="as" access="read"/>
-            <method name="GetLayout">
-              <arg name="parentId" type="i" direction="in"/>
-              <arg name="recursionDepth" type="i" direction="in"/>
-              <arg name="propertyNames" type="as" direction="in"/>
-              <arg name="revision" type="u" direction="out"/>
-              <arg name="layout" type="(ia{sv}av)" direction="out"/>
-            </method>
-            <method name="GetGroupProperties">
-              <arg name="ids" type="ai" direction="in"/>
-              <arg name="propertyNames" type="as" direction="in"/>
-              <arg name="properties" type="a(ia{sv})" direction="out"/>
-            </method>
-            <method name="GetProperty">
-              <arg name="id" type="i" direction="in"/>
-              <arg name="name" type="s" direction="in"/>
-              <arg name="value" type="v" direction="out"/>
-            </method>
-            <method name="Event">
-              <arg name="id" type="i" direction="in"/>
-              <arg name="eventId" type="s" direction="in"/>
-              <arg name="data" type="v" direction="in"/>
-              <arg name="timestamp" type="u" direction="in"/>
-            </method>
-            <method name="EventGroup">
-              <arg name="events" type="a(isvu)" direction="in"/>
-              <arg name="idErrors" type="ai" direction="out"/>
-            </method>
-            <method name="AboutToShow">
-              <arg name="id" type="i" direction="in"/>
-              <arg name="needUpdate" type="b" direction="out"/>
-            </method>
-            <method name="AboutToShowGroup">
-              <arg name="ids" type="ai" direction="in"/>
-              <arg name="updatesNeeded" type="ai" direction="out"/>
-              <arg name="idErrors" type="ai" direction="out"/>
-            </method>
-            <signal name="ItemsPropertiesUpdated">
-              <arg name="updatedProps" type="a(ia{sv})"/>
-              <arg name="removedProps" type="a(ias)"/>
-            </signal>
-            <signal name="LayoutUpdated">
-              <arg name="revision" type="u"/>
-              <arg name="parent" type="i"/>
-            </signal>
-            <signal name="ItemActivationRequested">
-              <arg name="id" type="i"/>
-              <arg name="timestamp" type="u"/>
-            </signal>
-          </interface>
-        </node>
-        """
+    static let menuXML = BusInterfaceDescription.node([BusInterfaceDescription(
+        name: menuInterface, methods: PanelMenuMethod.methods,
+        properties: [.init("Version", "u"), .init("TextDirection", "s"), .init("Status", "s"), .init("IconThemePath", "as")],
+        signals: [
+            .init("ItemsPropertiesUpdated", [.init("updatedProps", "a(ia{sv})"), .init("removedProps", "a(ias)")]),
+            .init("LayoutUpdated", [.init("revision", "u"), .init("parent", "i")]),
+            .init("ItemActivationRequested", [.init("id", "i"), .init("timestamp", "u")]),
+        ])])
+}
+
+/// The StatusNotifierItem's methods, one case each.
+enum PanelItemMethod: BusMethodSet {
+    case contextMenu, activate, secondaryActivate, scroll
+
+    var method: BusMethod {
+        switch self {
+        case .contextMenu: BusMethod("ContextMenu", in: Self.position)
+        case .activate: BusMethod("Activate", in: Self.position)
+        case .secondaryActivate: BusMethod("SecondaryActivate", in: Self.position)
+        case .scroll: BusMethod("Scroll", in: [.init("delta", "i"), .init("orientation", "s")])
+        }
+    }
+
+    private static let position: [BusMethod.Argument] = [.init("x", "i"), .init("y", "i")]
+}
+
+/// dbusmenu's methods, one case each (`PanelMenu.answer` answers them; the fuzz target sends them).
+package enum PanelMenuMethod: BusMethodSet {
+    case getLayout, getGroupProperties, getProperty, event, eventGroup, aboutToShow, aboutToShowGroup
+
+    package var method: BusMethod {
+        switch self {
+        case .getLayout:
+            BusMethod("GetLayout", in: [.init("parentId", "i"), .init("recursionDepth", "i"), .init("propertyNames", "as")],
+                      out: [.init("revision", "u"), .init("layout", "(ia{sv}av)")])
+        case .getGroupProperties:
+            BusMethod("GetGroupProperties", in: [.init("ids", "ai"), .init("propertyNames", "as")], out: [.init("properties", "a(ia{sv})")])
+        case .getProperty:
+            BusMethod("GetProperty", in: [.init("id", "i"), .init("name", "s")], out: [.init("value", "v")])
+        case .event:
+            BusMethod("Event", in: [.init("id", "i"), .init("eventId", "s"), .init("data", "v"), .init("timestamp", "u")])
+        case .eventGroup:
+            BusMethod("EventGroup", in: [.init("events", "a(isvu)")], out: [.init("idErrors", "ai")])
+        case .aboutToShow:
+            BusMethod("AboutToShow", in: [.init("id", "i")], out: [.init("needUpdate", "b")])
+        case .aboutToShowGroup:
+            BusMethod("AboutToShowGroup", in: [.init("ids", "ai")], out: [.init("updatesNeeded", "ai"), .init("idErrors", "ai")])
+        }
+    }
+
+    /// A click (`Event`, `EventGroup`) presses an alarm's button.
+    package var answersAlarm: Bool { self == .event || self == .eventGroup }
 }

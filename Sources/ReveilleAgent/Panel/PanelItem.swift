@@ -53,14 +53,14 @@ final class PanelItem: AlarmFollower {
             // The item is its menu (ItemIsMenu), which the host opens itself. Activate and the
             // others are refused as apps' menus (libappindicator's) refuse them: KDE Plasma, which
             // calls Activate on a left click whatever ItemIsMenu says, then opens the menu.
-            guard call.method == "Scroll" else {
+            guard PanelItemMethod(named: call.method) == .scroll else {
                 return call.fail(name: "org.freedesktop.DBus.Error.UnknownMethod",
                                  message: "Reveille's panel item is a menu (ItemIsMenu); read it at \(PanelInterfaces.menuPath)")
             }
             call.reply()
         }
         registrations += try gate.export(path: PanelInterfaces.menuPath, introspectionXML: PanelInterfaces.menuXML, audience: .user,
-                                          maximumArgumentBytes: PanelInterfaces.maximumCallBytes, answering: ["Event", "EventGroup"],
+                                          maximumArgumentBytes: PanelInterfaces.maximumCallBytes, answering: PanelMenuMethod.answering,
                                           properties: { _, name in Self.menuProperty(name) }) { [unowned self] call in self.handleMenu(call) }
         watcherWatch = bus.watchName(PanelInterfaces.watcherName) { [weak self] owner in self?.watcherChanged(owner) }
     }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import ReveilleBus
+import ReveilleCore
 
 /// `com.canonical.dbusmenu`'s methods answered from a `PanelMenu`, as pure code: what arrives
 /// is bounded by the menu, not by the call. However many ids a call names, the answer names
@@ -23,13 +24,17 @@ extension PanelMenu {
     /// Answers `method` with `arguments` as GDBus delivered them (their types checked against
     /// the introspection; a missing one reads as an unknown id, never past the end).
     func answer(_ method: String, _ given: [Variant]) -> Answer {
+        guard let called = PanelMenuMethod(named: method) else {
+            return Answer(outcome: .failure(name: "org.freedesktop.DBus.Error.UnknownMethod",
+                                            message: "no method \(String(method.prefix(64))) in \(PanelInterfaces.menuInterface)"))
+        }
         let arguments = given + Array(repeating: Variant.tuple([]), count: max(0, 4 - given.count))
-        switch method {
-        case "GetLayout":
+        switch called {
+        case .getLayout:
             let id = Self.int32(arguments[0]), depth = Self.int32(arguments[1]), names = Self.strings(arguments[2])
             guard knows(id) else { return unknownItem(id) }
             return Answer(outcome: .reply([.uint32(revision), layout(of: id, depth: depth, names: names)]))
-        case "GetGroupProperties":
+        case .getGroupProperties:
             let ids = Self.int32s(arguments[0]), names = Self.strings(arguments[1])
             // Each known item once, in the menu's order: the reply is bounded by the menu.
             let asked = Set(ids)
@@ -37,7 +42,7 @@ extension PanelMenu {
             return Answer(outcome: .reply([.array(elementType: "(ia{sv})", wanted.map {
                 .tuple([.int32($0), .vardict(properties(of: $0, names: names))])
             })]))
-        case "GetProperty":
+        case .getProperty:
             let id = Self.int32(arguments[0]), name = arguments[1].string ?? ""
             guard knows(id) else { return unknownItem(id) }
             guard let value = properties(of: id, names: [name]).values.first else {
@@ -45,12 +50,12 @@ extension PanelMenu {
                                                 message: "menu item \(id) has no property \(String(name.prefix(64))); it has \(properties(of: id).keys.sorted().joined(separator: ", "))"))
             }
             return Answer(outcome: .reply([.variant(value)]))
-        case "Event":
+        case .event:
             let id = Self.int32(arguments[0])
             guard knows(id) else { return unknownItem(id) }
             // The root (0) is the menu itself, no item: clicking it presses nothing.
             return Answer(outcome: .reply([]), clicked: arguments[1].string == "clicked" && id != 0 ? [id] : [])
-        case "EventGroup":
+        case .eventGroup:
             var unknown: [Int32] = [], clicked: [Int32] = []
             for event in arguments[0].array ?? [] {
                 guard case .tuple(let fields) = event, fields.count == 4 else { continue }
@@ -59,14 +64,11 @@ extension PanelMenu {
                 if fields[1].string == "clicked", id != 0, !clicked.contains(id) { clicked.append(id) }
             }
             return Answer(outcome: .reply([.array(elementType: "i", Self.reported(unknown))]), clicked: clicked)
-        case "AboutToShow":
+        case .aboutToShow:
             return Answer(outcome: .reply([.bool(false)]))
-        case "AboutToShowGroup":
+        case .aboutToShowGroup:
             let unknown = Self.int32s(arguments[0]).filter { !knows($0) }
             return Answer(outcome: .reply([.array(elementType: "i", []), .array(elementType: "i", Self.reported(unknown))]))
-        default:
-            return Answer(outcome: .failure(name: "org.freedesktop.DBus.Error.UnknownMethod",
-                                            message: "no method \(String(method.prefix(64))) in \(PanelInterfaces.menuInterface)"))
         }
     }
 
@@ -94,6 +96,9 @@ package enum PanelMenuProbe {
         .heading("Tea"), .button(UUID(), .stop, label: "Stop"), .button(UUID(), .secondary, label: "Snooze"), .separator,
         .heading("Pasta"), .button(UUID(), .pause, label: "Pause"), .button(UUID(), .stop, label: "Cancel"),
     ])
+
+    /// Every method of the menu with the D-Bus signature of what a caller sends, in the table's order.
+    package static let methods: [(name: String, signature: String)] = PanelMenuMethod.methods.map { ($0.name, $0.inputSignature) }
 
     /// Answers `method` from `menu` and traps when the answer passes its bounds.
     package static func check(_ method: String, _ arguments: [Variant]) {

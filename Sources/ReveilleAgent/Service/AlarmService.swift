@@ -211,8 +211,9 @@ final class AlarmService: AlarmFollower {
         }
     }
 
-    /// The method table: one answer per call, as the reply's strings.
+    /// One answer per call, as the reply's strings (the calls are `AgentMethod.table`'s).
     private func answer(_ request: AgentCall, from identity: ClientIdentity, sender: String) throws -> [String] {
+        if let what = request.method.userOnly { try requireUser(identity, to: what) }
         let owner = identity.isUser ? nil : identity.appID
         switch request {
         case .hello(let appID, let usageDescription):
@@ -243,8 +244,6 @@ final class AlarmService: AlarmFollower {
             let request = try checked(configuration, for: identity)
             return [try Self.json(try runtime.call(.update(id: .prefix(id), request: request), owner: owner))]
         case .wakeStatus:
-            // The next alarm's time is the user's, whichever app set it.
-            try requireUser(identity, to: "ask whether alarms wake the machine")
             var status = wakeStatus
             status.answering = answering?()
             return [try Self.json(status)]
@@ -257,10 +256,8 @@ final class AlarmService: AlarmFollower {
         case .requestAuthorization, .authorizationState:  // RequestAuthorization waits for the user in `handle`
             return [authorizer.state(of: identity).rawValue]
         case .authorizations:
-            try requireUser(identity, to: "list the apps' authorizations")
             return [try Self.json(authorizer.all)]
         case .setAuthorization(let appID, let state):
-            try requireUser(identity, to: "change an app's authorization")
             try ClientRegistry.validate(appID: appID)
             try authorizer.set(appID, state)
             return [state.rawValue]
@@ -269,10 +266,8 @@ final class AlarmService: AlarmFollower {
             let entries = sounder.library.entries()
             return [try Self.json(identity.isUser ? entries : entries.map { .init(name: $0.name, path: "", source: $0.source) })]
         case .listOutputs:
-            try requireUser(identity, to: "list the sound outputs")
             return [try Self.json(try sounder.outputs())]
         case .playSound(let name, let seconds):
-            try requireUser(identity, to: "play sounds")
             let sound: AlertConfiguration.AlertSound = name.isEmpty || name == "default" ? .default : .named(name)
             return [try sounder.preview(sound, seconds: seconds)]
         case .apply(let action, let id):
@@ -280,22 +275,17 @@ final class AlarmService: AlarmFollower {
         case .snooze(let id, let seconds):
             return [try Self.json(try runtime.call(.snooze(id: .prefix(id), length: seconds), owner: owner))]
         case .pressButton(let id, let button):
-            // The person's own press, in the user's alert UI: an app pressing buttons would run intents as the person.
-            try requireUser(identity, to: "press an alarm's buttons")
             let alarms = table ?? .empty
             return [try Self.json(try runtime.press(button, on: try alarms.resolve(id, owner: nil)))]
         case .history:
             return [try (history?.history ?? AlarmHistory()).json(for: owner, maximumBytes: WireLimits.pageBytes)]
         case .syncAdd(let url, let user, let password):
-            try requireUser(identity, to: "set up sync")
             guard let sync else { throw AlarmError.agentUnavailable("reveille-agent is starting; try again in a moment") }
             try sync.add(url: url, user: user, password: password)
             return [try Self.json(sync.status)]
         case .syncStatus:
-            try requireUser(identity, to: "ask about sync")
             return [try Self.json(sync?.status ?? SyncStatus(configured: false))]
         case .syncRemove:
-            try requireUser(identity, to: "stop sync")
             guard let sync else { throw AlarmError.agentUnavailable("reveille-agent is starting; try again in a moment") }
             try sync.remove()
             return []

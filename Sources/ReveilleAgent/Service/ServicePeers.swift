@@ -17,7 +17,7 @@ extension ExportGate: ServiceBus {
     func exportAgent(_ handler: @escaping @GLibActor (any IncomingCall) -> Void) throws(BusError) {
         _ = try export(path: AgentInterface.objectPath, introspectionXML: AgentInterface.introspectionXML, audience: .everyone,
                        maximumArgumentBytes: WireLimits.callBytes,
-                       answering: ["Stop", "Countdown", "Snooze", "PressButton"]) { call in handler(call) }
+                       answering: AgentMethod.answeringAlarms) { call in handler(call) }
     }
 
     func emit(_ signal: String, to names: [String], _ arguments: [Variant]) -> [(destination: String, error: BusError)] {

@@ -168,7 +168,7 @@ final class SleepCoordinator: AlarmFollower {
         let instant = WakePolicy.helperInstant(wake)
         // Recorded first: an agent that stops before the answer still clears it at its next start.
         remember(.set(instant))
-        callHelper("SetWakeAlarm", [.uint64(instant)], releasing: true) { [weak self] result in
+        callHelper(.setWakeAlarm, [.uint64(instant)], releasing: true) { [weak self] result in
             guard let self else { return }
             if case .failure(let error) = result {
                 self.couldNotWake(error)
@@ -190,7 +190,7 @@ final class SleepCoordinator: AlarmFollower {
         // A wake-up set while this runs (a suspend during the start's clearing) is that call's
         // to record: this one then changes nothing.
         let looking = memory
-        callHelper("GetWakeAlarm", [], releasing: false) { [weak self] result in
+        callHelper(.getWakeAlarm, [], releasing: false) { [weak self] result in
             guard let self else { return }
             let armed: UInt64? = if case .success(let values) = result, case .uint64(let instant)? = values.first { instant } else { nil }
             guard self.memory == looking, looking.clears(rtcHolds: armed) else {
@@ -199,7 +199,7 @@ final class SleepCoordinator: AlarmFollower {
                 if releasing { self.releaseInhibitor() }
                 return
             }
-            self.callHelper("ClearWakeAlarm", [], releasing: releasing) { [weak self] result in
+            self.callHelper(.clearWakeAlarm, [], releasing: releasing) { [weak self] result in
                 guard let self else { return }
                 if case .failure(let error) = result {
                     self.logger.warning("the wake-up set before was not cleared: \(error.message)")
@@ -234,11 +234,11 @@ final class SleepCoordinator: AlarmFollower {
 
     /// Calls the helper; `releasing`: then releases the inhibitor whatever the answer, as the
     /// suspend must go on.
-    private func callHelper(_ method: String, _ arguments: [Variant], releasing: Bool,
+    private func callHelper(_ method: WakeHelperMethod, _ arguments: [Variant], releasing: Bool,
                             then: @escaping @GLibActor (Result<[Variant], BusError>) -> Void) {
         guard let bus else { return releaseInhibitor() }
         bus.call(destination: WakeHelperInterface.busName, path: WakeHelperInterface.objectPath,
-                 interface: WakeHelperInterface.interface, method: method, arguments: arguments,
+                 interface: WakeHelperInterface.interface, method: method.name, arguments: arguments,
                  timeoutMilliseconds: Self.helperTimeoutMilliseconds, autoStart: true) { [weak self] result in
             then(result)
             if releasing { self?.releaseInhibitor() }

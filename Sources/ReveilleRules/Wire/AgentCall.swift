@@ -53,62 +53,44 @@ package enum AgentCall: Sendable, Equatable {
         case other
     }
 
-    /// The method names, one per case: the table the introspection XML is checked against.
-    package static let methods: [String] = [
-        "Hello", "Subscribe", "SubscribeUpdates", "List", "ListPage", "ListPageAndWake", "Get", "Schedule", "Update",
-        "Cancel", "Stop", "Countdown", "Pause", "Resume", "Skip", "Unskip", "Disable", "Enable",
-        "RequestAuthorization", "AuthorizationState", "Authorizations", "SetAuthorization",
-        "ListSounds", "ListOutputs", "PlaySound", "WakeStatus", "History",
-        "Snooze", "PressButton",
-        "SyncAdd", "SyncStatus", "SyncRemove",
-    ]
+    /// The method names, in the table's order (`AgentMethod.table`).
+    package static let methods: [String] = AgentMethod.table.map(\.name)
 }
 
 extension AgentCall {
-    /// The call as the bus carries it: its method and arguments, which `decode` reads back.
-    package var wire: (method: String, arguments: [Argument]) {
-        switch self {
-        case .hello(let appID, let usageDescription): ("Hello", [.string(appID), .string(usageDescription)])
-        case .subscribe: ("Subscribe", [])
-        case .subscribeUpdates: ("SubscribeUpdates", [])
-        case .list: ("List", [])
-        case .listPage(let after, let limit): ("ListPage", [.string(after), .count(UInt32(clamping: limit))])
-        case .listPageAndWake(let after, let limit): ("ListPageAndWake", [.string(after), .count(UInt32(clamping: limit))])
-        case .get(let id): ("Get", [.string(id)])
-        case .schedule(let id, let configuration): ("Schedule", [.string(id.uuidString), .string(configuration), .dictionary(count: 0)])
-        case .update(let id, let configuration): ("Update", [.string(id), .string(configuration), .dictionary(count: 0)])
-        case .apply(let action, let id): (Self.actionMethods[action]!, [.string(id)])
-        case .skip(let id): ("Skip", [.string(id)])
-        case .unskip(let id): ("Unskip", [.string(id)])
-        case .setEnabled(let enabled, let id): (enabled ? "Enable" : "Disable", [.string(id)])
-        case .requestAuthorization: ("RequestAuthorization", [])
-        case .authorizationState: ("AuthorizationState", [])
-        case .authorizations: ("Authorizations", [])
-        case .setAuthorization(let appID, let state): ("SetAuthorization", [.string(appID), .string(state.rawValue)])
-        case .listSounds: ("ListSounds", [])
-        case .listOutputs: ("ListOutputs", [])
-        case .playSound(let name, let seconds): ("PlaySound", [.string(name), .number(seconds)])
-        case .wakeStatus: ("WakeStatus", [])
-        case .history: ("History", [])
-        case .snooze(let id, let seconds): ("Snooze", [.string(id), .number(seconds)])
-        case .pressButton(let id, let button): ("PressButton", [.string(id), .string(button.rawValue)])
-        case .syncAdd(let url, let user, let password): ("SyncAdd", [.string(url), .string(user), .string(password)])
-        case .syncStatus: ("SyncStatus", [])
-        case .syncRemove: ("SyncRemove", [])
+    /// The call's entry in `AgentMethod.table`.
+    package var method: AgentMethod {
+        guard let method = AgentMethod.table.first(where: { $0.encode(self) != nil }) else {
+            preconditionFailure("AgentMethod.table has no entry for \(self)")
         }
+        return method
     }
 
-    /// The methods that apply an `AlarmAction` to one alarm.
-    package static let actionMethods: [AlarmAction: String] = [
-        .cancel: "Cancel", .stop: "Stop", .countdown: "Countdown", .pause: "Pause", .resume: "Resume",
-    ]
+    /// The call as the bus carries it: its method and arguments, which `read` reads back.
+    package var wire: (method: String, arguments: [Argument]) {
+        let method = method
+        return (method.name, method.encode(self) ?? [])
+    }
 
     /// Whether the call may wait for the user's answer (a prompt), so a client gives it no timeout.
-    package var waitsForUser: Bool {
-        switch self {
-        case .requestAuthorization, .schedule: true
-        default: false
+    package var waitsForUser: Bool { method.waitsForUser }
+
+    /// Reads `method`'s arguments as its entry in `AgentMethod.table` declares them; throws
+    /// naming the argument and what is accepted (in data: Core words it, `decode`). Never
+    /// traps, whatever the input (fuzzed: `make fuzz`).
+    package static func read(method name: String, arguments: [Argument]) throws(AlarmRuleError) -> AgentCall {
+        guard let method = AgentMethod.named(name) else {
+            throw .alarmKit(.invalidConfiguration("no method \(name.prefix(WireLimits.shortStringBytes)); the agent has \(methods.joined(separator: ", "))"))
         }
+        var reader = AgentMethod.Reader(method: method, arguments: arguments)
+        let call: AgentCall
+        do { call = try method.decode(&reader) } catch let refusal as AlarmRuleError { throw refusal } catch {
+            throw .alarmKit(.invalidConfiguration("\(name): \(error)"))
+        }
+        guard reader.isAtEnd else {
+            throw .alarmKit(.invalidConfiguration("\(name) takes \(reader.position) arguments; \(arguments.count) were given"))
+        }
+        return call
     }
 }
 

@@ -13,25 +13,30 @@ package enum WakeHelperInterface {
     /// at once with `errorPrefix + "TooManyPendingChecks"`.
     package static let pendingChecksPerUser = 4
 
-    package static let introspectionXML = """
-        <node>
-          <interface name="io.github.reveille.WakeHelper1">
-            <!-- Wakes the machine at `instant` (seconds since 1970, UTC) by setting the RTC wake
-                 alarm; replaces any wake-up set before. The instant must be in the future and at
-                 most 366 days ahead, also when polkit answers. Needs polkit's
-                 io.github.reveille.set-wake-alarm; at most \(pendingChecksPerUser) calls of one user wait for
-                 polkit at a time (past them: Error.TooManyPendingChecks). -->
-            <method name="SetWakeAlarm">
-              <arg name="instant" type="t" direction="in"/>
-            </method>
-            <!-- Clears the RTC wake alarm. Needs the same authorization. -->
-            <method name="ClearWakeAlarm"/>
-            <!-- The wake-up set now (seconds since 1970, UTC), 0 for none. -->
-            <method name="GetWakeAlarm">
-              <arg name="instant" type="t" direction="out"/>
-            </method>
-          </interface>
-        </node>
+    /// The introspection XML, written from `WakeHelperMethod`.
+    package static let introspectionXML = BusInterfaceDescription.node([
+        BusInterfaceDescription(name: interface, methods: WakeHelperMethod.methods),
+    ]) + "\n"
+}
 
-        """
+/// The wake helper's methods, one case each: the helper answers each case, the agent calls them by it.
+package enum WakeHelperMethod: BusMethodSet {
+    case setWakeAlarm, clearWakeAlarm, getWakeAlarm
+
+    package var method: BusMethod {
+        switch self {
+        case .setWakeAlarm:
+            BusMethod("SetWakeAlarm", in: [.init("instant", "t")], comment: """
+                Wakes the machine at `instant` (seconds since 1970, UTC) by setting the RTC wake
+                alarm; replaces any wake-up set before. The instant must be in the future and at
+                most 366 days ahead, also when polkit answers. Needs polkit's
+                io.github.reveille.set-wake-alarm; at most \(WakeHelperInterface.pendingChecksPerUser) calls of one user wait for
+                polkit at a time (past them: Error.TooManyPendingChecks).
+                """)
+        case .clearWakeAlarm:
+            BusMethod("ClearWakeAlarm", comment: "Clears the RTC wake alarm. Needs the same authorization.")
+        case .getWakeAlarm:
+            BusMethod("GetWakeAlarm", out: [.init("instant", "t")], comment: "The wake-up set now (seconds since 1970, UTC), 0 for none.")
+        }
+    }
 }
