@@ -104,7 +104,8 @@ package final class Agent {
         // thread), the sound on PulseAudio's socket.
         let gate = ExportGate(bus: bus) { [unowned clients] sender, member in clients.caller(of: sender, calling: member) }
         let service = try AlarmService(bus: gate, clients: clients, runtime: runtime,
-                                       sounder: sounder, authorizer: authorizer, logger: logger, clientLog: clientLog)
+                                       sounder: sounder, authorizer: authorizer, settings: SettingsFile(directory: paths.configDirectory),
+                                       logger: logger, clientLog: clientLog)
         let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead),
                                      stateDirectory: paths.stateDirectory, logger: logger, runtime: runtime, clock: clock)
         service.sleep = sleep

@@ -239,6 +239,24 @@ package final class AgentClient: Sendable {
         try call(.playSound(name: sound, seconds: seconds))
     }
 
+    /// The agent's settings (the user's client only).
+    package func settings() throws(AlarmError) -> AgentSettings {
+        try Self.settings(from: try call(.settings))
+    }
+
+    /// Changes the settings `changes` names (a JSON object, `AgentSettings.changed(by:)`);
+    /// returns every setting after (the user's client only).
+    package func setSettings(_ changes: String) throws(AlarmError) -> AgentSettings {
+        try Self.settings(from: try call(.setSettings(changes: changes)))
+    }
+
+    /// The agent's answer read as a file is: a key a newer agent has is passed over.
+    private static func settings(from text: String) throws(AlarmError) -> AgentSettings {
+        do { return try AgentSettings().changed(by: text, place: "the agent's settings", unknownKeys: .passOver) } catch {
+            throw .agentUnavailable("reveille-agent answered settings this client cannot read (\(error)); is it a different version?")
+        }
+    }
+
     /// `list()` if an agent runs now; never starts one (shell completion).
     package func listIfRunning() throws(AlarmError) -> [AlarmRecord] {
         try agentIsRunning() ? try list() : []

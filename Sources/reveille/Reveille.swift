@@ -12,7 +12,7 @@ struct Reveille: AsyncParsableCommand {
         version: ReveilleVersion.current,
         subcommands: [Add.self, Timer.self, List.self, Show.self, Edit.self, Cancel.self, Stop.self, Snooze.self,
                       Pause.self, Resume.self, Skip.self, Unskip.self, Disable.self, Enable.self, Watch.self, Sounds.self, Play.self,
-                      Auth.self, Next.self, Status.self, History.self, Export.self, Import.self, Sync.self])
+                      Auth.self, Next.self, Status.self, History.self, Export.self, Import.self, Sync.self, Settings.self])
 
     /// Runs the command; errors leave with the status `ExitStatus` names, and a usage error
     /// shows the usage of the command that was given, not the root's.

@@ -34,7 +34,7 @@ final class AlarmServiceTests {
         let sounder = AlarmSounder(library: SoundLibrary(), output: sound, logger: .init(label: "test"), runtime: runtime, clock: clock)
         authorizer = Authorizer(store: AuthorizationStore(directory: folder), server: notifications, logger: .init(label: "test"), clock: clock)
         service = try AlarmService(bus: bus, clients: clients, runtime: runtime, sounder: sounder, authorizer: authorizer,
-                                   logger: .init(label: "test"), clientLog: ClientLog(logger: .init(label: "test")))
+                                   settings: SettingsFile(directory: folder), logger: .init(label: "test"), clientLog: ClientLog(logger: .init(label: "test")))
         runtime.add([service], ringer: sounder)
         sounder.start()
         try runtime.start()
@@ -161,6 +161,13 @@ final class AlarmServiceTests {
                 "no sync service yet")
         #expect(call(.syncRemove).error == "AgentUnavailable")
         #expect(call(.syncStatus, from: cook).error == "NotAuthorized")
+        #expect(try AgentSettings().changed(by: #require(call(.settings).strings?.first)) == AgentSettings(), "no file: the defaults")
+        #expect(try AgentSettings().changed(by: #require(call(.setSettings(changes: #"{"wakeLead": 90}"#)).strings?.first)).wakeLead == 90)
+        let refused = call(.setSettings(changes: #"{"panelItem": false, "wakeLead": -1}"#))
+        #expect(refused.answer == .error("InvalidConfiguration", message: "settings: wakeLead is -1; accepted: seconds, 0 to 3600"))
+        let after = try AgentSettings().changed(by: #require(call(.settings).strings?.first))
+        #expect(after.wakeLead == 90 && after.panelItem, "a refused change changes nothing")
+        #expect(call(.settings, from: cook).error == "NotAuthorized", "the settings are the user's")
         #expect(methods == Set(AgentCall.methods), "every method of the interface is called here")
     }
 

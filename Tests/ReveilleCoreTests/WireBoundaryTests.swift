@@ -44,6 +44,7 @@ struct WireBoundaryTests {
             ("SyncAdd", [.string("https://example.com/cal/"), .string("me"), .string("pw")],
              .syncAdd(url: "https://example.com/cal/", user: "me", password: "pw")),
             ("SyncStatus", [], .syncStatus), ("SyncRemove", [], .syncRemove),
+            ("Settings", [], .settings), ("SetSettings", [.string(#"{"wakeLead": 90}"#)], .setSettings(changes: #"{"wakeLead": 90}"#)),
         ]
     }()
 
@@ -89,7 +90,8 @@ struct WireBoundaryTests {
     @Test func theGatesAndTheServicesFactsAreTheTables() {
         #expect(AgentMethod.answeringAlarms == ["Stop", "Countdown", "Snooze", "PressButton"])
         #expect(Set(AgentMethod.table.filter { $0.userOnly != nil }.map(\.name))
-                == ["ListOutputs", "PlaySound", "Authorizations", "SetAuthorization", "PressButton", "WakeStatus", "SyncAdd", "SyncStatus", "SyncRemove"])
+                == ["ListOutputs", "PlaySound", "Authorizations", "SetAuthorization", "PressButton", "WakeStatus", "SyncAdd", "SyncStatus", "SyncRemove",
+                    "Settings", "SetSettings"])
         #expect(Set(Self.samples.map(\.2).filter(\.waitsForUser).map(\.wire.method)) == ["Schedule", "RequestAuthorization"])
         #expect(Set(AgentMethod.table.map(\.name)).count == AgentMethod.table.count, "each method once")
     }

@@ -34,9 +34,13 @@ final class AlarmService: AlarmFollower {
     /// The lines clients' calls write to the log, bounded (a client calling again and again cannot fill it).
     private let clientLog: ClientLog
 
+    /// The person's settings file (`Settings`, `SetSettings`).
+    private let settings: SettingsFile
+
     init(bus: any ServiceBus, clients: any ClientDirectory, runtime: AgentRuntime, sounder: AlarmSounder,
-         authorizer: Authorizer, logger: Logger, clientLog: ClientLog) throws(BusError) {
+         authorizer: Authorizer, settings: SettingsFile, logger: Logger, clientLog: ClientLog) throws(BusError) {
         self.bus = bus
+        self.settings = settings
         self.runtime = runtime
         self.sounder = sounder
         self.authorizer = authorizer
@@ -289,6 +293,13 @@ final class AlarmService: AlarmFollower {
             guard let sync else { throw AlarmError.agentUnavailable("reveille-agent is starting; try again in a moment") }
             try sync.remove()
             return []
+        case .settings:
+            // What the file says now: a person may have edited it since the agent started.
+            return [try settings.read().json]
+        case .setSettings(let changes):
+            let changed = try settings.change(by: changes)
+            logger.info("settings changed by \(identity.appID): \(changes.prefix(200))")
+            return [changed.json]
         }
     }
 

@@ -42,6 +42,10 @@ package enum AgentCall: Sendable, Equatable {
     case syncAdd(url: String, user: String, password: String)
     case syncStatus
     case syncRemove
+    /// The agent's settings, read and changed (the user's tools only): `changes` is a JSON
+    /// object of the keys to change (`AgentSettings.changed(by:)`).
+    case settings
+    case setSettings(changes: String)
 
     /// What a D-Bus argument is, as far as the agent's signatures go (`s`, `u`, `d`, `a{sv}`).
     package enum Argument: Sendable, Equatable {

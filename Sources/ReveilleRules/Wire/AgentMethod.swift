@@ -396,5 +396,22 @@ extension AgentMethod {
                         """,
                     userOnly: "stop sync",
                     decode: { _ in .syncRemove }, encode: { $0 == .syncRemove ? [] : nil }),
+        AgentMethod("Settings", out: [.init("settings", "s")], comment: """
+                        The agent's settings, every one (settings.json's keys), as a JSON object. The
+                        user's tools only.
+                        """,
+                    userOnly: "read the agent's settings",
+                    decode: { _ in .settings }, encode: { $0 == .settings ? [] : nil }),
+        AgentMethod("SetSettings", in: [Parameter("changes", .string(bytes: AgentSettings.maximumTextBytes))], out: [.init("settings", "s")],
+                    comment: """
+                        Changes some settings: changes is a JSON object of the keys to change, such as
+                        {"wakeLead": 90}. Nothing is changed unless every key and value is right (the
+                        refusal names what was wrong and what is accepted). The agent writes
+                        settings.json and applies them at once; returns every setting after. The
+                        user's tools only.
+                        """,
+                    userOnly: "change the agent's settings",
+                    decode: { .setSettings(changes: try $0.string()) },
+                    encode: { if case .setSettings(let changes) = $0 { [.string(changes)] } else { nil } }),
     ]
 }
