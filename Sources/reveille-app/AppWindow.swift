@@ -5,7 +5,8 @@ import ReveilleKit
 
 /// The main window: the agent's alarms as they change (its update subscription), split into
 /// what rings now, the person's alarms, apps' alarms (read-only) and timers; every change the
-/// person makes goes to the agent, and the list shows it when the agent says it happened.
+/// person makes goes to the agent, and the list shows it when the agent says it happened. Its
+/// other pages: what rang (History) and the agent's settings (`SettingsPage`).
 @GLibActor
 final class AppWindow {
     /// The app id the agent knows the person's own tools by (the CLI's).
@@ -21,6 +22,8 @@ final class AppWindow {
     private var liveRows: [(record: AlarmRecord, update: @GLibActor (AlarmRecord, Date) -> Void)] = []
     private var ringingID: UUID?
     private var dialog: AlarmDialog?
+    /// The Settings page, on the window's stack.
+    private let settings: SettingsPage
     /// The lengths of the timers started last, shown beside the presets, and their file.
     private var recent: RecentTimers
     private let recentPath = RecentTimers.path()
@@ -37,6 +40,7 @@ final class AppWindow {
         self.files = files
         ui = try UIFile(files.window, name: "window.ui")
         window = ui.widget("window")
+        settings = SettingsPage(ui, client: client)
         recent = RecentTimers.read(recentPath)
         ui.widget("add_alarm").onClicked { [weak self] in self?.edit(nil) }
         let presets = ui.widget("presets")
@@ -55,11 +59,16 @@ final class AppWindow {
             self?.undo?()
             self?.hideToast()
         }
+        // Read each time the page opens: another tool (`reveille settings`) may have changed them.
+        let pages = ui.widget("pages")
+        pages.onPageShown { [settings] in if pages.shownPage == "settings" { settings.load() } }
         show([])
     }
 
-    /// Follows the agent's alarms until the stream ends (the agent gone for good, a refusal).
+    /// Follows the agent's alarms until the stream ends (the agent gone for good, a refusal),
+    /// and reads its settings for their page.
     func follow() {
+        settings.load()
         Task { @GLibActor [weak self, client] in
             do {
                 for try await records in client.updates() {

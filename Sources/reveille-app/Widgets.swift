@@ -146,6 +146,9 @@ struct Widget {
     /// A stack's shown page, by name.
     func showPage(_ name: String) { gtk_stack_set_visible_child_name(OpaquePointer(pointer), name) }
 
+    /// The name of the page a stack shows.
+    var shownPage: String? { gtk_stack_get_visible_child_name(OpaquePointer(pointer)).map { String(cString: $0) } }
+
     // MARK: Lists
 
     /// The index of a list box's selected row.
@@ -232,6 +235,23 @@ struct Widget {
         connect(isA(gtk_switch_get_type()) ? "notify::active" : "toggled") { action(widget.isOn) }
     }
 
+    /// Calls `action` when a list box's selected row changes (to none, too).
+    func onSelectionChanged(_ action: @escaping @GLibActor () -> Void) {
+        connect("row-selected", action)
+    }
+
+    /// Calls `action` when a stack shows another page.
+    func onPageShown(_ action: @escaping @GLibActor () -> Void) {
+        connect("notify::visible-child-name", action)
+    }
+
+    /// Calls `action` when the focus leaves the widget and what it holds (an entry's text).
+    func onFocusLeave(_ action: @escaping @GLibActor () -> Void) {
+        let controller = gtk_event_controller_focus_new()!
+        gtk_widget_add_controller(gtk, controller)
+        Widget(UnsafeMutableRawPointer(controller)).connect("leave", action)
+    }
+
     /// Has a spin button show its number with two digits, as a clock does (`07`, `05`).
     func showsTwoDigits() {
         typealias Output = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean
@@ -258,8 +278,9 @@ struct Widget {
     /// `signal`, whose handler takes the instance and one more pointer at most, as `action`.
     private func connect(_ signal: String, _ action: @escaping @GLibActor () -> Void) {
         typealias Handler = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
-        // "clicked" passes (instance, data), "notify::" (instance, pspec, data): the data is
-        // the last argument either way, read from where each signature puts it.
+        // "clicked" passes (instance, data), "notify::" (instance, pspec, data) and
+        // "row-selected" (instance, row, data): the data is the last argument either way, read
+        // from where each signature puts it.
         let twoArguments: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
             let action = CallbackBox<@GLibActor () -> Void>.from(data)
             GLibActor.assumeIsolated { action() }
@@ -268,7 +289,7 @@ struct Widget {
             let action = CallbackBox<@GLibActor () -> Void>.from(data)
             GLibActor.assumeIsolated { action() }
         }
-        let handler = signal.hasPrefix("notify::") ? unsafeBitCast(threeArguments, to: GCallback.self) : unsafeBitCast(twoArguments, to: GCallback.self)
+        let handler = signal.hasPrefix("notify::") || signal == "row-selected" ? unsafeBitCast(threeArguments, to: GCallback.self) : unsafeBitCast(twoArguments, to: GCallback.self)
         Self.connect(pointer, signal, handler, CallbackBox(action))
     }
 

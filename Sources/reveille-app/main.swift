@@ -82,6 +82,7 @@ final class App {
         button.ringing-answer { font-size: 14pt; font-weight: bold; padding: 8px 28px; }
         .heading { font-weight: bold; font-size: 12pt; }
         .toast { padding: 6px 6px 6px 18px; border-radius: 18px; background: alpha(black, 0.8); color: white; }
+        stackswitcher button.text-button { min-width: 64px; }
         """
 }
 

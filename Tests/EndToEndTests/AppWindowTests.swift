@@ -10,14 +10,21 @@ import ReveilleTestSupport
 /// schedules what its dialog says, and stops what rings.
 @Suite("App window", .waitsOnItsOwnThread)
 struct AppWindowTests {
-    /// A session on its own display with an accessibility bus, the agent running.
-    func session(_ notifications: TestSession.NotificationPeer = .recording()) throws -> TestSession {
+    /// A session on its own display with an accessibility bus, the agent running; `settings`,
+    /// settings.json's text, written before the agent starts (which reads it then).
+    func session(_ notifications: TestSession.NotificationPeer = .recording(), settings: String? = nil) throws -> TestSession {
         let session = try TestSession(notifications: notifications)
         try session.startDisplay()
         try AccessibleTree.prepare(session)
+        if let settings {
+            try FileManager.default.createDirectory(atPath: session.directory + "/config/reveille", withIntermediateDirectories: true)
+            try settings.write(toFile: settingsFile(session), atomically: true, encoding: .utf8)
+        }
         try session.startAgent()
         return session
     }
+
+    func settingsFile(_ session: TestSession) -> String { session.directory + "/config/reveille/settings.json" }
 
     /// Starts the app; it is ended (SIGTERM) when `body` returns. `body` is given the process,
     /// its accessible tree, and when it was launched.
@@ -442,6 +449,136 @@ struct AppWindowTests {
             }
             try tree.press("push button", "Stop")
             _ = try session.eventually(timeout: 10, "the app's stop intent to run") { FileManager.default.fileExists(atPath: ran) ? true : nil }
+        }
+    }
+
+    // MARK: Settings
+
+    /// The agent's settings as `reveille settings --json` shows them.
+    struct Settings: Decodable, Equatable {
+        var unmuteMutedSink: Bool
+        var wakeFromSuspend: Bool
+        var wakeLead: Double
+        var panelItem: Bool
+        var alertWindow: String
+        var ringOn: String
+        var pauseMediaPlayers: Bool
+    }
+
+    /// A second sound output besides the session's default (`testsink`), as a person reads it.
+    func addHeadphones(_ session: TestSession) throws {
+        let loaded = try session.pactl("load-module", "module-null-sink", "sink_name=othersink", "sink_properties=device.description=Headphones")
+        #expect(loaded.status == 0, "\(loaded.stderr)")
+    }
+
+    /// Opens the Settings page and waits for the agent's settings on it (its controls are
+    /// insensitive until the agent has answered); returns the page's objects.
+    func openSettings(_ session: TestSession, _ tree: AccessibleTree) throws -> [AccessibleTree.Node] {
+        _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+        try tree.press("page tab", "Settings")
+        return try eventually("the agent's settings on the page") {
+            let page = try tree.nodes(inside: "panel", "Settings")
+            return page.contains { $0.role == "check box" && $0.name == "Panel item" && $0.sensitive } ? page : nil
+        }
+    }
+
+    /// The object on the Settings page with `role` and `name`.
+    func control(_ page: [AccessibleTree.Node], _ role: String, _ name: String) throws -> AccessibleTree.Node {
+        try #require(page.first { $0.role == role && $0.name == name }, "no \(role) \(name) among \(page)")
+    }
+
+    @Test func theSettingsPageShowsWhatSettingsJSONHolds() throws {
+        let session = try session(settings: """
+            {"alertWindow": "never", "panelItem": false, "ringOn": "othersink", "wakeFromSuspend": true,
+             "wakeLead": 90, "pauseMediaPlayers": false, "unmuteMutedSink": false}
+            """)
+        try addHeadphones(session)
+        try withApp(session) { _, tree, _ in
+            let page = try openSettings(session, tree)
+            #expect(try page.filter { $0.role == "push button" && $0.checked }.map(\.name) == ["Never"])
+            #expect(try control(page, "check box", "Panel item").checked == false)
+            #expect(try control(page, "check box", "Wake from suspend").checked == true)
+            #expect(try control(page, "check box", "Pause media players").checked == false)
+            #expect(try control(page, "check box", "Unmute a muted output").checked == false)
+            #expect(try control(page, "text", "Wake lead").text == "90s")
+            // Where alarms ring: the choices by the outputs' descriptions, the file's chosen.
+            let outputs = try tree.nodes(inside: "list", "Ring on").filter { $0.role == "list item" }
+            #expect(outputs.count == 4 && outputs.prefix(2).map(\.name) == ["The default output", "Every output"], "\(outputs)")
+            #expect(outputs.filter(\.selected).map(\.name) == ["Headphones"], "\(outputs)")
+            // Every control is named for a screen reader.
+            #expect(!page.contains { ["check box", "push button", "text", "list"].contains($0.role) && $0.name.isEmpty }, "\(page)")
+        }
+    }
+
+    @Test func changesOnTheSettingsPageReachTheAgentAndItsFile() throws {
+        let session = try session()
+        try addHeadphones(session)
+        let file = settingsFile(session)
+        try withApp(session) { _, tree, _ in
+            _ = try openSettings(session, tree)
+            try tree.press("check box", "Panel item")
+            _ = try eventually("the panel item off in the agent") { try session.cliJSON(Settings.self, "settings").panelItem ? nil : true }
+            try tree.press("push button", "Always")
+            let changed = try eventually("the alert window always in the agent") {
+                let settings = try session.cliJSON(Settings.self, "settings")
+                return settings.alertWindow == "always" ? settings : nil
+            }
+            #expect(!changed.panelItem && changed.ringOn == "default" && changed.wakeLead == 60, "the rest as it was: \(changed)")
+            // Written by the agent, which the app asked.
+            let written = try JSONDecoder().decode(Settings.self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+            #expect(written == changed)
+            // The page shows the agent's answer.
+            _ = try eventually("the page to show the answer") {
+                let page = try tree.nodes(inside: "panel", "Settings")
+                let panelItem = try control(page, "check box", "Panel item")
+                return page.filter { $0.role == "push button" && $0.checked }.map(\.name) == ["Always"] && !panelItem.checked ? true : nil
+            }
+            try tree.select("list", "Ring on", item: "Headphones")
+            _ = try eventually("ringOn the headphones' output in the agent") { try session.cliJSON(Settings.self, "settings").ringOn == "othersink" ? true : nil }
+
+            // The keyboard: Alt+L goes to the wake lead, Enter sets it.
+            let window = try #require(try session.windows(titled: "Reveille").first)
+            for key in ["alt+l", "ctrl+a", "2", "m", "Return"] { try session.type(key, into: window) }
+            _ = try eventually("a wake lead of 2 min in the agent") { try session.cliJSON(Settings.self, "settings").wakeLead == 120 ? true : nil }
+        }
+    }
+
+    @Test func aWakeLeadOutOfRangeIsRefusedNamingTheFieldAndChangesNothing() throws {
+        let session = try session(settings: #"{"wakeLead": 300}"#)
+        let file = settingsFile(session)
+        let before = try String(contentsOfFile: file, encoding: .utf8)
+        try withApp(session) { _, tree, _ in
+            _ = try openSettings(session, tree)
+            let window = try #require(try session.windows(titled: "Reveille").first)
+            for key in ["alt+l", "ctrl+a", "3", "6", "0", "1", "Return"] { try session.type(key, into: window) }
+            _ = try eventually("the refusal on the page") {
+                try tree.names("label").contains("Wake lead: '3601' is longer than 1h; accepted: 0s to 1h") ? true : nil
+            }
+            _ = try eventually("the field back at the agent's value") {
+                try control(tree.nodes(inside: "panel", "Settings"), "text", "Wake lead").text == "5m" ? true : nil
+            }
+            #expect(try session.cliJSON(Settings.self, "settings").wakeLead == 300)
+            #expect(try String(contentsOfFile: file, encoding: .utf8) == before, "settings.json as it was")
+        }
+    }
+
+    @Test func anAgentsRefusalIsSaidNamingTheFieldAndTheControlShowsTheAgentsValue() throws {
+        let session = try session(settings: "{}")
+        let file = settingsFile(session)
+        try withApp(session) { _, tree, _ in
+            _ = try openSettings(session, tree)
+            // Edited behind the agent's back into what it cannot read: it refuses to write over it.
+            let broken = #"{"wakeLead": "soon"}"#
+            try broken.write(toFile: file, atomically: true, encoding: .utf8)
+            try tree.press("check box", "Panel item")
+            let refusal = try eventually("the agent's refusal on the page") {
+                try tree.names("label").first { $0.hasPrefix("Panel item: ") && $0.contains("settings.json could not be read, so it was not changed") }
+            }
+            #expect(refusal.contains("wakeLead"), "the agent says what is wrong: \(refusal)")
+            _ = try eventually("the switch back on, as the agent holds it") {
+                try control(tree.nodes(inside: "panel", "Settings"), "check box", "Panel item").checked ? true : nil
+            }
+            #expect(try String(contentsOfFile: file, encoding: .utf8) == broken, "the person's file stays as it was")
         }
     }
 

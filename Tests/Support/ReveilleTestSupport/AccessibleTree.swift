@@ -5,12 +5,16 @@ import Foundation
 /// python3-gi with the Atspi typelib (gir1.2-atspi-2.0) walks the application's tree.
 public struct AccessibleTree {
     /// One accessible object: its role (`push button`, `label`, `spin button`), its name
-    /// (a label's text, a button's label, a control's accessible name) and whether it is
-    /// checked or pressed (switches, toggle buttons: GTK 4.8 says pressed).
+    /// (a label's text, a button's label, a control's accessible name), whether it is
+    /// checked or pressed (switches, toggle buttons: GTK 4.8 says pressed), selected (a list's
+    /// row) or sensitive, and a field's text (`text` and `spin button` objects only).
     public struct Node: Decodable, CustomStringConvertible {
         public var role: String
         public var name: String
         public var checked: Bool
+        public var selected: Bool
+        public var sensitive: Bool
+        public var text: String?
         public var showing: Bool
         /// How deep in the application's tree (the application is 0).
         public var depth: Int
@@ -98,7 +102,12 @@ public struct AccessibleTree {
                 states = node.get_state_set()
                 fields = {"role": node.get_role_name() or "", "name": node.get_name() or "",
                           "checked": states.contains(Atspi.StateType.CHECKED) or states.contains(Atspi.StateType.PRESSED),
+                          "selected": states.contains(Atspi.StateType.SELECTED),
+                          "sensitive": states.contains(Atspi.StateType.SENSITIVE),
                           "showing": states.contains(Atspi.StateType.SHOWING), "depth": depth}
+                if fields["role"] in ("text", "spin button"):
+                    text = node.get_text_iface()
+                    fields["text"] = text.get_text(0, text.get_character_count()) if text is not None else None
                 children = [node.get_child_at_index(i) for i in range(node.get_child_count())]
             except gi.repository.GLib.GError:
                 return

@@ -1,0 +1,160 @@
+import FoundationEssentials
+import ReveilleBus
+import ReveilleCore
+import ReveilleKit
+
+/// The Settings page: the agent's settings (`Settings`), each control showing the agent's value,
+/// and a change sent at once (`SetSettings`), off the loop; the page then shows the agent's
+/// answer. A refusal, the field's own (a wake lead out of range) or the agent's, is said at the
+/// top of the page naming the field, and the control returns to the agent's value. The app
+/// never writes settings.json: the agent does.
+@GLibActor
+final class SettingsPage {
+    /// The alert window's toggles and the setting each chooses.
+    private static let alertWindows: [(id: String, setting: AlertWindowSetting)] = [("alert_auto", .auto), ("alert_always", .always), ("alert_never", .never)]
+    /// The switches and the setting each turns on and off.
+    private static let switches: [(id: String, setting: WritableKeyPath<AgentSettings, Bool>)] = [
+        ("panel_item", \.panelItem), ("wake_from_suspend", \.wakeFromSuspend),
+        ("pause_media_players", \.pauseMediaPlayers), ("unmute_muted_sink", \.unmuteMutedSink),
+    ]
+
+    private let ui: UIFile
+    private let client: AgentClient
+    /// The agent's last answer, and what it will hold once the changes sent are answered (the
+    /// same while none is on its way): a control's change is what differs from the latter.
+    private var confirmed: AgentSettings?
+    private var expected: AgentSettings?
+    private var outputs: [OutputEntry] = []
+    private var ringOnChoices: [SettingsForm.RingOnChoice] = []
+    /// The changes sent and not yet answered, and the last one: each waits for the one before,
+    /// so that the agent takes them, and the page shows its answers, in the person's order.
+    private var unanswered = 0
+    private var lastChange: Task<Void, Never>?
+    /// While the controls are set to the agent's values, their signals are not the person's.
+    private var filling = false
+
+    init(_ ui: UIFile, client: AgentClient) {
+        self.ui = ui
+        self.client = client
+        for (id, setting) in Self.alertWindows {
+            ui.widget(id).onToggled { [weak self] on in
+                if on { self?.change { $0.alertWindow = setting } }
+            }
+        }
+        for (id, setting) in Self.switches {
+            ui.widget(id).onToggled { [weak self] on in self?.change { $0[keyPath: setting] = on } }
+        }
+        ui.widget("ring_on").onSelectionChanged { [weak self] in self?.chooseRingOn() }
+        let wakeLead = ui.widget("wake_lead")
+        wakeLead.onActivate { [weak self] in self?.setWakeLead() }
+        wakeLead.onFocusLeave { [weak self] in self?.setWakeLead() }
+    }
+
+    /// Reads the agent's settings and outputs and shows them (the page opened); not while a
+    /// change is on its way, whose answer will show them.
+    func load() {
+        guard unanswered == 0 else { return }
+        Task { @GLibActor [weak self, client] in
+            do {
+                let (settings, outputs) = try await client.run { client throws(AlarmError) in
+                    // Without a sound server's list, the default and every output are still offered.
+                    (try client.settings(), (try? client.outputs()) ?? [])
+                }
+                guard let self, self.unanswered == 0 else { return }
+                self.outputs = outputs
+                self.confirmed = settings
+                self.expected = settings
+                self.show(settings)
+                self.say("")
+            } catch {
+                self?.say(L("Cannot read the settings: %@", "\(error)"))
+            }
+        }
+    }
+
+    // MARK: Showing
+
+    private func show(_ settings: AgentSettings) {
+        filling = true
+        defer { filling = false }
+        for (id, setting) in Self.alertWindows { ui.widget(id).isOn = settings.alertWindow == setting }
+        for (id, setting) in Self.switches { ui.widget(id).isOn = settings[keyPath: setting] }
+        ringOnChoices = SettingsForm.ringOnChoices(outputs: outputs, chosen: settings.ringOn)
+        let list = ui.widget("ring_on")
+        list.removeAll()
+        for choice in ringOnChoices { list.appendRow(choice.label) }
+        list.selectRow(ringOnChoices.firstIndex { $0.ringOn == settings.ringOn } ?? 0)
+        ui.widget("wake_lead").text = SettingsForm.typed(wakeLead: settings.wakeLead)
+        // The lead is how long before an alarm the computer wakes: nothing, while it does not.
+        ui.widget("wake_lead").isSensitive = settings.wakeFromSuspend
+        ui.widget("settings").isSensitive = true
+    }
+
+    private func say(_ text: String) {
+        let problem = ui.widget("settings_problem")
+        problem.text = text
+        problem.isVisible = !text.isEmpty
+    }
+
+    // MARK: Changing
+
+    private func chooseRingOn() {
+        guard !filling, let row = ui.widget("ring_on").selectedRow, ringOnChoices.indices.contains(row) else { return }
+        let ringOn = ringOnChoices[row].ringOn
+        change { $0.ringOn = ringOn }
+    }
+
+    /// Reads the wake lead typed (Enter, or the focus gone elsewhere); one it refuses is said and
+    /// the field shows the agent's value again.
+    private func setWakeLead() {
+        guard !filling, let expected else { return }
+        let field = ui.widget("wake_lead")
+        do {
+            let seconds = try SettingsForm.wakeLead(field.editableText)
+            change { $0.wakeLead = seconds }
+        } catch {
+            say(error.description)
+            field.text = SettingsForm.typed(wakeLead: expected.wakeLead)
+        }
+    }
+
+    /// Sends what `edit` changes in the settings the agent will hold; nothing when it changes
+    /// nothing (a control set to the agent's value).
+    private func change(_ edit: (inout AgentSettings) -> Void) {
+        guard !filling, let expected else { return }
+        var wanted = expected
+        edit(&wanted)
+        guard let change = expected.change(to: wanted) else { return }
+        self.expected = wanted
+        // What was refused before is no longer what the page shows.
+        say("")
+        unanswered += 1
+        let previous = lastChange
+        lastChange = Task { @GLibActor [weak self, client] in
+            await previous?.value
+            let answer: Result<AgentSettings, AlarmError>
+            do throws(AlarmError) {
+                answer = .success(try await client.run { client throws(AlarmError) in try client.setSettings(change.json) })
+            } catch {
+                answer = .failure(error)
+            }
+            self?.answered(answer, to: change)
+        }
+    }
+
+    private func answered(_ answer: Result<AgentSettings, AlarmError>, to change: SettingsChange) {
+        unanswered -= 1
+        switch answer {
+        case .success(let settings):
+            confirmed = settings
+        case .failure(let error):
+            // Nothing of a refused change is made: the agent holds what it last answered.
+            say(SettingsForm.refusal(error, of: change))
+        }
+        // A change answered while the person's next one waits: the page shows the agent's
+        // settings when the last is answered, not a control flipped back meanwhile.
+        guard unanswered == 0, let confirmed else { return }
+        expected = confirmed
+        show(confirmed)
+    }
+}
