@@ -153,6 +153,13 @@ final class AlarmServiceTests {
         #expect(sound.streams == [.open("Reveille preview", corked: false)])
         clock.advance(by: 2)
         #expect(sound.streams.last == .stop("Reveille preview"), "a preview ends after its seconds, on virtual time")
+        #expect(sound.volumes["Reveille preview"] == 1, "PlaySound plays at full volume")
+        _ = call(.playSound(name: "default", seconds: 10))
+        #expect(call(.previewSound(name: "default", seconds: 10, volume: 0.5)).strings?.count == 1)
+        #expect(sound.volumes["Reveille preview"] == 0.5, "at the volume asked")
+        #expect(sound.playing.count == 1, "one preview at a time: the earlier one stopped")
+        #expect(call(.stopPreview).strings == [])
+        #expect(sound.playing.isEmpty, "StopPreview stops it before its seconds")
         #expect(try !decoded(call(.wakeStatus), as: WakeStatus.self).wakes)
         #expect(call(.wakeStatus, from: cook).error == "NotAuthorized", "the next alarm's time is the user's")
         _ = try decoded(call(.history), as: [AlarmHistory.Entry].self)
@@ -181,6 +188,7 @@ final class AlarmServiceTests {
             "SetAuthorization": [.string("org.example.Tea"), .string("denied")],
             "PressButton": [.string(tea.id.uuidString), .string("pause")],
             "PlaySound": [.string("default"), .number(1)],
+            "PreviewSound": [.string("default"), .number(1), .number(0.5)],
         ]
         let userOnly = AgentMethod.table.filter { $0.userOnly != nil }
         #expect(!userOnly.isEmpty)

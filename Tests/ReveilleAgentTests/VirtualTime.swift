@@ -226,6 +226,8 @@ final class RecordingSound: SoundOutput {
 
     private(set) var events: [(event: Event, at: Date)] = []
     private(set) var playing: [Stream] = []
+    /// The volume each stream name was last opened at.
+    private(set) var volumes: [String: Double] = [:]
     var onReadyChange: (@GLibActor (Bool) -> Void)?
     private(set) var isReady = false
     var lastError = ""
@@ -268,6 +270,7 @@ final class RecordingSound: SoundOutput {
         guard isReady else { return nil }
         let stream = Stream(name: mediaName, audible: !corked, output: self)
         playing.append(stream)
+        volumes[mediaName] = volume
         record(.open(mediaName, corked: corked))
         return stream
     }

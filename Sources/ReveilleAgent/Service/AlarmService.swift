@@ -272,8 +272,12 @@ final class AlarmService: AlarmFollower {
         case .listOutputs:
             return [try Self.json(try sounder.outputs())]
         case .playSound(let name, let seconds):
-            let sound: AlertConfiguration.AlertSound = name.isEmpty || name == "default" ? .default : .named(name)
-            return [try sounder.preview(sound, seconds: seconds)]
+            return [try sounder.preview(Self.sound(name), seconds: seconds)]
+        case .previewSound(let name, let seconds, let volume):
+            return [try sounder.preview(Self.sound(name), seconds: seconds, volume: volume, alone: true)]
+        case .stopPreview:
+            sounder.stopPreviews()
+            return []
         case .apply(let action, let id):
             return [try Self.json(try runtime.call(.apply(action, id: .prefix(id)), owner: owner))]
         case .snooze(let id, let seconds):
@@ -301,6 +305,11 @@ final class AlarmService: AlarmFollower {
             logger.info("settings changed by \(identity.appID): \(changes.prefix(200))")
             return [changed.json]
         }
+    }
+
+    /// A sound as a preview names it: "" or "default" for the default.
+    private static func sound(_ name: String) -> AlertConfiguration.AlertSound {
+        name.isEmpty || name == "default" ? .default : .named(name)
     }
 
     private var wakeStatus: WakeStatus {

@@ -124,8 +124,9 @@ final class AlarmSounder: AlarmRinger {
         return output.outputs
     }
 
-    /// Plays a sound for `seconds`, for `reveille play`. Returns the file played.
-    func preview(_ sound: AlertConfiguration.AlertSound, seconds: TimeInterval) throws(AlarmError) -> String {
+    /// Plays a sound for `seconds` at the stream volume `volume`, for `reveille play` and a
+    /// dialog choosing a sound; `alone`: the previews that play stop first. Returns the file played.
+    func preview(_ sound: AlertConfiguration.AlertSound, seconds: TimeInterval, volume: Double = 1, alone: Bool = false) throws(AlarmError) -> String {
         let path = try library.resolve(sound, allowPaths: true)
         guard machine.started else { throw .agentUnavailable("this reveille-agent does not run the alarms (it does not own the bus name)") }
         guard output.isReady else {
@@ -135,7 +136,8 @@ final class AlarmSounder: AlarmRinger {
         let id = UUID()
         let sound: any SoundReader
         do { sound = try sounds.reader(for: path) } catch { throw .invalidConfiguration(L("sound %@", error.description)) }
-        guard let stream = output.play(sound, volume: 1, fadeIn: 0, mediaName: "Reveille preview", eventID: "alarm-clock-elapsed", corked: false) else {
+        if alone { stopPreviews() }
+        guard let stream = output.play(sound, volume: volume, fadeIn: 0, mediaName: "Reveille preview", eventID: "alarm-clock-elapsed", corked: false) else {
             throw .invalidConfiguration("cannot play \(path); see the agent's log")
         }
         previews[id] = stream
@@ -143,6 +145,13 @@ final class AlarmSounder: AlarmRinger {
             self?.previews.removeValue(forKey: id)?.stop()
         }
         return path
+    }
+
+    /// Stops every preview that plays.
+    func stopPreviews() {
+        let playing = previews.values
+        previews = [:]
+        for stream in playing { stream.stop() }
     }
 
     /// Opens the alarm's sound (its own, else the default), failures logged.
