@@ -30,14 +30,11 @@ final class AlarmServiceTests {
         folder = try privateFolder("reveille-service")
         notifications = RecordingNotifications(clock: clock)
         sound = RecordingSound(clock: clock)
-        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock)
-        let sounder = AlarmSounder(library: SoundLibrary(), output: sound, logger: .init(label: "test"), runtime: runtime, clock: clock)
-        authorizer = Authorizer(store: AuthorizationStore(directory: folder), server: notifications, logger: .init(label: "test"), clock: clock)
-        service = try AlarmService(bus: bus, clients: clients, runtime: runtime, sounder: sounder, authorizer: authorizer,
-                                   logger: .init(label: "test"), clientLog: ClientLog(logger: .init(label: "test")))
-        runtime.add([service], ringer: sounder)
-        sounder.start()
-        try runtime.start()
+        let agent = try Agent.inProcess(folder: folder, clock: clock, notifications: notifications, sound: sound,
+                                        bus: bus, clients: clients)
+        (runtime, authorizer, service) = (agent.runtime, agent.authorizer, agent.service)
+        agent.sounder.start()
+        try agent.startAlarms()
         notifications.start()
         // The sound server answers.
         clock.advance(by: 0.1)

@@ -92,7 +92,7 @@ struct NotificationReachTests {
     @Test func onlyNotificationDaemonIsNeverSentACloseAndItsTwinIsNot() throws {
         #expect(try #require(Self.nine[.notificationDaemon]).quirks.contains(.closeWedgesServer))
         #expect(!(try #require(Self.nine[.mate]).quirks.contains(.closeWedgesServer)))
-        #expect(NotificationServer.expiringAtOnce.timeout == 1 && NotificationServer.expiringAtOnce.actions.isEmpty)
+        #expect(NotificationClient.expiringAtOnce.timeout == 1 && NotificationClient.expiringAtOnce.actions.isEmpty)
     }
 
     @Test func theIconIsTheAppsWhereInstalledElseAThemedAlarmClock() {

@@ -148,6 +148,6 @@ struct PresentationPolicyTests {
         #expect(xfce.quirks.contains(.valueHintHidesEverything))
         #expect(NotificationServerProfile(name: "dunst", version: "1.9.0", capabilities: []).quirks == [.stacksDuplicates, .actionsNeedMenu])
         #expect(NotificationServerProfile(name: "some-new-server", version: "1", capabilities: ["actions"]).quirks.isEmpty)
-        #expect(NotificationServer.escapingMarkup("<a href='x'>&</a>") == "&lt;a href='x'&gt;&amp;&lt;/a&gt;")
+        #expect(NotificationClient.escapingMarkup("<a href='x'>&</a>") == "&lt;a href='x'&gt;&amp;&lt;/a&gt;")
     }
 }

@@ -36,7 +36,7 @@ final class AlertWindows: AlarmFollower {
         URL(fileURLWithPath: Installation.executable).deletingLastPathComponent().appendingPathComponent("reveille-alert").path
     }
 
-    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
         self.alarms = alarms
         var ringing = policy.ringing
         for change in changes {
@@ -46,7 +46,7 @@ final class AlertWindows: AlarmFollower {
         perform(policy.alarmsRinging(ringing))
     }
 
-    func hear(_ notice: AgentNotice) {
+    func hear(_ notice: AgentNotice, events: AgentEvents) {
         switch notice {
         case .notificationReach(let reach): perform(policy.reachChanged(reach))
         case .sessionUnlocked: openAfresh()

@@ -31,6 +31,26 @@ final class Authorizer {
         self.clock = clock
         self.logger = logger
         decisions = store.load()
+        server.observe { [weak self] event in self?.heard(event) }
+    }
+
+    /// A prompt's button pressed, or the prompt closed without an answer.
+    private func heard(_ event: NotificationEvent) {
+        switch event {
+        case .action(let id, let key):
+            guard let (appID, prompt) = prompts.first(where: { $0.value.id == id }) else { return }
+            let allowed = key == NotificationContent.Key.allow.actionKey
+            do { try set(appID, allowed ? .authorized : .denied, usageDescription: prompt.usageDescription) } catch {
+                logger.error("\(error)")
+            }
+        case .closed(let id, _):
+            // Closed without an answer: the app stays undecided and may ask again.
+            guard let appID = prompts.first(where: { $0.value.id == id })?.key else { return }
+            prompts[appID] = nil
+            finish(appID, with: .notDetermined)
+        case .ready, .left, .missing:
+            break
+        }
     }
 
     func state(of identity: ClientIdentity) -> AuthorizationState {
@@ -90,20 +110,7 @@ final class Authorizer {
         }
         prompts[appID] = Prompt(usageDescription: usageDescription, id: nil)
         let request = NotificationContent.authorizationPrompt(appID: appID, usageDescription: usageDescription).request()
-        let handlers = NotificationServer.Handlers(
-            onAction: { [weak self] _, key in
-                let allowed = key == NotificationContent.Key.allow.actionKey
-                do { try self?.set(appID, allowed ? .authorized : .denied, usageDescription: usageDescription) } catch {
-                    self?.logger.error("\(error)")
-                }
-            },
-            // Closed without an answer: the app stays undecided and may ask again.
-            onClosed: { [weak self] id, _ in
-                guard let self, let prompt = self.prompts[appID], prompt.id == id else { return }
-                self.prompts[appID] = nil
-                self.finish(appID, with: .notDetermined)
-            })
-        server.show(request, handlers: handlers) { [weak self] id in
+        server.show(request) { [weak self] id in
             guard let self, let prompt = self.prompts[appID], prompt.id == nil else {
                 // Decided (by `reveille auth`) while the server was being asked.
                 if let id { self?.server.close(id) }

@@ -71,7 +71,7 @@ final class DoNotDisturbWatch {
             settings = GSettingsBoolean(schema: schema, key: key) { [weak self] value in self?.set(value == onWhen) }
             if let value = settings?.value { set(value == onWhen) } else { logger.info("no GSettings schema \(schema) with \(key): Do Not Disturb not followed") }
         case .busProperty(let interface, let path, let name):
-            subscriptions.append(bus.subscribe(sender: NotificationServer.busName, interface: "org.freedesktop.DBus.Properties",
+            subscriptions.append(bus.subscribe(sender: NotificationClient.busName, interface: "org.freedesktop.DBus.Properties",
                                                name: "PropertiesChanged", path: path) { [weak self] signal in
                 guard signal.arguments.first?.string == interface,
                       let value = signal.arguments.count > 1 ? signal.arguments[1].dictionary?[name]?.int64 : nil else { return }
@@ -88,8 +88,8 @@ final class DoNotDisturbWatch {
                 }
             })
         case .swayncSignal:
-            subscriptions.append(bus.subscribe(sender: NotificationServer.busName, interface: NotificationServer.busName,
-                                               name: "OnDndToggle", path: NotificationServer.path) { [weak self] signal in
+            subscriptions.append(bus.subscribe(sender: NotificationClient.busName, interface: NotificationClient.busName,
+                                               name: "OnDndToggle", path: NotificationClient.path) { [weak self] signal in
                 if let value = signal.arguments.first?.int64 { self?.set(value != 0) }
             })
         case .lxqtConfig:
@@ -105,7 +105,7 @@ final class DoNotDisturbWatch {
         case .none, .gSettings:
             break
         case .busProperty(let interface, let path, let name):
-            ask(NotificationServer.busName, path, "org.freedesktop.DBus.Properties", "Get", [.string(interface), .string(name)]) {
+            ask(NotificationClient.busName, path, "org.freedesktop.DBus.Properties", "Get", [.string(interface), .string(name)]) {
                 $0.first?.int64.map { $0 != 0 }
             }
         case .xfconf(let channel, let property):
@@ -113,11 +113,11 @@ final class DoNotDisturbWatch {
                 $0.first?.int64.map { $0 != 0 }
             }
         case .swayncSignal:
-            ask(NotificationServer.busName, NotificationServer.path, NotificationServer.busName, "GetDnd", []) {
+            ask(NotificationClient.busName, NotificationClient.path, NotificationClient.busName, "GetDnd", []) {
                 $0.first?.int64.map { $0 != 0 }
             }
         case .makoModes:
-            ask(NotificationServer.busName, "/fr/emersion/Mako", "fr.emersion.Mako", "ListModes", []) {
+            ask(NotificationClient.busName, "/fr/emersion/Mako", "fr.emersion.Mako", "ListModes", []) {
                 $0.first?.array.map { DoNotDisturbSource.makoModesMeanDoNotDisturb($0.compactMap(\.string)) }
             }
         case .lxqtConfig:

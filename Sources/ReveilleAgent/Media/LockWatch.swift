@@ -18,7 +18,7 @@ import ReveilleSystem
 @GLibActor
 final class LockWatch: AlarmFollower {
     private let bus: BusConnection
-    private weak var runtime: AgentRuntime?
+    private let events: AgentEvents
     private let logger: Logger
     private var lock = SessionLock()
     private var watches: [UInt32] = []
@@ -32,9 +32,9 @@ final class LockWatch: AlarmFollower {
     private var reach: NotificationReach?
     private var ringing: Set<UUID> = []
 
-    init(bus: BusConnection, runtime: AgentRuntime, logger: Logger) {
+    init(bus: BusConnection, events: AgentEvents, logger: Logger) {
         self.bus = bus
-        self.runtime = runtime
+        self.events = events
         self.logger = logger
         for name in SessionLock.lockerNames {
             subscriptions.append(bus.subscribe(sender: name, interface: name, name: "ActiveChanged", path: nil) { [weak self] signal in
@@ -53,13 +53,13 @@ final class LockWatch: AlarmFollower {
         for id in systemWatches { system?.unwatchName(id) }
     }
 
-    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
         for change in changes {
             if change.record?.state == .alerting { ringing.insert(change.id) } else { ringing.remove(change.id) }
         }
     }
 
-    func hear(_ notice: AgentNotice) {
+    func hear(_ notice: AgentNotice, events: AgentEvents) {
         if case .notificationReach(let reach) = notice { self.reach = reach }
     }
 
@@ -161,7 +161,7 @@ final class LockWatch: AlarmFollower {
             logger.info("the session is unlocked (\(name))\(ringing.isEmpty ? "" : again ? ": the ringing alarms are shown afresh" : ": shown afresh less than 5 s ago")")
             if again {
                 lastShownAfresh = now
-                runtime?.receive(.sessionUnlocked)
+                events.send(.sessionUnlocked)
             }
         case .none?, nil:
             break

@@ -25,7 +25,7 @@ import ReveilleCore
 final class MediaPlayer: AlarmFollower {
     private let gate: ExportGate
     private let bus: BusConnection
-    private weak var runtime: AgentRuntime?
+    private let events: AgentEvents
     private let music: MusicPause?
     private let logger: Logger
     private let clock: any AgentClock
@@ -41,10 +41,10 @@ final class MediaPlayer: AlarmFollower {
 
     /// Exports the player through `gate` for the user's own tools. `pauseOtherPlayers`: quiet
     /// the other players while an alarm rings (the setting).
-    init(gate: ExportGate, runtime: AgentRuntime, pauseOtherPlayers: Bool, logger: Logger, clock: any AgentClock) throws(BusError) {
+    init(gate: ExportGate, events: AgentEvents, pauseOtherPlayers: Bool, logger: Logger, clock: any AgentClock) throws(BusError) {
         self.gate = gate
         bus = gate.bus
-        self.runtime = runtime
+        self.events = events
         music = pauseOtherPlayers ? MusicPause(bus: gate.bus, logger: logger) : nil
         self.logger = logger
         self.clock = clock
@@ -61,7 +61,7 @@ final class MediaPlayer: AlarmFollower {
         if let nameRequest { bus.unownName(nameRequest) }
     }
 
-    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
         self.alarms = alarms
         if ringing.follow(changes, keeping: { $0.state == .alerting }) { update() }
     }
@@ -136,11 +136,11 @@ final class MediaPlayer: AlarmFollower {
         }
         // Raise, Quit (CanRaise, CanQuit are false), Previous, Seek, SetPosition, OpenUri: as the
         // specification has a player that cannot, nothing happens.
-        guard call.interface == MPRISInterfaces.playerInterface, let view, let role = view.button(for: call.method), let runtime else {
+        guard call.interface == MPRISInterfaces.playerInterface, let view, let role = view.button(for: call.method) else {
             return call.reply()
         }
         logger.info("media key \(call.method) from \(call.sender): \(role.rawValue) on \(view.alarm)")
-        runtime.receive(.buttonPressed(view.alarm, role, answer: { result in
+        events.send(.buttonPressed(view.alarm, role, answer: { result in
             switch result {
             case .success: call.reply()
             case .failure(let error): call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)

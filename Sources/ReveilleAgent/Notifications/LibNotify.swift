@@ -70,7 +70,7 @@ final class LibNotify: @unchecked Sendable {
 
     /// Shows `request`, in place of notification `id` when it is still on screen; the
     /// server's id for it, or the server's error.
-    func show(_ request: NotificationServer.Request, replacing id: UInt32) -> Result<UInt32, BusError> {
+    func show(_ request: NotificationRequest, replacing id: UInt32) -> Result<UInt32, BusError> {
         let entry: Shown
         if id != 0, let existing = shown[id] {
             entry = existing

@@ -16,7 +16,7 @@ import ReveilleCore
 final class PanelItem: AlarmFollower {
     private let gate: ExportGate
     private let bus: BusConnection
-    private weak var runtime: AgentRuntime?
+    private let events: AgentEvents
     private let logger: Logger
     /// The time and zone the countdowns are shown in, and the refresh timer.
     private let clock: any AgentClock
@@ -41,10 +41,10 @@ final class PanelItem: AlarmFollower {
     /// Exports the item and its menu through `gate`, for the user's own tools only: the
     /// desktop's panel host is one (an unconfined process that is no app), and what the objects
     /// show (titles, countdowns) and do (Stop, Snooze) is the user's.
-    init(gate: ExportGate, runtime: AgentRuntime, logger: Logger, clock: any AgentClock) throws(BusError) {
+    init(gate: ExportGate, events: AgentEvents, logger: Logger, clock: any AgentClock) throws(BusError) {
         self.gate = gate
         bus = gate.bus
-        self.runtime = runtime
+        self.events = events
         self.logger = logger
         self.clock = clock
         registrations = try gate.export(path: PanelInterfaces.itemPath, introspectionXML: PanelInterfaces.itemXML, audience: .user,
@@ -72,7 +72,7 @@ final class PanelItem: AlarmFollower {
         if let nameRequest { bus.unownName(nameRequest) }
     }
 
-    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
         self.alarms = alarms
         // A change to alarms that neither run nor ran leaves the item as it is.
         if running.follow(changes, keeping: PanelItemView.runs) { update() }
@@ -229,6 +229,6 @@ final class PanelItem: AlarmFollower {
         guard let record = alarms[alarm], PanelItemView.offers(role, on: record, now: clock.now, timeZone: clock.timeZone) else {
             return logger.debug("panel item: \(role.rawValue) on \(alarm) no longer applies; ignored")
         }
-        runtime?.receive(.buttonPressed(alarm, role))
+        events.send(.buttonPressed(alarm, role))
     }
 }

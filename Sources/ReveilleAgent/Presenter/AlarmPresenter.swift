@@ -27,8 +27,13 @@ final class AlarmPresenter: AlarmAlerter {
     private var rewordWhenSeen = false
     /// The alarms, read-only.
     private var alarms = AlarmTable.empty
+    /// Each alarm's notification on screen, by the id the server gave it: the alarm and the
+    /// slot's generation it was shown for, to which its presses and its close go.
+    private var shown: [UInt32: (alarm: UUID, generation: Int)] = [:]
+    /// The notices on screen (one Dismiss button each), by the server's id.
+    private var notices: Set<UInt32> = []
     /// Where button presses go.
-    private weak var runtime: AgentRuntime?
+    private let events: AgentEvents
     /// Button presses of the effects being run, sent once they are done (never from inside them).
     private var pressed: [AgentEvent] = []
     private var running = 0
@@ -41,22 +46,16 @@ final class AlarmPresenter: AlarmAlerter {
         for timer in refreshTimers.values { clock.cancel(timer) }
     }
 
-    init(server: any NotificationTransport, logger: Logger, clock: any AgentClock, runtime: AgentRuntime) {
+    init(server: any NotificationTransport, logger: Logger, clock: any AgentClock, events: AgentEvents) {
         self.server = server
         self.clock = clock
         self.logger = logger
-        self.runtime = runtime
-        server.observeServer { [weak self] event in
-            switch event {
-            case .ready(let profile): self?.serverChanged(profile)
-            case .left: self?.serverChanged(nil)
-            case .missing: break
-            }
-        }
+        self.events = events
+        server.observe { [weak self] event in self?.heard(event) }
     }
 
     /// Makes the notifications follow the alarms' changes.
-    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
         self.alarms = alarms
         for change in changes {
             if let record = change.record { run(present(record)) } else { run(machine.withdraw(change.id)) }
@@ -67,7 +66,7 @@ final class AlarmPresenter: AlarmAlerter {
         server.whenCaughtUp(body)
     }
 
-    func hear(_ notice: AgentNotice) {
+    func hear(_ notice: AgentNotice, events: AgentEvents) {
         switch notice {
         case .missed(let record, let due, let reason): show(.missed(record, due: due, reason: reason, timeZone: clock.timeZone))
         case .notice(let summary, let body): show(.notice(summary: summary, body: body))
@@ -121,7 +120,9 @@ final class AlarmPresenter: AlarmAlerter {
     /// A persistent notice with one Dismiss button, for what the user should know.
     private func show(_ notice: NotificationContent) {
         // Its one button dismisses it; nothing else to follow.
-        server.show(notice.request(), handlers: .init(onAction: { [weak self] id, _ in self?.server.close(id) })) { _ in }
+        server.show(notice.request()) { [weak self] id in
+            if let id { self?.notices.insert(id) }
+        }
     }
 
     // MARK: Events to the machine
@@ -142,17 +143,28 @@ final class AlarmPresenter: AlarmAlerter {
                                   timeZone: clock.timeZone, soundingItself: isSounding))
     }
 
-    private func handlers(for id: UUID, generation: Int) -> NotificationServer.Handlers {
-        NotificationServer.Handlers(
-            onAction: { [weak self] _, key in
-                guard let self else { return }
-                self.run(self.machine.pressed(id, generation: generation, key: key))
-            },
-            onClosed: { [weak self] shownID, reason in
-                guard let self else { return }
-                let reason = self.profile?.closeReason(reason) ?? reason
-                self.run(self.machine.closed(id, generation: generation, shownID: shownID, reason: reason))
-            })
+    /// What the server did: to the machine, by the alarm each notification was shown for.
+    private func heard(_ event: NotificationEvent) {
+        switch event {
+        case .ready(let profile):
+            serverChanged(profile)
+        case .left:
+            (shown, notices) = ([:], [])
+            serverChanged(nil)
+        case .missing:
+            break
+        case .action(let shownID, _) where notices.contains(shownID):
+            notices.remove(shownID)
+            server.close(shownID)
+        case .action(let shownID, let key):
+            guard let alarm = shown[shownID] else { return }
+            run(machine.pressed(alarm.alarm, generation: alarm.generation, key: key))
+        case .closed(let shownID, let reason):
+            notices.remove(shownID)
+            guard let alarm = shown.removeValue(forKey: shownID) else { return }
+            run(machine.closed(alarm.alarm, generation: alarm.generation, shownID: shownID,
+                               reason: profile?.closeReason(reason) ?? reason))
+        }
     }
 
     // MARK: Effects
@@ -167,12 +179,14 @@ final class AlarmPresenter: AlarmAlerter {
         for effect in effects {
             switch effect {
             case .show(let id, let generation, let request, let replacing):
-                server.show(request, replacing: replacing, handlers: handlers(for: id, generation: generation)) { [weak self] shownID in
+                server.show(request, replacing: replacing) { [weak self] shownID in
                     guard let self else { return }
+                    if let shownID { self.shown[shownID] = (id, generation) }
                     self.run(self.machine.shown(id, generation: generation, shownID: shownID, current: self.alarms[id],
                                                 now: self.clock.now, timeZone: self.clock.timeZone, soundingItself: self.isSounding(id)))
                 }
             case .close(let shownID):
+                shown[shownID] = nil
                 server.close(shownID)
             case .button(let id, let role, let snoozeLength):
                 // `afterPress` acts only on a custom button, which changes nothing: the alarm
@@ -203,8 +217,8 @@ final class AlarmPresenter: AlarmAlerter {
     }
 
     private func sendPresses() {
-        let events = pressed
-        pressed = []
-        for event in events { runtime?.receive(event) }
+        let pressed = self.pressed
+        self.pressed = []
+        for event in pressed { events.send(event) }
     }
 }

@@ -5,7 +5,7 @@ import ReveilleCore
 /// Every notification the agent shows, rendered in one place: an alarm's alert, live
 /// countdown (AlarmKit's `AlarmPresentation.Countdown`) or paused countdown; the notice of a
 /// missed alarm or of a problem; the prompt that asks whether an app may schedule alarms.
-/// App text is made displayable here (`displayable`); `NotificationServer` then escapes markup
+/// App text is made displayable here (`displayable`); `NotificationClient` then escapes markup
 /// for a server that reads it (its profile says so), once, for every notification.
 struct NotificationContent: Equatable {
     var kind: Kind
@@ -166,7 +166,7 @@ struct NotificationContent: Equatable {
 
     /// What the server is asked to show. `soundingItself`: Reveille plays the alarm's sound, so
     /// the server must not; otherwise the server may play the theme's alarm sound.
-    func request(soundingItself: Bool = true) -> NotificationServer.Request {
+    func request(soundingItself: Bool = true) -> NotificationRequest {
         var hints: [String: Variant] = ["urgency": .byte(urgency.rawValue), "desktop-entry": .string(Self.desktopEntry)]
         if kind != .notice { hints["resident"] = .bool(true) }
         if let progress { hints["value"] = .int32(Int32(progress)) }
@@ -181,7 +181,7 @@ struct NotificationContent: Equatable {
             break
         }
         // Labels, never `action-icons`: servers that honour it draw an icon instead of the label.
-        return NotificationServer.Request(summary: summary, body: body, icon: Self.icon,
+        return NotificationRequest(summary: summary, body: body, icon: Self.icon,
                                           actions: buttons.map { (key: $0.key.actionKey, label: $0.label) }, hints: hints)
     }
 

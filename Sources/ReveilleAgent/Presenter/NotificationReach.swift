@@ -39,7 +39,7 @@ enum NotificationReach: Equatable, Sendable {
 /// change of `NotificationReach` (logged at info).
 @GLibActor
 final class NotificationReachWatch: AlarmFollower {
-    private let runtime: AgentRuntime
+    private let events: AgentEvents
     private let bus: BusConnection
     private let logger: Logger
     private var profile: NotificationServerProfile?
@@ -50,16 +50,17 @@ final class NotificationReachWatch: AlarmFollower {
     private var alerting: Set<UUID> = []
     private var reach: NotificationReach?
 
-    init(server: NotificationServer, bus: BusConnection, logger: Logger, runtime: AgentRuntime) {
-        self.runtime = runtime
+    init(server: NotificationClient, bus: BusConnection, logger: Logger, events: AgentEvents) {
+        self.events = events
         self.bus = bus
         self.logger = logger
-        server.observeServer { [weak self] event in
+        server.observe { [weak self] event in
             switch event {
             case .ready(let profile): self?.serverReady(profile)
             case .missing: self?.serverReady(nil)
             // Another server may be activated by the next notification: not known until then.
             case .left: self?.stopWatching()
+            case .action, .closed: break
             }
         }
     }
@@ -67,15 +68,13 @@ final class NotificationReachWatch: AlarmFollower {
     /// Whether an alarm rings: a Do Not Disturb state no signal announces is read only then.
     /// Followed from the changes alone: a look at every alarm would cost each change a sort of
     /// all of them (16 ms per Schedule with 10,000 alarms).
-    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
         for change in changes {
             if change.record?.state == .alerting { alerting.insert(change.id) } else { alerting.remove(change.id) }
         }
         ringing = !alerting.isEmpty
         doNotDisturbWatch?.polling(ringing)
     }
-
-    func hear(_ notice: AgentNotice) {}
 
     private func serverReady(_ new: NotificationServerProfile?) {
         stopWatching()
@@ -102,6 +101,6 @@ final class NotificationReachWatch: AlarmFollower {
         guard new != reach else { return }
         reach = new
         logger.info("notifications reach the user: \(new)")
-        runtime.receive(.notificationReach(new))
+        events.send(.notificationReach(new))
     }
 }

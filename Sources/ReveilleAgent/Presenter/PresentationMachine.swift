@@ -65,7 +65,7 @@ struct PresentationMachine {
     enum Effect: Equatable {
         /// Ask the server to show `request` (in place of `replacing` when not 0); its answer
         /// comes back as `shown(id, generation, shownID)`.
-        case show(UUID, generation: Int, NotificationServer.Request, replacing: UInt32)
+        case show(UUID, generation: Int, NotificationRequest, replacing: UInt32)
         case close(UInt32)
         /// A button of the alarm's notification was pressed (`snoozeLength`: the longer snooze's).
         case button(UUID, AlarmButtonRole, snoozeLength: TimeInterval? = nil)

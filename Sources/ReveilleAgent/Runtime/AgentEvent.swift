@@ -77,21 +77,59 @@ struct AlarmTable {
     }
 }
 
+/// Where a part sends what it has to say: into the runtime's one queue, where it waits its turn.
+/// A value, not the runtime: a part holding it can neither read the alarms nor run effects.
+/// Made before the parts (each adapter with I/O of its own keeps one from its construction) and
+/// given to the runtime, which alone reads from it; what is sent before the runtime is made, or
+/// after it went, is dropped, as an event with nothing to move.
+@GLibActor
+struct AgentEvents {
+    /// The runtime that reads the events, set once by the runtime's construction.
+    @GLibActor
+    final class Inbox {
+        weak var runtime: AgentRuntime?
+        nonisolated init() {}
+    }
+
+    let inbox: Inbox
+
+    nonisolated init() { inbox = Inbox() }
+
+    /// Queues `event` (handled at once when nothing else is being handled).
+    func send(_ event: AgentEvent) {
+        inbox.runtime?.receive(event)
+    }
+
+    /// A client's change, answered at once (`AgentRuntime.call`).
+    @discardableResult
+    func call(_ command: AlarmEngine.Command, owner: String? = nil) throws(AlarmError) -> AlarmRecord? {
+        guard let runtime = inbox.runtime else { throw AgentRuntime.notStarted }
+        return try runtime.call(command, owner: owner)
+    }
+
+    /// A button a client pressed as the person, answered at once (`AgentRuntime.press`).
+    @discardableResult
+    func press(_ role: AlarmButtonRole, on id: UUID) throws(AlarmError) -> AlarmRecord? {
+        guard let runtime = inbox.runtime else { throw AgentRuntime.notStarted }
+        return try runtime.press(role, on: id)
+    }
+}
+
 /// A part that shows, sounds, tells or acts on the alarms: it is handed each change with the
-/// alarms as they now are, and never asks the runtime for state. What it has to say back is
-/// an `AgentEvent`, which waits its turn.
+/// alarms as they now are and where to send what it has to say, and never asks the runtime for
+/// state. What it has to say back is an `AgentEvent`, which waits its turn.
 @GLibActor
 protocol AlarmFollower: AnyObject {
     /// The alarms that changed or ended (all of them once, at start), and all alarms after it.
-    func follow(_ changes: [AlarmChange], in alarms: AlarmTable)
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents)
     /// Something happened that is not a change of an alarm.
-    func hear(_ notice: AgentNotice)
+    func hear(_ notice: AgentNotice, events: AgentEvents)
     /// An occurrence ended, as the history keeps it: after the change that ended it.
     func ended(_ entry: AlarmHistory.Entry)
 }
 
 extension AlarmFollower {
-    func hear(_ notice: AgentNotice) {}
+    func hear(_ notice: AgentNotice, events: AgentEvents) {}
     func ended(_ entry: AlarmHistory.Entry) {}
 }
 

@@ -25,38 +25,42 @@ final class AgentRuntime {
     private let clock: any AgentClock
     private let logger: Logger
     private let intents: IntentRunner?
+    /// Where each occurrence that ended is kept (`reveille history`).
+    private let history: HistoryFile?
+    /// What the parts send, read here alone.
+    private let events: AgentEvents
     private var timer: (any WallClockAlarm)?
     /// Who hears every change and notice, in no particular order: none reads another's state.
-    private var followers: [any AlarmFollower] = []
+    private let followers: [any AlarmFollower]
     /// Rings the alarms; what it rings is in the table the followers read.
-    private var ringer: (any AlarmRinger)?
+    private let ringer: (any AlarmRinger)?
     /// Shows the alerts: on the firing path, the one follower before the alert has left.
-    private var alerter: (any AlarmAlerter)?
+    private let alerter: (any AlarmAlerter)?
     /// The rest of a firing (its other followers, then its remaining effects), waiting for its
     /// alert to leave; run before any later event, so each event still sees the one before done.
-    private var afterAlert: (() -> Void)?
+    private var afterAlert: (changes: [AlarmChange], effects: [AlarmEngine.Effect])?
     private var afterAlertBound: ClockTimer?
     /// Events waiting for the one being handled.
     private var queue: [AgentEvent] = []
     private var handling = false
 
-    /// Where each occurrence that ended is kept (`reveille history`).
-    var history: HistoryFile?
-
-    init(store: AlarmStore, settings: Settings, logger: Logger, intents: IntentRunner? = nil, clock: any AgentClock) {
+    /// Every part is given here, before `start`, so that each hears every alarm: `ringer` is
+    /// handed each change first, `alerter` next (and alone, on the firing path, until its alert
+    /// has left), then `followers`. `events` is where the parts send theirs.
+    init(store: AlarmStore, settings: Settings, logger: Logger, intents: IntentRunner? = nil, history: HistoryFile? = nil,
+         clock: any AgentClock, events: AgentEvents = AgentEvents(), ringer: (any AlarmRinger)? = nil,
+         alerter: (any AlarmAlerter)? = nil, followers: [any AlarmFollower] = []) {
         book = AlarmBook(AlarmEngine(settings: settings))
         self.store = store
         self.logger = logger
         self.intents = intents
+        self.history = history
         self.clock = clock
-    }
-
-    /// Adds parts that follow the alarms, and the one that rings them; before `start`, so
-    /// that they hear every alarm.
-    func add(_ followers: [any AlarmFollower], ringer: (any AlarmRinger)? = nil) {
-        self.followers += followers
-        if let ringer { self.ringer = ringer }
-        if alerter == nil { alerter = followers.lazy.compactMap { $0 as? any AlarmAlerter }.first }
+        self.events = events
+        self.ringer = ringer
+        self.alerter = alerter
+        self.followers = (alerter.map { [$0] } ?? []) + followers
+        events.inbox.runtime = self
     }
 
     /// The longest the rest of a firing waits for its alert to leave: a frozen notification
@@ -72,8 +76,8 @@ final class AgentRuntime {
     /// Loads the store, catches up with what happened while the agent was not running,
     /// and arms the timer.
     func start() throws {
-        timer = try clock.wallClockTimer(onFire: { [weak self] in self?.receive(.timerFired) },
-                                         onClockChange: { [weak self] in self?.receive(.clockSet) })
+        timer = try clock.wallClockTimer(onFire: { [events] in events.send(.timerFired) },
+                                         onClockChange: { [events] in events.send(.clockSet) })
         var records = store.load()
         logger.info("loaded \(records.count) alarm(s) from \(store.file)")
         let damage = store.lastLoad
@@ -266,14 +270,10 @@ final class AgentRuntime {
                     publish(changes)
                     continue
                 }
-                alerter.follow(changes, in: AlarmTable(book))
-                let rest = Array(effects[(index + 1)...])
-                afterAlert = { [unowned self] in
-                    publish(changes, skipping: alerter)
-                    run(rest)
-                }
-                afterAlertBound = clock.after(Self.alertHeadStart) { [weak self] in self?.receive(.alertSent) }
-                alerter.whenSent { [weak self] in self?.receive(.alertSent) }
+                alerter.follow(changes, in: AlarmTable(book), events: events)
+                afterAlert = (changes, Array(effects[(index + 1)...]))
+                afterAlertBound = clock.after(Self.alertHeadStart) { [events] in events.send(.alertSent) }
+                alerter.whenSent { [events] in events.send(.alertSent) }
                 return
             case .save(let changes):
                 do { try write(changes) } catch {
@@ -297,7 +297,7 @@ final class AgentRuntime {
     /// Hands `changes` and the alarms as they are now to every follower (but one that followed already).
     private func publish(_ changes: [AlarmChange], skipping done: (any AlarmFollower)? = nil) {
         let alarms = AlarmTable(book)
-        for follower in followers where follower !== done { follower.follow(changes, in: alarms) }
+        for follower in followers where follower !== done { follower.follow(changes, in: alarms, events: events) }
     }
 
     /// Runs now what a firing left waiting for its alert (its signals and its save): the agent
@@ -310,11 +310,12 @@ final class AgentRuntime {
         afterAlert = nil
         if let bound = afterAlertBound { clock.cancel(bound) }
         afterAlertBound = nil
-        rest()
+        publish(rest.changes, skipping: alerter)
+        run(rest.effects)
     }
 
     private func tell(_ notice: AgentNotice) {
-        for follower in followers { follower.hear(notice) }
+        for follower in followers { follower.hear(notice, events: events) }
     }
 
     /// Writes `changes` (made already, or about to be): the store appends them to its journal,

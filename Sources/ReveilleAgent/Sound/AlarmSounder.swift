@@ -19,7 +19,7 @@ final class AlarmSounder: AlarmRinger {
     /// The alarms, read-only: what a stream is opened for.
     private var alarms = AlarmTable.empty
     /// Hears which alarms ring when that changes outside a change of the alarms.
-    private weak var runtime: AgentRuntime?
+    private let events: AgentEvents
     private let sounds = SoundCache()
     private var previews: [UUID: any RingingStream] = [:]
     private var prepareTimer: ClockTimer?
@@ -30,10 +30,10 @@ final class AlarmSounder: AlarmRinger {
     /// Inside `ring`: what rings is the answer, not a separate report to the runtime.
     private var answeringRuntime = false
 
-    init(library: SoundLibrary, output: any SoundOutput, logger: Logger, runtime: AgentRuntime?, clock: any AgentClock) {
+    init(library: SoundLibrary, output: any SoundOutput, logger: Logger, events: AgentEvents, clock: any AgentClock) {
         self.library = library
         self.output = output
-        self.runtime = runtime
+        self.events = events
         self.logger = logger
         self.clock = clock
         output.onReadyChange = { [weak self] ready in self?.feed(.server(ready: ready)) }
@@ -109,7 +109,7 @@ final class AlarmSounder: AlarmRinger {
         case .restoreSink:
             output.restoreSink()
         case .sounding(let sounding):
-            if !answeringRuntime { runtime?.receive(.soundChanged(sounding)) }
+            if !answeringRuntime { events.send(.soundChanged(sounding)) }
         case .log(let level, let message):
             logger.log(level: level, "\(message)\(level >= .error && !output.lastError.isEmpty ? " (\(output.lastError))" : "")")
         }

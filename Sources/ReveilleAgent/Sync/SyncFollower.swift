@@ -69,7 +69,7 @@ extension AlarmCalendar.Reminder: Codable {
 @GLibActor
 final class SyncFollower: AlarmFollower {
     private let collection: CalDAVCollection
-    private let runtime: AgentRuntime
+    private let events: AgentEvents
     private let file: FilePath
     private let logger: Logger
     /// The time, the zone and the timer of the rounds.
@@ -126,10 +126,10 @@ final class SyncFollower: AlarmFollower {
     /// How many alarms the sync may make from the collection's events.
     private let adoptionLimit: Int
 
-    init(collection: CalDAVCollection, user: String, runtime: AgentRuntime, stateDirectory: FilePath, interval: TimeInterval = 30,
+    init(collection: CalDAVCollection, user: String, events: AgentEvents, stateDirectory: FilePath, interval: TimeInterval = 30,
          logger: Logger, clock: any AgentClock, adoptionLimit: Int = AlarmEngine.Settings().limitForSynced) {
         self.collection = collection
-        self.runtime = runtime
+        self.events = events
         self.interval = interval
         self.logger = logger
         self.clock = clock
@@ -148,7 +148,7 @@ final class SyncFollower: AlarmFollower {
 
     // MARK: Following
 
-    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
         table = alarms
         let now = clock.now
         var answered = false
@@ -351,7 +351,7 @@ final class SyncFollower: AlarmFollower {
             state.heldRemovals = held
             let problem = "the server's listing would remove \(held.count) of the \(state.alarms.count) synced alarms; they are kept until the next round confirms it"
             logger.warning("sync with \(collection.url): \(problem)")
-            runtime.receive(.notice(summary: L("Synced alarms would be removed"),
+            events.send(.notice(summary: L("Synced alarms would be removed"),
                                     body: L("The server no longer lists %@ of your synced alarms. They are kept here until the next round confirms it.", String(held.count))))
             return .failure(HTTPFailure(description: problem))
         }
@@ -444,7 +444,7 @@ final class SyncFollower: AlarmFollower {
             }
         case .conflictSettled(let id, let keptHere):
             let title = table[id]?.title ?? id.uuidString.lowercased()
-            runtime.receive(.notice(summary: L("An alarm was changed on two machines"),
+            events.send(.notice(summary: L("An alarm was changed on two machines"),
                                     body: keptHere ? L("“%@”: the change made here was later, and is kept on every machine.", title)
                                                    : L("“%@”: the change made on another machine was later, and is kept here.", title)))
         }
@@ -455,7 +455,7 @@ final class SyncFollower: AlarmFollower {
     private func apply(_ command: AlarmEngine.Command) -> Bool {
         applying = true
         defer { applying = false }
-        do { try runtime.call(command, owner: ClientIdentity.userAppID) } catch {
+        do { try events.call(command, owner: ClientIdentity.userAppID) } catch {
             logger.warning("sync: a change from \(collection.url) was refused: \(error.reason)")
             return false
         }

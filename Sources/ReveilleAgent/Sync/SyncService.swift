@@ -11,7 +11,7 @@ import SystemPackage
 /// starts. Follows the alarms always, so a follower begun later hears every alarm at once.
 @GLibActor
 final class SyncService: AlarmFollower {
-    private let runtime: AgentRuntime
+    private let events: AgentEvents
     private let stateDirectory: FilePath
     private let logger: Logger
     private let interval: TimeInterval
@@ -21,18 +21,18 @@ final class SyncService: AlarmFollower {
     /// A problem before any round (the Secret Service, the collection).
     private var setupProblem: String?
 
-    init(runtime: AgentRuntime, stateDirectory: FilePath, interval: TimeInterval, logger: Logger,
+    init(events: AgentEvents, stateDirectory: FilePath, interval: TimeInterval, logger: Logger,
          clock: any AgentClock) {
-        self.runtime = runtime
+        self.events = events
         self.clock = clock
         self.stateDirectory = stateDirectory
         self.interval = interval
         self.logger = logger
     }
 
-    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
         table = alarms
-        follower?.follow(changes, in: alarms)
+        follower?.follow(changes, in: alarms, events: events)
     }
 
     func ended(_ entry: AlarmHistory.Entry) {
@@ -55,7 +55,7 @@ final class SyncService: AlarmFollower {
         case .failure(let failure):
             // Said in the status and once on the desktop: sync never stops unseen.
             setupProblem = SyncFollower.unreadable(failure) + "; run `reveille sync add` again to resume it"
-            runtime.receive(.notice(summary: L("Sync is off"),
+            events.send(.notice(summary: L("Sync is off"),
                                     body: L("Its state (sync.json) was damaged and has been kept aside. Your alarms are kept; run “reveille sync add” again to resume syncing.")))
             return
         }
@@ -119,11 +119,11 @@ final class SyncService: AlarmFollower {
 
     private func begin(url: String, user: String, password: String, create: Bool = false) {
         let collection = CalDAVCollection(url: url, user: user, password: password, http: HTTPClient())
-        let follower = SyncFollower(collection: collection, user: user, runtime: runtime, stateDirectory: stateDirectory,
+        let follower = SyncFollower(collection: collection, user: user, events: events, stateDirectory: stateDirectory,
                                     interval: interval, logger: logger, clock: clock)
         self.follower = follower
         // Hears every alarm now, as a follower added before the start does.
-        follower.follow(table.records.map { AlarmChange(id: $0.id, record: $0) }, in: table)
+        follower.follow(table.records.map { AlarmChange(id: $0.id, record: $0) }, in: table, events: events)
         guard create else { return follower.start() }
         Task { @GLibActor [weak self] in
             let made = await collection.create(displayName: L("Reveille alarms"),

@@ -34,7 +34,7 @@ final class SleepCoordinator: AlarmFollower {
     /// the table cost each Schedule about 1 ms, release build).
     private var wakingDue: [UUID: Date] = [:]
     /// Hears a resume (as the clock set) and what the user should know.
-    private weak var runtime: AgentRuntime?
+    private let events: AgentEvents
 
     private var bus: BusConnection?
     /// The subscription to logind's PrepareForSleep, removed when the coordinator goes.
@@ -59,12 +59,12 @@ final class SleepCoordinator: AlarmFollower {
     /// logind waits at most `InhibitDelayMaxSec` (5 s by default) for a delay inhibitor.
     static let helperTimeoutMilliseconds: Int32 = 4000
 
-    init(policy: WakePolicy, stateDirectory: FilePath, logger: Logger, runtime: AgentRuntime, clock: any AgentClock) {
+    init(policy: WakePolicy, stateDirectory: FilePath, logger: Logger, events: AgentEvents, clock: any AgentClock) {
         self.policy = policy
         self.clock = clock
         memoryFile = stateDirectory.appending("wake-up.json")
         self.logger = logger
-        self.runtime = runtime
+        self.events = events
     }
 
     isolated deinit {
@@ -121,7 +121,7 @@ final class SleepCoordinator: AlarmFollower {
         }
     }
 
-    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
         table = alarms
         for change in changes {
             if let record = change.record, policy.wakes(record), let due = record.fireDate {
@@ -160,7 +160,7 @@ final class SleepCoordinator: AlarmFollower {
             sleeping = false
             logger.info("resumed from suspend; re-evaluating the alarms")
             alarmsChanged()
-            runtime?.receive(.clockSet)
+            events.send(.clockSet)
         }
     }
 
@@ -253,7 +253,7 @@ final class SleepCoordinator: AlarmFollower {
         logger.warning("the machine was not set to wake for the next alarm: \(reason)")
         // Once per reason: every suspend would otherwise say it again. The next suspend tries again.
         guard told.insert(reason).inserted else { return }
-        runtime?.receive(.notice(summary: L("Alarms cannot wake this computer"),
+        events.send(.notice(summary: L("Alarms cannot wake this computer"),
                                  body: L("Reveille could not set the wake-up time before the computer slept: %@. An alarm due while it sleeps rings when it wakes, or is reported missed.", reason)))
     }
 

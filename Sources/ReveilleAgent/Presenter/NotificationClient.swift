@@ -2,7 +2,7 @@ import FoundationEssentials
 import Logging
 import ReveilleBus
 
-/// The desktop's notification server, `org.freedesktop.Notifications`, spoken to through
+/// The client of the desktop's notification server, `org.freedesktop.Notifications`, through
 /// libnotify on a thread of its own (`NotificationThread`): libnotify's calls block, and a
 /// frozen server would otherwise stall the agent for 25 s per notification. Here only that
 /// thread waits; the agent's loop posts operations to it one at a time (`NotificationQueue`,
@@ -11,30 +11,9 @@ import ReveilleBus
 /// Every call may start the server by D-Bus activation (dunst, mako and xfce4-notifyd are
 /// usually started that way); without an activatable server, shows wait for one to appear.
 @GLibActor
-final class NotificationServer: NotificationTransport {
+final class NotificationClient: NotificationTransport {
     static let busName = "org.freedesktop.Notifications"
     static let path = "/org/freedesktop/Notifications"
-
-    /// One notification as the protocol's `Notify` takes it; `body` is plain text.
-    struct Request {
-        var summary: String
-        var body: String
-        var icon: String
-        /// Action keys and their labels, in the order shown.
-        var actions: [(key: String, label: String)]
-        var hints: [String: Variant]
-        /// `-1`: the server's default; `0`: never expires.
-        var timeout: Int32 = 0
-    }
-
-    /// What a notification's buttons and closing report back.
-    struct Handlers {
-        /// The notification's id and the pressed action's key.
-        var onAction: @GLibActor (_ id: UInt32, _ key: String) -> Void = { _, _ in }
-        /// The notification's id and the close reason: 1 expired, 2 dismissed by the user,
-        /// 3 closed by a `CloseNotification` call, 4 other.
-        var onClosed: @GLibActor (_ id: UInt32, _ reason: UInt32) -> Void = { _, _ in }
-    }
 
     private let bus: BusConnection
     /// The watch on the server's bus name, removed when this object goes.
@@ -50,8 +29,7 @@ final class NotificationServer: NotificationTransport {
     private var tickets: [Int: Ticket] = [:]
     private var lastTicket = 0
     private struct Ticket {
-        var request: Request
-        var handlers: Handlers
+        var request: NotificationRequest
         /// Everyone who asked for it (several when updates of one notification were merged).
         var shown: [@GLibActor (UInt32?) -> Void]
     }
@@ -65,24 +43,15 @@ final class NotificationServer: NotificationTransport {
     private var probing = false
     /// Seconds before asking a server that did not answer again; doubles up to five minutes.
     private var retryPause: UInt32 = 5
-    private var routes: [UInt32: Handlers] = [:]
-    /// What happened to the server, as each observer hears it.
-    enum ServerEvent {
-        /// A server answered; its profile is known.
-        case ready(NotificationServerProfile)
-        /// The server left or was replaced: none of the agent's notifications exists any more.
-        case left
-        /// No server runs and none is activatable: nothing shown reaches anybody.
-        case missing
-    }
-    private var observers: [@GLibActor (ServerEvent) -> Void] = []
+    /// The notifications shown and not closed by this client: whose presses and closes are told.
+    private var live: Set<UInt32> = []
+    private var observers: [@GLibActor (NotificationEvent) -> Void] = []
 
-    /// `observer` hears each change of the server from now on.
-    func observeServer(_ observer: @escaping @GLibActor (ServerEvent) -> Void) {
+    func observe(_ observer: @escaping @GLibActor (NotificationEvent) -> Void) {
         observers.append(observer)
     }
 
-    private func tell(_ event: ServerEvent) {
+    private func tell(_ event: NotificationEvent) {
         for observer in observers { observer(event) }
     }
 
@@ -103,16 +72,14 @@ final class NotificationServer: NotificationTransport {
 
     /// Shows `request` (replacing notification `id` in place when not 0) as soon as a server
     /// is there; `shown` hears the server's id, or `nil` when it could not be shown.
-    func show(_ request: Request, replacing id: UInt32, handlers: Handlers,
-              shown: @escaping @GLibActor (UInt32?) -> Void) {
+    func show(_ request: NotificationRequest, replacing id: UInt32, shown: @escaping @GLibActor (UInt32?) -> Void) {
         lastTicket += 1
-        let ticket = Ticket(request: request, handlers: handlers, shown: [shown])
+        let ticket = Ticket(request: request, shown: [shown])
         switch queue.show(ticket: lastTicket, replacing: id) {
         case .queued:
             tickets[lastTicket] = ticket
         case .merged(let older):
             tickets[older]?.request = request
-            tickets[older]?.handlers = handlers
             tickets[older]?.shown.append(shown)
         case .queuedDropping(let dropped):
             tickets[lastTicket] = ticket
@@ -125,7 +92,7 @@ final class NotificationServer: NotificationTransport {
 
     /// Closes a notification (`CloseNotification`); its close is not reported back.
     func close(_ id: UInt32) {
-        routes[id] = nil
+        live.remove(id)
         if profile?.quirks.contains(.closeWedgesServer) == true { return expireInstead(id) }
         queue.close(id)
         work()
@@ -192,7 +159,7 @@ final class NotificationServer: NotificationTransport {
     private func showed(_ ticket: Int, _ result: Result<UInt32, BusError>, summary: String) {
         switch result {
         case .success(let id):
-            if let handlers = tickets[ticket]?.handlers { routes[id] = handlers }
+            if tickets[ticket] != nil { live.insert(id) }
             answer(ticket, with: id)
         case .failure(let error):
             logger.error("the notification server did not show \"\(summary)\": \(error)")
@@ -207,7 +174,7 @@ final class NotificationServer: NotificationTransport {
 
     /// The request as this server must receive it: markup escaped where it reads markup, no
     /// buttons where it has none, no `value` hint where that hides everything else.
-    private static func adapted(_ request: Request, for profile: NotificationServerProfile) -> Request {
+    private static func adapted(_ request: NotificationRequest, for profile: NotificationServerProfile) -> NotificationRequest {
         var adapted = request
         if profile.readsMarkup { adapted.body = escapingMarkup(request.body) }
         if !profile.hasActions { adapted.actions = [] }
@@ -217,8 +184,9 @@ final class NotificationServer: NotificationTransport {
 
     private func heard(_ event: LibNotify.Event) {
         switch event {
-        case .action(let id, let key): routes[id]?.onAction(id, key)
-        case .closed(let id, let reason): routes.removeValue(forKey: id)?.onClosed(id, reason)
+        case .action(let id, let key) where live.contains(id): tell(.action(id, key: key))
+        case .closed(let id, let reason) where live.remove(id) != nil: tell(.closed(id, reason: reason))
+        case .action, .closed: break
         }
     }
 
@@ -284,7 +252,7 @@ final class NotificationServer: NotificationTransport {
         if previous != nil {
             // The server left or was replaced: none of our notifications exists any more.
             profile = nil
-            routes = [:]
+            live = []
             queue.forgetAll()
             tell(.left)
         }
@@ -301,16 +269,16 @@ final class NotificationServer: NotificationTransport {
     }
 }
 
-/// What the presenter asks of the notification server: `NotificationServer` on the session bus,
+/// What the presenter asks of the notification server: `NotificationClient` on the session bus,
 /// or a recording server in process for tests on virtual time.
 @GLibActor
 protocol NotificationTransport: AnyObject {
-    /// `observer` hears each change of the server from now on.
-    func observeServer(_ observer: @escaping @GLibActor (NotificationServer.ServerEvent) -> Void)
+    /// `observer` hears, from now on, each change of the server and each press and close of a
+    /// notification shown and not closed since, by its id.
+    func observe(_ observer: @escaping @GLibActor (NotificationEvent) -> Void)
     /// Shows `request` (replacing notification `id` in place when not 0); `shown` hears the
     /// server's id, or `nil` when it could not be shown.
-    func show(_ request: NotificationServer.Request, replacing id: UInt32, handlers: NotificationServer.Handlers,
-              shown: @escaping @GLibActor (UInt32?) -> Void)
+    func show(_ request: NotificationRequest, replacing id: UInt32, shown: @escaping @GLibActor (UInt32?) -> Void)
     /// Closes a notification; its close is not reported back.
     func close(_ id: UInt32)
     /// Calls `body` once what was asked so far has been answered, or can go no further now.
@@ -322,13 +290,12 @@ extension NotificationTransport {
     func whenCaughtUp(_ body: @escaping @GLibActor () -> Void) { body() }
 
     /// Shows `request` as a new notification.
-    func show(_ request: NotificationServer.Request, handlers: NotificationServer.Handlers,
-              shown: @escaping @GLibActor (UInt32?) -> Void) {
-        show(request, replacing: 0, handlers: handlers, shown: shown)
+    func show(_ request: NotificationRequest, shown: @escaping @GLibActor (UInt32?) -> Void) {
+        show(request, replacing: 0, shown: shown)
     }
 }
 
-extension NotificationServer.Request: Equatable {
+extension NotificationRequest: Equatable {
     static func == (a: Self, b: Self) -> Bool {
         a.summary == b.summary && a.body == b.body && a.icon == b.icon && a.hints == b.hints && a.timeout == b.timeout
             && a.actions.map(\.key) == b.actions.map(\.key) && a.actions.map(\.label) == b.actions.map(\.label)
