@@ -2,8 +2,16 @@ import CLinux
 import FoundationEssentials
 import Glibc
 import Logging
+import ReveilleAgentRuntime
+import ReveilleAlertWindow
 import ReveilleBus
 import ReveilleCore
+import ReveilleMedia
+import ReveilleNotifications
+import ReveillePanel
+import ReveilleSound
+import ReveilleSync
+import ReveilleWakeUp
 import SystemPackage
 
 /// reveille-agent: start-up and shutdown in one place.
@@ -79,7 +87,8 @@ package final class Agent {
         }
         // Every part reads the time, the zone and its timers from this one clock.
         let live = LiveClock(zone: zone)
-        let clock: any AgentClock = options.testClockOffsetFile.map { ShiftedClock(base: live, offsetFile: $0) } ?? live
+        let clock: any AgentClock
+        if let offsetFile = options.testClockOffsetFile { clock = ShiftedClock(base: live, offsetFile: offsetFile) } else { clock = live }
         // Before any library (GSettings reading the sound theme) opens GIO's shared connection.
         BusConnection.keepSharedSessionBusFromExiting()
         let settings = AgentSettings.load(from: paths.configDirectory, logger: logger)

@@ -1,7 +1,15 @@
 import FoundationEssentials
 import Logging
+import ReveilleAgentRuntime
+import ReveilleAlertWindow
 import ReveilleBus
 import ReveilleCore
+import ReveilleMedia
+import ReveilleNotifications
+import ReveillePanel
+import ReveilleSound
+import ReveilleSync
+import ReveilleWakeUp
 import SystemPackage
 
 /// What the agent's parts talk to outside the process: the session's peers in the agent

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Logging
+import ReveilleAgentRuntime
 import SystemPackage
 
 /// The user's settings for the agent, from `$XDG_CONFIG_HOME/reveille/settings.json`.

@@ -1,10 +1,12 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
+@testable import ReveilleSound
 import SystemPackage
 
 /// The D-Bus service with the real runtime, sounder and authorizer, in process, on virtual

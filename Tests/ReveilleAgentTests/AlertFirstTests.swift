@@ -2,8 +2,11 @@ import Foundation
 import Logging
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+@testable import ReveilleNotifications
+@testable import ReveilleSound
 import SystemPackage
 
 /// The firing path sends the alert first: at the instant the sound plays and the Notify is

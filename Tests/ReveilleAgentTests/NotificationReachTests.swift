@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
+@testable import ReveilleNotifications
 
 /// Whether a server's notification is seen and answerable, from what it says of itself and
 /// whether its Do Not Disturb is on.

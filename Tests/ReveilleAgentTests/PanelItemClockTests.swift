@@ -2,8 +2,10 @@ import Foundation
 import Testing
 import ReveilleTestTraits
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+@testable import ReveillePanel
 import ReveilleTestSupport
 
 /// The panel item keeps its countdown's text current with a timer of the agent's clock: on

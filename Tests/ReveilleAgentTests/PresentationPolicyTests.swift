@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleCore
+@testable import ReveilleNotifications
+@testable import ReveilleSound
 import ReveilleTimeZone
 
 /// The presenter's rules, in process: what a notification says and offers, when a countdown's

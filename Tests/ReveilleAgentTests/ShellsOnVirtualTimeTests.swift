@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+@testable import ReveilleSound
 import SystemPackage
 
 /// The agent as it is assembled, with its real presenter and sounder, in process, on virtual time: a recording

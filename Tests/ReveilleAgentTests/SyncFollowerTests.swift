@@ -1,10 +1,12 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleModel
+@testable import ReveilleSync
 import ReveilleTestSupport
 import ReveilleTimeZone
 import SystemPackage

@@ -3,8 +3,12 @@ import Logging
 import Testing
 import ReveilleTestTraits
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+@testable import ReveilleNotifications
+@testable import ReveillePanel
+@testable import ReveilleSound
 import ReveilleTestSupport
 import ReveilleTimeZone
 import SystemPackage

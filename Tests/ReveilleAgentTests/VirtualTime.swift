@@ -1,8 +1,11 @@
 import Foundation
 import Logging
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+@testable import ReveilleNotifications
+@testable import ReveilleSound
 import ReveilleTimeZone
 import SystemPackage
 

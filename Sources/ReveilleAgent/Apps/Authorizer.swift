@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Logging
+import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
 

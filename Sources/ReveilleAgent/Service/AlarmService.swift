@@ -1,8 +1,12 @@
 import FoundationEssentials
 import Logging
+import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
+import ReveilleSound
+import ReveilleSync
+import ReveilleWakeUp
 
 /// The agent's D-Bus interface (`AgentInterface`): decodes calls, hands changes to the
 /// runtime as events, answers reads from the alarms it follows, and answers with JSON or a named
