@@ -126,7 +126,7 @@ extension Agent {
                                    logger: logger, events: events, clock: clock)
         let presenter = AlarmPresenter(server: peers.notifications, logger: logger, clock: clock, events: events)
         let authorizer = Authorizer(store: AuthorizationStore(directory: setup.configDirectory, logger: logger),
-                                    server: peers.notifications, logger: logger, clock: clock)
+                                    server: peers.notifications, logger: logger, clock: clock, events: events)
         let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead),
                                      stateDirectory: setup.stateDirectory, logger: logger, events: events, clock: clock)
         let history = HistoryFile(directory: setup.stateDirectory, logger: logger)

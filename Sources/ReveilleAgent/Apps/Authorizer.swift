@@ -23,11 +23,12 @@ final class Authorizer {
     /// When a decision is made.
     private let clock: any AgentClock
     private var waiting: [String: [@GLibActor (AuthorizationState) -> Void]] = [:]
-    /// Hears every change of an app's state.
-    var onChange: (@GLibActor (String, AuthorizationState) -> Void)?
+    /// Where every change of an app's state is told.
+    private let events: AgentEvents
 
-    init(store: AuthorizationStore, server: any NotificationTransport, logger: Logger, clock: any AgentClock) {
+    init(store: AuthorizationStore, server: any NotificationTransport, logger: Logger, clock: any AgentClock, events: AgentEvents) {
         self.store = store
+        self.events = events
         self.server = server
         self.clock = clock
         self.logger = logger
@@ -96,7 +97,7 @@ final class Authorizer {
         logger.info("\(appID) is now \(state.rawValue)")
         if let id = prompts.removeValue(forKey: appID)?.id { server.close(id) }
         finish(appID, with: state)
-        onChange?(appID, state)
+        events.send(.authorizationChanged(appID: appID, state))
     }
 
     /// How many apps may be asking the user at once.

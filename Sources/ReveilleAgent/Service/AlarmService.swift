@@ -57,7 +57,6 @@ final class AlarmService: AlarmFollower {
         self.clientLog = clientLog
         registry = clients
         try bus.exportAgent { [unowned self] call in self.handle(call) }
-        authorizer.onChange = { [weak self] appID, state in self?.publishAuthorization(appID, state) }
     }
 
     /// Emits `AlarmsUpdated` to each subscriber whose view the change touched, with just what
@@ -97,6 +96,7 @@ final class AlarmService: AlarmFollower {
         switch notice {
         case .missed(let record, let due, let reason): alarmMissed(record, due: due, reason: reason)
         case .buttonPressed(let record, let role): actionInvoked(on: record, button: role.rawValue)
+        case .authorizationChanged(let appID, let state): publishAuthorization(appID, state)
         case .notice, .notificationReach, .sessionUnlocked: break
         }
     }

@@ -29,6 +29,8 @@ package enum AgentEvent {
     case alertSent
     /// The person unlocked the session while an alarm rings: its alert is shown afresh.
     case sessionUnlocked
+    /// The user decided whether an app may set alarms (its prompt, or `reveille auth`).
+    case authorizationChanged(appID: String, AuthorizationState)
 }
 
 /// What the followers hear besides the alarms' changes.
@@ -43,6 +45,8 @@ package enum AgentNotice {
     case notificationReach(NotificationReach)
     /// The person unlocked the session while an alarm rings: show the alert afresh, in front of them.
     case sessionUnlocked
+    /// The user decided whether an app may set alarms: the app and the user's tools hear it.
+    case authorizationChanged(appID: String, AuthorizationState)
 }
 
 /// The alarms as the runtime has them, read-only: what followers keep and read instead of

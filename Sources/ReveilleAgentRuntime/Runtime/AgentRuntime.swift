@@ -151,6 +151,8 @@ package final class AgentRuntime {
             tell(.notificationReach(reach))
         case .sessionUnlocked:
             tell(.sessionUnlocked)
+        case .authorizationChanged(let appID, let state):
+            tell(.authorizationChanged(appID: appID, state))
         case .alertSent:
             break // `handle` ran the rest of the firing before this
         }
