@@ -1,10 +1,12 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
+@testable import ReveilleSound
 import SystemPackage
 
 /// The D-Bus service with the real runtime, sounder and authorizer, in process, on virtual
@@ -30,14 +32,11 @@ final class AlarmServiceTests {
         folder = try privateFolder("reveille-service")
         notifications = RecordingNotifications(clock: clock)
         sound = RecordingSound(clock: clock)
-        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock)
-        let sounder = AlarmSounder(library: SoundLibrary(), output: sound, logger: .init(label: "test"), runtime: runtime, clock: clock)
-        authorizer = Authorizer(store: AuthorizationStore(directory: folder), server: notifications, logger: .init(label: "test"), clock: clock)
-        service = try AlarmService(bus: bus, clients: clients, runtime: runtime, sounder: sounder, authorizer: authorizer,
-                                   settings: SettingsFile(directory: folder), logger: .init(label: "test"), clientLog: ClientLog(logger: .init(label: "test")))
-        runtime.add([service], ringer: sounder)
-        sounder.start()
-        try runtime.start()
+        let agent = try Agent.inProcess(folder: folder, clock: clock, notifications: notifications, sound: sound,
+                                        bus: bus, clients: clients)
+        (runtime, authorizer, service) = (agent.runtime, agent.authorizer, agent.service)
+        agent.sounder.start()
+        try agent.startAlarms()
         notifications.start()
         // The sound server answers.
         clock.advance(by: 0.1)

@@ -3,6 +3,8 @@ import Glibc
 import ReveilleCore
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
+@testable import ReveilleAlertWindow
 
 /// When alert windows open and close: events in, effects out.
 @Suite("Alert window policy")
