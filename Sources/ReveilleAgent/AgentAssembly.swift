@@ -140,7 +140,7 @@ extension Agent {
             answering = { watch.answering(alertWindow: windows.opensWindows) }
             lock = watch
             reach = NotificationReachWatch(server: session.notifications, bus: session.bus, logger: logger, events: events)
-            panel = settings.panelItem ? try PanelItem(gate: session.gate, events: events, logger: logger, clock: clock) : nil
+            panel = try PanelItem(gate: session.gate, events: events, shown: settings.panelItem, logger: logger, clock: clock)
             player = try MediaPlayer(gate: session.gate, events: events, pauseOtherPlayers: settings.pauseMediaPlayers,
                                      logger: logger, clock: clock)
             intents = IntentRunner(bus: session.bus, logger: logger)

@@ -26,7 +26,8 @@ package final class AlertWindows: AlarmFollower {
     /// `program` defaults to `reveille-alert` beside the running agent.
     package init(setting: AlertWindowSetting, environment: [String: String], logger: Logger,
          clock: any AgentClock, program: String = AlertWindows.besideAgent) {
-        display = setting == .never ? SessionDisplay(environment: [:], refused: []) : SessionDisplay.of(environment)
+        // Found whatever the setting: it may be changed while the agent runs.
+        display = SessionDisplay.of(environment)
         policy = AlertWindowPolicy(setting: setting, hasDisplay: !display.isEmpty)
         self.program = program
         self.logger = logger
@@ -51,6 +52,7 @@ package final class AlertWindows: AlarmFollower {
         switch notice {
         case .notificationReach(let reach): perform(policy.reachChanged(reach))
         case .sessionUnlocked: openAfresh()
+        case .settingsChanged(let settings): perform(policy.settingChanged(settings.alertWindow))
         default: break
         }
     }

@@ -27,7 +27,10 @@ package final class MediaPlayer: AlarmFollower {
     private let gate: ExportGate
     private let bus: BusConnection
     private let events: AgentEvents
-    private let music: MusicPause?
+    /// The other players, quieted while an alarm rings when `pausesOthers` (the
+    /// `pauseMediaPlayers` setting); played again after, whatever the setting is by then.
+    private let music: MusicPause
+    private var pausesOthers: Bool
     private let logger: Logger
     private let clock: any AgentClock
     private var alarms = AlarmTable.empty
@@ -46,7 +49,8 @@ package final class MediaPlayer: AlarmFollower {
         self.gate = gate
         bus = gate.bus
         self.events = events
-        music = pauseOtherPlayers ? MusicPause(bus: gate.bus, logger: logger) : nil
+        music = MusicPause(bus: gate.bus, logger: logger)
+        pausesOthers = pauseOtherPlayers
         self.logger = logger
         self.clock = clock
         registrations = try gate.export(path: MPRISInterfaces.path, introspectionXML: MPRISInterfaces.xml, audience: .user,
@@ -67,6 +71,12 @@ package final class MediaPlayer: AlarmFollower {
         if ringing.follow(changes, keeping: { $0.state == .alerting }) { update() }
     }
 
+    /// The `pauseMediaPlayers` setting changed: from the next ring on (players paused for the
+    /// one ringing now still play again after it).
+    package func hear(_ notice: AgentNotice, events: AgentEvents) {
+        if case .settingsChanged(let settings) = notice { pausesOthers = settings.pauseMediaPlayers }
+    }
+
     /// Lets the name go at once when the agent stops, and plays the paused players again.
     package func withdraw() {
         ringing = []
@@ -85,7 +95,7 @@ package final class MediaPlayer: AlarmFollower {
                 self.nameRequest = nil
                 logger.info("nothing rings: released \(MPRISInterfaces.busName)")
             }
-            music?.resume()
+            music.resume()
             return
         }
         if nameRequest != nil {
@@ -94,7 +104,7 @@ package final class MediaPlayer: AlarmFollower {
             rings += 1
             let ring = rings
             quieting = ring
-            guard let music else { return takeName() }
+            guard pausesOthers else { return takeName() }
             music.quietOthers(ours: MPRISInterfaces.busName) { [weak self] in
                 // A ring that ended meanwhile takes no name; a later one has its own round.
                 guard let self, self.quieting == ring else { return }

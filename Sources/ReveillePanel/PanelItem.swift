@@ -42,12 +42,18 @@ package final class PanelItem: AlarmFollower {
     /// Exports the item and its menu through `gate`, for the user's own tools only: the
     /// desktop's panel host is one (an unconfined process that is no app), and what the objects
     /// show (titles, countdowns) and do (Stop, Snooze) is the user's.
-    package init(gate: ExportGate, events: AgentEvents, logger: Logger, clock: any AgentClock) throws(BusError) {
+    /// `shown`: the `panelItem` setting; while it is off nothing is exported or registered.
+    package init(gate: ExportGate, events: AgentEvents, shown: Bool = true, logger: Logger, clock: any AgentClock) throws(BusError) {
         self.gate = gate
         bus = gate.bus
         self.events = events
         self.logger = logger
         self.clock = clock
+        if shown { try export() }
+    }
+
+    /// Exports the item and its menu, and watches for a panel host.
+    private func export() throws(BusError) {
         registrations = try gate.export(path: PanelInterfaces.itemPath, introspectionXML: PanelInterfaces.itemXML, audience: .user,
                          maximumArgumentBytes: PanelInterfaces.maximumCallBytes,
                          properties: { [unowned self] _, name in self.itemProperty(name) }) { call in
@@ -66,17 +72,41 @@ package final class PanelItem: AlarmFollower {
         watcherWatch = bus.watchName(PanelInterfaces.watcherName) { [weak self] owner in self?.watcherChanged(owner) }
     }
 
+    /// Whether the item is exported (the `panelItem` setting).
+    private var isExported: Bool { !registrations.isEmpty }
+
     isolated deinit {
         gate.unexport(registrations)
-        bus.unwatchName(watcherWatch)
+        if watcherWatch != 0 { bus.unwatchName(watcherWatch) }
         if let refreshTimer { clock.cancel(refreshTimer) }
         if let nameRequest { bus.unownName(nameRequest) }
+    }
+
+    /// The `panelItem` setting changed: the item comes (showing what runs now) or goes.
+    package func hear(_ notice: AgentNotice, events: AgentEvents) {
+        guard case .settingsChanged(let settings) = notice, settings.panelItem != isExported else { return }
+        if settings.panelItem {
+            do { try export() } catch {
+                gate.unexport(registrations)
+                registrations = []
+                return logger.error("the panel item could not be exported (\(error)); it stays off")
+            }
+            update()
+        } else {
+            let runs = running
+            withdraw()
+            running = runs
+            gate.unexport(registrations)
+            registrations = []
+            bus.unwatchName(watcherWatch)
+            (watcherWatch, watcher) = (0, nil)
+        }
     }
 
     package func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
         self.alarms = alarms
         // A change to alarms that neither run nor ran leaves the item as it is.
-        if running.follow(changes, keeping: PanelItemView.runs) { update() }
+        if running.follow(changes, keeping: PanelItemView.runs), isExported { update() }
     }
 
     /// Closes the item at once when the agent stops, rather than when its connection does.

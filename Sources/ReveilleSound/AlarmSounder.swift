@@ -49,6 +49,10 @@ package final class AlarmSounder: AlarmRinger {
 
     /// Follows the alarms' changes: one stream per alerting alarm, and a corked stream opened
     /// just before the next alarm is due.
+    package func apply(_ settings: AgentSettings) {
+        output.apply(settings)
+    }
+
     package func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID> {
         self.alarms = alarms
         answeringRuntime = true
@@ -203,6 +207,8 @@ package protocol SoundOutput: AnyObject {
     func restoreSink()
     /// The sinks there are now (`ringOn` names one of them).
     var outputs: [PulseAudio.Output] { get }
+    /// The settings changed: `ringOn` from the next ring, `unmuteMutedSink` from the next raise.
+    func apply(_ settings: AgentSettings)
 }
 
 extension SoundOutput {
@@ -285,7 +291,7 @@ package final class RingingStreams: RingingStream {
 package final class PulseSoundOutput: SoundOutput {
     private let pulse = PulseAudio(appName: "Reveille", appID: "io.github.reveille.Reveille")
     private let sinkGuard: SinkGuard
-    private let ringOn: RingOn
+    private var ringOn: RingOn
     private let logger: Logger
     /// The alarms' streams while they ring (weak: the sounder owns them), to follow the outputs
     /// that come and go meanwhile.
@@ -300,6 +306,11 @@ package final class PulseSoundOutput: SoundOutput {
             logger.info("an alarm's sound came up \(muted ? "muted" : "at \(Int(volume * 100))%") (a stored stream setting); made it audible")
         }
         pulse.onOutputsChange = { [weak self] in self?.outputsChanged() }
+    }
+
+    package func apply(_ settings: AgentSettings) {
+        ringOn = settings.ringOn
+        sinkGuard.enabled = settings.unmuteMutedSink
     }
 
     package var onReadyChange: (@GLibActor (Bool) -> Void)? {

@@ -18,7 +18,8 @@ package final class SinkGuard {
     package static let defaultSink = "@DEFAULT_SINK@"
 
     private let file: FilePath
-    private let enabled: Bool
+    /// Whether a muted or silent sink is raised (`unmuteMutedSink`); what was raised is restored either way.
+    package var enabled: Bool
     private let logger: Logger
     /// What a sink was, and what this guard made it; written to disk before the change.
     package struct Override: Codable, Equatable {

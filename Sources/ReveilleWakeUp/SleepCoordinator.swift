@@ -24,7 +24,7 @@ package final class SleepCoordinator: AlarmFollower {
         case unavailable(String)
     }
 
-    private let policy: WakePolicy
+    private var policy: WakePolicy
     private let logger: Logger
     /// The instant the wake-ups are reckoned from.
     private let clock: any AgentClock
@@ -130,6 +130,28 @@ package final class SleepCoordinator: AlarmFollower {
             } else {
                 wakingDue.removeValue(forKey: change.id)
             }
+        }
+        alarmsChanged()
+    }
+
+    /// The `wakeFromSuspend` or `wakeLead` setting changed: the alarms that wake the machine
+    /// are counted again, and the wake-up is started, moved or let go.
+    package func hear(_ notice: AgentNotice, events: AgentEvents) {
+        guard case .settingsChanged(let settings) = notice else { return }
+        let policy = WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead)
+        guard policy.enabled != self.policy.enabled || policy.lead != self.policy.lead else { return }
+        let started = self.policy.enabled
+        self.policy = policy
+        wakingDue = [:]
+        for record in alarms where policy.wakes(record) { wakingDue[record.id] = record.fireDate }
+        if policy.enabled && !started {
+            // Connected before it was turned off: ready again; never connected (off at start): start now.
+            guard kernelAlarm != nil || sleepSignal != 0 else { return start() }
+            readiness = .ready
+        }
+        if !policy.enabled {
+            alarmsChanged()
+            return unavailable(L("waking from suspend is turned off (settings: wakeFromSuspend)"))
         }
         alarmsChanged()
     }

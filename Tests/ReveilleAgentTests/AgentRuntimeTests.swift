@@ -46,6 +46,7 @@ final class AgentRuntimeTests {
         func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID> {
             Set(alarms.records.filter { $0.state == .alerting }.map(\.id))
         }
+        func apply(_ settings: AgentSettings) {}
     }
 
     let clock = VirtualClock()
@@ -169,6 +170,7 @@ final class AgentRuntimeTests {
 
         init(folder: FilePath, crashed: FilePath) { self.folder = folder; self.crashed = crashed }
 
+        func apply(_ settings: AgentSettings) {}
         func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID> {
             let now = Set(alarms.records.filter { $0.state == .alerting }.map(\.id))
             if !ringing.subtracting(now).isEmpty, !copied {

@@ -38,6 +38,16 @@ struct AlertWindowPolicyTests {
         #expect(policy.open.isEmpty)
     }
 
+    @Test func theSettingChangedWhileAnAlarmRingsOpensOrClosesItsWindowAtOnce() {
+        var policy = AlertWindowPolicy(setting: .auto, hasDisplay: true)
+        #expect(policy.reachChanged(.answerable) == [])
+        #expect(policy.alarmsRinging([first]) == [], "the notification answers it")
+        #expect(policy.settingChanged(.always) == [.open(first)])
+        #expect(policy.settingChanged(.never) == [.close(first)])
+        #expect(policy.settingChanged(.auto) == [])
+        #expect(policy.reachChanged(.unseen) == [.open(first)])
+    }
+
     @Test func answeredAnywhereTheWindowCloses() {
         var policy = AlertWindowPolicy(setting: .auto, hasDisplay: true)
         _ = policy.reachChanged(.unseen)

@@ -285,6 +285,10 @@ final class RecordingSound: SoundOutput {
         return stream
     }
 
+    /// The settings the agent last applied.
+    private(set) var settings: AgentSettings?
+    func apply(_ settings: AgentSettings) { self.settings = settings }
+
     func raiseSink() { record(.raiseSink) }
     func restoreSink() { record(.restoreSink) }
 

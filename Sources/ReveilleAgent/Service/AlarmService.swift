@@ -101,7 +101,7 @@ final class AlarmService: AlarmFollower {
         case .missed(let record, let due, let reason): alarmMissed(record, due: due, reason: reason)
         case .buttonPressed(let record, let role): actionInvoked(on: record, button: role.rawValue)
         case .authorizationChanged(let appID, let state): publishAuthorization(appID, state)
-        case .notice, .notificationReach, .sessionUnlocked: break
+        case .notice, .notificationReach, .sessionUnlocked, .settingsChanged: break
         }
     }
 
@@ -316,6 +316,8 @@ final class AlarmService: AlarmFollower {
         case .setSettings(let changes):
             let changed = try settings.change(by: changes)
             logger.info("settings changed by \(identity.appID): \(changes.prefix(200))")
+            // Written first, then applied: a restart now reads what the parts apply.
+            runtime.send(.settingsChanged(changed))
             return [changed.json]
         }
     }

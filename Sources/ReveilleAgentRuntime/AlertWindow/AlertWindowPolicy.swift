@@ -26,7 +26,7 @@ package struct AlertWindowPolicy: Equatable {
     /// the agent; when all are spent, it is not opened again while the alarm rings.
     package static let retryDelays: [UInt32] = [1, 4, 15]
 
-    package let setting: AlertWindowSetting
+    package private(set) var setting: AlertWindowSetting
     /// Whether the session owns a display the window can open on.
     package let hasDisplay: Bool
     package private(set) var reach: NotificationReach?
@@ -52,6 +52,12 @@ package struct AlertWindowPolicy: Equatable {
         endedOnItsOwn.formIntersection(ringing)
         retries = retries.filter { ringing.contains($0.key) }
         waitingForRetry = waitingForRetry.filter { ringing.contains($0.key) }
+        return settle()
+    }
+
+    /// The `alertWindow` setting changed: windows open or close for the alarms ringing now.
+    package mutating func settingChanged(_ setting: AlertWindowSetting) -> [Effect] {
+        self.setting = setting
         return settle()
     }
 

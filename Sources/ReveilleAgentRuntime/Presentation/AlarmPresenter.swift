@@ -72,7 +72,7 @@ package final class AlarmPresenter: AlarmAlerter {
         case .notice(let summary, let body): show(.notice(summary: summary, body: body))
         case .notificationReach(let new): reachChanged(new)
         case .sessionUnlocked: showAlertsAgain()
-        case .buttonPressed, .authorizationChanged: break
+        case .buttonPressed, .authorizationChanged, .settingsChanged: break
         }
     }
 

@@ -31,6 +31,8 @@ package enum AgentEvent {
     case sessionUnlocked
     /// The user decided whether an app may set alarms (its prompt, or `reveille auth`).
     case authorizationChanged(appID: String, AuthorizationState)
+    /// The person changed the settings (`SetSettings`): the parts they steer apply them now.
+    case settingsChanged(AgentSettings)
 }
 
 /// What the followers hear besides the alarms' changes.
@@ -47,6 +49,8 @@ package enum AgentNotice {
     case sessionUnlocked
     /// The user decided whether an app may set alarms: the app and the user's tools hear it.
     case authorizationChanged(appID: String, AuthorizationState)
+    /// The settings changed: each part applies what it is steered by.
+    case settingsChanged(AgentSettings)
 }
 
 /// The alarms as the runtime has them, read-only: what followers keep and read instead of
@@ -154,6 +158,8 @@ package protocol AlarmAlerter: AlarmFollower {
 package protocol AlarmRinger: AnyObject {
     /// Follows `changes`; returns the alarms it now rings itself.
     func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID>
+    /// The settings changed (where alarms ring, whether a muted output is raised).
+    func apply(_ settings: AgentSettings)
 }
 
 /// Runs the intent of a button pressed on an alarm (`AlarmEngine.Effect.runIntent`): the app's

@@ -151,6 +151,9 @@ package final class AgentRuntime {
             tell(.notificationReach(reach))
         case .sessionUnlocked:
             tell(.sessionUnlocked)
+        case .settingsChanged(let settings):
+            ringer?.apply(settings)
+            tell(.settingsChanged(settings))
         case .authorizationChanged(let appID, let state):
             tell(.authorizationChanged(appID: appID, state))
         case .alertSent:
