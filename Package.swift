@@ -58,9 +58,37 @@ let package = Package(
         .target(name: "ReveilleCalendar", dependencies: ["ReveilleModel", "ReveilleCore", "ReveilleSystem", "CICal", "CGLib"]),
         // The GLib main loop as a Swift global actor, and GDBus behind a typed wrapper.
         .target(name: "ReveilleBus", dependencies: ["CGLib", "ReveilleSystem", .product(name: "SystemPackage", package: "swift-system")]),
-        // The daemon's parts: scheduler, presenter, D-Bus service.
+        // The agent's runtime (NIOCore's place): AgentRuntime, its events, the follower protocols and the pure
+        // machines (presentation, sound, alert window, wake-up). No C module, no Glibc; the bus only for @GLibActor.
+        .target(name: "ReveilleAgentRuntime", dependencies: ["ReveilleCore", "ReveilleBus", .product(name: "Logging", package: "swift-log")]),
+        // The agent's adapters, one per outside world, each on the runtime (NIOPosix's place):
+        // notifications (libnotify on its own thread, the queue, Do Not Disturb and reach watches);
+        .target(name: "ReveilleNotifications", dependencies: ["ReveilleAgentRuntime", "ReveilleBus", "CNotify",
+                                                             .product(name: "Logging", package: "swift-log")]),
+        // sound (libpulse, libsndfile, the sound library and theme, the sink guard);
+        .target(name: "ReveilleSound", dependencies: ["ReveilleAgentRuntime", "ReveilleCore", "ReveilleBus", "CPulse", "CSndfile",
+                                                     .product(name: "Logging", package: "swift-log"),
+                                                     .product(name: "SystemPackage", package: "swift-system")]),
+        // sync (libsoup, libsecret, CalDAV, the sync follower);
+        .target(name: "ReveilleSync", dependencies: ["ReveilleAgentRuntime", "ReveilleCalendar", "ReveilleTimeZone", "ReveilleBus",
+                                                    "ReveilleSystem", "CSoup", "CSecret",
+                                                    .product(name: "Logging", package: "swift-log"),
+                                                    .product(name: "SystemPackage", package: "swift-system")]),
+        // the panel item (StatusNotifierItem and its dbusmenu);
+        .target(name: "ReveillePanel", dependencies: ["ReveilleAgentRuntime", "ReveilleBus", .product(name: "Logging", package: "swift-log")]),
+        // the alert window's launcher (reveille-alert, one process per ringing alarm);
+        .target(name: "ReveilleAlertWindow", dependencies: ["ReveilleAgentRuntime", "ReveilleSystem", "ReveilleBus",
+                                                           .product(name: "Logging", package: "swift-log")]),
+        // the wake-up from suspend (logind, the wake helper, the kernel's alarm timer);
+        .target(name: "ReveilleWakeUp", dependencies: ["ReveilleAgentRuntime", "ReveilleBus", .product(name: "Logging", package: "swift-log"),
+                                                      .product(name: "SystemPackage", package: "swift-system")]),
+        // the media player (MPRIS, other players paused) and the session's lock.
+        .target(name: "ReveilleMedia", dependencies: ["ReveilleAgentRuntime", "ReveilleBus", "ReveilleSystem",
+                                                     .product(name: "Logging", package: "swift-log")]),
+        // The composition root: Agent.assemble, start-up and shutdown, the D-Bus service, its clients and gate.
         .target(name: "ReveilleAgent", dependencies: [
-            "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "CPulse", "CSndfile", "CLinux", "CNotify", "ReveilleCalendar", "CSoup", "CSecret",
+            "ReveilleAgentRuntime", "ReveilleNotifications", "ReveilleSound", "ReveilleSync", "ReveillePanel", "ReveilleAlertWindow",
+            "ReveilleWakeUp", "ReveilleMedia", "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "ReveilleCalendar", "CLinux",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -139,7 +167,7 @@ let package = Package(
                           path: "Fuzz/reveille-fuzz-ical"),
         .executableTarget(name: "reveille-fuzz-multistatus", dependencies: ["ReveilleCalendar", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-multistatus"),
-        .executableTarget(name: "reveille-fuzz-dbusmenu", dependencies: ["ReveilleAgent", "ReveilleBus", "ReveilleFuzzSupport"],
+        .executableTarget(name: "reveille-fuzz-dbusmenu", dependencies: ["ReveillePanel", "ReveilleBus", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-dbusmenu"),
         .executableTarget(name: "reveille-fuzz-sync", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-sync"),
@@ -152,7 +180,9 @@ let package = Package(
             "ReveilleRules", "ReveilleSystem", "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleTimeZone"]),
-        .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone",
+        .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleAgentRuntime", "ReveilleNotifications", "ReveilleSound",
+                                                               "ReveilleSync", "ReveillePanel", "ReveilleAlertWindow", "ReveilleWakeUp",
+                                                               "ReveilleMedia", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone",
                                                                "ReveilleCalendar", "ReveilleTestSupport", "ReveilleTestTraits",
                                                                "ReveilleKit"]), // the client's encoding of a call, fed to the service
         // The CLI's parsing and option rules, in process (the executable's module, @testable).

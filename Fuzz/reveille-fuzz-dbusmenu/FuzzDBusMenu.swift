@@ -1,5 +1,5 @@
 import FoundationEssentials
-import ReveilleAgent
+import ReveillePanel
 import ReveilleBus
 import ReveilleFuzzSupport
 

@@ -2,8 +2,16 @@ import CLinux
 import FoundationEssentials
 import Glibc
 import Logging
+import ReveilleAgentRuntime
+import ReveilleAlertWindow
 import ReveilleBus
 import ReveilleCore
+import ReveilleMedia
+import ReveilleNotifications
+import ReveillePanel
+import ReveilleSound
+import ReveilleSync
+import ReveilleWakeUp
 import SystemPackage
 
 /// reveille-agent: start-up and shutdown in one place.
@@ -72,29 +80,20 @@ package final class Agent {
             throw AgentError("cannot connect to the session bus (\(error.message)); is DBUS_SESSION_BUS_ADDRESS set?")
         }
         let paths = ReveillePaths(environment: options.environment)
-        let zone = LocalTimeZone(localtimePath: options.localtimePath, environment: options.environment)
+        let events = AgentEvents()
+        let zone = LocalTimeZone(localtimePath: options.localtimePath, environment: options.environment) { [logger] zone in
+            logger.info("time zone changed to \(zone.identifier)")
+            events.send(.timeZoneChanged)
+        }
         // Every part reads the time, the zone and its timers from this one clock.
         let live = LiveClock(zone: zone)
-        let clock: any AgentClock = options.testClockOffsetFile.map { ShiftedClock(base: live, offsetFile: $0) } ?? live
-        let runtime = AgentRuntime(store: AlarmStore(directory: paths.stateDirectory, logger: logger),
-                                   settings: .init(lateWindow: options.lateWindow), logger: logger,
-                                   intents: IntentRunner(bus: bus, logger: logger), clock: clock)
-        zone.onChange = { [logger] zone in
-            logger.info("time zone changed to \(zone.identifier)")
-            runtime.receive(.timeZoneChanged)
-        }
+        let clock: any AgentClock
+        if let offsetFile = options.testClockOffsetFile { clock = ShiftedClock(base: live, offsetFile: offsetFile) } else { clock = live }
         // Before any library (GSettings reading the sound theme) opens GIO's shared connection.
         BusConnection.keepSharedSessionBusFromExiting()
         let settings = AgentSettings.load(from: paths.configDirectory, logger: logger)
         let sinkGuard = SinkGuard(stateDirectory: paths.stateDirectory, enabled: settings.unmuteMutedSink, logger: logger)
-        let sounder = AlarmSounder(library: SoundLibrary(environment: options.environment),
-                                   output: PulseSoundOutput(sinkGuard: sinkGuard, ringOn: settings.ringOn, logger: logger),
-                                   logger: logger, runtime: runtime, clock: clock)
-        let notifications = NotificationServer(bus: bus, logger: logger)
-        let reach = NotificationReachWatch(server: notifications, bus: bus, logger: logger, runtime: runtime)
-        let presenter = AlarmPresenter(server: notifications, logger: logger, clock: clock, runtime: runtime)
-        let authorizer = Authorizer(store: AuthorizationStore(directory: paths.configDirectory, logger: logger),
-                                    server: notifications, logger: logger, clock: clock)
+        let notifications = NotificationClient(bus: bus, logger: logger)
         let clientLog = ClientLog(logger: logger)
         let clients = ClientRegistry(bus: bus, log: clientLog)
         // Every object on the agent's connection is exported through this gate, and nothing
@@ -102,49 +101,20 @@ package final class Agent {
         // The alarm's own traffic does not wait behind the replies queued here: the
         // notifications travel on libnotify's connection (GIO's shared one, from its own
         // thread), the sound on PulseAudio's socket.
-        let gate = ExportGate(bus: bus) { [unowned clients] sender, member in clients.caller(of: sender, calling: member) }
-        let service = try AlarmService(bus: gate, clients: clients, runtime: runtime,
-                                       sounder: sounder, authorizer: authorizer, settings: SettingsFile(directory: paths.configDirectory),
-                                       logger: logger, clientLog: clientLog)
-        let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead),
-                                     stateDirectory: paths.stateDirectory, logger: logger, runtime: runtime, clock: clock)
-        service.sleep = sleep
-        let history = HistoryFile(directory: paths.stateDirectory, logger: logger)
-        runtime.history = history
-        service.history = history
-        let panel = settings.panelItem
-            ? try PanelItem(gate: gate, runtime: runtime, logger: logger, clock: clock) : nil
-        let player = try MediaPlayer(gate: gate, runtime: runtime, pauseOtherPlayers: settings.pauseMediaPlayers, logger: logger, clock: clock)
-        let windows = AlertWindows(setting: settings.alertWindow, environment: options.environment, logger: logger, clock: clock)
-        let lock = LockWatch(bus: bus, runtime: runtime, logger: logger)
-        service.answering = { [unowned lock, unowned windows] in lock.answering(alertWindow: windows.opensWindows) }
-        // Nothing is sent anywhere until `reveille sync add`.
-        let sync = SyncService(runtime: runtime, stateDirectory: paths.stateDirectory, interval: syncInterval, logger: logger, clock: clock)
-        service.sync = sync
-        var followers: [any AlarmFollower] = [presenter, service, sleep, windows, reach, sync, player, lock]
-        if let panel { followers.append(panel) }
-        runtime.add(followers, ringer: sounder)
+        let gate = ExportGate(bus: bus, identify: clients.caller(of:calling:))
+        let peers = AgentPeers(notifications: notifications,
+                               sound: PulseSoundOutput(sinkGuard: sinkGuard, ringOn: settings.ringOn, logger: logger),
+                               service: gate, clients: clients, clientLog: clientLog,
+                               session: .init(bus: bus, gate: gate, notifications: notifications))
+        let setup = AgentSetup(stateDirectory: paths.stateDirectory, configDirectory: paths.configDirectory, settings: settings,
+                               engine: .init(lateWindow: options.lateWindow), environment: options.environment,
+                               syncInterval: syncInterval, logger: logger)
+        let parts = try Self.assemble(peers: peers, clock: clock, setup: setup, events: events)
 
         // Started in this order, stopped in the reverse: the bus flushed last, after the
         // notifications are closed and the sound is silenced.
-        let runner = DaemonRunner(parts: [
-            .init("session bus", stop: { done in bus.flush(); done() }),
-            .init("notifications", stop: { done in
-                presenter.withdrawAll()
-                panel?.withdraw()
-                player.withdraw()
-                windows.closeAll()
-                notifications.whenIdle(done)
-            }),
-            .init("sound", start: { sounder.start() }, stop: { done in
-                sounder.silenceAll()
-                // Give PulseAudio a moment to receive the sink restore before the process ends.
-                MainLoopSources.after(milliseconds: 150, handler: done)
-            }),
-            .init("alarms", start: { history.load(); try runtime.start() }, stop: { done in runtime.settle(); done() }),
-            .init("wake-up", start: { sleep.start() }),
-            .init("sync", start: { sync.start() }, stop: { done in sync.stop(); done() }),
-        ], onLateStop: { [logger] part in logger.warning("\(part) did not stop in time; exiting without it") })
+        let runner = DaemonRunner(parts: [.init("session bus", stop: { done in bus.flush(); done() })] + parts.daemonParts,
+                                  onLateStop: { [logger] part in logger.warning("\(part) did not stop in time; exiting without it") })
         self.runner = runner
 
         for signal in [SIGTERM, SIGINT] {

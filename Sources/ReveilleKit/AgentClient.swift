@@ -257,6 +257,17 @@ package final class AgentClient: Sendable {
         }
     }
 
+    /// Plays `sound` for `seconds` at the ring volume `volume` (0.001 to 1, linear), stopping the preview
+    /// that plays; returns the file played (the user's client only).
+    package func previewSound(_ sound: String, seconds: Double, volume: Double) throws(AlarmError) -> String {
+        try call(.previewSound(name: sound, seconds: seconds, volume: volume))
+    }
+
+    /// Stops the sound a preview plays (the user's client only).
+    package func stopPreview() throws(AlarmError) {
+        _ = try call(.stopPreview)
+    }
+
     /// `list()` if an agent runs now; never starts one (shell completion).
     package func listIfRunning() throws(AlarmError) -> [AlarmRecord] {
         try agentIsRunning() ? try list() : []

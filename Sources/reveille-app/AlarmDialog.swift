@@ -41,6 +41,9 @@ final class AlarmDialog {
     /// Whether the window is still there: answers that come later (a save, the sound list, a
     /// preview's end) touch its widgets only then.
     private var isOpen = true
+    /// The preview that plays now, if one does, and the call that started it.
+    private var previewPlaying: UUID?
+    private var previewCall: Task<Void, Never>?
 
     init(_ xml: String, editing record: AlarmRecord?, parent: Widget, client: AgentClient) throws(UIFile.Failure) {
         ui = try UIFile(xml, name: "alarm-dialog.ui")
@@ -76,6 +79,7 @@ final class AlarmDialog {
             self?.window.close()
         }
         window.onCloseRequest { [weak self] in
+            self?.stopPreview()
             self?.isOpen = false
             self?.onClose?()
             self?.ui.release()
@@ -196,27 +200,46 @@ final class AlarmDialog {
         }
     }
 
-    /// Has the agent play the chosen sound for a few seconds. The agent cannot stop a preview
-    /// early (PlaySound has no stop), so the button waits for the end instead of piling plays.
+    /// Has the agent play the chosen sound for a few seconds at the volume the field shows
+    /// (one preview at a time). The button is pressed while it plays (a screen reader says so);
+    /// pressed again it stops the preview, as closing the dialog does.
     private func preview() {
+        guard previewPlaying == nil else { return stopPreview() }
         let name = selectedSound ?? "default"
-        let button = ui.widget("preview")
-        button.isSensitive = false
-        button.text = L("Playing…")
-        let done = { @GLibActor [weak self] in
-            guard self?.isOpen == true else { return }
-            button.text = L("_Play")
-            button.isSensitive = true
-        }
-        Task { @GLibActor [weak self, client] in
+        let volume = VolumeScale.linear(slider: Double(min(100, max(10, ui.widget("volume").number))) / 100)
+        let playing = UUID()
+        previewPlaying = playing
+        ui.widget("preview").isOn = true
+        previewCall = Task { @GLibActor [weak self, client] in
             do {
-                _ = try await client.run { client throws(AlarmError) in try client.playSound(name, seconds: Self.previewSeconds) }
-                MainLoopSources.after(milliseconds: UInt32(Self.previewSeconds * 1000)) { done() }
+                _ = try await client.run { client throws(AlarmError) in try client.previewSound(name, seconds: Self.previewSeconds, volume: volume) }
+                MainLoopSources.after(milliseconds: UInt32(Self.previewSeconds * 1000)) { [weak self] in
+                    guard let self, self.previewPlaying == playing else { return }
+                    self.previewEnded()
+                }
             } catch {
-                if self?.isOpen == true { self?.complain("\(L("Sound")): \(error)") }
-                done()
+                guard let self, self.previewPlaying == playing else { return }
+                self.previewEnded()
+                self.complain("\(L("Sound")): \(error)")
             }
         }
+    }
+
+    /// Stops the preview that plays, if one does: after the call that started it was answered,
+    /// so that the stop cannot overtake it.
+    private func stopPreview() {
+        guard previewPlaying != nil else { return }
+        previewEnded()
+        let started = previewCall
+        Task { @GLibActor [client] in
+            await started?.value
+            _ = try? await client.run { client throws(AlarmError) in try client.stopPreview() }
+        }
+    }
+
+    private func previewEnded() {
+        previewPlaying = nil
+        if isOpen { ui.widget("preview").isOn = false }
     }
 
     /// A request of the person's own, as the CLI makes one: Stop and Snooze, the user's presentation.

@@ -194,8 +194,16 @@ struct AppWindowTests {
             try tree.select("list", "Sound", item: "bell")
             let pressed = Date()
             try tree.press("push button", "Play")
-            _ = try eventually("the preview to be heard") { recorder.firstAudible(after: pressed) }
+            let heard = try eventually("the preview to be heard") { recorder.firstAudible(after: pressed) }
             #expect(try session.cliJSON([Listed].self, "list").isEmpty, "a preview schedules nothing")
+            // Pressed while it plays, the button is pressed; pressed again, it stops the preview.
+            #expect(try tree.nodes().contains { $0.role == "push button" && $0.name == "Play" && $0.checked }, "Play is pressed while it plays")
+            try tree.press("push button", "Play")
+            let stopped = Date()
+            #expect(stopped.timeIntervalSince(heard) < 2, "pressed again while the 4 s preview had seconds left, or the check below proves nothing")
+            try recorder.waitUntilRecorded(stopped.addingTimeInterval(2))
+            #expect(!recorder.heard(from: stopped.addingTimeInterval(0.5), to: stopped.addingTimeInterval(2)),
+                    "the preview stopped when its button was pressed again")
             try tree.set("spin button", "Volume (%)", to: "80")
             try tree.set("text", "Fade-in", to: "20s")
             try tree.press("push button", "Save")

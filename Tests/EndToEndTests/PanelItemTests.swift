@@ -171,6 +171,26 @@ struct PanelItemTests {
         _ = try eventually("KDE's watcher to drop the item once nothing runs") { try registeredWithKDE(session).isEmpty ? true : nil }
     }
 
+    @Test func theSettingChangedWhileATimerRunsTakesTheItemAwayAndBringsItBackAtOnce() throws {
+        let session = try TestSession(audio: .none)
+        try session.startStatusNotifierWatcher()
+        try session.startAgent()
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "10m", "--title", "Tea")
+        _ = try snapshot(session, "the item with the timer") { $0.title?.contains("Tea") == true }
+        try session.cli("settings", "panelItem=off")
+        _ = try eventually("the item to go away") { try seen(session).last { $0.event == "unregistered" } }
+        let object = try session.gdbusCall(destination: AgentInterface.busName, path: "/StatusNotifierItem",
+                                           method: "org.freedesktop.DBus.Properties.Get", ["org.kde.StatusNotifierItem", "Status"])
+        #expect(object.status != 0, "no item is exported once it is off: \(object.stdout)")
+        let file = try String(contentsOfFile: session.directory + "/config/reveille/settings.json", encoding: .utf8)
+        #expect(file.contains(#""panelItem": false"#), "written to the settings file: \(file)")
+        try session.cli("settings", "panelItem=on")
+        _ = try eventually("the item to come back with the running timer") {
+            try seen(session).filter { $0.event == "registered" }.count == 2 ? true : nil
+        }
+        _ = try snapshot(session, "the item showing the timer again") { $0.title?.contains("Tea") == true }
+    }
+
     @Test func theSettingTurnsTheItemOff() throws {
         let session = try TestSession(audio: .none)
         try FileManager.default.createDirectory(atPath: session.directory + "/config/reveille", withIntermediateDirectories: true)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
 import ReveilleTimeZone
@@ -23,7 +24,7 @@ final class AgentRuntimeTests {
         /// Runs inside `follow`, as a follower's own effects would.
         var whileFollowing: ((AlarmTable) -> Void)?
 
-        func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+        func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
             depth += 1
             deepest = max(deepest, depth)
             defer { depth -= 1 }
@@ -32,7 +33,7 @@ final class AgentRuntimeTests {
             whileFollowing?(alarms)
         }
 
-        func hear(_ notice: AgentNotice) { notices.append(notice) }
+        func hear(_ notice: AgentNotice, events: AgentEvents) { notices.append(notice) }
 
         var pressed: [(UUID, AlarmButtonRole)] {
             notices.compactMap { if case .buttonPressed(let record, let role) = $0 { (record.id, role) } else { nil } }
@@ -45,17 +46,24 @@ final class AgentRuntimeTests {
         func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID> {
             Set(alarms.records.filter { $0.state == .alerting }.map(\.id))
         }
+        func apply(_ settings: AgentSettings) {}
     }
 
     let clock = VirtualClock()
     let recorder = Recorder()
-    let runtime: AgentRuntime
+    var runtime: AgentRuntime
     let folder: FilePath
 
     init() throws {
         folder = try privateFolder("reveille-runtime")
-        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock)
-        runtime.add([recorder])
+        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock,
+                               followers: [recorder])
+    }
+
+    /// The runtime, the recorder following, with `ringer` ringing (given at construction, as every part is).
+    func ringing(with ringer: any AlarmRinger) {
+        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock,
+                               ringer: ringer, followers: [recorder])
     }
 
     deinit {
@@ -137,7 +145,7 @@ final class AgentRuntimeTests {
     }
 
     @Test func whatTheRingerRingsIsInTheAlarmsOfTheSameChangeAndFollowsTheSoundServer() throws {
-        runtime.add([], ringer: Ringer())
+        ringing(with: Ringer())
         try runtime.start()
         let alarm = try schedule(in: 60)
         #expect(recorder.alarms.sounding.isEmpty)
@@ -162,6 +170,7 @@ final class AgentRuntimeTests {
 
         init(folder: FilePath, crashed: FilePath) { self.folder = folder; self.crashed = crashed }
 
+        func apply(_ settings: AgentSettings) {}
         func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID> {
             let now = Set(alarms.records.filter { $0.state == .alerting }.map(\.id))
             if !ringing.subtracting(now).isEmpty, !copied {
@@ -180,7 +189,7 @@ final class AgentRuntimeTests {
         let crashed = FilePath(folder.string + "-crashed")
         defer { try? FileManager.default.removeItem(atPath: crashed.string) }
         let ringer = CrashingRinger(folder: folder, crashed: crashed)
-        runtime.add([], ringer: ringer)
+        ringing(with: ringer)
         try runtime.start()
         let alarm = try schedule(in: 60)
         pass(61)
@@ -190,15 +199,15 @@ final class AgentRuntimeTests {
 
         // The agent died the moment the sound stopped: its successor rings the alarm again.
         let successor = Recorder()
-        let afterCrash = AgentRuntime(store: AlarmStore(directory: crashed), settings: .init(), logger: .init(label: "test"), clock: clock)
-        afterCrash.add([successor])
+        let afterCrash = AgentRuntime(store: AlarmStore(directory: crashed), settings: .init(), logger: .init(label: "test"), clock: clock,
+                                      followers: [successor])
         try afterCrash.start()
         #expect(successor.alarms[alarm.id]?.state == .alerting, "not yet written when the sound stopped: it rings again")
 
         // The Stop was answered once written: an agent starting from the store now does not ring it.
         let answered = Recorder()
-        let afterAnswer = AgentRuntime(store: AlarmStore(directory: FilePath(folder.string)), settings: .init(), logger: .init(label: "test"), clock: clock)
-        afterAnswer.add([answered])
+        let afterAnswer = AgentRuntime(store: AlarmStore(directory: FilePath(folder.string)), settings: .init(), logger: .init(label: "test"), clock: clock,
+                                       followers: [answered])
         try afterAnswer.start()
         #expect(answered.alarms[alarm.id] == nil, "a one-shot alarm stopped is gone from the store")
     }

@@ -1,10 +1,12 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
+@testable import ReveilleSound
 import SystemPackage
 
 /// The D-Bus service with the real runtime, sounder and authorizer, in process, on virtual
@@ -30,14 +32,11 @@ final class AlarmServiceTests {
         folder = try privateFolder("reveille-service")
         notifications = RecordingNotifications(clock: clock)
         sound = RecordingSound(clock: clock)
-        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock)
-        let sounder = AlarmSounder(library: SoundLibrary(), output: sound, logger: .init(label: "test"), runtime: runtime, clock: clock)
-        authorizer = Authorizer(store: AuthorizationStore(directory: folder), server: notifications, logger: .init(label: "test"), clock: clock)
-        service = try AlarmService(bus: bus, clients: clients, runtime: runtime, sounder: sounder, authorizer: authorizer,
-                                   settings: SettingsFile(directory: folder), logger: .init(label: "test"), clientLog: ClientLog(logger: .init(label: "test")))
-        runtime.add([service], ringer: sounder)
-        sounder.start()
-        try runtime.start()
+        let agent = try Agent.inProcess(folder: folder, clock: clock, notifications: notifications, sound: sound,
+                                        bus: bus, clients: clients)
+        (runtime, authorizer, service) = (agent.runtime, agent.authorizer, agent.service)
+        agent.sounder.start()
+        try agent.startAlarms()
         notifications.start()
         // The sound server answers.
         clock.advance(by: 0.1)
@@ -153,6 +152,13 @@ final class AlarmServiceTests {
         #expect(sound.streams == [.open("Reveille preview", corked: false)])
         clock.advance(by: 2)
         #expect(sound.streams.last == .stop("Reveille preview"), "a preview ends after its seconds, on virtual time")
+        #expect(sound.volumes["Reveille preview"] == 1, "PlaySound plays at full volume")
+        _ = call(.playSound(name: "default", seconds: 10))
+        #expect(call(.previewSound(name: "default", seconds: 10, volume: 0.5)).strings?.count == 1)
+        #expect(sound.volumes["Reveille preview"] == 0.5, "at the volume asked")
+        #expect(sound.playing.count == 1, "one preview at a time: the earlier one stopped")
+        #expect(call(.stopPreview).strings == [])
+        #expect(sound.playing.isEmpty, "StopPreview stops it before its seconds")
         #expect(try !decoded(call(.wakeStatus), as: WakeStatus.self).wakes)
         #expect(call(.wakeStatus, from: cook).error == "NotAuthorized", "the next alarm's time is the user's")
         _ = try decoded(call(.history), as: [AlarmHistory.Entry].self)
@@ -162,7 +168,10 @@ final class AlarmServiceTests {
         #expect(call(.syncRemove).error == "AgentUnavailable")
         #expect(call(.syncStatus, from: cook).error == "NotAuthorized")
         #expect(try AgentSettings().changed(by: #require(call(.settings).strings?.first)) == AgentSettings(), "no file: the defaults")
-        #expect(try AgentSettings().changed(by: #require(call(.setSettings(changes: #"{"wakeLead": 90}"#)).strings?.first)).wakeLead == 90)
+        #expect(try AgentSettings().changed(by: #require(call(.setSettings(changes: #"{"wakeLead": 90, "ringOn": "all"}"#)).strings?.first)).wakeLead == 90)
+        #expect(sound.settings?.ringOn == .all && sound.settings?.wakeLead == 90, "the sound output was given the change at once")
+        _ = call(.setSettings(changes: #"{"wakeFromSuspend": false}"#))
+        #expect(try decoded(call(.wakeStatus), as: WakeStatus.self).reason?.contains("turned off") == true, "the wake-up follows at once")
         let refused = call(.setSettings(changes: #"{"panelItem": false, "wakeLead": -1}"#))
         #expect(refused.answer == .error("InvalidConfiguration", message: "settings: wakeLead is -1; accepted: seconds, 0 to 3600"))
         let after = try AgentSettings().changed(by: #require(call(.settings).strings?.first))
@@ -181,6 +190,7 @@ final class AlarmServiceTests {
             "SetAuthorization": [.string("org.example.Tea"), .string("denied")],
             "PressButton": [.string(tea.id.uuidString), .string("pause")],
             "PlaySound": [.string("default"), .number(1)],
+            "PreviewSound": [.string("default"), .number(1), .number(0.5)],
         ]
         let userOnly = AgentMethod.table.filter { $0.userOnly != nil }
         #expect(!userOnly.isEmpty)

@@ -2,8 +2,11 @@ import Foundation
 import Logging
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+@testable import ReveilleNotifications
+@testable import ReveilleSound
 import SystemPackage
 
 /// The firing path sends the alert first: at the instant the sound plays and the Notify is
@@ -25,10 +28,12 @@ final class AlertFirstTests {
         folder = try privateFolder("reveille-alert-first")
         (notifications, sound) = (HeldNotifications(clock: clock), RecordingSound(clock: clock))
         let logger = Logger(label: "test")
-        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: logger, clock: clock)
+        let events = AgentEvents()
         // The runtime keeps its followers and its ringer.
-        let sounder = AlarmSounder(library: SoundLibrary(), output: sound, logger: logger, runtime: runtime, clock: clock)
-        runtime.add([follower, AlarmPresenter(server: notifications, logger: logger, clock: clock, runtime: runtime)], ringer: sounder)
+        let sounder = AlarmSounder(library: SoundLibrary(), output: sound, logger: logger, events: events, clock: clock)
+        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: logger, clock: clock, events: events,
+                               ringer: sounder, alerter: AlarmPresenter(server: notifications, logger: logger, clock: clock, events: events),
+                               followers: [follower])
         sounder.start()
         try runtime.start()
         notifications.start()
@@ -109,7 +114,7 @@ final class AlertFirstTests {
 final class ChangeLog: AlarmFollower {
     private var states: [UUID: [Alarm.State?]] = [:]
 
-    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
         for change in changes { states[change.id, default: []].append(change.record?.state) }
     }
 
@@ -123,7 +128,7 @@ final class HeldNotifications: NotificationTransport {
     private(set) var sent: [String] = []
     private(set) var answered = false
     var holdsAnswers = false
-    private var observers: [@GLibActor (NotificationServer.ServerEvent) -> Void] = []
+    private var observers: [@GLibActor (NotificationEvent) -> Void] = []
     private var unanswered: [@GLibActor () -> Void] = []
     private var caughtUp: [@GLibActor () -> Void] = []
     private var lastID: UInt32 = 0
@@ -135,12 +140,11 @@ final class HeldNotifications: NotificationTransport {
         for observer in observers { observer(.ready(NotificationServerProfile(name: "held", version: "1", capabilities: ["actions", "body"]))) }
     }
 
-    func observeServer(_ observer: @escaping @GLibActor (NotificationServer.ServerEvent) -> Void) {
+    func observe(_ observer: @escaping @GLibActor (NotificationEvent) -> Void) {
         observers.append(observer)
     }
 
-    func show(_ request: NotificationServer.Request, replacing id: UInt32, handlers: NotificationServer.Handlers,
-              shown: @escaping @GLibActor (UInt32?) -> Void) {
+    func show(_ request: NotificationRequest, replacing id: UInt32, shown: @escaping @GLibActor (UInt32?) -> Void) {
         lastID += 1
         let given = lastID
         sent.append(request.summary)
@@ -182,7 +186,7 @@ struct DisplayableShortCutTests {
     }
 
     @Test func textWithoutMarkupIsKeptAndMarkupIsStillEscaped() {
-        #expect(NotificationServer.escapingMarkup("Timer · rang at 7:30") == "Timer · rang at 7:30")
-        #expect(NotificationServer.escapingMarkup("Tea & <b>cake</b>") == "Tea &amp; &lt;b&gt;cake&lt;/b&gt;")
+        #expect(NotificationClient.escapingMarkup("Timer · rang at 7:30") == "Timer · rang at 7:30")
+        #expect(NotificationClient.escapingMarkup("Tea & <b>cake</b>") == "Tea &amp; &lt;b&gt;cake&lt;/b&gt;")
     }
 }

@@ -3,6 +3,8 @@ import Glibc
 import ReveilleCore
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
+@testable import ReveilleAlertWindow
 
 /// When alert windows open and close: events in, effects out.
 @Suite("Alert window policy")
@@ -34,6 +36,16 @@ struct AlertWindowPolicyTests {
         #expect(policy.reachChanged(.unseen) == [])
         #expect(policy.alarmsRinging([first, second]) == [])
         #expect(policy.open.isEmpty)
+    }
+
+    @Test func theSettingChangedWhileAnAlarmRingsOpensOrClosesItsWindowAtOnce() {
+        var policy = AlertWindowPolicy(setting: .auto, hasDisplay: true)
+        #expect(policy.reachChanged(.answerable) == [])
+        #expect(policy.alarmsRinging([first]) == [], "the notification answers it")
+        #expect(policy.settingChanged(.always) == [.open(first)])
+        #expect(policy.settingChanged(.never) == [.close(first)])
+        #expect(policy.settingChanged(.auto) == [])
+        #expect(policy.reachChanged(.unseen) == [.open(first)])
     }
 
     @Test func answeredAnywhereTheWindowCloses() {

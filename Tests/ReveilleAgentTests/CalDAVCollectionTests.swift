@@ -2,10 +2,12 @@ import Foundation
 import Testing
 import ReveilleTestTraits
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleModel
+@testable import ReveilleSync
 import ReveilleTestSupport
 
 /// The CalDAV client against a real server (Radicale on loopback) and against a hostile one.

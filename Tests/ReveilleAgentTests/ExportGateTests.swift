@@ -3,7 +3,9 @@ import Testing
 import ReveilleTestTraits
 import ReveilleTestSupport
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
+@testable import ReveillePanel
 
 /// What one client may cost at the gate (`ClientBudget`), and the panel menu's answers bounded
 /// by the menu whatever a call names (issue 43, N1).

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 
 /// Which exported `Exec` lines the agent runs for a Flatpak app opening itself.
 @Suite("Flatpak exports")

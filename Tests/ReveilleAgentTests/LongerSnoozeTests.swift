@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleCore
 import ReveilleTimeZone
 

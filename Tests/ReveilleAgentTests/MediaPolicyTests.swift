@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+@testable import ReveilleMedia
 import ReveilleTimeZone
 
 /// The media player's rules, in process: which button a media key presses, what the player

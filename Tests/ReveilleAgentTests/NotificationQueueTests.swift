@@ -1,5 +1,7 @@
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
+@testable import ReveilleNotifications
 
 /// What waits for the notification thread: bounded, the latest update of a notification wins.
 @Suite("Notification queue")

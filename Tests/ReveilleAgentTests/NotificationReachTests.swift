@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
+@testable import ReveilleNotifications
 
 /// Whether a server's notification is seen and answerable, from what it says of itself and
 /// whether its Do Not Disturb is on.
@@ -92,7 +94,7 @@ struct NotificationReachTests {
     @Test func onlyNotificationDaemonIsNeverSentACloseAndItsTwinIsNot() throws {
         #expect(try #require(Self.nine[.notificationDaemon]).quirks.contains(.closeWedgesServer))
         #expect(!(try #require(Self.nine[.mate]).quirks.contains(.closeWedgesServer)))
-        #expect(NotificationServer.expiringAtOnce.timeout == 1 && NotificationServer.expiringAtOnce.actions.isEmpty)
+        #expect(NotificationClient.expiringAtOnce.timeout == 1 && NotificationClient.expiringAtOnce.actions.isEmpty)
     }
 
     @Test func theIconIsTheAppsWhereInstalledElseAThemedAlarmClock() {

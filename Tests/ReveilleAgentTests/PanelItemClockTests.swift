@@ -2,8 +2,10 @@ import Foundation
 import Testing
 import ReveilleTestTraits
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+@testable import ReveillePanel
 import ReveilleTestSupport
 
 /// The panel item keeps its countdown's text current with a timer of the agent's clock: on
@@ -17,9 +19,10 @@ struct PanelItemClockTests {
         defer { try? FileManager.default.removeItem(atPath: folder.string) }
         try await Task { @GLibActor in
             let clock = VirtualClock()
-            let runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock)
-            let panel = try PanelItem(gate: ExportGate(bus: bus) { _, _ in .success(.user) }, runtime: runtime, logger: .init(label: "test"), clock: clock)
-            runtime.add([panel])
+            let events = AgentEvents()
+            let panel = try PanelItem(gate: ExportGate(bus: bus) { _, _ in .success(.user) }, events: events, logger: .init(label: "test"), clock: clock)
+            let runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock,
+                                       events: events, followers: [panel])
             try runtime.start()
             clock.advance()
             let idle = clock.pendingTimers

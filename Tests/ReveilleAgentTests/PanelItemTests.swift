@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+@testable import ReveillePanel
 import ReveilleTimeZone
 
 /// The panel item's rules, in process: which alarm it shows, in the notification's words, the

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleCore
+@testable import ReveilleNotifications
+@testable import ReveilleSound
 import ReveilleTimeZone
 
 /// The presenter's rules, in process: what a notification says and offers, when a countdown's
@@ -148,6 +151,6 @@ struct PresentationPolicyTests {
         #expect(xfce.quirks.contains(.valueHintHidesEverything))
         #expect(NotificationServerProfile(name: "dunst", version: "1.9.0", capabilities: []).quirks == [.stacksDuplicates, .actionsNeedMenu])
         #expect(NotificationServerProfile(name: "some-new-server", version: "1", capabilities: ["actions"]).quirks.isEmpty)
-        #expect(NotificationServer.escapingMarkup("<a href='x'>&</a>") == "&lt;a href='x'&gt;&amp;&lt;/a&gt;")
+        #expect(NotificationClient.escapingMarkup("<a href='x'>&</a>") == "&lt;a href='x'&gt;&amp;&lt;/a&gt;")
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+@testable import ReveilleSound
 
 /// Where alarms ring (`ringOn`), as read from the settings and as chosen among the sinks there are.
 @Suite("Ring on")

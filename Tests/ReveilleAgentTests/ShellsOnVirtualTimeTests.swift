@@ -1,11 +1,13 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+@testable import ReveilleSound
 import SystemPackage
 
-/// The runtime with its real presenter and sounder, in process, on virtual time: a recording
+/// The agent as it is assembled, with its real presenter and sounder, in process, on virtual time: a recording
 /// notification server and a recording sound server stand in for the peers, and an hour
 /// passes in a call. What the shells send the peers is checked in order.
 @Suite("Shells on virtual time")
@@ -24,12 +26,10 @@ final class ShellsOnVirtualTimeTests {
         folder = try privateFolder("reveille-shells")
         notifications = RecordingNotifications(clock: clock)
         sound = RecordingSound(clock: clock)
-        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock)
-        presenter = AlarmPresenter(server: notifications, logger: .init(label: "test"), clock: clock, runtime: runtime)
-        sounder = AlarmSounder(library: SoundLibrary(), output: sound, logger: .init(label: "test"), runtime: runtime, clock: clock)
-        runtime.add([presenter], ringer: sounder)
+        let agent = try Agent.inProcess(folder: folder, clock: clock, notifications: notifications, sound: sound)
+        (runtime, presenter, sounder) = (agent.runtime, agent.presenter, agent.sounder)
         sounder.start()
-        try runtime.start()
+        try agent.startAlarms()
         if serverRuns { notifications.start() }
         clock.advance()
     }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
+@testable import ReveilleSound
 
 /// Sound files read as they play, and changed under the reader.
 @Suite("Sound files")

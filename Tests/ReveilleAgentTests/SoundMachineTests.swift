@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleCore
+@testable import ReveilleSound
 
 /// The sounder's rules on virtual time: streams follow the alarms, the next alarm's stream is
 /// prepared ahead, an ended stream comes back after growing pauses, a lost sound server is

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
+@testable import ReveilleSound
 
 /// The Sound Theme spec's rules, one test each, on theme folders made for the test.
 @Suite("Sound theme lookup")

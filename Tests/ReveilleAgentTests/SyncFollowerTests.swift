@@ -1,10 +1,12 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleModel
+@testable import ReveilleSync
 import ReveilleTestSupport
 import ReveilleTimeZone
 import SystemPackage
@@ -18,6 +20,7 @@ final class SyncFollowerTests {
     final class Machine {
         let clock = VirtualClock(now: Date(timeIntervalSince1970: 1_900_000_000))
         let runtime: AgentRuntime
+        let events = AgentEvents()
         let sync: SyncFollower
         let folder: FilePath
 
@@ -26,12 +29,13 @@ final class SyncFollowerTests {
             self.folder = try folder ?? privateFolder("reveille-sync")
             if let now { clock.now = now }
             let clock = clock
-            runtime = AgentRuntime(store: AlarmStore(directory: self.folder), settings: settings, logger: .init(label: "test"), clock: clock)
+            let events = events
             let collection = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password,
                                               http: HTTPClient(deadline: 20))
-            sync = SyncFollower(collection: collection, user: server.user, runtime: runtime, stateDirectory: self.folder,
+            sync = SyncFollower(collection: collection, user: server.user, events: events, stateDirectory: self.folder,
                                 interval: 3600, logger: .init(label: "sync"), clock: clock, adoptionLimit: settings.limitForSynced)
-            runtime.add([sync])
+            runtime = AgentRuntime(store: AlarmStore(directory: self.folder), settings: settings, logger: .init(label: "test"), clock: clock,
+                                   events: events, followers: [sync])
             try runtime.start()
         }
 
@@ -252,7 +256,7 @@ final class SyncFollowerTests {
         try bytes.write(to: URL(fileURLWithPath: file))
         let again = SyncFollower(collection: CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password,
                                                               http: HTTPClient()),
-                                 user: server.user, runtime: a.runtime, stateDirectory: a.folder, interval: 3600, logger: .init(label: "sync"),
+                                 user: server.user, events: a.events, stateDirectory: a.folder, interval: 3600, logger: .init(label: "sync"),
                                  clock: a.clock)
         #expect(again.state.lastProblem?.hasPrefix("sync.json could not be read (") == true)
         await again.sync()

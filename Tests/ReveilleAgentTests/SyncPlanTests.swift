@@ -1,9 +1,11 @@
 import Foundation
 import Testing
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleModel
+@testable import ReveilleSync
 
 /// The sync's policy on every combination of a change here, a change there, and neither.
 @Suite("Sync plan")

@@ -3,8 +3,12 @@ import Logging
 import Testing
 import ReveilleTestTraits
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+@testable import ReveilleNotifications
+@testable import ReveillePanel
+@testable import ReveilleSound
 import ReveilleTestSupport
 import ReveilleTimeZone
 import SystemPackage
@@ -16,19 +20,15 @@ struct TeardownTests {
     /// Holds a part on the loop, so the test can let it go there.
     @GLibActor final class Holder {
         var pulse: PulseAudio?
-        var runtime: AgentRuntime?
         var panel: PanelItem?
         /// A part whose only trace is its subscriptions and watches.
         var part: AnyObject?
 
-        /// A panel item on `bus`, following a runtime whose store is in `folder`.
+        /// A panel item on `bus`, with events to send (no runtime reads them).
         func makePanel(bus: BusConnection, folder: String) throws {
             let utc = GLibTimeZone(identifier: "UTC")!
             let clock = VirtualClock(now: Date(timeIntervalSince1970: 1_800_000_000), timeZone: utc)
-            let runtime = AgentRuntime(store: AlarmStore(directory: FilePath(folder)), settings: .init(), logger: .init(label: "test"),
-                                       clock: clock)
-            self.runtime = runtime
-            panel = try PanelItem(gate: ExportGate(bus: bus) { _, _ in .success(.user) }, runtime: runtime, logger: .init(label: "test"), clock: clock)
+            panel = try PanelItem(gate: ExportGate(bus: bus) { _, _ in .success(.user) }, events: AgentEvents(), logger: .init(label: "test"), clock: clock)
         }
     }
 
@@ -115,7 +115,7 @@ struct TeardownTests {
 
     @Test func aNotificationServerThatGoesDropsItsWatchOnTheServersName() async throws {
         try await expectRulesGo(with: "server object", rule: "watch on org.freedesktop.Notifications") { bus in
-            NotificationServer(bus: bus, logger: Logger(label: "test"))
+            NotificationClient(bus: bus, logger: Logger(label: "test"))
         }
     }
 }

@@ -1,7 +1,11 @@
 import Foundation
+import Logging
 @testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+@testable import ReveilleNotifications
+@testable import ReveilleSound
 import ReveilleTimeZone
 import SystemPackage
 
@@ -91,9 +95,14 @@ final class VirtualClock: AgentClock {
         for timer in wallTimers { timer.onClockChange() }
     }
 
+    /// How far past `end` a timer still counts as due by it: a wall-clock instant read across
+    /// many steps of the loop's timers (a countdown's refreshes) carries their rounding.
+    private static let rounding: TimeInterval = 1e-6
+
     /// The earliest timer due by `end` (the wall-clock timers' instants read on the wall
     /// clock), taken off its list.
     private func nextDue(until end: TimeInterval) -> (due: TimeInterval, run: @GLibActor () -> Void)? {
+        let end = end + Self.rounding
         let loop = timers.indices.min { timers[$0].due < timers[$1].due || (timers[$0].due == timers[$1].due && timers[$0].timer.id < timers[$1].timer.id) }
         let wall = wallTimers.compactMap { timer in timer.armed.map { (timer, bootTime + $0.timeIntervalSince(now)) } }.min { $0.1 < $1.1 }
         switch (loop.map { timers[$0].due }, wall?.1) {
@@ -126,7 +135,7 @@ final class VirtualClock: AgentClock {
 
 /// A notification server in process: records every Notify and CloseNotification, answers each
 /// Notify after `latency`, and presses buttons or closes notifications on request. Until it
-/// starts, shows wait for it, as `NotificationServer` holds them until a server answers.
+/// starts, shows wait for it, as `NotificationClient` holds them until a server answers.
 @GLibActor
 final class RecordingNotifications: NotificationTransport {
     enum Call: Equatable {
@@ -138,9 +147,10 @@ final class RecordingNotifications: NotificationTransport {
 
     private(set) var calls: [Call] = []
     /// What each notification was last asked to show, by its id.
-    private(set) var requests: [UInt32: NotificationServer.Request] = [:]
-    private var observers: [@GLibActor (NotificationServer.ServerEvent) -> Void] = []
-    private var handlers: [UInt32: NotificationServer.Handlers] = [:]
+    private(set) var requests: [UInt32: NotificationRequest] = [:]
+    private var observers: [@GLibActor (NotificationEvent) -> Void] = []
+    /// The notifications on screen, by id.
+    private var live: Set<UInt32> = []
     private var lastID: UInt32 = 0
     private let clock: VirtualClock
     /// The server's answer takes this long.
@@ -149,8 +159,7 @@ final class RecordingNotifications: NotificationTransport {
     init(clock: VirtualClock) { self.clock = clock }
 
     /// Shows waiting for a server.
-    private var waiting: [(request: NotificationServer.Request, replacing: UInt32, handlers: NotificationServer.Handlers,
-                           shown: @GLibActor (UInt32?) -> Void)] = []
+    private var waiting: [(request: NotificationRequest, replacing: UInt32, shown: @GLibActor (UInt32?) -> Void)] = []
     private var running = false
 
     /// The server starts (or answers its first call), with actions; then shows what waited.
@@ -159,18 +168,18 @@ final class RecordingNotifications: NotificationTransport {
         for observer in observers { observer(.ready(NotificationServerProfile(name: name, version: "1", capabilities: capabilities))) }
         let shows = waiting
         waiting = []
-        for show in shows { self.show(show.request, replacing: show.replacing, handlers: show.handlers, shown: show.shown) }
+        for show in shows { self.show(show.request, replacing: show.replacing, shown: show.shown) }
     }
 
     /// The server goes away, with every notification it showed.
     func leave() {
         running = false
-        handlers = [:]
+        live = []
         for observer in observers { observer(.left) }
     }
 
     /// The notifications on screen now.
-    var onScreen: Set<UInt32> { Set(handlers.keys) }
+    var onScreen: Set<UInt32> { live }
 
     /// The last Notify's id for a summary.
     func shown(_ summary: String) -> UInt32? {
@@ -179,23 +188,24 @@ final class RecordingNotifications: NotificationTransport {
 
     /// The user clicks the button `key` of notification `id`.
     func press(_ key: String, on id: UInt32) {
-        handlers[id]?.onAction(id, key)
+        guard live.contains(id) else { return }
+        for observer in observers { observer(.action(id, key: key)) }
     }
 
     /// The user closes notification `id` (reason 2: dismissed).
     func dismiss(_ id: UInt32) {
-        handlers.removeValue(forKey: id)?.onClosed(id, 2)
+        guard live.remove(id) != nil else { return }
+        for observer in observers { observer(.closed(id, reason: 2)) }
     }
 
-    func observeServer(_ observer: @escaping @GLibActor (NotificationServer.ServerEvent) -> Void) {
+    func observe(_ observer: @escaping @GLibActor (NotificationEvent) -> Void) {
         observers.append(observer)
     }
 
-    func show(_ request: NotificationServer.Request, replacing id: UInt32, handlers: NotificationServer.Handlers,
-              shown: @escaping @GLibActor (UInt32?) -> Void) {
-        guard running else { return waiting.append((request, id, handlers, shown)) }
+    func show(_ request: NotificationRequest, replacing id: UInt32, shown: @escaping @GLibActor (UInt32?) -> Void) {
+        guard running else { return waiting.append((request, id, shown)) }
         let given: UInt32
-        if id != 0, self.handlers[id] != nil {
+        if id != 0, live.contains(id) {
             given = id
         } else {
             lastID += 1
@@ -203,13 +213,13 @@ final class RecordingNotifications: NotificationTransport {
         }
         calls.append(.notify(given, summary: request.summary, replacing: id, actions: request.actions.map(\.key)))
         requests[given] = request
-        self.handlers[given] = handlers
+        live.insert(given)
         clock.after(latency) { shown(given) }
     }
 
     func close(_ id: UInt32) {
         calls.append(.close(id))
-        handlers[id] = nil
+        live.remove(id)
     }
 }
 
@@ -226,6 +236,8 @@ final class RecordingSound: SoundOutput {
 
     private(set) var events: [(event: Event, at: Date)] = []
     private(set) var playing: [Stream] = []
+    /// The volume each stream name was last opened at.
+    private(set) var volumes: [String: Double] = [:]
     var onReadyChange: (@GLibActor (Bool) -> Void)?
     private(set) var isReady = false
     var lastError = ""
@@ -268,9 +280,14 @@ final class RecordingSound: SoundOutput {
         guard isReady else { return nil }
         let stream = Stream(name: mediaName, audible: !corked, output: self)
         playing.append(stream)
+        volumes[mediaName] = volume
         record(.open(mediaName, corked: corked))
         return stream
     }
+
+    /// The settings the agent last applied.
+    private(set) var settings: AgentSettings?
+    func apply(_ settings: AgentSettings) { self.settings = settings }
 
     func raiseSink() { record(.raiseSink) }
     func restoreSink() { record(.restoreSink) }
@@ -301,5 +318,22 @@ final class RecordingSound: SoundOutput {
             output?.record(.stop(name))
             output?.ended(self)
         }
+    }
+}
+
+extension Agent {
+    /// The agent as `Agent.start` wires it (`assemble`), in process on virtual time: the
+    /// notification and sound servers are the recording ones given, the service's bus and
+    /// callers `bus` and `clients`; there is no session bus, so no panel item, media player, lock
+    /// or reach watch. The store, the settings and the history are in `folder`; nothing starts.
+    static func inProcess(folder: FilePath, clock: VirtualClock, notifications: any NotificationTransport,
+                          sound: any SoundOutput, bus: any ServiceBus = RecordingBus(),
+                          clients: any ClientDirectory = NamedClients(),
+                          engine: AgentRuntime.Settings = .init()) throws -> AgentParts {
+        let logger = Logger(label: "test")
+        let peers = AgentPeers(notifications: notifications, sound: sound, service: bus, clients: clients,
+                               clientLog: ClientLog(logger: logger), session: nil)
+        return try assemble(peers: peers, clock: clock,
+                            setup: AgentSetup(stateDirectory: folder, configDirectory: folder, engine: engine, logger: logger))
     }
 }

@@ -44,6 +44,8 @@ struct WireBoundaryTests {
             ("SyncAdd", [.string("https://example.com/cal/"), .string("me"), .string("pw")],
              .syncAdd(url: "https://example.com/cal/", user: "me", password: "pw")),
             ("SyncStatus", [], .syncStatus), ("SyncRemove", [], .syncRemove),
+            ("PreviewSound", [.string("bell"), .number(2), .number(0.5)], .previewSound(name: "bell", seconds: 2, volume: 0.5)),
+            ("StopPreview", [], .stopPreview),
             ("Settings", [], .settings), ("SetSettings", [.string(#"{"wakeLead": 90}"#)], .setSettings(changes: #"{"wakeLead": 90}"#)),
         ]
     }()
@@ -91,7 +93,7 @@ struct WireBoundaryTests {
         #expect(AgentMethod.answeringAlarms == ["Stop", "Countdown", "Snooze", "PressButton"])
         #expect(Set(AgentMethod.table.filter { $0.userOnly != nil }.map(\.name))
                 == ["ListOutputs", "PlaySound", "Authorizations", "SetAuthorization", "PressButton", "WakeStatus", "SyncAdd", "SyncStatus", "SyncRemove",
-                    "Settings", "SetSettings"])
+                    "Settings", "SetSettings", "PreviewSound", "StopPreview"])
         #expect(Set(Self.samples.map(\.2).filter(\.waitsForUser).map(\.wire.method)) == ["Schedule", "RequestAuthorization"])
         #expect(Set(AgentMethod.table.map(\.name)).count == AgentMethod.table.count, "each method once")
     }
@@ -128,6 +130,10 @@ struct WireBoundaryTests {
         for seconds in [Double.nan, .infinity, -1, 1000] {
             #expect(refusal { _ = try AgentCall.decode(method: "PlaySound", arguments: [.string(""), .number(seconds)]) }?
                 .contains("accepted: 0.1 to 60") == true, "\(seconds)")
+        }
+        for volume in [Double.nan, .infinity, -1, 0, 0.0005, 1.5] {
+            #expect(refusal { _ = try AgentCall.decode(method: "PreviewSound", arguments: [.string(""), .number(2), .number(volume)]) }?
+                .contains("accepted: 0.001 to 1") == true, "\(volume)")
         }
         #expect(refusal { _ = try AgentCall.decode(method: "ListPage", arguments: [.string(""), .number(.nan)]) }?
             .contains("must be a count (u)") == true)

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Logging
+import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
 
@@ -22,15 +23,36 @@ final class Authorizer {
     /// When a decision is made.
     private let clock: any AgentClock
     private var waiting: [String: [@GLibActor (AuthorizationState) -> Void]] = [:]
-    /// Hears every change of an app's state.
-    var onChange: (@GLibActor (String, AuthorizationState) -> Void)?
+    /// Where every change of an app's state is told.
+    private let events: AgentEvents
 
-    init(store: AuthorizationStore, server: any NotificationTransport, logger: Logger, clock: any AgentClock) {
+    init(store: AuthorizationStore, server: any NotificationTransport, logger: Logger, clock: any AgentClock, events: AgentEvents) {
         self.store = store
+        self.events = events
         self.server = server
         self.clock = clock
         self.logger = logger
         decisions = store.load()
+        server.observe { [weak self] event in self?.heard(event) }
+    }
+
+    /// A prompt's button pressed, or the prompt closed without an answer.
+    private func heard(_ event: NotificationEvent) {
+        switch event {
+        case .action(let id, let key):
+            guard let (appID, prompt) = prompts.first(where: { $0.value.id == id }) else { return }
+            let allowed = key == NotificationContent.Key.allow.actionKey
+            do { try set(appID, allowed ? .authorized : .denied, usageDescription: prompt.usageDescription) } catch {
+                logger.error("\(error)")
+            }
+        case .closed(let id, _):
+            // Closed without an answer: the app stays undecided and may ask again.
+            guard let appID = prompts.first(where: { $0.value.id == id })?.key else { return }
+            prompts[appID] = nil
+            finish(appID, with: .notDetermined)
+        case .ready, .left, .missing:
+            break
+        }
     }
 
     func state(of identity: ClientIdentity) -> AuthorizationState {
@@ -75,7 +97,7 @@ final class Authorizer {
         logger.info("\(appID) is now \(state.rawValue)")
         if let id = prompts.removeValue(forKey: appID)?.id { server.close(id) }
         finish(appID, with: state)
-        onChange?(appID, state)
+        events.send(.authorizationChanged(appID: appID, state))
     }
 
     /// How many apps may be asking the user at once.
@@ -90,20 +112,7 @@ final class Authorizer {
         }
         prompts[appID] = Prompt(usageDescription: usageDescription, id: nil)
         let request = NotificationContent.authorizationPrompt(appID: appID, usageDescription: usageDescription).request()
-        let handlers = NotificationServer.Handlers(
-            onAction: { [weak self] _, key in
-                let allowed = key == NotificationContent.Key.allow.actionKey
-                do { try self?.set(appID, allowed ? .authorized : .denied, usageDescription: usageDescription) } catch {
-                    self?.logger.error("\(error)")
-                }
-            },
-            // Closed without an answer: the app stays undecided and may ask again.
-            onClosed: { [weak self] id, _ in
-                guard let self, let prompt = self.prompts[appID], prompt.id == id else { return }
-                self.prompts[appID] = nil
-                self.finish(appID, with: .notDetermined)
-            })
-        server.show(request, handlers: handlers) { [weak self] id in
+        server.show(request) { [weak self] id in
             guard let self, let prompt = self.prompts[appID], prompt.id == nil else {
                 // Decided (by `reveille auth`) while the server was being asked.
                 if let id { self?.server.close(id) }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import Logging
+import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
 

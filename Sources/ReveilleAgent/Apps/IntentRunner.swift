@@ -1,11 +1,13 @@
 import FoundationEssentials
 import Logging
+import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+import ReveilleSound
 
 /// Carries out a button's intent without the app: opens an app, or runs a command.
 @GLibActor
-final class IntentRunner {
+final class IntentRunner: IntentPerformer {
     private let bus: BusConnection
     private let logger: Logger
     private let flatpak: FlatpakExports

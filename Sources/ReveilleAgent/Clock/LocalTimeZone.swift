@@ -12,9 +12,10 @@ final class LocalTimeZone {
     private(set) var current: any TimeZoneRules
     private var monitor: FileMonitor?
     /// Hears the new zone when the file changes.
-    var onChange: (@GLibActor (any TimeZoneRules) -> Void)?
+    private let onChange: (@GLibActor (any TimeZoneRules) -> Void)?
 
-    init(localtimePath: String, environment: [String: String]) {
+    init(localtimePath: String, environment: [String: String], onChange: (@GLibActor (any TimeZoneRules) -> Void)? = nil) {
+        self.onChange = onChange
         current = GLibTimeZone.local(environment: environment, localtime: localtimePath)
         if let tz = environment["TZ"], !tz.isEmpty { return }
         let zoneinfo = LocaltimeFile.zoneinfo(environment)

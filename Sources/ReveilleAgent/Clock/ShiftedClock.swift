@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
 

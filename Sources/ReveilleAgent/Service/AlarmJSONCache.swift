@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
 

@@ -1,8 +1,12 @@
 import FoundationEssentials
 import Logging
+import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
+import ReveilleSound
+import ReveilleSync
+import ReveilleWakeUp
 
 /// The agent's D-Bus interface (`AgentInterface`): decodes calls, hands changes to the
 /// runtime as events, answers reads from the alarms it follows, and answers with JSON or a named
@@ -10,19 +14,20 @@ import ReveilleCore
 @GLibActor
 final class AlarmService: AlarmFollower {
     private let bus: any ServiceBus
-    private let runtime: AgentRuntime
+    /// Where changes go: the runtime's events (named as its calls read, not the runtime itself).
+    private let runtime: AgentEvents
     private let sounder: AlarmSounder
     private let registry: any ClientDirectory
     private let authorizer: Authorizer
     private let logger: Logger
     /// Whether the next alarm will wake the machine from suspend (`WakeStatus`).
-    var sleep: SleepCoordinator?
+    private let sleep: SleepCoordinator?
     /// The ended occurrences (`History`).
-    var history: HistoryFile?
+    private let history: HistoryFile?
     /// Sync through CalDAV (`SyncAdd`, `SyncStatus`, `SyncRemove`).
-    var sync: SyncService?
+    private let sync: SyncService?
     /// How a ringing alarm can be answered in this session, told with the wake status.
-    var answering: (@GLibActor () -> SessionAnswering)?
+    private let answering: (@GLibActor () -> SessionAnswering)?
     /// The alarms, read-only; `nil` until the runtime loaded them.
     private var table: AlarmTable?
     /// Splits each change into what each subscriber's view of it is.
@@ -37,24 +42,31 @@ final class AlarmService: AlarmFollower {
     /// The person's settings file (`Settings`, `SetSettings`).
     private let settings: SettingsFile
 
-    init(bus: any ServiceBus, clients: any ClientDirectory, runtime: AgentRuntime, sounder: AlarmSounder,
-         authorizer: Authorizer, settings: SettingsFile, logger: Logger, clientLog: ClientLog) throws(BusError) {
+    /// `sleep`, `history`, `sync` and `answering` answer what they are about; without one (in
+    /// tests), the call says the agent is starting or has none.
+    init(bus: any ServiceBus, clients: any ClientDirectory, events: AgentEvents, sounder: AlarmSounder,
+         authorizer: Authorizer, settings: SettingsFile, logger: Logger, clientLog: ClientLog, sleep: SleepCoordinator? = nil,
+         history: HistoryFile? = nil, sync: SyncService? = nil,
+         answering: (@GLibActor () -> SessionAnswering)? = nil) throws(BusError) {
         self.bus = bus
         self.settings = settings
-        self.runtime = runtime
+        runtime = events
+        self.sleep = sleep
+        self.history = history
+        self.sync = sync
+        self.answering = answering
         self.sounder = sounder
         self.authorizer = authorizer
         self.logger = logger
         self.clientLog = clientLog
         registry = clients
         try bus.exportAgent { [unowned self] call in self.handle(call) }
-        authorizer.onChange = { [weak self] appID, state in self?.publishAuthorization(appID, state) }
     }
 
     /// Emits `AlarmsUpdated` to each subscriber whose view the change touched, with just what
     /// changed in it: each view's update is encoded once, whatever the number of subscribers,
     /// and sent in as many signals of at most `WireLimits.pageBytes` as it needs.
-    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
         table = alarms
         json.forget(changes)
         let subscribers = registry.subscribers.map { (name: $0.name, view: AlarmViewUpdates.View($0.identity)) }
@@ -84,11 +96,12 @@ final class AlarmService: AlarmFollower {
         }
     }
 
-    func hear(_ notice: AgentNotice) {
+    func hear(_ notice: AgentNotice, events: AgentEvents) {
         switch notice {
         case .missed(let record, let due, let reason): alarmMissed(record, due: due, reason: reason)
         case .buttonPressed(let record, let role): actionInvoked(on: record, button: role.rawValue)
-        case .notice, .notificationReach, .sessionUnlocked: break
+        case .authorizationChanged(let appID, let state): publishAuthorization(appID, state)
+        case .notice, .notificationReach, .sessionUnlocked, .settingsChanged: break
         }
     }
 
@@ -272,8 +285,12 @@ final class AlarmService: AlarmFollower {
         case .listOutputs:
             return [try Self.json(try sounder.outputs())]
         case .playSound(let name, let seconds):
-            let sound: AlertConfiguration.AlertSound = name.isEmpty || name == "default" ? .default : .named(name)
-            return [try sounder.preview(sound, seconds: seconds)]
+            return [try sounder.preview(Self.sound(name), seconds: seconds)]
+        case .previewSound(let name, let seconds, let volume):
+            return [try sounder.preview(Self.sound(name), seconds: seconds, volume: volume, alone: true)]
+        case .stopPreview:
+            sounder.stopPreviews()
+            return []
         case .apply(let action, let id):
             return [try Self.json(try runtime.call(.apply(action, id: .prefix(id)), owner: owner))]
         case .snooze(let id, let seconds):
@@ -299,8 +316,15 @@ final class AlarmService: AlarmFollower {
         case .setSettings(let changes):
             let changed = try settings.change(by: changes)
             logger.info("settings changed by \(identity.appID): \(changes.prefix(200))")
+            // Written first, then applied: a restart now reads what the parts apply.
+            runtime.send(.settingsChanged(changed))
             return [changed.json]
         }
+    }
+
+    /// A sound as a preview names it: "" or "default" for the default.
+    private static func sound(_ name: String) -> AlertConfiguration.AlertSound {
+        name.isEmpty || name == "default" ? .default : .named(name)
     }
 
     private var wakeStatus: WakeStatus {

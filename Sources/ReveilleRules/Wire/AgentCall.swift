@@ -35,6 +35,10 @@ package enum AgentCall: Sendable, Equatable {
     /// The sound outputs (sinks) alarms can ring on (the user's tools only).
     case listOutputs
     case playSound(name: String, seconds: Double)
+    /// `playSound` at the ring volume `volume`, replacing the preview that plays.
+    case previewSound(name: String, seconds: Double, volume: Double)
+    /// Stops the previews that play.
+    case stopPreview
     case wakeStatus
     /// The ended occurrences the caller may see, newest first.
     case history

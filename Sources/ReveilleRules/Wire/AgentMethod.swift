@@ -279,6 +279,26 @@ extension AgentMethod {
                         return .playSound(name: name, seconds: seconds)
                     },
                     encode: { if case .playSound(let name, let seconds) = $0 { [.string(name), .number(seconds)] } else { nil } }),
+        AgentMethod("PreviewSound", in: [Parameter("sound", .string(bytes: WireLimits.soundNameBytes)), .seconds, Parameter("volume", .number)],
+                    out: [.init("path", "s")], comment: """
+                        PlaySound at a volume (the stream's linear volume, 0.001 to 1, as an alarm's ring volume), one
+                        preview at a time: the one playing stops first. For a person choosing a sound.
+                        """,
+                    userOnly: "play sounds",
+                    decode: { reader in
+                        let name = try reader.string(), seconds = try reader.number(), volume = try reader.number()
+                        guard seconds.isFinite, (0.1...60).contains(seconds) else {
+                            throw reader.invalid("seconds is \(seconds); accepted: 0.1 to 60")
+                        }
+                        do throws(AlarmError) { try RingOptions(volume: volume).validate() } catch { throw AlarmRuleError.alarmKit(error) }
+                        return .previewSound(name: name, seconds: seconds, volume: volume)
+                    },
+                    encode: { if case .previewSound(let name, let seconds, let volume) = $0 { [.string(name), .number(seconds), .number(volume)] } else { nil } }),
+        AgentMethod("StopPreview", comment: """
+                        Stops the sound PlaySound or PreviewSound plays (the dialog that chose it closed).
+                        """,
+                    userOnly: "stop a sound's preview",
+                    decode: { _ in .stopPreview }, encode: { $0 == .stopPreview ? [] : nil }),
         AgentMethod("RequestAuthorization", out: [.init("state", "s")], comment: """
                         The caller's authorization: notDetermined, authorized or denied; asks the user
                         (and waits for the answer) when not yet decided.

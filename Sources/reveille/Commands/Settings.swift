@@ -26,6 +26,9 @@ struct Settings: AsyncParsableCommand {
             settings = try await AgentConnection.perform { client throws(AlarmError) in try client.setSettings(text) }
         }
         if json { return Output.line(settings.json) }
-        Table.lines([[L("SETTING"), L("VALUE")]] + AgentSettings.keys.map { [$0.name, $0.value(settings).text] }).forEach(Output.line)
+        Table.lines([[L("SETTING"), L("VALUE")]] + AgentSettings.keys.map { key in
+            // As they are typed here: auto, not "auto".
+            if case .string(let text) = key.value(settings) { [key.name, text] } else { [key.name, key.value(settings).text] }
+        }).forEach(Output.line)
     }
 }
