@@ -20,15 +20,12 @@ final class SettingsPage {
 
     private let ui: UIFile
     private let client: AgentClient
-    /// The agent's last answer, and what it will hold once the changes sent are answered (the
-    /// same while none is on its way): a control's change is what differs from the latter.
-    private var confirmed: AgentSettings?
-    private var expected: AgentSettings?
+    /// What the page shows as the agent answers (the order of reads, changes and answers).
+    private var sync = SettingsSync()
     private var outputs: [OutputEntry] = []
     private var ringOnChoices: [SettingsForm.RingOnChoice] = []
-    /// The changes sent and not yet answered, and the last one: each waits for the one before,
-    /// so that the agent takes them, and the page shows its answers, in the person's order.
-    private var unanswered = 0
+    /// The last change sent: each waits for the one before, so that the agent takes them in
+    /// the person's order.
     private var lastChange: Task<Void, Never>?
     /// While the controls are set to the agent's values, their signals are not the person's.
     private var filling = false
@@ -53,22 +50,20 @@ final class SettingsPage {
     /// Reads the agent's settings and outputs and shows them (the page opened); not while a
     /// change is on its way, whose answer will show them.
     func load() {
-        guard unanswered == 0 else { return }
+        guard let token = sync.beginRead() else { return }
         Task { @GLibActor [weak self, client] in
-            do {
-                let (settings, outputs) = try await client.run { client throws(AlarmError) in
+            let answer: Result<(settings: AgentSettings, outputs: [OutputEntry]), AlarmError>
+            do throws(AlarmError) {
+                answer = .success(try await client.run { client throws(AlarmError) in
                     // Without a sound server's list, the default and every output are still offered.
                     (try client.settings(), (try? client.outputs()) ?? [])
-                }
-                guard let self, self.unanswered == 0 else { return }
-                self.outputs = outputs
-                self.confirmed = settings
-                self.expected = settings
-                self.show(settings)
-                self.say("")
+                })
             } catch {
-                self?.say(L("Cannot read the settings: %@", "\(error)"))
+                answer = .failure(error)
             }
+            guard let self, let update = self.sync.read(token, answered: answer.map(\.settings)) else { return }
+            if case .success(let read) = answer { self.outputs = read.outputs }
+            self.apply(update)
         }
     }
 
@@ -107,7 +102,7 @@ final class SettingsPage {
     /// Reads the wake lead typed (Enter, or the focus gone elsewhere); one it refuses is said and
     /// the field shows the agent's value again.
     private func setWakeLead() {
-        guard !filling, let expected else { return }
+        guard !filling, let expected = sync.expected else { return }
         let field = ui.widget("wake_lead")
         do {
             let seconds = try SettingsForm.wakeLead(field.editableText)
@@ -121,14 +116,9 @@ final class SettingsPage {
     /// Sends what `edit` changes in the settings the agent will hold; nothing when it changes
     /// nothing (a control set to the agent's value).
     private func change(_ edit: (inout AgentSettings) -> Void) {
-        guard !filling, let expected else { return }
-        var wanted = expected
-        edit(&wanted)
-        guard let change = expected.change(to: wanted) else { return }
-        self.expected = wanted
+        guard !filling, let change = sync.change(edit) else { return }
         // What was refused before is no longer what the page shows.
         say("")
-        unanswered += 1
         let previous = lastChange
         lastChange = Task { @GLibActor [weak self, client] in
             await previous?.value
@@ -138,23 +128,13 @@ final class SettingsPage {
             } catch {
                 answer = .failure(error)
             }
-            self?.answered(answer, to: change)
+            guard let self else { return }
+            self.apply(self.sync.changed(change, answered: answer))
         }
     }
 
-    private func answered(_ answer: Result<AgentSettings, AlarmError>, to change: SettingsChange) {
-        unanswered -= 1
-        switch answer {
-        case .success(let settings):
-            confirmed = settings
-        case .failure(let error):
-            // Nothing of a refused change is made: the agent holds what it last answered.
-            say(SettingsForm.refusal(error, of: change))
-        }
-        // A change answered while the person's next one waits: the page shows the agent's
-        // settings when the last is answered, not a control flipped back meanwhile.
-        guard unanswered == 0, let confirmed else { return }
-        expected = confirmed
-        show(confirmed)
+    private func apply(_ update: SettingsSync.Update) {
+        if let settings = update.show { show(settings) }
+        if let text = update.say { say(text) }
     }
 }
