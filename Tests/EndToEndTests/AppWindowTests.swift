@@ -427,6 +427,15 @@ struct AppWindowTests {
             #expect(shown.contains { $0.role == "push button" && $0.name == "Wecker stellen" }, "\(shown)")
             #expect(shown.contains { $0.role == "label" && $0.name.hasPrefix("Werktags · Klingelt in ") }, "\(shown)")
             #expect(shown.contains { $0.role == "push button" && $0.name == "5 Min." }, "\(shown)")
+            // The Settings page, its controls named in German, the ring-on choices the code's words.
+            try tree.press("page tab", "Einstellungen")
+            let settings = try eventually("the agent's settings on the page") {
+                let page = try tree.nodes(inside: "panel", "Einstellungen")
+                return page.contains { $0.role == "check box" && $0.name == "Symbol in der Leiste" && $0.sensitive } ? page : nil
+            }
+            #expect(settings.contains { $0.role == "text" && $0.name == "Weckvorlauf" && $0.text == "1m" }, "\(settings)")
+            #expect(settings.contains { $0.role == "push button" && $0.name == "Immer" }, "\(settings)")
+            #expect(settings.contains { $0.name == "Das Standard-Ausgabegerät" && $0.selected }, "\(settings)")
         }
     }
 
