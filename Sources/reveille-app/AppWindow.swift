@@ -61,6 +61,7 @@ final class AppWindow {
         }
         // Read each time the page opens: another tool (`reveille settings`) may have changed them.
         let pages = ui.widget("pages")
+        pages.keepsFocusOnShownPage()
         pages.onPageShown { [settings] in if pages.shownPage == "settings" { settings.load() } }
         show([])
     }

@@ -29,6 +29,9 @@ final class SettingsPage {
     private var lastChange: Task<Void, Never>?
     /// While the controls are set to the agent's values, their signals are not the person's.
     private var filling = false
+    /// Whether the person has typed in the wake lead since it was last taken (Enter, or the
+    /// focus gone): an answer meanwhile does not replace what is typed.
+    private var wakeLeadTyped = false
 
     init(_ ui: UIFile, client: AgentClient) {
         self.ui = ui
@@ -43,6 +46,7 @@ final class SettingsPage {
         }
         ui.widget("ring_on").onSelectionChanged { [weak self] in self?.chooseRingOn() }
         let wakeLead = ui.widget("wake_lead")
+        wakeLead.onEdited { [weak self] in if self?.filling == false { self?.wakeLeadTyped = true } }
         wakeLead.onActivate { [weak self] in self?.setWakeLead() }
         wakeLead.onFocusLeave { [weak self] in self?.setWakeLead() }
     }
@@ -69,20 +73,39 @@ final class SettingsPage {
 
     // MARK: Showing
 
+    /// Sets each control that does not show `settings` already; one that does is left alone, so
+    /// that an answer does not end a switch's flip under way, take the focus from the list's
+    /// row, or undo what the person is typing in the wake lead.
     private func show(_ settings: AgentSettings) {
         filling = true
         defer { filling = false }
-        for (id, setting) in Self.alertWindows { ui.widget(id).isOn = settings.alertWindow == setting }
-        for (id, setting) in Self.switches { ui.widget(id).isOn = settings[keyPath: setting] }
-        ringOnChoices = SettingsForm.ringOnChoices(outputs: outputs, chosen: settings.ringOn)
+        for (id, setting) in Self.alertWindows where ui.widget(id).isOn != (settings.alertWindow == setting) {
+            ui.widget(id).isOn = settings.alertWindow == setting
+        }
+        for (id, setting) in Self.switches where ui.widget(id).isOn != settings[keyPath: setting] {
+            ui.widget(id).isOn = settings[keyPath: setting]
+        }
+        let choices = SettingsForm.ringOnChoices(outputs: outputs, chosen: settings.ringOn)
         let list = ui.widget("ring_on")
-        list.removeAll()
-        for choice in ringOnChoices { list.appendRow(choice.label) }
-        list.selectRow(ringOnChoices.firstIndex { $0.ringOn == settings.ringOn } ?? 0)
-        ui.widget("wake_lead").text = SettingsForm.typed(wakeLead: settings.wakeLead)
+        if choices != ringOnChoices {
+            ringOnChoices = choices
+            list.removeAll()
+            for choice in choices { list.appendRow(choice.label) }
+        }
+        let chosen = choices.firstIndex { $0.ringOn == settings.ringOn } ?? 0
+        if list.selectedRow != chosen { list.selectRow(chosen) }
+        let wakeLead = ui.widget("wake_lead")
+        if !wakeLeadTyped, (try? SettingsForm.wakeLead(wakeLead.editableText)) != settings.wakeLead {
+            wakeLead.text = SettingsForm.typed(wakeLead: settings.wakeLead)
+        }
         // The lead is how long before an alarm the computer wakes: nothing, while it does not.
-        ui.widget("wake_lead").isSensitive = settings.wakeFromSuspend
-        ui.widget("settings").isSensitive = true
+        wakeLead.isSensitive = settings.wakeFromSuspend
+        let page = ui.widget("settings")
+        if !page.isSensitive {
+            page.isSensitive = true
+            // Shown before the agent's first answer, the page could not take the focus then.
+            page.takeFocusIfLost()
+        }
     }
 
     private func say(_ text: String) {
@@ -111,6 +134,8 @@ final class SettingsPage {
             say(error.description)
             field.text = SettingsForm.typed(wakeLead: expected.wakeLead)
         }
+        // Taken (sent, or refused and shown as the agent has it): answers may show theirs again.
+        wakeLeadTyped = false
     }
 
     /// Sends what `edit` changes in the settings the agent will hold; nothing when it changes

@@ -35,6 +35,7 @@ struct UIFile {
             if widget.isA(gtk_button_get_type()), case let label = widget.text, !label.isEmpty {
                 widget.nameForScreenReaders(label)
             }
+            if widget.isA(gtk_list_box_get_type()) { widget.focusesSelectedRowOnMnemonic() }
             objects = node.pointee.next
         }
         g_slist_free(first)
@@ -149,6 +150,26 @@ struct Widget {
     /// The name of the page a stack shows.
     var shownPage: String? { gtk_stack_get_visible_child_name(OpaquePointer(pointer)).map { String(cString: $0) } }
 
+    /// Has a stack move the focus to the page it shows when the focus was on the page it hid:
+    /// a page shown other than by its switcher (a screen reader's action on a page tab) would
+    /// leave the focus on a hidden control, where the keys typed next go unheard.
+    func keepsFocusOnShownPage() {
+        let stack = self
+        connect("notify::visible-child") {
+            guard let page = gtk_stack_get_visible_child(OpaquePointer(stack.pointer)) else { return }
+            Widget(UnsafeMutableRawPointer(page)).takeFocusIfLost()
+        }
+    }
+
+    /// Moves the focus to the first control in this widget, when it shows and the window's focus
+    /// is nowhere the person sees (on a hidden page, or none): a page's controls made sensitive
+    /// after it was shown could not take the focus then.
+    func takeFocusIfLost() {
+        guard gtk_widget_get_mapped(gtk) != 0, let root = gtk_widget_get_root(gtk) else { return }
+        if let focus = gtk_root_get_focus(root), gtk_widget_get_mapped(focus) != 0 { return }
+        _ = gtk_widget_child_focus(gtk, GTK_DIR_TAB_FORWARD)
+    }
+
     // MARK: Lists
 
     /// The index of a list box's selected row.
@@ -161,6 +182,17 @@ struct Widget {
     func selectRow(_ index: Int) {
         guard let row = gtk_list_box_get_row_at_index(OpaquePointer(pointer), Int32(index)) else { return }
         gtk_list_box_select_row(OpaquePointer(pointer), row)
+    }
+
+    /// Has a list box's mnemonic (its label's) focus its selected row, else its first: GTK 4.8
+    /// focuses none, and the arrow keys then leave the list instead of choosing in it.
+    fileprivate func focusesSelectedRowOnMnemonic() {
+        typealias Mnemonic = @convention(c) (UnsafeMutableRawPointer?, gboolean, UnsafeMutableRawPointer?) -> gboolean
+        let handler: Mnemonic = { box, _, _ in
+            guard let box, let row = gtk_list_box_get_selected_row(OpaquePointer(box)) ?? gtk_list_box_get_row_at_index(OpaquePointer(box), 0) else { return 0 }
+            return gtk_widget_grab_focus(UnsafeMutableRawPointer(row).assumingMemoryBound(to: GtkWidget.self))
+        }
+        g_signal_connect_data(pointer, "mnemonic-activate", unsafeBitCast(handler, to: GCallback.self), nil, nil, GConnectFlags(rawValue: 0))
     }
 
     /// Adds a row with `text` to a list box, named so for screen readers.
@@ -233,6 +265,11 @@ struct Widget {
     func onToggled(_ action: @escaping @GLibActor (Bool) -> Void) {
         let widget = self
         connect(isA(gtk_switch_get_type()) ? "notify::active" : "toggled") { action(widget.isOn) }
+    }
+
+    /// Calls `action` when an entry's text changes (typed, or set).
+    func onEdited(_ action: @escaping @GLibActor () -> Void) {
+        connect("changed", action)
     }
 
     /// Calls `action` when a list box's selected row changes (to none, too).

@@ -488,14 +488,26 @@ struct AppWindowTests {
         #expect(loaded.status == 0, "\(loaded.stderr)")
     }
 
-    /// Opens the Settings page and waits for the agent's settings on it (its controls are
-    /// insensitive until the agent has answered); returns the page's objects.
+    /// Opens the Settings page and waits for it shown with the agent's settings (its controls
+    /// are insensitive until the agent has answered); returns the page's objects. The tab is
+    /// pressed until it is the one pressed: AT-SPI lists a hidden page's objects too, and
+    /// GTK 4.8 says of none whether it shows.
     func openSettings(_ session: TestSession, _ tree: AccessibleTree) throws -> [AccessibleTree.Node] {
         _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
-        try tree.press("page tab", "Settings")
-        return try eventually("the agent's settings on the page") {
+        return try eventually("the Settings page shown with the agent's settings") {
+            try tree.press("page tab", "Settings")
+            let shown = try tree.nodes().contains { $0.role == "page tab" && $0.name == "Settings" && $0.checked }
             let page = try tree.nodes(inside: "panel", "Settings")
-            return page.contains { $0.role == "check box" && $0.name == "Panel item" && $0.sensitive } ? page : nil
+            return shown && page.contains { $0.role == "check box" && $0.name == "Panel item" && $0.sensitive } ? page : nil
+        }
+    }
+
+    /// Alt+L, the wake lead's mnemonic, until the field has the focus: keys typed just as the
+    /// window first takes the keyboard can go unheard (Xvfb without a window manager).
+    func focusWakeLead(_ session: TestSession, _ tree: AccessibleTree, _ window: String) throws {
+        _ = try eventually("Alt+L to reach the wake lead") {
+            try session.type("alt+l", into: window)
+            return try control(tree.nodes(inside: "panel", "Settings"), "text", "Wake lead").focused ? true : nil
         }
     }
 
@@ -555,8 +567,34 @@ struct AppWindowTests {
 
             // The keyboard: Alt+L goes to the wake lead, Enter sets it.
             let window = try #require(try session.windows(titled: "Reveille").first)
-            for key in ["alt+l", "ctrl+a", "2", "m", "Return"] { try session.type(key, into: window) }
+            try focusWakeLead(session, tree, window)
+            for key in ["ctrl+a", "2", "m", "Return"] { try session.type(key, into: window) }
             _ = try eventually("a wake lead of 2 min in the agent") { try session.cliJSON(Settings.self, "settings").wakeLead == 120 ? true : nil }
+        }
+    }
+
+    @Test func theSettingsPageWorksFromTheKeyboard() throws {
+        let session = try session()
+        try withApp(session) { _, tree, _ in
+            _ = try openSettings(session, tree)
+            let window = try #require(try session.windows(titled: "Reveille").first)
+            let settings = { try session.cliJSON(Settings.self, "settings") }
+            // Leaving the wake lead (Tab) sets it.
+            try focusWakeLead(session, tree, window)
+            for key in ["ctrl+a", "4", "5", "s", "Tab"] { try session.type(key, into: window) }
+            _ = try eventually("a wake lead of 45 s in the agent") { try settings().wakeLead == 45 ? true : nil }
+            // Alt+W chooses Always, Alt+P flips the panel item.
+            try session.type("alt+w", into: window)
+            _ = try eventually("Alt+W to choose Always") { try settings().alertWindow == "always" ? true : nil }
+            try session.type("alt+p", into: window)
+            _ = try eventually("Alt+P to turn the panel item off") { try settings().panelItem ? nil : true }
+            // Alt+R goes to where alarms ring, on the chosen one; Down chooses the next.
+            for key in ["alt+r", "Down"] { try session.type(key, into: window) }
+            let changed = try eventually("Down to choose every output") {
+                let now = try settings()
+                return now.ringOn == "all" ? now : nil
+            }
+            #expect(changed.alertWindow == "always" && !changed.panelItem && changed.wakeLead == 45, "\(changed)")
         }
     }
 
@@ -567,7 +605,8 @@ struct AppWindowTests {
         try withApp(session) { _, tree, _ in
             _ = try openSettings(session, tree)
             let window = try #require(try session.windows(titled: "Reveille").first)
-            for key in ["alt+l", "ctrl+a", "3", "6", "0", "1", "Return"] { try session.type(key, into: window) }
+            try focusWakeLead(session, tree, window)
+            for key in ["ctrl+a", "3", "6", "0", "1", "Return"] { try session.type(key, into: window) }
             _ = try eventually("the refusal on the page") {
                 try tree.names("label").contains("Wake lead: '3601' is longer than 1h; accepted: 0s to 1h") ? true : nil
             }

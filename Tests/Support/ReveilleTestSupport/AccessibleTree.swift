@@ -7,13 +7,14 @@ public struct AccessibleTree {
     /// One accessible object: its role (`push button`, `label`, `spin button`), its name
     /// (a label's text, a button's label, a control's accessible name), whether it is
     /// checked or pressed (switches, toggle buttons: GTK 4.8 says pressed), selected (a list's
-    /// row) or sensitive, and a field's text (`text` and `spin button` objects only).
+    /// row), sensitive or focused, and a field's text (`text` and `spin button` objects only).
     public struct Node: Decodable, CustomStringConvertible {
         public var role: String
         public var name: String
         public var checked: Bool
         public var selected: Bool
         public var sensitive: Bool
+        public var focused: Bool
         public var text: String?
         public var showing: Bool
         /// How deep in the application's tree (the application is 0).
@@ -104,6 +105,7 @@ public struct AccessibleTree {
                           "checked": states.contains(Atspi.StateType.CHECKED) or states.contains(Atspi.StateType.PRESSED),
                           "selected": states.contains(Atspi.StateType.SELECTED),
                           "sensitive": states.contains(Atspi.StateType.SENSITIVE),
+                          "focused": states.contains(Atspi.StateType.FOCUSED),
                           "showing": states.contains(Atspi.StateType.SHOWING), "depth": depth}
                 if fields["role"] in ("text", "spin button"):
                     text = node.get_text_iface()
