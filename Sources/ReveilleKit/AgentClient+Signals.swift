@@ -1,6 +1,6 @@
 import FoundationEssentials
 internal import ReveilleBus
-internal import ReveilleRules
+package import ReveilleRules
 
 /// The agent's signals as streams: the list kept up to date, the buttons pressed, this app's
 /// events and its decision. Each subscribes on the GLib loop, then makes its first calls
@@ -109,6 +109,16 @@ extension AgentClient {
         }) { signal in
             guard signal.arguments.first?.string == appID else { return nil }
             return signal.arguments.dropFirst().first?.string.flatMap(AuthorizationState.init(rawValue:))
+        }
+    }
+
+    /// The settings after each change anyone makes (`SettingsChanged`; the user's client only).
+    package func settingsChanges() -> AsyncStream<AgentSettings> {
+        signals("SettingsChanged", first: { client throws(AlarmError) in
+            _ = try client.call(.subscribeUpdates)
+            return nil
+        }) { signal in
+            signal.arguments.first?.string.flatMap { try? AgentSettings().changed(by: $0, unknownKeys: .passOver) }
         }
     }
 

@@ -70,6 +70,10 @@ final class AppWindow {
     /// and reads its settings for their page.
     func follow() {
         settings.load()
+        // Changed by another tool (`reveille settings`) while the window is open: read again.
+        Task { @GLibActor [weak self, client] in
+            for await _ in client.settingsChanges() { self?.settings.load() }
+        }
         Task { @GLibActor [weak self, client] in
             do {
                 for try await records in client.updates() {

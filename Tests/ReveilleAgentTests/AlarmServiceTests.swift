@@ -377,6 +377,12 @@ final class AlarmServiceTests {
         #expect(bus.signals(since: mark, to: user).map(\.arguments) == [allowed.arguments])
         #expect(bus.signals(since: mark, to: tea).isEmpty)
 
+        // The settings are the user's: a change is told to the user's tools, to no app.
+        mark = bus.signals.count
+        let changed = try #require(bus.send(.setSettings(changes: #"{"alertWindow": "never"}"#), from: user).strings?.first)
+        #expect(bus.signals(since: mark, to: user) == [RecordingBus.Signal(name: "SettingsChanged", to: user, arguments: [.string(changed)])])
+        #expect(bus.signals(since: mark, to: cook).isEmpty && bus.signals(since: mark, to: tea).isEmpty)
+
         // A button pressed on Cook's ringing alarm: Cook and the user hear which.
         let pasta = try schedule(try timer("Pasta", seconds: 60), from: cook)
         clock.advance(by: 60)

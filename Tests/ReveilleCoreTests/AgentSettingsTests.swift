@@ -69,6 +69,8 @@ struct AgentSettingsTests {
         let settings = try AgentSettings().changed(by: text)
         #expect(!settings.panelItem && settings.wakeLead == 90 && settings.ringOn == .all && settings.pauseMediaPlayers)
         #expect(refusal { _ = try AgentSettings().changed(by: AgentSettings.changes(typed: ["wakeLead=soon"])) }.contains(#"wakeLead is "soon""#))
+        #expect(try AgentSettings().changed(by: AgentSettings.changes(typed: ["wakeLead=2m"])).wakeLead == 120, "a length as the CLI reads one")
+        #expect(try AgentSettings().changed(by: AgentSettings.changes(typed: ["wakeLead=0"])).wakeLead == 0)
         #expect(refusal { _ = try AgentSettings.changes(typed: ["wakeLead"]) }.contains("'wakeLead' is not key=value"))
         #expect(refusal { _ = try AgentSettings.changes(typed: ["=1"]) }.contains("is not key=value"))
     }

@@ -101,7 +101,10 @@ final class AlarmService: AlarmFollower {
         case .missed(let record, let due, let reason): alarmMissed(record, due: due, reason: reason)
         case .buttonPressed(let record, let role): actionInvoked(on: record, button: role.rawValue)
         case .authorizationChanged(let appID, let state): publishAuthorization(appID, state)
-        case .notice, .notificationReach, .sessionUnlocked, .settingsChanged: break
+        case .settingsChanged(let settings):
+            let users = registry.subscribers.filter(\.identity.isUser).map(\.name)
+            if !users.isEmpty { emit("SettingsChanged", to: users, [.string(settings.json)]) }
+        case .notice, .notificationReach, .sessionUnlocked: break
         }
     }
 

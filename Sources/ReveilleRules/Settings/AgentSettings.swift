@@ -125,7 +125,11 @@ extension AgentSettings {
                 return true
             },
             value: { .number(number($0.wakeLead)) },
-            typed: { text in Double(text).map { _ in .number(text) } ?? .string(text) }),
+            // Seconds, or a length as the CLI reads one (2m, 90s).
+            typed: { text in
+                if Double(text) != nil { return .number(text) }
+                return (try? InputParser.duration(text)).map { .number(number($0)) } ?? .string(text)
+            }),
         boolean("panelItem", \.panelItem),
         Key(name: "alertWindow", accepted: AlertWindowSetting.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "),
             read: { value, settings in

@@ -32,6 +32,10 @@ package enum AgentInterface {
         BusSignal("AuthorizationChanged", [.init("app_id", "s"), .init("state", "s")], comment: """
             To subscribers of that app (and the user's tools) when a decision changes.
             """),
+        BusSignal("SettingsChanged", [.init("settings", "s")], comment: """
+            Every setting after a change (SetSettings), as Settings answers them; to the user's
+            tools only.
+            """),
     ]
 
     /// The introspection XML, written from `AgentMethod.table` and `signals`;
