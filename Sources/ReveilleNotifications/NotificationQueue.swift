@@ -81,11 +81,11 @@ package struct NotificationQueue: Equatable {
 }
 
 private extension NotificationQueue.Operation {
-    package var isShow: Bool {
+    var isShow: Bool {
         if case .show = self { true } else { false }
     }
 
-    package func replaces(_ id: UInt32) -> Bool {
+    func replaces(_ id: UInt32) -> Bool {
         if case .show(_, let replacing) = self { replacing == id } else { false }
     }
 }

@@ -119,7 +119,7 @@ package final class SinkGuard {
 
 private extension PulseAudio.SinkState {
     /// The same mute, and volumes within 1 % (PipeWire's pulse server returns them through floats).
-    package func isClose(to other: Self) -> Bool {
+    func isClose(to other: Self) -> Bool {
         muted == other.muted && volumes.count == other.volumes.count
             && zip(volumes, other.volumes).allSatisfy { abs(Int($0) - Int($1)) <= 655 }
     }

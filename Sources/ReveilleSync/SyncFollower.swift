@@ -523,14 +523,14 @@ package final class SyncFollower: AlarmFollower {
 
 private extension AlarmRecord {
     /// When its countdown began, while it counts down.
-    package var countdownStart: Date? {
+    var countdownStart: Date? {
         if case .countdown(let until, let length, _) = phase { until.addingTimeInterval(-length) } else { nil }
     }
 }
 
 private extension SyncAction {
     /// The step in a few words, for the log (a round may have 10,000).
-    package var summary: String {
+    var summary: String {
         switch self {
         case .upload(let id, let etag): "upload \(id) over \(etag ?? "nothing")"
         case .createLocal(let id, _, _): "create \(id)"

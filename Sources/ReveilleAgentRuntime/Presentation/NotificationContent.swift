@@ -296,5 +296,5 @@ package struct NotificationContent: Equatable {
 }
 
 private extension Comparable {
-    package func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }
+    func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }
 }

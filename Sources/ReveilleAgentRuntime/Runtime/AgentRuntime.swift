@@ -375,7 +375,7 @@ package final class AgentRuntime {
 }
 
 private extension AlarmEngine.Effect {
-    package var isLog: Bool {
+    var isLog: Bool {
         if case .log = self { true } else { false }
     }
 }
