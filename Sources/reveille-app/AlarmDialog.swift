@@ -18,7 +18,7 @@ final class AlarmDialog {
     var onClose: (@GLibActor () -> Void)?
 
     /// How long the preview plays.
-    nonisolated static let previewSeconds = 4.0
+    nonisolated static let previewSeconds = 10.0
     /// The repeat toggles' ids and the stack pages they show.
     private static let kinds: [(id: String, kind: AlarmForm.Repeat)] = [("weekly", .weekly), ("monthly", .monthly), ("yearly", .yearly), ("every", .everyDays)]
 

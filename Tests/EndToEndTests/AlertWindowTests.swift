@@ -8,7 +8,7 @@ import ReveilleTestSupport
 /// The alert window (reveille-alert) under Xvfb: opened by the agent while an alarm rings and
 /// its notification cannot be seen or answered, answered with the keyboard through the
 /// agent's D-Bus interface, closed when the alarm is answered anywhere.
-@Suite("Alert window", .waitsOnItsOwnThread)
+@Suite("Alert window", .drawsWindows)
 struct AlertWindowTests {
     /// A session on its own display, the agent started with `alertWindow` set when given.
     func session(_ notifications: TestSession.NotificationPeer, alertWindow: String? = nil) throws -> TestSession {

@@ -14,8 +14,8 @@ import ReveilleWakeUp
 @GLibActor
 final class AlarmService: AlarmFollower {
     private let bus: any ServiceBus
-    /// Where changes go: the runtime's events (named as its calls read, not the runtime itself).
-    private let runtime: AgentEvents
+    /// Where changes go: the runtime's events, not the runtime itself.
+    private let events: AgentEvents
     private let sounder: AlarmSounder
     private let registry: any ClientDirectory
     private let authorizer: Authorizer
@@ -50,7 +50,7 @@ final class AlarmService: AlarmFollower {
          answering: (@GLibActor () -> SessionAnswering)? = nil) throws(BusError) {
         self.bus = bus
         self.settings = settings
-        runtime = events
+        self.events = events
         self.sleep = sleep
         self.history = history
         self.sync = sync
@@ -258,21 +258,21 @@ final class AlarmService: AlarmFollower {
         case .schedule(let id, let configuration):
             try requireAuthorization(identity, sender: sender)
             let request = try checked(configuration, for: identity)
-            return [try Self.json(try runtime.call(.schedule(id: id, request: request, appID: identity.appID)))]
+            return [try Self.json(try events.call(.schedule(id: id, request: request, appID: identity.appID)))]
         case .update(let id, let configuration):
             try requireAuthorization(identity, sender: sender)
             let request = try checked(configuration, for: identity)
-            return [try Self.json(try runtime.call(.update(id: .prefix(id), request: request), owner: owner))]
+            return [try Self.json(try events.call(.update(id: .prefix(id), request: request), owner: owner))]
         case .wakeStatus:
             var status = wakeStatus
             status.answering = answering?()
             return [try Self.json(status)]
         case .skip(let id):
-            return [try Self.json(try runtime.call(.skip(id: .prefix(id)), owner: owner))]
+            return [try Self.json(try events.call(.skip(id: .prefix(id)), owner: owner))]
         case .unskip(let id):
-            return [try Self.json(try runtime.call(.unskip(id: .prefix(id)), owner: owner))]
+            return [try Self.json(try events.call(.unskip(id: .prefix(id)), owner: owner))]
         case .setEnabled(let enabled, let id):
-            return [try Self.json(try runtime.call(.setEnabled(enabled, id: .prefix(id)), owner: owner))]
+            return [try Self.json(try events.call(.setEnabled(enabled, id: .prefix(id)), owner: owner))]
         case .requestAuthorization, .authorizationState:  // RequestAuthorization waits for the user in `handle`
             return [authorizer.state(of: identity).rawValue]
         case .authorizations:
@@ -295,12 +295,12 @@ final class AlarmService: AlarmFollower {
             sounder.stopPreviews()
             return []
         case .apply(let action, let id):
-            return [try Self.json(try runtime.call(.apply(action, id: .prefix(id)), owner: owner))]
+            return [try Self.json(try events.call(.apply(action, id: .prefix(id)), owner: owner))]
         case .snooze(let id, let seconds):
-            return [try Self.json(try runtime.call(.snooze(id: .prefix(id), length: seconds), owner: owner))]
+            return [try Self.json(try events.call(.snooze(id: .prefix(id), length: seconds), owner: owner))]
         case .pressButton(let id, let button):
             let alarms = table ?? .empty
-            return [try Self.json(try runtime.press(button, on: try alarms.resolve(id, owner: nil)))]
+            return [try Self.json(try events.press(button, on: try alarms.resolve(id, owner: nil)))]
         case .history:
             return [try (history?.history ?? AlarmHistory()).json(for: owner, maximumBytes: WireLimits.pageBytes)]
         case .syncAdd(let url, let user, let password):
@@ -320,7 +320,7 @@ final class AlarmService: AlarmFollower {
             let changed = try settings.change(by: changes)
             logger.info("settings changed by \(identity.appID): \(changes.prefix(200))")
             // Written first, then applied: a restart now reads what the parts apply.
-            runtime.send(.settingsChanged(changed))
+            events.send(.settingsChanged(changed))
             return [changed.json]
         }
     }

@@ -21,20 +21,45 @@ import Testing
 /// side by side).
 public struct WaitsOnItsOwnThread: SuiteTrait, TestTrait, TestScoping {
     public var isRecursive: Bool { true }
+    /// The tests sharing it run at most as many at once as it counts.
+    private let slots: Slots?
 
-    public init() {}
+    public init() { slots = nil }
+
+    fileprivate init(slots: Slots) { self.slots = slots }
 
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         guard testCase != nil else { return try await function() }
         try await withTaskExecutorPreference(QueueExecutor(label: test.name)) {
+            // On the test's own queue: waiting for a slot blocks that thread only.
+            slots?.take()
+            defer { slots?.give() }
             try await function()
         }
     }
 }
 
+/// A count of places, taken by blocking the thread that waits (a test's own queue's).
+fileprivate final class Slots: Sendable {
+    private let semaphore: DispatchSemaphore
+    init(_ count: Int) { semaphore = DispatchSemaphore(value: count) }
+    func take() { semaphore.wait() }
+    func give() { semaphore.signal() }
+}
+
+/// Three windows at a time: each test that draws one runs a display server, a GTK program and
+/// AT-SPI walks of its widgets (a Python process each), and its waits (a dialog within 30 s)
+/// assume it gets the processor now and then. Sixteen tests side by side on a 2-core machine,
+/// up to a dozen of them drawing, had a dialog take longer than that.
+private let windowSlots = Slots(3)
+
 extension Trait where Self == WaitsOnItsOwnThread {
     /// The suite's tests block while they wait for processes: see `WaitsOnItsOwnThread`.
     public static var waitsOnItsOwnThread: Self { Self() }
+
+    /// As `waitsOnItsOwnThread`, for tests that draw windows under Xvfb: at most three of them
+    /// run at once, the rest of the run going on beside them.
+    public static var drawsWindows: Self { Self(slots: windowSlots) }
 }
 
 /// A task executor that runs every job on one serial dispatch queue.
