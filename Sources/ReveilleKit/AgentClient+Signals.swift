@@ -33,7 +33,7 @@ extension AgentClient {
                 }
             }
             let subscription = bus.subscribe(sender: AgentInterface.busName, interface: AgentInterface.interface,
-                                             name: "AlarmsUpdated", path: AgentInterface.objectPath) { signal in
+                                             name: AgentSignal.alarmsUpdated.name, path: AgentInterface.objectPath) { signal in
                 guard let changed = signal.arguments.first?.string.flatMap({ try? Self.decodeList(AlarmRecord.self, from: $0) }),
                       case .array(_, let removed)? = signal.arguments.dropFirst().first else { return }
                 if let alarms = mirror.value.received(changed: changed, removed: removed.compactMap { $0.string.flatMap(UUID.init(uuidString:)) }) {
@@ -69,7 +69,7 @@ extension AgentClient {
     /// Presses of this app's alarms' buttons (the alarm's id and `stop`, `secondary`, `pause`,
     /// `resume` or `cancel`), so a running app can react.
     package func actions() -> AsyncStream<(alarmID: UUID, button: AlarmButtonRole)> {
-        signals("ActionInvoked", first: { client throws(AlarmError) in
+        signals(AgentSignal.actionInvoked.name, first: { client throws(AlarmError) in
             _ = try client.call(.subscribeUpdates)
             return nil
         }) { signal in
@@ -87,10 +87,10 @@ extension AgentClient {
         }) { signal in
             let arguments = signal.arguments.map { $0.string ?? "" }
             guard let id = arguments.first.flatMap(UUID.init(uuidString:)) else { return nil }
-            switch signal.name {
-            case "AlarmAlerting":
+            switch AgentSignal(rawValue: signal.name) {
+            case .alarmAlerting:
                 return .alerting(id)
-            case "AlarmMissed" where arguments.count == 3:
+            case .alarmMissed where arguments.count == 3:
                 guard let due = ISO8601Local.parse(arguments[1], defaultTimeZone: UTCTimeZone()),
                       let reason = MissReason(rawValue: arguments[2]) else { return nil }
                 return .missed(id, dueDate: due, reason: reason)
@@ -103,7 +103,7 @@ extension AgentClient {
     /// This app's decision now, then at every change.
     package func authorizationUpdates() -> AsyncStream<AuthorizationState> {
         let appID = self.appID
-        return signals("AuthorizationChanged", first: { client throws(AlarmError) in
+        return signals(AgentSignal.authorizationChanged.name, first: { client throws(AlarmError) in
             _ = try client.call(.subscribeUpdates)
             return try client.authorizationState()
         }) { signal in
@@ -114,7 +114,7 @@ extension AgentClient {
 
     /// The settings after each change anyone makes (`SettingsChanged`; the user's client only).
     package func settingsChanges() -> AsyncStream<AgentSettings> {
-        signals("SettingsChanged", first: { client throws(AlarmError) in
+        signals(AgentSignal.settingsChanged.name, first: { client throws(AlarmError) in
             _ = try client.call(.subscribeUpdates)
             return nil
         }) { signal in

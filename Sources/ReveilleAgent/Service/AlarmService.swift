@@ -89,10 +89,10 @@ final class AlarmService: AlarmFollower {
         // Each view's signals are converted once and sent to its subscribers; alerts follow.
         for (view, signals) in encoded {
             let names = subscribers.filter { $0.view == view }.map(\.name)
-            for arguments in signals { emit("AlarmsUpdated", to: names, arguments) }
+            for arguments in signals { emit(.alarmsUpdated, to: names, arguments) }
         }
         for subscriber in subscribers {
-            for id in alerting[subscriber.view] ?? [] { emit("AlarmAlerting", to: [subscriber.name], [.string(id.uuidString)]) }
+            for id in alerting[subscriber.view] ?? [] { emit(.alarmAlerting, to: [subscriber.name], [.string(id.uuidString)]) }
         }
     }
 
@@ -103,7 +103,7 @@ final class AlarmService: AlarmFollower {
         case .authorizationChanged(let appID, let state): publishAuthorization(appID, state)
         case .settingsChanged(let settings):
             let users = registry.subscribers.filter(\.identity.isUser).map(\.name)
-            if !users.isEmpty { emit("SettingsChanged", to: users, [.string(settings.json)]) }
+            if !users.isEmpty { emit(.settingsChanged, to: users, [.string(settings.json)]) }
         case .notice, .notificationReach, .sessionUnlocked: break
         }
     }
@@ -113,25 +113,25 @@ final class AlarmService: AlarmFollower {
     private func alarmMissed(_ alarm: AlarmRecord, due: Date, reason: MissReason) {
         let arguments: [Variant] = [.string(alarm.id.uuidString), .string(ISO8601Local.utcString(from: due)), .string(reason.rawValue)]
         for (name, identity) in registry.subscribers where identity.isUser || identity.appID == alarm.appID {
-            emit("AlarmMissed", to: [name], arguments)
+            emit(.alarmMissed, to: [name], arguments)
         }
     }
 
     /// Tells the alarm's app (and the user's tools) that one of its buttons was pressed.
     private func actionInvoked(on alarm: AlarmRecord, button: String) {
         for (name, identity) in registry.subscribers where identity.isUser || identity.appID == alarm.appID {
-            emit("ActionInvoked", to: [name], [.string(alarm.id.uuidString), .string(button)])
+            emit(.actionInvoked, to: [name], [.string(alarm.id.uuidString), .string(button)])
         }
     }
 
     private func publishAuthorization(_ appID: String, _ state: AuthorizationState) {
         for (name, identity) in registry.subscribers where identity.isUser || identity.appID == appID {
-            emit("AuthorizationChanged", to: [name], [.string(appID), .string(state.rawValue)])
+            emit(.authorizationChanged, to: [name], [.string(appID), .string(state.rawValue)])
         }
     }
 
-    private func emit(_ signal: String, to names: [String], _ arguments: [Variant]) {
-        let failures = bus.emit(signal, to: names, arguments)
+    private func emit(_ signal: AgentSignal, to names: [String], _ arguments: [Variant]) {
+        let failures = bus.emit(signal.name, to: names, arguments)
         for failure in failures { logger.error("could not emit \(signal) to \(failure.destination): \(failure.error)") }
     }
 

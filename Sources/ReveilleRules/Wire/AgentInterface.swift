@@ -10,33 +10,7 @@ package enum AgentInterface {
     package static let errorPrefix = "io.github.reveille.Error."
 
     /// The interface's signals, as introspection declares them.
-    package static let signals: [BusSignal] = [
-        BusSignal("AlarmsUpdated", [.init("changed", "s"), .init("removed", "as")], comment: """
-            To each subscriber whose view a change touched: the alarms it may see that
-            are new or changed (a JSON array of AlarmRecord), and the ids of those that
-            ended. Apply both to the list Subscribe returned to keep it current.
-            """),
-        BusSignal("AlarmAlerting", [.init("alarm_id", "s")], comment: """
-            To subscribers of the alarm's app (and the user's tools) when it begins to
-            alert (after the AlarmsUpdated that shows it alerting).
-            """),
-        BusSignal("AlarmMissed", [.init("alarm_id", "s"), .init("due", "s"), .init("reason", "s")], comment: """
-            To subscribers of the alarm's app (and the user's tools) when an occurrence
-            was missed: due (ISO 8601, UTC) while nothing could ring it ("late"), or rang
-            to its ring limit unanswered ("unanswered").
-            """),
-        BusSignal("ActionInvoked", [.init("alarm_id", "s"), .init("button", "s")], comment: """
-            To subscribers of the alarm's app (and the user's tools) when one of its
-            notification's buttons is pressed: stop, secondary, pause, resume, cancel.
-            """),
-        BusSignal("AuthorizationChanged", [.init("app_id", "s"), .init("state", "s")], comment: """
-            To subscribers of that app (and the user's tools) when a decision changes.
-            """),
-        BusSignal("SettingsChanged", [.init("settings", "s")], comment: """
-            Every setting after a change (SetSettings), as Settings answers them; to the user's
-            tools only.
-            """),
-    ]
+    package static let signals: [BusSignal] = AgentSignal.allCases.map(\.declaration)
 
     /// The introspection XML, written from `AgentMethod.table` and `signals`;
     /// `desktop/io.github.reveille.Reveille1.xml` is a copy (`reveille-agent --print-interface`), checked by a test.
@@ -59,4 +33,54 @@ package enum AgentInterface {
         </node>
 
         """
+}
+
+/// The agent's signals, each named once: what the service emits, what clients subscribe to,
+/// and what introspection declares are read from here.
+package enum AgentSignal: String, CaseIterable, Sendable {
+    case alarmsUpdated = "AlarmsUpdated"
+    case alarmAlerting = "AlarmAlerting"
+    case alarmMissed = "AlarmMissed"
+    case actionInvoked = "ActionInvoked"
+    case authorizationChanged = "AuthorizationChanged"
+    case settingsChanged = "SettingsChanged"
+
+    package var name: String { rawValue }
+
+    /// The signal as introspection declares it.
+    package var declaration: BusSignal {
+        switch self {
+        case .alarmsUpdated:
+            BusSignal(name, [.init("changed", "s"), .init("removed", "as")], comment: """
+                To each subscriber whose view a change touched: the alarms it may see that
+                are new or changed (a JSON array of AlarmRecord), and the ids of those that
+                ended. Apply both to the list Subscribe returned to keep it current.
+                """)
+        case .alarmAlerting:
+            BusSignal(name, [.init("alarm_id", "s")], comment: """
+                To subscribers of the alarm's app (and the user's tools) when it begins to
+                alert (after the AlarmsUpdated that shows it alerting).
+                """)
+        case .alarmMissed:
+            BusSignal(name, [.init("alarm_id", "s"), .init("due", "s"), .init("reason", "s")], comment: """
+                To subscribers of the alarm's app (and the user's tools) when an occurrence
+                was missed: due (ISO 8601, UTC) while nothing could ring it ("late"), or rang
+                to its ring limit unanswered ("unanswered").
+                """)
+        case .actionInvoked:
+            BusSignal(name, [.init("alarm_id", "s"), .init("button", "s")], comment: """
+                To subscribers of the alarm's app (and the user's tools) when one of its
+                notification's buttons is pressed: stop, secondary, pause, resume, cancel.
+                """)
+        case .authorizationChanged:
+            BusSignal(name, [.init("app_id", "s"), .init("state", "s")], comment: """
+                To subscribers of that app (and the user's tools) when a decision changes.
+                """)
+        case .settingsChanged:
+            BusSignal(name, [.init("settings", "s")], comment: """
+                Every setting after a change (SetSettings), as Settings answers them; to the user's
+                tools only.
+                """)
+        }
+    }
 }
