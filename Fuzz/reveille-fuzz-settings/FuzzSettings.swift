@@ -23,7 +23,7 @@ import ReveilleFuzzSupport
             }
             for settings in readings {
                 precondition(try! AgentSettings().changed(by: settings.json) == settings, "json does not read back: \(settings.json)")
-                precondition(try! AgentSettings(fileText: settings.fileText) == settings, "the file does not read back: \(settings.fileText)")
+                precondition(try! AgentSettings(fileText: settings.fileText()) == settings, "the file does not read back: \(settings.fileText())")
                 precondition(settings.wakeLead.isFinite && AgentSettings.wakeLeadRange.contains(settings.wakeLead))
             }
         }

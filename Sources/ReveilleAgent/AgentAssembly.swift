@@ -149,7 +149,7 @@ extension Agent {
                                logger: logger, clock: clock)
         }
         let service = try AlarmService(bus: peers.service, clients: peers.clients, events: events, sounder: sounder,
-                                       authorizer: authorizer, settings: SettingsFile(directory: setup.configDirectory), logger: logger, clientLog: peers.clientLog,
+                                       authorizer: authorizer, settings: SettingsFile(directory: setup.configDirectory), applied: settings, logger: logger, clientLog: peers.clientLog,
                                        sleep: sleep, history: history, sync: sync, answering: answering)
         let followers: [(any AlarmFollower)?] = [service, sleep, windows, reach, sync, player, lock, panel]
         let runtime = AgentRuntime(store: AlarmStore(directory: setup.stateDirectory, logger: logger), settings: setup.engine,

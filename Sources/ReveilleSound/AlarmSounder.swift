@@ -47,12 +47,13 @@ package final class AlarmSounder: AlarmRinger {
         feed(.started)
     }
 
-    /// Follows the alarms' changes: one stream per alerting alarm, and a corked stream opened
-    /// just before the next alarm is due.
+    /// The settings changed: the output takes where alarms ring and whether a muted sink is raised.
     package func apply(_ settings: AgentSettings) {
         output.apply(settings)
     }
 
+    /// Follows the alarms' changes: one stream per alerting alarm, and a corked stream opened
+    /// just before the next alarm is due.
     package func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID> {
         self.alarms = alarms
         answeringRuntime = true
@@ -146,7 +147,7 @@ package final class AlarmSounder: AlarmRinger {
             throw .invalidConfiguration("cannot play \(path); see the agent's log")
         }
         previews[id] = stream
-        clock.after(max(0.1, min(seconds, 60))) { [weak self] in
+        clock.after(min(max(seconds, WireLimits.previewSeconds.lowerBound), WireLimits.previewSeconds.upperBound)) { [weak self] in
             self?.previews.removeValue(forKey: id)?.stop()
         }
         return path
@@ -296,7 +297,11 @@ package final class PulseSoundOutput: SoundOutput {
     /// The alarms' streams while they ring (weak: the sounder owns them), to follow the outputs
     /// that come and go meanwhile.
     private var ringing: [WeakStreams] = []
-    private struct WeakStreams { weak var streams: RingingStreams? }
+    /// Each with the `ringOn` it started with: a change of the setting applies from the next ring.
+    private struct WeakStreams { weak var streams: RingingStreams?; let ringOn: RingOn }
+    /// Whether the sound machine asked for the sinks to be made audible (an alarm rings): an
+    /// output that comes meanwhile is raised too; one that comes while only a preview plays is not.
+    private var raising = false
 
     package init(sinkGuard: SinkGuard, ringOn: RingOn = .defaultOutput, logger: Logger) {
         self.sinkGuard = sinkGuard
@@ -340,7 +345,7 @@ package final class PulseSoundOutput: SoundOutput {
         }
         streams.follow(sinks)
         guard !streams.isEmpty else { return nil }
-        ringing = ringing.filter { $0.streams != nil } + [WeakStreams(streams: streams)]
+        ringing = ringing.filter { $0.streams != nil } + [WeakStreams(streams: streams, ringOn: ringOn)]
         return streams
     }
 
@@ -348,9 +353,9 @@ package final class PulseSoundOutput: SoundOutput {
     private func outputsChanged() {
         ringing = ringing.filter { $0.streams != nil }
         guard !ringing.isEmpty else { return }
-        let sinks = ringOn.sinks(among: pulse.outputs.map(\.name)).sinks
-        ringing.forEach { $0.streams?.follow(sinks) }
-        raiseSink()
+        let names = pulse.outputs.map(\.name)
+        ringing.forEach { $0.streams?.follow($0.ringOn.sinks(among: names).sinks) }
+        if raising { sinkGuard.makeAudible(pulse, sinks: sinksRung) }
     }
 
     /// The sinks the sink guard looks after: those rung.
@@ -359,6 +364,13 @@ package final class PulseSoundOutput: SoundOutput {
     }
 
     package var outputs: [PulseAudio.Output] { pulse.outputs }
-    package func raiseSink() { sinkGuard.makeAudible(pulse, sinks: sinksRung) }
-    package func restoreSink() { sinkGuard.restore(pulse) }
+    package func raiseSink() {
+        raising = true
+        sinkGuard.makeAudible(pulse, sinks: sinksRung)
+    }
+
+    package func restoreSink() {
+        raising = false
+        sinkGuard.restore(pulse)
+    }
 }

@@ -25,6 +25,8 @@ package final class SleepCoordinator: AlarmFollower {
     }
 
     private var policy: WakePolicy
+    /// `start()` connected, or is connecting, to the kernel alarm or the system bus: never twice.
+    private var connecting = false
     private let logger: Logger
     /// The instant the wake-ups are reckoned from.
     private let clock: any AgentClock
@@ -75,6 +77,7 @@ package final class SleepCoordinator: AlarmFollower {
     /// Connects to the system bus and, when the helper and logind are there, starts watching.
     package func start() {
         guard policy.enabled else { return unavailable(L("waking from suspend is turned off (settings: wakeFromSuspend)")) }
+        connecting = true
         do {
             kernelAlarm = try KernelWakeAlarm { [weak self] in self?.alarmsChanged() }
             readiness = .ready
@@ -114,6 +117,8 @@ package final class SleepCoordinator: AlarmFollower {
                     guard case .bool(let going)? = signal.arguments.first else { return }
                     self?.prepareForSleep(going)
                 }
+                // Turned off while the names were asked for: connected, and off.
+                guard self.policy.enabled else { return self.unavailable(L("waking from suspend is turned off (settings: wakeFromSuspend)")) }
                 self.readiness = .ready
                 self.logger.info("alarms wake the machine from suspend, \(Int(self.policy.lead)) s early")
                 self.clearLeftWakeUp()
@@ -146,7 +151,9 @@ package final class SleepCoordinator: AlarmFollower {
         for record in alarms where policy.wakes(record) { wakingDue[record.id] = record.fireDate }
         if policy.enabled && !started {
             // Connected before it was turned off: ready again; never connected (off at start): start now.
-            guard kernelAlarm != nil || sleepSignal != 0 else { return start() }
+            guard connecting else { return start() }
+            // Still asking the system bus: its answer finds the setting on.
+            guard kernelAlarm != nil || sleepSignal != 0 else { return }
             readiness = .ready
         }
         if !policy.enabled {

@@ -210,7 +210,10 @@ final class AlarmDialog {
         let playing = UUID()
         previewPlaying = playing
         ui.widget("preview").isOn = true
+        let before = previewCall
         previewCall = Task { @GLibActor [weak self, client] in
+            // After the calls before it: a stop sent just before must not stop this one.
+            await before?.value
             do {
                 _ = try await client.run { client throws(AlarmError) in try client.previewSound(name, seconds: Self.previewSeconds, volume: volume) }
                 MainLoopSources.after(milliseconds: UInt32(Self.previewSeconds * 1000)) { [weak self] in
@@ -225,14 +228,14 @@ final class AlarmDialog {
         }
     }
 
-    /// Stops the preview that plays, if one does: after the call that started it was answered,
-    /// so that the stop cannot overtake it.
+    /// Stops the preview that plays, if one does. The preview calls go one after another, in
+    /// the person's order: a stop cannot overtake the play before it, nor a play the stop.
     private func stopPreview() {
         guard previewPlaying != nil else { return }
         previewEnded()
-        let started = previewCall
-        Task { @GLibActor [client] in
-            await started?.value
+        let before = previewCall
+        previewCall = Task { @GLibActor [client] in
+            await before?.value
             _ = try? await client.run { client throws(AlarmError) in try client.stopPreview() }
         }
     }

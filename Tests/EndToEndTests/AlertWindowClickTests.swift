@@ -7,7 +7,7 @@ import ReveilleTestSupport
 /// Where no notification can be seen (no server at all, dunst paused), the alert window is what
 /// the person sees, and a click on its Stop, with the pointer as a person clicks, silences the
 /// alarm. Under Xvfb, without a window manager.
-@Suite("Alert window, clicked", .serialized, .waitsOnItsOwnThread)
+@Suite("Alert window, clicked", .serialized, .drawsWindows)
 struct AlertWindowClickTests {
     /// Waits for the window of the ringing `timer`, clicks its Stop until the timer is gone, then
     /// waits for the sound and the window to go.

@@ -26,6 +26,37 @@ struct AppWindowTests {
 
     func settingsFile(_ session: TestSession) -> String { session.directory + "/config/reveille/settings.json" }
 
+    @Test func anAlarmAddedInTheDialogRingsAtItsTime() throws {
+        // The agent's test clock (seconds added to the wall clock, read again on SIGUSR1, as
+        // when the clock is set): the alarm is set in the dialog for a few minutes ahead, then
+        // the agent's clock is moved to a moment before it, rather than the test waiting.
+        let session = try TestSession(notifications: .recording())
+        try session.startDisplay()
+        try AccessibleTree.prepare(session)
+        let offsetFile = session.directory + "/clock-offset"
+        try "0".write(toFile: offsetFile, atomically: true, encoding: .utf8)
+        try session.startAgent(["--test-clock-offset-file", offsetFile])
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")! // the session's TZ
+        let due = utc.date(bySetting: .second, value: 0, of: Date().addingTimeInterval(180))!
+        let (hour, minute) = (utc.component(.hour, from: due), utc.component(.minute, from: due))
+        try withApp(session) { _, tree, _ in
+            try addAlarm(session, tree, hour: String(hour), minute: String(minute), title: "Dialog alarm")
+            try tree.press("push button", "Save")
+            let alarm = try eventually("the alarm in the agent") { try session.cliJSON([Listed].self, "list").first { $0.title == "Dialog alarm" } }
+            #expect(alarm.time == String(format: "%02d:%02d", hour, minute), "\(alarm)")
+            #expect(try session.alerts(titled: "Dialog alarm").isEmpty, "not before its time")
+            // Two seconds before it is due, as the agent's clock reads.
+            try String(Int(due.timeIntervalSinceNow.rounded(.down)) - 2).write(toFile: offsetFile, atomically: true, encoding: .utf8)
+            let pid = try #require(try session.ownerPID(of: AgentInterface.busName))
+            kill(pid, SIGUSR1)
+            _ = try eventually(timeout: 10, "the alert at its time") { try session.alerts(titled: "Dialog alarm").first }
+            _ = try eventually("the window to show it ringing, with Stop") {
+                try tree.nodes().contains { $0.role == "push button" && $0.name == "Stop" && $0.showing } ? true : nil
+            }
+        }
+    }
+
     /// Starts the app; it is ended (SIGTERM) when `body` returns. `body` is given the process,
     /// its accessible tree, and when it was launched.
     func withApp<T>(_ session: TestSession, environment: [String: String]? = nil,

@@ -170,6 +170,10 @@ final class AlarmServiceTests {
         #expect(try AgentSettings().changed(by: #require(call(.settings).strings?.first)) == AgentSettings(), "no file: the defaults")
         #expect(try AgentSettings().changed(by: #require(call(.setSettings(changes: #"{"wakeLead": 90, "ringOn": "all"}"#)).strings?.first)).wakeLead == 90)
         #expect(sound.settings?.ringOn == .all && sound.settings?.wakeLead == 90, "the sound output was given the change at once")
+        // Edited by hand: the next read applies it.
+        try #"{"wakeLead": 90, "ringOn": "default"}"#.write(toFile: folder.appending("settings.json").string, atomically: true, encoding: .utf8)
+        _ = call(.settings)
+        #expect(sound.settings?.ringOn == .defaultOutput, "a Settings read that finds the file edited applies it")
         _ = call(.setSettings(changes: #"{"wakeFromSuspend": false}"#))
         #expect(try decoded(call(.wakeStatus), as: WakeStatus.self).reason?.contains("turned off") == true, "the wake-up follows at once")
         let refused = call(.setSettings(changes: #"{"panelItem": false, "wakeLead": -1}"#))

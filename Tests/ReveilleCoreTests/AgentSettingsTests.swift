@@ -58,8 +58,8 @@ struct AgentSettingsTests {
         settings.pauseMediaPlayers = false
         settings.alertWindow = .never
         #expect(try AgentSettings().changed(by: settings.json) == settings)
-        #expect(try AgentSettings(fileText: settings.fileText) == settings)
-        #expect(settings.fileText.split(separator: "\n").count == AgentSettings.keys.count + 2)
+        #expect(try AgentSettings(fileText: settings.fileText()) == settings)
+        #expect(settings.fileText().split(separator: "\n").count == AgentSettings.keys.count + 2)
         #expect(AgentSettings().json.contains(#""wakeLead":60,"#), "a whole number is written without a fraction")
     }
 
@@ -71,6 +71,15 @@ struct AgentSettingsTests {
         #expect(refusal { _ = try AgentSettings().changed(by: AgentSettings.changes(typed: ["wakeLead=soon"])) }.contains(#"wakeLead is "soon""#))
         #expect(try AgentSettings().changed(by: AgentSettings.changes(typed: ["wakeLead=2m"])).wakeLead == 120, "a length as the CLI reads one")
         #expect(try AgentSettings().changed(by: AgentSettings.changes(typed: ["wakeLead=0"])).wakeLead == 0)
+        // Numbers Swift reads that JSON does not: written as numbers are, or refused by the range.
+        #expect(try AgentSettings().changed(by: AgentSettings.changes(typed: ["wakeLead=+5"])).wakeLead == 5)
+        #expect(try AgentSettings().changed(by: AgentSettings.changes(typed: ["wakeLead=.5"])).wakeLead == 0.5)
+        for text in ["nan", "inf", "-inf"] {
+            #expect(refusal { _ = try AgentSettings().changed(by: AgentSettings.changes(typed: ["wakeLead=\(text)"])) }.contains("accepted: seconds, 0 to 3600"), "\(text)")
+        }
+        // An output's name holds no format characters (a right-to-left override) nor other spaces.
+        #expect(refusal { _ = try AgentSettings().changed(by: AgentSettings.changes(typed: ["ringOn=speaker\u{202E}"])) }.contains("ringOn is"))
+        #expect(refusal { _ = try AgentSettings().changed(by: AgentSettings.changes(typed: ["ringOn=a\u{00A0}b"])) }.contains("ringOn is"))
         #expect(refusal { _ = try AgentSettings.changes(typed: ["wakeLead"]) }.contains("'wakeLead' is not key=value"))
         #expect(refusal { _ = try AgentSettings.changes(typed: ["=1"]) }.contains("is not key=value"))
     }
@@ -95,6 +104,26 @@ struct SettingsFileTests {
         let after = try settings.change(by: #"{"ringOn": "all"}"#)
         #expect(after.wakeLead == 90 && !after.panelItem && after.ringOn == .all)
         #expect(settings.load().settings == after)
+    }
+
+    @Test("keys a newer Reveille wrote stay; a link is written where it leads and stays a link; a change that changes nothing writes nothing")
+    func keeps() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory.string) }
+        let elsewhere = directory.appending("dotfiles")
+        try FileManager.default.createDirectory(atPath: elsewhere.string, withIntermediateDirectories: true)
+        let target = elsewhere.appending("reveille-settings.json").string
+        try #"{"wakeLead": 90, "snoozeStyle": {"gentle": true}}"#.write(toFile: target, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: "dotfiles/reveille-settings.json")
+        let settings = SettingsFile(directory: directory)
+        #expect(try settings.change(by: #"{"ringOn": "all"}"#).ringOn == .all)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: file) == "dotfiles/reveille-settings.json", "still a link")
+        let written = try String(contentsOfFile: target, encoding: .utf8)
+        #expect(written.contains(#""ringOn": "all""#) && written.contains(#""wakeLead": 90"#))
+        #expect(written.contains(#""snoozeStyle": {"gentle":true}"#), "a newer Reveille's key kept: \(written)")
+        let before = try FileManager.default.attributesOfItem(atPath: target)[.modificationDate] as? Date
+        usleep(20_000)
+        _ = try settings.change(by: #"{"ringOn": "all"}"#)
+        #expect(try FileManager.default.attributesOfItem(atPath: target)[.modificationDate] as? Date == before, "nothing to change: not written")
     }
 
     @Test("a file that cannot be read is said so, the defaults apply, and a change does not write over it")

@@ -39,17 +39,21 @@ final class AlarmService: AlarmFollower {
     /// The lines clients' calls write to the log, bounded (a client calling again and again cannot fill it).
     private let clientLog: ClientLog
 
-    /// The person's settings file (`Settings`, `SetSettings`).
+    /// The person's settings file (`Settings`, `SetSettings`), and the settings the parts
+    /// apply now: read at start, then changed by `SetSettings` or by a `Settings` that finds
+    /// the file edited by hand.
     private let settings: SettingsFile
+    private var applied: AgentSettings
 
     /// `sleep`, `history`, `sync` and `answering` answer what they are about; without one (in
     /// tests), the call says the agent is starting or has none.
     init(bus: any ServiceBus, clients: any ClientDirectory, events: AgentEvents, sounder: AlarmSounder,
-         authorizer: Authorizer, settings: SettingsFile, logger: Logger, clientLog: ClientLog, sleep: SleepCoordinator? = nil,
+         authorizer: Authorizer, settings: SettingsFile, applied: AgentSettings = AgentSettings(), logger: Logger, clientLog: ClientLog, sleep: SleepCoordinator? = nil,
          history: HistoryFile? = nil, sync: SyncService? = nil,
          answering: (@GLibActor () -> SessionAnswering)? = nil) throws(BusError) {
         self.bus = bus
         self.settings = settings
+        self.applied = applied
         self.events = events
         self.sleep = sleep
         self.history = history
@@ -314,15 +318,27 @@ final class AlarmService: AlarmFollower {
             try sync.remove()
             return []
         case .settings:
-            // What the file says now: a person may have edited it since the agent started.
-            return [try settings.read().json]
+            // What the file says now: a person may have edited it since; that edit applies now.
+            let current = try settings.read()
+            apply(current)
+            return [current.json]
         case .setSettings(let changes):
+            // Before the alarms are loaded nothing could apply it: the answer would be untrue.
+            guard events.isRunning else { throw AgentRuntime.notStarted }
             let changed = try settings.change(by: changes)
-            logger.info("settings changed by \(identity.appID): \(changes.prefix(200))")
+            if changed != applied { clientLog.notice("\(identity.appID) changed the settings: \(NotificationContent.displayable(changes, limit: 200))") }
             // Written first, then applied: a restart now reads what the parts apply.
-            events.send(.settingsChanged(changed))
+            apply(changed)
             return [changed.json]
         }
+    }
+
+    /// Has every part apply `settings` (and the user's tools hear them) if they differ from
+    /// what applies now and the alarms are loaded.
+    private func apply(_ settings: AgentSettings) {
+        guard settings != applied, events.isRunning else { return }
+        applied = settings
+        events.send(.settingsChanged(settings))
     }
 
     /// A sound as a preview names it: "" or "default" for the default.

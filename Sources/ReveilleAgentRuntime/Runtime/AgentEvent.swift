@@ -103,6 +103,9 @@ package struct AgentEvents {
 
     package nonisolated init() { inbox = Inbox() }
 
+    /// Whether the runtime has loaded the alarms: before, and after it went, an event changes nothing.
+    package var isRunning: Bool { inbox.runtime?.isRunning ?? false }
+
     /// Queues `event` (handled at once when nothing else is being handled).
     package func send(_ event: AgentEvent) {
         inbox.runtime?.receive(event)

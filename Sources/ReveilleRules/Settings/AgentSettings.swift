@@ -51,14 +51,15 @@ package enum RingOn: Equatable, Sendable {
     package static let maximumNameBytes = 255
 
     /// `text` as a setting: `default`, `all` or an output's name; `nil` for what cannot be a
-    /// sink's name (empty, too long, spaces or control characters).
+    /// sink's name (empty, too long, spaces, control or format characters such as bidi overrides).
     package init?(text: String) {
         switch text {
         case "default": self = .defaultOutput
         case "all": self = .all
         default:
             guard !text.isEmpty, text.utf8.count <= Self.maximumNameBytes,
-                  !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) else { return nil }
+                  !text.unicodeScalars.contains(where: { [.control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) })
+            else { return nil }
             self = .output(text)
         }
     }
@@ -127,7 +128,8 @@ extension AgentSettings {
             value: { .number(number($0.wakeLead)) },
             // Seconds, or a length as the CLI reads one (2m, 90s).
             typed: { text in
-                if Double(text) != nil { return .number(text) }
+                // Written as a number reads (nan, 0x10 and +5 are no JSON): out of range, it is refused as one.
+                if let seconds = Double(text) { return seconds.isFinite ? .number(number(seconds)) : .string(text) }
                 return (try? InputParser.duration(text)).map { .number(number($0)) } ?? .string(text)
             }),
         boolean("panelItem", \.panelItem),
@@ -239,8 +241,10 @@ extension AgentSettings {
         JSONValue.object(Self.keys.map { .init(key: $0.name, value: $0.value(self)) }).text
     }
 
-    /// Every setting as the file holds it: one key a line, for a person who opens it.
-    package var fileText: String {
-        "{\n" + Self.keys.map { "  " + JSONValue.string($0.name).text + ": " + $0.value(self).text }.joined(separator: ",\n") + "\n}\n"
+    /// Every setting as the file holds it: one key a line, for a person who opens it, and after
+    /// them `others` (keys a newer Reveille wrote), as they were.
+    package func fileText(keeping others: [JSONValue.Member] = []) -> String {
+        let members = Self.keys.map { JSONValue.Member(key: $0.name, value: $0.value(self)) } + others
+        return "{\n" + members.map { "  " + JSONValue.string($0.key).text + ": " + $0.value.text }.joined(separator: ",\n") + "\n}\n"
     }
 }

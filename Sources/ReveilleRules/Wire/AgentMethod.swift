@@ -151,6 +151,15 @@ package struct AgentMethod: Sendable {
             }
         }
 
+        /// How long a preview plays (`WireLimits.previewSeconds`).
+        mutating func previewSeconds() throws(AlarmRuleError) -> Double {
+            let seconds = try number()
+            guard seconds.isFinite, WireLimits.previewSeconds.contains(seconds) else {
+                throw refusal("seconds is \(seconds); accepted: \(WireLimits.previewSeconds.lowerBound) to \(Int(WireLimits.previewSeconds.upperBound))")
+            }
+            return seconds
+        }
+
         /// An argument's text, refused as `reason` says when it is not one of what is accepted.
         func invalid(_ reason: String) -> AlarmRuleError { refusal(reason) }
     }
@@ -190,8 +199,8 @@ extension AgentMethod {
                     decode: { .hello(appID: try $0.string(), usageDescription: try $0.string()) },
                     encode: { if case .hello(let appID, let why) = $0 { [.string(appID), .string(why)] } else { nil } }),
         AgentMethod("Subscribe", out: [.alarms], comment: """
-                        Start receiving AlarmsUpdated, AlarmAlerting, AlarmMissed, ActionInvoked and
-                        AuthorizationChanged (own view only). Returns the alarms now; AlarmsUpdated then carries each
+                        Start receiving AlarmsUpdated, AlarmAlerting, AlarmMissed, ActionInvoked,
+                        AuthorizationChanged (own view only) and, for the user's tools, SettingsChanged. Returns the alarms now; AlarmsUpdated then carries each
                         change to that list.
                         """,
                     decode: { _ in .subscribe }, encode: { $0 == .subscribe ? [] : nil }),
@@ -272,10 +281,7 @@ extension AgentMethod {
                         """,
                     userOnly: "play sounds",
                     decode: { reader in
-                        let name = try reader.string(), seconds = try reader.number()
-                        guard seconds.isFinite, (0.1...60).contains(seconds) else {
-                            throw reader.invalid("seconds is \(seconds); accepted: 0.1 to 60")
-                        }
+                        let name = try reader.string(), seconds = try reader.previewSeconds()
                         return .playSound(name: name, seconds: seconds)
                     },
                     encode: { if case .playSound(let name, let seconds) = $0 { [.string(name), .number(seconds)] } else { nil } }),
@@ -286,10 +292,7 @@ extension AgentMethod {
                         """,
                     userOnly: "play sounds",
                     decode: { reader in
-                        let name = try reader.string(), seconds = try reader.number(), volume = try reader.number()
-                        guard seconds.isFinite, (0.1...60).contains(seconds) else {
-                            throw reader.invalid("seconds is \(seconds); accepted: 0.1 to 60")
-                        }
+                        let name = try reader.string(), seconds = try reader.previewSeconds(), volume = try reader.number()
                         do throws(AlarmError) { try RingOptions(volume: volume).validate() } catch { throw AlarmRuleError.alarmKit(error) }
                         return .previewSound(name: name, seconds: seconds, volume: volume)
                     },

@@ -8,6 +8,8 @@ package enum WireLimits {
     /// The arguments of one method call, in bytes as D-Bus carries them. Checked on the
     /// serialized message before anything is converted.
     package static let callBytes = 128 << 10
+    /// How long a sound's preview (PlaySound, PreviewSound) may play, in seconds.
+    package static let previewSeconds: ClosedRange<Double> = 0.1...60
     /// An `AlarmRequest` (a configuration), in bytes of JSON: this bounds every stored alarm.
     package static let configurationBytes = 64 << 10
     /// An alarm id or id prefix, an app id, a state name: any other string argument.
