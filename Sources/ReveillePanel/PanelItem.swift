@@ -93,11 +93,11 @@ package final class PanelItem: AlarmFollower {
             }
             update()
         } else {
-            let runs = running
-            withdraw()
-            running = runs
-            gate.unexport(registrations)
+            let exported = registrations
             registrations = []
+            // Not exported, the view is empty: the name and the refresh timer go, what runs is kept.
+            update()
+            gate.unexport(exported)
             bus.unwatchName(watcherWatch)
             (watcherWatch, watcher) = (0, nil)
         }
@@ -119,7 +119,7 @@ package final class PanelItem: AlarmFollower {
 
     /// Builds the view again and tells the hosts what changed in it.
     private func update() {
-        let records = running.compactMap { alarms[$0] }
+        let records = isExported ? running.compactMap { alarms[$0] } : []
         let old = view
         view = PanelItemView(running: records, now: clock.now, timeZone: clock.timeZone)
         let newMenu = menu.showing(view?.menu ?? [])

@@ -25,6 +25,8 @@ package final class SleepCoordinator: AlarmFollower {
     }
 
     private var policy: WakePolicy
+    /// Why alarms wake nothing while the setting is off.
+    private static var turnedOff: String { L("waking from suspend is turned off (settings: wakeFromSuspend)") }
     /// `start()` connected, or is connecting, to the kernel alarm or the system bus: never twice.
     private var connecting = false
     private let logger: Logger
@@ -76,7 +78,7 @@ package final class SleepCoordinator: AlarmFollower {
 
     /// Connects to the system bus and, when the helper and logind are there, starts watching.
     package func start() {
-        guard policy.enabled else { return unavailable(L("waking from suspend is turned off (settings: wakeFromSuspend)")) }
+        guard policy.enabled else { return unavailable(Self.turnedOff) }
         connecting = true
         do {
             kernelAlarm = try KernelWakeAlarm { [weak self] in self?.alarmsChanged() }
@@ -118,7 +120,7 @@ package final class SleepCoordinator: AlarmFollower {
                     self?.prepareForSleep(going)
                 }
                 // Turned off while the names were asked for: connected, and off.
-                guard self.policy.enabled else { return self.unavailable(L("waking from suspend is turned off (settings: wakeFromSuspend)")) }
+                guard self.policy.enabled else { return self.unavailable(Self.turnedOff) }
                 self.readiness = .ready
                 self.logger.info("alarms wake the machine from suspend, \(Int(self.policy.lead)) s early")
                 self.clearLeftWakeUp()
@@ -158,7 +160,7 @@ package final class SleepCoordinator: AlarmFollower {
         }
         if !policy.enabled {
             alarmsChanged()
-            return unavailable(L("waking from suspend is turned off (settings: wakeFromSuspend)"))
+            return unavailable(Self.turnedOff)
         }
         alarmsChanged()
     }

@@ -36,9 +36,10 @@ package struct SettingsFile: Sendable {
         }
         guard let data else { return (AgentSettings(), [], false) }
         guard let text = String(validating: data, as: UTF8.self) else { throw .invalidConfiguration("settings.json is not UTF-8 text") }
-        let settings = try AgentSettings(fileText: text)
-        // Read once more for what is no setting: it parsed already.
-        guard case .object(let members)? = try? StrictJSON.parse(text) else { return (settings, [], true) }
+        let value: JSONValue
+        do { value = try StrictJSON.parse(text) } catch { throw .invalidConfiguration("settings.json: \(error)") }
+        let settings = try AgentSettings().changed(by: value, place: "settings.json", unknownKeys: .passOver)
+        guard case .object(let members) = value else { return (settings, [], true) }
         return (settings, members.filter { AgentSettings.key($0.key) == nil }, true)
     }
 

@@ -133,22 +133,10 @@ extension AgentSettings {
                 return (try? InputParser.duration(text)).map { .number(number($0)) } ?? .string(text)
             }),
         boolean("panelItem", \.panelItem),
-        Key(name: "alertWindow", accepted: AlertWindowSetting.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "),
-            read: { value, settings in
-                guard case .string(let text) = value, let setting = AlertWindowSetting(rawValue: text) else { return false }
-                settings.alertWindow = setting
-                return true
-            },
-            value: { .string($0.alertWindow.rawValue) },
-            typed: { .string($0) }),
-        Key(name: "ringOn", accepted: "\"default\", \"all\", or an output's name as `reveille sounds --outputs` lists it",
-            read: { value, settings in
-                guard case .string(let text) = value, let ringOn = RingOn(text: text) else { return false }
-                settings.ringOn = ringOn
-                return true
-            },
-            value: { .string($0.ringOn.text) },
-            typed: { .string($0) }),
+        word("alertWindow", accepted: AlertWindowSetting.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "), \.alertWindow,
+             read: AlertWindowSetting.init(rawValue:), text: \.rawValue),
+        word("ringOn", accepted: "\"default\", \"all\", or an output's name as `reveille sounds --outputs` lists it", \.ringOn,
+             read: RingOn.init(text:), text: \.text),
         boolean("pauseMediaPlayers", \.pauseMediaPlayers),
     ]
 
@@ -170,6 +158,19 @@ extension AgentSettings {
                 default: .string(text)
                 }
             })
+    }
+
+    /// A setting that is one of some words (a JSON string), typed as the word.
+    private static func word<Value: Sendable>(_ name: String, accepted: String, _ path: WritableKeyPath<AgentSettings, Value> & Sendable,
+                                              read: @escaping @Sendable (String) -> Value?, text: @escaping @Sendable (Value) -> String) -> Key {
+        Key(name: name, accepted: accepted,
+            read: { value, settings in
+                guard case .string(let word) = value, let read = read(word) else { return false }
+                settings[keyPath: path] = read
+                return true
+            },
+            value: { .string(text($0[keyPath: path])) },
+            typed: { .string($0) })
     }
 
     /// A whole number without a fraction (`60`, not `60.0`), as a person writes it.
@@ -201,6 +202,12 @@ extension AgentSettings {
         }
         let value: JSONValue
         do { value = try StrictJSON.parse(text) } catch { throw .invalidConfiguration("\(place): \(error)") }
+        return try changed(by: value, place: place, unknownKeys: unknownKeys)
+    }
+
+    /// These settings with the keys of `value` (a JSON object, read already) changed, as
+    /// `changed(by:)` with text.
+    package func changed(by value: JSONValue, place: String = "settings", unknownKeys: UnknownKeys = .refuse) throws(AlarmError) -> AgentSettings {
         guard case .object(let members) = value else {
             throw .invalidConfiguration("\(place) must be a JSON object of settings, such as {\"wakeLead\": 90}")
         }

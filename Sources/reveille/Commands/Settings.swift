@@ -28,7 +28,8 @@ struct Settings: AsyncParsableCommand {
         if json { return Output.line(settings.json) }
         Table.lines([[L("SETTING"), L("VALUE")]] + AgentSettings.keys.map { key in
             // As they are typed here: auto, not "auto".
-            if case .string(let text) = key.value(settings) { [key.name, text] } else { [key.name, key.value(settings).text] }
+            let value = key.value(settings)
+            return if case .string(let text) = value { [key.name, text] } else { [key.name, value.text] }
         }).forEach(Output.line)
     }
 }
