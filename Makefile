@@ -34,7 +34,7 @@ STATIC_CXX := $(CURDIR)/.build/static-libstdc++
 RELEASE := -c release --static-swift-stdlib -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs \
 	-Xlinker --icf=all -Xlinker --no-export-dynamic -Xswiftc -L$(STATIC_CXX)
 
-.PHONY: deps deps-deb deps-test build release test bench run install uninstall man locale deb clean fuzz
+.PHONY: deps deps-deb deps-test build release test test-desktops check-fresh bench run install uninstall man locale deb clean fuzz
 
 ## deps: install what building and running need (BUILD_PACKAGES), if any is missing
 ## deps-deb: and what packaging needs; deps-test: and every test peer (what make test installs)
@@ -77,6 +77,22 @@ test: deps-test build release locale
 	@grep -E "^== |stat::number_of_executed_units" .build/fuzz-in-test.log
 	REVEILLE_BUILD_DIR=$$($(SWIFT) build $(RELEASE) --show-bin-path) \
 		SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=16 $(SWIFT) test --skip-build
+
+## test-desktops: only the suites that meet a real desktop: GNOME Shell, KDE Plasma (notifications,
+## Do Not Disturb, the panel item, the lock screen's greeter), the alert window, the media player, the
+## app window, PipeWire; what a new release of the desktops is tried with first
+DESKTOP_SUITES := GnomeShellTests|DoNotDisturbTests|PanelItemTests|MediaPlayerTests|LockScreenTests|AlertWindowTests|AlertWindowClickTests|AppWindowTests|PipeWireSoundTests|DunstTests|XfceNotifydTests
+test-desktops: deps-test build release locale
+	REVEILLE_BUILD_DIR=$$($(SWIFT) build $(RELEASE) --show-bin-path) \
+		SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=16 $(SWIFT) test --skip-build --filter '$(DESKTOP_SUITES)'
+
+## check-fresh: as a new user, from nothing (as root; mmdebstrap): in a minimal Debian 12 root with only
+## the Swift toolchain, the README's two commands and the Debian package; in a Debian 13 root, the build
+## and the desktop suites (GNOME Shell 48, KDE Plasma 6). See docs/testing.md.
+check-fresh:
+	scripts/check-fresh --release bookworm readme-run 'test -s .build/demo/alert.png && test -s .build/demo/alarm.wav' \
+		readme-test 'make deb && scripts/check-package'
+	scripts/check-fresh --release trixie 'make test-desktops'
 
 ## run: build, then ring a demo timer in 5 seconds: in this desktop session (and say how to stop the
 ## agent and where it logs), or, without one, on a private demo desktop that shows the alert, records

@@ -47,4 +47,55 @@ struct PackageListTests {
         let brought = Self.testPeers.filter(closure.contains)
         #expect(brought.isEmpty, "make run, install and deb would install \(brought.joined(separator: ", "))")
     }
+
+    /// A bare Debian: a `dpkg-query` that knows no package (and exits 1, as the real one does for
+    /// a name it never heard of), an `apt-get` and `sudo` that record what they are asked. Each
+    /// deps target must then ask apt for exactly its list.
+    func standIns(refusing refused: String? = nil) throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bare-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let dpkgQuery = "#!/bin/sh\nfor name; do case \"$name\" in -*) ;; *) echo \"dpkg-query: no packages found matching $name\" >&2 ;; esac; done\nexit 1\n"
+        // apt-get: `-s` (the plan) names what it cannot find, as apt does, and fails.
+        let refusal = refused.map { "case \" $* \" in *\" \($0) \"*) echo \"E: Unable to locate package \($0)\" >&2; exit 100 ;; esac\n" } ?? ""
+        let aptGet = "#!/bin/sh\necho \"$*\" >> \"\(folder)/apt.log\"\n\(refusal)case \" $* \" in *\" -s \"*) echo \"0 upgraded, 3 newly installed, 0 to remove and 0 not upgraded.\" ;; esac\nexit 0\n"
+        for (name, text) in [("dpkg-query", dpkgQuery), ("apt-get", aptGet), ("sudo", "#!/bin/sh\nexec \"$@\"\n")] {
+            try text.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8)
+            chmod(folder + "/" + name, 0o755)
+        }
+        return folder
+    }
+
+    func runMake(_ target: String, standIns folder: String) throws -> Subprocess.Result {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = folder + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let make = try Subprocess.find("make", package: "make")
+        return try Subprocess.run(make, ["-C", repository, "-s", "--no-print-directory", target], environment: environment, timeout: 60)
+    }
+
+    @Test(arguments: [("deps", ["BUILD_PACKAGES"]), ("deps-deb", ["BUILD_PACKAGES", "DEB_PACKAGES"]),
+                      ("deps-test", ["BUILD_PACKAGES", "TEST_PACKAGES"])])
+    func eachInstallTargetAsksAptForExactlyItsListOnABareMachine(target: String, lists: [String]) throws {
+        let folder = try standIns()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try runMake(target, standIns: folder)
+        #expect(result.status == 0, "make \(target) on a bare machine: \(result.stdout) \(result.stderr)")
+        let expected = Set(try lists.flatMap(makeList))
+        #expect(result.stdout.contains("Installing the Debian packages missing here (\(expected.count) of"), "says what it installs: \(result.stdout)")
+        let calls = (try? String(contentsOfFile: folder + "/apt.log", encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
+        #expect(calls.first?.hasPrefix("update") == true, "apt-get update first: \(calls)")
+        let installs = calls.filter { $0.hasPrefix("install -y ") }
+        #expect(installs.count == 1, "one install: \(calls)")
+        let asked = Set(installs.first.map { $0.split(separator: " ").map(String.init).filter { !$0.hasPrefix("-") && $0 != "install" } } ?? [])
+        #expect(asked == expected, "make \(target) asked for \(asked.subtracting(expected).sorted()) beyond and left out \(expected.subtracting(asked).sorted())")
+    }
+
+    @Test func aPackageAptRefusesIsNamedAndNothingIsInstalled() throws {
+        let folder = try standIns(refusing: "dunst")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try runMake("deps", standIns: folder)
+        #expect(result.status != 0, "make deps fails when apt refuses a package")
+        #expect(result.stderr.contains("apt-get refused to install dunst"), "names the refused package: \(result.stderr)")
+        let calls = (try? String(contentsOfFile: folder + "/apt.log", encoding: .utf8)) ?? ""
+        #expect(!calls.contains("install -y"), "nothing installed after the refusal: \(calls)")
+    }
 }
