@@ -92,7 +92,7 @@ test-desktops: deps-test build release locale
 check-fresh:
 	scripts/check-fresh --release bookworm readme-run 'test -s .build/demo/alert.png && test -s .build/demo/alarm.wav' \
 		readme-test 'make deb && scripts/check-package'
-	scripts/check-fresh --release trixie 'make test-desktops'
+	scripts/check-fresh --release trixie 'make test-desktops' readme-run 'test -s .build/demo/alert.png && test -s .build/demo/alarm.wav'
 
 ## run: build, then ring a demo timer in 5 seconds: in this desktop session (and say how to stop the
 ## agent and where it logs), or, without one, on a private demo desktop that shows the alert, records

@@ -28,6 +28,10 @@ package final class SinkGuard {
         package var applied: PulseAudio.SinkState?
     }
 
+    /// Whether an alarm rings now (the last word was `makeAudible`, not `restore`): the answer
+    /// of a sink read for the other word is not acted on. Without it, a restore asked for just
+    /// before an alarm rang (an agent restarted mid-ring) muted the sink under the alarm.
+    private var wanted = false
     /// The sinks raised, by their real name; `nil` until read from disk.
     private var saved: [Override]?
     /// The sinks being looked at (as asked for, or by their real name while restored).
@@ -42,14 +46,16 @@ package final class SinkGuard {
     /// Unmutes / raises each of `sinks` (names; `defaultSink` for the default) that would
     /// silence the alarm.
     package func makeAudible(_ pulse: PulseAudio, sinks: [String] = [defaultSink]) {
-        guard enabled else { return }
+        // Switched off (`unmuteMutedSink`): what an earlier ring or a crash raised goes back.
+        guard enabled else { return restore(pulse) }
+        wanted = true
         let raised = overrides()
         for name in sinks where !checking.contains(name) && !raised.contains(where: { $0.original.name == name }) {
             checking.insert(name)
             pulse.sink(named: name) { [weak self] state in
                 guard let self else { return }
                 self.checking.remove(name)
-                guard let state, state.muted || state.loudest < Self.quietBelow,
+                guard self.wanted, let state, state.muted || state.loudest < Self.quietBelow,
                       !self.overrides().contains(where: { $0.original.name == state.name }) else { return }
                 let raised = UInt32(Self.raisedTo * 65536)
                 let applied = PulseAudio.SinkState(name: state.name, muted: false, volumes: state.volumes.map { max($0, raised) })
@@ -66,6 +72,7 @@ package final class SinkGuard {
     /// Puts each sink back as it was, if this guard changed it (now or before a crash), and
     /// only if it is still as the guard left it: a change the user made meanwhile stays.
     package func restore(_ pulse: PulseAudio) {
+        wanted = false
         guard pulse.isReady else { return }
         for saved in overrides() where !checking.contains(saved.original.name) {
             let name = saved.original.name
@@ -73,7 +80,8 @@ package final class SinkGuard {
             pulse.sink(named: name) { [weak self] current in
                 guard let self else { return }
                 self.checking.remove(name)
-                guard self.overrides().contains(saved) else { return }
+                // An alarm that began to ring while the sink was read keeps it as raised.
+                guard !self.wanted, self.overrides().contains(saved) else { return }
                 _ = self.write(self.overrides().filter { $0 != saved })
                 let original = saved.original
                 if let applied = saved.applied, let current, !current.isClose(to: applied) {

@@ -394,6 +394,34 @@ struct SoundCrashTests {
         #expect(!log.contains("not reachable"), "starting with an alarm ringing is no outage: \(log)")
     }
 
+    /// The agent crashes mid-ring and starts again while the same alarm still rings: the sink
+    /// stays audible (the restore of the crash's change waits until nothing rings), and Stop then
+    /// mutes it again.
+    @Test func anAgentRestartedMidRingKeepsTheMutedSinkAudibleUntilStop() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        #expect(try session.pactl("set-sink-mute", "testsink", "1").status == 0)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Crash")
+        _ = try eventually(timeout: 20, "the sink to be unmuted for the alarm") {
+            try session.pactl("get-sink-mute", "testsink").stdout.contains("no") ? true : nil
+        }
+        try session.killAgent(signal: SIGKILL)
+        try session.startAgent()
+        // The restarted agent plays the alarm again; by then a restore asked for at connection
+        // (the fault) has had its answer on the same connection.
+        _ = try eventually(timeout: 20, "the alarm's stream again after the restart") {
+            try session.pactl("list", "sink-inputs").stdout.contains("media.role = \"alarm\"") ? true : nil
+        }
+        _ = try session.cli("list")
+        #expect(try session.pactl("get-sink-mute", "testsink").stdout.contains("no"), "the restarted agent left the sink muted under its alarm")
+        #expect(FileManager.default.fileExists(atPath: session.stateDirectory + "/sink-override.json"), "what to restore is kept")
+        #expect(try session.cli("stop", timer.id).status == 0)
+        _ = try eventually(timeout: 20, "the sink muted again after Stop") {
+            try session.pactl("get-sink-mute", "testsink").stdout.contains("yes") ? true : nil
+        }
+        #expect(!FileManager.default.fileExists(atPath: session.stateDirectory + "/sink-override.json"))
+    }
+
     @Test func sinkChangedBeforeACrashIsRestoredAtTheNextStart() throws {
         let session = try TestSession()
         try session.startAgent()

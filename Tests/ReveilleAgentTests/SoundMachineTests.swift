@@ -31,7 +31,17 @@ struct SoundMachineTests {
     @Test mutating func nothingTouchesTheSoundServerBeforeTheAgentStarts() {
         #expect(alarm(.alerting).isEmpty)
         #expect(handle(.started) == [.connect], "connect, then wait for the server")
-        #expect(handle(.server(ready: true)) == [.restoreSink, .raiseSink, .open(id, corked: false), .sounding([id])])
+        // An agent that starts while its alarm still rings (it crashed mid-ring) raises the sink,
+        // never gives it back first: the restore would mute the alarm it is about to play.
+        #expect(handle(.server(ready: true)) == [.raiseSink, .open(id, corked: false), .sounding([id])])
+    }
+
+    @Test mutating func theSinkIsGivenBackWhenTheServerComesOnlyIfNothingRings() {
+        #expect(handle(.started) == [.connect, .restoreSink])
+        #expect(handle(.server(ready: true)) == [.restoreSink], "a crash's change is put back when nothing rings")
+        #expect(alarm(.alerting) == [.raiseSink, .open(id, corked: false), .sounding([id])])
+        #expect(handle(.server(ready: false)).contains(.stop(id)))
+        #expect(!handle(.server(ready: true)).contains(.restoreSink), "the server back while it rings: raised, not restored")
     }
 
     @Test mutating func anAlertingAlarmRingsUntilItLeavesAlertingThenTheSinkIsGivenBack() {

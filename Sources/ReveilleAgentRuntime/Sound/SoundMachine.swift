@@ -120,8 +120,8 @@ package struct SoundMachine {
             tried = nil
             if reportedOutage { effects.append(.log(.info, "PulseAudio is back; ringing resumes")) }
             reportedOutage = false
-            // A change left behind by a crash is put back before anything is raised again.
-            effects.append(.restoreSink)
+            // A change left behind by a crash is put back by `reconcile`, and only when nothing
+            // rings: an agent restarted while its alarm still rings keeps the sink audible.
         case .server(ready: false):
             ready = false
             connecting = false
