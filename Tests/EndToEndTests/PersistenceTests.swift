@@ -227,6 +227,40 @@ struct ClockJumpTests {
         #expect(try session.cliJSON([AlarmJSON].self, "list").allSatisfy { $0.id != farFixed.id })
     }
 
+    /// The agent starts with its clock 2 h ahead (a dual-boot machine's hardware clock keeping
+    /// local time, before NTP answers), then the clock is set back: the one-time alarm that start
+    /// made late is back, its missed notice withdrawn. Again with a crash between the two, and
+    /// the same start forgetting what the last run saw (`clock.json` removed) leaves it missed.
+    @Test(arguments: [false, true])
+    func alarmsAStartWithTheClockAheadMadeLateComeBackWhenTheClockIsSetBack(crashInBetween: Bool) throws {
+        let session = try TestSession(audio: .none)
+        let offsetFile = session.directory + "/clock-offset"
+        try "0".write(toFile: offsetFile, atomically: true, encoding: .utf8)
+        try session.startAgent(["--test-clock-offset-file", offsetFile])
+        let due = ISO8601Local.string(from: Date().addingTimeInterval(3600), in: UTCTimeZone())
+        let once = try session.cliJSON(AlarmJSON.self, "add", String(due.prefix(19)), "--title", "Once")
+        try session.killAgent(signal: SIGTERM)
+        try "7200".write(toFile: offsetFile, atomically: true, encoding: .utf8)
+        try session.startAgent(["--test-clock-offset-file", offsetFile])
+        let missed = try session.eventually(timeout: 20, "the missed notice of the start ahead") { try session.notifications(titled: "Missed: Once").first }
+        #expect(try session.agentState(of: once.id) == nil, "made late by the start ahead: missed")
+        if crashInBetween {
+            try session.killAgent(signal: SIGKILL)
+            try session.startAgent(["--test-clock-offset-file", offsetFile])
+            #expect(try session.agentState(of: once.id) == nil)
+        }
+        try "0".write(toFile: offsetFile, atomically: true, encoding: .utf8)
+        kill(try #require(session.agent).pid, SIGUSR1)
+        _ = try session.eventually(timeout: 20, "the alarm back after the set back") { try session.agentState(of: once.id) == "scheduled" ? true : nil }
+        let shown = try session.cliJSON(AlarmJSON.self, "show", once.id)
+        #expect(shown.title == "Once")
+        if !crashInBetween {
+            _ = try session.eventually(timeout: 20, "the missed notice withdrawn") {
+                try session.events.contains { $0.event == "closed" && $0.id == missed.id } ? true : nil
+            }
+        }
+    }
+
     @Test func notificationsReadTheAgentsClockNotTheMachines() throws {
         // The agent's clock runs two hours ahead of the machine's (a test offset): a countdown's
         // text must count from the agent's now, as its fire date does.

@@ -225,6 +225,45 @@ struct AlarmEngineTests {
         #expect(Set(harness.engine.passedOverByClockSet.keys) == [early.id], "what came back is forgotten; 08:30 is kept for a further set back")
     }
 
+    /// The agent starts with the clock ahead (a hardware clock keeping local time, before NTP
+    /// answers), then the clock is set back: what the start made late comes back, exactly as a
+    /// set back while running brings it back, and its missed notice is withdrawn. What the
+    /// engine knows of the clock outlives a restart in between.
+    @Test(arguments: [false, true])
+    func alarmsAStartWithTheClockAheadMadeLateComeBackWhenTheClockIsSetBack(restartInBetween: Bool) throws {
+        var running = Harness(now: start, timeZone: utc)
+        let once = try running.schedule(request(schedule: .fixed(start + 3600), title: "Once"))
+        let daily = try running.schedule(request(schedule: relative(9, 0, everyDay), title: "Daily"))
+        let stoppedAt = start + 60
+        var memory = running.engine.clockMemory(now: stoppedAt)
+        // Started again 5 minutes later by the real clock, which reads 2 h ahead.
+        var ahead = Harness(now: stoppedAt + 300 + 7200, timeZone: utc)
+        ahead.effects = ahead.engine.load(Array(running.engine.alarms.values), now: ahead.now, timeZone: utc, remembered: memory)
+        let missed = ahead.effects.compactMap { if case .reportMissed(let record, _, _) = $0 { record.id } else { nil } }
+        #expect(Set(missed) == [once.id, daily.id], "made late by the start ahead: missed")
+        #expect(ahead.engine.alarms[once.id] == nil)
+        if restartInBetween {
+            memory = ahead.engine.clockMemory(now: ahead.now)
+            let alarms = Array(ahead.engine.alarms.values)
+            ahead = Harness(now: ahead.now + 1, timeZone: utc)
+            ahead.effects = ahead.engine.load(alarms, now: ahead.now, timeZone: utc, remembered: memory)
+            #expect(ahead.engine.alarms[once.id] == nil)
+        }
+        // NTP answers: the clock is set back 2 h.
+        ahead.now = ahead.now - 7200
+        ahead.effects = ahead.engine.clockSet(by: -7200, now: ahead.now, timeZone: utc)
+        #expect(ahead.engine.alarms[once.id]?.fireDate == start + 3600 && ahead.state(once.id) == .scheduled, "the one-time alarm is back")
+        #expect(ahead.engine.alarms[daily.id]?.fireDate == instant("2026-11-23T09:00:00Z"), "the daily one rings today again")
+        let withdrawn = ahead.effects.compactMap { if case .withdrawMissed(let id) = $0 { id } else { nil } }
+        #expect(Set(withdrawn) == [once.id, daily.id], "their missed notices go")
+        // Without what the earlier run saw, a start cannot be told from a machine that was off.
+        var forgetful = Harness(now: stoppedAt + 300 + 7200, timeZone: utc)
+        forgetful.effects = forgetful.engine.load(Array(running.engine.alarms.values), now: forgetful.now, timeZone: utc)
+        forgetful.now = forgetful.now - 7200
+        forgetful.effects = forgetful.engine.clockSet(by: -7200, now: forgetful.now, timeZone: utc)
+        #expect(forgetful.engine.alarms[once.id] == nil, "no memory: missed it stays")
+    }
+
     @Test func anAlarmChangedSinceItWasMissedStaysAsItIsWhenTheClockComesBack() throws {
         var harness = Harness(now: start, timeZone: utc)
         let meeting = try harness.schedule(request(schedule: .fixed(start + 2 * 3600), title: "Meeting"))

@@ -25,6 +25,24 @@ struct StoreTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.string)) ?? []).sorted()
     }
 
+    /// `clock.json`: what the engine knows of the clock round-trips (0600); an entry whose
+    /// replacement names another alarm is judged nonsense and dropped; a damaged file is kept
+    /// aside and read as nothing known.
+    @Test func theClockMemoryRoundTripsAndADamagedOneIsKeptAside() throws {
+        let store = AlarmStore(directory: directory)
+        let once = try sample("Once"), other = try sample("Other")
+        let seen = Date(timeIntervalSince1970: 1_800_000_000)
+        try store.clockMemory.save(.init(lastSeen: seen, passedOver: [once.id: .init(before: once, after: nil),
+                                                                       other.id: .init(before: other, after: once)]))
+        #expect(try mode(store.clockMemory.file) == 0o600)
+        let read = store.clockMemory.load()
+        #expect(read.lastSeen == seen)
+        #expect(read.passedOver == [once.id: .init(before: once, after: nil)], "an entry replaced by another alarm is dropped")
+        try Data("{\"format\": \"reveille-clock\", \"version\": 1, \"passedOver\": 7".utf8).write(to: URL(fileURLWithPath: store.clockMemory.file.string))
+        #expect(store.clockMemory.load() == .init())
+        #expect(files().contains { $0.hasPrefix("clock.json.unreadable") }, "kept aside: \(files())")
+    }
+
     @Test func roundTripsEveryFieldWithPrivatePermissions() throws {
         let store = AlarmStore(directory: directory)
         var alarm = try sample("Stand-up")

@@ -108,7 +108,7 @@ final class AlarmService: AlarmFollower {
         case .settingsChanged(let settings):
             let users = registry.subscribers.filter(\.identity.isUser).map(\.name)
             if !users.isEmpty { emit(.settingsChanged, to: users, [.string(settings.json)]) }
-        case .notice, .notificationReach, .sessionUnlocked: break
+        case .notice, .notificationReach, .sessionUnlocked, .missedWithdrawn: break
         }
     }
 

@@ -30,8 +30,9 @@ package final class AlarmPresenter: AlarmAlerter {
     /// Each alarm's notification on screen, by the id the server gave it: the alarm and the
     /// slot's generation it was shown for, to which its presses and its close go.
     private var shown: [UInt32: (alarm: UUID, generation: Int)] = [:]
-    /// The notices on screen (one Dismiss button each), by the server's id.
-    private var notices: Set<UInt32> = []
+    /// The notices on screen (one Dismiss button each), by the server's id, with the alarm a
+    /// missed notice tells of.
+    private var notices: [UInt32: UUID?] = [:]
     /// Where button presses go.
     private let events: AgentEvents
     /// Button presses of the effects being run, sent once they are done (never from inside them).
@@ -68,7 +69,12 @@ package final class AlarmPresenter: AlarmAlerter {
 
     package func hear(_ notice: AgentNotice, events: AgentEvents) {
         switch notice {
-        case .missed(let record, let due, let reason): show(.missed(record, due: due, reason: reason, timeZone: clock.timeZone))
+        case .missed(let record, let due, let reason): show(.missed(record, due: due, reason: reason, timeZone: clock.timeZone), of: record.id)
+        case .missedWithdrawn(let alarm):
+            for (shownID, _) in notices.filter({ $0.value == alarm }) {
+                notices[shownID] = nil
+                server.close(shownID)
+            }
         case .notice(let summary, let body): show(.notice(summary: summary, body: body))
         case .notificationReach(let new): reachChanged(new)
         case .sessionUnlocked: showAlertsAgain()
@@ -118,10 +124,10 @@ package final class AlarmPresenter: AlarmAlerter {
     }
 
     /// A persistent notice with one Dismiss button, for what the user should know.
-    private func show(_ notice: NotificationContent) {
+    private func show(_ notice: NotificationContent, of alarm: UUID? = nil) {
         // Its one button dismisses it; nothing else to follow.
         server.show(notice.request()) { [weak self] id in
-            if let id { self?.notices.insert(id) }
+            if let id { self?.notices[id] = .some(alarm) }
         }
     }
 
@@ -149,18 +155,18 @@ package final class AlarmPresenter: AlarmAlerter {
         case .ready(let profile):
             serverChanged(profile)
         case .left:
-            (shown, notices) = ([:], [])
+            (shown, notices) = ([:], [:])
             serverChanged(nil)
         case .missing:
             break
-        case .action(let shownID, _) where notices.contains(shownID):
-            notices.remove(shownID)
+        case .action(let shownID, _) where notices[shownID] != nil:
+            notices[shownID] = nil
             server.close(shownID)
         case .action(let shownID, let key):
             guard let alarm = shown[shownID] else { return }
             run(machine.pressed(alarm.alarm, generation: alarm.generation, key: key))
         case .closed(let shownID, let reason):
-            notices.remove(shownID)
+            notices[shownID] = nil
             guard let alarm = shown.removeValue(forKey: shownID) else { return }
             run(machine.closed(alarm.alarm, generation: alarm.generation, shownID: shownID,
                                reason: profile?.closeReason(reason) ?? reason))

@@ -39,6 +39,9 @@ package enum AgentEvent {
 package enum AgentNotice {
     /// An occurrence did not ring (`late`) or rang unanswered, due at `due`.
     case missed(AlarmRecord, due: Date, reason: MissReason)
+    /// An alarm told `missed` is ahead again (the clock was set back before its time): its
+    /// missed notice was a mistake.
+    case missedWithdrawn(UUID)
     /// A button was pressed on the alarm's notification, after its change.
     case buttonPressed(AlarmRecord, AlarmButtonRole)
     /// Something the user should know, shown as a persistent notice.

@@ -94,7 +94,26 @@ package final class AgentRuntime {
         records = keepAside(engine.overLimit(records), of: records)
         isRunning = true
         clockOffset = wallMinusBoot()
-        handle { run(engine.load(records, now: clock.now, timeZone: clock.timeZone)) }
+        let remembered = store.clockMemory.load()
+        rememberedPassedOver = remembered.passedOver
+        handle { run(engine.load(records, now: clock.now, timeZone: clock.timeZone, remembered: remembered)) }
+    }
+
+    /// What `clock.json` holds of what the clock passed over, as last written.
+    private var rememberedPassedOver: [UUID: AlarmEngine.PassedOver] = [:]
+
+    /// Keeps on disk what the engine knows of the clock, when what it passed over changed, or
+    /// `always` (at a stop, for the last time seen): a restart between a start ahead and the set
+    /// back that corrects it still brings the alarms back.
+    private func rememberClock(always: Bool = false) {
+        guard isRunning, always || engine.passedOverByClockSet != rememberedPassedOver else { return }
+        let memory = engine.clockMemory(now: clock.now)
+        do {
+            try store.clockMemory.save(memory)
+            rememberedPassedOver = memory.passedOver
+        } catch {
+            logger.error("could not keep what the clock passed over in \(store.clockMemory.file) (\(error)); a restart now forgets it")
+        }
     }
 
     // MARK: Events
@@ -285,8 +304,11 @@ package final class AgentRuntime {
                     logger.error("could not write \(error); the change lives in memory until the next write")
                     retryWrite()
                 }
+                rememberClock()
             case .reportMissed(let record, let due, let reason):
                 tell(.missed(record, due: due, reason: reason))
+            case .withdrawMissed(let id):
+                tell(.missedWithdrawn(id))
             case .runIntent(let intent, let record, let role):
                 intents?.perform(intent, alarm: record, button: role.rawValue)
             case .announceButton(let record, let role):
@@ -306,7 +328,10 @@ package final class AgentRuntime {
 
     /// Runs now what a firing left waiting for its alert (its signals and its save): the agent
     /// is stopping, and a firing's save must not be lost to the 0.1 s it may wait.
-    package func settle() { finishAfterAlert() }
+    package func settle() {
+        finishAfterAlert()
+        rememberClock(always: true)
+    }
 
     /// Runs the rest of a firing now, if it waits for its alert.
     private func finishAfterAlert() {

@@ -53,9 +53,13 @@ package final class AlarmStore {
     /// What the last `load` could not read, and where it kept those files.
     package private(set) var lastLoad = LoadReport()
 
+    /// What the engine knows of the wall clock across restarts, beside the alarms.
+    package let clockMemory: ClockMemoryFile
+
     package init(directory: FilePath, logger: Logger = Logger(label: "reveille.store")) {
         file = directory.appending("alarms.json")
         journalFile = directory.appending("alarms.journal")
+        clockMemory = ClockMemoryFile(directory: directory, logger: logger)
         self.logger = logger
     }
 

@@ -38,6 +38,9 @@ package struct AlarmEngine: Sendable {
         case arm(Date?)
         /// An occurrence was missed: due at `due`, for `reason`.
         case reportMissed(AlarmRecord, due: Date, reason: MissReason)
+        /// An alarm reported missed is ahead again (the clock was set back before its time): the
+        /// missed notice was shown by mistake and goes.
+        case withdrawMissed(UUID)
         /// Run the intent of the button pressed on the alarm's notification.
         case runIntent(AlarmIntent, AlarmRecord, AlarmButtonRole)
         /// Tell the alarm's app (and the user's tools) which button was pressed.
@@ -122,10 +125,26 @@ package struct AlarmEngine: Sendable {
 
     /// Takes the stored alarms, tells everyone of them, and catches up with what was due
     /// while the agent was not running.
-    package mutating func load(_ records: [AlarmRecord], now: Date, timeZone: any TimeZoneRules) -> [Effect] {
+    ///
+    /// `remembered`: what an earlier run knew of the wall clock. A start is treated as a set
+    /// forward from the last time that run saw: a clock that starts ahead (a hardware clock
+    /// keeping local time, before NTP answers) looks to the agent exactly like a machine that was
+    /// off, so what it makes late is missed, but kept, and a set back before its time brings it
+    /// back, as a set back while running does. What an earlier run passed over is kept too.
+    package mutating func load(_ records: [AlarmRecord], now: Date, timeZone: any TimeZoneRules,
+                               remembered: ClockMemory = ClockMemory()) -> [Effect] {
         alarms = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        passedOverByClockSet = remembered.passedOver.filter {
+            ($0.value.before.dueDate ?? .distantPast) > now.addingTimeInterval(-Self.passedOverMemory)
+        }
+        let movedAhead = remembered.lastSeen.map { max(0, now.timeIntervalSince($0)) } ?? 0
         return [.publish(alarms.map { AlarmChange(id: $0.key, record: $0.value) })]
-            + recompute(reason: "start", now: now, timeZone: timeZone)
+            + recompute(reason: "start", now: now, timeZone: timeZone, clockMovedAhead: movedAhead)
+    }
+
+    /// What a later run needs of the wall clock as seen `now` (`load`'s `remembered`).
+    package func clockMemory(now: Date) -> ClockMemory {
+        ClockMemory(lastSeen: now, passedOver: passedOverByClockSet)
     }
 
     // MARK: Clients
@@ -326,6 +345,7 @@ package struct AlarmEngine: Sendable {
                 passedOverByClockSet[id] = nil
                 guard alarms[id] == passed.after else { continue }
                 jumped.append(AlarmChange(id: id, record: passed.before))
+                effects.append(.withdrawMissed(id))
                 effects.append(.log(.info, "\(passed.before.title.debugDescription) \(id) comes back: the clock was set back "
                                     + "before its time, \(ISO8601Local.string(from: due, in: timeZone)), which a set forward had made it miss"))
             }
@@ -337,9 +357,20 @@ package struct AlarmEngine: Sendable {
     }
 
     /// An alarm a set forward made late, as it was, and what took its place (`nil`: it ended).
-    package struct PassedOver: Sendable, Equatable {
+    package struct PassedOver: Sendable, Equatable, Codable {
         package let before: AlarmRecord
         package let after: AlarmRecord?
+    }
+
+    /// What the engine knows of the wall clock that a restart must not lose: the last time the
+    /// agent saw, and what sets forward (or a start ahead) passed over.
+    package struct ClockMemory: Sendable, Equatable {
+        package var lastSeen: Date?
+        package var passedOver: [UUID: PassedOver]
+
+        package init(lastSeen: Date? = nil, passedOver: [UUID: PassedOver] = [:]) {
+            (self.lastSeen, self.passedOver) = (lastSeen, passedOver)
+        }
     }
 
     /// How long before now an alarm a set forward passed over is remembered: a day, longer than
