@@ -109,7 +109,9 @@ public struct AccessibleTree {
                           "showing": states.contains(Atspi.StateType.SHOWING), "depth": depth}
                 if fields["role"] in ("text", "spin button"):
                     text = node.get_text_iface()
-                    fields["text"] = text.get_text(0, text.get_character_count()) if text is not None else None
+                    # Called through the interface's class: from at-spi2-core 2.5x the interface
+                    # object is the accessible itself, whose own get_text() takes no range.
+                    fields["text"] = Atspi.Text.get_text(text, 0, Atspi.Text.get_character_count(text)) if text is not None else None
                 children = [node.get_child_at_index(i) for i in range(node.get_child_count())]
             except gi.repository.GLib.GError:
                 return
@@ -140,18 +142,18 @@ public struct AccessibleTree {
             if len(matches) <= index:
                 sys.exit("no %s %r (#%d) among %s" % (role, name, index, sorted({f["role"] + " " + repr(f["name"]) for _, f in found})))
             action = matches[index].get_action_iface()
-            if action is None or action.get_n_actions() == 0:
+            if action is None or Atspi.Action.get_n_actions(action) == 0:
                 sys.exit("%s %r has no action" % (role, name))
-            action.do_action(0)
+            Atspi.Action.do_action(action, 0)
         elif command == "set":
             if not matches:
                 sys.exit("no %s %r" % (role, name))
             node, value = matches[0], sys.argv[5]
             numeric = node.get_value_iface()
             if numeric is not None:
-                numeric.set_current_value(float(value))
+                Atspi.Value.set_current_value(numeric, float(value))
             else:
-                node.get_editable_text_iface().set_text_contents(value)
+                Atspi.EditableText.set_text_contents(node.get_editable_text_iface(), value)
         elif command == "select":
             if not matches:
                 sys.exit("no %s %r" % (role, name))
@@ -159,7 +161,7 @@ public struct AccessibleTree {
             names = [node.get_child_at_index(i).get_name() for i in range(node.get_child_count())]
             if item not in names:
                 sys.exit("no %r in %s %r: %s" % (item, role, name, names))
-            if not node.get_selection_iface().select_child(names.index(item)):
+            if not Atspi.Selection.select_child(node.get_selection_iface(), names.index(item)):
                 sys.exit("%s %r did not select %r" % (role, name, item))
         """#
 }

@@ -8,7 +8,7 @@ extension TestSession {
     /// The command the bus runs to start `peer`, or `nil` when `peer` is not one of these.
     func realServerCommand(_ peer: NotificationPeer) throws -> String? {
         switch peer {
-        case .mate: try Self.installed("/usr/lib/mate-notification-daemon/mate-notification-daemon", package: "mate-notification-daemon")
+        case .mate: try Self.installed(DesktopRelease.mateNotificationDaemon, package: "mate-notification-daemon")
         case .lxqt: try Self.installed("/usr/bin/lxqt-notificationd", package: "lxqt-notificationd")
         case .notificationDaemon: try Self.installed("/usr/lib/notification-daemon/notification-daemon", package: "notification-daemon")
         case .mako: try Subprocess.find("mako", package: "mako-notifier")

@@ -362,38 +362,32 @@ public final class TestSession {
         try waitForName("org.kde.StatusNotifierWatcher", owned: false)
     }
 
-    /// KDE Plasma's own StatusNotifierWatcher: kded5's module, loaded as plasmashell has it
-    /// loaded, headless (Qt's offscreen platform, no display).
+    /// KDE Plasma's own StatusNotifierWatcher: the module daemon's (kded5 on Plasma 5, kded6 on
+    /// Plasma 6; `DesktopRelease`), loaded as plasmashell has it loaded, headless (Qt's offscreen
+    /// platform, no display).
     public func startKDEStatusNotifierWatcher() throws {
-        let kded = try Subprocess.find("kded5", package: "kded5")
-        guard FileManager.default.fileExists(atPath: "/usr/lib/\(Self.multiarch)/qt5/plugins/kf5/kded/statusnotifierwatcher.so") else {
-            throw Subprocess.Failure("KDE's statusnotifierwatcher kded module is missing (Debian package plasma-workspace)")
+        let daemon = DesktopRelease.moduleDaemon
+        let kded = try Subprocess.find(daemon.executable, package: daemon.package)
+        guard FileManager.default.fileExists(atPath: daemon.statusNotifierModule) else {
+            throw Subprocess.Failure("KDE's statusnotifierwatcher kded module is missing (\(daemon.statusNotifierModule); Debian package plasma-workspace)")
         }
         var kdeEnvironment = environment
         kdeEnvironment["QT_QPA_PLATFORM"] = "offscreen"
-        // No data folders: kded5 runs kconf_update at start, whose krunnerhistory script waits for
+        // No data folders: kded runs kconf_update at start, whose krunnerhistory script waits for
         // KDE's activity manager for ever (kded5 gives up after 30 s and leaves it running); with
         // no update files there is nothing to run. Modules are Qt plugins, found without them.
         kdeEnvironment["XDG_DATA_DIRS"] = directory + "/kde-data"
-        peers.append(("kded5", try Subprocess.start(kded, [], environment: kdeEnvironment, stderr: directory + "/kded5.log")))
-        try waitForName("org.kde.kded5", owned: true, timeout: 20, logs: [directory + "/kded5.log"])
-        let loaded = try gdbusCall(destination: "org.kde.kded5", path: "/kded", method: "org.kde.kded5.loadModule", ["statusnotifierwatcher"])
-        guard loaded.stdout.contains("true") else { throw Subprocess.Failure("kded5 did not load statusnotifierwatcher: \(loaded.stdout) \(loaded.stderr)") }
+        let log = directory + "/\(daemon.executable).log"
+        peers.append(("kded", try Subprocess.start(kded, [], environment: kdeEnvironment, stderr: log)))
+        try waitForName(daemon.busName, owned: true, timeout: 20, logs: [log])
+        let loaded = try gdbusCall(destination: daemon.busName, path: "/kded", method: daemon.interface + ".loadModule", ["statusnotifierwatcher"])
+        guard loaded.stdout.contains("true") else { throw Subprocess.Failure("\(daemon.executable) did not load statusnotifierwatcher: \(loaded.stdout) \(loaded.stderr)") }
         try waitForName("org.kde.StatusNotifierWatcher", owned: true)
     }
 
     public func stopKDEStatusNotifierWatcher() throws {
-        stop(named: "kded5")
+        stop(named: "kded")
         try waitForName("org.kde.StatusNotifierWatcher", owned: false)
-    }
-
-    /// The folder name of this machine's libraries under /usr/lib (Debian's multiarch tuple).
-    private static var multiarch: String {
-        #if arch(arm64)
-        "aarch64-linux-gnu"
-        #else
-        "x86_64-linux-gnu"
-        #endif
     }
 
     /// Kills the session bus (SIGKILL), as a crashed or ended session would.
