@@ -98,7 +98,8 @@ package final class SinkGuard {
     /// override, or one sink's state, from earlier versions).
     private func overrides() -> [Override] {
         if let saved { return saved }
-        let data = FileManager.default.contents(atPath: file.string) ?? Data()
+        // A record is a few hundred bytes: what cannot be read within 64 KiB is no record of ours.
+        let data = ((try? StoredFile.read(file, maximumBytes: 64 << 10)) ?? nil) ?? Data()
         let read = (try? JSONDecoder().decode([Override].self, from: data))
             ?? (try? JSONDecoder().decode(Override.self, from: data)).map { [$0] }
             ?? (try? JSONDecoder().decode(PulseAudio.SinkState.self, from: data)).map { [Override(original: $0, applied: nil)] }

@@ -246,7 +246,7 @@ package final class SleepCoordinator: AlarmFollower {
     /// damaged) that the RTC still holds: the alarm it was for may be gone, and the next suspend
     /// sets what is needed now.
     private func clearLeftWakeUp() {
-        memory = WakeMemory(record: FileManager.default.contents(atPath: memoryFile.string))
+        memory = WakeMemory(record: (try? StoredFile.read(memoryFile, maximumBytes: 64 << 10)) ?? nil)
         guard memory.mayBeArmed else { return }
         logger.info("looking for a wake-up left from before (\(memory))")
         clearWake(releasing: false)

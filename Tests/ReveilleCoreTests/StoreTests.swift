@@ -25,6 +25,19 @@ struct StoreTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.string)) ?? []).sorted()
     }
 
+    /// A file's size says nothing of its length: a link to /proc/self/pagemap is a regular file
+    /// of size 0 that never ends (the agent read settings.json so for ever). Every read is
+    /// bounded by the bytes read.
+    @Test func aFileThatNeverEndsIsRefusedAfterItsBound() throws {
+        try FileManager.default.createDirectory(atPath: directory.string, withIntermediateDirectories: true)
+        let link = directory.appending("settings.json")
+        try FileManager.default.createSymbolicLink(atPath: link.string, withDestinationPath: "/proc/self/pagemap")
+        #expect(throws: StoreError.self) { try StoredFile.read(link, maximumBytes: AgentSettings.maximumTextBytes) }
+        do { _ = try StoredFile.read(link, maximumBytes: 1 << 20) } catch {
+            #expect(error.text.contains("goes on past the 1 MiB"), "\(error)")
+        }
+    }
+
     /// `clock.json`: what the engine knows of the clock round-trips (0600); an entry whose
     /// replacement names another alarm is judged nonsense and dropped; a damaged file is kept
     /// aside and read as nothing known.

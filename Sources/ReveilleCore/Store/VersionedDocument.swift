@@ -125,9 +125,11 @@ package enum StoredFile {
 
     /// Hands the file's bytes to `take` in pieces of `chunkBytes`, for as long as it returns
     /// `true`; returns `false` when there is no file (nor a folder for it); throws why it
-    /// cannot be one of ours (or is larger than `maximumBytes`, when given).
+    /// cannot be one of ours, or when it is larger than `maximumBytes`: by its size, or by what
+    /// was read, since a file's size can say nothing of its length (a link to
+    /// `/proc/self/pagemap` is a regular file of size 0 that never ends).
     @discardableResult
-    static func stream(_ path: FilePath, maximumBytes: Int? = nil,
+    static func stream(_ path: FilePath, maximumBytes: Int = maximumBytes,
                        _ take: (UnsafeRawBufferPointer) -> Bool) throws(StoreError) -> Bool {
         let handle: FileDescriptor
         do {
@@ -142,16 +144,21 @@ package enum StoredFile {
         guard let status = try? handle.status(), status.kind == .regular else {
             throw StoreError("it is not a regular file")
         }
-        if let maximumBytes, status.size > maximumBytes {
-            let size = { (bytes: Int) in bytes >= 1 << 20 ? "\(bytes >> 20) MiB" : "\(bytes) bytes" }
+        let size = { (bytes: Int) in bytes >= 1 << 20 ? "\(bytes >> 20) MiB" : "\(bytes) bytes" }
+        if status.size > maximumBytes {
             throw StoreError("it is \(size(Int(status.size))), more than the \(size(maximumBytes)) any file of Reveille's can reach")
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkBytes, alignment: 1)
         defer { buffer.deallocate() }
+        var read = 0
         while true {
             let count: Int
             do { count = try handle.read(into: buffer, retryOnInterrupt: true) } catch {
                 throw StoreError("it cannot be read: \(error)")
+            }
+            read += count
+            if read > maximumBytes {
+                throw StoreError("it goes on past the \(size(maximumBytes)) any file of Reveille's can reach (it says it holds \(size(Int(status.size))))")
             }
             guard count > 0, take(UnsafeRawBufferPointer(rebasing: buffer[..<count])) else { return true }
         }
