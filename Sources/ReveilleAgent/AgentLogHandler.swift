@@ -1,6 +1,8 @@
 import FoundationEssentials
 import Logging
 import ReveilleRules
+import ReveilleSystem
+import Synchronization
 import SystemPackage
 
 /// The agent's log lines on stderr, one line per entry whatever its message holds: messages carry
@@ -71,7 +73,29 @@ package struct AgentLogHandler: LogHandler {
 
     package func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
                     file: String, function: String, line: UInt) {
-        let text = Self.line("\(message)", level: level, label: label, journal: journal, at: Date())
-        _ = try? FileDescriptor.standardError.writeAll(text.utf8)
+        let now = Date()
+        // The whole log's budget, whoever makes the agent speak: a client that makes it log (a
+        // screen saver's name toggled: 207 MB in 20 s) fills at most this much of the journal,
+        // and the loop does not spend itself writing.
+        let admitted = Self.budget.withLock { $0.admit(at: SystemClock.bootTime) }
+        guard admitted.write else { return }
+        if admitted.heldBack > 0 {
+            let said = Self.line("\(admitted.heldBack) log line(s) left out: more than \(Int(Self.burst)) at once, then \(Int(Self.perSecond)) a second",
+                                 level: .warning, label: label, journal: journal, at: now)
+            _ = try? FileDescriptor.standardError.writeAll(said.utf8)
+        }
+        var text = "\(message)"
+        if text.utf8.count > Self.maximumMessageBytes {
+            text = String(decoding: text.utf8.prefix(Self.maximumMessageBytes), as: UTF8.self) + "… (cut at \(Self.maximumMessageBytes) bytes)"
+        }
+        _ = try? FileDescriptor.standardError.writeAll(Self.line(text, level: level, label: label, journal: journal, at: now).utf8)
     }
+
+    /// The whole log: 200 lines at once, then 20 a second.
+    static let burst = 200.0, perSecond = 20.0
+    /// A message longer than this is cut (a title or an error quoting what a client sent).
+    static let maximumMessageBytes = 4096
+
+    /// One budget for the whole log, whichever thread writes (the loop, libnotify's thread).
+    static let budget = Mutex(LogBudget(burst: burst, perSecond: perSecond))
 }

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import ReveilleAgent
+@testable import ReveilleAgent
 import Testing
 
 /// One log line per entry, whatever a client put in the message.
@@ -27,5 +27,20 @@ struct AgentLogHandlerTests {
         #expect(AgentLogHandler.line("alerting", level: .error, label: "reveille-agent", journal: true, at: time) == "<3>alerting\n")
         let line = AgentLogHandler.line("alerting", level: .info, label: "reveille-agent", journal: false, at: time)
         #expect(line.hasSuffix(" info reveille-agent: alerting\n") && line.hasPrefix("2026-"), "\(line)")
+    }
+
+    /// The log as a whole is bounded: a burst, then a rate; what is left out is counted and said
+    /// once lines may be written again (a toggled screen saver's name wrote 207 MB in 20 s).
+    @Test func theWholeLogIsBoundedAndSaysWhatItLeftOut() {
+        var budget = LogBudget(burst: AgentLogHandler.burst, perSecond: AgentLogHandler.perSecond)
+        var written = 0
+        for _ in 0..<10_000 where budget.admit(at: 100).write { written += 1 }
+        #expect(written == Int(AgentLogHandler.burst), "a burst, then nothing more at the same instant")
+        #expect(!budget.admit(at: 100.01).write, "less than one line's time later")
+        let next = budget.admit(at: 100 + 2 / AgentLogHandler.perSecond)
+        #expect(next.write && next.heldBack == 10_000 - Int(AgentLogHandler.burst) + 1, "the next line says how many were left out")
+        written = 0
+        for _ in 0..<10_000 where budget.admit(at: 200).write { written += 1 }
+        #expect(written == Int(AgentLogHandler.burst), "a quiet while refills a burst, no more")
     }
 }

@@ -11,18 +11,25 @@ import ReveilleSystem
 /// connections or app ids has no more of it (and an unsandboxed process is the user to the
 /// agent, so the user's tools cannot be told apart). Pure: the time comes in.
 struct LogBudget: Equatable {
+    /// Clients' calls' lines: 20 at once, then one a second.
     static let burst = 20.0
     static let perSecond = 1.0
 
-    private var tokens = LogBudget.burst
+    let burst: Double
+    let perSecond: Double
+    private var tokens: Double
     private var last: TimeInterval?
     /// Lines not written since the last one that was.
     private(set) var heldBack = 0
 
+    init(burst: Double = LogBudget.burst, perSecond: Double = LogBudget.perSecond) {
+        (self.burst, self.perSecond, tokens) = (burst, perSecond, burst)
+    }
+
     /// Whether a line at `now` (a monotonic clock, in seconds) is written; when it is, how
     /// many before it were not.
     mutating func admit(at now: TimeInterval) -> (write: Bool, heldBack: Int) {
-        if let last { tokens = min(Self.burst, tokens + max(0, now - last) * Self.perSecond) }
+        if let last { tokens = min(burst, tokens + max(0, now - last) * perSecond) }
         last = max(last ?? now, now)
         guard tokens >= 1 else {
             heldBack += 1
