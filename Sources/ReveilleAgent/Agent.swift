@@ -101,7 +101,7 @@ package final class Agent {
         // The alarm's own traffic does not wait behind the replies queued here: the
         // notifications travel on libnotify's connection (GIO's shared one, from its own
         // thread), the sound on PulseAudio's socket.
-        let gate = ExportGate(bus: bus, identify: clients.caller(of:calling:))
+        let gate = ExportGate(bus: bus, identify: clients.lookUp)
         let peers = AgentPeers(notifications: notifications,
                                sound: PulseSoundOutput(sinkGuard: sinkGuard, ringOn: settings.ringOn, logger: logger),
                                service: gate, clients: clients, clientLog: clientLog,

@@ -261,6 +261,9 @@ package final class BusConnection {
 
     /// `register`'s work, for the gate too: `properties` hears the caller's unique name and
     /// answers a value or the error to return; `propertyAnswered` hears the size of each answer.
+    /// `properties == nil` with `propertiesAsCalls`: `org.freedesktop.DBus.Properties`' Get, GetAll
+    /// and Set reach `handler` as calls (GDBus hands them over when there is no getter), to be
+    /// admitted and answered like any other call (the gate's, whose admission may wait).
     func registerObject(path: String, introspectionXML: String, maximumArgumentBytes: Int,
                         properties: (@GLibActor (_ sender: String, _ interface: String, _ name: String) -> Result<Variant, BusError>)?,
                         propertyAnswered: (@GLibActor (_ sender: String, _ bytes: Int) -> Void)? = nil,
@@ -279,7 +282,7 @@ package final class BusConnection {
                                       method: method.map { String(cString: $0) } ?? "", parameters: parameters, limit: limit)
                 GLibActor.assumeIsolated { handler(call) }
             }
-            vtable.get_property = { _, sender, _, interface, name, error, userData in
+            if properties != nil { vtable.get_property = { _, sender, _, interface, name, error, userData in
                 let (_, _, properties, answered) = CallbackBox<Registration>.from(userData)
                 let sender = sender.map { String(cString: $0) } ?? ""
                 let interface = interface.map { String(cString: $0) } ?? "", name = name.map { String(cString: $0) } ?? ""
@@ -294,7 +297,7 @@ package final class BusConnection {
                     g_propagate_error(error, g_dbus_error_new_for_dbus_error(refusal.name, refusal.message))
                     return nil
                 }
-            }
+            } }
             let box = CallbackBox((handler, maximumArgumentBytes, properties, propertyAnswered) as Registration)
             let registration = g_dbus_connection_register_object(connection, path, interface, &vtable, box.retainedPointer,
                                                                  releaseCallbackBox, &error)
@@ -306,6 +309,25 @@ package final class BusConnection {
             index += 1
         }
         return registrations
+    }
+
+    /// The readable properties of each interface `introspectionXML` describes, by interface.
+    nonisolated static func readableProperties(in introspectionXML: String) -> [String: [String]] {
+        guard let node = g_dbus_node_info_new_for_xml(introspectionXML, nil) else { return [:] }
+        defer { g_dbus_node_info_unref(node) }
+        var result: [String: [String]] = [:]
+        var index = 0
+        while let interface = node.pointee.interfaces[index] {
+            var names: [String] = []
+            var property = 0
+            while let properties = interface.pointee.properties, let info = properties[property] {
+                if info.pointee.flags.rawValue & G_DBUS_PROPERTY_INFO_FLAGS_READABLE.rawValue != 0 { names.append(String(cString: info.pointee.name)) }
+                property += 1
+            }
+            result[String(cString: interface.pointee.name)] = names
+            index += 1
+        }
+        return result
     }
 
     /// Removes objects `register` exported: no call reaches their handlers after this.

@@ -2,9 +2,16 @@ import CGLib
 
 /// The one door to a connection's exported objects. Every object is exported through it, and
 /// once a connection has a gate nothing is exported beside it (`BusConnection.register` refuses).
-/// Before any work it applies to every method call and property read: who the caller is
-/// (`identify`, the agent's rules) against who the object is for (`Audience`), the argument
-/// bound of the object, and the caller's `ClientBudget` of loop time and of unread reply bytes.
+/// Before any work it applies to every method call and property read (which come as calls of
+/// `org.freedesktop.DBus.Properties`): who the caller is (`identify`, the agent's rules) against
+/// who the object is for (`Audience`), the argument bound of the object, and the caller's
+/// `ClientBudget` of loop time and of unread reply bytes.
+///
+/// Who a caller is, is asked once per connection, without waiting on the loop: its calls wait
+/// (within the same bounds as calls waiting for their budget) until `identify` answers, and the
+/// answer, a refusal too, is kept until the connection leaves the bus. A look-up costs the
+/// caller's budget, and at most `maximumLookups` are under way at once: a flood of new
+/// connections waits for its own look-ups, never holds the loop.
 @GLibActor
 package final class ExportGate {
     /// How a caller stands, as `identify` tells it.
@@ -44,10 +51,30 @@ package final class ExportGate {
     /// The connection the objects are exported on.
     package let bus: BusConnection
     private let limits: ClientBudget.Limits
-    private let identify: @GLibActor (_ sender: String, _ member: String) -> Result<Caller, BusError>
+    private let identify: @GLibActor (_ sender: String, _ answer: @escaping @GLibActor (Result<Caller, BusError>) -> Void) -> Void
     private var budgets: [String: ClientBudget] = [:]
+    /// Who each connection that called is (or why it cannot be told), until it leaves the bus.
+    private var callers: [String: Result<Caller, BusError>] = [:]
+    /// Connections whose look-up is under way, and those waiting for one to start.
+    private var lookingUp: Set<String> = []
+    private var lookupQueue: [String] = []
+    /// Look-ups under way at once, however many connections call: each is one message to the
+    /// bus daemon and a read of the caller's process, so many can be under way; a crowd of new
+    /// connections is answered by the daemon in its turn, not one after another.
+    package static let maximumLookups = 256
+    /// What a look-up costs the caller's budget (seconds of its loop share): the bus's own work
+    /// and the reads of its process are paid by who asks for them.
+    package static let lookupCost = 0.002
+    /// Callers kept past this are forgotten, refusals first (a name is never reused on a bus,
+    /// and departures forget them as they come; this bounds what a missed departure leaves).
+    package static let maximumCallersKept = 4096
     /// The loop time of all clients together.
     private var everyone = ClientBudget(limits: ExportGate.allClientsLimits, now: ExportGate.now)
+    /// What all calls answering a ringing alarm from the user's tools may cost together: a budget
+    /// of their own, apart from `everyone`'s, so a flood of them (any unconfined process is the
+    /// user to the agent) neither holds the other calls back nor takes the loop from the alarm.
+    package static let answeringLimits = ClientBudget.Limits(loopShare: 0.25, loopBurst: 0.25, unreadBytes: .max, confirmAfterBytes: .max)
+    private var answering = ClientBudget(limits: ExportGate.answeringLimits, now: ExportGate.now)
     /// Calls that wait for their client's budget, in order, by client.
     private var waiting: [String: [Waiting]] = [:]
     private var waitingInAll = 0
@@ -55,8 +82,9 @@ package final class ExportGate {
         let call: MethodCall
         let audience: Audience
         /// A call that answers a ringing alarm (Stop, Snooze, a menu's or a media key's press):
-        /// it waits for its own client's budget only, never for what all clients together used,
-        /// so a flood from many connections cannot hold the person's Stop back.
+        /// from the user's own tools it waits for its own client's budget only, never for what
+        /// all clients together used, so a flood from many connections cannot hold the person's
+        /// Stop back. From an app it is a call like any other (`sharesBudget`).
         let answers: Bool
         let handler: @GLibActor (MethodCall) -> Void
     }
@@ -66,7 +94,7 @@ package final class ExportGate {
     /// Takes over exporting on `bus`. `identify` says who a caller of a method (or property) is,
     /// or the error to refuse it with when that cannot be told (the agent fails closed).
     package init(bus: BusConnection, limits: ClientBudget.Limits = ExportGate.defaultLimits,
-                 identify: @escaping @GLibActor (_ sender: String, _ member: String) -> Result<Caller, BusError>) {
+                 identify: @escaping @GLibActor (_ sender: String, _ answer: @escaping @GLibActor (Result<Caller, BusError>) -> Void) -> Void) {
         self.bus = bus
         self.limits = limits
         self.identify = identify
@@ -89,6 +117,8 @@ package final class ExportGate {
     /// Forgets `client`, which left the bus; its waiting calls are dropped unanswered (no one reads them).
     private func forget(_ client: String) {
         budgets[client] = nil
+        callers[client] = nil
+        lookupQueue.removeAll { $0 == client }
         for call in waiting.removeValue(forKey: client) ?? [] {
             waitingInAll -= 1
             call.call.drop()
@@ -104,20 +134,45 @@ package final class ExportGate {
                         answering: Set<String> = [],
                         properties: (@GLibActor (_ interface: String, _ name: String) -> Variant?)? = nil,
                         handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) -> [UInt32] {
+        // Property reads come as calls (no getter is registered), so they wait for the caller's
+        // identity and budget as calls do.
+        let readable = BusConnection.readableProperties(in: introspectionXML)
         let registrations = try bus.registerObject(
-            path: path, introspectionXML: introspectionXML, maximumArgumentBytes: maximumArgumentBytes,
-            properties: { [weak self] sender, interface, name in
-                guard let self else { return .failure(Self.gone) }
-                return self.admitted(sender, member: "Get \(name)", to: audience) {
-                    properties?(interface, name).map { .success($0) } ?? .failure(BusConnection.unknownProperty(name, in: interface))
-                }
-            },
-            propertyAnswered: { [weak self] sender, bytes in self?.replied(bytes, to: sender) },
+            path: path, introspectionXML: introspectionXML, maximumArgumentBytes: maximumArgumentBytes, properties: nil,
             handler: { [weak self] call in
                 guard let self else { return call.fail(name: Self.gone.name, message: Self.gone.message) }
-                self.arrive(Waiting(call: call, audience: audience, answers: answering.contains(call.method), handler: handler))
+                guard call.interface == Self.propertiesInterface else {
+                    return self.arrive(Waiting(call: call, audience: audience, answers: answering.contains(call.method), handler: handler))
+                }
+                self.arrive(Waiting(call: call, audience: audience, answers: false) { call in
+                    Self.answerProperties(call, readable: readable, properties)
+                })
             })
         return registrations
+    }
+
+    private static let propertiesInterface = "org.freedesktop.DBus.Properties"
+
+    /// Answers Get, GetAll and Set of `org.freedesktop.DBus.Properties` from `properties`.
+    private static func answerProperties(_ call: MethodCall, readable: [String: [String]],
+                                         _ properties: (@GLibActor (_ interface: String, _ name: String) -> Variant?)?) {
+        let arguments = call.arguments.compactMap(\.string)
+        switch (call.method, arguments.count) {
+        case ("Get", 2):
+            guard let value = properties?(arguments[0], arguments[1]) else {
+                let error = BusConnection.unknownProperty(arguments[1], in: arguments[0])
+                return call.fail(name: error.name, message: error.message)
+            }
+            call.reply([.variant(value)])
+        case ("GetAll", 1):
+            var values: [String: Variant] = [:]
+            for name in readable[arguments[0]] ?? [] { values[name] = properties?(arguments[0], name) }
+            call.reply([.vardict(values)])
+        case ("Set", _):
+            call.fail(name: "org.freedesktop.DBus.Error.PropertyReadOnly", message: "the properties of this object cannot be set")
+        default:
+            call.fail(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "\(call.method) of \(Self.propertiesInterface) with these arguments is not answered")
+        }
     }
 
     /// Removes what `export` exported.
@@ -129,21 +184,78 @@ package final class ExportGate {
     /// refill; past `maximumWaitingCalls` waiting it is refused.
     private func arrive(_ next: Waiting) {
         let sender = next.call.sender
-        if waiting[sender] == nil, busy(sender, sharing: !next.answers) == nil { return serve(next) }
-        guard (waiting[sender]?.count ?? 0) < Self.maximumWaitingCalls, waitingInAll < Self.maximumWaitingCallsInAll else {
-            let error = Self.error(.busy(seconds: busy(sender, sharing: !next.answers) ?? 0))
+        if case .failure(let refusal) = callers[sender] {
+            // Told once, when it was looked up; each call after that is refused at once.
+            return next.call.fail(name: refusal.name, message: refusal.message)
+        }
+        let known = callers[sender] != nil
+        if known, waiting[sender] == nil, busy(sender, sharing: sharesBudget(next)) == nil { return serve(next) }
+        guard (waiting[sender]?.count ?? 0) < Self.maximumWaitingCalls, waitingInAll < Self.maximumWaitingCallsInAll || makeRoom(for: sender) else {
+            let error = Self.error(.busy(seconds: known ? busy(sender, sharing: sharesBudget(next)) ?? 0 : 1))
             return next.call.fail(name: error.name, message: error.message)
         }
         let first = waiting[sender] == nil
         waiting[sender, default: []].append(next)
         waitingInAll += 1
+        guard known else { return lookUp(sender) }
         if first { wake(sender) }
+    }
+
+    /// All waiting places are taken: a client with none of its calls waiting still gets one,
+    /// taken from the client with the most calls waiting (its last one is refused, as busy). So
+    /// many connections that each keep calls waiting cannot shut a new one (the user's `reveille
+    /// stop`) out: the places go round.
+    private func makeRoom(for sender: String) -> Bool {
+        guard waiting[sender] == nil, let (crowded, calls) = waiting.max(by: { $0.value.count < $1.value.count }),
+              let evicted = calls.last else { return false }
+        waiting[crowded] = calls.count == 1 ? nil : Array(calls.dropLast())
+        waitingInAll -= 1
+        let error = Self.error(.busy(seconds: 1))
+        evicted.call.fail(name: error.name, message: error.message)
+        return true
+    }
+
+    /// Whether `call` waits for what all clients together used too: every call but one that
+    /// answers a ringing alarm from the user's own tools.
+    private func sharesBudget(_ call: Waiting) -> Bool {
+        !(call.answers && callers[call.call.sender] == .success(.user))
+    }
+
+    /// Asks who `sender` is, now or once fewer look-ups are under way; its calls wait meanwhile.
+    private func lookUp(_ sender: String) {
+        guard !lookingUp.contains(sender), !lookupQueue.contains(sender) else { return }
+        guard lookingUp.count < Self.maximumLookups else { return lookupQueue.append(sender) }
+        lookingUp.insert(sender)
+        var budget = budgets[sender] ?? ClientBudget(limits: limits, now: Self.now)
+        budget.charge(seconds: Self.lookupCost, now: Self.now)
+        budgets[sender] = budget
+        identify(sender) { [weak self] caller in
+            guard let self else { return }
+            self.lookingUp.remove(sender)
+            if !self.lookupQueue.isEmpty { self.lookUp(self.lookupQueue.removeFirst()) }
+            // Only for a connection still waiting: one that left meanwhile is forgotten already.
+            guard self.waiting[sender] != nil else { return }
+            self.keep(caller, for: sender)
+            guard case .failure(let refusal) = caller else { return self.drain(sender) }
+            for call in self.waiting.removeValue(forKey: sender) ?? [] {
+                self.waitingInAll -= 1
+                call.call.fail(name: refusal.name, message: refusal.message)
+            }
+        }
+    }
+
+    private func keep(_ caller: Result<Caller, BusError>, for sender: String) {
+        if callers.count >= Self.maximumCallersKept {
+            callers = callers.filter { if case .success = $0.value { waiting[$0.key] != nil || budgets[$0.key] != nil } else { false } }
+            if callers.count >= Self.maximumCallersKept { callers = [:] }
+        }
+        callers[sender] = caller
     }
 
     /// Serves the calls waiting for `sender` while its budget allows, and waits again when not.
     private func drain(_ sender: String) {
         while let queue = waiting[sender], let next = queue.first {
-            if busy(sender, sharing: !next.answers) != nil { return wake(sender) }
+            if busy(sender, sharing: sharesBudget(next)) != nil { return wake(sender) }
             waiting[sender] = queue.count == 1 ? nil : Array(queue.dropFirst())
             waitingInAll -= 1
             serve(next)
@@ -151,19 +263,19 @@ package final class ExportGate {
     }
 
     private func wake(_ sender: String) {
-        let sharing = !(waiting[sender]?.first?.answers ?? false)
+        let sharing = waiting[sender]?.first.map(sharesBudget) ?? true
         let milliseconds = UInt32(min(60_000, ((busy(sender, sharing: sharing) ?? 0) * 1000).rounded(.up))) + 1
         MainLoopSources.after(milliseconds: milliseconds) { [weak self] in self?.drain(sender) }
     }
 
-    /// The seconds before `sender` may be served again, when it, or (`sharing`) all clients
-    /// together, used their share of the loop.
+    /// The seconds before `sender` may be served again, when it, or all clients together
+    /// (`sharing`; else all answering calls together), used their share of the loop.
     private func busy(_ sender: String, sharing: Bool) -> Double? {
         let now = Self.now
         var budget = budgets[sender] ?? ClientBudget(limits: limits, now: now)
         defer { budgets[sender] = budget }
         let own: Double? = if case .busy(let seconds) = budget.admit(now: now) { seconds } else { nil }
-        let all: Double? = if sharing, case .busy(let seconds) = everyone.admit(now: now) { seconds } else { nil }
+        let all: Double? = if case .busy(let seconds) = (sharing ? everyone.admit(now: now) : answering.admit(now: now)) { seconds } else { nil }
         guard own != nil || all != nil else { return nil }
         return max(own ?? 0, all ?? 0)
     }
@@ -171,7 +283,7 @@ package final class ExportGate {
     private func serve(_ next: Waiting) {
         let call = next.call
         call.onAnswer = { [weak self, sender = call.sender] bytes in self?.replied(bytes, to: sender) }
-        let outcome = admitted(call.sender, member: call.method, to: next.audience) { () -> Result<Void, BusError> in
+        let outcome = admitted(call.sender, to: next.audience, sharing: sharesBudget(next)) { () -> Result<Void, BusError> in
             next.handler(call)
             return .success(())
         }
@@ -183,9 +295,9 @@ package final class ExportGate {
         call.fail(name: error.name, message: error.message)
     }
 
-    /// Runs `work` for `sender` if its budget and identity admit it to `audience`, charging the
-    /// loop time it took (the identity's lookup included); else the refusal.
-    private func admitted<Value>(_ sender: String, member: String, to audience: Audience,
+    /// Runs `work` for `sender` if its budget and identity (known by now) admit it to `audience`,
+    /// charging the loop time it took; else the refusal.
+    private func admitted<Value>(_ sender: String, to audience: Audience, sharing: Bool,
                                  _ work: () -> Result<Value, BusError>) -> Result<Value, BusError> {
         let start = Self.now
         var budget = budgets[sender] ?? ClientBudget(limits: limits, now: start)
@@ -193,7 +305,7 @@ package final class ExportGate {
         if let refusal = budget.admit(now: start) {
             result = .failure(Self.error(refusal))
         } else {
-            switch identify(sender, member) {
+            switch callers[sender] ?? .failure(Self.unknownCaller) {
             case .failure(let error): result = .failure(error)
             case .success(let caller) where audience == .user && caller != .user:
                 result = .failure(BusError(name: "org.freedesktop.DBus.Error.AccessDenied",
@@ -207,7 +319,7 @@ package final class ExportGate {
         }
         let end = Self.now
         budget.charge(seconds: end - start, now: end)
-        everyone.charge(seconds: end - start, now: end)
+        if sharing { everyone.charge(seconds: end - start, now: end) } else { answering.charge(seconds: end - start, now: end) }
         budgets[sender] = budget
         forgetIdleClients()
         return result
@@ -256,6 +368,8 @@ package final class ExportGate {
                                                 message: "replies wait for this connection, which has not read them; read them before calling again")
     /// Refusals answered to a client over its unread budget before the rest are left unanswered.
     private static let refusalBytes = 16 << 10
+
+    private static let unknownCaller = BusError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "who is calling is not known yet; the call is refused")
 
     private static let gone = BusError(name: "org.freedesktop.DBus.Error.UnknownObject", message: "the object is going away")
 

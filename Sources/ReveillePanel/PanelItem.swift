@@ -193,17 +193,31 @@ package final class PanelItem: AlarmFollower {
         }
     }
 
-    private func registerWithWatcher() {
-        guard watcher != nil else { return }
+    /// Registers with the watcher that owns the name now. A watcher may take its name before its
+    /// object is there (Plasma 6's kded6 module does, when it starts again): such an answer is
+    /// asked again, after 0.1 s and doubling, at most `registrationTries` times.
+    private func registerWithWatcher(try attempt: Int = 1) {
+        guard let owner = watcher, nameRequest != nil else { return }
         bus.call(destination: PanelInterfaces.watcherName, path: PanelInterfaces.watcherPath,
                  interface: PanelInterfaces.watcherName, method: "RegisterStatusNotifierItem",
-                 arguments: [.string(busName)], timeoutMilliseconds: 5000, autoStart: false) { [logger, busName] result in
+                 arguments: [.string(busName)], timeoutMilliseconds: 5000, autoStart: false) { [weak self] result in
+            guard let self else { return }
             switch result {
-            case .success: logger.debug("panel item \(busName) registered")
-            case .failure(let error): logger.notice("the panel's StatusNotifierWatcher did not register Reveille's item: \(error)")
+            case .success: self.logger.debug("panel item \(self.busName) registered")
+            case .failure(let error) where Self.notReadyYet.contains(error.name) && attempt < Self.registrationTries:
+                self.clock.after(0.1 * Double(1 << (attempt - 1))) { [weak self] in
+                    guard let self, self.watcher == owner else { return }
+                    self.registerWithWatcher(try: attempt + 1)
+                }
+            case .failure(let error): self.logger.notice("the panel's StatusNotifierWatcher did not register Reveille's item: \(error)")
             }
         }
     }
+
+    /// What a watcher answers while it has its name but not yet its object.
+    private static let notReadyYet: Set<String> = ["org.freedesktop.DBus.Error.UnknownObject", "org.freedesktop.DBus.Error.UnknownMethod",
+                                                   "org.freedesktop.DBus.Error.UnknownInterface"]
+    private static let registrationTries = 6
 
     // MARK: StatusNotifierItem
 

@@ -121,6 +121,50 @@ struct GateTests {
         #expect(flooded.agent < 150 && flooded.bus < 150, "agent \(flooded.agent) MiB, bus \(flooded.bus) MiB at the peak")
     }
 
+    /// 200 connections flood a cheap answering call (Stop of no alarm) or the panel item's
+    /// GetAll, each connection new to the agent: who each caller is, is asked of the bus without
+    /// waiting on the loop, once, its refusal kept; answering calls have a budget of their own,
+    /// and the waiting places go round. So the alarm due meanwhile sounds on time and the user's
+    /// own `reveille stop` is answered. (Before: 50 such connections left an alarm silent 25 s
+    /// after due, the identity look-ups timing out one after another on the loop.) The
+    /// notification itself travels through the flooded bus daemon, which delivers it when it can.
+    @Test(.serialized, arguments: ["stop", "getall"])
+    func aFloodOfNewConnectionsNeitherDelaysTheAlarmNorTheUsersStop(kind: String) throws {
+        let session = try TestSession()
+        try session.startStatusNotifierWatcher()
+        try session.startAgent()
+        let other = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Other")
+        let title = "Flooded \(kind)"
+        let due = Date().timeIntervalSince1970 + 4
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "4s", "--title", title)
+        let output = session.directory + "/flood.json"
+        let flood = try Subprocess.start("/usr/bin/python3", [Self.script, "flood", kind, "200", "10"], environment: session.environment,
+                                         stdout: output, stderr: session.directory + "/flood.log")
+        // Heard through PulseAudio, which the flood does not touch.
+        _ = try eventually(timeout: 60, "the alarm due during the flood to sound") { try session.playsSound() ? true : nil }
+        let heard = Date().timeIntervalSince1970 - due
+        // Beside it, a round trip to the bus daemon alone, for comparison: the flood's messages go
+        // through the daemon too, and each call of the user's waits in its queue first (seen: 8 s).
+        let roundTrip = session.directory + "/round-trip"
+        let timing = "import subprocess, sys, time\nstart = time.monotonic()\nsubprocess.run(['gdbus', 'call', '--session', '--dest', 'org.freedesktop.DBus', '--object-path', '/org/freedesktop/DBus', '--method', 'org.freedesktop.DBus.GetId'], capture_output=True)\nprint(time.monotonic() - start)\n"
+        let ping = try Subprocess.start("/usr/bin/python3", ["-c", timing], environment: session.environment, stdout: roundTrip)
+        let asked = Date()
+        let stop = try session.cli("stop", other.id)
+        let answeredIn = Date().timeIntervalSince(asked)
+        _ = ping.wait(timeout: 60)
+        let busRoundTrip = try #require(Double(String(contentsOfFile: roundTrip, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let alert = try eventually(timeout: 60, "the alert, through the flooded bus") { try session.alerts(titled: title).first }
+        #expect(flood.wait(timeout: 60) == 0, "the flood ran: \((try? String(contentsOfFile: session.directory + "/flood.log", encoding: .utf8)) ?? "")")
+        struct Sent: Decodable { var sent: [Int] }
+        let sent = try JSONDecoder().decode(Sent.self, from: Data(contentsOf: URL(fileURLWithPath: output))).sent
+        print("\(kind) flood from 200 new connections: \(sent.reduce(0, +)) calls; sound heard \(String(format: "%.2f", heard)) s after due (polled), the alert delivered \(String(format: "%.2f", alert.time - due)) s after; the user's stop answered in \(String(format: "%.2f", answeredIn)) s; a round trip to the bus daemon alone took \(String(format: "%.2f", busRoundTrip)) s")
+        #expect(sent.count == 200 && sent.reduce(0, +) > 1000, "the flood was sent: \(sent.reduce(0, +)) calls")
+        #expect(heard < 2, "the alarm sounded \(heard) s after it was due")
+        #expect(stop.status == 0, "the user's stop during the flood: \(stop.stderr) \(stop.stdout)")
+        // The agent adds little to what the flooded bus daemon takes: the CLI makes a few round trips.
+        #expect(answeredIn < max(5, 4 * busRoundTrip), "the user's stop took \(answeredIn) s (a bus round trip \(busRoundTrip) s)")
+    }
+
     @Test func pagesAClientNeverReadsAreRefusedNotBufferedAndTheAlarmRingsOnTime() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()

@@ -113,7 +113,7 @@ struct ExportGateConnectionTests {
         try await Task { @GLibActor in
             let before = try bus.register(path: "/Before", introspectionXML: Self.xml) { $0.reply() }
             #expect(before.count == 1, "a connection without a gate exports as before (the wake helper's, the tests' peers)")
-            let gate = ExportGate(bus: bus) { _, _ in .success(.user) }
+            let gate = ExportGate(bus: bus) { _, answer in answer(.success(.user)) }
             #expect(throws: BusError.self, "a door beside the gate") {
                 try bus.register(path: "/Beside", introspectionXML: Self.xml) { $0.reply() }
             }
@@ -131,7 +131,7 @@ struct ExportGateConnectionTests {
         let session = try TestSession(audio: .none)
         let bus = try BusConnection.connect(address: try #require(session.environment["DBUS_SESSION_BUS_ADDRESS"]))
         let (gate, name) = try await Task { @GLibActor in
-            let gate = ExportGate(bus: bus) { _, _ in .success(.user) }
+            let gate = ExportGate(bus: bus) { _, answer in answer(.success(.user)) }
             _ = try gate.export(path: "/Through", introspectionXML: Self.xml, audience: .user, maximumArgumentBytes: 1024) { $0.reply() }
             return (gate, bus.uniqueName)
         }.value

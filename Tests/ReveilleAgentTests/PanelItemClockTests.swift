@@ -20,7 +20,7 @@ struct PanelItemClockTests {
         try await Task { @GLibActor in
             let clock = VirtualClock()
             let events = AgentEvents()
-            let panel = try PanelItem(gate: ExportGate(bus: bus) { _, _ in .success(.user) }, events: events, logger: .init(label: "test"), clock: clock)
+            let panel = try PanelItem(gate: ExportGate(bus: bus) { _, answer in answer(.success(.user)) }, events: events, logger: .init(label: "test"), clock: clock)
             let runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock,
                                        events: events, followers: [panel])
             try runtime.start()

@@ -16,6 +16,8 @@ final class ClientRegistry {
         var subscribed = false
         /// The app id it gave in Hello.
         var declaredID: String?
+        /// The process that connected, as the bus told it when the connection was looked up.
+        var processID: Int32?
     }
 
     private let bus: BusConnection
@@ -49,32 +51,47 @@ final class ClientRegistry {
         for watch in watches.values { bus.unwatchName(watch) }
     }
 
-    /// The caller's identity: what it said in Hello, else its sandbox's, else the user's.
-    /// Decided at the connection's first call and kept for its life. Fails closed: a caller
-    /// whose process cannot be looked at (it left the bus, its process is gone or is not the
-    /// one that connected, its sandbox marker cannot be read) is nobody, not the user.
+    /// The caller's identity, as `lookUp` found it when the connection first called (the gate
+    /// lets no call through before): what it said in Hello, else its sandbox's, else the user's.
+    /// Never asks the bus: a caller not looked up is nobody.
     func identity(of sender: String) throws(AlarmError) -> ClientIdentity {
-        if let client = clients[sender] { return client.identity }
-        var identity = ClientIdentity.user
-        if let sandboxed = try process(of: sender, unit: false).flatpakID {
-            identity = ClientIdentity(appID: sandboxed, sandboxed: true, source: "flatpak")
+        guard let client = clients[sender] else {
+            throw .notAuthorized("cannot tell who is calling: \(sender) was not looked up; the call is refused")
         }
-        // Remembered for the connection's life: one lookup per client, not per call.
-        if clients[sender] == nil { remember(sender, Client(identity: identity)) }
-        return clients[sender]?.identity ?? identity
+        return client.identity
     }
 
     func client(_ sender: String) -> Client? { clients[sender] }
 
-    /// How the caller stands at the gate of every exported object (`identity(of:)`, refused
-    /// with the agent's error when it cannot be told).
-    func caller(of sender: String, calling member: String) -> Result<ExportGate.Caller, BusError> {
-        do {
-            let identity = try identity(of: sender)
-            return .success(identity.isUser ? .user : identity.sandboxed ? .sandboxed : .app)
-        } catch {
-            log.notice("\(member) from \(sender) refused: \(error.reason)")
-            return .failure(BusError(name: AgentInterface.errorPrefix + error.code, message: error.reason))
+    /// Who `sender` is, for the gate of every exported object: its sandbox's app, else the
+    /// user (until it says Hello), asked of the bus without waiting on the loop and kept for the
+    /// connection's life. Fails closed: a caller whose process cannot be looked at (it left the
+    /// bus, its process is gone or is not the one that connected, its sandbox marker cannot be
+    /// read) is refused, once, with the reason logged.
+    func lookUp(_ sender: String, _ answer: @escaping @GLibActor (Result<ExportGate.Caller, BusError>) -> Void) {
+        let standing = { (identity: ClientIdentity) -> ExportGate.Caller in identity.isUser ? .user : identity.sandboxed ? .sandboxed : .app }
+        if let client = clients[sender] { return answer(.success(standing(client.identity))) }
+        let refuse = { [log] (error: AlarmError) in
+            log.notice("calls from \(sender) refused: \(error.reason)")
+            answer(.failure(BusError(name: AgentInterface.errorPrefix + error.code, message: error.reason)))
+        }
+        credentials(of: sender) { [weak self] first in
+            guard let self else { return }
+            let pid: Int32, flatpakID: String?
+            switch first {
+            case .failure(let error): return refuse(error)
+            case .success(let found): pid = found
+            }
+            // The process read is the caller's: one that got a freed id started after the
+            // connection did, which `sandbox(of:)` refuses.
+            do throws(AlarmError) { flatpakID = try self.sandbox(of: pid, sender: sender) } catch { return refuse(error) }
+            if self.clients[sender] == nil {
+                let identity = flatpakID.map { ClientIdentity(appID: $0, sandboxed: true, source: "flatpak") } ?? .user
+                var client = Client(identity: identity)
+                client.processID = pid
+                self.remember(sender, client)
+            }
+            answer(.success(standing(self.clients[sender]?.identity ?? .user)))
         }
     }
 
@@ -98,13 +115,14 @@ final class ClientRegistry {
         // A sandboxed connection is its sandbox's app for its whole life: what its process
         // looks like now (its id may have been reused) cannot make it another app.
         let known = try identity(of: sender)
-        let process = try process(of: sender, unit: true)
+        guard let pid = clients[sender]?.processID else {
+            throw .notAuthorized("cannot tell who is calling: \(sender) was not looked up; the call is refused")
+        }
+        try checkStillTheProcessThatConnected(pid, sender: sender)
         let identity: ClientIdentity
         if known.sandboxed {
             identity = known
-        } else if let sandboxed = process.flatpakID {
-            identity = ClientIdentity(appID: sandboxed, sandboxed: true, source: "flatpak")
-        } else if let unit = process.systemdID, unit != declaredID {
+        } else if let unit = Self.systemdID(pid), unit != declaredID {
             identity = ClientIdentity(appID: unit, sandboxed: false, source: "systemd")
         } else {
             identity = ClientIdentity(appID: declaredID, sandboxed: false, source: "declared")
@@ -119,6 +137,7 @@ final class ClientRegistry {
         var client = Client(identity: identity, usageDescription: usage.isEmpty ? nil : String(usage.prefix(500)))
         client.subscribed = clients[sender]?.subscribed ?? false
         client.declaredID = declaredID
+        client.processID = pid
         remember(sender, client)
         return identity
     }
@@ -169,66 +188,53 @@ final class ClientRegistry {
         }
     }
 
-    /// What the caller's process is: its sandbox's app id, its systemd app unit's.
-    private struct Process {
-        var flatpakID: String?
-        var systemdID: String?
-    }
-
-    /// Looks at the caller's process, found by the bus's credentials of its connection
-    /// (`GetConnectionCredentials`), asked synchronously: a local round trip once per
-    /// connection. (Resuming a continuation would start Swift's global executor and its
-    /// once-a-second libdispatch monitor.) The credentials are asked again afterwards: the same
-    /// process id on a connection still open means the process read was the caller's, not a
-    /// new one that got a freed id. (Debian 12's dbus-daemon offers no `ProcessFD`.)
-    /// `unit`: read its systemd app unit too (for Hello only).
-    private func process(of sender: String, unit: Bool) throws(AlarmError) -> Process {
-        let pid = try credentials(of: sender)
+    /// The process `pid` that called as `sender` started before `sender` connected: one that
+    /// started after is another process that was given the same id once the first one exited.
+    private func checkStillTheProcessThatConnected(_ pid: Int32, sender: String) throws(AlarmError) {
         guard let started = ProcessStart.of(pid: pid) else {
             throw .notAuthorized("cannot tell who is calling: process \(pid) of \(sender) is gone; the call is refused")
         }
-        // The process that connected started before it connected: one that started after is
-        // another process that was given the same id once the first one exited.
         guard started <= connectionTimes.connected(sender) else {
             throw .notAuthorized("cannot tell who is calling: process \(pid) started after \(sender) connected, so it is not the process that connected (its id was reused); the call is refused")
         }
-        let flatpakID: String?
+    }
+
+    /// The sandbox's app id of the caller's process (`nil`: not sandboxed).
+    private func sandbox(of pid: Int32, sender: String) throws(AlarmError) -> String? {
+        try checkStillTheProcessThatConnected(pid, sender: sender)
         switch FlatpakInfo.of(pid: pid) {
-        case .absent: flatpakID = nil
+        case .absent: return nil
         case .app(let id):
             // A sandbox is an app: one whose marker names the user's own tools (or no valid app id)
             // would own the user's alarms, so it is refused, as the same name is in Hello.
             do { try Self.validate(appID: id) } catch {
                 throw .notAuthorized("\(sender) is sandboxed and its /.flatpak-info does not name an app: \(error.reason); the call is refused")
             }
-            flatpakID = id
+            return id
         case .unreadable(let reason):
             throw .notAuthorized("cannot tell whether \(sender) is sandboxed: \(reason); the call is refused")
         }
-        let process = Process(flatpakID: flatpakID, systemdID: unit ? Self.systemdID(pid) : nil)
-        guard try credentials(of: sender) == pid else {
-            throw .notAuthorized("cannot tell who is calling: \(sender) changed process; the call is refused")
-        }
-        return process
     }
 
-    private func credentials(of sender: String) throws(AlarmError) -> Int32 {
-        let reply: [Variant]
-        do {
-            reply = try bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                     interface: "org.freedesktop.DBus", method: "GetConnectionCredentials",
-                                     arguments: [.string(sender)], autoStart: false)
-        } catch {
-            throw .notAuthorized("cannot tell who is calling: \(sender) has left the bus (\(error.message)); the call is refused")
+    /// The process id the bus gives for `sender`'s connection (`GetConnectionCredentials`),
+    /// asked without waiting on the loop (Debian 12's dbus-daemon offers no `ProcessFD`).
+    private func credentials(of sender: String, _ answer: @escaping @GLibActor (Result<Int32, AlarmError>) -> Void) {
+        bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                 method: "GetConnectionCredentials", arguments: [.string(sender)], timeoutMilliseconds: 5_000, autoStart: false) { reply in
+            let values: [String: Variant]
+            switch reply {
+            case .success(let reply): values = reply.first?.dictionary ?? [:]
+            case .failure(let error):
+                return answer(.failure(.notAuthorized("cannot tell who is calling: \(sender) has left the bus (\(error.message)); the call is refused")))
+            }
+            guard let pid = values["ProcessID"]?.int64.map({ Int32($0) }) else {
+                return answer(.failure(.notAuthorized("cannot tell who is calling: the bus gives no process id for \(sender); the call is refused")))
+            }
+            if let uid = values["UnixUserID"]?.int64, uid != Int64(CurrentProcess.userID) {
+                return answer(.failure(.notAuthorized("\(sender) runs as user \(uid), not as this session's user; the call is refused")))
+            }
+            answer(.success(pid))
         }
-        let values = reply.first?.dictionary ?? [:]
-        guard let pid = values["ProcessID"]?.int64.map({ Int32($0) }) else {
-            throw .notAuthorized("cannot tell who is calling: the bus gives no process id for \(sender); the call is refused")
-        }
-        if let uid = values["UnixUserID"]?.int64, uid != Int64(CurrentProcess.userID) {
-            throw .notAuthorized("\(sender) runs as user \(uid), not as this session's user; the call is refused")
-        }
-        return pid
     }
 
     private static func systemdID(_ pid: Int32) -> String? {

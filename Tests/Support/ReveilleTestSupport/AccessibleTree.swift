@@ -101,9 +101,10 @@ public struct AccessibleTree {
             # A row the window replaces as it is read is gone: left out, as if read a moment later.
             try:
                 states = node.get_state_set()
-                # The role's own name (PUSH_BUTTON: "push button"): at-spi2-core 2.5x shortened
-                # the names it gives ("button"), the roles themselves are the same.
-                fields = {"role": node.get_role().value_nick.replace("-", " "), "name": node.get_name() or "",
+                # One name per role whatever the release: at-spi2-core 2.5x renamed PUSH_BUTTON to
+                # BUTTON ("button"), which 2.46 calls "push button".
+                role = node.get_role_name() or ""
+                fields = {"role": "push button" if role == "button" else role, "name": node.get_name() or "",
                           "checked": states.contains(Atspi.StateType.CHECKED) or states.contains(Atspi.StateType.PRESSED),
                           "selected": states.contains(Atspi.StateType.SELECTED),
                           "sensitive": states.contains(Atspi.StateType.SENSITIVE),

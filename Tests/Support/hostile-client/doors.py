@@ -178,6 +178,11 @@ def flood(kind, connections, seconds, calls):
     if kind == "menu":
         body = GLib.Variant("(aias)", ([0] * 15000, []))
         call = (NAME, "/MenuBar", "com.canonical.dbusmenu", "GetGroupProperties", body)
+    elif kind == "stop":
+        # A cheap answering call: Stop of an alarm that does not exist.
+        call = (NAME, "/io/github/reveille/Reveille", "io.github.reveille.Reveille1", "Stop", GLib.Variant("(s)", ("deadbeef",)))
+    elif kind == "getall":
+        call = (NAME, "/StatusNotifierItem", "org.freedesktop.DBus.Properties", "GetAll", GLib.Variant("(s)", ("org.kde.StatusNotifierItem",)))
     else:
         call = (NAME, "/io/github/reveille/Reveille", "io.github.reveille.Reveille1", "ListPage", GLib.Variant("(su)", ("", 10000)))
     sent = [0] * connections
