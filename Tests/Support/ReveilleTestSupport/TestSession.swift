@@ -542,7 +542,15 @@ public final class TestSession {
         guard !found.stderr.contains("Can't open display") else {
             throw Subprocess.Failure("xdotool cannot search \(display ?? "no display"): \(found.stderr)\(displayState())")
         }
-        return found.stdout.split(separator: "\n").map(String.init)
+        let ids = found.stdout.split(separator: "\n").map(String.init)
+        guard ids.count > 0 else { return [] }
+        // mutter 44 and later (GNOME Shell 48 on Debian 13) draws X11 decorations in a client of
+        // its own, mutter-x11-frames, whose frame windows carry the client's title: not the
+        // program's window.
+        let xprop = try Subprocess.find("xprop", package: "x11-utils")
+        return try ids.filter {
+            !(try Subprocess.run(xprop, ["-id", $0, "WM_CLASS"], environment: environment).stdout.contains("\"mutter-x11-frames\""))
+        }
     }
 
     /// Types `key` (an X key name: Return, Escape, s) into `window`, as a person at the keyboard
