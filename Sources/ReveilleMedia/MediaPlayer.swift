@@ -192,6 +192,7 @@ package final class MediaPlayer: AlarmFollower {
 
     private var metadata: [String: Variant] {
         guard let view else { return ["mpris:trackid": .objectPath(MPRISInterfaces.noTrack)] }
-        return ["mpris:trackid": .objectPath(view.trackID), "xesam:title": .string(view.title), "xesam:artist": .strings([view.artist])]
+        return ["mpris:trackid": .objectPath(view.trackID), "xesam:title": .string(view.title), "xesam:artist": .strings([view.artist]),
+                "xesam:album": .string(view.album)]
     }
 }

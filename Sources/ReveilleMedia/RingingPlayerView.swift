@@ -15,8 +15,14 @@ package struct RingingPlayerView: Equatable {
     package let alarm: UUID
     /// `xesam:title`: the alarm's title, and how many ring when several do.
     package let title: String
-    /// `xesam:artist`: what the buttons do, in the alarm's button labels.
+    /// `xesam:artist`: what the buttons do, in the alarm's button labels, in the order a lock
+    /// screen draws them (Play/Pause, then Next): `Snooze · Stop`, or `Stop` where both stop.
+    /// Short, because the second line is narrow: KDE's lock screen has room for about fifteen
+    /// letters there and cut `Play/Pause: Snooze · Next: Stop` to `Play/Pause: Sn…`.
     package let artist: String
+    /// `xesam:album`: the same said in full (`Play/Pause: Snooze · Next: Stop`), for the views
+    /// with room for a third line (Plasma's media applet, KDE Connect).
+    package let album: String
     /// The button Play, Pause and PlayPause press.
     package let playButton: AlarmButtonRole
     /// `mpris:trackid`: one per alarm, so a client sees a new track when another alarm is answered.
@@ -33,7 +39,8 @@ package struct RingingPlayerView: Equatable {
         title = alerting.count == 1 ? content.summary : L("%@ (%@ alarms ring)", content.summary, String(alerting.count))
         let stopLabel = content.buttons.first { $0.role == .stop }?.label ?? L("Stop")
         let playLabel = playButton == .secondary ? content.buttons.first { $0.role == .secondary }?.label ?? L("Snooze") : stopLabel
-        artist = L("Play/Pause: %@ · Next: %@", playLabel, stopLabel)
+        artist = playLabel == stopLabel ? stopLabel : playLabel + " · " + stopLabel
+        album = L("Play/Pause: %@ · Next: %@", playLabel, stopLabel)
     }
 
     /// Whether `record`'s second button is one a key may press: Snooze or Repeat (its behaviour

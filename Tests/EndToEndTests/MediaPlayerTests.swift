@@ -25,7 +25,8 @@ struct MediaPlayerTests {
         _ = try session.eventually(timeout: 10, "playerctl to list Reveille") { try players(session).contains("reveille") ? true : nil }
         #expect(try session.playerctl("--player=reveille", "status").stdout == "Playing\n")
         #expect(try session.playerctl("--player=reveille", "metadata", "title").stdout == "Tea\n")
-        #expect(try session.playerctl("--player=reveille", "metadata", "artist").stdout == "Play/Pause: Snooze · Next: Stop\n")
+        #expect(try session.playerctl("--player=reveille", "metadata", "artist").stdout == "Snooze · Stop\n")
+        #expect(try session.playerctl("--player=reveille", "metadata", "album").stdout == "Play/Pause: Snooze · Next: Stop\n")
         let track = try session.playerctl("--player=reveille", "metadata", "mpris:trackid").stdout
         #expect(track.contains("/io/github/reveille/Alarm/"), "\(track)")
 
@@ -40,7 +41,7 @@ struct MediaPlayerTests {
         let eggs = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Eggs", "--secondary", "run:/usr/bin/touch \(ran)")
         _ = try session.eventually(timeout: 10, "playerctl to list Reveille again") { try players(session).contains("reveille") ? true : nil }
         let artist = try session.playerctl("--player=reveille", "metadata", "artist").stdout
-        #expect(artist == "Play/Pause: Stop · Next: Stop\n", "\(artist)")
+        #expect(artist == "Stop\n", "\(artist)")
         #expect(try session.playerctl("--player=reveille", "play-pause").status == 0)
         _ = try session.eventually("play-pause to stop Eggs") { try session.agentState(of: eggs.id) == nil ? true : nil }
         #expect(!FileManager.default.fileExists(atPath: ran), "the custom button did not run")

@@ -28,10 +28,11 @@ struct MediaPolicyTests {
         #expect(["Play", "Pause", "PlayPause"].map(snoozing.button(for:)) == [.secondary, .secondary, .secondary])
         #expect(["Next", "Stop"].map(snoozing.button(for:)) == [.stop, .stop])
         #expect(["Previous", "Seek", "SetPosition", "OpenUri", "Raise"].allSatisfy { snoozing.button(for: $0) == nil })
-        #expect(snoozing.title == "Tea" && snoozing.artist == "Play/Pause: Snooze · Next: Stop")
+        #expect(snoozing.title == "Tea" && snoozing.artist == "Snooze · Stop" && snoozing.album == "Play/Pause: Snooze · Next: Stop")
 
         let repeating = try #require(view([ringing("Lap", secondary: .repeatButton, behavior: .countdown)]))
-        #expect(repeating.button(for: "PlayPause") == .secondary && repeating.artist == "Play/Pause: Repeat · Next: Stop")
+        #expect(repeating.button(for: "PlayPause") == .secondary && repeating.artist == "Repeat · Stop"
+                && repeating.album == "Play/Pause: Repeat · Next: Stop")
     }
 
     /// The player's methods are one table: what the XML declares, what a key presses and what the
@@ -49,10 +50,10 @@ struct MediaPolicyTests {
 
     @Test func withoutARecoverableButtonPlayStopsAndACustomButtonIsNeverPressed() throws {
         let plain = try #require(view([ringing("Plain")]))
-        #expect(plain.button(for: "PlayPause") == .stop && plain.artist == "Play/Pause: Stop · Next: Stop")
+        #expect(plain.button(for: "PlayPause") == .stop && plain.artist == "Stop" && plain.album == "Play/Pause: Stop · Next: Stop")
         let custom = try #require(view([ringing("Open", secondary: .openAppButton, behavior: .custom)]))
         #expect(["Play", "Pause", "PlayPause", "Next", "Stop"].allSatisfy { custom.button(for: $0) == .stop })
-        #expect(custom.artist == "Play/Pause: Stop · Next: Stop")
+        #expect(custom.artist == "Stop" && custom.album == "Play/Pause: Stop · Next: Stop")
     }
 
     @Test func severalRingingAnswerTheNewestAlertAndTheTitleCountsThem() throws {

@@ -19,6 +19,14 @@ public struct AccessibleTree {
         public var showing: Bool
         /// How deep in the application's tree (the application is 0).
         public var depth: Int
+        /// Where it is on the screen (x, y, width, height), when asked for (`nodes(withExtents:)`)
+        /// and it is showing.
+        public var extents: [Int]?
+        /// `extents` as a rectangle of the screen.
+        public var area: TestSession.Window? {
+            guard let e = extents, e.count == 4, e[2] > 0, e[3] > 0 else { return nil }
+            return TestSession.Window(id: name, x: e[0], y: e[1], width: e[2], height: e[3])
+        }
         public var description: String { "\(role) \(name.debugDescription)\(checked ? " (checked)" : "")" }
     }
 
@@ -48,8 +56,9 @@ public struct AccessibleTree {
     }
 
     /// Every object of the application's windows, depth first; none while it is not on the bus.
-    public func nodes() throws -> [Node] {
-        let result = try run(["dump"])
+    /// `withExtents`: and where each that shows is on the screen.
+    public func nodes(withExtents: Bool = false) throws -> [Node] {
+        let result = try run(["dump"] + (withExtents ? ["extents"] : []))
         return try result.split(separator: "\n").map { try JSONDecoder().decode(Node.self, from: Data($0.utf8)) }
     }
 
@@ -87,7 +96,7 @@ public struct AccessibleTree {
         return result.stdout
     }
 
-    /// The walker: `dump` prints a JSON line per object; `press ROLE NAME N`, `set ROLE NAME VALUE`
+    /// The walker: `dump` prints a JSON line per object (`dump extents`: with where it is); `press ROLE NAME N`, `set ROLE NAME VALUE`
     /// and `select ROLE NAME ITEM` find the object and act on it, exit status 1 when there is none.
     static let script = #"""
         import json, sys, warnings, gi
@@ -96,6 +105,7 @@ public struct AccessibleTree {
         from gi.repository import Atspi
 
         application, command = sys.argv[1], sys.argv[2]
+        extents = command == "dump" and sys.argv[3:] == ["extents"]
 
         def walk(node, found, depth=0):
             # A row the window replaces as it is read is gone: left out, as if read a moment later.
@@ -110,6 +120,9 @@ public struct AccessibleTree {
                           "sensitive": states.contains(Atspi.StateType.SENSITIVE),
                           "focused": states.contains(Atspi.StateType.FOCUSED),
                           "showing": states.contains(Atspi.StateType.SHOWING), "depth": depth}
+                if extents and fields["showing"] and node.get_component_iface() is not None:
+                    box = node.get_component_iface().get_extents(Atspi.CoordType.SCREEN)
+                    fields["extents"] = [box.x, box.y, box.width, box.height]
                 if fields["role"] in ("text", "spin button"):
                     text = node.get_text_iface()
                     # Called through the interface's class: from at-spi2-core 2.5x the interface

@@ -504,6 +504,9 @@ public final class TestSession {
     public struct Window: Equatable {
         public var id: String
         public var x: Int, y: Int, width: Int, height: Int
+        public init(id: String, x: Int, y: Int, width: Int, height: Int) {
+            (self.id, self.x, self.y, self.width, self.height) = (id, x, y, width, height)
+        }
     }
 
     /// xfce4-notifyd's bubbles on screen, top to bottom.
