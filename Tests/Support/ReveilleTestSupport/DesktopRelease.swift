@@ -32,10 +32,7 @@ public enum DesktopRelease {
                         "/usr/lib/mate-notification-daemon/mate-notification-daemon"])
     }
 
-    /// KDE's lock-screen greeter, which `--testing` runs in a window.
-    public static var screenLockerGreeter: String {
-        firstInstalled(["/usr/lib/\(multiarch)/libexec/kscreenlocker_greet", "/usr/libexec/kscreenlocker_greet"])
-    }
+    // KDE's lock-screen greeter: `TestSession.lockScreenGreeterCandidates` (LockScreen.swift).
 
     /// The installed version of a Debian package, as dpkg has it (`nil`: not installed).
     public static func version(of package: String) -> String? {
