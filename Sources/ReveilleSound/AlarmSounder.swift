@@ -22,7 +22,11 @@ package final class AlarmSounder: AlarmRinger {
     /// Hears which alarms ring when that changes outside a change of the alarms.
     private let events: AgentEvents
     private let sounds = SoundCache()
-    private var previews: [UUID: any RingingStream] = [:]
+    /// The previews that play, oldest first, each with the client that asked for it.
+    private var previews: [(id: UUID, owner: String, stream: any RingingStream)] = []
+    /// Previews that play at once, in all: a sound server has a few hundred streams (PulseAudio
+    /// 256), and an alarm's must always find one. A client has one at a time.
+    package static let maximumPreviews = 4
     private var prepareTimer: ClockTimer?
     /// Events the machine has yet to handle, and whether it is handling one: what the
     /// sound server reports while effects run waits its turn.
@@ -131,8 +135,10 @@ package final class AlarmSounder: AlarmRinger {
     }
 
     /// Plays a sound for `seconds` at the stream volume `volume`, for `reveille play` and a
-    /// dialog choosing a sound; `alone`: the previews that play stop first. Returns the file played.
-    package func preview(_ sound: AlertConfiguration.AlertSound, seconds: TimeInterval, volume: Double = 1, alone: Bool = false) throws(AlarmError) -> String {
+    /// dialog choosing a sound; `alone`: the previews that play stop first. `owner`'s earlier
+    /// preview stops (one a client), and past `maximumPreviews` the oldest. Returns the file played.
+    package func preview(_ sound: AlertConfiguration.AlertSound, seconds: TimeInterval, volume: Double = 1, alone: Bool = false,
+                         owner: String = "") throws(AlarmError) -> String {
         let path = try library.resolve(sound, allowPaths: true)
         guard machine.started else { throw .agentUnavailable("this reveille-agent does not run the alarms (it does not own the bus name)") }
         guard output.isReady else {
@@ -142,26 +148,36 @@ package final class AlarmSounder: AlarmRinger {
         let id = UUID()
         let sound: any SoundReader
         do { sound = try sounds.reader(for: path) } catch { throw .invalidConfiguration(L("sound %@", error.description)) }
+        // Previews asked for faster than the server makes streams wait for it: stopped before it
+        // made them, each still takes one of the sink's places (256 in all, the alarm's among them).
+        guard output.streamsEnding < Self.maximumPreviews else {
+            throw .invalidState("the previews asked for before this one are still ending; play it again in a moment")
+        }
         if alone { stopPreviews() }
+        stopPreviews { $0.owner == owner }
+        while previews.count >= Self.maximumPreviews { previews.removeFirst().stream.stop() }
         guard let stream = output.play(sound, volume: volume, fadeIn: 0, mediaName: "Reveille preview", eventID: "alarm-clock-elapsed", corked: false) else {
             throw .invalidConfiguration("cannot play \(path); see the agent's log")
         }
-        previews[id] = stream
+        previews.append((id, owner, stream))
         clock.after(min(max(seconds, WireLimits.previewSeconds.lowerBound), WireLimits.previewSeconds.upperBound)) { [weak self] in
-            self?.previews.removeValue(forKey: id)?.stop()
+            self?.stopPreviews { $0.id == id }
         }
         return path
     }
 
-    /// Stops every preview that plays.
-    package func stopPreviews() {
-        let playing = previews.values
-        previews = [:]
-        for stream in playing { stream.stop() }
+    /// Stops every preview that plays (`which`: those it says).
+    package func stopPreviews(_ which: ((id: UUID, owner: String, stream: any RingingStream)) -> Bool = { _ in true }) {
+        let stopping = previews.filter(which)
+        previews.removeAll(where: which)
+        for preview in stopping { preview.stream.stop() }
     }
 
-    /// Opens the alarm's sound (its own, else the default), failures logged.
+    /// Opens the alarm's sound (its own, else the default), failures logged. A preview that
+    /// plays stops first (also for a stream prepared ahead of its alarm): the alarm takes its
+    /// stream back, whatever the previews took.
     private func openStream(for record: AlarmRecord, corked: Bool) -> (any RingingStream)? {
+        stopPreviews()
         var own: String?
         do { own = try library.resolve(record.sound, allowPaths: true) } catch {
             logger.warning("\(record.id): \(error.reason); ringing the default sound instead")
@@ -192,6 +208,8 @@ package protocol SoundOutput: AnyObject {
     /// Hears the server become reachable (`true`) or be lost.
     var onReadyChange: (@GLibActor (Bool) -> Void)? { get set }
     var isReady: Bool { get }
+    /// Streams stopped that the server has not ended yet (it had not made them when stopped).
+    var streamsEnding: Int { get }
     /// The server's last error, for the log.
     var lastError: String { get }
     func connect()
@@ -324,6 +342,7 @@ package final class PulseSoundOutput: SoundOutput {
     }
 
     package var isReady: Bool { pulse.isReady }
+    package var streamsEnding: Int { LoopingStream.ending }
     package var lastError: String { pulse.lastError }
     package func connect() { pulse.connect() }
 

@@ -284,6 +284,10 @@ package final class PulseAudio {
 /// One sound looping without gaps on its own stream, until `stop()`.
 @GLibActor
 package final class LoopingStream {
+    /// Streams stopped before the server made them, which it still holds until it has (each
+    /// takes one of a sink's 256 places meanwhile).
+    package private(set) static var ending = 0
+
     /// `pa_stream*`; nil once stopped.
     private var stream: OpaquePointer?
     private let sound: any SoundReader
@@ -342,6 +346,23 @@ package final class LoopingStream {
         guard let stream else { return }
         self.stream = nil
         pa_stream_set_write_callback(stream, nil, nil)
+        guard pa_stream_get_state(stream) != PA_STREAM_CREATING else {
+            // PulseAudio refuses to disconnect a stream it has not made yet (PA_ERR_BADSTATE):
+            // left so, it is made and plays on with nobody to end it (300 previews stopped as
+            // they were asked for left 256 streams playing). It is ended once it is made; the
+            // reference is given back then.
+            Self.ending += 1
+            pa_stream_set_state_callback(stream, { stream, _ in
+                guard let stream else { return }
+                let state = pa_stream_get_state(stream)
+                guard state == PA_STREAM_READY || state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED else { return }
+                pa_stream_set_state_callback(stream, nil, nil)
+                if state == PA_STREAM_READY { pa_stream_disconnect(stream) }
+                pa_stream_unref(stream)
+                GLibActor.assumeIsolated { LoopingStream.ending -= 1 }
+            }, nil)
+            return
+        }
         pa_stream_set_state_callback(stream, nil, nil)
         pa_stream_disconnect(stream)
         pa_stream_unref(stream)

@@ -165,6 +165,25 @@ struct GateTests {
         #expect(answeredIn < max(5, 4 * busRoundTrip), "the user's stop took \(answeredIn) s (a bus round trip \(busRoundTrip) s)")
     }
 
+    /// 300 PlaySound calls of 60 s from 50 connections in a moment filled PulseAudio's 256
+    /// streams, and the next alarm was notified but silent. Previews are one a client and four
+    /// in all, and an alarm that rings takes its stream back from them.
+    @Test func previewsNeverTakeTheAlarmsStream() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let flood = try JSONDecoder().decode([String: [Int]].self, from: try python(session, [Self.script, "flood", "playsound", "50", "8", "6"], timeout: 60))
+        #expect(flood["sent"]?.reduce(0, +) == 300, "\(flood)")
+        func streams(named name: String) throws -> Int {
+            try session.pactl("list", "sink-inputs").stdout.components(separatedBy: "media.name = \"\(name)\"").count - 1
+        }
+        _ = try eventually("previews to play") { try streams(named: "Reveille preview") > 0 ? true : nil }
+        let previews = try streams(named: "Reveille preview")
+        #expect(previews <= 4, "previews at once: \(previews)")
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Bread")
+        _ = try eventually("the alarm's own stream") { try streams(named: "Alarm: Bread") == 1 ? true : nil }
+        _ = try eventually("the alarm to take its stream back from the previews") { try streams(named: "Reveille preview") == 0 ? true : nil }
+    }
+
     @Test func pagesAClientNeverReadsAreRefusedNotBufferedAndTheAlarmRingsOnTime() throws {
         let session = try TestSession(audio: .none)
         try session.startAgent()

@@ -241,6 +241,7 @@ final class RecordingSound: SoundOutput {
     var onReadyChange: (@GLibActor (Bool) -> Void)?
     private(set) var isReady = false
     var lastError = ""
+    var streamsEnding: Int { 0 }
     private let clock: VirtualClock
 
     init(clock: VirtualClock) { self.clock = clock }

@@ -292,9 +292,9 @@ final class AlarmService: AlarmFollower {
         case .listOutputs:
             return [try Self.json(try sounder.outputs())]
         case .playSound(let name, let seconds):
-            return [try sounder.preview(Self.sound(name), seconds: seconds)]
+            return [try sounder.preview(Self.sound(name), seconds: seconds, owner: sender)]
         case .previewSound(let name, let seconds, let volume):
-            return [try sounder.preview(Self.sound(name), seconds: seconds, volume: volume, alone: true)]
+            return [try sounder.preview(Self.sound(name), seconds: seconds, volume: volume, alone: true, owner: sender)]
         case .stopPreview:
             sounder.stopPreviews()
             return []

@@ -112,9 +112,12 @@ public struct AccessibleTree {
             try:
                 states = node.get_state_set()
                 # One name per role whatever the release: at-spi2-core 2.5x renamed PUSH_BUTTON to
-                # BUTTON ("button"), which 2.46 calls "push button".
+                # BUTTON ("button"), which 2.46 calls "push button"; GTK 4.10 and later give a
+                # toggle button its own role, which GTK 4.8 gave as a push button that is pressed
+                # or not ("checked" below says which, either way).
                 role = node.get_role_name() or ""
-                fields = {"role": "push button" if role == "button" else role, "name": node.get_name() or "",
+                role = "push button" if role in ("button", "toggle button") else role
+                fields = {"role": role, "name": node.get_name() or "",
                           "checked": states.contains(Atspi.StateType.CHECKED) or states.contains(Atspi.StateType.PRESSED),
                           "selected": states.contains(Atspi.StateType.SELECTED),
                           "sensitive": states.contains(Atspi.StateType.SENSITIVE),

@@ -181,6 +181,8 @@ def flood(kind, connections, seconds, calls):
     elif kind == "stop":
         # A cheap answering call: Stop of an alarm that does not exist.
         call = (NAME, "/io/github/reveille/Reveille", "io.github.reveille.Reveille1", "Stop", GLib.Variant("(s)", ("deadbeef",)))
+    elif kind == "playsound":
+        call = (NAME, "/io/github/reveille/Reveille", "io.github.reveille.Reveille1", "PlaySound", GLib.Variant("(sd)", ("default", 60.0)))
     elif kind == "getall":
         call = (NAME, "/StatusNotifierItem", "org.freedesktop.DBus.Properties", "GetAll", GLib.Variant("(s)", ("org.kde.StatusNotifierItem",)))
     else:

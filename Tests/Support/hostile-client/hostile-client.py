@@ -144,6 +144,7 @@ def main(command, *args):
         for answer in answers:
             kinds[answer.split(":")[0]] = kinds.get(answer.split(":")[0], 0) + 1
         return {"answered": len(answers), "refused": len([a for a in answers if "NotFound" in a]), "kinds": kinds,
+                "busy": len([a for a in answers if a.startswith("org.freedesktop.DBus.Error.LimitsExceeded")]),
                 "other": [a for a in answers if "NotFound" not in a][:1]}
     if command == "sounds":
         _, agent = connect()
