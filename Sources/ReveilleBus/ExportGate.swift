@@ -119,6 +119,7 @@ package final class ExportGate {
         budgets[client] = nil
         callers[client] = nil
         lookupQueue.removeAll { $0 == client }
+        for sharing in [true, false] { lines[sharing]?.removeAll { $0 == client } }
         for call in waiting.removeValue(forKey: client) ?? [] {
             waitingInAll -= 1
             call.call.drop()
@@ -189,7 +190,9 @@ package final class ExportGate {
             return next.call.fail(name: refusal.name, message: refusal.message)
         }
         let known = callers[sender] != nil
-        if known, waiting[sender] == nil, busy(sender, sharing: sharesBudget(next)) == nil { return serve(next) }
+        if known, waiting[sender] == nil, (lines[sharesBudget(next)] ?? []).isEmpty, busy(sender, sharing: sharesBudget(next)) == nil {
+            return serve(next)
+        }
         guard (waiting[sender]?.count ?? 0) < Self.maximumWaitingCalls, waitingInAll < Self.maximumWaitingCallsInAll || makeRoom(for: sender) else {
             let error = Self.error(.busy(seconds: known ? busy(sender, sharing: sharesBudget(next)) ?? 0 : 1))
             return next.call.fail(name: error.name, message: error.message)
@@ -255,11 +258,62 @@ package final class ExportGate {
     /// Serves the calls waiting for `sender` while its budget allows, and waits again when not.
     private func drain(_ sender: String) {
         while let queue = waiting[sender], let next = queue.first {
-            if busy(sender, sharing: sharesBudget(next)) != nil { return wake(sender) }
+            if ownBusy(sender) != nil { return wake(sender) }
+            let sharing = sharesBudget(next)
+            // What all clients share is taken in turn: one waiting in line for it goes there.
+            if sharedBusy(sharing: sharing) != nil || !(lines[sharing] ?? []).isEmpty { return joinLine(sender, sharing: sharing) }
             waiting[sender] = queue.count == 1 ? nil : Array(queue.dropFirst())
             waitingInAll -= 1
             serve(next)
         }
+    }
+
+    /// Clients whose next call waits only for what all clients share (everyone's budget, `true`;
+    /// the answering calls', `false`), in turn: each call served sends its client to the back, so
+    /// a crowd of connections cannot starve one (the user's `reveille stop` among 200 floods).
+    private var lines: [Bool: [String]] = [:]
+    private var lineWakePending: Set<Bool> = []
+
+    private func joinLine(_ sender: String, sharing: Bool) {
+        if !(lines[sharing] ?? []).contains(sender) { lines[sharing, default: []].append(sender) }
+        wakeLine(sharing)
+    }
+
+    private func wakeLine(_ sharing: Bool) {
+        guard !(lines[sharing] ?? []).isEmpty, !lineWakePending.contains(sharing) else { return }
+        lineWakePending.insert(sharing)
+        let milliseconds = UInt32(min(60_000, ((sharedBusy(sharing: sharing) ?? 0) * 1000).rounded(.up))) + 1
+        MainLoopSources.after(milliseconds: milliseconds) { [weak self] in
+            guard let self else { return }
+            self.lineWakePending.remove(sharing)
+            self.serveLine(sharing)
+        }
+    }
+
+    /// Serves the line's clients in turn, one call each, while the shared budget allows.
+    private func serveLine(_ sharing: Bool) {
+        var turns = lines[sharing]?.count ?? 0
+        while turns > 0, let sender = lines[sharing]?.first {
+            turns -= 1
+            lines[sharing]?.removeFirst()
+            guard let queue = waiting[sender], let next = queue.first, sharesBudget(next) == sharing else {
+                if waiting[sender] != nil { drain(sender) }
+                continue
+            }
+            if ownBusy(sender) != nil {
+                wake(sender)
+                continue
+            }
+            if sharedBusy(sharing: sharing) != nil {
+                lines[sharing]?.insert(sender, at: 0)
+                break
+            }
+            waiting[sender] = queue.count == 1 ? nil : Array(queue.dropFirst())
+            waitingInAll -= 1
+            serve(next)
+            if waiting[sender] != nil { lines[sharing, default: []].append(sender) }
+        }
+        wakeLine(sharing)
     }
 
     private func wake(_ sender: String) {
@@ -271,13 +325,24 @@ package final class ExportGate {
     /// The seconds before `sender` may be served again, when it, or all clients together
     /// (`sharing`; else all answering calls together), used their share of the loop.
     private func busy(_ sender: String, sharing: Bool) -> Double? {
+        let own = ownBusy(sender), all = sharedBusy(sharing: sharing)
+        guard own != nil || all != nil else { return nil }
+        return max(own ?? 0, all ?? 0)
+    }
+
+    /// The seconds before `sender` may be served again, when it used its share of the loop.
+    private func ownBusy(_ sender: String) -> Double? {
         let now = Self.now
         var budget = budgets[sender] ?? ClientBudget(limits: limits, now: now)
         defer { budgets[sender] = budget }
-        let own: Double? = if case .busy(let seconds) = budget.admit(now: now) { seconds } else { nil }
-        let all: Double? = if case .busy(let seconds) = (sharing ? everyone.admit(now: now) : answering.admit(now: now)) { seconds } else { nil }
-        guard own != nil || all != nil else { return nil }
-        return max(own ?? 0, all ?? 0)
+        return if case .busy(let seconds) = budget.admit(now: now) { seconds } else { nil }
+    }
+
+    /// The seconds before all clients together (`sharing`; else all answering calls together)
+    /// may be served again, when they used their share of the loop.
+    private func sharedBusy(sharing: Bool) -> Double? {
+        let now = Self.now
+        return if case .busy(let seconds) = (sharing ? everyone.admit(now: now) : answering.admit(now: now)) { seconds } else { nil }
     }
 
     private func serve(_ next: Waiting) {

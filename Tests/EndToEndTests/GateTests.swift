@@ -161,8 +161,9 @@ struct GateTests {
         #expect(sent.count == 200 && sent.reduce(0, +) > 1000, "the flood was sent: \(sent.reduce(0, +)) calls")
         #expect(heard < 2, "the alarm sounded \(heard) s after it was due")
         #expect(stop.status == 0, "the user's stop during the flood: \(stop.stderr) \(stop.stdout)")
-        // The agent adds little to what the flooded bus daemon takes: the CLI makes a few round trips.
-        #expect(answeredIn < max(5, 4 * busRoundTrip), "the user's stop took \(answeredIn) s (a bus round trip \(busRoundTrip) s)")
+        // How long it takes is `make bench`'s and the closing note's: under this flood it ranges
+        // from a bare round trip to the flooded bus daemon (7-8 s) to 12 s on a loaded machine.
+        #expect(answeredIn < 20, "the user's stop took \(answeredIn) s (a bus round trip \(busRoundTrip) s)")
     }
 
     /// 300 PlaySound calls of 60 s from 50 connections in a moment filled PulseAudio's 256
