@@ -281,6 +281,20 @@ struct EverydayUseEndToEndTests {
         #expect(near.status == 0 && near.stderr.isEmpty, "\(near.stderr)")
     }
 
+    /// Issue 49: `status` named a running timer as the next alarm when an alarm rang first (the
+    /// list puts timers first); `--json` was right. Both name the one that rings first.
+    @Test func statusNamesWhatRingsFirstByTime() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        _ = try session.cliJSON(Summary.self, "timer", "2h", "--title", "Bread")
+        let soon = try session.cliJSON(Summary.self, "add", "in 30m", "--title", "Soon")
+        let status = try session.cli("status")
+        let first = status.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(status.status == 0 && first.hasPrefix("Next alarm: \(soon.id.prefix(8)) \"Soon\", rings "), "\(status.stdout)\(status.stderr)")
+        let json = try session.cli("status", "--json")
+        #expect(json.stdout.contains(#""alarmID":"\#(soon.id.uppercased())""#), "\(json.stdout)")
+    }
+
     /// New-user trial: when an alarm rings, `reveille stop` alone stops it (it had asked for an ID).
     @Test func stopAloneStopsWhatRings() throws {
         let session = try TestSession(audio: .none)
