@@ -295,6 +295,25 @@ struct EverydayUseEndToEndTests {
         #expect(json.stdout.contains(#""alarmID":"\#(soon.id.uppercased())""#), "\(json.stdout)")
     }
 
+    /// Issue 49: `reveille-app --help` opened the window and waited (without a display, it said
+    /// it could not open one). Help and version are printed, with no display needed, and exit 0.
+    @Test func theAppsHelpAndVersionNeedNoDisplay() throws {
+        let session = try TestSession(notifications: .none, audio: .none)
+        var environment = session.environment
+        environment["DISPLAY"] = nil
+        environment["WAYLAND_DISPLAY"] = nil
+        let app = session.binaries + "/reveille-app"
+        for option in ["--help", "-h"] {
+            let help = try Subprocess.run(app, [option], environment: environment, timeout: 10)
+            #expect(help.status == 0 && help.stdout.hasPrefix("Usage: reveille-app [--help] [--version]\n") && help.stderr.isEmpty,
+                    "\(option): \(help.status) \(help.stdout)\(help.stderr)")
+        }
+        let version = try Subprocess.run(app, ["--version"], environment: environment, timeout: 10)
+        #expect(version.status == 0 && version.stdout == "reveille-app \(ReveilleVersion.current)\n", "\(version.stdout)\(version.stderr)")
+        let unknown = try Subprocess.run(app, ["--frobnicate"], environment: environment, timeout: 10)
+        #expect(unknown.status == 64 && unknown.stderr.contains("unknown argument '--frobnicate'"), "\(unknown.status) \(unknown.stderr)")
+    }
+
     /// New-user trial: when an alarm rings, `reveille stop` alone stops it (it had asked for an ID).
     @Test func stopAloneStopsWhatRings() throws {
         let session = try TestSession(audio: .none)
