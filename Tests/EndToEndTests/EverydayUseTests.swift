@@ -314,6 +314,23 @@ struct EverydayUseEndToEndTests {
         #expect(unknown.status == 64 && unknown.stderr.contains("unknown argument '--frobnicate'"), "\(unknown.status) \(unknown.stderr)")
     }
 
+    /// Issue 49: with the agent in UTC, `TZ=Asia/Tokyo reveille add 7:00` answers "rings 16:00"
+    /// and says why (as since N13); `status` and `show`, which name that time too, had said nothing.
+    @Test func statusAndShowSayWhenTheAgentKeepsAnotherTimeZone() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent(environment: ["TZ": "UTC"])
+        let tokyo = ["TZ": "Asia/Tokyo"]
+        let said = "The agent keeps another time zone than this terminal (Asia/Tokyo): it rings this alarm at 07:00 on its clock, which is 16:00 here."
+        let add = try session.cli("add", "7:00", "--title", "Wake", environment: tokyo)
+        #expect(add.status == 0 && add.stdout.contains(" 16:00 ") && add.stderr.contains(said), "\(add.stdout)\(add.stderr)")
+        for command in [["status"], ["show", "wake"]] {
+            let result = try Subprocess.run(session.binaries + "/reveille", command, environment: session.environment.merging(tokyo) { $1 })
+            #expect(result.status == 0 && result.stdout.contains("16:00") && result.stderr.contains(said), "\(command): \(result.stdout)\(result.stderr)")
+            let here = try Subprocess.run(session.binaries + "/reveille", command, environment: session.environment.merging(["TZ": "UTC"]) { $1 })
+            #expect(here.status == 0 && !here.stderr.contains("another time zone"), "\(command) in the agent's zone: \(here.stderr)")
+        }
+    }
+
     /// New-user trial: when an alarm rings, `reveille stop` alone stops it (it had asked for an ID).
     @Test func stopAloneStopsWhatRings() throws {
         let session = try TestSession(audio: .none)

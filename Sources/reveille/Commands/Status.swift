@@ -19,8 +19,10 @@ struct Status: AsyncParsableCommand {
             (try client.wakeStatus(), try client.listings())
         }
         if json { return try Output.json(status) }
-        let next = Self.nextAlarm(alarms).map { AlarmSummary($0) }
-        Output.line(next.map { L("Next alarm: %@, rings %@", $0.name, $0.when()) } ?? L("Next alarm: none"))
+        let next = Self.nextAlarm(alarms)
+        Output.line(next.map { AlarmSummary($0) }.map { L("Next alarm: %@, rings %@", $0.name, $0.when()) } ?? L("Next alarm: none"))
+        // As `add`, `edit` and `stop` say it, when the agent rings it on another zone's clock.
+        if let next, let warning = AgentZone.warning(for: next, in: GLibTimeZone.local) { Output.note(warning) }
         // `show` and `list` say the same of every alarm while `blocked` (`WakeStatus.answer`).
         if status.wakes, let wakeAt = status.wakeAt {
             let local = AlarmSummary.dateAndTime(ISO8601Local.string(from: wakeAt, in: GLibTimeZone.local))
