@@ -86,6 +86,24 @@ final class App {
         """
 }
 
-Application.preferCairoRenderer()
 Localization.setUp()
+/// Writes `text` to `descriptor` whole.
+func say(_ text: String, to descriptor: Int32) {
+    let bytes = Array(text.utf8)
+    var done = 0
+    while done < bytes.count {
+        let wrote = bytes[done...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if wrote < 0 && errno == EINTR { continue }
+        guard wrote > 0 else { break }
+        done += wrote
+    }
+}
+// Answered before any display is opened: `--help` needs none.
+switch AppArguments.read(Array(CommandLine.arguments.dropFirst())) {
+case .help: say(AppArguments.helpText, to: 1); exit(0)
+case .version: say("reveille-app \(ReveilleVersion.current)\n", to: 1); exit(0)
+case .refused(let word): say(AppArguments.refusal(word), to: 2); exit(64)
+case .window: break
+}
+Application.preferCairoRenderer()
 DaemonRunner.runThenExit { await App().run() }

@@ -37,6 +37,9 @@ struct Reveille: AsyncParsableCommand {
             Glibc.exit(ExitStatus.of(error))
         } catch let error as InputError {
             fail(ValidationError("\(error)"), in: type(of: command))
+        } catch let error as FileFailure {
+            Output.note(L("Error: %@", error.message))
+            Glibc.exit(FileFailure.status)
         } catch is Declined {
             Glibc.exit(1)
         } catch {

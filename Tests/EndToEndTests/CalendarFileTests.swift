@@ -112,4 +112,25 @@ struct CalendarFileTests {
         #expect(tooMany.status == 64 && tooMany.stderr.contains("VEVENT many has 10000 VALARMs; at most 64 are accepted in one"), "\(tooMany.stderr)")
         #expect(try listed(session).isEmpty)
     }
+
+    /// Issue 49: `export --output out.ics`, a bare name, wrote the file, then exited 64 with
+    /// "RenamedButNotSynced(underlying: No such file or directory)" and the usage text. A file
+    /// that cannot be written is an error of its own (74), never a usage error.
+    @Test func aBareFileNameIsWrittenAndAFailedWriteIsNoUsageError() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        #expect(try session.cli("add", "7:30", "--title", "Wake up").status == 0)
+        let folder = session.directory + "/exports"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let bare = try Subprocess.run("/bin/sh", ["-c", "cd \"$1\" && exec \"$2\" export --output out.ics", "sh", folder, session.binaries + "/reveille"],
+                                      environment: session.environment)
+        #expect(bare.status == 0 && bare.stderr == "Wrote 1 of 1 alarm to out.ics.\n", "\(bare.status) \(bare.stderr)")
+        let written = (try? String(contentsOfFile: folder + "/out.ics", encoding: .utf8)) ?? ""
+        #expect(written.contains("SUMMARY:Wake up"), "\(written)")
+
+        let nowhere = try session.cli("export", "--output", folder + "/missing/out.ics")
+        #expect(nowhere.status == 74, "\(nowhere.status) \(nowhere.stderr)")
+        #expect(nowhere.stderr.hasPrefix("Error: could not write \(folder)/missing/out.ics: ") && !nowhere.stderr.contains("Usage:"),
+                "\(nowhere.stderr)")
+    }
 }

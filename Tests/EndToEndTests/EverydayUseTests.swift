@@ -281,6 +281,56 @@ struct EverydayUseEndToEndTests {
         #expect(near.status == 0 && near.stderr.isEmpty, "\(near.stderr)")
     }
 
+    /// Issue 49: `status` named a running timer as the next alarm when an alarm rang first (the
+    /// list puts timers first); `--json` was right. Both name the one that rings first.
+    @Test func statusNamesWhatRingsFirstByTime() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        _ = try session.cliJSON(Summary.self, "timer", "2h", "--title", "Bread")
+        let soon = try session.cliJSON(Summary.self, "add", "in 30m", "--title", "Soon")
+        let status = try session.cli("status")
+        let first = status.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(status.status == 0 && first.hasPrefix("Next alarm: \(soon.id.prefix(8)) \"Soon\", rings "), "\(status.stdout)\(status.stderr)")
+        let json = try session.cli("status", "--json")
+        #expect(json.stdout.contains(#""alarmID":"\#(soon.id.uppercased())""#), "\(json.stdout)")
+    }
+
+    /// Issue 49: `reveille-app --help` opened the window and waited (without a display, it said
+    /// it could not open one). Help and version are printed, with no display needed, and exit 0.
+    @Test func theAppsHelpAndVersionNeedNoDisplay() throws {
+        let session = try TestSession(notifications: .none, audio: .none)
+        var environment = session.environment
+        environment["DISPLAY"] = nil
+        environment["WAYLAND_DISPLAY"] = nil
+        let app = session.binaries + "/reveille-app"
+        for option in ["--help", "-h"] {
+            let help = try Subprocess.run(app, [option], environment: environment, timeout: 10)
+            #expect(help.status == 0 && help.stdout.hasPrefix("Usage: reveille-app [--help] [--version]\n") && help.stderr.isEmpty,
+                    "\(option): \(help.status) \(help.stdout)\(help.stderr)")
+        }
+        let version = try Subprocess.run(app, ["--version"], environment: environment, timeout: 10)
+        #expect(version.status == 0 && version.stdout == "reveille-app \(ReveilleVersion.current)\n", "\(version.stdout)\(version.stderr)")
+        let unknown = try Subprocess.run(app, ["--frobnicate"], environment: environment, timeout: 10)
+        #expect(unknown.status == 64 && unknown.stderr.contains("unknown argument '--frobnicate'"), "\(unknown.status) \(unknown.stderr)")
+    }
+
+    /// Issue 49: with the agent in UTC, `TZ=Asia/Tokyo reveille add 7:00` answers "rings 16:00"
+    /// and says why (as since N13); `status` and `show`, which name that time too, had said nothing.
+    @Test func statusAndShowSayWhenTheAgentKeepsAnotherTimeZone() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent(environment: ["TZ": "UTC"])
+        let tokyo = ["TZ": "Asia/Tokyo"]
+        let said = "The agent keeps another time zone than this terminal (Asia/Tokyo): it rings this alarm at 07:00 on its clock, which is 16:00 here."
+        let add = try session.cli("add", "7:00", "--title", "Wake", environment: tokyo)
+        #expect(add.status == 0 && add.stdout.contains(" 16:00 ") && add.stderr.contains(said), "\(add.stdout)\(add.stderr)")
+        for command in [["status"], ["show", "wake"]] {
+            let result = try Subprocess.run(session.binaries + "/reveille", command, environment: session.environment.merging(tokyo) { $1 })
+            #expect(result.status == 0 && result.stdout.contains("16:00") && result.stderr.contains(said), "\(command): \(result.stdout)\(result.stderr)")
+            let here = try Subprocess.run(session.binaries + "/reveille", command, environment: session.environment.merging(["TZ": "UTC"]) { $1 })
+            #expect(here.status == 0 && !here.stderr.contains("another time zone"), "\(command) in the agent's zone: \(here.stderr)")
+        }
+    }
+
     /// New-user trial: when an alarm rings, `reveille stop` alone stops it (it had asked for an ID).
     @Test func stopAloneStopsWhatRings() throws {
         let session = try TestSession(audio: .none)

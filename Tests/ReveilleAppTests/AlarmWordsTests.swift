@@ -82,4 +82,14 @@ struct AlarmWordsTests {
         #expect(over.seconds == 0 && over.done == 1)
         #expect(AlarmWords.remaining(timer(.countdown(until: now, length: 0, previouslyElapsed: nil)), now: now).done == 1)
     }
+
+    /// Issue 49: `reveille-app --help` had opened the window; it is read before any display.
+    @Test func helpAndVersionAreReadBeforeTheWindow() {
+        #expect(AppArguments.read([]) == .window)
+        #expect(AppArguments.read(["--help"]) == .help && AppArguments.read(["-h"]) == .help)
+        #expect(AppArguments.read(["--version"]) == .version)
+        #expect(AppArguments.read(["--version", "--help"]) == .help)
+        #expect(AppArguments.read(["--bogus"]) == .refused("--bogus"))
+        #expect(AppArguments.helpText.hasPrefix("Usage: reveille-app [--help] [--version]\n"))
+    }
 }

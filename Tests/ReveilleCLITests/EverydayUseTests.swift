@@ -8,10 +8,10 @@ import ReveilleCore
 struct EverydayUseTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    func record(_ title: String, timer: Bool = false, id: String? = nil) throws -> AlarmRecord {
+    func record(_ title: String, timer: Bool = false, id: String? = nil, length: TimeInterval = 300) throws -> AlarmRecord {
         let request = AlarmRequest(
             schedule: timer ? nil : .relative(.init(time: .init(hour: 7, minute: 30), repeats: .never)),
-            countdownDuration: .init(preAlert: timer ? 300 : nil, postAlert: 540),
+            countdownDuration: .init(preAlert: timer ? length : nil, postAlert: 540),
             presentation: .reveille(title: title, secondaryButton: .snoozeButton, behavior: .countdown))
         return try AlarmRecord(id: id.flatMap(UUID.init(uuidString:)) ?? UUID(), request: request, appID: "reveille", now: now, timeZone: UTCTimeZone())
     }
@@ -68,5 +68,23 @@ struct EverydayUseTests {
         let said = summary.sentence(.cancelled, summary.endedSentence)
         #expect(said.hasPrefix("Cancelled timer \(summary.name): it would have rung "), "\(said)")
         #expect(!said.contains("has ended"))
+    }
+
+    /// Issue 49: `status` named a running timer as the next alarm when an alarm rang before it
+    /// (the list puts timers first); `--json` had been right. The next is the first by time.
+    @Test func theNextAlarmIsTheOneThatRingsFirst() throws {
+        // 07:30 tomorrow, in 23.5 hours; the timer ends in a day.
+        let alarm = try record("Wake up"), timer = try record("Bread", timer: true, length: 86_400)
+        #expect(alarm.fireDate! < timer.fireDate!)
+        let listed = [timer, alarm].sortedForDisplay().map(AlarmListing.init)
+        #expect(listed.first?.id == timer.id, "the list shows the timer first")
+        #expect(Status.nextAlarm(listed)?.id == alarm.id)
+        // A switched-off alarm does not ring: the timer is next.
+        var off = alarm
+        off.disabled = true
+        #expect(Status.nextAlarm([timer, off].map(AlarmListing.init))?.id == timer.id)
+        let soon = try record("Tea", timer: true)
+        #expect(Status.nextAlarm([timer, alarm, soon].map(AlarmListing.init))?.id == soon.id)
+        #expect(Status.nextAlarm([]) == nil)
     }
 }

@@ -134,6 +134,15 @@ struct StoreTests {
         #expect(try mode(target) == 0o600)
     }
 
+    /// Issue 49: `reveille export --output out.ics` wrote the file, then failed to sync its
+    /// folder: the folder of a bare name had been "", which cannot be opened.
+    @Test func aBareNamesFolderIsTheCurrentOne() {
+        #expect(AtomicFile.folder(of: "out.ics") == ".")
+        #expect(AtomicFile.folder(of: "./out.ics") == ".")
+        #expect(AtomicFile.folder(of: "sub/out.ics") == "sub")
+        #expect(AtomicFile.folder(of: "/tmp/out.ics") == "/tmp")
+    }
+
     @Test(arguments: ["alarms.json", "alarms.journal"])
     func aFIFOOrAGiantFileInTheStoresPlaceIsKeptAsideWithoutBlocking(_ name: String) throws {
         try AtomicFile.makePrivateDirectory(directory)

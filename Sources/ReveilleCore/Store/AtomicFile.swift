@@ -56,9 +56,16 @@ package enum AtomicFile {
 
     /// fsync(2) of the folder, so the rename itself survives a power cut.
     static func syncDirectory(containing path: FilePath) throws {
-        let directory = try FileDescriptor.open(path.removingLastComponent(), .readOnly, options: [.directory, .closeOnExec])
+        let directory = try FileDescriptor.open(folder(of: path), .readOnly, options: [.directory, .closeOnExec])
         defer { try? directory.close() }
         try directory.sync()
+    }
+
+    /// The folder that holds `path`: "." for a bare name (`out.ics`), whose folder part is empty
+    /// (opening "" had failed with ENOENT after the file was written).
+    package static func folder(of path: FilePath) -> FilePath {
+        let folder = path.removingLastComponent()
+        return folder.isEmpty ? "." : folder
     }
 
     /// Creates `path` and its parents with mode 0700 if missing, and tightens an existing one.

@@ -22,10 +22,15 @@ struct Export: AsyncParsableCommand {
         let (calendar, leftOut) = AlarmCalendar.calendar(mine, now: Date(), timeZone: GLibTimeZone.local)
         let text = calendar.text
         if let output {
+            // A file that cannot be written is no usage error: the arguments were right.
             do {
                 try AtomicFile.write(Data(text.utf8), to: FilePath(output))
+            } catch let late as AtomicFile.RenamedButNotSynced {
+                // Written and in place: only a power cut now could still lose it.
+                Output.note(L("Warning: %@ is written, but its folder could not be synced (%@): a power cut now could lose it.",
+                              output, "\(late.underlying)"))
             } catch {
-                throw ValidationError(L("could not write %@: %@", output, "\(error)"))
+                throw FileFailure(message: L("could not write %@: %@", output, "\(error)"))
             }
         } else {
             _ = try? FileDescriptor.standardOutput.writeAll(text.utf8)

@@ -47,5 +47,6 @@ struct Show: AsyncParsableCommand {
             summary.apply(wake)
         }
         if output.json { try Output.json(summary) } else { Output.lines(summary.details) }
+        if let warning = AgentZone.warning(for: record, in: GLibTimeZone.local) { Output.note(warning) }
     }
 }

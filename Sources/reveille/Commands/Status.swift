@@ -19,8 +19,10 @@ struct Status: AsyncParsableCommand {
             (try client.wakeStatus(), try client.listings())
         }
         if json { return try Output.json(status) }
-        let next = alarms.map { AlarmSummary($0) }.first { $0.state != "paused" && $0.state != "alerting" }
-        Output.line(next.map { L("Next alarm: %@, rings %@", $0.name, $0.when()) } ?? L("Next alarm: none"))
+        let next = Self.nextAlarm(alarms)
+        Output.line(next.map { AlarmSummary($0) }.map { L("Next alarm: %@, rings %@", $0.name, $0.when()) } ?? L("Next alarm: none"))
+        // As `add`, `edit` and `stop` say it, when the agent rings it on another zone's clock.
+        if let next, let warning = AgentZone.warning(for: next, in: GLibTimeZone.local) { Output.note(warning) }
         // `show` and `list` say the same of every alarm while `blocked` (`WakeStatus.answer`).
         if status.wakes, let wakeAt = status.wakeAt {
             let local = AlarmSummary.dateAndTime(ISO8601Local.string(from: wakeAt, in: GLibTimeZone.local))
@@ -34,6 +36,14 @@ struct Status: AsyncParsableCommand {
         case nil: break
         }
         if let answering = status.answering { Output.lines(Self.lines(answering)) }
+    }
+
+    /// The alarm that rings first, by time: a running timer or a waiting alarm, switched on. Not
+    /// the first listed: the list puts running timers before alarms, and a timer ending after an
+    /// alarm had been named as the next one.
+    static func nextAlarm(_ alarms: [AlarmListing]) -> AlarmListing? {
+        alarms.filter { ($0.state == .scheduled || $0.state == .countdown) && !$0.disabled && $0.fireDate != nil }
+            .min { ($0.fireDate!, $0.id.uuidString) < ($1.fireDate!, $1.id.uuidString) }
     }
 
     /// How a ringing alarm can be answered in this session, and where one would be silent, in words.

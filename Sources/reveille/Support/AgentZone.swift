@@ -9,8 +9,16 @@ enum AgentZone {
     /// day on `timeZone`'s clock than its own; `nil` when the clocks agree (a time that a
     /// daylight-saving gap moves here agrees: the agent moves it alike).
     static func warning(for record: AlarmRecord, in timeZone: any TimeZoneRules) -> String? {
-        guard record.alarm.state == .scheduled, case .relative(let relative)? = record.alarm.schedule,
-              let fireDate = record.fireDate else { return nil }
+        warning(for: record.alarm, firing: record.fireDate, in: timeZone)
+    }
+
+    /// The same for a listing (`status` names the next alarm from the list).
+    static func warning(for listing: AlarmListing, in timeZone: any TimeZoneRules) -> String? {
+        warning(for: listing.alarm, firing: listing.fireDate, in: timeZone)
+    }
+
+    private static func warning(for alarm: Alarm, firing fireDate: Date?, in timeZone: any TimeZoneRules) -> String? {
+        guard alarm.state == .scheduled, case .relative(let relative)? = alarm.schedule, let fireDate else { return nil }
         let day = CivilDate(containing: fireDate, in: timeZone)
         let here = WallClock.occurrences(on: day, hour: relative.time.hour, minute: relative.time.minute, in: timeZone)
         guard !here.contains(fireDate) else { return nil }

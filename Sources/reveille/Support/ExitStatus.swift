@@ -21,3 +21,10 @@ enum ExitStatus {
 
 /// The user declined a confirmation: nothing was done.
 struct Declined: Error {}
+
+/// A file the command was to write could not be: said as an error, without the usage (the
+/// arguments were right), with EX_IOERR.
+struct FileFailure: Error {
+    var message: String
+    static let status: Int32 = 74
+}
