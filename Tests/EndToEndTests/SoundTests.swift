@@ -372,7 +372,8 @@ struct SoundEntry: Decodable {
 
 @Suite("Sound after a crash", .waitsOnItsOwnThread)
 struct SoundCrashTests {
-    @Test func aSinkTheUserChangedAfterACrashIsLeftAsTheUserSetIt() throws {
+    /// An alarm rings on a muted sink (made audible for it), and the agent is killed.
+    func crashWhileAMutedSinkRings() throws -> (TestSession, AlarmJSON) {
         let session = try TestSession()
         try session.startAgent()
         #expect(try session.pactl("set-sink-mute", "testsink", "1").status == 0)
@@ -381,6 +382,11 @@ struct SoundCrashTests {
             try session.pactl("get-sink-mute", "testsink").stdout.contains("no") ? true : nil
         }
         try session.killAgent(signal: SIGKILL)
+        return (session, timer)
+    }
+
+    @Test func aSinkTheUserChangedAfterACrashIsLeftAsTheUserSetIt() throws {
+        let (session, timer) = try crashWhileAMutedSinkRings()
         // Meanwhile the user sets the sink themselves: unmuted, at 30 %.
         #expect(try session.pactl("set-sink-volume", "testsink", "30%").status == 0)
         try session.startAgent()
@@ -398,14 +404,7 @@ struct SoundCrashTests {
     /// stays audible (the restore of the crash's change waits until nothing rings), and Stop then
     /// mutes it again.
     @Test func anAgentRestartedMidRingKeepsTheMutedSinkAudibleUntilStop() throws {
-        let session = try TestSession()
-        try session.startAgent()
-        #expect(try session.pactl("set-sink-mute", "testsink", "1").status == 0)
-        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Crash")
-        _ = try eventually(timeout: 20, "the sink to be unmuted for the alarm") {
-            try session.pactl("get-sink-mute", "testsink").stdout.contains("no") ? true : nil
-        }
-        try session.killAgent(signal: SIGKILL)
+        let (session, timer) = try crashWhileAMutedSinkRings()
         try session.startAgent()
         // The restarted agent plays the alarm again; by then a restore asked for at connection
         // (the fault) has had its answer on the same connection.
@@ -423,14 +422,7 @@ struct SoundCrashTests {
     }
 
     @Test func sinkChangedBeforeACrashIsRestoredAtTheNextStart() throws {
-        let session = try TestSession()
-        try session.startAgent()
-        #expect(try session.pactl("set-sink-mute", "testsink", "1").status == 0)
-        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Crash")
-        _ = try eventually(timeout: 20, "the sink to be unmuted for the alarm") {
-            try session.pactl("get-sink-mute", "testsink").stdout.contains("no") ? true : nil
-        }
-        try session.killAgent(signal: SIGKILL)
+        let (session, _) = try crashWhileAMutedSinkRings()
         #expect(try session.pactl("get-sink-mute", "testsink").stdout.contains("no"), "the crash left it unmuted")
         // The restarted agent puts the sink back; the timer still alerts, but the setting now forbids unmuting.
         try FileManager.default.createDirectory(atPath: session.directory + "/config/reveille", withIntermediateDirectories: true)
