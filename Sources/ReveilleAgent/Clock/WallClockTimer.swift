@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
@@ -31,14 +32,33 @@ final class WallClockTimer: WallClockAlarm {
         MainLoopSources.remove(source)
     }
 
+    /// The instant last asked for, and how many times in a row arming it failed.
+    private var wanted: Date?
+    private var failures = 0
+    private let logger = Logger(label: "reveille-agent")
+
     /// Arms the timer for `date`, or for nothing but clock changes when `nil`.
     func arm(at date: Date?) {
+        wanted = date
         // 0 would disarm it: an instant at or before the epoch fires at once all the same.
         let seconds = date.map { max(1, $0.timeIntervalSince1970) } ?? Self.farFuture
-        do { try timer.arm(atEpochSeconds: seconds) } catch where error == .canceled {
+        do {
+            try timer.arm(atEpochSeconds: seconds)
+            failures = 0
+        } catch where error == .canceled {
             // The clock changed between our reading of it and this call: recompute.
             onClockChange()
-        } catch {}
+        } catch {
+            // Never left unarmed in silence: the alarm due would not ring. Said, and tried again
+            // (0.5 s, doubling to a minute) until it holds or another instant is asked for.
+            failures += 1
+            let pause = min(60, 0.5 * Double(1 << min(failures - 1, 7)))
+            logger.error("could not arm the wall-clock timer for \(date.map { "\($0)" } ?? "clock changes only") (\(error)); trying again in \(pause) s")
+            MainLoopSources.after(milliseconds: UInt32(pause * 1000)) { [weak self] in
+                guard let self, self.wanted == date else { return }
+                self.arm(at: date)
+            }
+        }
     }
 
     /// The expiry count's read: ECANCELED means the clock jumped.
