@@ -114,9 +114,10 @@ public struct AccessibleTree {
                 # One name per role whatever the release: at-spi2-core 2.5x renamed PUSH_BUTTON to
                 # BUTTON ("button"), which 2.46 calls "push button"; GTK 4.10 and later give a
                 # toggle button its own role, which GTK 4.8 gave as a push button that is pressed
-                # or not ("checked" below says which, either way).
+                # or not ("checked" below says which, either way); GTK's group is a "panel" in
+                # GTK 4.8 and a "grouping" in GTK 4.18.
                 role = node.get_role_name() or ""
-                role = "push button" if role in ("button", "toggle button") else role
+                role = {"button": "push button", "toggle button": "push button", "grouping": "panel"}.get(role, role)
                 fields = {"role": role, "name": node.get_name() or "",
                           "checked": states.contains(Atspi.StateType.CHECKED) or states.contains(Atspi.StateType.PRESSED),
                           "selected": states.contains(Atspi.StateType.SELECTED),
