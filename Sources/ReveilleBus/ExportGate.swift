@@ -238,6 +238,14 @@ package final class ExportGate {
             if !self.lookupQueue.isEmpty { self.lookUp(self.lookupQueue.removeFirst()) }
             // Only for a connection still waiting: one that left meanwhile is forgotten already.
             guard self.waiting[sender] != nil else { return }
+            // A look-up the bus did not answer in time is no answer: asked again at the next call.
+            if case .failure(let refusal) = caller, refusal.name == Self.busyName {
+                for call in self.waiting.removeValue(forKey: sender) ?? [] {
+                    self.waitingInAll -= 1
+                    call.call.fail(name: refusal.name, message: refusal.message)
+                }
+                return
+            }
             self.keep(caller, for: sender)
             guard case .failure(let refusal) = caller else { return self.drain(sender) }
             for call in self.waiting.removeValue(forKey: sender) ?? [] {
@@ -433,6 +441,9 @@ package final class ExportGate {
                                                 message: "replies wait for this connection, which has not read them; read them before calling again")
     /// Refusals answered to a client over its unread budget before the rest are left unanswered.
     private static let refusalBytes = 16 << 10
+
+    /// The refusal of a caller asked to call again (its budget, or a look-up not answered in time).
+    package static let busyName = "org.freedesktop.DBus.Error.LimitsExceeded"
 
     private static let unknownCaller = BusError(name: "org.freedesktop.DBus.Error.AccessDenied", message: "who is calling is not known yet; the call is refused")
 

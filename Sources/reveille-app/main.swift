@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import ReveilleBus
 import ReveilleCore
+import SystemPackage
 
 /// The UI files' text, read once at start: from `share/reveille/app` beside the installed
 /// binary, else (a binary run from the build tree) from the sources it was built from.
@@ -87,16 +88,9 @@ final class App {
 }
 
 Localization.setUp()
-/// Writes `text` to `descriptor` whole.
+/// Writes `text` to `descriptor` whole (swift-system's typed write, interruptions retried).
 func say(_ text: String, to descriptor: Int32) {
-    let bytes = Array(text.utf8)
-    var done = 0
-    while done < bytes.count {
-        let wrote = bytes[done...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        if wrote < 0 && errno == EINTR { continue }
-        guard wrote > 0 else { break }
-        done += wrote
-    }
+    _ = try? FileDescriptor(rawValue: descriptor).writeAll(text.utf8)
 }
 // Answered before any display is opened: `--help` needs none.
 switch AppArguments.read(Array(CommandLine.arguments.dropFirst())) {

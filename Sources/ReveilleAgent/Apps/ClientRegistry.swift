@@ -79,6 +79,9 @@ final class ClientRegistry {
             guard let self else { return }
             let pid: Int32, flatpakID: String?
             switch first {
+            case .failure(.agentUnavailable(let reason)):
+                // The bus did not answer in time (a flood): refused now, asked again at the next call.
+                return answer(.failure(BusError(name: ExportGate.busyName, message: reason)))
             case .failure(let error): return refuse(error)
             case .success(let found): pid = found
             }
@@ -220,12 +223,14 @@ final class ClientRegistry {
     /// asked without waiting on the loop (Debian 12's dbus-daemon offers no `ProcessFD`).
     private func credentials(of sender: String, _ answer: @escaping @GLibActor (Result<Int32, AlarmError>) -> Void) {
         bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                 method: "GetConnectionCredentials", arguments: [.string(sender)], timeoutMilliseconds: 5_000, autoStart: false) { reply in
+                 method: "GetConnectionCredentials", arguments: [.string(sender)], timeoutMilliseconds: 10_000, autoStart: false) { reply in
             let values: [String: Variant]
             switch reply {
             case .success(let reply): values = reply.first?.dictionary ?? [:]
-            case .failure(let error):
+            case .failure(let error) where error.name == "org.freedesktop.DBus.Error.NameHasNoOwner":
                 return answer(.failure(.notAuthorized("cannot tell who is calling: \(sender) has left the bus (\(error.message)); the call is refused")))
+            case .failure(let error):
+                return answer(.failure(.agentUnavailable("the bus did not say who \(sender) is (\(error.message)); call again")))
             }
             guard let pid = values["ProcessID"]?.int64.map({ Int32($0) }) else {
                 return answer(.failure(.notAuthorized("cannot tell who is calling: the bus gives no process id for \(sender); the call is refused")))
