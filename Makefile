@@ -9,8 +9,8 @@ PREFIX ?= /usr/local
 # (Xvfb, dunst, PulseAudio, and GTK 3's Python bindings for its screenshot); DEB_PACKAGES package it;
 # TEST_PACKAGES are the peers the tests talk to for real: the desktops' notification servers (GNOME
 # Shell, KDE Plasma with its desktop shell, sway with mako and swaync, five others), PipeWire,
-# dbusmock's templates, Radicale and a keyring for sync, and the tools that drive them (systemd for
-# busctl, which makoctl calls: a bare root has no systemd).
+# dbusmock's templates, Radicale and a keyring for sync, and the tools that drive them (makoctl calls
+# systemd's busctl, and jq for its modes: the machine's image had both, a bare root has neither).
 BUILD_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libpulse-dev libsndfile1-dev libnotify-dev libical-dev \
 	libgtk-4-dev libsoup-3.0-dev libsecret-1-dev gettext \
 	dbus-daemon dbus-bin pulseaudio pulseaudio-utils sound-theme-freedesktop tzdata desktop-file-utils \
@@ -21,7 +21,7 @@ TEST_PACKAGES := $(DEB_PACKAGES) tmux locales bubblewrap python3-dbus python3-db
 	pipewire pipewire-bin pipewire-pulse wireplumber \
 	xfce4-notifyd mate-notification-daemon lxqt-notificationd notification-daemon \
 	kded5 plasma-workspace plasma-desktop-data kwin-x11 \
-	sway grim wayvnc mako-notifier sway-notification-center systemd \
+	sway grim wayvnc mako-notifier sway-notification-center systemd jq \
 	radicale gnome-keyring libsecret-tools openssl at-spi2-core gir1.2-atspi-2.0 playerctl gnome-settings-daemon
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Release binaries carry the Swift runtime and Foundation inside them: they run without a
