@@ -258,6 +258,8 @@ struct AppWindowTests {
             }
             try tree.set("text", "Snooze", to: "5m")
             try tree.press("push button", "Yearly")
+            // The page's fields reach AT-SPI when it is shown (GTK 4.18 a moment after the press).
+            _ = try eventually("the yearly fields") { try tree.names("spin button").contains("Month") ? true : nil }
             try tree.set("spin button", "Month", to: "2")
             try tree.set("spin button", "Day", to: "30")
             try tree.press("push button", "Save")
