@@ -15,7 +15,7 @@ BUILD_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libpulse-dev libsndfi
 	libgtk-4-dev libsoup-3.0-dev libsecret-1-dev gettext \
 	dbus-daemon dbus-bin pulseaudio pulseaudio-utils sound-theme-freedesktop tzdata desktop-file-utils \
 	xvfb xauth dunst python3-gi gir1.2-gtk-3.0
-DEB_PACKAGES := debhelper dpkg-dev appstream
+DEB_PACKAGES := build-essential debhelper dpkg-dev appstream
 TEST_PACKAGES := $(DEB_PACKAGES) tmux locales bubblewrap python3-dbus python3-dbusmock \
 	xdotool x11-utils wmctrl gnome-shell gjs xfconf dconf-service dconf-gsettings-backend \
 	pipewire pipewire-bin pipewire-pulse wireplumber \
