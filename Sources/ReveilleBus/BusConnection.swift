@@ -330,6 +330,22 @@ package final class BusConnection {
         return result
     }
 
+    /// The interfaces `introspectionXML` describes, as `Introspect` lists them inside a node
+    /// (`g_dbus_interface_info_generate_xml`, indented two spaces).
+    nonisolated static func interfaceDescriptions(in introspectionXML: String) -> String {
+        guard let node = g_dbus_node_info_new_for_xml(introspectionXML, nil) else { return "" }
+        defer { g_dbus_node_info_unref(node) }
+        let text = g_string_new(nil)
+        var index = 0
+        while let interface = node.pointee.interfaces[index] {
+            g_dbus_interface_info_generate_xml(interface, 2, text)
+            index += 1
+        }
+        guard let described = g_string_free(text, 0) else { return "" }
+        defer { g_free(described) }
+        return String(cString: described)
+    }
+
     /// Removes objects `register` exported: no call reaches their handlers after this.
     package func unregister(_ registrations: [UInt32]) {
         for registration in registrations { g_dbus_connection_unregister_object(connection, registration) }
@@ -397,6 +413,25 @@ package final class BusConnection {
 
     package func unwatchName(_ id: UInt32) { g_bus_unwatch_name(id) }
 
+    /// The one filter of what arrives on a gated connection, on GDBus's own thread, before
+    /// GDBus queues it for the loop:
+    /// - every method call and signal from a peer is held to `budget` while it is alive (its
+    ///   body compacted to its wire form first: GDBus builds it as a tree of values, twenty
+    ///   times that size for many small items); past the budget a call is refused at once
+    ///   (`LimitsExceeded`) and a signal dropped, neither costing more than its reading;
+    /// - every `Introspect` call is taken from GDBus, which would answer it itself, outside
+    ///   any gate, with the whole description of a path (a hundred times the call's size), and
+    ///   handed to `introspect` on the loop, to be admitted and answered like any other call.
+    /// (`org.freedesktop.DBus.Peer` is left to GDBus: its answers are no larger than the calls.)
+    /// Returns the filter's id (`removeFilter`).
+    func filterIncoming(budget: IncomingBudget, introspect: @escaping @GLibActor (MethodCall) -> Void) -> UInt32 {
+        let box = CallbackBox(IncomingFilter(budget: budget, introspect: introspect))
+        return g_dbus_connection_add_filter(connection, filterIncomingMessage, box.retainedPointer, releaseCallbackBox)
+    }
+
+    /// Removes a filter `filterIncoming` added.
+    func removeFilter(_ id: UInt32) { g_dbus_connection_remove_filter(connection, id) }
+
     /// Sends everything queued and waits for it to leave (`g_dbus_connection_flush_sync`).
     package func flush() { g_dbus_connection_flush_sync(connection, nil, nil) }
 }
@@ -456,12 +491,97 @@ package protocol IncomingCall: AnyObject {
     func fail(name: String, message: String)
 }
 
+/// `BusConnection.filterIncoming`'s filter, on GDBus's worker thread: it only reads the
+/// message, counts it, and posts what it takes to the loop (so it is no closure of the actor's).
+private let filterIncomingMessage: GDBusMessageFilterFunction = { connection, received, incoming, userData in
+    guard let connection, var message = received, incoming != 0 else { return received }
+    let type = g_dbus_message_get_message_type(message)
+    guard type == G_DBUS_MESSAGE_TYPE_METHOD_CALL || type == G_DBUS_MESSAGE_TYPE_SIGNAL,
+          let name = g_dbus_message_get_sender(message), strcmp(name, "org.freedesktop.DBus") != 0 else { return message }
+    let filter = CallbackBox<IncomingFilter>.from(userData)
+    let sender = String(cString: name)
+    let body = g_dbus_message_get_body(message)
+    let bytes = IncomingBudget.messageOverhead + (body.map { Int(g_variant_get_size($0)) } ?? 0)
+    guard filter.budget.take(bytes, from: sender) else {
+        let answered = g_dbus_message_get_flags(message).rawValue & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED.rawValue == 0
+        if type == G_DBUS_MESSAGE_TYPE_METHOD_CALL, answered {
+            let refusal = g_dbus_message_new_method_error_literal(
+                message, "org.freedesktop.DBus.Error.LimitsExceeded",
+                "reveille-agent holds \(filter.budget.held(by: sender)) bytes of this connection's messages it has not finished with; wait for its answers before calling again")
+            g_dbus_connection_send_message(connection, refusal, G_DBUS_SEND_MESSAGE_FLAGS_NONE, nil, nil)
+            g_object_unref(UnsafeMutableRawPointer(refusal))
+        }
+        g_object_unref(UnsafeMutableRawPointer(message))
+        return nil
+    }
+    // GDBus builds a body as a tree of values, each of its own (2,000 clicks of 64 KiB: 1.6 MB),
+    // and serialising it in place keeps the tree: a copy whose body is the wire form alone is
+    // what waits, as small as the budget counts it.
+    if let body, bytes >= IncomingBudget.compactFrom, let copy = g_dbus_message_copy(message, nil) {
+        let serialised = g_variant_get_data_as_bytes(body)
+        g_dbus_message_set_body(copy, g_variant_new_from_bytes(g_variant_get_type(body), serialised, 1))
+        g_bytes_unref(serialised)
+        g_object_unref(UnsafeMutableRawPointer(message))
+        message = copy
+    }
+    // Given back when the message is freed, by whoever holds it last.
+    g_object_set_data_full(UnsafeMutablePointer(message), "reveille-incoming-budget",
+                           CallbackBox((filter.budget, sender, bytes)).retainedPointer, giveBackIncoming)
+    guard type == G_DBUS_MESSAGE_TYPE_METHOD_CALL, let member = g_dbus_message_get_member(message),
+          strcmp(member, "Introspect") == 0 else { return message }
+    if let interface = g_dbus_message_get_interface(message), strcmp(interface, "org.freedesktop.DBus.Introspectable") != 0 {
+        return message
+    }
+    g_object_ref(UnsafeMutableRawPointer(connection))
+    let taken = CallbackBox(TakenCall(filter: filter, connection: connection, message: message))
+    let source = g_idle_source_new()
+    g_source_set_priority(source, G_PRIORITY_DEFAULT)
+    g_source_set_callback(source, introspectOnTheLoop, taken.retainedPointer, nil)
+    g_source_attach(source, g_main_context_default())
+    g_source_unref(source)
+    return nil
+}
+
+/// Runs an `Introspect` call the filter took, on the loop.
+private let introspectOnTheLoop: GSourceFunc = { data in
+    let taken = CallbackBox<TakenCall>.take(data)
+    GLibActor.assumeIsolated { taken.filter.introspect(MethodCall(message: taken.message, connection: taken.connection, limit: 0)) }
+    return gboolean(G_SOURCE_REMOVE)
+}
+
+/// Gives a freed message's bytes back to the budget that counted it (whichever thread frees it).
+private let giveBackIncoming: GDestroyNotify = { data in
+    let (budget, sender, bytes) = CallbackBox<(IncomingBudget, String, Int)>.take(data)
+    budget.give(bytes, from: sender)
+}
+
+/// A call the filter took from GDBus, with a reference to its connection and its message.
+private struct TakenCall: @unchecked Sendable {
+    let filter: IncomingFilter
+    let connection: OpaquePointer
+    let message: OpaquePointer
+}
+
+/// What the incoming filter keeps: read on GDBus's thread; `introspect` is called on the loop only.
+private struct IncomingFilter: @unchecked Sendable {
+    let budget: IncomingBudget
+    let introspect: @GLibActor (MethodCall) -> Void
+}
+
 /// One incoming method call; answer it with `reply` or `fail`, exactly once.
 @GLibActor
 package final class MethodCall: IncomingCall {
-    /// `GDBusMethodInvocation*`; GDBus gives us its reference, the reply consumes it.
-    private let invocation: OpaquePointer
+    /// Where the answer goes: GDBus's invocation of a registered object's method (its reference,
+    /// which the answer consumes), or a message the connection's filter took before GDBus
+    /// answered it itself (`BusConnection.interceptIntrospection`), answered as a message.
+    private enum Origin {
+        case invocation(OpaquePointer)
+        case message(connection: OpaquePointer, message: OpaquePointer)
+    }
+    nonisolated(unsafe) private let origin: Origin
     package let sender: String
+    /// The object path called.
+    package let path: String
     package let interface: String
     package let method: String
     /// The call's parameters as GDBus read them (one reference), converted when first asked for:
@@ -476,8 +596,9 @@ package final class MethodCall: IncomingCall {
     package var isOversized: Bool { argumentBytes > limit }
 
     init(invocation: OpaquePointer, sender: String, interface: String, method: String, parameters: OpaquePointer?, limit: Int) {
-        self.invocation = invocation
+        origin = .invocation(invocation)
         self.sender = sender
+        path = g_dbus_method_invocation_get_object_path(invocation).map { String(cString: $0) } ?? ""
         self.interface = interface
         self.method = method
         self.parameters = parameters.map { g_variant_ref($0) }
@@ -485,7 +606,30 @@ package final class MethodCall: IncomingCall {
         argumentBytes = parameters.map { Int(g_variant_get_size($0)) } ?? 0
     }
 
-    deinit { if let parameters { g_variant_unref(parameters) } }
+    /// A call as its message arrived on `connection` (both references are taken over).
+    init(message: OpaquePointer, connection: OpaquePointer, limit: Int) {
+        origin = .message(connection: connection, message: message)
+        func text(_ value: UnsafePointer<CChar>?) -> String { value.map { String(cString: $0) } ?? "" }
+        sender = text(g_dbus_message_get_sender(message))
+        path = text(g_dbus_message_get_path(message))
+        interface = text(g_dbus_message_get_interface(message))
+        method = text(g_dbus_message_get_member(message))
+        let body = g_dbus_message_get_body(message)
+        parameters = body.map { g_variant_ref($0) }
+        self.limit = limit
+        argumentBytes = body.map { Int(g_variant_get_size($0)) } ?? 0
+    }
+
+    deinit {
+        if let parameters { g_variant_unref(parameters) }
+        if case .message(let connection, let message) = origin, !answered {
+            g_object_unref(UnsafeMutableRawPointer(message))
+            g_object_unref(UnsafeMutableRawPointer(connection))
+        }
+    }
+
+    /// Answered (or dropped): a message's references were given up then.
+    nonisolated(unsafe) private var answered = false
 
     /// Hears the size of the answer as it is queued (the gate counts what waits toward the caller).
     var onAnswer: (@GLibActor (_ bytes: Int) -> Void)?
@@ -494,17 +638,44 @@ package final class MethodCall: IncomingCall {
     package func reply(_ values: [Variant] = []) {
         let body = Variant.tuple(values).makeGVariant()
         onAnswer?(Int(g_variant_get_size(body)))
-        g_dbus_method_invocation_return_value(invocation, body)
+        switch origin {
+        case .invocation(let invocation): g_dbus_method_invocation_return_value(invocation, body)
+        case .message(_, let message):
+            let answer = g_dbus_message_new_method_reply(message)
+            g_dbus_message_set_body(answer, body)
+            send(answer)
+        }
     }
 
     /// Leaves the call unanswered (the reference GDBus gave is released; the caller's own
     /// timeout ends it): for a caller that reads none of its answers, to which one more, even an
     /// error, would only wait in the bus.
-    func drop() { g_object_unref(UnsafeMutableRawPointer(invocation)) }
+    func drop() {
+        switch origin {
+        case .invocation(let invocation): g_object_unref(UnsafeMutableRawPointer(invocation))
+        case .message: send(nil)
+        }
+    }
 
     /// `g_dbus_method_invocation_return_dbus_error`.
-    package func fail(name: String, message: String) {
-        onAnswer?(name.utf8.count + message.utf8.count)
-        g_dbus_method_invocation_return_dbus_error(invocation, name, message)
+    package func fail(name: String, message text: String) {
+        onAnswer?(name.utf8.count + text.utf8.count)
+        switch origin {
+        case .invocation(let invocation): g_dbus_method_invocation_return_dbus_error(invocation, name, text)
+        case .message(_, let message): send(g_dbus_message_new_method_error_literal(message, name, text))
+        }
+    }
+
+    /// Sends `answer` for a message's call (unless its caller asked for none), then gives up the references.
+    private func send(_ answer: OpaquePointer?) {
+        guard case .message(let connection, let message) = origin, !answered else { return }
+        answered = true
+        let wanted = g_dbus_message_get_flags(message).rawValue & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED.rawValue == 0
+        if let answer {
+            if wanted { g_dbus_connection_send_message(connection, answer, G_DBUS_SEND_MESSAGE_FLAGS_NONE, nil, nil) }
+            g_object_unref(UnsafeMutableRawPointer(answer))
+        }
+        g_object_unref(UnsafeMutableRawPointer(message))
+        g_object_unref(UnsafeMutableRawPointer(connection))
     }
 }

@@ -94,13 +94,23 @@ package final class ExportGate {
     /// Takes over exporting on `bus`. `identify` says who a caller of a method (or property) is,
     /// or the error to refuse it with when that cannot be told (the agent fails closed).
     package init(bus: BusConnection, limits: ClientBudget.Limits = ExportGate.defaultLimits,
+                 incoming: IncomingBudget.Limits = IncomingBudget.defaultLimits,
                  identify: @escaping @GLibActor (_ sender: String, _ answer: @escaping @GLibActor (Result<Caller, BusError>) -> Void) -> Void) {
         self.bus = bus
         self.limits = limits
         self.identify = identify
+        self.incoming = IncomingBudget(limits: incoming)
         bus.isGated = true
         // A client that left owes nothing and reads nothing more: its budget and the calls it
         // left waiting go (each `reveille` run is a new connection; kept, they would only grow).
+        // What arrives is bounded before GDBus queues it; introspection comes through the gate
+        // too (GDBus would answer it outside, unbounded).
+        filter = bus.filterIncoming(budget: self.incoming) { [weak self] call in
+            guard let self else { return call.fail(name: Self.gone.name, message: Self.gone.message) }
+            self.arrive(Waiting(call: call, audience: .everyone, answers: false) { [weak self] call in
+                call.reply([.string(self?.introspection(of: call.path) ?? Self.emptyNode)])
+            })
+        }
         departures = bus.subscribe(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", name: "NameOwnerChanged",
                                    path: "/org/freedesktop/DBus") { [weak self] signal in
             let names = signal.arguments.map { $0.string ?? "" }
@@ -109,7 +119,74 @@ package final class ExportGate {
         }
     }
 
-    isolated deinit { bus.unsubscribe(departures) }
+    isolated deinit {
+        bus.unsubscribe(departures)
+        bus.removeFilter(filter)
+    }
+
+    /// The filter that bounds what arrives and brings `Introspect` calls to the gate.
+    private var filter: UInt32 = 0
+    /// What the messages received and not yet freed hold, by sender and in all.
+    package let incoming: IncomingBudget
+    /// What is exported, by registration: its path and its interfaces' descriptions.
+    private var described: [(registrations: [UInt32], path: String, interfaces: String)] = []
+
+    /// `Introspect`'s answer for `path`: its interfaces (and the standard ones), and the nodes
+    /// below it that lead to an exported object; an empty node elsewhere, as GDBus answers.
+    private func introspection(of path: String) -> String {
+        let here = described.filter { $0.path == path }.map(\.interfaces).joined()
+        let prefix = path == "/" ? "/" : path + "/"
+        let children = Set(described.compactMap { entry -> String? in
+            guard entry.path.hasPrefix(prefix), entry.path.count > prefix.count else { return nil }
+            return entry.path.dropFirst(prefix.count).split(separator: "/").first.map(String.init)
+        }).sorted()
+        guard !here.isEmpty || !children.isEmpty else { return Self.emptyNode }
+        return Self.doctype + "<node>\n" + (here.isEmpty ? "" : Self.standardInterfaces + here)
+            + children.map { "  <node name=\"\($0)\"/>\n" }.joined() + "</node>\n"
+    }
+
+    private static let doctype = """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+        "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+
+        """
+    private static let emptyNode = doctype + "<node>\n</node>\n"
+    /// The interfaces every exported object has through GDBus, described as GDBus describes them.
+    private static let standardInterfaces = """
+          <interface name="org.freedesktop.DBus.Properties">
+            <method name="Get">
+              <arg type="s" name="interface_name" direction="in"/>
+              <arg type="s" name="property_name" direction="in"/>
+              <arg type="v" name="value" direction="out"/>
+            </method>
+            <method name="GetAll">
+              <arg type="s" name="interface_name" direction="in"/>
+              <arg type="a{sv}" name="properties" direction="out"/>
+            </method>
+            <method name="Set">
+              <arg type="s" name="interface_name" direction="in"/>
+              <arg type="s" name="property_name" direction="in"/>
+              <arg type="v" name="value" direction="in"/>
+            </method>
+            <signal name="PropertiesChanged">
+              <arg type="s" name="interface_name"/>
+              <arg type="a{sv}" name="changed_properties"/>
+              <arg type="as" name="invalidated_properties"/>
+            </signal>
+          </interface>
+          <interface name="org.freedesktop.DBus.Introspectable">
+            <method name="Introspect">
+              <arg type="s" name="xml_data" direction="out"/>
+            </method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Peer">
+            <method name="Ping"/>
+            <method name="GetMachineId">
+              <arg type="s" name="machine_uuid" direction="out"/>
+            </method>
+          </interface>
+
+        """
 
     /// How many clients the gate keeps a budget for: those that called and are still on the bus.
     package var clientCount: Int { budgets.count }
@@ -149,6 +226,7 @@ package final class ExportGate {
                     Self.answerProperties(call, readable: readable, properties)
                 })
             })
+        described.append((registrations, path, BusConnection.interfaceDescriptions(in: introspectionXML)))
         return registrations
     }
 
@@ -177,7 +255,10 @@ package final class ExportGate {
     }
 
     /// Removes what `export` exported.
-    package func unexport(_ registrations: [UInt32]) { bus.unregister(registrations) }
+    package func unexport(_ registrations: [UInt32]) {
+        bus.unregister(registrations)
+        described.removeAll { $0.registrations == registrations }
+    }
 
     // MARK: Admission
 

@@ -48,6 +48,23 @@ struct ExportGateTests {
         #expect(budget.admit(now: 1000) == nil)
     }
 
+    /// What a connection's received messages hold while alive is bounded by sender and in all,
+    /// with a reserve for small calls (the user's stop among large floods), and given back.
+    @Test func receivedMessagesAreBoundedBySenderAndInAllWithRoomForSmallCalls() {
+        let budget = IncomingBudget(limits: .init(perSender: 1000, inAll: 2500, smallReserve: 500, smallMessage: 100))
+        #expect(budget.take(600, from: ":1.1"))
+        #expect(!budget.take(500, from: ":1.1"), "past its own 1000")
+        #expect(budget.take(400, from: ":1.1"))
+        #expect(budget.take(900, from: ":1.2"))
+        #expect(!budget.take(700, from: ":1.3"), "past 2500 in all")
+        #expect(budget.take(100, from: ":1.3"), "a small message within the reserve")
+        #expect(budget.held() == 2000 && budget.held(by: ":1.1") == 1000)
+        budget.give(600, from: ":1.1")
+        budget.give(400, from: ":1.1")
+        #expect(budget.held(by: ":1.1") == 0 && budget.held() == 1000)
+        #expect(budget.take(1000, from: ":1.1"), "room again once freed")
+    }
+
     @Test func repliesAClientDoesNotReadAreBoundedAndAnAnsweredPingFreesThem() {
         var budget = ClientBudget(limits: limits, now: 0)
         #expect(budget.replied(bytes: 999) == false)

@@ -12,7 +12,9 @@
                                         CONNECTIONS raw connections that never read send METHOD as fast
                                         as the bus takes it for SECONDS (at most CALLS each, then they
                                         stay until SECONDS pass): "menu" is dbusmenu GetGroupProperties
-                                        with 15,000 ids (under 64 KiB), "list" is ListPage("", 10000)
+                                        with 15,000 ids (under 64 KiB), "list" is ListPage("", 10000),
+                                        "introspect" the agent's Introspect, "eventgroup" dbusmenu
+                                        EventGroup with 2,000 clicks, "stop", "playsound", "getall"
                                         {"sent": [CALLS PER CONNECTION]}
 
 Uses Debian's python3-dbus and python3-gi (Gio serializes the raw connections' messages) on
@@ -183,6 +185,13 @@ def flood(kind, connections, seconds, calls):
         call = (NAME, "/io/github/reveille/Reveille", "io.github.reveille.Reveille1", "Stop", GLib.Variant("(s)", ("deadbeef",)))
     elif kind == "playsound":
         call = (NAME, "/io/github/reveille/Reveille", "io.github.reveille.Reveille1", "PlaySound", GLib.Variant("(sd)", ("default", 60.0)))
+    elif kind == "introspect":
+        # Answered with the agent's whole interface description, a hundred times the call's size.
+        call = (NAME, "/io/github/reveille/Reveille", "org.freedesktop.DBus.Introspectable", "Introspect", None)
+    elif kind == "eventgroup":
+        # The panel menu's EventGroup with 2,000 clicks on item 1 (under 64 KiB a call).
+        body = GLib.Variant("(a(isvu))", ([(1, "clicked", GLib.Variant("s", ""), 0)] * 2000,))
+        call = (NAME, "/MenuBar", "com.canonical.dbusmenu", "EventGroup", body)
     elif kind == "getall":
         call = (NAME, "/StatusNotifierItem", "org.freedesktop.DBus.Properties", "GetAll", GLib.Variant("(s)", ("org.kde.StatusNotifierItem",)))
     else:

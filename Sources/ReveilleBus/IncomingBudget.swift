@@ -1,0 +1,72 @@
+import Synchronization
+
+/// What the messages a connection received and has not finished with may hold in memory, by
+/// sender and in all. GDBus reads every message as fast as the bus delivers it and queues it
+/// for the loop; a flood from connections that never stop sending grew that queue without
+/// bound before any gate saw a call (200 connections of 2,000-event EventGroups: 300 MiB and
+/// more, each 64 KiB call read as 1.6 MB of values). Taken on GDBus's own thread when a message arrives, given back when the message is
+/// freed, so what it counts is what is alive, wherever it waits (GDBus's queue, the gate's
+/// waiting calls, a handler).
+package final class IncomingBudget: Sendable {
+    package struct Limits: Sendable, Equatable {
+        /// What one sender's live messages may hold.
+        package var perSender: Int
+        /// What all senders' live messages may hold.
+        package var inAll: Int
+        /// Held by a message of `smallMessage` bytes or fewer beyond `inAll`: a crowd of large
+        /// messages cannot shut out the user's small `reveille stop`.
+        package var smallReserve: Int
+        package var smallMessage: Int
+        package init(perSender: Int, inAll: Int, smallReserve: Int, smallMessage: Int) {
+            self.perSender = perSender
+            self.inAll = inAll
+            self.smallReserve = smallReserve
+            self.smallMessage = smallMessage
+        }
+    }
+
+    /// A sender may hold 1 MiB (twenty of the panel's largest calls); all together 24 MiB, and
+    /// small messages 8 MiB more.
+    package static let defaultLimits = Limits(perSender: 1 << 20, inAll: 24 << 20, smallReserve: 8 << 20, smallMessage: 4 << 10)
+
+    /// What a message holds beyond its body: GDBus's message object, its header fields and blob.
+    package static let messageOverhead = 512
+    /// Messages this large or larger wait as their wire form only (a copy): GDBus's tree of
+    /// values is twenty times that size and more for many small items.
+    package static let compactFrom = 1024
+
+    package let limits: Limits
+    private struct State {
+        var held: [String: Int] = [:]
+        var total = 0
+    }
+    private let state = Mutex(State())
+
+    package init(limits: Limits = IncomingBudget.defaultLimits) { self.limits = limits }
+
+    /// Whether `sender` may have one more message of `bytes` alive; if so it is counted until `give`.
+    package func take(_ bytes: Int, from sender: String) -> Bool {
+        state.withLock { state in
+            let own = state.held[sender] ?? 0
+            let ceiling = limits.inAll + (bytes <= limits.smallMessage ? limits.smallReserve : 0)
+            guard own + bytes <= limits.perSender, state.total + bytes <= ceiling else { return false }
+            state.held[sender] = own + bytes
+            state.total += bytes
+            return true
+        }
+    }
+
+    /// A message of `sender`'s that `take` counted was freed.
+    package func give(_ bytes: Int, from sender: String) {
+        state.withLock { state in
+            let left = (state.held[sender] ?? 0) - bytes
+            state.held[sender] = left > 0 ? left : nil
+            state.total = max(0, state.total - bytes)
+        }
+    }
+
+    /// What `sender`'s live messages hold, and all senders' together.
+    package func held(by sender: String? = nil) -> Int {
+        state.withLock { state in sender.map { state.held[$0] ?? 0 } ?? state.total }
+    }
+}
