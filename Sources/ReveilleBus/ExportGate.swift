@@ -196,7 +196,10 @@ package final class ExportGate {
         budgets[client] = nil
         callers[client] = nil
         lookupQueue.removeAll { $0 == client }
-        for sharing in [true, false] { lines[sharing]?.removeAll { $0 == client } }
+        for sharing in [true, false] {
+            lines[sharing]?.removeAll { $0 == client }
+            served[sharing]?[client] = nil
+        }
         for call in waiting.removeValue(forKey: client) ?? [] {
             waitingInAll -= 1
             call.call.drop()
@@ -358,14 +361,36 @@ package final class ExportGate {
     }
 
     /// Clients whose next call waits only for what all clients share (everyone's budget, `true`;
-    /// the answering calls', `false`), in turn: each call served sends its client to the back, so
-    /// a crowd of connections cannot starve one (the user's `reveille stop` among 200 floods).
+    /// the answering calls', `false`). The next served is the one that used least of it (fair
+    /// queuing, as a scheduler's virtual run time): a connection that calls now and then (the
+    /// user's `reveille stop`) goes before 200 that keep calls waiting, rather than behind each
+    /// of them in turn (1-11 s with a round turn).
     private var lines: [Bool: [String]] = [:]
     private var lineWakePending: Set<Bool> = []
+    /// Loop time each client in a line was served, in seconds: a client joining is put just
+    /// below the least served there, so it neither owes what it did not wait for nor jumps ahead
+    /// of the line for its whole past.
+    private var served: [Bool: [String: Double]] = [:]
+    /// The least a served call is counted, so near-free calls still take turns.
+    private static let leastTurn = 0.000_05
 
     private func joinLine(_ sender: String, sharing: Bool) {
-        if !(lines[sharing] ?? []).contains(sender) { lines[sharing, default: []].append(sender) }
+        if !(lines[sharing] ?? []).contains(sender) {
+            // Just below the least served: a client that waited for nothing since its last call
+            // goes next, once; one served more than the line recently waits for it.
+            let level = ((lines[sharing] ?? []).compactMap { served[sharing]?[$0] }.min() ?? 0) - Self.leastTurn
+            served[sharing, default: [:]][sender] = max(served[sharing]?[sender] ?? level, level)
+            lines[sharing, default: []].append(sender)
+        }
         wakeLine(sharing)
+    }
+
+    /// Takes the least served client out of the line.
+    private func nextInLine(_ sharing: Bool) -> String? {
+        guard let line = lines[sharing], !line.isEmpty else { return nil }
+        let times = served[sharing] ?? [:]
+        let index = line.indices.min { (times[line[$0]] ?? 0) < (times[line[$1]] ?? 0) }!
+        return lines[sharing]!.remove(at: index)
     }
 
     private func wakeLine(_ sharing: Bool) {
@@ -382,9 +407,8 @@ package final class ExportGate {
     /// Serves the line's clients in turn, one call each, while the shared budget allows.
     private func serveLine(_ sharing: Bool) {
         var turns = lines[sharing]?.count ?? 0
-        while turns > 0, let sender = lines[sharing]?.first {
+        while turns > 0, let sender = nextInLine(sharing) {
             turns -= 1
-            lines[sharing]?.removeFirst()
             guard let queue = waiting[sender], let next = queue.first, sharesBudget(next) == sharing else {
                 if waiting[sender] != nil { drain(sender) }
                 continue
@@ -399,9 +423,13 @@ package final class ExportGate {
             }
             waiting[sender] = queue.count == 1 ? nil : Array(queue.dropFirst())
             waitingInAll -= 1
+            let start = Self.now
             serve(next)
+            served[sharing, default: [:]][sender, default: 0] += max(Self.leastTurn, Self.now - start)
             if waiting[sender] != nil { lines[sharing, default: []].append(sender) }
         }
+        // With nobody waiting, what was served is forgotten: the next crowd starts level.
+        if (lines[sharing] ?? []).isEmpty { served[sharing] = [:] }
         wakeLine(sharing)
     }
 
