@@ -210,10 +210,12 @@ package final class ExportGate {
     /// `handler` only once the caller is admitted; its arguments are converted only within
     /// `maximumArgumentBytes` (`MethodCall.isOversized`). `properties` answers property reads
     /// the same way (`nil`: no such property). Returns the registrations for `unexport`.
-    /// `answering`: the methods that answer a ringing alarm (`Waiting.answers`).
+    /// `answering`: the methods that answer a ringing alarm (`Waiting.answers`). `reader` hears
+    /// each caller admitted to read the properties (whom their changes may be told).
     package func export(path: String, introspectionXML: String, audience: Audience, maximumArgumentBytes: Int,
                         answering: Set<String> = [],
                         properties: (@GLibActor (_ interface: String, _ name: String) -> Variant?)? = nil,
+                        reader: (@GLibActor (_ sender: String) -> Void)? = nil,
                         handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) -> [UInt32] {
         // Property reads come as calls (no getter is registered), so they wait for the caller's
         // identity and budget as calls do.
@@ -226,6 +228,7 @@ package final class ExportGate {
                     return self.arrive(Waiting(call: call, audience: audience, answers: answering.contains(call.method), handler: handler))
                 }
                 self.arrive(Waiting(call: call, audience: audience, answers: false) { call in
+                    reader?(call.sender)
                     Self.answerProperties(call, readable: readable, properties)
                 })
             })

@@ -56,7 +56,8 @@ package final class MediaPlayer: AlarmFollower {
         registrations = try gate.export(path: MPRISInterfaces.path, introspectionXML: MPRISInterfaces.xml, audience: .user,
                                         maximumArgumentBytes: MPRISInterfaces.maximumCallBytes,
                                         answering: MPRISMethod.answering,
-                                        properties: { [unowned self] interface, name in self.property(interface, name) }) {
+                                        properties: { [unowned self] interface, name in self.property(interface, name) },
+                                        reader: { [unowned self] sender in self.read(by: sender) }) {
             [unowned self] call in self.handle(call)
         }
     }
@@ -126,15 +127,32 @@ package final class MediaPlayer: AlarmFollower {
         }
     }
 
+    /// The connections that read the player (the user's own tools: the gate admits no other),
+    /// newest last: its changes are told to them alone. Broadcast, the ringing alarm's title
+    /// reached every connection that listened, a sandboxed app's among them ("… medication");
+    /// an MPRIS client reads the properties before it follows their changes (playerctl,
+    /// gsd-media-keys, GNOME Shell's and Plasma's players, KDE Connect), so none is left out.
+    private var readers: [String] = []
+    /// Readers kept: a crowd of one-off readers (each `playerctl` run) pushes the oldest out.
+    package static let maximumReaders = 32
+
+    private func read(by sender: String) {
+        readers.removeAll { $0 == sender }
+        readers.append(sender)
+        if readers.count > Self.maximumReaders { readers.removeFirst(readers.count - Self.maximumReaders) }
+    }
+
     private func propertiesChanged() {
         let changed = Dictionary(uniqueKeysWithValues: ["PlaybackStatus", "Metadata", "CanPlay", "CanPause", "CanGoNext"].compactMap { name in
             playerProperty(name).map { (name, $0) }
         })
-        do {
-            try bus.emitSignal(path: MPRISInterfaces.path, interface: "org.freedesktop.DBus.Properties", name: "PropertiesChanged",
-                               arguments: [.string(MPRISInterfaces.playerInterface), .vardict(changed), .strings([])])
-        } catch {
-            logger.debug("media player: could not emit PropertiesChanged: \(error)")
+        let failed = bus.emitSignal(to: readers, path: MPRISInterfaces.path, interface: "org.freedesktop.DBus.Properties",
+                                    name: "PropertiesChanged",
+                                    arguments: [.string(MPRISInterfaces.playerInterface), .vardict(changed), .strings([])],
+                                    flushEvery: 64 << 10)
+        for (reader, error) in failed {
+            logger.debug("media player: could not tell \(reader) of the change: \(error)")
+            readers.removeAll { $0 == reader }
         }
     }
 

@@ -109,6 +109,38 @@ struct MediaPlayerTests {
         _ = try session.eventually("Next to stop the alarm") { try session.agentState(of: timer.id) == nil ? true : nil }
     }
 
+    /// The player's changes (the ringing alarm's title) are told only to the connections that
+    /// read it, which the gate admits as the user's own tools: a program that only listens, in a
+    /// sandbox or not, hears none of them (before, PropertiesChanged was broadcast: "Secret
+    /// medication" reached every listener).
+    @Test func theRingingAlarmsTitleIsToldOnlyToTheToolsThatReadThePlayer() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let gdbus = try Subprocess.find("gdbus", package: "libglib2.0-bin")
+        let monitor = ["monitor", "--session", "--dest", Self.player]
+        let plain = session.directory + "/listener", boxed = session.directory + "/sandboxed-listener"
+        let listeners = [try Subprocess.start(gdbus, monitor, environment: session.environment, stdout: plain),
+                         try { let command = try session.sandbox("org.test.Listener") + [gdbus] + monitor
+                               return try Subprocess.start(command[0], Array(command.dropFirst()), environment: session.environment, stdout: boxed) }()]
+        defer { for listener in listeners { listener.terminate() } }
+        func heard(_ file: String) -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Tea")
+        _ = try session.eventually(timeout: 10, "playerctl to list Reveille") { try players(session).contains("reveille") ? true : nil }
+        for file in [plain, boxed] {
+            _ = try session.eventually(timeout: 10, "\(file) to listen to the player") { heard(file).contains("is owned by") ? true : nil }
+        }
+        let followed = session.directory + "/followed"
+        let follower = try Subprocess.start(try Subprocess.find("playerctl", package: "playerctl"), ["--player=reveille", "--follow", "metadata", "title"],
+                                            environment: session.environment, stdout: followed)
+        defer { follower.terminate() }
+        _ = try session.eventually(timeout: 10, "playerctl to read the title") { heard(followed).contains("Tea") ? true : nil }
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Secret medication")
+        _ = try session.eventually(timeout: 10, "playerctl to hear the new title") { heard(followed).contains("Secret medication") ? true : nil }
+        for file in [plain, boxed] {
+            #expect(!heard(file).contains("medication") && !heard(file).contains("PropertiesChanged"), "\(file) heard: \(heard(file))")
+        }
+    }
+
     @Test func musicThatPlaysIsPausedBeforeThePlayerAppearsAndPlaysAgainAfter() throws {
         let session = try TestSession(audio: .none)
         try session.startMediaPlayer("music")
