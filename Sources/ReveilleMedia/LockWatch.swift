@@ -149,17 +149,37 @@ package final class LockWatch: AlarmFollower {
 
     /// When an unlock last showed the ringing alarms afresh (monotonic nanoseconds).
     private var lastShownAfresh: UInt64?
+    private var changeLog = LockChangeLog()
+    private var burstClosing = false
+
+    /// Whether this lock or unlock is logged (`LockChangeLog`); a quieted burst is said once it ends.
+    private func logsChange(from name: String) -> Bool {
+        let (log, ended) = changeLog.note(at: Double(DispatchTime.now().uptimeNanoseconds) / 1e9)
+        if ended > 0 { logger.notice("\(ended) more lock and unlock changes were not logged (\(name) toggled faster than \(LockChangeLog.perBurst) in \(Int(LockChangeLog.burst)) s)") }
+        if !log, !burstClosing {
+            burstClosing = true
+            MainLoopSources.after(milliseconds: UInt32(LockChangeLog.burst * 1000)) { [weak self] in
+                guard let self else { return }
+                self.burstClosing = false
+                let quieted = self.changeLog.close()
+                if quieted > 0 { self.logger.notice("\(quieted) more lock and unlock changes were not logged (\(name) toggled faster than \(LockChangeLog.perBurst) in \(Int(LockChangeLog.burst)) s)") }
+            }
+        }
+        return log
+    }
 
     private func heard(_ change: SessionLock.Change?, from name: String) {
         switch change {
         case .locked?:
-            logger.info("the session is locked (\(name))")
+            if logsChange(from: name) { logger.info("the session is locked (\(name))") }
         case .unlocked?:
             // At most one showing afresh every 5 s: whoever owns a screen saver's name can toggle
             // it, and each showing sends every alert again and opens its windows anew.
             let now = DispatchTime.now().uptimeNanoseconds
             let again = !ringing.isEmpty && lastShownAfresh.map { now &- $0 >= 5_000_000_000 } ?? true
-            logger.info("the session is unlocked (\(name))\(ringing.isEmpty ? "" : again ? ": the ringing alarms are shown afresh" : ": shown afresh less than 5 s ago")")
+            if logsChange(from: name) {
+                logger.info("the session is unlocked (\(name))\(ringing.isEmpty ? "" : again ? ": the ringing alarms are shown afresh" : ": shown afresh less than 5 s ago")")
+            }
             if again {
                 lastShownAfresh = now
                 events.send(.sessionUnlocked)

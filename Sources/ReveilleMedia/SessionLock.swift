@@ -78,3 +78,37 @@ package struct SessionLock: Equatable, Sendable {
         }
     }
 }
+
+/// Which lock and unlock lines are logged: whoever owns a screen saver's name can toggle it as
+/// fast as the bus carries signals (207 MB of log in 20 s once). The first `perBurst` changes
+/// of a burst are logged one by one; the rest are counted and said in one line when the burst
+/// ends (`burst` seconds after it began). Pure: the watch gives it the time.
+package struct LockChangeLog: Sendable, Equatable {
+    package static let perBurst = 4
+    package static let burst: Double = 10
+    private var began: Double?
+    private var logged = 0
+    /// Changes of this burst not logged.
+    package private(set) var quieted = 0
+
+    package init() {}
+
+    /// Whether the change heard at `now` is logged; a burst that ended first is closed, and
+    /// what it quieted returned to be said.
+    package mutating func note(at now: Double) -> (log: Bool, endedQuieted: Int) {
+        var ended = 0
+        if let began, now - began >= Self.burst { ended = close() }
+        if began == nil { began = now }
+        logged += 1
+        if logged <= Self.perBurst { return (true, ended) }
+        quieted += 1
+        return (false, ended)
+    }
+
+    /// Ends the burst: the changes it did not log.
+    package mutating func close() -> Int {
+        defer { self = LockChangeLog() }
+        return quieted
+    }
+}
+

@@ -116,4 +116,17 @@ struct MediaPolicyTests {
         #expect(lock.lockerDescriptions.isEmpty)
         #expect(lock.locker(SessionLock.logind, from: ":1.2", says: false) == .unlocked)
     }
+
+    /// A screen saver toggled as fast as the bus carries signals: four lines a burst, then one
+    /// saying how many were left out.
+    @Test func lockChangesAreLoggedFourABurstThenCounted() {
+        var log = LockChangeLog()
+        let first = (0..<10).map { log.note(at: Double($0) * 0.01) }
+        #expect(first.map(\.log) == [true, true, true, true] + Array(repeating: false, count: 6))
+        #expect(first.allSatisfy { $0.endedQuieted == 0 } && log.quieted == 6)
+        // The next change after the burst says what it left out, and is logged itself.
+        let next = log.note(at: 20)
+        #expect(next.log && next.endedQuieted == 6)
+        #expect(log.close() == 0)
+    }
 }
