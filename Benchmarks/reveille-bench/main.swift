@@ -36,6 +36,64 @@ let idleSeconds = Double(environment["REVEILLE_BENCH_IDLE_SECONDS"] ?? "") ?? 60
 let idleAlarms = Int(environment["REVEILLE_BENCH_IDLE_ALARMS"] ?? "") ?? 1000
 let largeAlarms = Int(environment["REVEILLE_BENCH_LARGE"] ?? "") ?? 10_000
 
+let floodSeconds = Double(environment["REVEILLE_BENCH_FLOOD_SECONDS"] ?? "") ?? 10
+
+/// What one flood of `kind` (doors.py's names) from `connections` connections that never read
+/// does, in a fresh session: how late the alarm due 4 s into it is heard, how long the user's
+/// `reveille stop` of another alarm takes (beside a bare round trip to the same flooded bus
+/// daemon), and what the flood adds to the agent's resident memory at its peak.
+func floodFigures(kind: String, connections: Int) throws -> (heard: Double, stop: Double, bus: Double, growth: Double) {
+    let session = try TestSession()
+    defer { session.stopAll() }
+    try session.startStatusNotifierWatcher()
+    try session.startAgent()
+    let agent = session.agent!.pid
+    let idle = residentMiB(agent)
+    let other = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Other")
+    let recorder = try SinkRecorder(session: session)
+    defer { recorder.stop() }
+    let due = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 4).rounded(.up))
+    _ = try session.cliJSON(AlarmJSON.self, "add", String(ISO8601Local.string(from: due, in: UTCTimeZone()).prefix(19)), "--title", "Flooded")
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tests/Support/hostile-client/doors.py").path
+    let flood = try Subprocess.start("/usr/bin/python3", [script, "flood", kind, "\(connections)", "\(floodSeconds)"],
+                                     environment: session.environment, stderr: session.directory + "/flood.log")
+    let heard = try eventually(timeout: floodSeconds + 30, "the flooded alarm to sound") { recorder.firstAudible(after: due.addingTimeInterval(-1)) }
+    let roundTrip = try medianMilliseconds(runs: 1) {
+        _ = try Subprocess.run(try Subprocess.find("gdbus", package: "libglib2.0-bin"),
+                               ["call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                                "--method", "org.freedesktop.DBus.GetId"], environment: session.environment)
+    }
+    let stop = try medianMilliseconds(runs: 1) {
+        let result = try Subprocess.run(session.binaries + "/reveille", ["stop", other.id], environment: session.environment, timeout: 60)
+        guard result.status == 0 else { throw Subprocess.Failure("the user's stop under the \(kind) flood failed: \(result.stderr)") }
+    }
+    _ = flood.wait(timeout: floodSeconds + 60)
+    return (heard.timeIntervalSince(due) * 1000, stop, roundTrip, residentMiB(agent, "VmHWM") - idle)
+}
+
+/// Floods of each door from connections that never read, in turn.
+func floodsOfEachDoor() throws -> [(String, (heard: Double, stop: Double, bus: Double, growth: Double))] {
+    try [("stop", 200), ("getall", 200), ("eventgroup", 200), ("introspect", 8), ("menu", 4), ("playsound", 50)].map { kind, connections in
+        FileHandle.standardError.write(Data("flooding \(kind) from \(connections) connections\n".utf8))
+        return ("\(kind) ×\(connections)", try floodFigures(kind: kind, connections: connections))
+    }
+}
+
+/// The floods' table.
+func printFloods(_ floods: [(String, (heard: Double, stop: Double, bus: Double, growth: Double))]) {
+    print("")
+    print("| flood (\(Int(floodSeconds)) s, never reading) | due → audible (ms) | user's stop (ms) | bus round trip (ms) | agent growth (MiB) |")
+    print("|------------------------------|--------------------|------------------|---------------------|--------------------|")
+    for (label, figures) in floods {
+        let cells = [String(format: "%.0f", figures.heard), String(format: "%.0f", figures.stop), String(format: "%.0f", figures.bus),
+                     String(format: "%.1f", figures.growth)]
+        print("| " + label.padding(toLength: 28, withPad: " ", startingAt: 0) + " | "
+              + zip(cells, [18, 16, 19, 18]).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: " | ") + " |")
+    }
+    print("targets: due → audible ≤ 50 ms; the user's stop ≤ 1,000 ms beyond the bus round trip; growth ≤ 64 MiB")
+}
+
 /// Schedules `count` alarms far in the future through one bus connection, one call after
 /// another (each answered only once it is on disk); returns the seconds it took.
 @GLibActor
@@ -253,6 +311,10 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 }
 
 do {
+    if environment["REVEILLE_BENCH_FLOODS_ONLY"] != nil {
+        printFloods(try floodsOfEachDoor())
+        exit(0)
+    }
     let session = try TestSession()
     try session.startAgent()
     // Rounds of each series in turn, pooled: a p99 of one run of 100 is its second-largest value,
@@ -366,6 +428,10 @@ do {
     let journal = (try? FileManager.default.attributesOfItem(atPath: large.stateDirectory + "/alarms.journal")[.size] as? Int) ?? 0
     let snapshot = (try? FileManager.default.attributesOfItem(atPath: large.stateDirectory + "/alarms.json")[.size] as? Int) ?? 0
 
+    // Floods of each door from connections that never read (issue 49: the alarm within 50 ms
+    // of due, the user's stop within 1 s beyond the flooded bus's own round trip, 64 MiB).
+    let floods = try floodsOfEachDoor()
+
     print("Reveille benchmark (binaries: \(session.binaries))")
     print("")
     let columns = ["samples", "min", "p50", "p90", "p99", "max"]
@@ -422,6 +488,7 @@ do {
         print("| " + label.padding(toLength: 51, withPad: " ", startingAt: 0) + " | " + value.padding(toLength: 9, withPad: " ", startingAt: 0)
               + " | " + target.padding(toLength: 9, withPad: " ", startingAt: 0) + " | " + floor.padding(toLength: 25, withPad: " ", startingAt: 0) + " |")
     }
+    printFloods(floods)
 } catch {
     FileHandle.standardError.write(Data("reveille-bench: \(error)\n".utf8))
     exit(1)

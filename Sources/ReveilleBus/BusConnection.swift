@@ -505,9 +505,12 @@ private let filterIncomingMessage: GDBusMessageFilterFunction = { connection, re
     guard filter.budget.take(bytes, from: sender) else {
         let answered = g_dbus_message_get_flags(message).rawValue & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED.rawValue == 0
         if type == G_DBUS_MESSAGE_TYPE_METHOD_CALL, answered {
+            let held = filter.budget.held(by: sender), most = filter.budget.limits.perSender
             let refusal = g_dbus_message_new_method_error_literal(
                 message, "org.freedesktop.DBus.Error.LimitsExceeded",
-                "reveille-agent holds \(filter.budget.held(by: sender)) bytes of this connection's messages it has not finished with; wait for its answers before calling again")
+                bytes > most ? "the call is \(bytes) bytes; reveille-agent takes at most \(most) from one connection at once"
+                    : held > 0 ? "reveille-agent holds \(held) bytes of this connection's messages it has not finished with; wait for its answers before calling again"
+                    : "reveille-agent holds all the messages it takes from every connection together; call again in a moment")
             g_dbus_connection_send_message(connection, refusal, G_DBUS_SEND_MESSAGE_FLAGS_NONE, nil, nil)
             g_object_unref(UnsafeMutableRawPointer(refusal))
         }

@@ -69,6 +69,9 @@ package struct ClientBudget: Sendable, Equatable {
         return true
     }
 
+    /// A Ping was sent behind the replies and has not come back.
+    package var awaitsPing: Bool { pinged != nil }
+
     /// The Ping came back (`read`: answered, so what was queued before it was read) or failed
     /// (it may be sent again once more replies follow).
     package mutating func pingAnswered(read: Bool) {

@@ -34,9 +34,15 @@ package final class ExportGate {
     }
 
     /// What every client may cost by default: half the loop over time, 1 s at once; 10 MiB of
-    /// replies unread (two of the largest pages and some), a Ping after each MiB.
+    /// replies unread (two of the largest pages and some), a Ping after each 64 KiB (so a client
+    /// that reads shows it before `unreadShareUnderPressure`).
     package static let defaultLimits = ClientBudget.Limits(loopShare: 0.5, loopBurst: 1,
-                                                           unreadBytes: 10 << 20, confirmAfterBytes: 1 << 20)
+                                                           unreadBytes: 10 << 20, confirmAfterBytes: 64 << 10)
+    /// Replies unread by all clients together past which a client with `unreadShareUnderPressure`
+    /// or more unread is refused: 200 connections each within its own 10 MiB could make 2 GB
+    /// wait in the agent and the bus (GetAll floods grew the agent 91 MiB).
+    package static let unreadInAllLimit = 16 << 20
+    package static let unreadShareUnderPressure = 64 << 10
     /// What all clients together may cost: half the loop over time, 0.5 s at once. The rest is the
     /// alarms': however many clients call, the loop is never theirs alone, so no backlog of calls
     /// grows in front of an alarm. The burst is what an alarm may wait behind: four menu floods
@@ -274,7 +280,7 @@ package final class ExportGate {
         let sender = next.call.sender
         if case .failure(let refusal) = callers[sender] {
             // Told once, when it was looked up; each call after that is refused at once.
-            return next.call.fail(name: refusal.name, message: refusal.message)
+            return refuse(next.call, refusal)
         }
         let known = callers[sender] != nil
         if known, waiting[sender] == nil, (lines[sharesBudget(next)] ?? []).isEmpty, busy(sender, sharing: sharesBudget(next)) == nil {
@@ -282,7 +288,7 @@ package final class ExportGate {
         }
         guard (waiting[sender]?.count ?? 0) < Self.maximumWaitingCalls, waitingInAll < Self.maximumWaitingCallsInAll || makeRoom(for: sender) else {
             let error = Self.error(.busy(seconds: known ? busy(sender, sharing: sharesBudget(next)) ?? 0 : 1))
-            return next.call.fail(name: error.name, message: error.message)
+            return refuse(next.call, error)
         }
         let first = waiting[sender] == nil
         waiting[sender, default: []].append(next)
@@ -301,7 +307,7 @@ package final class ExportGate {
         waiting[crowded] = calls.count == 1 ? nil : Array(calls.dropLast())
         waitingInAll -= 1
         let error = Self.error(.busy(seconds: 1))
-        evicted.call.fail(name: error.name, message: error.message)
+        refuse(evicted.call, error)
         return true
     }
 
@@ -329,7 +335,7 @@ package final class ExportGate {
             if case .failure(let refusal) = caller, refusal.name == Self.busyName {
                 for call in self.waiting.removeValue(forKey: sender) ?? [] {
                     self.waitingInAll -= 1
-                    call.call.fail(name: refusal.name, message: refusal.message)
+                    self.refuse(call.call, refusal)
                 }
                 return
             }
@@ -337,7 +343,7 @@ package final class ExportGate {
             guard case .failure(let refusal) = caller else { return self.drain(sender) }
             for call in self.waiting.removeValue(forKey: sender) ?? [] {
                 self.waitingInAll -= 1
-                call.call.fail(name: refusal.name, message: refusal.message)
+                self.refuse(call.call, refusal)
             }
         }
     }
@@ -473,10 +479,21 @@ package final class ExportGate {
             return .success(())
         }
         guard case .failure(let error) = outcome else { return }
-        // The first refusal for unread replies is answered; while they stay unread, no more is queued.
-        if error == Self.unreadRefusal, let unread = budgets[call.sender]?.unread, unread > limits.unreadBytes + Self.refusalBytes {
+        refuse(call, error)
+    }
+
+    /// Answers `call` with `error`, counted as a reply the caller has to read; to a caller that
+    /// reads none (a Ping is owed, and refusals beyond `refusalBytes` wait behind it), nothing
+    /// more is queued: the call is left to its caller's timeout. (Refusals to 200 connections
+    /// that never read, each answered, held 50 MB in the agent while the bus was slow to take them.)
+    private func refuse(_ call: MethodCall, _ error: BusError) {
+        let budget = budgets[call.sender] ?? ClientBudget(limits: limits, now: Self.now)
+        if budget.unread > limits.unreadBytes + Self.refusalBytes
+            || (budget.awaitsPing && budget.unread >= limits.confirmAfterBytes + Self.refusalBytes) {
             return call.drop()
         }
+        budgets[call.sender] = budget
+        call.onAnswer = { [weak self, sender = call.sender] bytes in self?.replied(bytes, to: sender) }
         call.fail(name: error.name, message: error.message)
     }
 
@@ -489,6 +506,8 @@ package final class ExportGate {
         let result: Result<Value, BusError>
         if let refusal = budget.admit(now: start) {
             result = .failure(Self.error(refusal))
+        } else if budget.unread >= Self.unreadShareUnderPressure, unreadInAll(now: start) > Self.unreadInAllLimit {
+            result = .failure(Self.unreadRefusal)
         } else {
             switch callers[sender] ?? .failure(Self.unknownCaller) {
             case .failure(let error): result = .failure(error)
@@ -510,10 +529,26 @@ package final class ExportGate {
         return result
     }
 
+    /// What a queued reply holds beyond its arguments (GDBus's message and its serialised
+    /// blob): a refusal of 250 bytes waits as 2 KiB, so small replies are counted at their cost.
+    private static let replyOverhead = 1024
+
+    /// Replies unread by all clients together, summed at most every 50 ms (the table is a few
+    /// hundred clients under a flood; a call costs far less than a sum each).
+    private func unreadInAll(now: Double) -> Int {
+        if now - unreadSummedAt >= 0.05 {
+            unreadSum = budgets.values.reduce(0) { $0 + $1.unread }
+            unreadSummedAt = now
+        }
+        return unreadSum
+    }
+    private var unreadSum = 0
+    private var unreadSummedAt = -Double.infinity
+
     /// A reply of `bytes` was queued toward `sender`: past the budget's step, a Ping follows it.
     private func replied(_ bytes: Int, to sender: String) {
         var budget = budgets[sender] ?? ClientBudget(limits: limits, now: Self.now)
-        let ping = budget.replied(bytes: bytes)
+        let ping = budget.replied(bytes: bytes + Self.replyOverhead)
         budgets[sender] = budget
         guard ping else { return }
         bus.call(destination: sender, path: "/", interface: "org.freedesktop.DBus.Peer", method: "Ping",
@@ -551,7 +586,7 @@ package final class ExportGate {
 
     private static let unreadRefusal = BusError(name: "org.freedesktop.DBus.Error.LimitsExceeded",
                                                 message: "replies wait for this connection, which has not read them; read them before calling again")
-    /// Refusals answered to a client over its unread budget before the rest are left unanswered.
+    /// Refusals answered to a client that does not read before the rest are left unanswered.
     private static let refusalBytes = 16 << 10
 
     /// The refusal of a caller asked to call again (its budget, or a look-up not answered in time).

@@ -11,26 +11,25 @@ package final class IncomingBudget: Sendable {
     package struct Limits: Sendable, Equatable {
         /// What one sender's live messages may hold.
         package var perSender: Int
-        /// What all senders' live messages may hold.
+        /// What all senders' live messages may hold; past it, a sender that holds nothing may
+        /// still send one message of `smallMessage` bytes or fewer, so a crowd that keeps
+        /// messages waiting cannot shut out the user's `reveille stop`, which calls one at a time.
         package var inAll: Int
-        /// Held by a message of `smallMessage` bytes or fewer beyond `inAll`: a crowd of large
-        /// messages cannot shut out the user's small `reveille stop`.
-        package var smallReserve: Int
         package var smallMessage: Int
-        package init(perSender: Int, inAll: Int, smallReserve: Int, smallMessage: Int) {
+        package init(perSender: Int, inAll: Int, smallMessage: Int) {
             self.perSender = perSender
             self.inAll = inAll
-            self.smallReserve = smallReserve
             self.smallMessage = smallMessage
         }
     }
 
-    /// A sender may hold 1 MiB (twenty of the panel's largest calls); all together 24 MiB, and
-    /// small messages 8 MiB more.
-    package static let defaultLimits = Limits(perSender: 1 << 20, inAll: 24 << 20, smallReserve: 8 << 20, smallMessage: 4 << 10)
+    /// A sender may hold 256 KiB (two of the largest calls the agent takes); all together
+    /// 8 MiB, and beyond it one small message of each sender holding none.
+    package static let defaultLimits = Limits(perSender: 256 << 10, inAll: 8 << 20, smallMessage: 4 << 10)
 
-    /// What a message holds beyond its body: GDBus's message object, its header fields and blob.
-    package static let messageOverhead = 512
+    /// What a message holds beyond its body while it waits: GDBus's message object and its
+    /// header fields (1.7 KiB measured for a GetAll, in GSlice's chunks), then its invocation and queued dispatch.
+    package static let messageOverhead = 4096
     /// Messages this large or larger wait as their wire form only (a copy): GDBus's tree of
     /// values is twenty times that size and more for many small items.
     package static let compactFrom = 1024
@@ -48,8 +47,8 @@ package final class IncomingBudget: Sendable {
     package func take(_ bytes: Int, from sender: String) -> Bool {
         state.withLock { state in
             let own = state.held[sender] ?? 0
-            let ceiling = limits.inAll + (bytes <= limits.smallMessage ? limits.smallReserve : 0)
-            guard own + bytes <= limits.perSender, state.total + bytes <= ceiling else { return false }
+            guard own + bytes <= limits.perSender,
+                  state.total + bytes <= limits.inAll || (own == 0 && bytes <= limits.smallMessage) else { return false }
             state.held[sender] = own + bytes
             state.total += bytes
             return true

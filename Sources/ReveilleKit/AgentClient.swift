@@ -350,7 +350,12 @@ package final class AgentClient: Sendable {
     private func outcome(_ call: AgentCall) throws(AlarmError) -> Result<[Variant], BusError> {
         let (method, arguments) = Self.wire(call)
         let bus = try bus()
-        for _ in 0..<3 {
+        // A refusal that asks to call again (the agent's or the bus's budget, a look-up of who
+        // calls that a flooded bus did not answer in time) ran nothing: asked again, 0.1 s
+        // doubling to 2 s, for up to `busyRetrySeconds`.
+        let retryUntil = SystemClock.bootTime + Self.busyRetrySeconds
+        var pause = 0.1, departures = 0
+        while departures < 3 {
             var destination = AgentInterface.busName
             if !isUser {
                 if let known = state.withLock({ $0.introducedTo }) {
@@ -358,6 +363,7 @@ package final class AgentClient: Sendable {
                 } else if let agent = try introduce(on: bus) {
                     destination = agent
                 } else {
+                    departures += 1
                     continue  // that agent left between GetNameOwner and Hello: introduce this app to the next one
                 }
             }
@@ -368,6 +374,10 @@ package final class AgentClient: Sendable {
             } catch where error.isServiceMissing && !isUser {
                 // It left: the next agent hears this app's Hello first.
                 state.withLock { if $0.introducedTo == destination { $0.introducedTo = nil } }
+                departures += 1
+            } catch where error.name == Self.busyName && SystemClock.bootTime + pause < retryUntil {
+                SystemClock.pause(seconds: pause)
+                pause = min(2, pause * 2)
             } catch {
                 return .failure(error)
             }
@@ -441,6 +451,11 @@ package final class AgentClient: Sendable {
             }
         })
     }
+
+    /// The refusal of a call the agent (or the bus) asks to be made again later.
+    static let busyName = "org.freedesktop.DBus.Error.LimitsExceeded"
+    /// How long a call refused as busy is asked again before the refusal is the answer.
+    package static let busyRetrySeconds = 20.0
 
     /// The agent's error, or why the agent could not be reached.
     static func alarmError(_ error: BusError) -> AlarmError {

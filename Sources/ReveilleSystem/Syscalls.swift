@@ -183,6 +183,14 @@ package enum SystemClock {
         return (UInt64(time.tv_sec), UInt64(time.tv_nsec))
     }
 
+    /// Sleeps this thread for `seconds` (`nanosleep`, resumed after a signal), for a client
+    /// that has nothing else to do until it may call again.
+    package static func pause(seconds: Double) {
+        var request = timespec(tv_sec: Int(max(0, seconds)), tv_nsec: Int((max(0, seconds).truncatingRemainder(dividingBy: 1)) * 1e9))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0, errno == EINTR { request = remaining }
+    }
+
     /// Clock ticks per second (`sysconf(_SC_CLK_TCK)`), as /proc counts process times.
     package static var ticksPerSecond: UInt64 { UInt64(max(1, sysconf(Int32(_SC_CLK_TCK)))) }
 }

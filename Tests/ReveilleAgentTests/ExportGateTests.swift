@@ -48,16 +48,19 @@ struct ExportGateTests {
         #expect(budget.admit(now: 1000) == nil)
     }
 
-    /// What a connection's received messages hold while alive is bounded by sender and in all,
-    /// with a reserve for small calls (the user's stop among large floods), and given back.
-    @Test func receivedMessagesAreBoundedBySenderAndInAllWithRoomForSmallCalls() {
-        let budget = IncomingBudget(limits: .init(perSender: 1000, inAll: 2500, smallReserve: 500, smallMessage: 100))
+    /// What a connection's received messages hold while alive is bounded by sender and in all;
+    /// past all, a sender holding nothing still sends one small message (the user's stop among
+    /// floods that keep messages waiting), and what is freed is given back.
+    @Test func receivedMessagesAreBoundedBySenderAndInAllWithRoomForOneSmallCallOfEach() {
+        let budget = IncomingBudget(limits: .init(perSender: 1000, inAll: 2000, smallMessage: 100))
         #expect(budget.take(600, from: ":1.1"))
         #expect(!budget.take(500, from: ":1.1"), "past its own 1000")
         #expect(budget.take(400, from: ":1.1"))
         #expect(budget.take(900, from: ":1.2"))
-        #expect(!budget.take(700, from: ":1.3"), "past 2500 in all")
-        #expect(budget.take(100, from: ":1.3"), "a small message within the reserve")
+        #expect(!budget.take(200, from: ":1.3"), "past 2000 in all, and not small")
+        #expect(budget.take(100, from: ":1.3"), "a small message of a sender holding nothing")
+        #expect(!budget.take(50, from: ":1.3"), "but only one while it holds it")
+        #expect(!budget.take(50, from: ":1.2"), "nor for a sender holding some")
         #expect(budget.held() == 2000 && budget.held(by: ":1.1") == 1000)
         budget.give(600, from: ":1.1")
         budget.give(400, from: ":1.1")

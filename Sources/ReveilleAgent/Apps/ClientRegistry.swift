@@ -21,6 +21,10 @@ final class ClientRegistry {
     }
 
     private let bus: BusConnection
+    /// Where who a caller is, is asked: a connection of its own, whose answers from the bus do
+    /// not queue behind what floods the agent's (200 connections of 64 KiB calls held them past
+    /// the look-up's 10 s, and the user's stop was refused).
+    private let asking: BusConnection
     private let log: ClientLog
     private var clients: [String: Client] = [:]
     private var watches: [String: UInt32] = [:]
@@ -29,8 +33,9 @@ final class ClientRegistry {
     /// When each connection appeared on the bus, and the instant before which the rest did.
     private var connectionTimes = ConnectionTimes()
 
-    init(bus: BusConnection, log: ClientLog) {
+    init(bus: BusConnection, asking: BusConnection? = nil, log: ClientLog) {
         self.bus = bus
+        self.asking = asking ?? bus
         self.log = log
         nameOwnerSubscription = bus.subscribe(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", name: "NameOwnerChanged",
                           path: "/org/freedesktop/DBus") { [weak self] signal in
@@ -222,7 +227,7 @@ final class ClientRegistry {
     /// The process id the bus gives for `sender`'s connection (`GetConnectionCredentials`),
     /// asked without waiting on the loop (Debian 12's dbus-daemon offers no `ProcessFD`).
     private func credentials(of sender: String, _ answer: @escaping @GLibActor (Result<Int32, AlarmError>) -> Void) {
-        bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+        asking.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                  method: "GetConnectionCredentials", arguments: [.string(sender)], timeoutMilliseconds: 10_000, autoStart: false) { reply in
             let values: [String: Variant]
             switch reply {
