@@ -137,12 +137,13 @@ extension Agent {
         var answering: (@GLibActor () -> SessionAnswering)?
         if let session = peers.session {
             let watch = LockWatch(bus: session.bus, events: events, logger: logger)
-            answering = { watch.answering(alertWindow: windows.opensWindows) }
             lock = watch
             reach = NotificationReachWatch(server: session.notifications, bus: session.bus, logger: logger, events: events)
             panel = try PanelItem(gate: session.gate, events: events, shown: settings.panelItem, logger: logger, clock: clock)
-            player = try MediaPlayer(gate: session.gate, events: events, pauseOtherPlayers: settings.pauseMediaPlayers,
-                                     logger: logger, clock: clock)
+            let mpris = try MediaPlayer(gate: session.gate, events: events, pauseOtherPlayers: settings.pauseMediaPlayers,
+                                        logger: logger, clock: clock)
+            player = mpris
+            answering = { watch.answering(alertWindow: windows.opensWindows, playerNameHeldBy: mpris.nameHeldBy) }
             intents = IntentRunner(bus: session.bus, logger: logger)
             // Nothing is sent anywhere until `reveille sync add`.
             sync = SyncService(events: events, stateDirectory: setup.stateDirectory, interval: setup.syncInterval,

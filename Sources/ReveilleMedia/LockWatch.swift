@@ -66,10 +66,13 @@ package final class LockWatch: AlarmFollower {
 
     /// How a ringing alarm can be answered in this session now. `alertWindow`: whether the alert
     /// window would open.
-    package func answering(alertWindow: Bool) -> SessionAnswering {
-        SessionAnswering(notificationButtons: reach == .answerable, notificationShown: reach.map { $0 != .unseen } ?? false,
-                         alertWindow: alertWindow, mediaPlayer: true, lockers: lock.lockerDescriptions,
-                         locked: lock.isLocked, silencingLocker: lock.silencingLocker)
+    /// `playerNameHeldBy`: another program that holds the media player's name (`MediaPlayer.nameHeldBy`).
+    package func answering(alertWindow: Bool, playerNameHeldBy: String? = nil) -> SessionAnswering {
+        var answering = SessionAnswering(notificationButtons: reach == .answerable, notificationShown: reach.map { $0 != .unseen } ?? false,
+                                         alertWindow: alertWindow, mediaPlayer: playerNameHeldBy == nil, lockers: lock.lockerDescriptions,
+                                         locked: lock.isLocked, silencingLocker: lock.silencingLocker)
+        answering.mediaPlayerNameHeldBy = playerNameHeldBy
+        return answering
     }
 
     // MARK: The lockers
@@ -88,8 +91,7 @@ package final class LockWatch: AlarmFollower {
                  method: "GetConnectionUnixProcessID", arguments: [.string(owner)], timeoutMilliseconds: 5000, autoStart: false) {
             [weak self] result in
             guard let self, case .success(let values) = result, let pid = values.first?.int64,
-                  let data = FileManager.default.contents(atPath: "/proc/\(pid)/comm") else { return }
-            let process = String(decoding: data.prefix(64), as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+                  let process = ProcessName.of(Int32(truncatingIfNeeded: pid)) else { return }
             self.lock.locker(name, owner: owner, isProcess: process)
             if SessionLock.switchesTerminal(process) {
                 self.logger.warning("the screen locker is \(process), which switches to another virtual terminal when it locks: this session then loses its sound device, and an alarm that rings while locked is silent")

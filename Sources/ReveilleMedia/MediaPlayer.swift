@@ -60,11 +60,41 @@ package final class MediaPlayer: AlarmFollower {
                                         reader: { [unowned self] sender in self.read(by: sender) }) {
             [unowned self] call in self.handle(call)
         }
+        watchTheName()
     }
 
     isolated deinit {
         gate.unexport(registrations)
         if let nameRequest { bus.unownName(nameRequest) }
+        bus.unwatchName(nameWatch)
+    }
+
+    // MARK: Who holds the name
+
+    private var nameWatch: UInt32 = 0
+    /// Another program that holds the player's name (its process, as the bus tells it): media
+    /// keys, headset buttons and the lock screen's controls then reach it, not a ringing alarm.
+    package private(set) var nameHeldBy: String?
+
+    /// Follows who owns the player's name, ours or another's.
+    private func watchTheName() {
+        nameWatch = bus.watchName(MPRISInterfaces.busName) { [weak self] owner in
+            guard let self else { return }
+            guard let owner, owner != self.bus.uniqueName else { return self.nameHeldBy = nil }
+            self.nameHeldBy = owner
+            self.bus.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                          method: "GetConnectionUnixProcessID", arguments: [.string(owner)], timeoutMilliseconds: 5000, autoStart: false) {
+                [weak self] result in
+                guard let self, self.nameHeldBy == owner else { return }
+                var holder = owner
+                if case .success(let values) = result, let pid = values.first?.int64 {
+                    let name = ProcessName.of(Int32(truncatingIfNeeded: pid)) ?? "?"
+                    holder = "\(name) (process \(pid), \(owner))"
+                }
+                self.nameHeldBy = holder
+                self.logger.notice("another program, \(holder), holds \(MPRISInterfaces.busName): media keys and the lock screen's media controls will not reach a ringing alarm")
+            }
+        }
     }
 
     package func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {

@@ -12,9 +12,10 @@ package enum OtherPlayers {
     /// Every MPRIS player's well-known name starts so.
     package static let namePrefix = "org.mpris.MediaPlayer2."
     package static let playerInterface = "org.mpris.MediaPlayer2.Player"
-    /// The most players read at one ring: a session has a few; a bus with thousands of such
-    /// names is not worth holding an alarm's media keys back for.
-    package static let maximumPlayers = 32
+    /// The most player names looked at one ring: a session has a few, but one program may take
+    /// dozens that sort first (32 hid the music once); each owner is read once, and the round's
+    /// time bounds the rest.
+    package static let maximumPlayers = 256
 
     /// How a playing player is quieted.
     package enum Quieting: String, Equatable, Sendable {
@@ -26,6 +27,13 @@ package enum OtherPlayers {
     /// at most `maximumPlayers`.
     package static func players(among names: [String], ours: String) -> [String] {
         Array(names.filter { $0.hasPrefix(namePrefix) && $0 != ours && $0.count > namePrefix.count }.sorted().prefix(maximumPlayers))
+    }
+
+    /// Whether a quieted player's `PlaybackStatus` heard during the ring is the person's own
+    /// doing: anything but the state the pause left it in (they played it, or stopped it), after
+    /// which it is theirs, and is not played again.
+    package static func personTookOver(_ status: String, after quieting: Quieting) -> Bool {
+        status != (quieting == .pause ? "Paused" : "Stopped")
     }
 
     /// How to quiet a player whose `org.mpris.MediaPlayer2.Player` properties are `properties`;

@@ -174,6 +174,51 @@ struct MediaPlayerTests {
         #expect(try session.agentState(of: second.id) == nil)
     }
 
+    /// The person played the paused music and paused it again while the alarm rang: it is theirs
+    /// now, and stays paused after the alarm (before, it was played again).
+    @Test func musicThePersonTookOverDuringTheRingIsLeftAsTheyLeftIt() throws {
+        let session = try TestSession(audio: .none)
+        try session.startMediaPlayer("music")
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake")
+        _ = try session.eventually(timeout: 10, "the music to be paused") { try session.mediaPlayerCalls("music") == ["Pause"] ? true : nil }
+        _ = try session.eventually(timeout: 10, "playerctl to list Reveille") { try players(session).contains("reveille") ? true : nil }
+        #expect(try session.playerctl("--player=music", "play").status == 0)
+        #expect(try session.playerctl("--player=music", "pause").status == 0)
+        try session.waitForAgentLog("was made Playing during the alarm")
+        try session.cli("stop", timer.id)
+        _ = try session.eventually("the alarm's player to go") { try players(session).contains("reveille") ? nil : true }
+        try session.waitForAgentLog("nothing rings: released")
+        #expect(try session.mediaPlayerCalls("music") == ["Pause", "Play", "Pause"], "played again by the agent after the person paused it")
+    }
+
+    /// One program holding 40 player names that sort before the music's hid it (32 were read):
+    /// each owner is read once, up to 256 names, and the music is paused.
+    @Test func manyPlayerNamesOfOneProgramDoNotHideTheMusic() throws {
+        let session = try TestSession(audio: .none)
+        try session.startMediaPlayer("aaa", playing: false, extraNames: 40)
+        try session.startMediaPlayer("music")
+        try session.startAgent()
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Wake")
+        _ = try session.eventually(timeout: 10, "the music to be paused") { try session.mediaPlayerCalls("music") == ["Pause"] ? true : nil }
+        #expect(try session.mediaPlayerCalls("aaa").isEmpty)
+    }
+
+    /// Another program that holds the player's name is named by `reveille status`: media keys
+    /// would reach it, not the alarm (before, status said the media keys answer).
+    @Test func statusNamesAProgramThatHoldsThePlayersName() throws {
+        let session = try TestSession(audio: .none)
+        try session.startMediaPlayer("reveille")
+        try session.startAgent()
+        let status = try session.eventually("status to name who holds the player's name") {
+            let output = try session.cli("status").stdout
+            return output.contains("holds the name org.mpris.MediaPlayer2.reveille") ? output : nil
+        }
+        #expect(status.contains("python3 (process "), "\(status)")
+        #expect(!status.contains("a ringing alarm is a media player"), "\(status)")
+        try session.waitForAgentLog("holds org.mpris.MediaPlayer2.reveille: media keys")
+    }
+
     @Test func theSettingLeavesTheMusicPlaying() throws {
         let session = try TestSession(audio: .none)
         try FileManager.default.createDirectory(atPath: session.directory + "/config/reveille", withIntermediateDirectories: true)

@@ -70,9 +70,12 @@ struct MediaPolicyTests {
         let names = ["org.mpris.MediaPlayer2.reveille", "org.mpris.MediaPlayer2.vlc", "org.mpris.MediaPlayer2.", "org.example.Music",
                      "org.mpris.MediaPlayer2.spotify", ":1.42"]
         #expect(OtherPlayers.players(among: names, ours: MPRISInterfaces.busName) == ["org.mpris.MediaPlayer2.spotify", "org.mpris.MediaPlayer2.vlc"])
-        let many = (0..<100).map { "org.mpris.MediaPlayer2.p\($0)" }
+        let many = (0..<1000).map { "org.mpris.MediaPlayer2.p\($0)" }
         #expect(OtherPlayers.players(among: many, ours: MPRISInterfaces.busName).count == OtherPlayers.maximumPlayers)
 
+        // Paused (or stopped) as the pause left it is the alarm's doing; anything else the person's.
+        #expect(!OtherPlayers.personTookOver("Paused", after: .pause) && !OtherPlayers.personTookOver("Stopped", after: .stop))
+        #expect(OtherPlayers.personTookOver("Playing", after: .pause) && OtherPlayers.personTookOver("Stopped", after: .pause))
         #expect(OtherPlayers.quieting(["PlaybackStatus": .string("Playing"), "CanPause": .bool(true), "CanControl": .bool(true)]) == .pause)
         #expect(OtherPlayers.quieting(["PlaybackStatus": .string("Playing")]) == .pause, "absent flags read as able")
         #expect(OtherPlayers.quieting(["PlaybackStatus": .string("Playing"), "CanPause": .bool(false)]) == .stop)

@@ -17,6 +17,9 @@ package struct SessionAnswering: Codable, Equatable, Sendable {
     /// A locker that switches to another virtual terminal when it locks (light-locker): the
     /// session loses its sound device, and an alarm that rings while locked is silent.
     package var silencingLocker: String?
+    /// Another program that holds the media player's name (`org.mpris.MediaPlayer2.reveille`),
+    /// by process: media keys and the lock screen's controls reach it, not a ringing alarm.
+    package var mediaPlayerNameHeldBy: String?
 
     package init(notificationButtons: Bool, notificationShown: Bool, alertWindow: Bool, mediaPlayer: Bool,
                  lockers: [String], locked: Bool, silencingLocker: String?) {

@@ -66,6 +66,9 @@ struct Status: AsyncParsableCommand {
             let state = answering.locked ? L("locked now") : L("not locked now")
             lines.append(L("Screen locker: %@ (%@); when the session is unlocked while an alarm rings, its alert is shown afresh", answering.lockers.joined(separator: ", "), state))
         }
+        if let holder = answering.mediaPlayerNameHeldBy {
+            lines.append(L("Warning: another program, %@, holds the name org.mpris.MediaPlayer2.reveille: media keys, headset buttons and the lock screen's media controls reach it, not a ringing alarm. Close that program, or stop it from taking the name.", holder))
+        }
         if let locker = answering.silencingLocker {
             lines.append(L("Warning: %@ switches to another virtual terminal when it locks, and this session then loses its sound device: an alarm that rings while the screen is locked is silent. Use a locker that locks inside the session (your desktop's own, xfce4-screensaver, xsecurelock, swaylock).", locker))
         }

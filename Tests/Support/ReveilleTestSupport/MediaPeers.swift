@@ -14,10 +14,12 @@ extension TestSession {
     /// and waits until it asked for its name (`replacing`: with REPLACE_EXISTING, as a squatter
     /// would). Returns RequestName's answer: 1 when it owns the name.
     @discardableResult
-    public func startMediaPlayer(_ name: String, canPause: Bool = true, playing: Bool = true, replacing: Bool = false) throws -> Int {
+    public func startMediaPlayer(_ name: String, canPause: Bool = true, playing: Bool = true, replacing: Bool = false,
+                                 extraNames: Int = 0) throws -> Int {
         try requirePython()
         let arguments = [Self.mediaPeers + "/recording-player.py", mediaPlayerLog(name), name]
             + (canPause ? [] : ["--cannot-pause"]) + (playing ? [] : ["--paused"]) + (replacing ? ["--replace"] : [])
+            + (extraNames > 0 ? ["--extra-names", String(extraNames)] : [])
         peers.append(("player \(name)", try Subprocess.start("/usr/bin/python3", arguments, environment: environment,
                                                              stderr: directory + "/player-\(name).log")))
         return try eventually(timeout: 10, "the player \(name) to ask for its name") {

@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """A recording MPRIS media player for the end-to-end tests: music that plays.
 
-    recording-player.py LOG NAME [--cannot-pause] [--paused] [--replace]
+    recording-player.py LOG NAME [--cannot-pause] [--paused] [--replace] [--extra-names N]
 
 Owns org.mpris.MediaPlayer2.NAME on the bus of DBUS_SESSION_BUS_ADDRESS and exports
 /org/mpris/MediaPlayer2 as a player does: PlaybackStatus starts Playing (Paused with --paused),
 CanPause is false with --cannot-pause; with --replace it asks for the name with
-REPLACE_EXISTING (as a squatter would); Play, Pause, PlayPause and Stop change it and emit
+REPLACE_EXISTING (as a squatter would); with --extra-names N it also owns N more player
+names, NAME-00 to NAME-(N-1) (one program with many names); Play, Pause, PlayPause and Stop change it and emit
 PropertiesChanged. Appends one JSON object per line to LOG:
 
     {"event": "call", "method": "Pause", "sender": UNIQUE, "status": AFTER, "time": T}
@@ -107,5 +108,8 @@ bus.add_signal_receiver(lambda name, old, new: record(event="owner", name=str(na
                         signal_name="NameOwnerChanged", dbus_interface="org.freedesktop.DBus", bus_name="org.freedesktop.DBus")
 result = bus.request_name(NAME, dbus.bus.NAME_FLAG_REPLACE_EXISTING if "--replace" in sys.argv else 0)
 record(event="requested", name=NAME, result=int(result))
+if "--extra-names" in sys.argv:
+    for index in range(int(sys.argv[sys.argv.index("--extra-names") + 1])):
+        bus.request_name("%s-%02d" % (NAME, index), 0)
 record(event="started", name=NAME, status=player.status)
 GLib.MainLoop().run()
