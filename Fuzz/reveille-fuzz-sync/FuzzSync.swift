@@ -108,9 +108,12 @@ import ReveilleModel
                     case .cancelLocal(let id):
                         precondition(removals <= SyncPlan.fewRemovals && (removals < 2 || removals * 2 <= syncedBefore) || held.contains(id),
                                      "\(removals) of \(syncedBefore) removed in one round, unconfirmed")
+                        precondition(!answering.contains(id), "an alarm ringing here was cancelled from elsewhere")
                         precondition(listing.removed.contains(synced[id]?.href ?? ""), "a removal the report did not name")
                         local[id] = nil
                         synced[id] = nil
+                    case .cancelLater(let id):
+                        precondition(answering.contains(id), "a removal held for an alarm not answered here")
                     case .stopLocal(let id, let acknowledged):
                         precondition(acknowledged <= now.addingTimeInterval(SyncPlan.skew), "a Stop from beyond the skew window applied")
                         local[id]?.ringingSince = nil

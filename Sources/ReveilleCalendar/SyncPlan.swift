@@ -134,6 +134,9 @@ package enum SyncAction: Hashable, Sendable {
     case takeLater(UUID, href: String)
     /// Cancel an alarm another machine cancelled.
     case cancelLocal(UUID)
+    /// Another machine cancelled an alarm whose occurrence is being answered here: cancelled
+    /// once it is answered (as an edit waits), the removal kept until then.
+    case cancelLater(UUID)
     /// Silence the occurrence ringing here: it was stopped elsewhere at that instant.
     case stopLocal(UUID, acknowledged: Date)
     /// Snooze the occurrence ringing here until then, as another machine did.
@@ -149,7 +152,7 @@ package enum SyncAction: Hashable, Sendable {
     /// The alarm a step is about.
     package var id: UUID {
         switch self {
-        case .upload(let id, _), .createLocal(let id, _, _), .updateLocal(let id, _, _), .takeLater(let id, _), .cancelLocal(let id),
+        case .upload(let id, _), .createLocal(let id, _, _), .updateLocal(let id, _, _), .takeLater(let id, _), .cancelLocal(let id), .cancelLater(let id),
              .stopLocal(let id, _), .snoozeLocal(let id, _), .deleteRemote(let id, _, _), .conflictSettled(let id, _),
              .acknowledgeEnded(let id, _): id
         }
@@ -255,12 +258,18 @@ package enum SyncPlan {
         return remote
     }
 
+    /// How long removals taken are counted toward `fewRemovals`: a peer removing three a round
+    /// could otherwise empty the alarms here over a few rounds without a word.
+    package static let removalsCounted: TimeInterval = 86_400
+
     /// The removals of a round to perform now, and those held for the next round to confirm:
-    /// more than `fewRemovals`, or more than half the synced alarms (two or more), wait; a
-    /// removal held before and listed again is confirmed.
-    package static func holdingRemovals(_ actions: [SyncAction], synced: Int, heldBefore: Set<UUID>) -> (actions: [SyncAction], held: Set<UUID>) {
+    /// more than `fewRemovals` with the `recent` ones taken within `removalsCounted`, or more
+    /// than half the synced alarms (two or more), wait; a removal held before and listed again
+    /// is confirmed.
+    package static func holdingRemovals(_ actions: [SyncAction], synced: Int, heldBefore: Set<UUID>,
+                                        recent: Int = 0) -> (actions: [SyncAction], held: Set<UUID>) {
         let removals = Set(actions.compactMap { if case .cancelLocal(let id) = $0 { id } else { nil } })
-        let many = removals.count > fewRemovals || (removals.count >= 2 && removals.count * 2 > synced)
+        let many = (!removals.isEmpty && removals.count + recent > fewRemovals) || (removals.count >= 2 && removals.count * 2 > synced)
         guard many else { return (actions, []) }
         let held = removals.subtracting(heldBefore)
         return (actions.filter { if case .cancelLocal(let id) = $0 { !held.contains(id) } else { true } }, held)
@@ -304,6 +313,9 @@ package enum SyncPlan {
                     if changedHere {
                         actions.append(.upload(id, ifMatch: nil))
                         actions.append(.conflictSettled(id, keptHere: true))
+                    } else if here.answering {
+                        // A ringing alarm removed elsewhere rings on until it is answered here.
+                        actions.append(.cancelLater(id))
                     } else {
                         actions.append(.cancelLocal(id))
                     }

@@ -28,11 +28,15 @@ package struct SyncState: Codable, Sendable, Equatable {
     package var adopted: Set<UUID> = []
     /// One-time alarms stopped (here or elsewhere) whose event keeps the acknowledgement a while.
     package var ended: [UUID: EndedAlarm] = [:]
+    /// Alarms removed elsewhere while they rang here, cancelled once answered.
+    package var cancelLater: Set<UUID> = []
+    /// When removals made elsewhere were taken here, within `SyncPlan.removalsCounted`.
+    package var removalsTaken: [Date] = []
 
     package init(collection: String, user: String) { (self.collection, self.user) = (collection, user) }
 
     private enum CodingKeys: String, CodingKey {
-        case collection, user, token, alarms, unsentReminders, lastProblem, heldRemovals, revisit, adopted, ended
+        case collection, user, token, alarms, unsentReminders, lastProblem, heldRemovals, revisit, adopted, ended, cancelLater, removalsTaken
     }
     package init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -46,6 +50,8 @@ package struct SyncState: Codable, Sendable, Equatable {
         revisit = try container.decodeIfPresent([UUID: String].self, forKey: .revisit) ?? [:]
         adopted = try container.decodeIfPresent(Set<UUID>.self, forKey: .adopted) ?? []
         ended = try container.decodeIfPresent([UUID: EndedAlarm].self, forKey: .ended) ?? [:]
+        cancelLater = try container.decodeIfPresent(Set<UUID>.self, forKey: .cancelLater) ?? []
+        removalsTaken = Array((try container.decodeIfPresent([Date].self, forKey: .removalsTaken) ?? []).suffix(64))
     }
 }
 
@@ -309,9 +315,15 @@ package final class SyncFollower: AlarmFollower {
             }
         }
         state.revisit = [:]
-        let planned = SyncPlan.actions(local: local, remote: remote, removed: listing.removed, synced: state.alarms, ended: state.ended,
+        // A removal waiting for a ringing alarm to be answered is still a removal, whatever the listing says now.
+        state.cancelLater = state.cancelLater.filter { state.alarms[$0] != nil }
+        let removed = listing.removed.union(state.cancelLater.compactMap { state.alarms[$0]?.href })
+        let planned = SyncPlan.actions(local: local, remote: remote, removed: removed, synced: state.alarms, ended: state.ended,
                                        now: clock.now)
-        let (actions, held) = SyncPlan.holdingRemovals(planned, synced: state.alarms.count, heldBefore: state.heldRemovals)
+        state.removalsTaken = state.removalsTaken.filter { clock.now.timeIntervalSince($0) < SyncPlan.removalsCounted }
+        let (actions, held) = SyncPlan.holdingRemovals(planned, synced: state.alarms.count, heldBefore: state.heldRemovals,
+                                                       recent: state.removalsTaken.count)
+        var removedTitles: [String] = []
         logger.debug("sync round: \(listing.present.count + listing.removed.count) listed since \(asked == nil ? "the start" : "the last token"), \(remote.count) read, \(listing.removed.count) removed; \(actions.count) steps\(actions.prefix(8).map { " \($0.summary)" }.joined())\(actions.count > 8 ? " …" : "")")
         var adoptions = 0
         for action in actions {
@@ -323,12 +335,22 @@ package final class SyncFollower: AlarmFollower {
                 }
                 adoptions += 1
             }
+            if case .cancelLocal(let id) = action {
+                removedTitles.append(table[id]?.title ?? id.uuidString)
+                state.removalsTaken.append(clock.now)
+            }
             await perform(action, remote: remote)
             // The loop turns between batches: a firing due meanwhile rings on time.
             await turn()
         }
         if state.adopted.count >= adoptionLimit, !state.revisit.isEmpty {
             logger.warning("sync: \(adoptionLimit) alarms were taken from \(collection.url), as many as the sync may take; the others are not")
+        }
+        if !removedTitles.isEmpty {
+            // Each removal another machine made is said, not only a crowd of them.
+            logger.notice("sync: removed on another machine, so here too: \(removedTitles.joined(separator: ", "))")
+            events.send(.notice(summary: L("Alarms removed on another machine"),
+                                body: L("Removed here too: %@", removedTitles.map { String($0.prefix(80)) }.joined(separator: ", "))))
         }
         // What was listed and needed no step is agreed as it is there now.
         let stepped = Set(actions.map(\.id))
@@ -424,6 +446,9 @@ package final class SyncFollower: AlarmFollower {
             apply(.apply(.cancel, id: .id(id)))
             state.alarms.removeValue(forKey: id)
             state.adopted.remove(id)
+            state.cancelLater.remove(id)
+        case .cancelLater(let id):
+            state.cancelLater.insert(id)
         case .stopLocal(let id, let acknowledged):
             apply(.apply(.stop, id: .id(id)))
             agree(id, remote[id])
@@ -537,6 +562,7 @@ private extension SyncAction {
         case .updateLocal(let id, _, _): "update \(id)"
         case .takeLater(let id, _): "later \(id)"
         case .cancelLocal(let id): "cancel \(id)"
+        case .cancelLater(let id): "cancel later \(id)"
         case .stopLocal(let id, let acknowledged): "stop \(id) (\(acknowledged))"
         case .snoozeLocal(let id, let until): "snooze \(id) until \(until)"
         case .deleteRemote(let id, _, _): "delete \(id)"

@@ -227,6 +227,28 @@ struct SyncPlanTests {
         #expect(SyncPlan.holdingRemovals(cancels(4), synced: 100, heldBefore: Set(ids.prefix(2))).held == Set(ids[2...3]))
     }
 
+    @Test("issue 49: removals taken count over a day: a peer removing three a round is held at the fourth of the day")
+    func removalsCountOverADay() {
+        let ids = (0..<2).map { _ in UUID() }
+        let one: [SyncAction] = [.cancelLocal(ids[0])]
+        #expect(SyncPlan.holdingRemovals(one, synced: 100, heldBefore: [], recent: 2).held.isEmpty, "three in the day")
+        #expect(SyncPlan.holdingRemovals(one, synced: 100, heldBefore: [], recent: 3).held == [ids[0]], "a fourth waits for a second round")
+        #expect(SyncPlan.holdingRemovals(one, synced: 100, heldBefore: [ids[0]], recent: 3).held.isEmpty, "which confirms it")
+        #expect(SyncPlan.holdingRemovals([.upload(ids[1], ifMatch: nil)], synced: 100, heldBefore: [], recent: 9).held.isEmpty,
+                "no removal, nothing held")
+    }
+
+    @Test("issue 49: an alarm removed elsewhere while it rings here rings on, and is cancelled once answered")
+    func aRemovalWaitsForTheRinging() {
+        let id = Self.id, ringing = Self.now.addingTimeInterval(-30), removed: Set<String> = ["/alice/reveille/x.ics"]
+        #expect(plan(Self.here("Up", ringingSince: ringing), removed: removed, Self.agreed("Up")) == [.cancelLater(id)])
+        let snoozing = [id: LocalAlarm(request: Self.request("Up"), disabled: false, changedAt: Self.now, ringingSince: nil,
+                                       countingDownSince: ringing, reminder: .init())]
+        #expect(plan(snoozing, removed: removed, Self.agreed("Up")) == [.cancelLater(id)])
+        // Answered here: the removal kept meanwhile is taken.
+        #expect(plan(Self.here("Up"), removed: removed, Self.agreed("Up")) == [.cancelLocal(id)])
+    }
+
     @Test("N7: another machine's edit of an alarm ringing here waits until it is answered, then is taken with the Stop made here")
     func anEditWaitsForTheRinging() {
         let id = Self.id, ringing = Self.now.addingTimeInterval(-30)
