@@ -1,6 +1,7 @@
 import CGtk
 import Glibc
 import ReveilleBus
+import ReveilleCore
 
 /// The alert window's widgets, the one place GTK's C API is used: a title, a line of detail,
 /// Stop and an optional second button, large, with keys (Enter or Escape: Stop; S: the second
@@ -72,26 +73,37 @@ final class AlertView {
         gtk_window_set_default_widget(gtkWindow, stop)
         gtk_widget_grab_focus(stop)
 
+        // Keys are taken before the focused button sees them (capture), and only those the
+        // gate admits act: a key pressed before the window was active and settled is not an
+        // answer, nor is Enter or Space reaching the focused Stop for it.
         let keys = gtk_event_controller_key_new()!
-        typealias KeyPressed = @convention(c) (UnsafeMutableRawPointer?, guint, guint, GdkModifierType, UnsafeMutableRawPointer?) -> gboolean
-        let keyPressed: KeyPressed = { _, key, _, _, data in
-            let answer: Answer? = switch Int32(key) {
-            case GDK_KEY_Return, GDK_KEY_KP_Enter, GDK_KEY_Escape: .stop
-            case GDK_KEY_s, GDK_KEY_S: .secondary
-            default: nil
-            }
-            guard let answer else { return 0 }
-            let handler = CallbackBox<@GLibActor (Answer) -> Bool>.from(data)
-            return GLibActor.assumeIsolated { handler(answer) } ? 1 : 0
-        }
+        gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
         let hasSecondary = secondaryLabel != nil
-        Self.connect(UnsafeMutableRawPointer(keys), "key-pressed", unsafeBitCast(keyPressed, to: GCallback.self),
-                     CallbackBox({ @GLibActor (answer: Answer) -> Bool in
-                         guard answer == .stop || hasSecondary else { return false }
-                         onAnswer(answer)
-                         return true
-                     } as @GLibActor (Answer) -> Bool))
+        let state = KeyState { answer in
+            guard answer == .stop || hasSecondary else { return false }
+            onAnswer(answer)
+            return true
+        }
+        typealias KeyPressed = @convention(c) (UnsafeMutableRawPointer?, guint, guint, GdkModifierType, UnsafeMutableRawPointer?) -> gboolean
+        let keyPressed: KeyPressed = { _, key, code, _, data in
+            let state = CallbackBox<KeyState>.from(data)
+            return GLibActor.assumeIsolated { state.pressed(key: key, code: code) } ? 1 : 0
+        }
+        Self.connect(UnsafeMutableRawPointer(keys), "key-pressed", unsafeBitCast(keyPressed, to: GCallback.self), CallbackBox(state))
+        typealias KeyReleased = @convention(c) (UnsafeMutableRawPointer?, guint, guint, GdkModifierType, UnsafeMutableRawPointer?) -> Void
+        let keyReleased: KeyReleased = { _, _, code, _, data in
+            let state = CallbackBox<KeyState>.from(data)
+            GLibActor.assumeIsolated { state.gate.released(code) }
+        }
+        Self.connect(UnsafeMutableRawPointer(keys), "key-released", unsafeBitCast(keyReleased, to: GCallback.self), CallbackBox(state))
         gtk_widget_add_controller(window, keys)
+        typealias Notified = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+        let activeChanged: Notified = { window, _, data in
+            let state = CallbackBox<KeyState>.from(data)
+            let active = gtk_window_is_active(window?.assumingMemoryBound(to: GtkWindow.self)) != 0
+            GLibActor.assumeIsolated { state.gate.active(active, at: KeyState.now) }
+        }
+        Self.connect(UnsafeMutableRawPointer(window), "notify::is-active", unsafeBitCast(activeChanged, to: GCallback.self), CallbackBox(state))
 
         typealias CloseRequest = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean
         let closeRequest: CloseRequest = { _, data in
@@ -105,6 +117,26 @@ final class AlertView {
         typealias WidgetSignal = @convention(c) (UnsafeMutablePointer<GtkWidget>?, UnsafeMutableRawPointer?) -> Void
         let keepAbove: WidgetSignal = { widget, _ in reveille_alert_keep_above_everywhere(widget) }
         Self.connect(UnsafeMutableRawPointer(window), "map", unsafeBitCast(keepAbove, to: GCallback.self), nil as CallbackBox<Void>?)
+    }
+
+    /// The keys' state: the gate, and what an admitted key answers.
+    final class KeyState {
+        var gate = AlertKeyGate()
+        let answer: @GLibActor (Answer) -> Bool
+        init(answer: @escaping @GLibActor (Answer) -> Bool) { self.answer = answer }
+
+        nonisolated static var now: Double { Double(g_get_monotonic_time()) / 1_000_000 }
+
+        /// Whether the press is taken here: refused by the gate (nothing else sees it), or an answer.
+        @GLibActor func pressed(key: guint, code: guint) -> Bool {
+            guard gate.pressed(code, at: Self.now) else { return true }
+            let answer: Answer? = switch Int32(key) {
+            case GDK_KEY_Return, GDK_KEY_KP_Enter, GDK_KEY_Escape: .stop
+            case GDK_KEY_s, GDK_KEY_S: .secondary
+            default: nil
+            }
+            return answer.map { self.answer($0) } ?? false
+        }
     }
 
     func present() {

@@ -44,6 +44,17 @@ struct AlertWindowTests {
     /// Whether process `pid` is gone, reaped (not a zombie left behind).
     func reaped(_ pid: Int32) -> Bool { kill(pid, 0) != 0 && errno == ESRCH }
 
+    /// Types `key` into the alert `window` until `answered` says it answered the alarm: the
+    /// window takes a key only once it has had the focus a moment (`AlertKeyGate.settling`),
+    /// and a test's first key comes with the focus.
+    func answer<T>(_ key: String, in window: String, _ session: TestSession, _ what: String, answered: () throws -> T?) throws -> T {
+        try eventually(what) {
+            if let done = try answered() { return done }
+            try session.type(key, into: window)
+            return try answered()
+        }
+    }
+
     @Test func withNoNotificationServerTheWindowOpensAndItsStopSilencesTheAlarm() throws {
         let session = try session(.none)
         let recorder = try SinkRecorder(session: session)
@@ -63,8 +74,7 @@ struct AlertWindowTests {
             .filter { $0.contains("_dri.so") || $0.contains("libLLVM") || $0.contains("libGLX_mesa") || $0.contains("libEGL_mesa") })
         #expect(drivers.isEmpty, "the window loaded a GL driver: \(drivers)")
 
-        try session.type("Return", into: window)
-        _ = try eventually("Stop in the window to end the timer") {
+        _ = try answer("Return", in: window, session, "Stop in the window to end the timer") {
             try session.cliJSON([AlarmJSON].self, "list").isEmpty ? true : nil
         }
         let stopped = Date()
@@ -82,8 +92,7 @@ struct AlertWindowTests {
         let session = try session(.none)
         let ran = try session.scheduleTimerWithStopIntent("Intent", in: 1)
         let window = try session.eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Intent").first }
-        try session.type("Return", into: window)
-        _ = try session.eventually(timeout: 10, "the alarm's stop intent to run") { FileManager.default.fileExists(atPath: ran) ? true : nil }
+        _ = try answer("Return", in: window, session, "the alarm's stop intent to run") { FileManager.default.fileExists(atPath: ran) ? true : nil }
         #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty, "the Stop ended the timer")
         _ = try eventually("the window to close") { try session.windows(titled: "Intent").isEmpty ? true : nil }
     }
@@ -181,11 +190,31 @@ struct AlertWindowTests {
         let window = try session.eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Bread").first }
         #expect(try session.dunstctl("count", "displayed").stdout.trimmed() == "0", "dunst paused shows nothing")
 
-        try session.type("s", into: window)
-        _ = try eventually("S in the window to snooze the timer") {
+        _ = try answer("s", in: window, session, "S in the window to snooze the timer") {
             try session.cliJSON([AlarmJSON].self, "list").first { $0.id == timer.id && $0.state == "countdown" }
         }
         _ = try eventually("the window to close") { try session.windows(titled: "Bread").isEmpty ? true : nil }
+    }
+
+    /// Someone typing into another window as the alert takes the focus: the Enter of their
+    /// sentence, pressed as the window becomes active, is not the alarm's Stop (before, it
+    /// stopped the alarm unseen). A key pressed once the window settled answers it.
+    @Test func aKeyTypedAsTheWindowTakesTheFocusDoesNotAnswerIt() throws {
+        let session = try session(.dunst, alertWindow: "always")
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Warm-up")
+        _ = try eventually("dunst to start") { try session.dunstctl("is-paused").status == 0 ? true : nil }
+        #expect(try session.dunstctl("set-paused", "true").status == 0)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Kettle", "--snooze", "1h")
+        let window = try session.eventually(timeout: 60, "the alert window on screen") { try session.windows(titled: "Kettle").first }
+        let xdotool = try Subprocess.find("xdotool", package: "xdotool")
+        // Focus and Enter in one go, as a person's typing reaches a window that just took the focus.
+        let typed = try Subprocess.run(xdotool, ["windowfocus", "--sync", window, "key", "--clearmodifiers", "Return"], environment: session.environment)
+        #expect(typed.status == 0, "\(typed.stderr)")
+        // S once it settled: the timer is snoozed, so the Enter before it was not its Stop (a
+        // stopped timer ends, and is listed no more).
+        _ = try answer("s", in: window, session, "S in the settled window to snooze the timer") {
+            try session.cliJSON([AlarmJSON].self, "list").first { $0.id == timer.id && $0.state == "countdown" }
+        }
     }
 
     @Test func underAWindowManagerItStaysAboveOnEveryWorkspace() throws {
