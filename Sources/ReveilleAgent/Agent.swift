@@ -95,8 +95,9 @@ package final class Agent {
         let sinkGuard = SinkGuard(stateDirectory: paths.stateDirectory, enabled: settings.unmuteMutedSink, logger: logger)
         let notifications = NotificationClient(bus: bus, logger: logger)
         let clientLog = ClientLog(logger: logger)
-        // Who calls is asked on a connection of its own, which nothing is exported on.
-        let clients = ClientRegistry(bus: bus, asking: try? BusConnection.session(), log: clientLog)
+        // Who calls is asked on the agent's connection, or once that is slow (flooded), on a
+        // connection of its own, which nothing is exported on.
+        let clients = ClientRegistry(bus: bus, asking: { try? BusConnection.session() }, log: clientLog)
         // Every object on the agent's connection is exported through this gate, and nothing
         // beside it: the caller's identity, argument bounds and each client's budget first.
         // The alarm's own traffic does not wait behind the replies queued here: the

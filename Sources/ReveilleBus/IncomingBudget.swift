@@ -23,9 +23,9 @@ package final class IncomingBudget: Sendable {
         }
     }
 
-    /// A sender may hold 256 KiB (two of the largest calls the agent takes); all together
+    /// A sender may hold 1 MiB (a burst of 256 small calls, as an app filling its alarms sends; an eighth of all); all together
     /// 8 MiB, and beyond it one small message of each sender holding none.
-    package static let defaultLimits = Limits(perSender: 256 << 10, inAll: 8 << 20, smallMessage: 4 << 10)
+    package static let defaultLimits = Limits(perSender: 1 << 20, inAll: 8 << 20, smallMessage: 4 << 10)
 
     /// What a message holds beyond its body while it waits: GDBus's message object and its
     /// header fields (1.7 KiB measured for a GetAll, in GSlice's chunks), then its invocation and queued dispatch.

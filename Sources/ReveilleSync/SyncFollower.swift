@@ -55,6 +55,13 @@ package struct SyncState: Codable, Sendable, Equatable {
     }
 }
 
+/// The account sync follows: the collection and the user (the password is the Secret Service's).
+package struct SyncAccount: Codable, Sendable, Equatable {
+    package var collection: String
+    package var user: String
+    package init(collection: String, user: String) { (self.collection, self.user) = (collection, user) }
+}
+
 extension AlarmCalendar.Reminder: Codable {
     private enum CodingKeys: String, CodingKey { case acknowledged, snoozedUntil }
     package init(from decoder: Decoder) throws {
@@ -110,10 +117,41 @@ package final class SyncFollower: AlarmFollower {
     package private(set) var rounds = 0
     package private(set) var lastRound: Date?
 
-    /// The account `sync.json` in `stateDirectory` names, if any; fails (the file kept aside)
-    /// naming why it could not be read.
+    /// The account, apart from the state (`sync-account.json`, 0600): a damaged `sync.json`
+    /// (set aside, read from the server's listing again) loses no account.
+    package static let accountFileName = "sync-account.json"
+
+    /// The account set up in `stateDirectory`, if any: from `sync-account.json`, else (set up
+    /// before it existed) from `sync.json`, then kept in its own file; fails naming why
+    /// neither could be read (a damaged file kept aside).
     package static func account(in stateDirectory: FilePath, logger: Logger) -> Result<(url: String, user: String)?, StoreError> {
-        load(stateDirectory.appending(fileName), logger: logger).map { $0.map { ($0.collection, $0.user) } }
+        let accountFile = stateDirectory.appending(accountFileName)
+        var damaged: StoreError?
+        do throws(StoreError) {
+            if let data = try StoredFile.read(accountFile, maximumBytes: 64 << 10) {
+                if let account = try? JSONDecoder().decode(SyncAccount.self, from: data) { return .success((account.collection, account.user)) }
+                damaged = StoreError("\(accountFileName) is not a sync account")
+                _ = try? StoredFile.moveAside(accountFile)
+            }
+        } catch {
+            damaged = error
+        }
+        switch load(stateDirectory.appending(fileName), logger: logger) {
+        case .success(let state?):
+            keep(SyncAccount(collection: state.collection, user: state.user), in: stateDirectory, logger: logger)
+            return .success((state.collection, state.user))
+        case .success(nil): return damaged.map { .failure($0) } ?? .success(nil)
+        case .failure(let failure): return .failure(damaged ?? failure)
+        }
+    }
+
+    /// Writes the account's own file (atomically, private to the user).
+    package static func keep(_ account: SyncAccount, in stateDirectory: FilePath, logger: Logger) {
+        do {
+            try AtomicFile.write(try JSONEncoder().encode(account), to: stateDirectory.appending(accountFileName))
+        } catch {
+            logger.error("sync: could not save \(accountFileName): \(error)")
+        }
     }
 
     /// The largest `sync.json` read: what `limitForUser + limitForSynced` alarms take, at

@@ -55,7 +55,7 @@ package final class SyncService: AlarmFollower {
         case .success(nil): return
         case .failure(let failure):
             // Said in the status and once on the desktop: sync never stops unseen.
-            setupProblem = SyncFollower.unreadable(failure) + "; run `reveille sync add` again to resume it"
+            setupProblem = "neither \(SyncFollower.accountFileName) nor \(SyncFollower.fileName) could be read (\(failure)); they were kept aside; run `reveille sync add` again to resume it"
             events.send(.notice(summary: L("Sync is off"),
                                     body: L("Its state (sync.json) was damaged and has been kept aside. Your alarms are kept; run “reveille sync add” again to resume syncing.")))
             return
@@ -93,6 +93,7 @@ package final class SyncService: AlarmFollower {
             setupProblem = "the password could not be kept in the Secret Service (\(failure)); sync stops when the agent does"
             logger.warning("sync: \(setupProblem!)")
         }
+        SyncFollower.keep(SyncAccount(collection: Self.collectionURL(url), user: user), in: stateDirectory, logger: logger)
         begin(url: Self.collectionURL(url), user: user, password: password, create: true)
     }
 
@@ -106,6 +107,7 @@ package final class SyncService: AlarmFollower {
         self.follower = nil
         let account = (follower.state.collection, follower.state.user)
         try? stateDirectory.appending(SyncFollower.fileName).removeFile()
+        try? stateDirectory.appending(SyncFollower.accountFileName).removeFile()
         SecretStore.clear(url: account.0, user: account.1) { [logger] result in
             if case .failure(let failure) = result { logger.warning("sync: the password could not be removed from the Secret Service: \(failure)") }
         }

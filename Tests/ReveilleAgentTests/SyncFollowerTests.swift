@@ -263,6 +263,11 @@ final class SyncFollowerTests {
         again.stop()
         #expect(again.state.lastProblem == nil && again.state.token != nil)
         #expect((try? SyncFollower.account(in: a.folder, logger: .init(label: "sync")).get())??.user == server.user, "written anew")
+        // The account has a file of its own now (issue 49): the state damaged again loses no account.
+        #expect(FileManager.default.fileExists(atPath: a.folder.appending(SyncFollower.accountFileName).string), "kept apart")
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let kept = try SyncFollower.account(in: a.folder, logger: .init(label: "sync")).get()
+        #expect(kept?.user == server.user && kept?.url == server.collection("reveille"), "\(String(describing: kept))")
     }
 
     @Test("N5: the collection's alarms have their own quota: 10 events there, 6 taken, and the user's own tools keep their whole limit")

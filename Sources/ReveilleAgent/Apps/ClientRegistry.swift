@@ -21,10 +21,28 @@ final class ClientRegistry {
     }
 
     private let bus: BusConnection
-    /// Where who a caller is, is asked: a connection of its own, whose answers from the bus do
-    /// not queue behind what floods the agent's (200 connections of 64 KiB calls held them past
-    /// the look-up's 10 s, and the user's stop was refused).
-    private let asking: BusConnection
+    /// Where who a caller is, is asked once the agent's own connection was slow to answer: a
+    /// connection of its own, whose answers from the bus do not queue behind what floods the
+    /// agent's (200 connections of 64 KiB calls held them past the look-up's 10 s, and the
+    /// user's stop was refused). Made only then, and closed once look-ups stop: an idle agent
+    /// keeps one connection's heap.
+    private var asking: BusConnection?
+    private let makeAsking: (@GLibActor () -> BusConnection?)?
+    /// A look-up slower than this makes the asking connection.
+    static let slowLookUp = 0.5
+    /// Seconds without a look-up after which the asking connection is closed again.
+    static let askingKept: UInt32 = 5
+    /// Look-ups made, so the closing knows whether one came since it was planned.
+    private var lookUps = 0
+
+    /// Closes the asking connection once `askingKept` seconds pass without a look-up.
+    private func closeAskingWhenIdle() {
+        let seen = lookUps
+        MainLoopSources.after(milliseconds: Self.askingKept * 1000) { [weak self] in
+            guard let self, self.asking != nil else { return }
+            if self.lookUps == seen { self.asking = nil } else { self.closeAskingWhenIdle() }
+        }
+    }
     private let log: ClientLog
     private var clients: [String: Client] = [:]
     private var watches: [String: UInt32] = [:]
@@ -33,9 +51,9 @@ final class ClientRegistry {
     /// When each connection appeared on the bus, and the instant before which the rest did.
     private var connectionTimes = ConnectionTimes()
 
-    init(bus: BusConnection, asking: BusConnection? = nil, log: ClientLog) {
+    init(bus: BusConnection, asking: (@GLibActor () -> BusConnection?)? = nil, log: ClientLog) {
         self.bus = bus
-        self.asking = asking ?? bus
+        makeAsking = asking
         self.log = log
         nameOwnerSubscription = bus.subscribe(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", name: "NameOwnerChanged",
                           path: "/org/freedesktop/DBus") { [weak self] signal in
@@ -227,8 +245,14 @@ final class ClientRegistry {
     /// The process id the bus gives for `sender`'s connection (`GetConnectionCredentials`),
     /// asked without waiting on the loop (Debian 12's dbus-daemon offers no `ProcessFD`).
     private func credentials(of sender: String, _ answer: @escaping @GLibActor (Result<Int32, AlarmError>) -> Void) {
-        asking.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                 method: "GetConnectionCredentials", arguments: [.string(sender)], timeoutMilliseconds: 10_000, autoStart: false) { reply in
+        lookUps += 1
+        let started = SystemClock.bootTime, onOwn = asking != nil
+        (asking ?? bus).call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                 method: "GetConnectionCredentials", arguments: [.string(sender)], timeoutMilliseconds: 10_000, autoStart: false) { [weak self] reply in
+            if !onOwn, let self, self.asking == nil, SystemClock.bootTime - started > Self.slowLookUp {
+                self.asking = self.makeAsking?()
+                self.closeAskingWhenIdle()
+            }
             let values: [String: Variant]
             switch reply {
             case .success(let reply): values = reply.first?.dictionary ?? [:]
