@@ -65,6 +65,8 @@ final class AlarmDialog {
         for (id, _) in Self.kinds {
             ui.widget(id).onToggled { [weak self] on in if on { self?.ui.widget("repeat_details").showPage(id) } }
         }
+        // Chosen by Enter, Space or a click on a row; the focus passing through chooses nothing.
+        ui.widget("sounds").makeChoiceList { _ in }
         showSounds([], keeping: initial.sound)
         fill(initial)
         for field in ["hour", "minute", "month_day", "year_month", "year_day", "every_days", "volume", "fade", "snooze", "ring_limit"] {
@@ -173,7 +175,7 @@ final class AlarmDialog {
     // MARK: Sound
 
     private var selectedSound: String? {
-        ui.widget("sounds").selectedRow.flatMap { soundRows.indices.contains($0) ? soundRows[$0] : nil }
+        ui.widget("sounds").chosenRow.flatMap { soundRows.indices.contains($0) ? soundRows[$0] : nil }
     }
 
     /// Lists the agent's sounds (alarm-like ones first), and `keeping`, the one chosen, if the
@@ -183,8 +185,8 @@ final class AlarmDialog {
         soundRows = [nil] + names + (chosen.map { names.contains($0) ? [] : [$0] } ?? [])
         let list = ui.widget("sounds")
         list.removeAll()
-        for row in soundRows { list.appendRow(row ?? L("Reveille’s alarm (default)")) }
-        list.selectRow(soundRows.firstIndex(of: chosen) ?? 0)
+        for row in soundRows { list.appendChoice(row ?? L("Reveille’s alarm (default)")) }
+        list.chooseRow(soundRows.firstIndex(of: chosen) ?? 0)
     }
 
     private func loadSounds() {

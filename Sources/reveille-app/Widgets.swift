@@ -35,7 +35,7 @@ struct UIFile {
             if widget.isA(gtk_button_get_type()), case let label = widget.text, !label.isEmpty {
                 widget.nameForScreenReaders(label)
             }
-            if widget.isA(gtk_list_box_get_type()) { widget.focusesSelectedRowOnMnemonic() }
+            if widget.isA(gtk_list_box_get_type()) { widget.focusesChosenRowOnMnemonic() }
             objects = node.pointee.next
         }
         g_slist_free(first)
@@ -172,31 +172,89 @@ struct Widget {
 
     // MARK: Lists
 
-    /// The index of a list box's selected row.
-    var selectedRow: Int? {
-        guard let row = gtk_list_box_get_selected_row(OpaquePointer(pointer)) else { return nil }
-        return Int(gtk_list_box_row_get_index(row))
+    // A list of choices (where alarms ring, a sound) is a list box without selection, its rows
+    // activatable: GTK's selection follows the focus (a row focused by Tab or an arrow key is
+    // selected), and a choice must be the person's act, Enter, Space or a click, never where the
+    // focus passes. The chosen row carries the "chosen" style class (a check mark) and the
+    // accessible state selected, which a screen reader says.
+
+    /// Makes a list box a list of choices: `action` gets the index of the row the person
+    /// chooses (Enter, Space, a click); the list marks it chosen first.
+    func makeChoiceList(_ action: @escaping @GLibActor (Int) -> Void) {
+        gtk_list_box_set_selection_mode(OpaquePointer(pointer), GTK_SELECTION_NONE)
+        let list = self
+        typealias RowActivated = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+        let handler: RowActivated = { _, row, data in
+            guard let row else { return }
+            let index = Int(gtk_list_box_row_get_index(row.assumingMemoryBound(to: GtkListBoxRow.self)))
+            let action = CallbackBox<@GLibActor (Int) -> Void>.from(data)
+            GLibActor.assumeIsolated { action(index) }
+        }
+        Self.connect(pointer, "row-activated", unsafeBitCast(handler, to: GCallback.self), CallbackBox<@GLibActor (Int) -> Void> { index in
+            list.chooseRow(index)
+            action(index)
+        })
+        // Enter on a row chooses it, in a dialog too: the window would take it for its default
+        // button (Save) otherwise, since a list box takes Space alone.
+        typealias KeyPressed = @convention(c) (UnsafeMutableRawPointer?, guint, guint, GdkModifierType, UnsafeMutableRawPointer?) -> gboolean
+        let keyPressed: KeyPressed = { _, key, _, modifiers, box in
+            let enter = [GDK_KEY_Return, GDK_KEY_KP_Enter, GDK_KEY_ISO_Enter].contains(Int32(key))
+            let modified = modifiers.rawValue & (GDK_CONTROL_MASK.rawValue | GDK_ALT_MASK.rawValue | GDK_SHIFT_MASK.rawValue) != 0
+            guard enter, !modified, let box = box?.assumingMemoryBound(to: GtkWidget.self), let root = gtk_widget_get_root(box),
+                  let focus = gtk_root_get_focus(root), gtk_widget_get_parent(focus) == box else { return 0 }
+            return gtk_widget_activate(focus)
+        }
+        let controller = gtk_event_controller_key_new()!
+        g_signal_connect_data(UnsafeMutableRawPointer(controller), "key-pressed", unsafeBitCast(keyPressed, to: GCallback.self), pointer, nil, GConnectFlags(rawValue: 0))
+        gtk_widget_add_controller(gtk, controller)
     }
 
-    /// Selects the list box's row at `index`.
-    func selectRow(_ index: Int) {
-        guard let row = gtk_list_box_get_row_at_index(OpaquePointer(pointer), Int32(index)) else { return }
-        gtk_list_box_select_row(OpaquePointer(pointer), row)
+    /// The index of a choice list's chosen row.
+    var chosenRow: Int? {
+        var index = 0, child = gtk_widget_get_first_child(gtk)
+        while let row = child {
+            if gtk_widget_has_css_class(row, "chosen") != 0 { return index }
+            index += 1
+            child = gtk_widget_get_next_sibling(row)
+        }
+        return nil
     }
 
-    /// Has a list box's mnemonic (its label's) focus its selected row, else its first: GTK 4.8
-    /// focuses none, and the arrow keys then leave the list instead of choosing in it.
-    fileprivate func focusesSelectedRowOnMnemonic() {
+    /// Marks the row at `index` of a choice list chosen, and no other.
+    func chooseRow(_ index: Int) {
+        var at = 0, child = gtk_widget_get_first_child(gtk)
+        while let row = child {
+            let chosen = at == index
+            // The style class draws the check mark (the app's style sheet).
+            if chosen { gtk_widget_add_css_class(row, "chosen") } else { gtk_widget_remove_css_class(row, "chosen") }
+            // A state that may be undefined as well as true or false is an int to GTK (4.8 to 4.18).
+            var value = GValue()
+            g_value_init(&value, g_type_from_name("gint"))
+            g_value_set_int(&value, chosen ? 1 : 0)
+            var state = GTK_ACCESSIBLE_STATE_SELECTED
+            gtk_accessible_update_state_value(OpaquePointer(row), 1, &state, &value)
+            g_value_unset(&value)
+            at += 1
+            child = gtk_widget_get_next_sibling(row)
+        }
+    }
+
+    /// Has a list box's mnemonic (its label's) focus its chosen row, else its first: GTK 4.8
+    /// focuses none, and the arrow keys then leave the list instead of moving in it.
+    fileprivate func focusesChosenRowOnMnemonic() {
         typealias Mnemonic = @convention(c) (UnsafeMutableRawPointer?, gboolean, UnsafeMutableRawPointer?) -> gboolean
         let handler: Mnemonic = { box, _, _ in
-            guard let box, let row = gtk_list_box_get_selected_row(OpaquePointer(box)) ?? gtk_list_box_get_row_at_index(OpaquePointer(box), 0) else { return 0 }
-            return gtk_widget_grab_focus(UnsafeMutableRawPointer(row).assumingMemoryBound(to: GtkWidget.self))
+            guard let box else { return 0 }
+            var child = gtk_widget_get_first_child(box.assumingMemoryBound(to: GtkWidget.self))
+            while let row = child, gtk_widget_has_css_class(row, "chosen") == 0 { child = gtk_widget_get_next_sibling(row) }
+            guard let row = child ?? gtk_widget_get_first_child(box.assumingMemoryBound(to: GtkWidget.self)) else { return 0 }
+            return gtk_widget_grab_focus(row)
         }
         g_signal_connect_data(pointer, "mnemonic-activate", unsafeBitCast(handler, to: GCallback.self), nil, nil, GConnectFlags(rawValue: 0))
     }
 
-    /// Adds a row with `text` to a list box, named so for screen readers.
-    func appendRow(_ text: String) {
+    /// Adds a row with `text` to a choice list, named so for screen readers.
+    func appendChoice(_ text: String) {
         let label = gtk_label_new(text)
         gtk_label_set_xalign(OpaquePointer(label), 0)
         gtk_list_box_append(OpaquePointer(pointer), label)
@@ -272,11 +330,6 @@ struct Widget {
         connect("changed", action)
     }
 
-    /// Calls `action` when a list box's selected row changes (to none, too).
-    func onSelectionChanged(_ action: @escaping @GLibActor () -> Void) {
-        connect("row-selected", action)
-    }
-
     /// Calls `action` when a stack shows another page.
     func onPageShown(_ action: @escaping @GLibActor () -> Void) {
         connect("notify::visible-child-name", action)
@@ -315,9 +368,8 @@ struct Widget {
     /// `signal`, whose handler takes the instance and one more pointer at most, as `action`.
     private func connect(_ signal: String, _ action: @escaping @GLibActor () -> Void) {
         typealias Handler = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
-        // "clicked" passes (instance, data), "notify::" (instance, pspec, data) and
-        // "row-selected" (instance, row, data): the data is the last argument either way, read
-        // from where each signature puts it.
+        // "clicked" passes (instance, data), "notify::" (instance, pspec, data): the data is the
+        // last argument either way, read from where each signature puts it.
         let twoArguments: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
             let action = CallbackBox<@GLibActor () -> Void>.from(data)
             GLibActor.assumeIsolated { action() }
@@ -326,7 +378,7 @@ struct Widget {
             let action = CallbackBox<@GLibActor () -> Void>.from(data)
             GLibActor.assumeIsolated { action() }
         }
-        let handler = signal.hasPrefix("notify::") || signal == "row-selected" ? unsafeBitCast(threeArguments, to: GCallback.self) : unsafeBitCast(twoArguments, to: GCallback.self)
+        let handler = signal.hasPrefix("notify::") ? unsafeBitCast(threeArguments, to: GCallback.self) : unsafeBitCast(twoArguments, to: GCallback.self)
         Self.connect(pointer, signal, handler, CallbackBox(action))
     }
 

@@ -84,6 +84,8 @@ final class App {
         .heading { font-weight: bold; font-size: 12pt; }
         .toast { padding: 6px 6px 6px 18px; border-radius: 18px; background: alpha(black, 0.8); color: white; }
         stackswitcher button.text-button { min-width: 64px; }
+        row.chosen { background-image: -gtk-icontheme("object-select-symbolic"); background-repeat: no-repeat;
+                     background-origin: content-box; background-position: right center; background-size: 16px 16px; }
         """
 }
 

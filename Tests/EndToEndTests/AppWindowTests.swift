@@ -222,7 +222,9 @@ struct AppWindowTests {
             _ = try eventually("the agent's sounds in the list") {
                 try tree.nodes(inside: "list", "Sound").contains { $0.name == "bell" } ? true : nil
             }
-            try tree.select("list", "Sound", item: "bell")
+            let dialog = try #require(try session.windows(titled: "New Alarm").first)
+            try choose("bell", in: "Sound", mnemonic: "alt+o", session, tree, window: dialog)
+            _ = try eventually("bell chosen") { try rows(tree, "Sound").filter(\.selected).map(\.name) == ["bell"] ? true : nil }
             let pressed = Date()
             try tree.press("push button", "Play")
             // Pressed while it plays (a screen reader says so); pressed again, it stops the preview.
@@ -610,7 +612,7 @@ struct AppWindowTests {
                 let panelItem = try control(page, "check box", "Panel item")
                 return page.filter { $0.role == "push button" && $0.checked }.map(\.name) == ["Always"] && !panelItem.checked ? true : nil
             }
-            try tree.select("list", "Ring on", item: "Headphones")
+            try choose("Headphones", in: "Ring on", mnemonic: "alt+r", session, tree, window: try #require(try session.windows(titled: "Reveille").first))
             _ = try eventually("ringOn the headphones' output in the agent") { try session.cliJSON(Settings.self, "settings").ringOn == "othersink" ? true : nil }
 
             // The keyboard: Alt+L goes to the wake lead, Enter sets it.
@@ -636,13 +638,110 @@ struct AppWindowTests {
             _ = try eventually("Alt+W to choose Always") { try settings().alertWindow == "always" ? true : nil }
             try session.type("alt+p", into: window)
             _ = try eventually("Alt+P to turn the panel item off") { try settings().panelItem ? nil : true }
-            // Alt+R goes to where alarms ring, on the chosen one; Down chooses the next.
-            for key in ["alt+r", "Down"] { try session.type(key, into: window) }
-            let changed = try eventually("Down to choose every output") {
+            // Alt+R goes to where alarms ring, on the chosen one; Down goes to the next, Enter chooses it.
+            for key in ["alt+r", "Down", "Return"] { try session.type(key, into: window) }
+            let changed = try eventually("Down and Enter to choose every output") {
                 let now = try settings()
                 return now.ringOn == "all" ? now : nil
             }
             #expect(changed.alertWindow == "always" && !changed.panelItem && changed.wakeLead == 45, "\(changed)")
+        }
+    }
+
+    /// Chooses `item` in the list `list` as a person at the keyboard does: `mnemonic` (the list
+    /// label's Alt key) goes to the chosen row, the arrow keys to `item`, Enter chooses it.
+    func choose(_ item: String, in list: String, mnemonic: String, _ session: TestSession, _ tree: AccessibleTree, window: String) throws {
+        _ = try eventually("\(mnemonic) to reach the list \(list)") {
+            try session.type(mnemonic, into: window)
+            return try rows(tree, list).contains(where: \.focused) ? true : nil
+        }
+        let names = try rows(tree, list).map(\.name)
+        guard let target = names.firstIndex(of: item) else { throw Subprocess.Failure("no \(item) in \(list): \(names)") }
+        _ = try eventually("the arrow keys to reach \(item)") {
+            let focused = try #require(try rows(tree, list).firstIndex(where: \.focused))
+            if focused == target { return true }
+            try session.type(focused < target ? "Down" : "Up", into: window)
+            return nil
+        }
+        try session.type("Return", into: window)
+    }
+
+    /// The rows of the list named `name` (the Settings page's "Ring on", the dialog's "Sound").
+    func rows(_ tree: AccessibleTree, _ name: String) throws -> [AccessibleTree.Node] {
+        try tree.nodes(inside: "list", name).filter { $0.role == "list item" }
+    }
+
+    @Test func tabAndArrowsThroughRingOnOnlyMoveTheFocusEnterSpaceOrAClickChoose() throws {
+        let session = try session()
+        try addHeadphones(session)
+        try withApp(session) { _, tree, _ in
+            _ = try openSettings(session, tree)
+            let window = try #require(try session.windows(titled: "Reveille").first)
+            let settings = { try session.cliJSON(Settings.self, "settings") }
+            // Alt+R goes to the chosen row; the keys then walk the list and out of it.
+            _ = try eventually("Alt+R to reach the ring-on list") {
+                try session.type("alt+r", into: window)
+                return try rows(tree, "Ring on").contains(where: \.focused) ? true : nil
+            }
+            for key in ["Down", "Down", "Up", "Down", "Tab", "Tab", "Tab"] { try session.type(key, into: window) }
+            // A change sent after the keys: the page sends its changes in order, so once the agent
+            // has this one, it has had any the keys made.
+            try tree.press("check box", "Panel item")
+            let after = try eventually("the panel item off in the agent") {
+                let now = try settings()
+                return now.panelItem ? nil : now
+            }
+            #expect(after.ringOn == "default", "moving the focus chose nothing: \(after)")
+            #expect(try rows(tree, "Ring on").filter(\.selected).map(\.name) == ["The default output"])
+            // Enter on a row chooses it.
+            _ = try eventually("Alt+R to reach the ring-on list again") {
+                try session.type("alt+r", into: window)
+                return try rows(tree, "Ring on").first(where: \.focused)?.name == "The default output" ? true : nil
+            }
+            for key in ["Down", "Return"] { try session.type(key, into: window) }
+            _ = try eventually("Enter to choose every output") { try settings().ringOn == "all" ? true : nil }
+            _ = try eventually("the row shown as chosen") {
+                try rows(tree, "Ring on").filter(\.selected).map(\.name) == ["Every output"] ? true : nil
+            }
+            // A click on a row chooses it.
+            // GTK 4.8 tells AT-SPI where a row's label is, not the row.
+            let first = try #require(try tree.nodes(withExtents: true).first { $0.role == "label" && $0.name == "The default output" && $0.area != nil })
+            try session.click(first)
+            _ = try eventually("a click to choose the default output") { try settings().ringOn == "default" ? true : nil }
+        }
+    }
+
+    @Test func tabAndArrowsThroughTheSoundListOnlyMoveTheFocusSpaceChooses() throws {
+        let session = try session()
+        _ = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Wake up", "--sound", "bell")
+        try withApp(session) { _, tree, _ in
+            _ = try eventually("the alarm in the window") { try labels(tree).contains("Wake up") ? true : nil }
+            /// Opens the dialog and walks the sound list from its chosen row with `keys`.
+            func walkSounds(_ keys: [String]) throws -> [String] {
+                try tree.press("push button", "Edit")
+                let dialog = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
+                let names = try eventually("the agent's sounds, bell chosen") {
+                    let shown = try rows(tree, "Sound")
+                    return shown.count > 2 && shown.filter(\.selected).map(\.name) == ["bell"] ? shown.map(\.name) : nil
+                }
+                _ = try eventually("Alt+O to reach the chosen sound") {
+                    try session.type("alt+o", into: dialog)
+                    return try rows(tree, "Sound").first(where: \.focused)?.name == "bell" ? true : nil
+                }
+                for key in keys { try session.type(key, into: dialog) }
+                return names
+            }
+            _ = try walkSounds(["Down", "Down", "Tab", "Tab", "Tab", "Up"])
+            try tree.press("push button", "Save")
+            _ = try eventually("the dialog to close") { try session.windows(titled: "Edit Alarm").isEmpty ? true : nil }
+            let kept = try #require(try session.cliJSON([Listed].self, "list").first)
+            #expect(kept.sound == "bell", "moving the focus chose no sound: \(kept)")
+            // Space on a row chooses it.
+            let names = try walkSounds(["Down", "space"])
+            let next = names[try #require(names.firstIndex(of: "bell")) + 1]
+            _ = try eventually("Space to choose \(next)") { try rows(tree, "Sound").filter(\.selected).map(\.name) == [next] ? true : nil }
+            try tree.press("push button", "Save")
+            _ = try eventually("the chosen sound in the agent") { try session.cliJSON([Listed].self, "list").first { $0.sound == next } }
         }
     }
 
