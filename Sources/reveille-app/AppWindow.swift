@@ -145,13 +145,22 @@ final class AppWindow {
         enabled.onToggled { [weak self] on in self?.setEnabled(on, record) }
         row.widget("edit").onClicked { [weak self] in self?.edit(record) }
         let skip = row.widget("skip")
-        skip.isVisible = AlarmWords.repeats(record.schedule) && !record.disabled
+        // Only a repeating alarm waiting for its time has a next ring to skip (not a snoozed one).
+        skip.isVisible = AlarmWords.repeats(record.schedule) && !record.disabled && record.state == .scheduled
         if record.skippedOccurrence(now: Date()) == nil {
             skip.text = L("S_kip Next")
-            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try client.skip(record.id.uuidString) } }
+            skip.onClicked { [weak self] in
+                self?.send(failing: L("The next ring of “%@” could not be skipped", record.title)) { client throws(AlarmError) in
+                    _ = try client.skip(record.id.uuidString)
+                }
+            }
         } else {
             skip.text = L("U_nskip")
-            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try client.unskip(record.id.uuidString) } }
+            skip.onClicked { [weak self] in
+                self?.send(failing: L("The skipped ring of “%@” could not be brought back", record.title)) { client throws(AlarmError) in
+                    _ = try client.unskip(record.id.uuidString)
+                }
+            }
         }
         return row
     }
@@ -242,12 +251,13 @@ final class AppWindow {
         status.isVisible = !text.isEmpty
     }
 
-    /// A line at the bottom with Undo, for a while.
-    private func showToast(_ text: String, undo: @escaping @GLibActor () -> Void) {
+    /// A line at the bottom, with Undo when `undo` is given, for a while.
+    private func showToast(_ text: String, undo: (@GLibActor () -> Void)?) {
         self.undo = undo
         toastGeneration += 1
         let generation = toastGeneration
         ui.widget("toast_text").text = text
+        ui.widget("toast_undo").isVisible = undo != nil
         ui.widget("toast").isVisible = true
         MainLoopSources.after(milliseconds: Self.toastMilliseconds) { [weak self] in
             if self?.toastGeneration == generation { self?.hideToast() }
@@ -263,46 +273,62 @@ final class AppWindow {
 
     /// Runs `request` on the agent, off the loop (`AgentClient.run`: the client's calls block
     /// until the agent answers, and the window must not freeze meanwhile); what it changed
-    /// arrives through the updates. A refusal is said in the window, in the agent's words.
-    private func send(_ request: @escaping @Sendable (AgentClient) throws(AlarmError) -> Void,
+    /// arrives through the updates. A refusal is said for a while in the person's words,
+    /// `failing` (the agent's own, which name ids and states, go to standard error), and what
+    /// the person flipped shows the agent's state again.
+    private func send(failing: String, _ request: @escaping @Sendable (AgentClient) throws(AlarmError) -> Void,
                       then done: (@GLibActor () -> Void)? = nil) {
         Task { @GLibActor [weak self, client] in
-            do {
+            do throws(AlarmError) {
                 try await client.run(request)
                 self?.say("")
                 done?()
             } catch {
-                self?.say("\(error)")
-                // A switch flipped or a row changed here shows the agent's state again.
-                if let self { self.show(self.records) }
+                guard let self else { return }
+                if case .agentUnavailable = error {
+                    self.say(L("Cannot reach the alarm agent: %@", error.reason))
+                } else {
+                    reveille_app.say("reveille-app: \(failing): \(error.reason)\n", to: 2)
+                    self.showToast(failing, undo: nil)
+                }
+                self.show(self.records)
             }
         }
     }
 
-    /// Removes `record`, offering Undo: it is scheduled again as it was (a new id), off if it was.
+    /// Removes `record`, offering Undo: the agent schedules it again as it stood (`Restore`:
+    /// its id, a snooze still ahead, a skip, off if it was).
     private func delete(_ record: AlarmRecord) {
-        send({ client throws(AlarmError) in _ = try client.apply(.cancel, to: record.id.uuidString) }) { [weak self] in
+        send(failing: L("“%@” could not be deleted", record.title), { client throws(AlarmError) in
+            _ = try client.apply(.cancel, to: record.id.uuidString)
+        }) { [weak self] in
             self?.showToast(L("Deleted “%@”", record.title)) { [weak self] in
-                self?.send { client throws(AlarmError) in
-                    let again = try client.schedule(id: UUID(), request: record.request)
-                    if record.disabled { _ = try client.setEnabled(false, again.id.uuidString) }
+                self?.send(failing: L("“%@” could not be brought back", record.title)) { client throws(AlarmError) in
+                    _ = try client.restore(record)
                 }
             }
         }
     }
 
     private func setEnabled(_ on: Bool, _ record: AlarmRecord) {
-        send { client throws(AlarmError) in _ = try client.setEnabled(on, record.id.uuidString) }
+        let failing = on ? L("“%@” could not be turned on", record.title) : L("“%@” could not be turned off", record.title)
+        send(failing: failing) { client throws(AlarmError) in _ = try client.setEnabled(on, record.id.uuidString) }
     }
 
     private func perform(_ action: AlarmAction, _ record: AlarmRecord) {
-        send { client throws(AlarmError) in _ = try client.apply(action, to: record.id.uuidString) }
+        let failing = switch action {
+        case .pause: L("“%@” could not be paused", record.title)
+        case .resume: L("“%@” could not be resumed", record.title)
+        case .stop: L("“%@” could not be stopped", record.title)
+        case .cancel, .countdown: L("“%@” could not be cancelled", record.title)
+        }
+        send(failing: failing) { client throws(AlarmError) in _ = try client.apply(action, to: record.id.uuidString) }
     }
 
     private func startTimer(seconds: TimeInterval) {
         let request = AlarmDialog.request(title: L("%@ timer", AlarmWords.preset(seconds: seconds)), schedule: nil,
                                           preAlert: seconds, snooze: 9 * 60)
-        send { client throws(AlarmError) in _ = try client.schedule(id: UUID(), request: request) }
+        send(failing: L("The timer could not be started")) { client throws(AlarmError) in _ = try client.schedule(id: UUID(), request: request) }
     }
 
     /// Starts a timer of the length typed beside the presets, read as `reveille timer` reads one.
@@ -343,7 +369,8 @@ final class AppWindow {
     /// intent runs and the app hears the press.
     private func answerRinging(_ button: AlarmButtonRole) {
         guard let id = ringingID else { return }
-        send { client throws(AlarmError) in _ = try client.press(button, on: id) }
+        let title = records.first { $0.id == id }?.title ?? ""
+        send(failing: L("“%@” could not be answered", title)) { client throws(AlarmError) in _ = try client.press(button, on: id) }
     }
 
     /// Opens the dialog for `record`, or for a new alarm.

@@ -406,6 +406,57 @@ struct AppWindowTests {
         }
     }
 
+    @Test func aSnoozedAlarmShowsItsSnoozeAndDeleteWithUndoAndItsSwitchWorkOnIt() throws {
+        // Rung and snoozed: set three minutes ahead, the agent's clock moved to just before it
+        // (as in anAlarmAddedInTheDialogRingsAtItsTime), then `reveille snooze`.
+        let session = try TestSession(notifications: .recording())
+        try session.startDisplay()
+        try AccessibleTree.prepare(session)
+        let offsetFile = session.directory + "/clock-offset"
+        try "0".write(toFile: offsetFile, atomically: true, encoding: .utf8)
+        try session.startAgent(["--test-clock-offset-file", offsetFile])
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")! // the session's TZ
+        let due = utc.date(bySetting: .second, value: 0, of: Date().addingTimeInterval(180))!
+        let time = String(format: "%02d:%02d", utc.component(.hour, from: due), utc.component(.minute, from: due))
+        let added = try session.cliJSON(AlarmJSON.self, "add", time, "--title", "Wake up")
+        try String(Int(due.timeIntervalSinceNow.rounded(.down)) - 2).write(toFile: offsetFile, atomically: true, encoding: .utf8)
+        kill(try #require(try session.ownerPID(of: AgentInterface.busName)), SIGUSR1)
+        _ = try eventually(timeout: 10, "the alarm ringing") { try session.agentState(of: added.id) == "alerting" ? true : nil }
+        #expect(try session.cli("snooze", String(added.id.prefix(8)), "9m").status == 0)
+        let snoozed = try #require(try session.cliJSON([Listed].self, "list").first)
+        #expect(snoozed.state == "countdown", "\(snoozed)")
+        // The list's instants are local (the session's TZ is UTC): its hour and minute.
+        let until = String(try #require(snoozed.fireDate).dropFirst(11).prefix(5))
+        try withApp(session) { _, tree, _ in
+            _ = try eventually("the alarm in the window") { try labels(tree).contains("Wake up") ? true : nil }
+            let shown = try eventually("its row to say until when it is snoozed") {
+                try labels(tree).first { $0.contains("Snoozed until \(until)") }
+            }
+            #expect(shown == "Once · Snoozed until \(until)")
+
+            // Deleted, then Undo: back exactly as it was, snooze and all.
+            try tree.press("push button", "Edit")
+            _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
+            try tree.press("push button", "Delete Alarm")
+            _ = try eventually("Delete to remove the alarm") { try session.cliJSON([Listed].self, "list").isEmpty ? true : nil }
+            try tree.press("push button", "Undo")
+            let back = try eventually("Undo to bring the alarm back") { try session.cliJSON([Listed].self, "list").first }
+            #expect(back.id == snoozed.id && back.state == "countdown" && back.fireDate == snoozed.fireDate, "as it was: \(back), before \(snoozed)")
+            _ = try eventually("the row snoozed again") { try labels(tree).contains("Once · Snoozed until \(until)") ? true : nil }
+
+            // Its switch turns it off: the snooze ends, nothing is refused.
+            try tree.press("check box", "Wake up")
+            let off = try eventually("the switch to turn the snoozed alarm off") {
+                try session.cliJSON([Listed].self, "list").first { $0.state == "scheduled" }
+            }
+            #expect(off.id == snoozed.id, "\(off)")
+            _ = try eventually("the row to say it is off") { try labels(tree).contains("Once · Off") ? true : nil }
+            let words = try tree.names("label")
+            #expect(!words.contains { $0.contains("counting down") || $0.contains(String(added.id.prefix(8))) }, "no agent's words: \(words)")
+        }
+    }
+
     @Test func skipNextAndUnskip() throws {
         let session = try session()
         let alarm = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Daily", "--days", "daily")
