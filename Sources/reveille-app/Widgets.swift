@@ -388,7 +388,7 @@ struct Widget {
     }
 }
 
-/// The GtkApplication: one instance per session (GApplication's D-Bus name); a second
+/// The application (an AdwApplication, `Adwaita`): one instance per session (GApplication's D-Bus name); a second
 /// launch activates the first, which raises its window, and ends.
 @GLibActor
 final class Application {
@@ -410,7 +410,8 @@ final class Application {
     }
 
     init(id: String) {
-        pointer = gtk_application_new(id, GApplicationFlags(rawValue: 0))
+        // libadwaita's: its start loads the platform's style, dark as the desktop prefers.
+        pointer = Adwaita.application(id: id)
     }
 
     /// Takes the application's name on the session bus; `true` when another process holds it

@@ -457,6 +457,33 @@ struct AppWindowTests {
         }
     }
 
+    @Test func theWindowFollowsTheDesktopsDarkStyle() throws {
+        let session = try session()
+        /// The page's background, left of the lists (the window is at the screen's top left:
+        /// Xvfb has no window manager to place it).
+        func background() throws -> [UInt8] {
+            _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            return try session.pixel(x: 8, y: 400)
+        }
+        try withApp(session) { _, _, _ in
+            _ = try eventually("a light window") { try background().allSatisfy { $0 > 180 } ? true : nil }
+        }
+        _ = try eventually("the first window to go") { try session.windows(titled: "Reveille").isEmpty ? true : nil }
+        // The desktop's choice where no settings portal runs: GSettings, here its keyfile backend
+        // in the session's own configuration folder (GNOME's Appearance writes it through dconf).
+        let folder = session.directory + "/config/glib-2.0/settings"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try "[org/gnome/desktop/interface]\ncolor-scheme='prefer-dark'\n".write(toFile: folder + "/keyfile", atomically: true, encoding: .utf8)
+        var environment = session.environment
+        environment["GSETTINGS_BACKEND"] = "keyfile"
+        try withApp(session, environment: environment) { _, _, _ in
+            _ = try eventually("a dark window") {
+                let colour = try background()
+                return colour.allSatisfy { $0 < 80 } ? colour : nil
+            }
+        }
+    }
+
     @Test func skipNextAndUnskip() throws {
         let session = try session()
         let alarm = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Daily", "--days", "daily")
