@@ -126,7 +126,7 @@ let package = Package(
         // The alert window (GTK 4), its own process: the agent starts it while an alarm rings unseen.
         .executableTarget(name: "reveille-alert", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleBus", "CGtk"]),
         // The app (GTK 4): the person's window onto their alarms and timers, a client of the agent
-        // as the CLI is. Its widgets are GtkBuilder files in Resources, read at start.
+        // as the CLI is. Its widgets are GtkBuilder files in Resources, compiled into it (AppResources.swift, scripts/app-resources).
         .executableTarget(name: "reveille-app", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleTimeZone", "ReveilleCalendar",
                                                                "ReveilleBus", "CGtk", "CAdwaita", .product(name: "SystemPackage", package: "swift-system")],
                           exclude: ["Resources"]),

@@ -49,6 +49,33 @@ struct UIFile {
 
     /// Lets the builder go: its widgets live on in their parents (a toplevel, in GTK's list).
     func release() { g_object_unref(UnsafeMutableRawPointer(builder)) }
+
+    /// Registers a GResource bundle (glib-compile-resources' output) with GIO, for `text(at:)`.
+    static func register(bundle: [UInt8]) throws(Failure) {
+        let bytes = bundle.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+        defer { g_bytes_unref(bytes) }
+        var error: UnsafeMutablePointer<GError>?
+        guard let resource = g_resource_new_from_data(bytes, &error) else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            g_error_free(error)
+            throw Failure(description: "the compiled UI files: \(message)")
+        }
+        g_resources_register(resource)
+    }
+
+    /// The text of the file at `path` in a registered bundle (`/io/github/…/window.ui`).
+    static func text(at path: String) throws(Failure) -> String {
+        var error: UnsafeMutablePointer<GError>?
+        guard let bytes = g_resources_lookup_data(path, G_RESOURCE_LOOKUP_FLAGS_NONE, &error) else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            g_error_free(error)
+            throw Failure(description: "\(path): \(message)")
+        }
+        defer { g_bytes_unref(bytes) }
+        var size: gsize = 0
+        let data = g_bytes_get_data(bytes, &size)
+        return String(decoding: UnsafeRawBufferPointer(start: data, count: Int(size)), as: UTF8.self)
+    }
 }
 
 /// A widget, as a handle; what it can do depends on its class, as in GTK.

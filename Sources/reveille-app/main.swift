@@ -4,21 +4,18 @@ import ReveilleBus
 import ReveilleCore
 import SystemPackage
 
-/// The UI files' text, read once at start: from `share/reveille/app` beside the installed
-/// binary, else (a binary run from the build tree) from the sources it was built from.
+/// The UI files' text, read once at start from the GResource bundle compiled into the binary
+/// (`AppResources.swift`, made by scripts/app-resources from `Resources/*.ui`).
+@GLibActor
 struct UIFiles {
     let window: String, alarmRow: String, timerRow: String, historyRow: String, alarmDialog: String
 
     static func read() throws(UIFile.Failure) -> UIFiles {
-        let installed = Installation.shared("reveille/app")
-        let sources = String(#filePath.dropLast("main.swift".count)) + "Resources"
-        let folder = FileManager.default.fileExists(atPath: installed + "/window.ui") ? installed : sources
-        func text(_ name: String) throws(UIFile.Failure) -> String {
-            guard let data = FileManager.default.contents(atPath: folder + "/" + name) else {
-                throw UIFile.Failure(description: L("cannot read %@ (looked in %@ and %@)", name, installed, sources))
-            }
-            return String(decoding: data, as: UTF8.self)
+        guard let bundle = Data(base64Encoded: appResourceBundle, options: .ignoreUnknownCharacters) else {
+            throw UIFile.Failure(description: "the compiled UI files are not base64 (regenerate AppResources.swift: scripts/app-resources)")
         }
+        try UIFile.register(bundle: [UInt8](bundle))
+        func text(_ name: String) throws(UIFile.Failure) -> String { try UIFile.text(at: appResourcePrefix + "/" + name) }
         return UIFiles(window: try text("window.ui"), alarmRow: try text("alarm-row.ui"),
                        timerRow: try text("timer-row.ui"), historyRow: try text("history-row.ui"),
                        alarmDialog: try text("alarm-dialog.ui"))
