@@ -62,7 +62,12 @@ final class AppWindow {
         // Read each time the page opens: another tool (`reveille settings`) may have changed them.
         let pages = ui.widget("pages")
         pages.keepsFocusOnShownPage()
-        pages.onPageShown { [settings] in if pages.shownPage == "settings" { settings.load() } }
+        let addAlarm = ui.widget("add_alarm")
+        pages.onPageShown { [settings] in
+            if pages.shownPage == "settings" { settings.load() }
+            // Adding an alarm belongs with the alarms: History and Settings do not offer it.
+            addAlarm.isVisible = pages.shownPage == "alarms"
+        }
         show([])
     }
 

@@ -484,6 +484,37 @@ struct AppWindowTests {
         }
     }
 
+    @Test func emptyListsSayWhatGoesThereAddAlarmIsOnTheAlarmsPageAndMaximizedTheListsKeepAReadableWidth() throws {
+        let session = try session()
+        try withApp(session) { _, tree, _ in
+            let window = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            _ = try eventually("the empty alarms' status page") { try labels(tree).contains("No Alarms") ? true : nil }
+            #expect(try tree.names("push button").contains("Add Alarm"))
+            try tree.press("page tab", "History")
+            _ = try eventually("the empty history's status page") {
+                try tree.nodes(inside: "panel", "History").contains { $0.role == "label" && $0.name == "Nothing Rang Yet" } ? true : nil
+            }
+            _ = try eventually("Add Alarm to leave the header on History") { try tree.names("push button").contains("Add Alarm") ? nil : true }
+            _ = try openSettings(session, tree)
+            #expect(try !tree.names("push button").contains("Add Alarm"), "nor on Settings")
+            try tree.press("page tab", "Alarms")
+            _ = try eventually("Add Alarm back on Alarms") { try tree.names("push button").contains("Add Alarm") ? true : nil }
+
+            // Wide (a maximized window's width), the rows stay at a readable width, centred.
+            _ = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Wake up")
+            _ = try eventually("the alarm in the window") { try labels(tree).contains("Wake up") ? true : nil }
+            let xdotool = try Subprocess.find("xdotool", package: "xdotool")
+            #expect(try Subprocess.run(xdotool, ["windowsize", window, "1000", "700"], environment: session.environment).status == 0)
+            let list = try eventually("the window 1000 px wide") { () -> AccessibleTree.Node? in
+                let nodes = try tree.nodes(withExtents: true)
+                guard let frame = nodes.first(where: { $0.role == "frame" && $0.name == "Reveille" })?.area, frame.width >= 990 else { return nil }
+                return nodes.first { $0.role == "list" && $0.name == "Alarms" }
+            }
+            let width = try #require(list.area?.width)
+            #expect(width <= 640 && width >= 400, "the alarms' list is \(width) px wide in a 1000 px window")
+        }
+    }
+
     @Test func skipNextAndUnskip() throws {
         let session = try session()
         let alarm = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Daily", "--days", "daily")
