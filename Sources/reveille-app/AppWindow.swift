@@ -27,14 +27,10 @@ final class AppWindow {
     /// The lengths of the timers started last, shown beside the presets, and their file.
     private var recent: RecentTimers
     private let recentPath = RecentTimers.path()
-    /// What Undo in the toast does, while the toast shows; each toast its own generation, so
-    /// that an older one's timer does not hide a newer one.
-    private var undo: (@GLibActor () -> Void)?
-    private var toastGeneration = 0
     /// The armed redraw (`tick`), replaced when the list changes.
     private var tickSource: UInt32?
     /// How long a toast offers Undo.
-    static let toastMilliseconds: UInt32 = 10_000
+    static let toastSeconds: UInt32 = 10
 
     init(files: UIFiles) throws(UIFile.Failure) {
         self.files = files
@@ -55,10 +51,6 @@ final class AppWindow {
         ui.widget("timer_length").onActivate(startTyped)
         ui.widget("ringing_stop").onClicked { [weak self] in self?.answerRinging(.stop) }
         ui.widget("ringing_secondary").onClicked { [weak self] in self?.answerRinging(.secondary) }
-        ui.widget("toast_undo").onClicked { [weak self] in
-            self?.undo?()
-            self?.hideToast()
-        }
         // Read each time the page opens: another tool (`reveille settings`) may have changed them.
         let pages = ui.widget("pages")
         pages.keepsFocusOnShownPage()
@@ -256,22 +248,10 @@ final class AppWindow {
         status.isVisible = !text.isEmpty
     }
 
-    /// A line at the bottom, with Undo when `undo` is given, for a while.
+    /// A toast at the bottom, with Undo when `undo` is given, for a while (`toastSeconds`).
     private func showToast(_ text: String, undo: (@GLibActor () -> Void)?) {
-        self.undo = undo
-        toastGeneration += 1
-        let generation = toastGeneration
-        ui.widget("toast_text").text = text
-        ui.widget("toast_undo").isVisible = undo != nil
-        ui.widget("toast").isVisible = true
-        MainLoopSources.after(milliseconds: Self.toastMilliseconds) { [weak self] in
-            if self?.toastGeneration == generation { self?.hideToast() }
-        }
-    }
-
-    private func hideToast() {
-        undo = nil
-        ui.widget("toast").isVisible = false
+        Adwaita.toast(text, in: ui.widget("toasts"), seconds: Self.toastSeconds, button: undo == nil ? nil : L("_Undo"),
+                      dismiss: L("Dismiss"), action: undo)
     }
 
     // MARK: Changing

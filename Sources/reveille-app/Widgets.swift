@@ -1,3 +1,6 @@
+// libadwaita's header includes GTK's: clang gives each GTK declaration to whichever of the two
+// modules it meets first, so GTK's names are imported through both (no libadwaita call is here).
+import CAdwaita
 import CGtk
 import Glibc
 import ReveilleBus
@@ -81,7 +84,8 @@ struct UIFile {
 /// A widget, as a handle; what it can do depends on its class, as in GTK.
 @GLibActor
 struct Widget {
-    fileprivate let pointer: UnsafeMutableRawPointer
+    /// The GObject; for the other C wrapper (`Adwaita`, libadwaita) only.
+    let pointer: UnsafeMutableRawPointer
 
     fileprivate init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
 
@@ -169,6 +173,27 @@ struct Widget {
         g_value_unset(&value)
         // A mnemonic's label also labels the button (labelled-by), which GTK 4.8 adds to the name.
         gtk_accessible_reset_relation(OpaquePointer(pointer), GTK_ACCESSIBLE_RELATION_LABELLED_BY)
+    }
+
+    /// Names the buttons of the toasts this overlay shows for screen readers: the labelled one
+    /// by its label (GTK 4.8 would say "_Undo Undo"), the one with an icon only `dismiss`
+    /// (libadwaita 1.2 gives it no name). The toast's widgets are libadwaita's own, found by type.
+    func nameToastButtons(dismiss: String) {
+        func visit(_ widget: UnsafeMutablePointer<GtkWidget>, inToast: Bool) {
+            let typeName = String(cString: g_type_name_from_instance(UnsafeMutableRawPointer(widget).assumingMemoryBound(to: GTypeInstance.self)))
+            let inToast = inToast || typeName == "AdwToastWidget"
+            let node = Widget(UnsafeMutableRawPointer(widget))
+            if inToast, node.isA(gtk_button_get_type()) {
+                let label = node.text
+                node.nameForScreenReaders(label.isEmpty ? dismiss : label)
+            }
+            var child = gtk_widget_get_first_child(widget)
+            while let next = child {
+                visit(next, inToast: inToast)
+                child = gtk_widget_get_next_sibling(next)
+            }
+        }
+        visit(gtk, inToast: false)
     }
 
     /// A stack's shown page, by name.

@@ -79,7 +79,6 @@ final class App {
         .ringing-title { font-size: 20pt; font-weight: bold; }
         button.ringing-answer { font-size: 14pt; font-weight: bold; padding: 8px 28px; }
         .heading { font-weight: bold; font-size: 12pt; }
-        .toast { padding: 6px 6px 6px 18px; border-radius: 18px; background: alpha(black, 0.8); color: white; }
         stackswitcher button.text-button { min-width: 64px; }
         row.chosen { background-image: -gtk-icontheme("object-select-symbolic"); background-repeat: no-repeat;
                      background-origin: content-box; background-position: right center; background-size: 16px 16px; }
