@@ -14,6 +14,21 @@ enum Adwaita {
         UnsafeMutableRawPointer(adw_application_new(id, GApplicationFlags(rawValue: 0))).assumingMemoryBound(to: GtkApplication.self)
     }
 
+    /// Shows Reveille's About window over `parent`.
+    static func showAbout(over parent: Widget, version: String) {
+        let window = adw_about_window_new()!
+        let about = OpaquePointer(window)
+        adw_about_window_set_application_name(about, "Reveille")
+        adw_about_window_set_application_icon(about, "io.github.reveille.Reveille")
+        adw_about_window_set_version(about, version)
+        adw_about_window_set_developer_name(about, "The Reveille authors")
+        adw_about_window_set_website(about, "https://github.com/reveille/reveille")
+        adw_about_window_set_license_type(about, GTK_LICENSE_MIT_X11)
+        let asWindow = UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self)
+        gtk_window_set_transient_for(asWindow, parent.pointer.assumingMemoryBound(to: GtkWindow.self))
+        gtk_window_present(asWindow)
+    }
+
     /// Shows `text` in `overlay` (an AdwToastOverlay) for `seconds`, at once (a newer toast goes
     /// before an older one), with a button `button` (`_Undo`) that runs `action` when given;
     /// `dismiss`: what a screen reader calls its close button.

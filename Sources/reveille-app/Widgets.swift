@@ -479,6 +479,19 @@ final class Application {
         return g_application_get_is_remote(application) != 0
     }
 
+    /// Adds the application's action `name` (`app.NAME` in a menu), which runs `action`.
+    func addAction(_ name: String, _ action: @escaping @GLibActor () -> Void) {
+        let simple = g_simple_action_new(name, nil)!
+        typealias Activate = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+        let handler: Activate = { _, _, data in
+            let action = CallbackBox<@GLibActor () -> Void>.from(data)
+            GLibActor.assumeIsolated { action() }
+        }
+        Widget.connect(UnsafeMutableRawPointer(simple), "activate", unsafeBitCast(handler, to: GCallback.self), CallbackBox(action))
+        g_action_map_add_action(OpaquePointer(pointer), simple)
+        g_object_unref(UnsafeMutableRawPointer(simple))
+    }
+
     /// Calls `action` when the application is activated: at start, and by each later launch.
     func onActivate(_ action: @escaping @GLibActor () -> Void) {
         typealias Activate = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void

@@ -39,14 +39,17 @@ final class App {
         let application = Application(id: Self.id)
         application.onActivate { [weak self] in self?.activate() }
         do {
+            // Registered before the application starts: it looks for its Keyboard Shortcuts
+            // window (gtk/help-overlay.ui) among them then.
+            let files = try UIFiles.read()
             if try application.register() {
                 application.activate()
                 return 0
             }
-            let files = try UIFiles.read()
             Application.loadStyle(Self.css)
             let window = try AppWindow(files: files)
             window.window.add(to: application)
+            application.addAction("about") { Adwaita.showAbout(over: window.window, version: ReveilleVersion.current) }
             window.window.onCloseRequest { [weak self] in self?.finish(0) }
             self.window = window
             window.follow()

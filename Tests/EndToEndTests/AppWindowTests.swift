@@ -518,6 +518,34 @@ struct AppWindowTests {
         }
     }
 
+    @Test func thePrimaryMenuOpensKeyboardShortcutsAndAbout() throws {
+        let session = try session()
+        try withApp(session) { _, tree, _ in
+            let window = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            #expect(try tree.names("push button").contains("Main Menu"))
+            /// F10 opens the primary menu (GTK 4.8 gives the menu button itself no action to press).
+            func openMenu() throws {
+                _ = try eventually("F10 to open the menu") {
+                    try session.type("F10", into: window)
+                    return try tree.names("menu item").contains("Keyboard Shortcuts") ? true : nil
+                }
+            }
+            try openMenu()
+            try tree.press("menu item", "Keyboard Shortcuts")
+            let shortcuts = try eventually("the keyboard shortcuts, Add Alarm's among them") {
+                try tree.nodes(inside: "frame", "Keyboard Shortcuts").contains { $0.role == "label" && $0.name == "Add an alarm" }
+                    ? try session.windows(titled: "Keyboard Shortcuts").first : nil
+            }
+            try session.type("Escape", into: shortcuts)
+            _ = try eventually("Escape to close them") { try session.windows(titled: "Keyboard Shortcuts").isEmpty ? true : nil }
+            try openMenu()
+            try tree.press("menu item", "About Reveille")
+            _ = try eventually("the About window, with Reveille's version") {
+                try tree.nodes().contains { $0.role == "label" && $0.name == ReveilleVersion.current } ? true : nil
+            }
+        }
+    }
+
     @Test func skipNextAndUnskip() throws {
         let session = try session()
         let alarm = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Daily", "--days", "daily")
