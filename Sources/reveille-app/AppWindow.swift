@@ -111,6 +111,7 @@ final class AppWindow {
             self.fill("history", with: shown) { [files = self.files] entry throws(UIFile.Failure) in
                 let row = try UIFile(files.historyRow, name: "history-row.ui")
                 row.widget("title").text = entry.title
+                row.widget("row").nameForScreenReaders(entry.title)
                 row.widget("detail").text = AlarmWords.history(entry)
                 return row
             }
@@ -140,12 +141,15 @@ final class AppWindow {
         let enabled = row.widget("enabled")
         enabled.isOn = !record.disabled
         enabled.onToggled { [weak self] on in self?.setEnabled(on, record) }
-        row.widget("edit").onClicked { [weak self] in self?.edit(record) }
+        let edit = row.widget("edit")
+        edit.nameForScreenReaders(L("Edit %@", record.title))
+        edit.onClicked { [weak self] in self?.edit(record) }
         let skip = row.widget("skip")
         // Only a repeating alarm waiting for its time has a next ring to skip (not a snoozed one).
         skip.isVisible = AlarmWords.repeats(record.schedule) && !record.disabled && record.state == .scheduled
         if record.skippedOccurrence(now: Date()) == nil {
             skip.text = L("S_kip Next")
+            skip.nameForScreenReaders(L("Skip the next ring of %@", record.title))
             skip.onClicked { [weak self] in
                 self?.send(failing: L("The next ring of “%@” could not be skipped", record.title)) { client throws(AlarmError) in
                     _ = try client.skip(record.id.uuidString)
@@ -153,6 +157,7 @@ final class AppWindow {
             }
         } else {
             skip.text = L("U_nskip")
+            skip.nameForScreenReaders(L("Unskip %@", record.title))
             skip.onClicked { [weak self] in
                 self?.send(failing: L("The skipped ring of “%@” could not be brought back", record.title)) { client throws(AlarmError) in
                     _ = try client.unskip(record.id.uuidString)
@@ -175,6 +180,8 @@ final class AppWindow {
     }
 
     private func fillAlarm(_ row: UIFile, _ record: AlarmRecord, app: String? = nil) {
+        // A screen reader says the row by its title, not as an empty list item.
+        row.widget("row").nameForScreenReaders(record.title)
         row.widget("time").text = AlarmWords.time(record)
         row.widget("title").text = app.map { "\(record.title) · \($0)" } ?? record.title
         let detail = row.widget("detail"), time = row.widget("time")
@@ -189,6 +196,7 @@ final class AppWindow {
     private func timerRow(_ record: AlarmRecord) throws(UIFile.Failure) -> UIFile {
         let row = try UIFile(files.timerRow, name: "timer-row.ui")
         row.widget("title").text = record.title
+        row.widget("row").nameForScreenReaders(record.title)
         let remaining = row.widget("remaining"), progress = row.widget("progress")
         liveRows.append((record, { record, now in
             let (seconds, done) = AlarmWords.remaining(record, now: now)
@@ -199,14 +207,18 @@ final class AppWindow {
         switch record.state {
         case .countdown:
             pause.text = L("_Pause")
+            pause.nameForScreenReaders(L("Pause %@", record.title))
             pause.onClicked { [weak self] in self?.perform(.pause, record) }
         case .paused:
             pause.text = L("_Resume")
+            pause.nameForScreenReaders(L("Resume %@", record.title))
             pause.onClicked { [weak self] in self?.perform(.resume, record) }
         case .scheduled, .alerting:
             pause.isVisible = false
         }
-        row.widget("cancel").onClicked { [weak self] in self?.perform(record.state == .alerting ? .stop : .cancel, record) }
+        let cancel = row.widget("cancel")
+        cancel.nameForScreenReaders(record.state == .alerting ? L("Stop %@", record.title) : L("Cancel %@", record.title))
+        cancel.onClicked { [weak self] in self?.perform(record.state == .alerting ? .stop : .cancel, record) }
         return row
     }
 
@@ -216,10 +228,15 @@ final class AppWindow {
         guard let record else { return }
         ui.widget("ringing_title").text = record.title
         ui.widget("ringing_detail").text = AlarmWords.ringing(record)
+        ui.widget("ringing_stop").nameForScreenReaders(L("Stop %@", record.title))
         let secondary = ui.widget("ringing_secondary")
         let label = record.presentation.alert.secondaryButton?.text.defaultValue
         secondary.isVisible = label != nil
-        if let label { secondary.text = label }
+        if let label {
+            secondary.text = label
+            // "Snooze Tea": the button's own word, then what it acts on.
+            secondary.nameForScreenReaders(L("%@ %@", label, record.title))
+        }
     }
 
     /// Redraws what changes with time, and arms the next redraw: every half second while a

@@ -163,8 +163,8 @@ struct Widget {
     }
 
     /// The name screen readers (and AT-SPI's other clients) say for the widget: `label`
-    /// without its mnemonic's underscore.
-    fileprivate func nameForScreenReaders(_ label: String) {
+    /// without its mnemonic's underscore (a row's title; a button's action and what it acts on).
+    func nameForScreenReaders(_ label: String) {
         var value = GValue()
         g_value_init(&value, g_type_from_name("gchararray"))
         g_value_set_string(&value, label.replacing("_", with: ""))

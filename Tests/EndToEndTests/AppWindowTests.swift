@@ -163,7 +163,7 @@ struct AppWindowTests {
             #expect(started.kind == "timer" && started.state == "countdown")
             _ = try eventually("the new timer in the window") { try labels(tree).contains("5 min timer") ? true : nil }
 
-            try tree.press("push button", "Pause", index: 0)
+            try tree.press("push button", "Pause Tea")
             _ = try eventually("Pause to pause a timer") { try session.cliJSON([Listed].self, "list").first { $0.state == "paused" } }
         }
     }
@@ -285,7 +285,7 @@ struct AppWindowTests {
         let before = try session.cli("list", "--json").stdout
         try withApp(session) { _, tree, _ in
             _ = try eventually("the alarm in the window") { try labels(tree).contains("Odd") ? true : nil }
-            try tree.press("push button", "Edit")
+            try tree.press("push button", "Edit Odd")
             _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
             _ = try eventually("the alarm's sound chosen in the list") {
                 try tree.nodes(inside: "list", "Sound").contains { $0.name == "bell" } ? true : nil
@@ -294,7 +294,7 @@ struct AppWindowTests {
             _ = try eventually("the dialog to close") { try session.windows(titled: "Edit Alarm").isEmpty ? true : nil }
             #expect(try session.cli("list", "--json").stdout == before, "the volume, lengths, skip and every-3-days start kept as they were")
             // A change of the title alone changes only the title.
-            try tree.press("push button", "Edit")
+            try tree.press("push button", "Edit Odd")
             _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
             try tree.set("text", "Title", to: "Even")
             try tree.press("push button", "Save")
@@ -380,7 +380,7 @@ struct AppWindowTests {
         _ = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Swim", "--days", "tue", "--volume", "50%")
         try withApp(session) { _, tree, _ in
             _ = try eventually("the alarm in the window") { try labels(tree).contains("Swim") ? true : nil }
-            try tree.press("push button", "Edit")
+            try tree.press("push button", "Edit Swim")
             _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
             try tree.set("spin button", "Hour", to: "8")
             try tree.press("push button", "Save")
@@ -391,7 +391,7 @@ struct AppWindowTests {
             #expect(edited.ringLimit == 600 && edited.wakes == true, "the defaults, shown and kept: \(edited)")
             _ = try eventually("the new time in the window") { try labels(tree).contains("08:30") ? true : nil }
 
-            try tree.press("push button", "Edit")
+            try tree.press("push button", "Edit Swim")
             _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
             try tree.press("push button", "Delete Alarm")
             _ = try eventually("Delete to remove the alarm") { try session.cliJSON([Listed].self, "list").isEmpty ? true : nil }
@@ -439,7 +439,7 @@ struct AppWindowTests {
             #expect(shown == "Once · Snoozed until \(until)")
 
             // Deleted, then Undo: back exactly as it was, snooze and all.
-            try tree.press("push button", "Edit")
+            try tree.press("push button", "Edit Wake up")
             _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
             try tree.press("push button", "Delete Alarm")
             _ = try eventually("Delete to remove the alarm") { try session.cliJSON([Listed].self, "list").isEmpty ? true : nil }
@@ -546,23 +546,47 @@ struct AppWindowTests {
         }
     }
 
+    @Test func eachButtonIsNamedWithWhatItActsOnAndEachRowWithItsTitle() throws {
+        let session = try session()
+        _ = try session.cliJSON(AlarmJSON.self, "add", "06:30", "--title", "Wake up", "--days", "weekdays")
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "12m", "--title", "Pasta")
+        try withApp(session) { _, tree, _ in
+            let alarms = try eventually("the alarm's row") {
+                let rows = try tree.nodes(inside: "list", "Alarms")
+                return rows.contains { $0.role == "list item" && $0.name == "Wake up" } ? rows : nil
+            }
+            let names = alarms.filter { $0.role == "push button" }.map(\.name)
+            #expect(names == ["Skip the next ring of Wake up", "Edit Wake up"], "\(names)")
+            let timers = try eventually("the timer's row") {
+                let rows = try tree.nodes(inside: "list", "Timers")
+                return rows.contains { $0.role == "list item" && $0.name == "Pasta" } ? rows : nil
+            }
+            #expect(timers.filter { $0.role == "push button" }.map(\.name) == ["Pause Pasta", "Cancel Pasta"], "\(timers)")
+            try tree.press("push button", "Pause Pasta")
+            _ = try eventually("Pause Pasta to pause it, and its button to say Resume Pasta") {
+                try tree.names("push button").contains("Resume Pasta") ? true : nil
+            }
+            #expect(try session.cliJSON([Listed].self, "list").first { $0.title == "Pasta" }?.state == "paused")
+        }
+    }
+
     @Test func skipNextAndUnskip() throws {
         let session = try session()
         let alarm = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Daily", "--days", "daily")
         try withApp(session) { _, tree, _ in
             _ = try eventually("the alarm in the window") { try labels(tree).contains("Daily") ? true : nil }
-            try tree.press("push button", "Skip Next")
+            try tree.press("push button", "Skip the next ring of Daily")
             let skipped = try eventually("the agent to skip its next ring") {
                 try session.cliJSON([Listed].self, "list").first { $0.id == alarm.id && $0.skipped != nil }
             }
             #expect(skipped.fireDate != alarm.fireDate, "the next ring is the one after: \(skipped)")
             _ = try eventually("the row to say so") { try labels(tree).contains { $0.hasPrefix("Every day · Skips ") } ? true : nil }
-            try tree.press("push button", "Unskip")
+            try tree.press("push button", "Unskip Daily")
             let back = try eventually("the agent to ring it after all") {
                 try session.cliJSON([Listed].self, "list").first { $0.id == alarm.id && $0.skipped == nil }
             }
             #expect(back.fireDate == alarm.fireDate)
-            _ = try eventually("the row to offer Skip Next again") { try tree.names("push button").contains("Skip Next") ? true : nil }
+            _ = try eventually("the row to offer Skip Next again") { try tree.names("push button").contains("Skip the next ring of Daily") ? true : nil }
         }
     }
 
@@ -574,7 +598,7 @@ struct AppWindowTests {
             _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Bread")
             _ = try eventually("the ringing alarm at the top") { try labels(tree).contains("Timer done") ? true : nil }
             _ = try eventually("the alarm's sound") { recorder.firstAudible(after: Date(timeIntervalSinceNow: -10)) }
-            try tree.press("push button", "Stop")
+            try tree.press("push button", "Stop Bread")
             _ = try eventually("Stop to end the timer") { try session.cliJSON([Listed].self, "list").isEmpty ? true : nil }
             let stopped = Date()
             _ = try eventually("the sound to stop") {
@@ -641,7 +665,7 @@ struct AppWindowTests {
                 let shown = try labels(tree)
                 return shown.contains("Pizza") && shown.contains("Timer done") ? true : nil
             }
-            try tree.press("push button", "Stop")
+            try tree.press("push button", "Stop Pizza")
             _ = try session.eventually(timeout: 10, "the app's stop intent to run") { FileManager.default.fileExists(atPath: ran) ? true : nil }
         }
     }
@@ -858,7 +882,7 @@ struct AppWindowTests {
             _ = try eventually("the alarm in the window") { try labels(tree).contains("Wake up") ? true : nil }
             /// Opens the dialog and walks the sound list from its chosen row with `keys`.
             func walkSounds(_ keys: [String]) throws -> [String] {
-                try tree.press("push button", "Edit")
+                try tree.press("push button", "Edit Wake up")
                 let dialog = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
                 let names = try eventually("the agent's sounds, bell chosen") {
                     let shown = try rows(tree, "Sound")
