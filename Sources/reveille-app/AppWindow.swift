@@ -63,8 +63,9 @@ final class AppWindow {
         show([])
     }
 
-    /// Follows the agent's alarms until the stream ends (the agent gone for good, a refusal),
-    /// and reads its settings for their page.
+    /// Follows the agent: its alarms as they change, its settings for their page, and whether
+    /// it runs at all: gone, the window says so in the person's words and its controls wait;
+    /// back (started again, by hand or by the session), the window follows it by itself.
     func follow() {
         settings.load()
         // Changed by another tool (`reveille settings`) while the window is open: read again.
@@ -72,15 +73,48 @@ final class AppWindow {
             for await _ in client.settingsChanges() { self?.settings.load() }
         }
         Task { @GLibActor [weak self, client] in
+            for await present in client.agentPresence() { self?.agent(present: present) }
+        }
+        followAlarms()
+    }
+
+    /// Whether the alarms are followed now (`updates`, which resubscribes to an agent that
+    /// restarts, ends only when the agent could not be reached at all).
+    private var following = false
+    /// Whether the agent was seen gone since the window last followed it.
+    private var agentGone = false
+
+    private func followAlarms() {
+        guard !following else { return }
+        following = true
+        Task { @GLibActor [weak self, client] in
             do {
                 for try await records in client.updates() {
+                    self?.agent(present: true)
                     self?.show(records)
                     self?.follow(timers: records)
                 }
-                self?.say(L("Cannot reach the alarm agent: %@", L("lost the session bus")))
             } catch {
-                self?.say(L("Cannot reach the alarm agent: %@", "\(error)"))
+                // The agent's words name bus names and service files: for the log, not the window.
+                reveille_app.say("reveille-app: cannot follow the alarm agent: \(error)\n", to: 2)
             }
+            self?.following = false
+            self?.agent(present: false)
+        }
+    }
+
+    /// Shows whether the agent runs: gone, a line says so and what acts on alarms waits; back,
+    /// the line goes, the alarms are followed again and the settings read again.
+    private func agent(present: Bool) {
+        guard present == agentGone else { return }
+        agentGone = !present
+        say(present ? "" : L("The alarm service is not running: alarms do not ring until it starts again."))
+        for id in ["add_alarm", "alarms", "app_alarms", "timers", "presets", "recent_presets", "timer_length", "start_timer"] {
+            ui.widget(id).isSensitive = present
+        }
+        if present {
+            followAlarms()
+            settings.load()
         }
     }
 
@@ -287,12 +321,8 @@ final class AppWindow {
                 done?()
             } catch {
                 guard let self else { return }
-                if case .agentUnavailable = error {
-                    self.say(L("Cannot reach the alarm agent: %@", error.reason))
-                } else {
-                    reveille_app.say("reveille-app: \(failing): \(error.reason)\n", to: 2)
-                    self.showToast(failing, undo: nil)
-                }
+                reveille_app.say("reveille-app: \(failing): \(error.reason)\n", to: 2)
+                if case .agentUnavailable = error { self.agent(present: false) } else { self.showToast(failing, undo: nil) }
                 self.show(self.records)
             }
         }

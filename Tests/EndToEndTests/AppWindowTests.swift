@@ -570,6 +570,34 @@ struct AppWindowTests {
         }
     }
 
+    @Test func theAgentsAbsenceIsSaidInWordsAndTheWindowFollowsItWhenItReturns() throws {
+        // No agent runs, and the session's bus cannot start one.
+        let session = try TestSession(notifications: .recording())
+        try session.startDisplay()
+        try AccessibleTree.prepare(session)
+        let absent = "The alarm service is not running: alarms do not ring until it starts again."
+        try withApp(session) { _, tree, _ in
+            _ = try eventually("the absence said") { try tree.names("label").contains(absent) ? true : nil }
+            let words = try tree.names("label")
+            #expect(!words.contains { $0.contains("io.github") || $0.contains(".service") || $0.contains("reveille-agent") || $0.contains("(reveille ") },
+                    "no bus names, no command-line hints: \(words)")
+            // Started: the window follows it by itself.
+            try session.startAgent()
+            _ = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Back")
+            _ = try eventually("the window to follow the agent once it runs") {
+                try labels(tree).contains("Back") && !tree.names("label").contains(absent) ? true : nil
+            }
+            // Gone while the window shows its alarms: said; started again: followed again.
+            try session.killAgent()
+            _ = try eventually("the agent's end said") { try tree.names("label").contains(absent) ? true : nil }
+            try session.startAgent()
+            _ = try session.cliJSON(AlarmJSON.self, "add", "08:00", "--title", "Again")
+            _ = try eventually("the window to follow the new agent") {
+                try labels(tree).contains("Again") && !tree.names("label").contains(absent) ? true : nil
+            }
+        }
+    }
+
     @Test func skipNextAndUnskip() throws {
         let session = try session()
         let alarm = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Daily", "--days", "daily")
