@@ -159,10 +159,19 @@ final class AlarmDialog {
                 if self?.isOpen == true { self?.window.close() }
             } catch {
                 guard let self, self.isOpen else { return }
-                self.complain("\(error)")
+                self.complain(Self.words(error))
                 save.isSensitive = true
             }
         }
+    }
+
+    /// A refusal as the dialog says it; the agent not running in words (its own reason names
+    /// bus names and service files).
+    private static func words(_ error: any Error) -> String {
+        if case .agentUnavailable? = error as? AlarmError {
+            return L("The alarm service is not running: alarms do not ring until it starts again.")
+        }
+        return "\(error)"
     }
 
     /// Says in the dialog why it was not saved (or the sound not played).
@@ -197,7 +206,7 @@ final class AlarmDialog {
                 self.showSounds(entries, keeping: self.selectedSound)
             } catch {
                 guard let self, self.isOpen else { return }
-                self.complain("\(L("Sound")): \(error)")
+                self.complain("\(L("Sound")): \(Self.words(error))")
             }
         }
     }
@@ -225,7 +234,7 @@ final class AlarmDialog {
             } catch {
                 guard let self, self.previewPlaying == playing else { return }
                 self.previewEnded()
-                self.complain("\(L("Sound")): \(error)")
+                self.complain("\(L("Sound")): \(Self.words(error))")
             }
         }
     }
