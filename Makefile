@@ -12,7 +12,7 @@ PREFIX ?= /usr/local
 # dbusmock's templates, Radicale and a keyring for sync, and the tools that drive them (makoctl calls
 # systemd's busctl, and jq for its modes: the machine's image had both, a bare root has neither).
 BUILD_PACKAGES := pkg-config libglib2.0-dev libglib2.0-bin libpulse-dev libsndfile1-dev libnotify-dev libical-dev \
-	libgtk-4-dev libsoup-3.0-dev libsecret-1-dev gettext \
+	libgtk-4-dev libadwaita-1-dev libsoup-3.0-dev libsecret-1-dev gettext \
 	dbus-daemon dbus-bin pulseaudio pulseaudio-utils sound-theme-freedesktop tzdata desktop-file-utils \
 	xvfb xauth dunst python3-gi gir1.2-gtk-3.0
 DEB_PACKAGES := build-essential debhelper dpkg-dev appstream

@@ -32,6 +32,10 @@ let package = Package(
         .systemLibrary(name: "CICal"),
         .systemLibrary(name: "CGtk", pkgConfig: "gtk4-x11",
                        providers: [.apt(["libgtk-4-dev"])]),
+        // libadwaita 1.2 (Debian 12; 1.7 in Debian 13, used through 1.2's API only): the app's
+        // platform style, dark and high contrast as the desktop sets them.
+        .systemLibrary(name: "CAdwaita", pkgConfig: "libadwaita-1",
+                       providers: [.apt(["libadwaita-1-dev"])]),
         // Sync's libraries, headers only (libsoup-3.0-dev, libsecret-1-dev): HTTPClient and SecretStore open
         // them (dlopen) when sync is set up; a pkgConfig here would link them into every start of the agent.
         .systemLibrary(name: "CSoup"),
@@ -122,9 +126,9 @@ let package = Package(
         // The alert window (GTK 4), its own process: the agent starts it while an alarm rings unseen.
         .executableTarget(name: "reveille-alert", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleBus", "CGtk"]),
         // The app (GTK 4): the person's window onto their alarms and timers, a client of the agent
-        // as the CLI is. Its widgets are GtkBuilder files in Resources, read at start.
+        // as the CLI is. Its widgets are GtkBuilder files in Resources, compiled into it (AppResources.swift, scripts/app-resources).
         .executableTarget(name: "reveille-app", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleTimeZone", "ReveilleCalendar",
-                                                               "ReveilleBus", "CGtk", .product(name: "SystemPackage", package: "swift-system")],
+                                                               "ReveilleBus", "CGtk", "CAdwaita", .product(name: "SystemPackage", package: "swift-system")],
                           exclude: ["Resources"]),
         // A recording org.freedesktop.Notifications server for the end-to-end tests.
         .executableTarget(name: "reveille-test-notifyd", dependencies: ["ReveilleBus"],

@@ -61,6 +61,18 @@ extension AgentClient {
         return stream
     }
 
+    /// Whether the agent is on the bus: now, then at each change (it left; it started again).
+    /// Ends at once when the session bus cannot be reached.
+    package func agentPresence() -> AsyncStream<Bool> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(1))
+        Task { @GLibActor in
+            guard let bus = try? self.bus() else { return continuation.finish() }
+            let watch = bus.watchName(AgentInterface.busName) { owner in continuation.yield(owner != nil) }
+            continuation.onTermination = { _ in Task { @GLibActor in bus.unwatchName(watch) } }
+        }
+        return stream
+    }
+
     /// The list an `updates()` stream keeps, shared by its callbacks on the loop.
     private final class MirrorBox {
         var value = AlarmListMirror()

@@ -183,6 +183,16 @@ package final class AgentClient: Sendable {
         try Self.decode(AlarmRecord.self, from: try call(.unskip(id: idPrefix)))
     }
 
+    /// Schedules `record`, cancelled, again as it stood then (Undo): its id, a snooze still
+    /// ahead, a skip, off if it was; the agent's rules decide what still holds.
+    package func restore(_ record: AlarmRecord) throws(AlarmError) -> AlarmRecord {
+        let text: String
+        do { text = String(decoding: try JSONCoding.compactEncoder.encode(record), as: UTF8.self) } catch {
+            throw .invalidConfiguration("the alarm cannot be encoded: \(error)")
+        }
+        return try Self.decode(AlarmRecord.self, from: try call(.restore(record: text)))
+    }
+
     /// Skips the next occurrence of a repeating alarm.
     package func skip(_ idPrefix: String) throws(AlarmError) -> AlarmRecord {
         try Self.decode(AlarmRecord.self, from: try call(.skip(id: idPrefix)))

@@ -65,6 +65,8 @@ final class AlarmDialog {
         for (id, _) in Self.kinds {
             ui.widget(id).onToggled { [weak self] on in if on { self?.ui.widget("repeat_details").showPage(id) } }
         }
+        // Chosen by Enter, Space or a click on a row; the focus passing through chooses nothing.
+        ui.widget("sounds").makeChoiceList { _ in }
         showSounds([], keeping: initial.sound)
         fill(initial)
         for field in ["hour", "minute", "month_day", "year_month", "year_day", "every_days", "volume", "fade", "snooze", "ring_limit"] {
@@ -157,10 +159,19 @@ final class AlarmDialog {
                 if self?.isOpen == true { self?.window.close() }
             } catch {
                 guard let self, self.isOpen else { return }
-                self.complain("\(error)")
+                self.complain(Self.words(error))
                 save.isSensitive = true
             }
         }
+    }
+
+    /// A refusal as the dialog says it; the agent not running in words (its own reason names
+    /// bus names and service files).
+    private static func words(_ error: any Error) -> String {
+        if case .agentUnavailable? = error as? AlarmError {
+            return L("The alarm service is not running: alarms do not ring until it starts again.")
+        }
+        return "\(error)"
     }
 
     /// Says in the dialog why it was not saved (or the sound not played).
@@ -173,7 +184,7 @@ final class AlarmDialog {
     // MARK: Sound
 
     private var selectedSound: String? {
-        ui.widget("sounds").selectedRow.flatMap { soundRows.indices.contains($0) ? soundRows[$0] : nil }
+        ui.widget("sounds").chosenRow.flatMap { soundRows.indices.contains($0) ? soundRows[$0] : nil }
     }
 
     /// Lists the agent's sounds (alarm-like ones first), and `keeping`, the one chosen, if the
@@ -183,8 +194,8 @@ final class AlarmDialog {
         soundRows = [nil] + names + (chosen.map { names.contains($0) ? [] : [$0] } ?? [])
         let list = ui.widget("sounds")
         list.removeAll()
-        for row in soundRows { list.appendRow(row ?? L("Reveille’s alarm (default)")) }
-        list.selectRow(soundRows.firstIndex(of: chosen) ?? 0)
+        for row in soundRows { list.appendChoice(row ?? L("Reveille’s alarm (default)")) }
+        list.chooseRow(soundRows.firstIndex(of: chosen) ?? 0)
     }
 
     private func loadSounds() {
@@ -195,7 +206,7 @@ final class AlarmDialog {
                 self.showSounds(entries, keeping: self.selectedSound)
             } catch {
                 guard let self, self.isOpen else { return }
-                self.complain("\(L("Sound")): \(error)")
+                self.complain("\(L("Sound")): \(Self.words(error))")
             }
         }
     }
@@ -223,7 +234,7 @@ final class AlarmDialog {
             } catch {
                 guard let self, self.previewPlaying == playing else { return }
                 self.previewEnded()
-                self.complain("\(L("Sound")): \(error)")
+                self.complain("\(L("Sound")): \(Self.words(error))")
             }
         }
     }

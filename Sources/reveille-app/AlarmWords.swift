@@ -67,7 +67,7 @@ enum AlarmWords {
     }
 
     /// When it rings next, in words: `Rings in 11 h 7 min`, `Off`, `Ringing`,
-    /// `Skips 2026-11-30 07:30, rings in 2 d 23 h`.
+    /// `Snoozed until 06:05`, `Skips 2026-11-30 07:30, rings in 2 d 23 h`.
     static func next(_ record: AlarmRecord, now: Date = Date(), timeZone: any TimeZoneRules = GLibTimeZone.local) -> String {
         guard !record.disabled else { return L("Off") }
         if let skipped = record.skippedOccurrence(now: now), let next = record.fireDate {
@@ -77,6 +77,10 @@ enum AlarmWords {
         case .alerting: return L("Ringing")
         case .paused(let remaining, _): return L("Paused, %@ left", countdown(remaining))
         case .scheduled(nil): return L("Does not ring again")
+        // An alarm counts down only once it rang and was snoozed: it rings again then.
+        case .countdown(let until, _, _) where record.schedule != nil:
+            let (hour, minute) = localTime(until, timeZone: timeZone)
+            return L("Snoozed until %@", clock.format(hour: hour, minute: minute))
         case .scheduled(let date?), .countdown(let date, _, _):
             return L("Rings in %@", span(date.timeIntervalSince(now)))
         }

@@ -27,14 +27,10 @@ final class AppWindow {
     /// The lengths of the timers started last, shown beside the presets, and their file.
     private var recent: RecentTimers
     private let recentPath = RecentTimers.path()
-    /// What Undo in the toast does, while the toast shows; each toast its own generation, so
-    /// that an older one's timer does not hide a newer one.
-    private var undo: (@GLibActor () -> Void)?
-    private var toastGeneration = 0
     /// The armed redraw (`tick`), replaced when the list changes.
     private var tickSource: UInt32?
     /// How long a toast offers Undo.
-    static let toastMilliseconds: UInt32 = 10_000
+    static let toastSeconds: UInt32 = 10
 
     init(files: UIFiles) throws(UIFile.Failure) {
         self.files = files
@@ -55,19 +51,21 @@ final class AppWindow {
         ui.widget("timer_length").onActivate(startTyped)
         ui.widget("ringing_stop").onClicked { [weak self] in self?.answerRinging(.stop) }
         ui.widget("ringing_secondary").onClicked { [weak self] in self?.answerRinging(.secondary) }
-        ui.widget("toast_undo").onClicked { [weak self] in
-            self?.undo?()
-            self?.hideToast()
-        }
         // Read each time the page opens: another tool (`reveille settings`) may have changed them.
         let pages = ui.widget("pages")
         pages.keepsFocusOnShownPage()
-        pages.onPageShown { [settings] in if pages.shownPage == "settings" { settings.load() } }
+        let addAlarm = ui.widget("add_alarm")
+        pages.onPageShown { [settings] in
+            if pages.shownPage == "settings" { settings.load() }
+            // Adding an alarm belongs with the alarms: History and Settings do not offer it.
+            addAlarm.isVisible = pages.shownPage == "alarms"
+        }
         show([])
     }
 
-    /// Follows the agent's alarms until the stream ends (the agent gone for good, a refusal),
-    /// and reads its settings for their page.
+    /// Follows the agent: its alarms as they change, its settings for their page, and whether
+    /// it runs at all: gone, the window says so in the person's words and its controls wait;
+    /// back (started again, by hand or by the session), the window follows it by itself.
     func follow() {
         settings.load()
         // Changed by another tool (`reveille settings`) while the window is open: read again.
@@ -75,15 +73,48 @@ final class AppWindow {
             for await _ in client.settingsChanges() { self?.settings.load() }
         }
         Task { @GLibActor [weak self, client] in
+            for await present in client.agentPresence() { self?.agent(present: present) }
+        }
+        followAlarms()
+    }
+
+    /// Whether the alarms are followed now (`updates`, which resubscribes to an agent that
+    /// restarts, ends only when the agent could not be reached at all).
+    private var following = false
+    /// Whether the agent was seen gone since the window last followed it.
+    private var agentGone = false
+
+    private func followAlarms() {
+        guard !following else { return }
+        following = true
+        Task { @GLibActor [weak self, client] in
             do {
                 for try await records in client.updates() {
+                    self?.agent(present: true)
                     self?.show(records)
                     self?.follow(timers: records)
                 }
-                self?.say(L("Cannot reach the alarm agent: %@", L("lost the session bus")))
             } catch {
-                self?.say(L("Cannot reach the alarm agent: %@", "\(error)"))
+                // The agent's words name bus names and service files: for the log, not the window.
+                reveille_app.say("reveille-app: cannot follow the alarm agent: \(error)\n", to: 2)
             }
+            self?.following = false
+            self?.agent(present: false)
+        }
+    }
+
+    /// Shows whether the agent runs: gone, a line says so and what acts on alarms waits; back,
+    /// the line goes, the alarms are followed again and the settings read again.
+    private func agent(present: Bool) {
+        guard present == agentGone else { return }
+        agentGone = !present
+        say(present ? "" : L("The alarm service is not running: alarms do not ring until it starts again."))
+        for id in ["add_alarm", "alarms", "app_alarms", "timers", "presets", "recent_presets", "timer_length", "start_timer"] {
+            ui.widget(id).isSensitive = present
+        }
+        if present {
+            followAlarms()
+            settings.load()
         }
     }
 
@@ -114,6 +145,7 @@ final class AppWindow {
             self.fill("history", with: shown) { [files = self.files] entry throws(UIFile.Failure) in
                 let row = try UIFile(files.historyRow, name: "history-row.ui")
                 row.widget("title").text = entry.title
+                row.widget("row").nameForScreenReaders(entry.title)
                 row.widget("detail").text = AlarmWords.history(entry)
                 return row
             }
@@ -143,15 +175,28 @@ final class AppWindow {
         let enabled = row.widget("enabled")
         enabled.isOn = !record.disabled
         enabled.onToggled { [weak self] on in self?.setEnabled(on, record) }
-        row.widget("edit").onClicked { [weak self] in self?.edit(record) }
+        let edit = row.widget("edit")
+        edit.nameForScreenReaders(L("Edit %@", record.title))
+        edit.onClicked { [weak self] in self?.edit(record) }
         let skip = row.widget("skip")
-        skip.isVisible = AlarmWords.repeats(record.schedule) && !record.disabled
+        // Only a repeating alarm waiting for its time has a next ring to skip (not a snoozed one).
+        skip.isVisible = AlarmWords.repeats(record.schedule) && !record.disabled && record.state == .scheduled
         if record.skippedOccurrence(now: Date()) == nil {
             skip.text = L("S_kip Next")
-            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try client.skip(record.id.uuidString) } }
+            skip.nameForScreenReaders(L("Skip the next ring of %@", record.title))
+            skip.onClicked { [weak self] in
+                self?.send(failing: L("The next ring of “%@” could not be skipped", record.title)) { client throws(AlarmError) in
+                    _ = try client.skip(record.id.uuidString)
+                }
+            }
         } else {
             skip.text = L("U_nskip")
-            skip.onClicked { [weak self] in self?.send { client throws(AlarmError) in _ = try client.unskip(record.id.uuidString) } }
+            skip.nameForScreenReaders(L("Unskip %@", record.title))
+            skip.onClicked { [weak self] in
+                self?.send(failing: L("The skipped ring of “%@” could not be brought back", record.title)) { client throws(AlarmError) in
+                    _ = try client.unskip(record.id.uuidString)
+                }
+            }
         }
         return row
     }
@@ -169,6 +214,8 @@ final class AppWindow {
     }
 
     private func fillAlarm(_ row: UIFile, _ record: AlarmRecord, app: String? = nil) {
+        // A screen reader says the row by its title, not as an empty list item.
+        row.widget("row").nameForScreenReaders(record.title)
         row.widget("time").text = AlarmWords.time(record)
         row.widget("title").text = app.map { "\(record.title) · \($0)" } ?? record.title
         let detail = row.widget("detail"), time = row.widget("time")
@@ -183,6 +230,7 @@ final class AppWindow {
     private func timerRow(_ record: AlarmRecord) throws(UIFile.Failure) -> UIFile {
         let row = try UIFile(files.timerRow, name: "timer-row.ui")
         row.widget("title").text = record.title
+        row.widget("row").nameForScreenReaders(record.title)
         let remaining = row.widget("remaining"), progress = row.widget("progress")
         liveRows.append((record, { record, now in
             let (seconds, done) = AlarmWords.remaining(record, now: now)
@@ -193,14 +241,18 @@ final class AppWindow {
         switch record.state {
         case .countdown:
             pause.text = L("_Pause")
+            pause.nameForScreenReaders(L("Pause %@", record.title))
             pause.onClicked { [weak self] in self?.perform(.pause, record) }
         case .paused:
             pause.text = L("_Resume")
+            pause.nameForScreenReaders(L("Resume %@", record.title))
             pause.onClicked { [weak self] in self?.perform(.resume, record) }
         case .scheduled, .alerting:
             pause.isVisible = false
         }
-        row.widget("cancel").onClicked { [weak self] in self?.perform(record.state == .alerting ? .stop : .cancel, record) }
+        let cancel = row.widget("cancel")
+        cancel.nameForScreenReaders(record.state == .alerting ? L("Stop %@", record.title) : L("Cancel %@", record.title))
+        cancel.onClicked { [weak self] in self?.perform(record.state == .alerting ? .stop : .cancel, record) }
         return row
     }
 
@@ -210,10 +262,15 @@ final class AppWindow {
         guard let record else { return }
         ui.widget("ringing_title").text = record.title
         ui.widget("ringing_detail").text = AlarmWords.ringing(record)
+        ui.widget("ringing_stop").nameForScreenReaders(L("Stop %@", record.title))
         let secondary = ui.widget("ringing_secondary")
         let label = record.presentation.alert.secondaryButton?.text.defaultValue
         secondary.isVisible = label != nil
-        if let label { secondary.text = label }
+        if let label {
+            secondary.text = label
+            // "Snooze Tea": the button's own word, then what it acts on.
+            secondary.nameForScreenReaders(L("%@ %@", label, record.title))
+        }
     }
 
     /// Redraws what changes with time, and arms the next redraw: every half second while a
@@ -242,67 +299,68 @@ final class AppWindow {
         status.isVisible = !text.isEmpty
     }
 
-    /// A line at the bottom with Undo, for a while.
-    private func showToast(_ text: String, undo: @escaping @GLibActor () -> Void) {
-        self.undo = undo
-        toastGeneration += 1
-        let generation = toastGeneration
-        ui.widget("toast_text").text = text
-        ui.widget("toast").isVisible = true
-        MainLoopSources.after(milliseconds: Self.toastMilliseconds) { [weak self] in
-            if self?.toastGeneration == generation { self?.hideToast() }
-        }
-    }
-
-    private func hideToast() {
-        undo = nil
-        ui.widget("toast").isVisible = false
+    /// A toast at the bottom, with Undo when `undo` is given, for a while (`toastSeconds`).
+    private func showToast(_ text: String, undo: (@GLibActor () -> Void)?) {
+        Adwaita.toast(text, in: ui.widget("toasts"), seconds: Self.toastSeconds, button: undo == nil ? nil : L("_Undo"),
+                      dismiss: L("Dismiss"), action: undo)
     }
 
     // MARK: Changing
 
     /// Runs `request` on the agent, off the loop (`AgentClient.run`: the client's calls block
     /// until the agent answers, and the window must not freeze meanwhile); what it changed
-    /// arrives through the updates. A refusal is said in the window, in the agent's words.
-    private func send(_ request: @escaping @Sendable (AgentClient) throws(AlarmError) -> Void,
+    /// arrives through the updates. A refusal is said for a while in the person's words,
+    /// `failing` (the agent's own, which name ids and states, go to standard error), and what
+    /// the person flipped shows the agent's state again.
+    private func send(failing: String, _ request: @escaping @Sendable (AgentClient) throws(AlarmError) -> Void,
                       then done: (@GLibActor () -> Void)? = nil) {
         Task { @GLibActor [weak self, client] in
-            do {
+            do throws(AlarmError) {
                 try await client.run(request)
                 self?.say("")
                 done?()
             } catch {
-                self?.say("\(error)")
-                // A switch flipped or a row changed here shows the agent's state again.
-                if let self { self.show(self.records) }
+                guard let self else { return }
+                reveille_app.say("reveille-app: \(failing): \(error.reason)\n", to: 2)
+                if case .agentUnavailable = error { self.agent(present: false) } else { self.showToast(failing, undo: nil) }
+                self.show(self.records)
             }
         }
     }
 
-    /// Removes `record`, offering Undo: it is scheduled again as it was (a new id), off if it was.
+    /// Removes `record`, offering Undo: the agent schedules it again as it stood (`Restore`:
+    /// its id, a snooze still ahead, a skip, off if it was).
     private func delete(_ record: AlarmRecord) {
-        send({ client throws(AlarmError) in _ = try client.apply(.cancel, to: record.id.uuidString) }) { [weak self] in
+        send(failing: L("“%@” could not be deleted", record.title), { client throws(AlarmError) in
+            _ = try client.apply(.cancel, to: record.id.uuidString)
+        }) { [weak self] in
             self?.showToast(L("Deleted “%@”", record.title)) { [weak self] in
-                self?.send { client throws(AlarmError) in
-                    let again = try client.schedule(id: UUID(), request: record.request)
-                    if record.disabled { _ = try client.setEnabled(false, again.id.uuidString) }
+                self?.send(failing: L("“%@” could not be brought back", record.title)) { client throws(AlarmError) in
+                    _ = try client.restore(record)
                 }
             }
         }
     }
 
     private func setEnabled(_ on: Bool, _ record: AlarmRecord) {
-        send { client throws(AlarmError) in _ = try client.setEnabled(on, record.id.uuidString) }
+        let failing = on ? L("“%@” could not be turned on", record.title) : L("“%@” could not be turned off", record.title)
+        send(failing: failing) { client throws(AlarmError) in _ = try client.setEnabled(on, record.id.uuidString) }
     }
 
     private func perform(_ action: AlarmAction, _ record: AlarmRecord) {
-        send { client throws(AlarmError) in _ = try client.apply(action, to: record.id.uuidString) }
+        let failing = switch action {
+        case .pause: L("“%@” could not be paused", record.title)
+        case .resume: L("“%@” could not be resumed", record.title)
+        case .stop: L("“%@” could not be stopped", record.title)
+        case .cancel, .countdown: L("“%@” could not be cancelled", record.title)
+        }
+        send(failing: failing) { client throws(AlarmError) in _ = try client.apply(action, to: record.id.uuidString) }
     }
 
     private func startTimer(seconds: TimeInterval) {
         let request = AlarmDialog.request(title: L("%@ timer", AlarmWords.preset(seconds: seconds)), schedule: nil,
                                           preAlert: seconds, snooze: 9 * 60)
-        send { client throws(AlarmError) in _ = try client.schedule(id: UUID(), request: request) }
+        send(failing: L("The timer could not be started")) { client throws(AlarmError) in _ = try client.schedule(id: UUID(), request: request) }
     }
 
     /// Starts a timer of the length typed beside the presets, read as `reveille timer` reads one.
@@ -343,7 +401,8 @@ final class AppWindow {
     /// intent runs and the app hears the press.
     private func answerRinging(_ button: AlarmButtonRole) {
         guard let id = ringingID else { return }
-        send { client throws(AlarmError) in _ = try client.press(button, on: id) }
+        let title = records.first { $0.id == id }?.title ?? ""
+        send(failing: L("“%@” could not be answered", title)) { client throws(AlarmError) in _ = try client.press(button, on: id) }
     }
 
     /// Opens the dialog for `record`, or for a new alarm.

@@ -44,7 +44,7 @@ final class SettingsPage {
         for (id, setting) in Self.switches {
             ui.widget(id).onToggled { [weak self] on in self?.change { $0[keyPath: setting] = on } }
         }
-        ui.widget("ring_on").onSelectionChanged { [weak self] in self?.chooseRingOn() }
+        ui.widget("ring_on").makeChoiceList { [weak self] row in self?.chooseRingOn(row) }
         let wakeLead = ui.widget("wake_lead")
         wakeLead.onEdited { [weak self] in if self?.filling == false { self?.wakeLeadTyped = true } }
         wakeLead.onActivate { [weak self] in self?.setWakeLead() }
@@ -90,10 +90,10 @@ final class SettingsPage {
         if choices != ringOnChoices {
             ringOnChoices = choices
             list.removeAll()
-            for choice in choices { list.appendRow(choice.label) }
+            for choice in choices { list.appendChoice(choice.label) }
         }
         let chosen = choices.firstIndex { $0.ringOn == settings.ringOn } ?? 0
-        if list.selectedRow != chosen { list.selectRow(chosen) }
+        if list.chosenRow != chosen { list.chooseRow(chosen) }
         let wakeLead = ui.widget("wake_lead")
         if !wakeLeadTyped, (try? SettingsForm.wakeLead(wakeLead.editableText)) != settings.wakeLead {
             wakeLead.text = SettingsForm.typed(wakeLead: settings.wakeLead)
@@ -116,8 +116,9 @@ final class SettingsPage {
 
     // MARK: Changing
 
-    private func chooseRingOn() {
-        guard !filling, let row = ui.widget("ring_on").selectedRow, ringOnChoices.indices.contains(row) else { return }
+    /// The person chose the row at `row` (Enter, Space, a click; the focus passing chooses nothing).
+    private func chooseRingOn(_ row: Int) {
+        guard !filling, ringOnChoices.indices.contains(row) else { return }
         let ringOn = ringOnChoices[row].ringOn
         change { $0.ringOn = ringOn }
     }

@@ -39,6 +39,8 @@ struct SettingsSync {
             (confirmed, expected) = (settings, settings)
             return Update(show: settings, say: "")
         case .failure(let error):
+            // The agent not running is said by the window, in words; its reason names bus names.
+            if case .agentUnavailable = error { return Update(show: nil, say: L("The settings show once the alarm service runs.")) }
             return Update(show: nil, say: L("Cannot read the settings: %@", error.reason))
         }
     }

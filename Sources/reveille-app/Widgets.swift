@@ -1,3 +1,6 @@
+// libadwaita's header includes GTK's: clang gives each GTK declaration to whichever of the two
+// modules it meets first, so GTK's names are imported through both (no libadwaita call is here).
+import CAdwaita
 import CGtk
 import Glibc
 import ReveilleBus
@@ -35,7 +38,7 @@ struct UIFile {
             if widget.isA(gtk_button_get_type()), case let label = widget.text, !label.isEmpty {
                 widget.nameForScreenReaders(label)
             }
-            if widget.isA(gtk_list_box_get_type()) { widget.focusesSelectedRowOnMnemonic() }
+            if widget.isA(gtk_list_box_get_type()) { widget.focusesChosenRowOnMnemonic() }
             objects = node.pointee.next
         }
         g_slist_free(first)
@@ -49,12 +52,40 @@ struct UIFile {
 
     /// Lets the builder go: its widgets live on in their parents (a toplevel, in GTK's list).
     func release() { g_object_unref(UnsafeMutableRawPointer(builder)) }
+
+    /// Registers a GResource bundle (glib-compile-resources' output) with GIO, for `text(at:)`.
+    static func register(bundle: [UInt8]) throws(Failure) {
+        let bytes = bundle.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+        defer { g_bytes_unref(bytes) }
+        var error: UnsafeMutablePointer<GError>?
+        guard let resource = g_resource_new_from_data(bytes, &error) else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            g_error_free(error)
+            throw Failure(description: "the compiled UI files: \(message)")
+        }
+        g_resources_register(resource)
+    }
+
+    /// The text of the file at `path` in a registered bundle (`/io/github/…/window.ui`).
+    static func text(at path: String) throws(Failure) -> String {
+        var error: UnsafeMutablePointer<GError>?
+        guard let bytes = g_resources_lookup_data(path, G_RESOURCE_LOOKUP_FLAGS_NONE, &error) else {
+            let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            g_error_free(error)
+            throw Failure(description: "\(path): \(message)")
+        }
+        defer { g_bytes_unref(bytes) }
+        var size: gsize = 0
+        let data = g_bytes_get_data(bytes, &size)
+        return String(decoding: UnsafeRawBufferPointer(start: data, count: Int(size)), as: UTF8.self)
+    }
 }
 
 /// A widget, as a handle; what it can do depends on its class, as in GTK.
 @GLibActor
 struct Widget {
-    fileprivate let pointer: UnsafeMutableRawPointer
+    /// The GObject; for the other C wrapper (`Adwaita`, libadwaita) only.
+    let pointer: UnsafeMutableRawPointer
 
     fileprivate init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
 
@@ -132,8 +163,8 @@ struct Widget {
     }
 
     /// The name screen readers (and AT-SPI's other clients) say for the widget: `label`
-    /// without its mnemonic's underscore.
-    fileprivate func nameForScreenReaders(_ label: String) {
+    /// without its mnemonic's underscore (a row's title; a button's action and what it acts on).
+    func nameForScreenReaders(_ label: String) {
         var value = GValue()
         g_value_init(&value, g_type_from_name("gchararray"))
         g_value_set_string(&value, label.replacing("_", with: ""))
@@ -142,6 +173,27 @@ struct Widget {
         g_value_unset(&value)
         // A mnemonic's label also labels the button (labelled-by), which GTK 4.8 adds to the name.
         gtk_accessible_reset_relation(OpaquePointer(pointer), GTK_ACCESSIBLE_RELATION_LABELLED_BY)
+    }
+
+    /// Names the buttons of the toasts this overlay shows for screen readers: the labelled one
+    /// by its label (GTK 4.8 would say "_Undo Undo"), the one with an icon only `dismiss`
+    /// (libadwaita 1.2 gives it no name). The toast's widgets are libadwaita's own, found by type.
+    func nameToastButtons(dismiss: String) {
+        func visit(_ widget: UnsafeMutablePointer<GtkWidget>, inToast: Bool) {
+            let typeName = String(cString: g_type_name_from_instance(UnsafeMutableRawPointer(widget).assumingMemoryBound(to: GTypeInstance.self)))
+            let inToast = inToast || typeName == "AdwToastWidget"
+            let node = Widget(UnsafeMutableRawPointer(widget))
+            if inToast, node.isA(gtk_button_get_type()) {
+                let label = node.text
+                node.nameForScreenReaders(label.isEmpty ? dismiss : label)
+            }
+            var child = gtk_widget_get_first_child(widget)
+            while let next = child {
+                visit(next, inToast: inToast)
+                child = gtk_widget_get_next_sibling(next)
+            }
+        }
+        visit(gtk, inToast: false)
     }
 
     /// A stack's shown page, by name.
@@ -172,31 +224,89 @@ struct Widget {
 
     // MARK: Lists
 
-    /// The index of a list box's selected row.
-    var selectedRow: Int? {
-        guard let row = gtk_list_box_get_selected_row(OpaquePointer(pointer)) else { return nil }
-        return Int(gtk_list_box_row_get_index(row))
+    // A list of choices (where alarms ring, a sound) is a list box without selection, its rows
+    // activatable: GTK's selection follows the focus (a row focused by Tab or an arrow key is
+    // selected), and a choice must be the person's act, Enter, Space or a click, never where the
+    // focus passes. The chosen row carries the "chosen" style class (a check mark) and the
+    // accessible state selected, which a screen reader says.
+
+    /// Makes a list box a list of choices: `action` gets the index of the row the person
+    /// chooses (Enter, Space, a click); the list marks it chosen first.
+    func makeChoiceList(_ action: @escaping @GLibActor (Int) -> Void) {
+        gtk_list_box_set_selection_mode(OpaquePointer(pointer), GTK_SELECTION_NONE)
+        let list = self
+        typealias RowActivated = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+        let handler: RowActivated = { _, row, data in
+            guard let row else { return }
+            let index = Int(gtk_list_box_row_get_index(row.assumingMemoryBound(to: GtkListBoxRow.self)))
+            let action = CallbackBox<@GLibActor (Int) -> Void>.from(data)
+            GLibActor.assumeIsolated { action(index) }
+        }
+        Self.connect(pointer, "row-activated", unsafeBitCast(handler, to: GCallback.self), CallbackBox<@GLibActor (Int) -> Void> { index in
+            list.chooseRow(index)
+            action(index)
+        })
+        // Enter on a row chooses it, in a dialog too: the window would take it for its default
+        // button (Save) otherwise, since a list box takes Space alone.
+        typealias KeyPressed = @convention(c) (UnsafeMutableRawPointer?, guint, guint, GdkModifierType, UnsafeMutableRawPointer?) -> gboolean
+        let keyPressed: KeyPressed = { _, key, _, modifiers, box in
+            let enter = [GDK_KEY_Return, GDK_KEY_KP_Enter, GDK_KEY_ISO_Enter].contains(Int32(key))
+            let modified = modifiers.rawValue & (GDK_CONTROL_MASK.rawValue | GDK_ALT_MASK.rawValue | GDK_SHIFT_MASK.rawValue) != 0
+            guard enter, !modified, let box = box?.assumingMemoryBound(to: GtkWidget.self), let root = gtk_widget_get_root(box),
+                  let focus = gtk_root_get_focus(root), gtk_widget_get_parent(focus) == box else { return 0 }
+            return gtk_widget_activate(focus)
+        }
+        let controller = gtk_event_controller_key_new()!
+        g_signal_connect_data(UnsafeMutableRawPointer(controller), "key-pressed", unsafeBitCast(keyPressed, to: GCallback.self), pointer, nil, GConnectFlags(rawValue: 0))
+        gtk_widget_add_controller(gtk, controller)
     }
 
-    /// Selects the list box's row at `index`.
-    func selectRow(_ index: Int) {
-        guard let row = gtk_list_box_get_row_at_index(OpaquePointer(pointer), Int32(index)) else { return }
-        gtk_list_box_select_row(OpaquePointer(pointer), row)
+    /// The index of a choice list's chosen row.
+    var chosenRow: Int? {
+        var index = 0, child = gtk_widget_get_first_child(gtk)
+        while let row = child {
+            if gtk_widget_has_css_class(row, "chosen") != 0 { return index }
+            index += 1
+            child = gtk_widget_get_next_sibling(row)
+        }
+        return nil
     }
 
-    /// Has a list box's mnemonic (its label's) focus its selected row, else its first: GTK 4.8
-    /// focuses none, and the arrow keys then leave the list instead of choosing in it.
-    fileprivate func focusesSelectedRowOnMnemonic() {
+    /// Marks the row at `index` of a choice list chosen, and no other.
+    func chooseRow(_ index: Int) {
+        var at = 0, child = gtk_widget_get_first_child(gtk)
+        while let row = child {
+            let chosen = at == index
+            // The style class draws the check mark (the app's style sheet).
+            if chosen { gtk_widget_add_css_class(row, "chosen") } else { gtk_widget_remove_css_class(row, "chosen") }
+            // A state that may be undefined as well as true or false is an int to GTK (4.8 to 4.18).
+            var value = GValue()
+            g_value_init(&value, g_type_from_name("gint"))
+            g_value_set_int(&value, chosen ? 1 : 0)
+            var state = GTK_ACCESSIBLE_STATE_SELECTED
+            gtk_accessible_update_state_value(OpaquePointer(row), 1, &state, &value)
+            g_value_unset(&value)
+            at += 1
+            child = gtk_widget_get_next_sibling(row)
+        }
+    }
+
+    /// Has a list box's mnemonic (its label's) focus its chosen row, else its first: GTK 4.8
+    /// focuses none, and the arrow keys then leave the list instead of moving in it.
+    fileprivate func focusesChosenRowOnMnemonic() {
         typealias Mnemonic = @convention(c) (UnsafeMutableRawPointer?, gboolean, UnsafeMutableRawPointer?) -> gboolean
         let handler: Mnemonic = { box, _, _ in
-            guard let box, let row = gtk_list_box_get_selected_row(OpaquePointer(box)) ?? gtk_list_box_get_row_at_index(OpaquePointer(box), 0) else { return 0 }
-            return gtk_widget_grab_focus(UnsafeMutableRawPointer(row).assumingMemoryBound(to: GtkWidget.self))
+            guard let box else { return 0 }
+            var child = gtk_widget_get_first_child(box.assumingMemoryBound(to: GtkWidget.self))
+            while let row = child, gtk_widget_has_css_class(row, "chosen") == 0 { child = gtk_widget_get_next_sibling(row) }
+            guard let row = child ?? gtk_widget_get_first_child(box.assumingMemoryBound(to: GtkWidget.self)) else { return 0 }
+            return gtk_widget_grab_focus(row)
         }
         g_signal_connect_data(pointer, "mnemonic-activate", unsafeBitCast(handler, to: GCallback.self), nil, nil, GConnectFlags(rawValue: 0))
     }
 
-    /// Adds a row with `text` to a list box, named so for screen readers.
-    func appendRow(_ text: String) {
+    /// Adds a row with `text` to a choice list, named so for screen readers.
+    func appendChoice(_ text: String) {
         let label = gtk_label_new(text)
         gtk_label_set_xalign(OpaquePointer(label), 0)
         gtk_list_box_append(OpaquePointer(pointer), label)
@@ -272,11 +382,6 @@ struct Widget {
         connect("changed", action)
     }
 
-    /// Calls `action` when a list box's selected row changes (to none, too).
-    func onSelectionChanged(_ action: @escaping @GLibActor () -> Void) {
-        connect("row-selected", action)
-    }
-
     /// Calls `action` when a stack shows another page.
     func onPageShown(_ action: @escaping @GLibActor () -> Void) {
         connect("notify::visible-child-name", action)
@@ -315,9 +420,8 @@ struct Widget {
     /// `signal`, whose handler takes the instance and one more pointer at most, as `action`.
     private func connect(_ signal: String, _ action: @escaping @GLibActor () -> Void) {
         typealias Handler = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
-        // "clicked" passes (instance, data), "notify::" (instance, pspec, data) and
-        // "row-selected" (instance, row, data): the data is the last argument either way, read
-        // from where each signature puts it.
+        // "clicked" passes (instance, data), "notify::" (instance, pspec, data): the data is the
+        // last argument either way, read from where each signature puts it.
         let twoArguments: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
             let action = CallbackBox<@GLibActor () -> Void>.from(data)
             GLibActor.assumeIsolated { action() }
@@ -326,7 +430,7 @@ struct Widget {
             let action = CallbackBox<@GLibActor () -> Void>.from(data)
             GLibActor.assumeIsolated { action() }
         }
-        let handler = signal.hasPrefix("notify::") || signal == "row-selected" ? unsafeBitCast(threeArguments, to: GCallback.self) : unsafeBitCast(twoArguments, to: GCallback.self)
+        let handler = signal.hasPrefix("notify::") ? unsafeBitCast(threeArguments, to: GCallback.self) : unsafeBitCast(twoArguments, to: GCallback.self)
         Self.connect(pointer, signal, handler, CallbackBox(action))
     }
 
@@ -336,7 +440,7 @@ struct Widget {
     }
 }
 
-/// The GtkApplication: one instance per session (GApplication's D-Bus name); a second
+/// The application (an AdwApplication, `Adwaita`): one instance per session (GApplication's D-Bus name); a second
 /// launch activates the first, which raises its window, and ends.
 @GLibActor
 final class Application {
@@ -358,7 +462,8 @@ final class Application {
     }
 
     init(id: String) {
-        pointer = gtk_application_new(id, GApplicationFlags(rawValue: 0))
+        // libadwaita's: its start loads the platform's style, dark as the desktop prefers.
+        pointer = Adwaita.application(id: id)
     }
 
     /// Takes the application's name on the session bus; `true` when another process holds it
@@ -372,6 +477,19 @@ final class Application {
             throw UIFile.Failure(description: message)
         }
         return g_application_get_is_remote(application) != 0
+    }
+
+    /// Adds the application's action `name` (`app.NAME` in a menu), which runs `action`.
+    func addAction(_ name: String, _ action: @escaping @GLibActor () -> Void) {
+        let simple = g_simple_action_new(name, nil)!
+        typealias Activate = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+        let handler: Activate = { _, _, data in
+            let action = CallbackBox<@GLibActor () -> Void>.from(data)
+            GLibActor.assumeIsolated { action() }
+        }
+        Widget.connect(UnsafeMutableRawPointer(simple), "activate", unsafeBitCast(handler, to: GCallback.self), CallbackBox(action))
+        g_action_map_add_action(OpaquePointer(pointer), simple)
+        g_object_unref(UnsafeMutableRawPointer(simple))
     }
 
     /// Calls `action` when the application is activated: at start, and by each later launch.

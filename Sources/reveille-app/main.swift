@@ -4,21 +4,18 @@ import ReveilleBus
 import ReveilleCore
 import SystemPackage
 
-/// The UI files' text, read once at start: from `share/reveille/app` beside the installed
-/// binary, else (a binary run from the build tree) from the sources it was built from.
+/// The UI files' text, read once at start from the GResource bundle compiled into the binary
+/// (`AppResources.swift`, made by scripts/app-resources from `Resources/*.ui`).
+@GLibActor
 struct UIFiles {
     let window: String, alarmRow: String, timerRow: String, historyRow: String, alarmDialog: String
 
     static func read() throws(UIFile.Failure) -> UIFiles {
-        let installed = Installation.shared("reveille/app")
-        let sources = String(#filePath.dropLast("main.swift".count)) + "Resources"
-        let folder = FileManager.default.fileExists(atPath: installed + "/window.ui") ? installed : sources
-        func text(_ name: String) throws(UIFile.Failure) -> String {
-            guard let data = FileManager.default.contents(atPath: folder + "/" + name) else {
-                throw UIFile.Failure(description: L("cannot read %@ (looked in %@ and %@)", name, installed, sources))
-            }
-            return String(decoding: data, as: UTF8.self)
+        guard let bundle = Data(base64Encoded: appResourceBundle, options: .ignoreUnknownCharacters) else {
+            throw UIFile.Failure(description: "the compiled UI files are not base64 (regenerate AppResources.swift: scripts/app-resources)")
         }
+        try UIFile.register(bundle: [UInt8](bundle))
+        func text(_ name: String) throws(UIFile.Failure) -> String { try UIFile.text(at: appResourcePrefix + "/" + name) }
         return UIFiles(window: try text("window.ui"), alarmRow: try text("alarm-row.ui"),
                        timerRow: try text("timer-row.ui"), historyRow: try text("history-row.ui"),
                        alarmDialog: try text("alarm-dialog.ui"))
@@ -42,14 +39,17 @@ final class App {
         let application = Application(id: Self.id)
         application.onActivate { [weak self] in self?.activate() }
         do {
+            // Registered before the application starts: it looks for its Keyboard Shortcuts
+            // window (gtk/help-overlay.ui) among them then.
+            let files = try UIFiles.read()
             if try application.register() {
                 application.activate()
                 return 0
             }
-            let files = try UIFiles.read()
             Application.loadStyle(Self.css)
             let window = try AppWindow(files: files)
             window.window.add(to: application)
+            application.addAction("about") { Adwaita.showAbout(over: window.window, version: ReveilleVersion.current) }
             window.window.onCloseRequest { [weak self] in self?.finish(0) }
             self.window = window
             window.follow()
@@ -82,8 +82,9 @@ final class App {
         .ringing-title { font-size: 20pt; font-weight: bold; }
         button.ringing-answer { font-size: 14pt; font-weight: bold; padding: 8px 28px; }
         .heading { font-weight: bold; font-size: 12pt; }
-        .toast { padding: 6px 6px 6px 18px; border-radius: 18px; background: alpha(black, 0.8); color: white; }
         stackswitcher button.text-button { min-width: 64px; }
+        row.chosen { background-image: -gtk-icontheme("object-select-symbolic"); background-repeat: no-repeat;
+                     background-origin: content-box; background-position: right center; background-size: 16px 16px; }
         """
 }
 

@@ -163,7 +163,7 @@ struct AppWindowTests {
             #expect(started.kind == "timer" && started.state == "countdown")
             _ = try eventually("the new timer in the window") { try labels(tree).contains("5 min timer") ? true : nil }
 
-            try tree.press("push button", "Pause", index: 0)
+            try tree.press("push button", "Pause Tea")
             _ = try eventually("Pause to pause a timer") { try session.cliJSON([Listed].self, "list").first { $0.state == "paused" } }
         }
     }
@@ -222,7 +222,9 @@ struct AppWindowTests {
             _ = try eventually("the agent's sounds in the list") {
                 try tree.nodes(inside: "list", "Sound").contains { $0.name == "bell" } ? true : nil
             }
-            try tree.select("list", "Sound", item: "bell")
+            let dialog = try #require(try session.windows(titled: "New Alarm").first)
+            try choose("bell", in: "Sound", mnemonic: "alt+o", session, tree, window: dialog)
+            _ = try eventually("bell chosen") { try rows(tree, "Sound").filter(\.selected).map(\.name) == ["bell"] ? true : nil }
             let pressed = Date()
             try tree.press("push button", "Play")
             // Pressed while it plays (a screen reader says so); pressed again, it stops the preview.
@@ -283,7 +285,7 @@ struct AppWindowTests {
         let before = try session.cli("list", "--json").stdout
         try withApp(session) { _, tree, _ in
             _ = try eventually("the alarm in the window") { try labels(tree).contains("Odd") ? true : nil }
-            try tree.press("push button", "Edit")
+            try tree.press("push button", "Edit Odd")
             _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
             _ = try eventually("the alarm's sound chosen in the list") {
                 try tree.nodes(inside: "list", "Sound").contains { $0.name == "bell" } ? true : nil
@@ -292,7 +294,7 @@ struct AppWindowTests {
             _ = try eventually("the dialog to close") { try session.windows(titled: "Edit Alarm").isEmpty ? true : nil }
             #expect(try session.cli("list", "--json").stdout == before, "the volume, lengths, skip and every-3-days start kept as they were")
             // A change of the title alone changes only the title.
-            try tree.press("push button", "Edit")
+            try tree.press("push button", "Edit Odd")
             _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
             try tree.set("text", "Title", to: "Even")
             try tree.press("push button", "Save")
@@ -378,7 +380,7 @@ struct AppWindowTests {
         _ = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Swim", "--days", "tue", "--volume", "50%")
         try withApp(session) { _, tree, _ in
             _ = try eventually("the alarm in the window") { try labels(tree).contains("Swim") ? true : nil }
-            try tree.press("push button", "Edit")
+            try tree.press("push button", "Edit Swim")
             _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
             try tree.set("spin button", "Hour", to: "8")
             try tree.press("push button", "Save")
@@ -389,12 +391,15 @@ struct AppWindowTests {
             #expect(edited.ringLimit == 600 && edited.wakes == true, "the defaults, shown and kept: \(edited)")
             _ = try eventually("the new time in the window") { try labels(tree).contains("08:30") ? true : nil }
 
-            try tree.press("push button", "Edit")
+            try tree.press("push button", "Edit Swim")
             _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
             try tree.press("push button", "Delete Alarm")
             _ = try eventually("Delete to remove the alarm") { try session.cliJSON([Listed].self, "list").isEmpty ? true : nil }
             _ = try eventually("the alarm to leave the window") { try labels(tree).contains("Swim") ? nil : true }
             #expect(try tree.names("label").contains("Deleted “Swim”"), "the toast says what Undo undoes")
+            // libadwaita's toast, its buttons named for a screen reader.
+            let buttons = try tree.names("push button")
+            #expect(buttons.contains("Undo") && buttons.contains("Dismiss") && !buttons.contains { $0.contains("_") || $0.hasPrefix("Gtk") }, "\(buttons)")
             try tree.press("push button", "Undo")
             let back = try eventually("Undo to bring the alarm back") { try session.cliJSON([Listed].self, "list").first { $0.title == "Swim" } }
             #expect(back.time == "08:30" && back.repeats == ["tue"] && back.volume == 0.5, "as it was: \(back)")
@@ -404,23 +409,212 @@ struct AppWindowTests {
         }
     }
 
+    @Test func aSnoozedAlarmShowsItsSnoozeAndDeleteWithUndoAndItsSwitchWorkOnIt() throws {
+        // Rung and snoozed: set three minutes ahead, the agent's clock moved to just before it
+        // (as in anAlarmAddedInTheDialogRingsAtItsTime), then `reveille snooze`.
+        let session = try TestSession(notifications: .recording())
+        try session.startDisplay()
+        try AccessibleTree.prepare(session)
+        let offsetFile = session.directory + "/clock-offset"
+        try "0".write(toFile: offsetFile, atomically: true, encoding: .utf8)
+        try session.startAgent(["--test-clock-offset-file", offsetFile])
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")! // the session's TZ
+        let due = utc.date(bySetting: .second, value: 0, of: Date().addingTimeInterval(180))!
+        let time = String(format: "%02d:%02d", utc.component(.hour, from: due), utc.component(.minute, from: due))
+        let added = try session.cliJSON(AlarmJSON.self, "add", time, "--title", "Wake up")
+        try String(Int(due.timeIntervalSinceNow.rounded(.down)) - 2).write(toFile: offsetFile, atomically: true, encoding: .utf8)
+        kill(try #require(try session.ownerPID(of: AgentInterface.busName)), SIGUSR1)
+        _ = try eventually(timeout: 10, "the alarm ringing") { try session.agentState(of: added.id) == "alerting" ? true : nil }
+        #expect(try session.cli("snooze", String(added.id.prefix(8)), "9m").status == 0)
+        let snoozed = try #require(try session.cliJSON([Listed].self, "list").first)
+        #expect(snoozed.state == "countdown", "\(snoozed)")
+        // The list's instants are local (the session's TZ is UTC): its hour and minute.
+        let until = String(try #require(snoozed.fireDate).dropFirst(11).prefix(5))
+        try withApp(session) { _, tree, _ in
+            _ = try eventually("the alarm in the window") { try labels(tree).contains("Wake up") ? true : nil }
+            let shown = try eventually("its row to say until when it is snoozed") {
+                try labels(tree).first { $0.contains("Snoozed until \(until)") }
+            }
+            #expect(shown == "Once · Snoozed until \(until)")
+
+            // Deleted, then Undo: back exactly as it was, snooze and all.
+            try tree.press("push button", "Edit Wake up")
+            _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
+            try tree.press("push button", "Delete Alarm")
+            _ = try eventually("Delete to remove the alarm") { try session.cliJSON([Listed].self, "list").isEmpty ? true : nil }
+            try tree.press("push button", "Undo")
+            let back = try eventually("Undo to bring the alarm back") { try session.cliJSON([Listed].self, "list").first }
+            #expect(back.id == snoozed.id && back.state == "countdown" && back.fireDate == snoozed.fireDate, "as it was: \(back), before \(snoozed)")
+            _ = try eventually("the row snoozed again") { try labels(tree).contains("Once · Snoozed until \(until)") ? true : nil }
+
+            // Its switch turns it off: the snooze ends, nothing is refused.
+            try tree.press("check box", "Wake up")
+            let off = try eventually("the switch to turn the snoozed alarm off") {
+                try session.cliJSON([Listed].self, "list").first { $0.state == "scheduled" }
+            }
+            #expect(off.id == snoozed.id, "\(off)")
+            _ = try eventually("the row to say it is off") { try labels(tree).contains("Once · Off") ? true : nil }
+            let words = try tree.names("label")
+            #expect(!words.contains { $0.contains("counting down") || $0.contains(String(added.id.prefix(8))) }, "no agent's words: \(words)")
+        }
+    }
+
+    @Test func theWindowFollowsTheDesktopsDarkStyle() throws {
+        let session = try session()
+        /// The page's background, left of the lists (the window is at the screen's top left:
+        /// Xvfb has no window manager to place it).
+        func background() throws -> [UInt8] {
+            _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            return try session.pixel(x: 8, y: 400)
+        }
+        try withApp(session) { _, _, _ in
+            _ = try eventually("a light window") { try background().allSatisfy { $0 > 180 } ? true : nil }
+        }
+        _ = try eventually("the first window to go") { try session.windows(titled: "Reveille").isEmpty ? true : nil }
+        // The desktop's choice where no settings portal runs: GSettings, here its keyfile backend
+        // in the session's own configuration folder (GNOME's Appearance writes it through dconf).
+        let folder = session.directory + "/config/glib-2.0/settings"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try "[org/gnome/desktop/interface]\ncolor-scheme='prefer-dark'\n".write(toFile: folder + "/keyfile", atomically: true, encoding: .utf8)
+        var environment = session.environment
+        environment["GSETTINGS_BACKEND"] = "keyfile"
+        try withApp(session, environment: environment) { _, _, _ in
+            _ = try eventually("a dark window") {
+                let colour = try background()
+                return colour.allSatisfy { $0 < 80 } ? colour : nil
+            }
+        }
+    }
+
+    @Test func emptyListsSayWhatGoesThereAddAlarmIsOnTheAlarmsPageAndMaximizedTheListsKeepAReadableWidth() throws {
+        let session = try session()
+        try withApp(session) { _, tree, _ in
+            let window = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            _ = try eventually("the empty alarms' status page") { try labels(tree).contains("No Alarms") ? true : nil }
+            #expect(try tree.names("push button").contains("Add Alarm"))
+            try tree.press("page tab", "History")
+            _ = try eventually("the empty history's status page") {
+                try tree.nodes(inside: "panel", "History").contains { $0.role == "label" && $0.name == "Nothing Rang Yet" } ? true : nil
+            }
+            _ = try eventually("Add Alarm to leave the header on History") { try tree.names("push button").contains("Add Alarm") ? nil : true }
+            _ = try openSettings(session, tree)
+            #expect(try !tree.names("push button").contains("Add Alarm"), "nor on Settings")
+            try tree.press("page tab", "Alarms")
+            _ = try eventually("Add Alarm back on Alarms") { try tree.names("push button").contains("Add Alarm") ? true : nil }
+
+            // Wide (a maximized window's width), the rows stay at a readable width, centred.
+            _ = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Wake up")
+            _ = try eventually("the alarm in the window") { try labels(tree).contains("Wake up") ? true : nil }
+            let xdotool = try Subprocess.find("xdotool", package: "xdotool")
+            #expect(try Subprocess.run(xdotool, ["windowsize", window, "1000", "700"], environment: session.environment).status == 0)
+            let list = try eventually("the window 1000 px wide") { () -> AccessibleTree.Node? in
+                let nodes = try tree.nodes(withExtents: true)
+                guard let frame = nodes.first(where: { $0.role == "frame" && $0.name == "Reveille" })?.area, frame.width >= 990 else { return nil }
+                return nodes.first { $0.role == "list" && $0.name == "Alarms" }
+            }
+            let width = try #require(list.area?.width)
+            #expect(width <= 640 && width >= 400, "the alarms' list is \(width) px wide in a 1000 px window")
+        }
+    }
+
+    @Test func thePrimaryMenuOpensKeyboardShortcutsAndAbout() throws {
+        let session = try session()
+        try withApp(session) { _, tree, _ in
+            let window = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            #expect(try tree.names("push button").contains("Main Menu"))
+            /// F10 opens the primary menu (GTK 4.8 gives the menu button itself no action to press).
+            func openMenu() throws {
+                _ = try eventually("F10 to open the menu") {
+                    try session.type("F10", into: window)
+                    return try tree.names("menu item").contains("Keyboard Shortcuts") ? true : nil
+                }
+            }
+            try openMenu()
+            try tree.press("menu item", "Keyboard Shortcuts")
+            let shortcuts = try eventually("the keyboard shortcuts, Add Alarm's among them") {
+                try tree.nodes(inside: "frame", "Keyboard Shortcuts").contains { $0.role == "label" && $0.name == "Add an alarm" }
+                    ? try session.windows(titled: "Keyboard Shortcuts").first : nil
+            }
+            try session.type("Escape", into: shortcuts)
+            _ = try eventually("Escape to close them") { try session.windows(titled: "Keyboard Shortcuts").isEmpty ? true : nil }
+            try openMenu()
+            try tree.press("menu item", "About Reveille")
+            _ = try eventually("the About window, with Reveille's version") {
+                try tree.nodes().contains { $0.role == "label" && $0.name == ReveilleVersion.current } ? true : nil
+            }
+        }
+    }
+
+    @Test func eachButtonIsNamedWithWhatItActsOnAndEachRowWithItsTitle() throws {
+        let session = try session()
+        _ = try session.cliJSON(AlarmJSON.self, "add", "06:30", "--title", "Wake up", "--days", "weekdays")
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "12m", "--title", "Pasta")
+        try withApp(session) { _, tree, _ in
+            let alarms = try eventually("the alarm's row") {
+                let rows = try tree.nodes(inside: "list", "Alarms")
+                return rows.contains { $0.role == "list item" && $0.name == "Wake up" } ? rows : nil
+            }
+            let names = alarms.filter { $0.role == "push button" }.map(\.name)
+            #expect(names == ["Skip the next ring of Wake up", "Edit Wake up"], "\(names)")
+            let timers = try eventually("the timer's row") {
+                let rows = try tree.nodes(inside: "list", "Timers")
+                return rows.contains { $0.role == "list item" && $0.name == "Pasta" } ? rows : nil
+            }
+            #expect(timers.filter { $0.role == "push button" }.map(\.name) == ["Pause Pasta", "Cancel Pasta"], "\(timers)")
+            try tree.press("push button", "Pause Pasta")
+            _ = try eventually("Pause Pasta to pause it, and its button to say Resume Pasta") {
+                try tree.names("push button").contains("Resume Pasta") ? true : nil
+            }
+            #expect(try session.cliJSON([Listed].self, "list").first { $0.title == "Pasta" }?.state == "paused")
+        }
+    }
+
+    @Test func theAgentsAbsenceIsSaidInWordsAndTheWindowFollowsItWhenItReturns() throws {
+        // No agent runs, and the session's bus cannot start one.
+        let session = try TestSession(notifications: .recording())
+        try session.startDisplay()
+        try AccessibleTree.prepare(session)
+        let absent = "The alarm service is not running: alarms do not ring until it starts again."
+        try withApp(session) { _, tree, _ in
+            _ = try eventually("the absence said") { try tree.names("label").contains(absent) ? true : nil }
+            let words = try tree.names("label")
+            #expect(!words.contains { $0.contains("io.github") || $0.contains(".service") || $0.contains("reveille-agent") || $0.contains("(reveille ") },
+                    "no bus names, no command-line hints: \(words)")
+            // Started: the window follows it by itself.
+            try session.startAgent()
+            _ = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Back")
+            _ = try eventually("the window to follow the agent once it runs") {
+                try labels(tree).contains("Back") && !tree.names("label").contains(absent) ? true : nil
+            }
+            // Gone while the window shows its alarms: said; started again: followed again.
+            try session.killAgent()
+            _ = try eventually("the agent's end said") { try tree.names("label").contains(absent) ? true : nil }
+            try session.startAgent()
+            _ = try session.cliJSON(AlarmJSON.self, "add", "08:00", "--title", "Again")
+            _ = try eventually("the window to follow the new agent") {
+                try labels(tree).contains("Again") && !tree.names("label").contains(absent) ? true : nil
+            }
+        }
+    }
+
     @Test func skipNextAndUnskip() throws {
         let session = try session()
         let alarm = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Daily", "--days", "daily")
         try withApp(session) { _, tree, _ in
             _ = try eventually("the alarm in the window") { try labels(tree).contains("Daily") ? true : nil }
-            try tree.press("push button", "Skip Next")
+            try tree.press("push button", "Skip the next ring of Daily")
             let skipped = try eventually("the agent to skip its next ring") {
                 try session.cliJSON([Listed].self, "list").first { $0.id == alarm.id && $0.skipped != nil }
             }
             #expect(skipped.fireDate != alarm.fireDate, "the next ring is the one after: \(skipped)")
             _ = try eventually("the row to say so") { try labels(tree).contains { $0.hasPrefix("Every day · Skips ") } ? true : nil }
-            try tree.press("push button", "Unskip")
+            try tree.press("push button", "Unskip Daily")
             let back = try eventually("the agent to ring it after all") {
                 try session.cliJSON([Listed].self, "list").first { $0.id == alarm.id && $0.skipped == nil }
             }
             #expect(back.fireDate == alarm.fireDate)
-            _ = try eventually("the row to offer Skip Next again") { try tree.names("push button").contains("Skip Next") ? true : nil }
+            _ = try eventually("the row to offer Skip Next again") { try tree.names("push button").contains("Skip the next ring of Daily") ? true : nil }
         }
     }
 
@@ -432,7 +626,7 @@ struct AppWindowTests {
             _ = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Bread")
             _ = try eventually("the ringing alarm at the top") { try labels(tree).contains("Timer done") ? true : nil }
             _ = try eventually("the alarm's sound") { recorder.firstAudible(after: Date(timeIntervalSinceNow: -10)) }
-            try tree.press("push button", "Stop")
+            try tree.press("push button", "Stop Bread")
             _ = try eventually("Stop to end the timer") { try session.cliJSON([Listed].self, "list").isEmpty ? true : nil }
             let stopped = Date()
             _ = try eventually("the sound to stop") {
@@ -499,7 +693,7 @@ struct AppWindowTests {
                 let shown = try labels(tree)
                 return shown.contains("Pizza") && shown.contains("Timer done") ? true : nil
             }
-            try tree.press("push button", "Stop")
+            try tree.press("push button", "Stop Pizza")
             _ = try session.eventually(timeout: 10, "the app's stop intent to run") { FileManager.default.fileExists(atPath: ran) ? true : nil }
         }
     }
@@ -610,7 +804,7 @@ struct AppWindowTests {
                 let panelItem = try control(page, "check box", "Panel item")
                 return page.filter { $0.role == "push button" && $0.checked }.map(\.name) == ["Always"] && !panelItem.checked ? true : nil
             }
-            try tree.select("list", "Ring on", item: "Headphones")
+            try choose("Headphones", in: "Ring on", mnemonic: "alt+r", session, tree, window: try #require(try session.windows(titled: "Reveille").first))
             _ = try eventually("ringOn the headphones' output in the agent") { try session.cliJSON(Settings.self, "settings").ringOn == "othersink" ? true : nil }
 
             // The keyboard: Alt+L goes to the wake lead, Enter sets it.
@@ -636,13 +830,110 @@ struct AppWindowTests {
             _ = try eventually("Alt+W to choose Always") { try settings().alertWindow == "always" ? true : nil }
             try session.type("alt+p", into: window)
             _ = try eventually("Alt+P to turn the panel item off") { try settings().panelItem ? nil : true }
-            // Alt+R goes to where alarms ring, on the chosen one; Down chooses the next.
-            for key in ["alt+r", "Down"] { try session.type(key, into: window) }
-            let changed = try eventually("Down to choose every output") {
+            // Alt+R goes to where alarms ring, on the chosen one; Down goes to the next, Enter chooses it.
+            for key in ["alt+r", "Down", "Return"] { try session.type(key, into: window) }
+            let changed = try eventually("Down and Enter to choose every output") {
                 let now = try settings()
                 return now.ringOn == "all" ? now : nil
             }
             #expect(changed.alertWindow == "always" && !changed.panelItem && changed.wakeLead == 45, "\(changed)")
+        }
+    }
+
+    /// Chooses `item` in the list `list` as a person at the keyboard does: `mnemonic` (the list
+    /// label's Alt key) goes to the chosen row, the arrow keys to `item`, Enter chooses it.
+    func choose(_ item: String, in list: String, mnemonic: String, _ session: TestSession, _ tree: AccessibleTree, window: String) throws {
+        _ = try eventually("\(mnemonic) to reach the list \(list)") {
+            try session.type(mnemonic, into: window)
+            return try rows(tree, list).contains(where: \.focused) ? true : nil
+        }
+        let names = try rows(tree, list).map(\.name)
+        guard let target = names.firstIndex(of: item) else { throw Subprocess.Failure("no \(item) in \(list): \(names)") }
+        _ = try eventually("the arrow keys to reach \(item)") {
+            let focused = try #require(try rows(tree, list).firstIndex(where: \.focused))
+            if focused == target { return true }
+            try session.type(focused < target ? "Down" : "Up", into: window)
+            return nil
+        }
+        try session.type("Return", into: window)
+    }
+
+    /// The rows of the list named `name` (the Settings page's "Ring on", the dialog's "Sound").
+    func rows(_ tree: AccessibleTree, _ name: String) throws -> [AccessibleTree.Node] {
+        try tree.nodes(inside: "list", name).filter { $0.role == "list item" }
+    }
+
+    @Test func tabAndArrowsThroughRingOnOnlyMoveTheFocusEnterSpaceOrAClickChoose() throws {
+        let session = try session()
+        try addHeadphones(session)
+        try withApp(session) { _, tree, _ in
+            _ = try openSettings(session, tree)
+            let window = try #require(try session.windows(titled: "Reveille").first)
+            let settings = { try session.cliJSON(Settings.self, "settings") }
+            // Alt+R goes to the chosen row; the keys then walk the list and out of it.
+            _ = try eventually("Alt+R to reach the ring-on list") {
+                try session.type("alt+r", into: window)
+                return try rows(tree, "Ring on").contains(where: \.focused) ? true : nil
+            }
+            for key in ["Down", "Down", "Up", "Down", "Tab", "Tab", "Tab"] { try session.type(key, into: window) }
+            // A change sent after the keys: the page sends its changes in order, so once the agent
+            // has this one, it has had any the keys made.
+            try tree.press("check box", "Panel item")
+            let after = try eventually("the panel item off in the agent") {
+                let now = try settings()
+                return now.panelItem ? nil : now
+            }
+            #expect(after.ringOn == "default", "moving the focus chose nothing: \(after)")
+            #expect(try rows(tree, "Ring on").filter(\.selected).map(\.name) == ["The default output"])
+            // Enter on a row chooses it.
+            _ = try eventually("Alt+R to reach the ring-on list again") {
+                try session.type("alt+r", into: window)
+                return try rows(tree, "Ring on").first(where: \.focused)?.name == "The default output" ? true : nil
+            }
+            for key in ["Down", "Return"] { try session.type(key, into: window) }
+            _ = try eventually("Enter to choose every output") { try settings().ringOn == "all" ? true : nil }
+            _ = try eventually("the row shown as chosen") {
+                try rows(tree, "Ring on").filter(\.selected).map(\.name) == ["Every output"] ? true : nil
+            }
+            // A click on a row chooses it.
+            // GTK 4.8 tells AT-SPI where a row's label is, not the row.
+            let first = try #require(try tree.nodes(withExtents: true).first { $0.role == "label" && $0.name == "The default output" && $0.area != nil })
+            try session.click(first)
+            _ = try eventually("a click to choose the default output") { try settings().ringOn == "default" ? true : nil }
+        }
+    }
+
+    @Test func tabAndArrowsThroughTheSoundListOnlyMoveTheFocusSpaceChooses() throws {
+        let session = try session()
+        _ = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Wake up", "--sound", "bell")
+        try withApp(session) { _, tree, _ in
+            _ = try eventually("the alarm in the window") { try labels(tree).contains("Wake up") ? true : nil }
+            /// Opens the dialog and walks the sound list from its chosen row with `keys`.
+            func walkSounds(_ keys: [String]) throws -> [String] {
+                try tree.press("push button", "Edit Wake up")
+                let dialog = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
+                let names = try eventually("the agent's sounds, bell chosen") {
+                    let shown = try rows(tree, "Sound")
+                    return shown.count > 2 && shown.filter(\.selected).map(\.name) == ["bell"] ? shown.map(\.name) : nil
+                }
+                _ = try eventually("Alt+O to reach the chosen sound") {
+                    try session.type("alt+o", into: dialog)
+                    return try rows(tree, "Sound").first(where: \.focused)?.name == "bell" ? true : nil
+                }
+                for key in keys { try session.type(key, into: dialog) }
+                return names
+            }
+            _ = try walkSounds(["Down", "Down", "Tab", "Tab", "Tab", "Up"])
+            try tree.press("push button", "Save")
+            _ = try eventually("the dialog to close") { try session.windows(titled: "Edit Alarm").isEmpty ? true : nil }
+            let kept = try #require(try session.cliJSON([Listed].self, "list").first)
+            #expect(kept.sound == "bell", "moving the focus chose no sound: \(kept)")
+            // Space on a row chooses it.
+            let names = try walkSounds(["Down", "space"])
+            let next = names[try #require(names.firstIndex(of: "bell")) + 1]
+            _ = try eventually("Space to choose \(next)") { try rows(tree, "Sound").filter(\.selected).map(\.name) == [next] ? true : nil }
+            try tree.press("push button", "Save")
+            _ = try eventually("the chosen sound in the agent") { try session.cliJSON([Listed].self, "list").first { $0.sound == next } }
         }
     }
 

@@ -139,6 +139,13 @@ struct TranslationTests {
         #expect(volume.stderr.contains("--volume : « 2 » n'est ni une fraction (0.1 à 1) ni un pourcentage ; écrivez 2% ou 0.02"), "\(volume.stderr)")
     }
 
+    /// The app's UI files are compiled into it (a GResource bundle in AppResources.swift) as they
+    /// are in Resources: the installed app reads none at run time.
+    @Test func theAppsCompiledUIFilesAreItsUIFiles() throws {
+        let check = try Subprocess.run("\(Self.repository)/scripts/app-resources", ["--check"], environment: ProcessInfo.processInfo.environment)
+        #expect(check.status == 0, "scripts/app-resources --check: \(check.stderr)")
+    }
+
     /// Every message the sources mark is in po/reveille.pot, and translated in each language.
     @Test func everyMessageIsTranslated() throws {
         let check = try Subprocess.run("\(Self.repository)/scripts/update-po", ["--check"], environment: ProcessInfo.processInfo.environment)

@@ -134,6 +134,12 @@ final class AlarmServiceTests {
         #expect(try ids(bus.send(.list, from: user)) == [walk.id])
         #expect(call(.apply(.cancel, id: walk.id.uuidString)).strings != nil)
         #expect(try !ids(bus.send(.list, from: user)).contains(walk.id))
+        // Undo of that Cancel: the same alarm, its id again; not while the id is in use.
+        let walkJSON = String(decoding: try JSONCoding.compactEncoder.encode(walk), as: UTF8.self)
+        #expect(try decoded(call(.restore(record: walkJSON))) == walk)
+        #expect(call(.restore(record: walkJSON)).error == "InvalidConfiguration", "an id is used once")
+        #expect(call(.restore(record: "{}")).error == "InvalidConfiguration", "only an AlarmRecord is restored")
+        #expect(call(.apply(.cancel, id: walk.id.uuidString)).strings != nil)
         let morning = try decoded(call(.schedule(id: UUID(), configuration: try weekly("Morning"))))
         #expect(try decoded(call(.skip(id: morning.id.uuidString))).fireDate! > morning.fireDate!)
         #expect(try decoded(call(.unskip(id: morning.id.uuidString))).fireDate == morning.fireDate)

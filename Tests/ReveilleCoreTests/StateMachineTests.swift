@@ -188,6 +188,40 @@ struct StateMachineTests {
         #expect(throws: AlarmRuleError.self) { try record(nil, preAlert: 60).disabling() }
     }
 
+    @Test func aSnoozedAlarmSwitchedOffEndsItsSnoozeAndWaitsOffForItsNextOccurrence() throws {
+        let rang = alerting(try record(relative(12, 30)))
+        let at = instant("2027-06-01T12:31:00Z")
+        let snoozed = try #require(try rang.applying(.countdown, now: at, timeZone: utc))
+        #expect(snoozed.state == .countdown)
+        let off = try snoozed.disabling(now: at, timeZone: utc)
+        #expect(off.disabled && off.state == .scheduled && off.dueDate == nil, "the snooze ended: \(off)")
+        // On again, it rings at its next occurrence, not at the snooze's end.
+        #expect(try off.enabling(now: at, timeZone: utc).fireDate == instant("2027-06-02T12:30:00Z"))
+        // What `reveille disable` refuses stays refused elsewhere: a timer, a ringing alarm.
+        #expect(throws: AlarmRuleError.self) { try record(nil, preAlert: 60).disabling(now: now, timeZone: utc) }
+        #expect(throws: AlarmRuleError.self) { try rang.disabling(now: at, timeZone: utc) }
+    }
+
+    @Test func aRestoredAlarmStandsAsItStoodWhenItWasCancelled() throws {
+        let rang = alerting(try record(relative(12, 30)))
+        let at = instant("2027-06-01T12:31:00Z")
+        let snoozed = try #require(try rang.applying(.countdown, now: at, timeZone: utc))
+        #expect(try AlarmRecord(restoring: snoozed, appID: "test", now: at.addingTimeInterval(10), timeZone: utc) == snoozed,
+                "snoozed until the same instant, its rung occurrence kept")
+        // Its snooze over meanwhile: from its next occurrence, as a new alarm.
+        let late = try AlarmRecord(restoring: snoozed, appID: "test", now: at.addingTimeInterval(600), timeZone: utc)
+        #expect(late.state == .scheduled && late.fireDate == instant("2027-06-02T12:30:00Z"), "\(late)")
+        // A skip and being off are kept; it is the caller's.
+        let daily = try record(relative(12, 30, everyDay))
+        let skipped = try daily.skippingNextOccurrence(now: now, timeZone: utc)
+        #expect(try AlarmRecord(restoring: skipped, appID: "test", now: now, timeZone: utc) == skipped)
+        let back = try AlarmRecord(restoring: try daily.disabling(), appID: "org.example.Other", now: now, timeZone: utc)
+        #expect(back.disabled && back.appID == "org.example.Other" && back.fireDate == daily.fireDate, "\(back)")
+        // Validated as a new alarm: a one-time date that passed cannot come back.
+        let passed = try record(.fixed(now.addingTimeInterval(60)))
+        #expect(throws: AlarmRuleError.self) { try AlarmRecord(restoring: passed, appID: "test", now: now.addingTimeInterval(120), timeZone: utc) }
+    }
+
     @Test func skippingMovesARepeatingAlarmToTheOccurrenceAfterNext() throws {
         let weekdays = try record(relative(12, 30, [.monday, .tuesday, .wednesday, .thursday, .friday]))
         let skipped = try weekdays.skippingNextOccurrence(now: now, timeZone: utc)

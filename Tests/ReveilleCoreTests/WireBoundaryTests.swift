@@ -32,7 +32,7 @@ struct WireBoundaryTests {
             ("Cancel", [.string("ab")], .apply(.cancel, id: "ab")), ("Stop", [.string("ab")], .apply(.stop, id: "ab")),
             ("Countdown", [.string("ab")], .apply(.countdown, id: "ab")), ("Pause", [.string("ab")], .apply(.pause, id: "ab")),
             ("Resume", [.string("ab")], .apply(.resume, id: "ab")), ("Skip", [.string("ab")], .skip(id: "ab")),
-            ("Unskip", [.string("ab")], .unskip(id: "ab")),
+            ("Unskip", [.string("ab")], .unskip(id: "ab")), ("Restore", [.string("{}")], .restore(record: "{}")),
             ("Disable", [.string("ab")], .setEnabled(false, id: "ab")), ("Enable", [.string("ab")], .setEnabled(true, id: "ab")),
             ("RequestAuthorization", [], .requestAuthorization), ("AuthorizationState", [], .authorizationState),
             ("Authorizations", [], .authorizations),

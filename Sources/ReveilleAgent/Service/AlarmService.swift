@@ -277,6 +277,15 @@ final class AlarmService: AlarmFollower {
             return [try Self.json(try events.call(.unskip(id: .prefix(id)), owner: owner))]
         case .setEnabled(let enabled, let id):
             return [try Self.json(try events.call(.setEnabled(enabled, id: .prefix(id)), owner: owner))]
+        case .restore(let text):
+            try requireAuthorization(identity, sender: sender)
+            let old: AlarmRecord
+            do { old = try JSONCoding.decoder.decode(AlarmRecord.self, from: Data(text.utf8)) } catch {
+                throw AlarmError.invalidConfiguration("record is not an AlarmRecord as Get answers it: \(error)")
+            }
+            // Its configuration, checked as Schedule checks one (intents, sound).
+            _ = try checked(try Self.json(old.request), for: identity)
+            return [try Self.json(try events.call(.restore(old, appID: identity.appID)))]
         case .requestAuthorization, .authorizationState:  // RequestAuthorization waits for the user in `handle`
             return [authorizer.state(of: identity).rawValue]
         case .authorizations:

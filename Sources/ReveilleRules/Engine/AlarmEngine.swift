@@ -68,6 +68,8 @@ package struct AlarmEngine: Sendable {
         case skip(id: AlarmReference)
         /// The occurrence a skip passed over rings after all.
         case unskip(id: AlarmReference)
+        /// `record`, ended, scheduled again as it stood (`AlarmRecord(restoring:)`), `appID`'s.
+        case restore(AlarmRecord, appID: String)
     }
 
     /// Which alarm a command means: one the agent already knows by id (a button, sync), or
@@ -192,6 +194,13 @@ package struct AlarmEngine: Sendable {
             let record = try AlarmRecord(id: id, request: request, appID: appID, now: now, timeZone: timeZone)
             return Proposal(changes: [AlarmChange(id: id, record: record)], result: record, silencesRingingAlarm: false,
                             summary: "scheduled \(record.title.debugDescription) \(id) for \(record.fireDate.map(ISO8601Local.utcString) ?? "-")")
+        case .restore(let old, let appID):
+            // As Schedule: the same answer whoever owns the id, and the app's limit.
+            guard alarms[old.id] == nil else { throw .idInUse(old.id) }
+            guard alarms.values.count(where: { $0.appID == appID }) < limit(for: appID) else { throw .alarmKit(.maximumLimitReached) }
+            let record = try AlarmRecord(restoring: old, appID: appID, now: now, timeZone: timeZone)
+            return Proposal(changes: [AlarmChange(id: old.id, record: record)], result: record, silencesRingingAlarm: false,
+                            summary: "restored \(record.title.debugDescription) \(old.id): now \(record.state.rawValue), next \(record.dueDate.map(ISO8601Local.utcString) ?? "-")")
         case .apply(let action, let prefix):
             return try apply(action, prefix, snoozeLength: nil, owner: owner, now: now, timeZone: timeZone)
         case .snooze(let prefix, let length):
@@ -204,7 +213,7 @@ package struct AlarmEngine: Sendable {
             return proposal
         case .setEnabled(let enabled, let prefix):
             return try change(prefix, owner: owner, verb: enabled ? "enabled" : "disabled") { old throws(AlarmRuleError) in
-                enabled ? try old.enabling(now: now, timeZone: timeZone) : try old.disabling()
+                enabled ? try old.enabling(now: now, timeZone: timeZone) : try old.disabling(now: now, timeZone: timeZone)
             }
         case .skip(let prefix):
             return try change(prefix, owner: owner, verb: "skipped") { old throws(AlarmRuleError) in

@@ -54,6 +54,30 @@ extension AlarmRecord {
         }
     }
 
+    /// `old`, which ended (cancelled), as it stood then (`Restore`, an Undo): its id and
+    /// configuration (validated as a new alarm's), `appID`'s; a snooze or a countdown still
+    /// ahead and a paused one as they were, else from its next occurrence as a new alarm, with
+    /// its skip while the skipped day is ahead, and off if it was.
+    package init(restoring old: AlarmRecord, appID: String, now: Date, timeZone: any TimeZoneRules) throws(AlarmRuleError) {
+        let stillCounting = switch old.phase {
+        case .countdown(let until, _, _): until > now
+        case .paused: true
+        case .scheduled, .alerting: false
+        }
+        if stillCounting {
+            do { try old.request.validate(now: now, timeZone: timeZone) } catch { throw .alarmKit(error) }
+            self.init(id: old.id, request: old.request, appID: appID, phase: old.phase)
+            lastOccurrence = old.lastOccurrence
+            return
+        }
+        try self.init(id: old.id, request: old.request, appID: appID, now: now, timeZone: timeZone)
+        if old.skippedOccurrence(now: now) != nil, state == .scheduled, let fireDate = old.fireDate, fireDate > now {
+            phase = .scheduled(fireDate: fireDate)
+            lastOccurrence = old.lastOccurrence
+        }
+        if old.disabled, let off = try? disabling() { self = off }
+    }
+
     /// The next instant at which the agent must act on this alarm, if any.
     package var dueDate: Date? {
         if disabled { return nil }
@@ -165,6 +189,16 @@ extension AlarmRecord {
         var moved = self
         moved.phase = .scheduled(fireDate: next)
         return moved
+    }
+
+    /// Silenced but kept, as a person switches an alarm off: a snoozed alarm's snooze ends
+    /// (what is off does not ring, the snooze neither), and it waits, off, at its next
+    /// occurrence; otherwise as `disabling()`.
+    package func disabling(now: Date, timeZone: any TimeZoneRules) throws(AlarmRuleError) -> AlarmRecord {
+        guard schedule != nil, state == .countdown || state == .paused else { return try disabling() }
+        var waiting = self
+        waiting.phase = .scheduled(fireDate: schedule?.nextFireDate(after: max(now, lastOccurrence ?? now), in: timeZone))
+        return try waiting.disabling()
     }
 
     /// Silenced but kept: only an alarm waiting for its time (not a timer, not one ringing).

@@ -27,6 +27,9 @@ package enum AgentCall: Sendable, Equatable {
     case skip(id: String)
     case unskip(id: String)
     case setEnabled(Bool, id: String)
+    /// An alarm scheduled again as it stood when it ended (Undo of a Cancel): `record` is its
+    /// `AlarmRecord` as Get or List gave it, text until the caller's authorization is known.
+    case restore(record: String)
     case requestAuthorization
     case authorizationState
     case authorizations

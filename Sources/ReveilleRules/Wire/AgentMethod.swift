@@ -356,6 +356,15 @@ extension AgentMethod {
                         """,
                     decode: { .setEnabled(true, id: try $0.string()) },
                     encode: { if case .setEnabled(true, let id) = $0 { [.string(id)] } else { nil } }),
+        AgentMethod("Restore", in: [Parameter("record", .string(bytes: WireLimits.recordBytes))], out: [.alarm], comment: """
+                        Schedules an alarm again as it stood when it was cancelled (an Undo): record is
+                        its AlarmRecord as Get or List gave it. It keeps its id (refused while one has
+                        it) and its configuration (validated as Schedule validates), a snooze or a
+                        paused countdown still ahead, a skip, and being disabled; what no longer holds
+                        starts from its next occurrence. The alarm is the caller's. Returns the AlarmRecord.
+                        """,
+                    decode: { .restore(record: try $0.string()) },
+                    encode: { if case .restore(let record) = $0 { [.string(record)] } else { nil } }),
         AgentMethod("Snooze", in: [.id, .seconds], out: [.alarm], comment: """
                         Reveille's extension of Countdown: snoozes a ringing alarm for `seconds` (more
                         than 0, at most 86400) instead of its own snooze length. Returns the AlarmRecord.

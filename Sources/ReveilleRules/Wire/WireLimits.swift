@@ -12,6 +12,8 @@ package enum WireLimits {
     package static let previewSeconds: ClosedRange<Double> = 0.1...60
     /// An `AlarmRequest` (a configuration), in bytes of JSON: this bounds every stored alarm.
     package static let configurationBytes = 64 << 10
+    /// An `AlarmRecord` sent back to be restored (`Restore`): a configuration and where it stood.
+    package static let recordBytes = configurationBytes + 1024
     /// An alarm id or id prefix, an app id, a state name: any other string argument.
     package static let shortStringBytes = 512
     /// `SyncAdd`'s collection URL and password, in bytes.

@@ -19,8 +19,8 @@ public struct AccessibleTree {
         public var showing: Bool
         /// How deep in the application's tree (the application is 0).
         public var depth: Int
-        /// Where it is on the screen (x, y, width, height), when asked for (`nodes(withExtents:)`)
-        /// and it is showing.
+        /// Where it is on the screen (x, y, width, height), when asked for (`nodes(withExtents:)`);
+        /// of an object that does not show, what its toolkit says (GTK 4.8 says none shows).
         public var extents: [Int]?
         /// `extents` as a rectangle of the screen.
         public var area: TestSession.Window? {
@@ -124,7 +124,8 @@ public struct AccessibleTree {
                           "sensitive": states.contains(Atspi.StateType.SENSITIVE),
                           "focused": states.contains(Atspi.StateType.FOCUSED),
                           "showing": states.contains(Atspi.StateType.SHOWING), "depth": depth}
-                if extents and fields["showing"] and node.get_component_iface() is not None:
+                # GTK 4.8 says of no widget that it shows, yet tells where each is.
+                if extents and node.get_component_iface() is not None:
                     box = node.get_component_iface().get_extents(Atspi.CoordType.SCREEN)
                     fields["extents"] = [box.x, box.y, box.width, box.height]
                 if fields["role"] in ("text", "spin button"):

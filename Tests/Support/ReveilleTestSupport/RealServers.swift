@@ -90,6 +90,11 @@ extension TestSession {
     }
 
     /// What `area` of the session's X screen shows now, through GDK (python3-gi).
+    /// The colour (red, green, blue) of the X screen's pixel at `x`, `y`.
+    public func pixel(x: Int, y: Int) throws -> [UInt8] {
+        try xScreenshot(of: Window(id: "root", x: x, y: y, width: 1, height: 1)).pixel(x: 0, y: 0)
+    }
+
     func xScreenshot(of area: Window) throws -> PPM {
         let script = """
             import sys, gi; gi.require_version('Gdk', '3.0'); from gi.repository import Gdk
