@@ -69,7 +69,7 @@ struct UIFile {
     /// The text of the file at `path` in a registered bundle (`/io/github/…/window.ui`).
     static func text(at path: String) throws(Failure) -> String {
         var error: UnsafeMutablePointer<GError>?
-        guard let bytes = g_resources_lookup_data(path, G_RESOURCE_LOOKUP_FLAGS_NONE, &error) else {
+        guard let bytes = g_resources_lookup_data(path, GResourceLookupFlags(rawValue: 0), &error) else {  // G_RESOURCE_LOOKUP_FLAGS_NONE, which the release build does not see through GTK's module
             let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
             g_error_free(error)
             throw Failure(description: "\(path): \(message)")

@@ -54,6 +54,7 @@ struct IdleMemoryTests {
             return bytes < Self.heapBound ? bytes : nil
         }
         let kept = try heapBytes(agent.pid)
+        print("the idle agent's heap: \(kept >> 10) KiB (bound \(Self.heapBound >> 10) KiB)")
         #expect(heap != nil, "the idle agent keeps \(kept >> 10) KiB of heap (bound \(Self.heapBound >> 10) KiB)")
 
         // Trimmed, the agent comes to rest: a window of the trim's delay in which no thread of
