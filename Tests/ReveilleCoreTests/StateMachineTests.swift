@@ -217,6 +217,15 @@ struct StateMachineTests {
         #expect(try AlarmRecord(restoring: skipped, appID: "test", now: now, timeZone: utc) == skipped)
         let back = try AlarmRecord(restoring: try daily.disabling(), appID: "org.example.Other", now: now, timeZone: utc)
         #expect(back.disabled && back.appID == "org.example.Other" && back.fireDate == daily.fireDate, "\(back)")
+        // Judged for sense: a snooze ending years ahead, or a skip to an occurrence the schedule
+        // would not reach, comes back as a new alarm from its next occurrence.
+        let far = AlarmRecord(id: snoozed.id, request: snoozed.request, appID: "test",
+                              phase: .countdown(until: at.addingTimeInterval(5 * 365 * 86_400), length: 5 * 365 * 86_400, previouslyElapsed: nil))
+        let judged = try AlarmRecord(restoring: far, appID: "test", now: at, timeZone: utc)
+        #expect(judged.state == .scheduled && judged.fireDate == instant("2027-06-02T12:30:00Z"), "\(judged)")
+        var leap = skipped
+        leap.phase = .scheduled(fireDate: instant("2031-01-01T12:30:00Z"))
+        #expect(try AlarmRecord(restoring: leap, appID: "test", now: now, timeZone: utc).fireDate == daily.fireDate)
         // Validated as a new alarm: a one-time date that passed cannot come back.
         let passed = try record(.fixed(now.addingTimeInterval(60)))
         #expect(throws: AlarmRuleError.self) { try AlarmRecord(restoring: passed, appID: "test", now: now.addingTimeInterval(120), timeZone: utc) }

@@ -59,9 +59,14 @@ extension AlarmRecord {
     /// ahead and a paused one as they were, else from its next occurrence as a new alarm, with
     /// its skip while the skipped day is ahead, and off if it was.
     package init(restoring old: AlarmRecord, appID: String, now: Date, timeZone: any TimeZoneRules) throws(AlarmRuleError) {
+        // The record comes from a caller: a countdown is taken only as one this alarm could
+        // run (within its own lengths, a day's snooze at most), never one ending years ahead.
+        let longest = min(WireLimits.maximumCountdown, max(WireLimits.maximumSnooze, old.request.countdownDuration?.preAlert ?? 0,
+                                                           old.request.countdownDuration?.postAlert ?? 0))
         let stillCounting = switch old.phase {
-        case .countdown(let until, _, _): until > now
-        case .paused: true
+        case .countdown(let until, let length, let elapsed):
+            until > now && length <= longest && until.timeIntervalSince(now) <= length && (elapsed ?? 0) >= 0 && (elapsed ?? 0) <= length
+        case .paused(let remaining, let length): remaining > 0 && remaining <= length && length <= longest
         case .scheduled, .alerting: false
         }
         if stillCounting {
@@ -71,9 +76,10 @@ extension AlarmRecord {
             return
         }
         try self.init(id: old.id, request: old.request, appID: appID, now: now, timeZone: timeZone)
-        if old.skippedOccurrence(now: now) != nil, state == .scheduled, let fireDate = old.fireDate, fireDate > now {
-            phase = .scheduled(fireDate: fireDate)
-            lastOccurrence = old.lastOccurrence
+        // Its skip, made again here: the next occurrence passed over, nothing further ahead.
+        if old.skippedOccurrence(now: now) != nil, state == .scheduled, let skipped = try? skippingNextOccurrence(now: now, timeZone: timeZone),
+           skipped.fireDate == old.fireDate {
+            self = skipped
         }
         if old.disabled, let off = try? disabling() { self = off }
     }
