@@ -179,6 +179,12 @@ let package = Package(
                           path: "Fuzz/reveille-fuzz-settings"),
         .executableTarget(name: "reveille-fuzz-flatpak-info", dependencies: ["ReveilleBus", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-flatpak-info"),
+        .executableTarget(name: "reveille-fuzz-budget", dependencies: ["ReveilleBus", "ReveilleFuzzSupport"],
+                          path: "Fuzz/reveille-fuzz-budget"),
+        .executableTarget(name: "reveille-fuzz-restore", dependencies: ["ReveilleRules", "ReveilleModel", "ReveilleFuzzSupport"],
+                          path: "Fuzz/reveille-fuzz-restore"),
+        .executableTarget(name: "reveille-fuzz-clock", dependencies: ["ReveilleCore", "ReveilleRules", "ReveilleModel", "ReveilleFuzzSupport"],
+                          path: "Fuzz/reveille-fuzz-clock"),
 
         .testTarget(name: "ReveilleCoreTests", dependencies: [
             "ReveilleRules", "ReveilleSystem", "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),

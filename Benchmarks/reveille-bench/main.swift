@@ -73,8 +73,11 @@ func floodFigures(kind: String, connections: Int) throws -> (heard: Double, stop
 }
 
 /// Floods of each door from connections that never read, in turn.
+/// `REVEILLE_BENCH_FLOOD_KINDS=getall,stop` floods those doors only.
 func floodsOfEachDoor() throws -> [(String, (heard: Double, stop: Double, bus: Double, growth: Double))] {
-    try [("stop", 200), ("getall", 200), ("eventgroup", 200), ("introspect", 8), ("menu", 4), ("playsound", 50)].map { kind, connections in
+    let chosen = environment["REVEILLE_BENCH_FLOOD_KINDS"].map { Set($0.split(separator: ",").map(String.init)) }
+    return try [("stop", 200), ("getall", 200), ("eventgroup", 200), ("introspect", 8), ("menu", 4), ("playsound", 50)]
+        .filter { chosen?.contains($0.0) ?? true }.map { kind, connections in
         FileHandle.standardError.write(Data("flooding \(kind) from \(connections) connections\n".utf8))
         return ("\(kind) ×\(connections)", try floodFigures(kind: kind, connections: connections))
     }

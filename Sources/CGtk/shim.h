@@ -43,3 +43,18 @@ static inline void reveille_alert_keep_above_everywhere(GtkWidget *widget) {
     (void)widget;
 #endif
 }
+
+// On X11, asks the window manager not to give `widget`'s window the focus when it is mapped
+// (EWMH: a _NET_WM_USER_TIME of 0 means "do not focus on map"), so a person typing elsewhere
+// keeps typing there; call it once the window is realized, before it is shown. GTK 4 dropped
+// gtk_window_set_focus_on_map, which did this. Elsewhere (Wayland) it does nothing: there a
+// compositor gives a new window the focus only with an activation token, which the alert has not.
+static inline void reveille_alert_no_focus_on_map(GtkWidget *widget) {
+#ifdef GDK_WINDOWING_X11
+    GdkSurface *surface = gtk_native_get_surface(GTK_NATIVE(widget));
+    if (surface == NULL || !GDK_IS_X11_SURFACE(surface)) return;
+    gdk_x11_surface_set_user_time(surface, 0);
+#else
+    (void)widget;
+#endif
+}

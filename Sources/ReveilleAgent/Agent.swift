@@ -97,7 +97,7 @@ package final class Agent {
         let clientLog = ClientLog(logger: logger)
         // Who calls is asked on the agent's connection, or once that is slow (flooded), on a
         // connection of its own, which nothing is exported on.
-        let clients = ClientRegistry(bus: bus, asking: { try? BusConnection.session() }, log: clientLog)
+        let clients = ClientRegistry(bus: bus, asking: { made in BusConnection.connectToSession { made(try? $0.get()) } }, log: clientLog)
         // Every object on the agent's connection is exported through this gate, and nothing
         // beside it: the caller's identity, argument bounds and each client's budget first.
         // The alarm's own traffic does not wait behind the replies queued here: the
@@ -109,7 +109,7 @@ package final class Agent {
                                service: gate, clients: clients, clientLog: clientLog,
                                session: .init(bus: bus, gate: gate, notifications: notifications))
         let setup = AgentSetup(stateDirectory: paths.stateDirectory, configDirectory: paths.configDirectory, settings: settings,
-                               engine: .init(lateWindow: options.lateWindow), environment: options.environment,
+                               engine: .init(lateWindow: options.lateWindow, defaultRepeat: settings.repeatUnanswered), environment: options.environment,
                                syncInterval: syncInterval, logger: logger)
         let parts = try Self.assemble(peers: peers, clock: clock, setup: setup, events: events)
 

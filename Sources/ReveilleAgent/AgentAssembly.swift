@@ -152,7 +152,8 @@ extension Agent {
         let service = try AlarmService(bus: peers.service, clients: peers.clients, events: events, sounder: sounder,
                                        authorizer: authorizer, settings: SettingsFile(directory: setup.configDirectory), applied: settings, logger: logger, clientLog: peers.clientLog,
                                        sleep: sleep, history: history, sync: sync, answering: answering)
-        let followers: [(any AlarmFollower)?] = [service, sleep, windows, reach, sync, player, lock, panel]
+        let upcoming = UpcomingNotices(settings: settings, server: peers.notifications, clock: clock, events: events, logger: logger)
+        let followers: [(any AlarmFollower)?] = [service, sleep, windows, reach, sync, player, lock, panel, upcoming]
         let runtime = AgentRuntime(store: AlarmStore(directory: setup.stateDirectory, logger: logger), settings: setup.engine,
                                    logger: logger, intents: intents,
                                    history: history, clock: clock, events: events, ringer: sounder, alerter: presenter,

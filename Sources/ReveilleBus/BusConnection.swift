@@ -53,6 +53,34 @@ package final class BusConnection {
         return BusConnection(connection: connection)
     }
 
+    /// A new private connection to the session bus, made without blocking
+    /// (`g_dbus_connection_new_for_address`): `made` hears it, or why not, later, on the loop.
+    /// For what the agent connects while it runs: the bus's authentication and `Hello` queue
+    /// behind whatever floods the bus daemon, and a blocking connect would hold the loop, and
+    /// the alarm due meanwhile, as long (a GetAll flood held one 10 s).
+    package static func connectToSession(_ made: @escaping @GLibActor (Result<BusConnection, BusError>) -> Void) {
+        var error: UnsafeMutablePointer<GError>?
+        guard let address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, nil, &error) else {
+            return made(.failure(BusError(consuming: error)))
+        }
+        defer { g_free(address) }
+        let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+                                         | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
+        let box = CallbackBox(made)
+        g_dbus_connection_new_for_address(address, flags, nil, nil, { _, result, userData in
+            let made = CallbackBox<@GLibActor (Result<BusConnection, BusError>) -> Void>.take(userData)
+            var error: UnsafeMutablePointer<GError>?
+            let answer: Result<BusConnection, BusError>
+            if let connection = g_dbus_connection_new_for_address_finish(result, &error) {
+                g_dbus_connection_set_exit_on_close(connection, 0)
+                answer = .success(BusConnection(connection: connection))
+            } else {
+                answer = .failure(BusError(consuming: error))
+            }
+            GLibActor.assumeIsolated { made(answer) }
+        }, box.retainedPointer)
+    }
+
     /// Calls a method (`g_dbus_connection_call`) and returns the reply's arguments. Every call
     /// says whether it may start `destination` by D-Bus activation (`autoStart`): no default,
     /// so the asynchronous and blocking calls cannot differ by accident.
@@ -501,7 +529,7 @@ private let filterIncomingMessage: GDBusMessageFilterFunction = { connection, re
     let filter = CallbackBox<IncomingFilter>.from(userData)
     let sender = String(cString: name)
     let body = g_dbus_message_get_body(message)
-    let bytes = IncomingBudget.messageOverhead + (body.map { Int(g_variant_get_size($0)) } ?? 0)
+    let bytes = IncomingBudget.cost(bodyBytes: body.map { Int(g_variant_get_size($0)) } ?? 0)
     guard filter.budget.take(bytes, from: sender) else {
         let answered = g_dbus_message_get_flags(message).rawValue & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED.rawValue == 0
         if type == G_DBUS_MESSAGE_TYPE_METHOD_CALL, answered {
@@ -639,7 +667,7 @@ package final class MethodCall: IncomingCall {
 
     /// `g_dbus_method_invocation_return_value`.
     package func reply(_ values: [Variant] = []) {
-        let body = Variant.tuple(values).makeGVariant()
+        let body = Self.compacted(Variant.tuple(values).makeGVariant())
         onAnswer?(Int(g_variant_get_size(body)))
         switch origin {
         case .invocation(let invocation): g_dbus_method_invocation_return_value(invocation, body)
@@ -648,6 +676,19 @@ package final class MethodCall: IncomingCall {
             g_dbus_message_set_body(answer, body)
             send(answer)
         }
+    }
+
+    /// `tree` (floating, as built) as one serialized value, floating too. A reply waits in GDBus's
+    /// queue until the bus daemon reads it, and a daemon flooded by others reads slowly: kept as
+    /// built, each value of its tree is an allocation of its own (a panel item's GetAll, 1.7 KiB
+    /// on the wire, held several times that), and 200 connections' replies grew the agent past
+    /// its ceiling. Serialized, what waits is what the caller's budget counts.
+    static func compacted(_ tree: OpaquePointer) -> OpaquePointer {
+        let sunk = g_variant_ref_sink(tree)
+        defer { g_variant_unref(sunk) }
+        let bytes = g_variant_get_data_as_bytes(sunk)
+        defer { g_bytes_unref(bytes) }
+        return g_variant_new_from_bytes(g_variant_get_type(sunk), bytes, 1)
     }
 
     /// Leaves the call unanswered (the reference GDBus gave is released; the caller's own

@@ -55,6 +55,8 @@ package enum AlarmCalendar {
         static let ringLimit = "X-REVEILLE-RING-LIMIT", wake = "X-REVEILLE-WAKE", secondary = "X-REVEILLE-SECONDARY"
         static let snooze = "X-REVEILLE-SNOOZE", preAlert = "X-REVEILLE-PRE-ALERT", timer = "X-REVEILLE-TIMER"
         static let disabled = "X-REVEILLE-DISABLED", schedule = "X-REVEILLE-SCHEDULE"
+        /// `3x5m` (three rings, 5 minutes apart) or `off`, as `--repeat-unanswered` reads it.
+        static let repeatUnanswered = "X-REVEILLE-REPEAT-UNANSWERED"
     }
 
     /// `X-REVEILLE-SCHEDULE`'s value for an alarm at the next occurrence of a time of day,
@@ -134,6 +136,7 @@ package enum AlarmCalendar {
         if let fadeIn = request.ring.fadeIn { event.add(Key.fadeIn, ICalDuration.text(fadeIn)) }
         if let ringLimit = request.ring.ringLimit { event.add(Key.ringLimit, ICalDuration.text(ringLimit)) }
         if request.ring.wakesMachine == false { event.add(Key.wake, "FALSE") }
+        if let plan = request.ring.repeatUnanswered { event.add(Key.repeatUnanswered, plan.text) }
         if record.disabled { event.add(Key.disabled, "TRUE") }
         var alarm = ICalComponent("VALARM")
         alarm.add("UID", valarmUID(record.id))

@@ -242,6 +242,11 @@ private struct Settings {
         ring.fadeIn = duration(Key.fadeIn, range: 0...86_400)
         ring.ringLimit = duration(Key.ringLimit, range: 5...86_400)
         if event.value(Key.wake)?.uppercased() == "FALSE" { ring.wakesMachine = false }
+        if let text = event.value(Key.repeatUnanswered) {
+            if let plan = InputParser.unansweredRepeat(text) { ring.repeatUnanswered = plan } else {
+                notes.append("\(Key.repeatUnanswered) \(text.prefix(40)) is not off or rings and rest (3x5m: 2 to 10 rings, 5s to 1h apart); the repeat setting is used")
+            }
+        }
         do { try ring.validate() } catch {
             notes.append("\(error.reason); the ring settings are left at their defaults")
             ring = RingOptions()

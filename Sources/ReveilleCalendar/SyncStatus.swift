@@ -14,10 +14,18 @@ package struct SyncStatus: Codable, Hashable, Sendable {
     package var alarms: Int
     /// Seconds between rounds.
     package var interval: Double
+    /// Alarms removed here in the last day (`SyncPlan.removalsCounted`) because they were
+    /// removed on the server or another machine.
+    package var removalsInLastDay: Int?
+    /// When a damaged sync state (`sync.json`) was last kept aside, and as what file.
+    package var stateKeptAside: Date?
+    package var stateKeptAsideAs: String?
 
     package init(configured: Bool, url: String? = nil, user: String? = nil, rounds: Int = 0, lastRound: Date? = nil,
-                 problem: String? = nil, alarms: Int = 0, interval: Double = 30) {
+                 problem: String? = nil, alarms: Int = 0, interval: Double = 30, removalsInLastDay: Int? = nil,
+                 stateKeptAside: Date? = nil, stateKeptAsideAs: String? = nil) {
         (self.configured, self.url, self.user, self.rounds, self.lastRound) = (configured, url, user, rounds, lastRound)
         (self.problem, self.alarms, self.interval) = (problem, alarms, interval)
+        (self.removalsInLastDay, self.stateKeptAside, self.stateKeptAsideAs) = (removalsInLastDay, stateKeptAside, stateKeptAsideAs)
     }
 }

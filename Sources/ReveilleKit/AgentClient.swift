@@ -194,8 +194,8 @@ package final class AgentClient: Sendable {
     }
 
     /// Skips the next occurrence of a repeating alarm.
-    package func skip(_ idPrefix: String) throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try call(.skip(id: idPrefix)))
+    package func skip(_ idPrefix: String) throws(AlarmError) -> AlarmRecord? {
+        try Self.decode(AlarmRecord?.self, from: try call(.skip(id: idPrefix)))
     }
 
     /// Silences an alarm but keeps it (`enabled: false`), or turns it on again.

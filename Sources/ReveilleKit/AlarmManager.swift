@@ -144,7 +144,16 @@ public final class AlarmManager: Sendable {
         /// at most `ringLimit` seconds unanswered (Reveille's addition).
         public func ringing(volume: Double? = nil, fadeIn: TimeInterval? = nil, ringLimit: TimeInterval? = nil) -> Self {
             var copy = self
-            copy.ring = RingOptions(volume: volume, fadeIn: fadeIn, ringLimit: ringLimit)
+            copy.ring = RingOptions(volume: volume, fadeIn: fadeIn, ringLimit: ringLimit, repeatUnanswered: ring.repeatUnanswered)
+            return copy
+        }
+
+        /// The same configuration, which when nobody answers it rests `rest` seconds and rings
+        /// again, `rings` times in all (1: once, whatever the person's setting), then is missed
+        /// (Reveille's addition; the person's `repeatUnanswered` setting when not set).
+        public func repeatingUnanswered(rings: Int, rest: TimeInterval = UnansweredRepeat.defaultRest) -> Self {
+            var copy = self
+            copy.ring.repeatUnanswered = UnansweredRepeat(rings: rings, rest: rest)
             return copy
         }
 

@@ -85,12 +85,19 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
     public var request: AlarmRequest
     /// The app that scheduled it.
     public var appID: String
-    public var phase: Phase
+    public var phase: Phase {
+        // Only a ringing or resting occurrence has unanswered rings: waiting for its time, it
+        // has none, whichever rule moved it there.
+        didSet { if case .scheduled = phase { unanswered = nil } }
+    }
     /// Kept but silenced (`reveille disable`): it neither rings nor counts down until enabled.
     public var disabled = false
     /// The occurrence that last came due (rang or was missed): no occurrence at or before it
     /// is scheduled again, so a wall clock set back cannot make an alarm ring twice.
     public var lastOccurrence: Date?
+    /// Its occurrence rang unanswered and rings again (`RingOptions.repeatUnanswered`): where
+    /// the chain stands. `nil` once it is answered, missed, or a new occurrence comes.
+    public var unanswered: UnansweredRings?
 
     public init(id: UUID, request: AlarmRequest, appID: String, phase: Phase) {
         self.id = id
@@ -173,7 +180,7 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case alarm, presentation, metadata, tintColor, sound, ring, stopIntent, secondaryIntent, appID, fireDate,
-             countdownLength, pausedTimeRemaining, previouslyElapsed, alertingSince, lastOccurrence, disabled
+             countdownLength, pausedTimeRemaining, previouslyElapsed, alertingSince, lastOccurrence, disabled, unanswered
     }
 
     /// `tintColor`, `sound` and `ring` may be left out: their defaults. A phase's data that is
@@ -210,6 +217,8 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
         }
         lastOccurrence = try container.decodeIfPresent(Date.self, forKey: .lastOccurrence)
         disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
+        // Bounded as it is read: a chain past its own end (a store edited by hand) is none.
+        unanswered = try container.decodeIfPresent(UnansweredRings.self, forKey: .unanswered).flatMap { $0.isSound ? $0 : nil }
     }
 
     /// Leaves out what is at its default, so the store and the lists carry only what differs.
@@ -231,5 +240,28 @@ public struct AlarmRecord: Codable, Hashable, Sendable {
         try container.encodeIfPresent(alertingSince, forKey: .alertingSince)
         try container.encodeIfPresent(lastOccurrence, forKey: .lastOccurrence)
         if disabled { try container.encode(disabled, forKey: .disabled) }
+        try container.encodeIfPresent(unanswered, forKey: .unanswered)
+    }
+}
+
+/// Where an occurrence's unanswered rings stand: `rang` of `rings` rang unanswered, the first
+/// at `since`.
+public struct UnansweredRings: Codable, Hashable, Sendable {
+    public var rang: Int
+    public var rings: Int
+    /// When the occurrence's first ring began.
+    public var since: Date
+
+    public init(rang: Int, rings: Int, since: Date) {
+        (self.rang, self.rings, self.since) = (rang, rings, since)
+    }
+
+    /// The ring that comes next, counted from 1.
+    public var nextRing: Int { rang + 1 }
+
+    /// A chain read from a store or a caller, bounded: at least one ring done, one to come,
+    /// within `UnansweredRepeat.ringsRange`; anything else is no chain.
+    public var isSound: Bool {
+        rang >= 1 && rang < rings && UnansweredRepeat.ringsRange.contains(rings) && since.timeIntervalSince1970.isFinite
     }
 }

@@ -32,11 +32,14 @@ package struct SyncState: Codable, Sendable, Equatable {
     package var cancelLater: Set<UUID> = []
     /// When removals made elsewhere were taken here, within `SyncPlan.removalsCounted`.
     package var removalsTaken: [Date] = []
+    /// When a damaged `sync.json` was kept aside and this state began anew, and the name it was kept as.
+    package var keptAside: Date?
+    package var keptAsideAs: String?
 
     package init(collection: String, user: String) { (self.collection, self.user) = (collection, user) }
 
     private enum CodingKeys: String, CodingKey {
-        case collection, user, token, alarms, unsentReminders, lastProblem, heldRemovals, revisit, adopted, ended, cancelLater, removalsTaken
+        case collection, user, token, alarms, unsentReminders, lastProblem, heldRemovals, revisit, adopted, ended, cancelLater, removalsTaken, keptAside, keptAsideAs
     }
     package init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -52,6 +55,8 @@ package struct SyncState: Codable, Sendable, Equatable {
         ended = try container.decodeIfPresent([UUID: EndedAlarm].self, forKey: .ended) ?? [:]
         cancelLater = try container.decodeIfPresent(Set<UUID>.self, forKey: .cancelLater) ?? []
         removalsTaken = Array((try container.decodeIfPresent([Date].self, forKey: .removalsTaken) ?? []).suffix(64))
+        keptAside = try container.decodeIfPresent(Date.self, forKey: .keptAside)
+        keptAsideAs = try container.decodeIfPresent(String.self, forKey: .keptAsideAs).map { String($0.prefix(255)) }
     }
 }
 
@@ -136,7 +141,7 @@ package final class SyncFollower: AlarmFollower {
         } catch {
             damaged = error
         }
-        switch load(stateDirectory.appending(fileName), logger: logger) {
+        switch load(stateDirectory.appending(fileName), logger: logger).state {
         case .success(let state?):
             keep(SyncAccount(collection: state.collection, user: state.user), in: stateDirectory, logger: logger)
             return .success((state.collection, state.user))
@@ -180,10 +185,13 @@ package final class SyncFollower: AlarmFollower {
         self.clock = clock
         self.adoptionLimit = adoptionLimit
         file = stateDirectory.appending(Self.fileName)
-        let loaded = Self.load(file, logger: logger)
+        let (loaded, aside) = Self.load(file, logger: logger)
         state = (try? loaded.get()).flatMap { $0.collection == collection.url && $0.user == user ? $0 : nil }
             ?? SyncState(collection: collection.url, user: user)
-        if case .failure(let failure) = loaded { state.lastProblem = Self.unreadable(failure) }
+        if case .failure(let failure) = loaded {
+            state.lastProblem = Self.unreadable(failure)
+            (state.keptAside, state.keptAsideAs) = (clock.now, aside?.lastComponent?.string)
+        }
     }
 
     /// The problem reported for a `sync.json` that could not be read.
@@ -206,15 +214,18 @@ package final class SyncFollower: AlarmFollower {
             }
             if record.state == .alerting || record.state == .countdown { answering[change.id] = record } else { answering[change.id] = nil }
             let previous = local[change.id]
+            // A ring after unanswered ones belongs to the occurrence that first rang: a Stop
+            // elsewhere since then ends it.
             var entry = LocalAlarm(request: record.request, disabled: record.disabled, changedAt: previous?.changedAt ?? now,
-                                   ringingSince: record.alertingSince, occurrence: record.lastOccurrence,
+                                   ringingSince: record.alertingSince, occurrence: record.unanswered?.since ?? record.lastOccurrence,
                                    countingDownSince: record.countdownStart,
                                    reminder: previous?.reminder ?? state.unsentReminders[change.id] ?? state.alarms[change.id]?.reminder ?? .init())
             if !applying {
                 if previous.map({ $0.request != record.request || $0.disabled != record.disabled }) ?? true { entry.changedAt = now }
                 // An occurrence that rang here was answered here, or its snooze stopped: the other
                 // machines hear of it.
-                if previous?.ringingSince != nil, record.state != .alerting {
+                // Resting between unanswered rings is no answer: the chain is this machine's own.
+                if previous?.ringingSince != nil, record.state != .alerting, record.unanswered == nil {
                     if case .countdown(let until, _, _) = record.phase { entry.reminder.snoozedUntil = until } else {
                         entry.reminder.acknowledged = now
                     }
@@ -555,11 +566,12 @@ package final class SyncFollower: AlarmFollower {
     /// The state in `file`: `nil` when there is none; a file that cannot be read (damaged,
     /// over `maximumStateBytes`) is kept aside, never read again nor overwritten unseen, and
     /// the failure names why.
-    private static func load(_ file: FilePath, logger: Logger) -> Result<SyncState?, StoreError> {
+    /// The state in `file`, or why it could not be read, and then the name it was kept aside as.
+    private static func load(_ file: FilePath, logger: Logger) -> (state: Result<SyncState?, StoreError>, aside: FilePath?) {
         let failure: StoreError
         do throws(StoreError) {
-            guard let data = try StoredFile.read(file, maximumBytes: maximumStateBytes) else { return .success(nil) }
-            do { return .success(try JSONDecoder().decode(SyncState.self, from: data)) } catch {
+            guard let data = try StoredFile.read(file, maximumBytes: maximumStateBytes) else { return (.success(nil), nil) }
+            do { return (.success(try JSONDecoder().decode(SyncState.self, from: data)), nil) } catch {
                 failure = StoreError("it is not a sync state: \(String(describing: error).prefix(300))")
             }
         } catch {
@@ -568,10 +580,11 @@ package final class SyncFollower: AlarmFollower {
         do {
             let aside = try StoredFile.moveAside(file)
             logger.error("sync: \(file) could not be read (\(failure)); kept as \(aside)")
+            return (.failure(failure), aside)
         } catch {
             logger.error("sync: \(file) could not be read (\(failure)) nor kept aside (\(error))")
+            return (.failure(failure), nil)
         }
-        return .failure(failure)
     }
 
     private func save() {
@@ -585,9 +598,10 @@ package final class SyncFollower: AlarmFollower {
 }
 
 private extension AlarmRecord {
-    /// When its countdown began, while it counts down.
+    /// When its countdown began, while it counts down; resting between unanswered rings, when
+    /// the occurrence first rang (a Stop elsewhere since then ends the chain).
     var countdownStart: Date? {
-        if case .countdown(let until, let length, _) = phase { until.addingTimeInterval(-length) } else { nil }
+        if case .countdown(let until, let length, _) = phase { unanswered?.since ?? until.addingTimeInterval(-length) } else { nil }
     }
 }
 

@@ -115,9 +115,12 @@ package final class SyncService: AlarmFollower {
 
     package var status: SyncStatus {
         guard let follower else { return SyncStatus(configured: false, problem: setupProblem, interval: interval) }
-        return SyncStatus(configured: true, url: follower.state.collection, user: follower.state.user, rounds: follower.rounds,
-                          lastRound: follower.lastRound, problem: setupProblem ?? follower.state.lastProblem,
-                          alarms: follower.state.alarms.count, interval: interval)
+        let state = follower.state, now = clock.now
+        return SyncStatus(configured: true, url: state.collection, user: state.user, rounds: follower.rounds,
+                          lastRound: follower.lastRound, problem: setupProblem ?? state.lastProblem,
+                          alarms: state.alarms.count, interval: interval,
+                          removalsInLastDay: state.removalsTaken.count(where: { now.timeIntervalSince($0) < SyncPlan.removalsCounted }),
+                          stateKeptAside: state.keptAside, stateKeptAsideAs: state.keptAsideAs)
     }
 
     private func begin(url: String, user: String, password: String, create: Bool = false) {

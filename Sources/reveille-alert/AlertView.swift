@@ -5,8 +5,8 @@ import ReveilleCore
 
 /// The alert window's widgets, the one place GTK's C API is used: a title, a line of detail,
 /// Stop and an optional second button, large, with keys (Enter or Escape: Stop; S: the second
-/// button). Kept above other windows and on every workspace where the platform allows (X11);
-/// elsewhere an ordinary toplevel that asks for attention when presented.
+/// button). Kept above other windows and on every workspace where the platform allows (X11),
+/// without taking the focus from a window being typed into; elsewhere an ordinary toplevel.
 @GLibActor
 final class AlertView {
     /// What the person asked for.
@@ -139,8 +139,16 @@ final class AlertView {
         }
     }
 
+    /// Shows the window without taking the focus where the desktop allows (X11 window managers
+    /// that honour `_NET_WM_USER_TIME`: mutter, KWin, xfwm4…): a person typing elsewhere as it
+    /// opens keeps typing there. A click answers it at once; its keys answer it once the person
+    /// moves to it. `gtk_window_present` would ask for the focus (`_NET_ACTIVE_WINDOW`, or
+    /// `XSetInputFocus` without a window manager), which mutter grants to a request without a
+    /// user's timestamp.
     func present() {
-        gtk_window_present(Self.cast(window, GtkWindow.self))
+        gtk_widget_realize(window)
+        reveille_alert_no_focus_on_map(window)
+        gtk_widget_set_visible(window, 1)
     }
 
     /// A line under the buttons: why an answer did not reach the agent.

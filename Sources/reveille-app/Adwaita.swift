@@ -5,8 +5,9 @@ import ReveilleBus
 
 /// The one file where libadwaita's C API is used (1.2's, which Debian 12 has; Debian 13's 1.7
 /// keeps it): the application object, whose start loads the platform's style and has its
-/// style manager follow the desktop's dark and high-contrast settings (the settings portal, or
-/// GSettings' org.gnome.desktop.interface where no portal runs).
+/// style manager follow the desktop's dark and high-contrast settings: the settings portal
+/// (org.freedesktop.appearance); libadwaita 1.2 also reads GSettings' org.gnome.desktop.interface
+/// where no portal runs, later releases (1.7 on Debian 13) only with ADW_DISABLE_PORTAL set.
 @GLibActor
 enum Adwaita {
     /// A new AdwApplication with `id`, as the GtkApplication it is.

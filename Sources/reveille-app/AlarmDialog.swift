@@ -26,7 +26,8 @@ final class AlarmDialog {
     private static var fieldIDs: [String: String] {
         [AlarmForm.Field.time: "hour", AlarmForm.Field.monthDay: "month_day", AlarmForm.Field.yearDay: "year_day",
          AlarmForm.Field.everyDays: "every_days", AlarmForm.Field.volume: "volume", AlarmForm.Field.fadeIn: "fade",
-         AlarmForm.Field.snooze: "snooze", AlarmForm.Field.ringLimit: "ring_limit"]
+         AlarmForm.Field.snooze: "snooze", AlarmForm.Field.ringLimit: "ring_limit",
+         AlarmForm.Field.ringAgain: "ring_again"]
     }
 
     private let ui: UIFile
@@ -35,6 +36,8 @@ final class AlarmDialog {
     private let client: AgentClient
     /// The fields as the dialog opened: only what differs from them is changed.
     private let initial: AlarmForm
+    /// What the agent gives a new alarm that leaves it out, as the dialog opened.
+    private let defaults: NewAlarmDefaults
     private var dayToggles: [(day: Locale.Weekday, toggle: Widget)] = []
     /// The sound list's rows: a sound's name, `nil` for the default.
     private var soundRows: [String?] = []
@@ -45,14 +48,15 @@ final class AlarmDialog {
     private var previewPlaying: UUID?
     private var previewCall: Task<Void, Never>?
 
-    init(_ xml: String, editing record: AlarmRecord?, parent: Widget, client: AgentClient) throws(UIFile.Failure) {
+    init(_ xml: String, editing record: AlarmRecord?, defaults: NewAlarmDefaults, parent: Widget, client: AgentClient) throws(UIFile.Failure) {
         ui = try UIFile(xml, name: "alarm-dialog.ui")
         window = ui.widget("dialog")
         editing = record
         self.client = client
         let today = CivilDate(containing: Date(), in: GLibTimeZone.local)
         let day = CalendarDay(year: today.year, month: today.month, day: today.day)
-        initial = record.map { AlarmForm($0, today: day) } ?? AlarmForm(today: day)
+        self.defaults = defaults
+        initial = record.map { AlarmForm($0, today: day) } ?? AlarmForm(today: day, defaults: defaults)
         window.setTransient(for: parent)
         window.title = record == nil ? L("New Alarm") : L("Edit Alarm")
         let days = ui.widget("days")
@@ -90,6 +94,12 @@ final class AlarmDialog {
     }
 
     func present() {
+        // Within the screen, with room for the header and a panel: the rest scrolls.
+        if let (width, height) = Widget.screenSize {
+            let scroller = ui.widget("scroller")
+            scroller.maxContentHeight = max(200, height - 160)
+            scroller.maxContentWidth = max(300, width - 40)
+        }
         window.present()
         ui.widget("hour").grabFocus()
     }
@@ -109,6 +119,7 @@ final class AlarmDialog {
         ui.widget("fade").text = form.fadeIn
         ui.widget("snooze").text = form.snooze
         ui.widget("ring_limit").text = form.ringLimit
+        ui.widget("ring_again").text = form.ringAgain
         ui.widget("wakes").isOn = form.wakes
     }
 
@@ -129,6 +140,7 @@ final class AlarmDialog {
         form.fadeIn = ui.widget("fade").editableText
         form.snooze = ui.widget("snooze").editableText
         form.ringLimit = ui.widget("ring_limit").editableText
+        form.ringAgain = ui.widget("ring_again").editableText
         form.wakes = ui.widget("wakes").isOn
         return form
     }
@@ -147,7 +159,9 @@ final class AlarmDialog {
         // Nothing changed: nothing is sent (an update would be a change in the history and the sync).
         guard request != original else { return window.close() }
         do {
-            try request.validate(now: Date(), timeZone: GLibTimeZone.local)
+            // As the agent will take it: a new alarm with what it leaves out given the defaults.
+            let made = editing == nil ? defaults.filling(request, appID: ClientIdentity.userAppID) : request
+            try made.validate(now: Date(), timeZone: GLibTimeZone.local)
         } catch {
             return complain(error.reason)
         }
@@ -194,7 +208,9 @@ final class AlarmDialog {
         soundRows = [nil] + names + (chosen.map { names.contains($0) ? [] : [$0] } ?? [])
         let list = ui.widget("sounds")
         list.removeAll()
-        for row in soundRows { list.appendChoice(row ?? L("Reveille’s alarm (default)")) }
+        // Reveille's own and the person's sounds first (the agent lists them so), then the theme's
+        // alarm-like ones, then its others, each by a name people read, in their language.
+        for row in soundRows { list.appendChoice(row.map(SoundNames.readable) ?? L("Reveille’s alarm (default)")) }
         list.chooseRow(soundRows.firstIndex(of: chosen) ?? 0)
     }
 
@@ -257,7 +273,8 @@ final class AlarmDialog {
     }
 
     /// A request of the person's own, as the CLI makes one: Stop and Snooze, the user's presentation.
-    nonisolated static func request(title: String, schedule: Alarm.Schedule?, preAlert: TimeInterval?, snooze: TimeInterval) -> AlarmRequest {
+    /// `snooze` `nil`: the agent gives the person's default snooze length.
+    nonisolated static func request(title: String, schedule: Alarm.Schedule?, preAlert: TimeInterval?, snooze: TimeInterval?) -> AlarmRequest {
         AlarmRequest(schedule: schedule, countdownDuration: .init(preAlert: preAlert, postAlert: snooze),
                      presentation: .userAlarm(title: title, secondaryButton: .snoozeButton, behavior: .countdown))
     }

@@ -35,6 +35,8 @@ struct AlarmForm: Equatable {
     var fadeIn = ""
     var snooze = "9m"
     var ringLimit = DurationRange.typed(RingOptions.defaultRingLimit)
+    /// How it rings again unanswered, as typed (`3x5m`, `off`); empty: the agent's setting.
+    var ringAgain = ""
     var wakes = true
 
     /// The field names refusals give, as the dialog labels them.
@@ -47,11 +49,17 @@ struct AlarmForm: Equatable {
         static var fadeIn: String { L("Fade-in") }
         static var snooze: String { L("Snooze") }
         static var ringLimit: String { L("Ring for") }
+        static var ringAgain: String { L("Ring again") }
     }
 
-    /// The fields of a new alarm, its monthly and yearly days `today`.
-    init(today: CalendarDay) {
+    /// The fields of a new alarm, its monthly and yearly days `today`, its sound, snooze and ring
+    /// length the person's defaults (the agent's settings): what the agent gives an alarm made
+    /// without them, so that the dialog shows what the alarm will have.
+    init(today: CalendarDay, defaults: NewAlarmDefaults = .init()) {
         (monthDay, yearMonth, yearDay) = (today.day, today.month, today.day)
+        sound = defaults.sound
+        snooze = DurationRange.typed(defaults.snooze)
+        ringLimit = DurationRange.typed(defaults.ringLimit)
     }
 
     /// The fields as `record` has them.
@@ -78,6 +86,7 @@ struct AlarmForm: Equatable {
         fadeIn = record.ring.fadeIn.flatMap { $0 > 0 ? DurationRange.typed($0) : nil } ?? ""
         snooze = DurationRange.typed(record.countdownDuration?.postAlert ?? 9 * 60)
         ringLimit = DurationRange.typed(record.ring.ringLimit ?? RingOptions.defaultRingLimit)
+        ringAgain = record.ring.repeatUnanswered?.text ?? ""
         wakes = record.ring.wakesMachine != false
     }
 
@@ -85,7 +94,8 @@ struct AlarmForm: Equatable {
     /// dialog opened: `original` itself when nothing does.
     func request(changing original: AlarmRequest?, from initial: AlarmForm, now: Date,
                  timeZone: any TimeZoneRules) throws(FieldRefusal) -> AlarmRequest {
-        var request = original ?? AlarmDialog.request(title: L("Alarm"), schedule: nil, preAlert: nil, snooze: 9 * 60)
+        // A new alarm leaves out what the person did not change: the agent gives it their defaults.
+        var request = original ?? AlarmDialog.request(title: L("Alarm"), schedule: nil, preAlert: nil, snooze: nil)
         let repeatChanged = recurrenceFields != initial.recurrenceFields
         if original == nil || repeatChanged || (hour, minute) != (initial.hour, initial.minute) {
             request.schedule = try schedule(now: now, timeZone: timeZone)
@@ -102,7 +112,14 @@ struct AlarmForm: Equatable {
             request.presentation = .userAlarm(title: trimmed.isEmpty ? L("Alarm") : trimmed,
                                               secondaryButton: alert.secondaryButton, behavior: alert.secondaryButtonBehavior)
         }
-        if sound != initial.sound { request.sound = sound.map { .named($0) } ?? .default }
+        // A new alarm says the sound, snooze and ring length its dialog showed (the person's
+        // defaults, or what they chose): what the person saw is what it gets, whatever the
+        // agent's settings are by then, and an agent older than those settings takes it too.
+        let new = original == nil
+        if new || sound != initial.sound {
+            // Reveille's own sound, shown where the defaults name another, is said by name.
+            request.sound = sound.map { .named($0) } ?? (new && initial.sound != nil ? .named(SoundNames.reveillesOwn) : .default)
+        }
         if volume != initial.volume {
             request.ring.volume = volume >= 100 ? nil : try FieldInput.volume("\(volume)%", field: Field.volume)
         }
@@ -110,17 +127,24 @@ struct AlarmForm: Equatable {
             let text = fadeIn.trimmed()
             request.ring.fadeIn = text.isEmpty ? nil : try FieldInput.duration(text, field: Field.fadeIn, within: .countdown)
         }
-        if snooze != initial.snooze {
+        if new || snooze != initial.snooze {
             let length = try FieldInput.duration(snooze.trimmed(), field: Field.snooze, within: .snooze)
             request.countdownDuration = .init(preAlert: request.countdownDuration?.preAlert, postAlert: length)
         }
-        if ringLimit != initial.ringLimit {
+        if new || ringLimit != initial.ringLimit {
             let limit = try FieldInput.duration(ringLimit.trimmed(), field: Field.ringLimit, within: .ringLimit)
-            // The default stays unsaid, as the CLI leaves it, so that a later default applies.
-            request.ring.ringLimit = limit == RingOptions.defaultRingLimit ? nil : limit
+            // The built-in limit stays unsaid, as the CLI leaves it: for a change always (a change is
+            // given no default), for a new alarm when the defaults showed it too (else the agent
+            // would give the person's default in its place).
+            let builtIn = DurationRange.typed(RingOptions.defaultRingLimit)
+            request.ring.ringLimit = limit == RingOptions.defaultRingLimit && (!new || initial.ringLimit == builtIn) ? nil : limit
         }
         try FieldInput.checkFade(request.ring, fade: (Field.fadeIn, fadeIn != initial.fadeIn ? fadeIn.trimmed() : nil),
                                  ringLimit: (Field.ringLimit, ringLimit != initial.ringLimit ? ringLimit.trimmed() : nil))
+        if ringAgain != initial.ringAgain {
+            let text = ringAgain.trimmed()
+            request.ring.repeatUnanswered = text.isEmpty ? nil : try FieldInput.unansweredRepeat(text, field: Field.ringAgain)
+        }
         if wakes != initial.wakes { request.ring.wakesMachine = wakes ? nil : false }
         return request
     }

@@ -18,8 +18,9 @@ final class AppWindow {
     private let files: UIFiles
     private let client = AgentClient(appID: AppWindow.appID)
     private var records: [AlarmRecord] = []
-    /// The rows whose text changes with time, refreshed by `tick`.
-    private var liveRows: [(record: AlarmRecord, update: @GLibActor (AlarmRecord, Date) -> Void)] = []
+    /// What each list shows, row by row in order: kept while its element is unchanged, so that
+    /// the focus and the scroll stay where they were when another row comes, goes or changes.
+    private var shownRows: [String: [ShownRow]] = [:]
     private var ringingID: UUID?
     private var dialog: AlarmDialog?
     /// The Settings page, on the window's stack.
@@ -49,6 +50,8 @@ final class AppWindow {
         let startTyped: @GLibActor () -> Void = { [weak self] in self?.startTypedTimer() }
         ui.widget("start_timer").onClicked(startTyped)
         ui.widget("timer_length").onActivate(startTyped)
+        // Enter in the name goes on to the length, which starts the timer.
+        ui.widget("timer_name").onActivate { [ui] in ui.widget("timer_length").grabFocus() }
         ui.widget("ringing_stop").onClicked { [weak self] in self?.answerRinging(.stop) }
         ui.widget("ringing_secondary").onClicked { [weak self] in self?.answerRinging(.secondary) }
         // Read each time the page opens: another tool (`reveille settings`) may have changed them.
@@ -109,7 +112,7 @@ final class AppWindow {
         guard present == agentGone else { return }
         agentGone = !present
         say(present ? "" : L("The alarm service is not running: alarms do not ring until it starts again."))
-        for id in ["add_alarm", "alarms", "app_alarms", "timers", "presets", "recent_presets", "timer_length", "start_timer"] {
+        for id in ["add_alarm", "alarms", "app_alarms", "timers", "presets", "recent_presets", "timer_name", "timer_length", "start_timer"] {
             ui.widget(id).isSensitive = present
         }
         if present {
@@ -120,14 +123,14 @@ final class AppWindow {
 
     // MARK: Showing
 
-    private func show(_ records: [AlarmRecord]) {
+    /// `anew`: every row made anew, not only the changed ones (see `fill`).
+    private func show(_ records: [AlarmRecord], anew: Bool = false) {
         self.records = records.sorted { ($0.fireDate ?? .distantFuture, $0.title) < ($1.fireDate ?? .distantFuture, $1.title) }
-        liveRows = []
         let mine = self.records.filter { $0.appID == Self.appID }
         let theirs = self.records.filter { $0.appID != Self.appID }
-        fill("alarms", with: mine.filter { $0.schedule != nil }, row: alarmRow)
-        fill("app_alarms", with: theirs, row: appAlarmRow)
-        fill("timers", with: mine.filter { $0.schedule == nil }, row: timerRow)
+        fill("alarms", with: mine.filter { $0.schedule != nil }, anew: anew, id: \.id, row: alarmRow)
+        fill("app_alarms", with: theirs, anew: anew, id: \.id, row: appAlarmRow)
+        fill("timers", with: mine.filter { $0.schedule == nil }, anew: anew, id: \.id, row: timerRow)
         ui.widget("no_alarms").isVisible = !mine.contains { $0.schedule != nil }
         ui.widget("app_alarms_heading").isVisible = !theirs.isEmpty
         ui.widget("app_alarms").isVisible = !theirs.isEmpty
@@ -142,36 +145,85 @@ final class AppWindow {
             guard let entries = try? await client.run({ client throws(AlarmError) in try client.history() }), let self else { return }
             let shown = Array(entries.prefix(Self.historyShown))
             self.ui.widget("no_history").isVisible = shown.isEmpty
-            self.fill("history", with: shown) { [files = self.files] entry throws(UIFile.Failure) in
+            self.fill("history", with: shown, id: { $0 }) { [files = self.files] entry throws(UIFile.Failure) in
                 let row = try UIFile(files.historyRow, name: "history-row.ui")
                 row.widget("title").text = entry.title
                 row.widget("row").nameForScreenReaders(entry.title)
                 row.widget("detail").text = AlarmWords.history(entry)
-                return row
+                return MadeRow(file: row)
             }
         }
     }
 
-    /// Replaces the rows of `list` with one per element, made by `row` from its UI file.
-    private func fill<Element>(_ list: String, with elements: [Element], row: (Element) throws(UIFile.Failure) -> UIFile) {
+    /// One row of a list: the element it was made from (its identity and its whole value), its
+    /// widget, and what redraws the parts of it that change with time (`tick`).
+    private struct ShownRow {
+        var id: AnyHashable
+        var element: AnyHashable
+        var widget: Widget
+        var live: (@GLibActor (Date) -> Void)?
+    }
+
+    /// A row as a row factory makes it: its UI file and what redraws it with time.
+    private struct MadeRow {
+        var file: UIFile
+        var live: (@GLibActor (Date) -> Void)? = nil
+    }
+
+    /// Shows one row per element in `list`, in place: a row whose element is unchanged is kept
+    /// (the focus on it or in it stays), a changed one made anew where it was, a gone one
+    /// removed, a new one inserted where it belongs.
+    /// `anew`: every row made anew (after a refusal, a switch the person flipped shows the
+    /// agent's state again).
+    private func fill<Element: Hashable>(_ list: String, with elements: [Element], anew: Bool = false, id: (Element) -> AnyHashable,
+                                         row: (Element) throws(UIFile.Failure) -> MadeRow) {
         let box = ui.widget(list)
-        box.removeAll()
         box.isVisible = !elements.isEmpty
+        let wanted = Dictionary(elements.map { (id($0), AnyHashable($0)) }, uniquingKeysWith: { first, _ in first })
+        var kept: [AnyHashable: ShownRow] = [:]
+        // A changed row is made anew: the focus that was in it goes to the same place in the new one.
+        var focused: (id: AnyHashable, path: [Int])?
+        for shown in shownRows[list] ?? [] {
+            if wanted[shown.id] == shown.element, kept[shown.id] == nil, !anew {
+                kept[shown.id] = shown
+            } else {
+                if let path = shown.widget.focusPath { focused = (shown.id, path) }
+                box.remove(shown.widget)
+            }
+        }
+        var rows: [ShownRow] = []
         for element in elements {
+            let key = id(element)
+            if var shown = kept.removeValue(forKey: key) {
+                // Unchanged rows keep their order among themselves (the list's order is the
+                // elements'); one out of place is moved, the only case where it leaves and returns.
+                if box.rowIndex(of: shown.widget) != rows.count {
+                    box.remove(shown.widget)
+                    box.insert(shown.widget, at: rows.count)
+                    shown.live?(Date())
+                }
+                rows.append(shown)
+                continue
+            }
             do {
-                let file = try row(element)
-                box.append(file.widget("row"))
+                let made = try row(element)
+                let widget = made.file.widget("row")
+                box.insert(widget, at: rows.count)
                 // The list holds the row now; before, only the builder did.
-                file.release()
+                made.file.release()
+                rows.append(ShownRow(id: key, element: AnyHashable(element), widget: widget, live: made.live))
+                if let focused, focused.id == key { widget.focus(path: focused.path) }
             } catch {
                 say(error.description)
             }
         }
+        for (_, left) in kept { box.remove(left.widget) }
+        shownRows[list] = rows
     }
 
-    private func alarmRow(_ record: AlarmRecord) throws(UIFile.Failure) -> UIFile {
+    private func alarmRow(_ record: AlarmRecord) throws(UIFile.Failure) -> MadeRow {
         let row = try UIFile(files.alarmRow, name: "alarm-row.ui")
-        fillAlarm(row, record)
+        let live = fillAlarm(row, record)
         let enabled = row.widget("enabled")
         enabled.isOn = !record.disabled
         enabled.onToggled { [weak self] on in self?.setEnabled(on, record) }
@@ -198,45 +250,48 @@ final class AppWindow {
                 }
             }
         }
-        return row
+        return MadeRow(file: row, live: live)
     }
 
     /// An app's alarm or timer: shown, not changed here (the app owns it).
-    private func appAlarmRow(_ record: AlarmRecord) throws(UIFile.Failure) -> UIFile {
+    private func appAlarmRow(_ record: AlarmRecord) throws(UIFile.Failure) -> MadeRow {
         let row = try UIFile(files.alarmRow, name: "alarm-row.ui")
-        fillAlarm(row, record, app: record.appID)
-        row.widget("edit").isVisible = false
-        row.widget("skip").isVisible = false
+        let live = fillAlarm(row, record, app: record.appID)
+        row.widget("actions").isVisible = false
         let enabled = row.widget("enabled")
         enabled.isOn = !record.disabled
         enabled.isSensitive = false
-        return row
+        return MadeRow(file: row, live: live)
     }
 
-    private func fillAlarm(_ row: UIFile, _ record: AlarmRecord, app: String? = nil) {
+    /// Fills an alarm's row; returns what redraws its time-dependent words.
+    private func fillAlarm(_ row: UIFile, _ record: AlarmRecord, app: String? = nil) -> @GLibActor (Date) -> Void {
         // A screen reader says the row by its title, not as an empty list item.
         row.widget("row").nameForScreenReaders(record.title)
         row.widget("time").text = AlarmWords.time(record)
         row.widget("title").text = app.map { "\(record.title) · \($0)" } ?? record.title
         let detail = row.widget("detail"), time = row.widget("time")
-        liveRows.append((record, { record, now in
+        let live: @GLibActor (Date) -> Void = { now in
             let repeats = record.schedule == nil ? L("Timer") : AlarmWords.repeats(record)
             detail.text = "\(repeats) · \(AlarmWords.next(record, now: now))"
             // An app's timer shows its countdown where an alarm shows its time.
             if record.schedule == nil { time.text = AlarmWords.countdown(AlarmWords.remaining(record, now: now).seconds) }
-        }))
+        }
+        live(Date())
+        return live
     }
 
-    private func timerRow(_ record: AlarmRecord) throws(UIFile.Failure) -> UIFile {
+    private func timerRow(_ record: AlarmRecord) throws(UIFile.Failure) -> MadeRow {
         let row = try UIFile(files.timerRow, name: "timer-row.ui")
         row.widget("title").text = record.title
         row.widget("row").nameForScreenReaders(record.title)
         let remaining = row.widget("remaining"), progress = row.widget("progress")
-        liveRows.append((record, { record, now in
+        let live: @GLibActor (Date) -> Void = { now in
             let (seconds, done) = AlarmWords.remaining(record, now: now)
             remaining.text = record.state == .alerting ? L("Ringing") : AlarmWords.countdown(seconds)
             progress.fraction = done
-        }))
+        }
+        live(Date())
         let pause = row.widget("pause")
         switch record.state {
         case .countdown:
@@ -253,7 +308,7 @@ final class AppWindow {
         let cancel = row.widget("cancel")
         cancel.nameForScreenReaders(record.state == .alerting ? L("Stop %@", record.title) : L("Cancel %@", record.title))
         cancel.onClicked { [weak self] in self?.perform(record.state == .alerting ? .stop : .cancel, record) }
-        return row
+        return MadeRow(file: row, live: live)
     }
 
     private func showRinging(_ record: AlarmRecord?) {
@@ -290,7 +345,7 @@ final class AppWindow {
 
     private func refresh() {
         let now = Date()
-        for (record, update) in liveRows { update(record, now) }
+        for rows in shownRows.values { for row in rows { row.live?(now) } }
     }
 
     private func say(_ text: String) {
@@ -323,7 +378,7 @@ final class AppWindow {
                 guard let self else { return }
                 reveille_app.say("reveille-app: \(failing): \(error.reason)\n", to: 2)
                 if case .agentUnavailable = error { self.agent(present: false) } else { self.showToast(failing, undo: nil) }
-                self.show(self.records)
+                self.show(self.records, anew: true)
             }
         }
     }
@@ -357,9 +412,14 @@ final class AppWindow {
         send(failing: failing) { client throws(AlarmError) in _ = try client.apply(action, to: record.id.uuidString) }
     }
 
+    /// Starts a timer of `seconds`, named as the name field says (then emptied), else by its length.
     private func startTimer(seconds: TimeInterval) {
-        let request = AlarmDialog.request(title: L("%@ timer", AlarmWords.preset(seconds: seconds)), schedule: nil,
-                                          preAlert: seconds, snooze: 9 * 60)
+        let nameField = ui.widget("timer_name")
+        let name = nameField.editableText.trimmed()
+        nameField.text = ""
+        let title = name.isEmpty ? L("%@ timer", AlarmWords.preset(seconds: seconds)) : name
+        let request = AlarmDialog.request(title: title, schedule: nil,
+                                          preAlert: seconds, snooze: settings.newAlarmDefaults.snooze)
         send(failing: L("The timer could not be started")) { client throws(AlarmError) in _ = try client.schedule(id: UUID(), request: request) }
     }
 
@@ -408,7 +468,7 @@ final class AppWindow {
     /// Opens the dialog for `record`, or for a new alarm.
     private func edit(_ record: AlarmRecord?) {
         do {
-            let dialog = try AlarmDialog(files.alarmDialog, editing: record, parent: window, client: client)
+            let dialog = try AlarmDialog(files.alarmDialog, editing: record, defaults: settings.newAlarmDefaults, parent: window, client: client)
             dialog.onSave = { [client] request throws(AlarmError) in
                 _ = try await client.run { client throws(AlarmError) in
                     if let record { try client.update(record.id.uuidString, request: request) }

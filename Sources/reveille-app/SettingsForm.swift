@@ -12,7 +12,9 @@ enum SettingsForm {
     static var fields: [String: String] {
         ["alertWindow": L("Alert window"), "panelItem": L("Panel item"), "ringOn": L("Ring on"),
          "wakeFromSuspend": L("Wake from suspend"), "wakeLead": L("Wake lead"),
-         "pauseMediaPlayers": L("Pause media players"), "unmuteMutedSink": L("Unmute a muted output")]
+         "pauseMediaPlayers": L("Pause media players"), "unmuteMutedSink": L("Unmute a muted output"),
+         "repeatUnanswered": L("Unanswered alarms"), "upcomingNotice": L("Upcoming alarm notice"), "upcomingLead": L("Notice ahead by"),
+         "sound": L("New alarms' sound"), "snooze": L("New alarms' snooze"), "ringLimit": L("New alarms ring for")]
     }
 
     /// The wake leads accepted, as a duration field checks them.
@@ -59,6 +61,14 @@ enum SettingsForm {
             choices.append(RingOnChoice(label: L("%@ (not connected)", name), ringOn: chosen))
         }
         return choices
+    }
+
+    /// The rows of the new alarms' sound list: Reveille's own (`nil`), then the agent's other
+    /// sounds in its order (alarm-like ones first), and the chosen one last when the agent does
+    /// not list it (a file's path set with `reveille settings`), so that the list shows it.
+    static func soundRows(_ names: [String], chosen: String?) -> [String?] {
+        let others = names.filter { $0 != SoundNames.reveillesOwn }
+        return [nil] + others + (chosen.map { others.contains($0) || $0 == SoundNames.reveillesOwn ? [] : [$0] } ?? [])
     }
 
     /// What a refusal of `change` says: the field's name on the page, then the agent's words.

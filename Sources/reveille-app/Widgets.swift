@@ -196,11 +196,28 @@ struct Widget {
         visit(gtk, inToast: false)
     }
 
+    // A stack is a GtkStack (the dialog's repeat details) or an AdwViewStack (the window's
+    // pages): both have the properties visible-child and visible-child-name, used by name here.
+
     /// A stack's shown page, by name.
-    func showPage(_ name: String) { gtk_stack_set_visible_child_name(OpaquePointer(pointer), name) }
+    func showPage(_ name: String) {
+        var value = GValue()
+        g_value_init(&value, g_type_from_name("gchararray"))
+        g_value_set_string(&value, name)
+        g_object_set_property(g_object(), "visible-child-name", &value)
+        g_value_unset(&value)
+    }
 
     /// The name of the page a stack shows.
-    var shownPage: String? { gtk_stack_get_visible_child_name(OpaquePointer(pointer)).map { String(cString: $0) } }
+    var shownPage: String? {
+        var value = GValue()
+        g_value_init(&value, g_type_from_name("gchararray"))
+        defer { g_value_unset(&value) }
+        g_object_get_property(g_object(), "visible-child-name", &value)
+        return g_value_get_string(&value).map { String(cString: $0) }
+    }
+
+    private func g_object() -> UnsafeMutablePointer<GObject> { pointer.assumingMemoryBound(to: GObject.self) }
 
     /// Has a stack move the focus to the page it shows when the focus was on the page it hid:
     /// a page shown other than by its switcher (a screen reader's action on a page tab) would
@@ -208,8 +225,12 @@ struct Widget {
     func keepsFocusOnShownPage() {
         let stack = self
         connect("notify::visible-child") {
-            guard let page = gtk_stack_get_visible_child(OpaquePointer(stack.pointer)) else { return }
-            Widget(UnsafeMutableRawPointer(page)).takeFocusIfLost()
+            var value = GValue()
+            g_value_init(&value, gtk_widget_get_type())
+            defer { g_value_unset(&value) }
+            g_object_get_property(stack.g_object(), "visible-child", &value)
+            guard let page = g_value_get_object(&value) else { return }
+            Widget(page).takeFocusIfLost()
         }
     }
 
@@ -318,7 +339,15 @@ struct Widget {
     /// Adds `child` at the end of a list box or a box.
     func append(_ child: Widget) {
         if isA(gtk_list_box_get_type()) { gtk_list_box_append(OpaquePointer(pointer), child.gtk) }
+        else if isA(gtk_flow_box_get_type()) { appendToFlowBox(child) }
         else { gtk_box_append(cast(GtkBox.self), child.gtk) }
+    }
+
+    /// A flow box wraps each child in a focusable GtkFlowBoxChild: the child's own control (a
+    /// button) takes the focus, not a second stop around it.
+    private func appendToFlowBox(_ child: Widget) {
+        gtk_flow_box_insert(OpaquePointer(pointer), child.gtk, -1)
+        if let wrapper = gtk_widget_get_parent(child.gtk) { gtk_widget_set_focusable(wrapper, 0) }
     }
 
     /// Removes every child of a list box or a box but the first `kept` (a box's own label).
@@ -328,8 +357,49 @@ struct Widget {
         while let child = first {
             first = gtk_widget_get_next_sibling(child)
             if isA(gtk_list_box_get_type()) { gtk_list_box_remove(OpaquePointer(pointer), child) }
+            else if isA(gtk_flow_box_get_type()) { gtk_flow_box_remove(OpaquePointer(pointer), child) }
             else { gtk_box_remove(cast(GtkBox.self), child) }
         }
+    }
+
+    /// Removes `child` (a row) from a list box.
+    func remove(_ child: Widget) { gtk_list_box_remove(OpaquePointer(pointer), child.gtk) }
+
+    /// Inserts `row` into a list box at `index`.
+    func insert(_ row: Widget, at index: Int) { gtk_list_box_insert(OpaquePointer(pointer), row.gtk, Int32(index)) }
+
+    /// Where `row` is in this list box, `nil` when it is not in it.
+    func rowIndex(of row: Widget) -> Int? {
+        guard gtk_widget_get_parent(row.gtk) == gtk else { return nil }
+        return Int(gtk_list_box_row_get_index(row.cast(GtkListBoxRow.self)))
+    }
+
+    /// Where the window's keyboard focus is inside this widget, as the child indexes from it
+    /// down to the focused widget (empty: on this widget itself); `nil` when it is elsewhere.
+    var focusPath: [Int]? {
+        guard let root = gtk_widget_get_root(gtk), var focus = gtk_root_get_focus(root) else { return nil }
+        var path: [Int] = []
+        while focus != gtk {
+            guard let parent = gtk_widget_get_parent(focus) else { return nil }
+            var index = 0, child = gtk_widget_get_first_child(parent)
+            while let sibling = child, sibling != focus { index += 1; child = gtk_widget_get_next_sibling(sibling) }
+            path.insert(index, at: 0)
+            focus = parent
+        }
+        return path
+    }
+
+    /// Gives the keyboard focus to the widget at `path` inside this one (as `focusPath` says
+    /// it), or to this one when no focusable widget is there.
+    func focus(path: [Int]) {
+        var widget: UnsafeMutablePointer<GtkWidget>? = gtk
+        for index in path {
+            var child = widget.flatMap { gtk_widget_get_first_child($0) }
+            for _ in 0..<index { child = child.flatMap { gtk_widget_get_next_sibling($0) } }
+            widget = child
+        }
+        if let widget, gtk_widget_get_visible(widget) != 0, gtk_widget_grab_focus(widget) != 0 { return }
+        _ = gtk_widget_grab_focus(gtk)
     }
 
     /// A new button with `label` (`_` marks its mnemonic).
@@ -347,6 +417,28 @@ struct Widget {
     }
 
     // MARK: Windows
+
+    /// The size of the display's first monitor, in GTK's pixels (at 2×, half the screen's).
+    static var screenSize: (width: Int, height: Int)? {
+        guard let display = gdk_display_get_default(), let monitors = gdk_display_get_monitors(display),
+              let first = g_list_model_get_item(monitors, 0) else { return nil }
+        defer { g_object_unref(first) }
+        var area = GdkRectangle()
+        gdk_monitor_get_geometry(OpaquePointer(first), &area)
+        return area.width > 0 && area.height > 0 ? (Int(area.width), Int(area.height)) : nil
+    }
+
+    /// The most a scrolled window grows to show what it holds (beyond, it scrolls).
+    var maxContentWidth: Int {
+        get { Int(gtk_scrolled_window_get_max_content_width(OpaquePointer(pointer))) }
+        nonmutating set { gtk_scrolled_window_set_max_content_width(OpaquePointer(pointer), Int32(newValue)) }
+    }
+
+    /// The most a scrolled window grows to show what it holds (beyond, it scrolls).
+    var maxContentHeight: Int {
+        get { Int(gtk_scrolled_window_get_max_content_height(OpaquePointer(pointer))) }
+        nonmutating set { gtk_scrolled_window_set_max_content_height(OpaquePointer(pointer), Int32(newValue)) }
+    }
 
     func present() { gtk_window_present(cast(GtkWindow.self)) }
     func close() { gtk_window_close(cast(GtkWindow.self)) }

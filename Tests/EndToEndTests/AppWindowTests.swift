@@ -71,6 +71,23 @@ struct AppWindowTests {
         return try body(app, AccessibleTree(session, application: "reveille-app"), launched)
     }
 
+    /// Shows the page `name` by pressing its tab: the view switcher is in the header (wide; the
+    /// header's switcher holds a wide and a narrow one) or in the bar at the bottom (narrow), so
+    /// each tab of that name is pressed in turn until the page's tab is checked.
+    func openPage(_ tree: AccessibleTree, _ name: String) throws {
+        // The tabs are read anew for each press: GTK 4.18 takes a switcher that hides out of the
+        // tree, so a tab counted a moment ago may be gone (CI's Debian 13 root: "no page tab").
+        _ = try eventually("the page tab \(name) pressed") { () -> Bool? in
+            let tabs = try tree.nodes().filter { $0.role == "page tab" && $0.name == name }
+            if tabs.contains(where: \.checked) { return true }
+            for index in tabs.indices {
+                try? tree.press("page tab", name, index: index)
+                if try tree.nodes().contains(where: { $0.role == "page tab" && $0.name == name && $0.checked }) { return true }
+            }
+            return nil
+        }
+    }
+
     /// The texts of the labels on the window's Alarms page (the History page has titles too).
     func labels(_ tree: AccessibleTree, page: String = "Alarms") throws -> [String] {
         try tree.nodes(inside: "panel", page).filter { $0.role == "label" }.map(\.name)
@@ -106,11 +123,26 @@ struct AppWindowTests {
         throw Subprocess.Failure("no window within 10 s of launch")
     }
 
+    /// Presses Add Alarm until the dialog opens; returns the dialog's window. Pressed once it can
+    /// be (the window answers the agent first), and again if a press made while the window was
+    /// still busy under load opened nothing (CI saw one in the bare roots of Debian 12 and 13).
+    func openNewAlarmDialog(_ session: TestSession, _ tree: AccessibleTree) throws -> String {
+        _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+        for attempt in 1...2 {
+            _ = try eventually("Add Alarm pressable") {
+                try tree.nodes().contains { $0.role == "push button" && $0.name == "Add Alarm" && $0.sensitive } ? true : nil
+            }
+            try tree.press("push button", "Add Alarm")
+            if let opened = try? eventually(timeout: attempt == 1 ? 15 : 30, "the dialog", { try session.windows(titled: "New Alarm").first }) {
+                return opened
+            }
+        }
+        throw Subprocess.Failure("Add Alarm was pressed twice and no dialog opened")
+    }
+
     /// Opens the dialog with the window's Add Alarm button and types a time and a title into it.
     func addAlarm(_ session: TestSession, _ tree: AccessibleTree, hour: String, minute: String, title: String) throws {
-        _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
-        try tree.press("push button", "Add Alarm")
-        _ = try eventually("the dialog") { try session.windows(titled: "New Alarm").first }
+        _ = try openNewAlarmDialog(session, tree)
         try tree.set("spin button", "Hour", to: hour)
         try tree.set("spin button", "Minute", to: minute)
         try tree.set("text", "Title", to: title)
@@ -220,11 +252,11 @@ struct AppWindowTests {
             try tree.set("spin button", "Day of the month", to: "15")
             // The agent's sounds, listed as it names them.
             _ = try eventually("the agent's sounds in the list") {
-                try tree.nodes(inside: "list", "Sound").contains { $0.name == "bell" } ? true : nil
+                try tree.nodes(inside: "list", "Sound").contains { $0.name == "Bell" } ? true : nil
             }
             let dialog = try #require(try session.windows(titled: "New Alarm").first)
-            try choose("bell", in: "Sound", mnemonic: "alt+o", session, tree, window: dialog)
-            _ = try eventually("bell chosen") { try rows(tree, "Sound").filter(\.selected).map(\.name) == ["bell"] ? true : nil }
+            try choose("Bell", in: "Sound", mnemonic: "alt+o", session, tree, window: dialog)
+            _ = try eventually("Bell chosen") { try rows(tree, "Sound").filter(\.selected).map(\.name) == ["Bell"] ? true : nil }
             let pressed = Date()
             try tree.press("push button", "Play")
             // Pressed while it plays (a screen reader says so); pressed again, it stops the preview.
@@ -288,7 +320,7 @@ struct AppWindowTests {
             try tree.press("push button", "Edit Odd")
             _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
             _ = try eventually("the alarm's sound chosen in the list") {
-                try tree.nodes(inside: "list", "Sound").contains { $0.name == "bell" } ? true : nil
+                try tree.nodes(inside: "list", "Sound").contains { $0.name == "Bell" } ? true : nil
             }
             try tree.press("push button", "Save")
             _ = try eventually("the dialog to close") { try session.windows(titled: "Edit Alarm").isEmpty ? true : nil }
@@ -340,6 +372,50 @@ struct AppWindowTests {
             }
             try tree.press("push button", "7 min")
             _ = try eventually("a recent preset to start its timer") { try session.cliJSON([Listed].self, "list").first { $0.title == "7 min timer" } }
+        }
+    }
+
+    @Test func aTimerIsNamedInTheWindowAndTheSoundPickerSaysReadableTranslatedNames() throws {
+        let session = try session()
+        try withApp(session) { _, tree, _ in
+            _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            try tree.set("text", "Timer name", to: "Pasta")
+            try tree.set("text", "Timer length", to: "9m")
+            // Both fields hold what was set before Start reads them (CI's bare root once started
+            // the timer with the name not yet there: "9 min timer").
+            _ = try eventually("the name and length in their fields") { () -> Bool? in
+                let nodes = try tree.nodes()
+                return nodes.first { $0.role == "text" && $0.name == "Timer name" }?.text == "Pasta"
+                    && nodes.first { $0.role == "text" && $0.name == "Timer length" }?.text == "9m" ? true : nil
+            }
+            try tree.press("push button", "Start")
+            let pasta = try eventually("the named timer in the agent") { try session.cliJSON([Listed].self, "list").first { $0.kind == "timer" } }
+            #expect(pasta.title == "Pasta", "\(pasta)")
+            _ = try eventually("the name field emptied") {
+                try tree.nodes().first { $0.role == "text" && $0.name == "Timer name" }?.text == "" ? true : nil
+            }
+            // The sound picker: Reveille's own sounds first, then the theme's, by readable names.
+            try tree.press("push button", "Add Alarm")
+            _ = try eventually("the dialog") { try session.windows(titled: "New Alarm").first }
+            let names = try eventually("the agent's sounds in the list") { () -> [String]? in
+                let names = try rows(tree, "Sound").map(\.name)
+                return names.contains("Bell") ? names : nil
+            }
+            #expect(names.first == "Reveille’s alarm (default)", "\(names)")
+            for name in ["Handbell", "Chime", "Alarm clock", "Incoming call", "Power disconnected"] { #expect(names.contains(name), "\(name) in \(names)") }
+            #expect(!names.contains { $0.contains("-") || $0 != $0.trimmingCharacters(in: .whitespaces) || $0.first?.isLowercase == true }, "no file names: \(names)")
+            let own = ["Reveille’s alarm", "Chime", "Gentle", "Handbell"].compactMap { names.firstIndex(of: $0) }
+            #expect(own.count == 4 && own.allSatisfy { $0 < names.firstIndex(of: "Alarm clock")! }, "Reveille's own first: \(names)")
+        }
+        // In German.
+        try withApp(session, environment: try TranslationTests().environment(session, "de_DE.UTF-8")) { _, tree, _ in
+            _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            try tree.press("push button", "Wecker stellen")
+            let names = try eventually("the agent's sounds in the list, in German") { () -> [String]? in
+                let names = try tree.nodes(inside: "list", "Klang").filter { $0.role == "list item" }.map(\.name)
+                return names.count > 5 ? names : nil
+            }
+            #expect(names.contains("Glocke") && names.contains("Eingehender Anruf"), "\(names)")
         }
     }
 
@@ -460,33 +536,73 @@ struct AppWindowTests {
         }
     }
 
+    /// A settings portal (org.freedesktop.portal.Settings, as xdg-desktop-portal serves it on a
+    /// desktop) that says `colorScheme` (1: prefer dark, 2: prefer light), started by the
+    /// session's bus when an application asks for it.
+    func addSettingsPortal(_ session: TestSession, colorScheme: Int) throws {
+        let script = session.directory + "/settings-portal.py"
+        try Self.settingsPortal.write(toFile: script, atomically: true, encoding: .utf8)
+        try "[D-BUS Service]\nName=org.freedesktop.portal.Desktop\nExec=/usr/bin/python3 \(script) \(colorScheme)\n"
+            .write(toFile: session.serviceDirectory + "/org.freedesktop.portal.Desktop.service", atomically: true, encoding: .utf8)
+    }
+
+    static let settingsPortal = #"""
+import sys
+from gi.repository import Gio, GLib
+scheme = int(sys.argv[1])
+XML = """<node><interface name="org.freedesktop.portal.Settings">
+<method name="ReadAll"><arg type="as" direction="in"/><arg type="a{sa{sv}}" direction="out"/></method>
+<method name="Read"><arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="v" direction="out"/></method>
+<method name="ReadOne"><arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="v" direction="out"/></method>
+<signal name="SettingChanged"><arg type="s"/><arg type="s"/><arg type="v"/></signal>
+<property name="version" type="u" access="read"/>
+</interface></node>"""
+values = {"org.freedesktop.appearance": {"color-scheme": GLib.Variant("u", scheme), "contrast": GLib.Variant("u", 0)}}
+def call(connection, sender, path, interface, method, parameters, invocation):
+    if method == "ReadAll":
+        wanted = parameters.unpack()[0]
+        found = {ns: keys for ns, keys in values.items() if not wanted or any(w in ("", ns) or (w.endswith("*") and ns.startswith(w[:-1])) for w in wanted)}
+        invocation.return_value(GLib.Variant("(a{sa{sv}})", (found,)))
+        return
+    namespace, key = parameters.unpack()
+    value = values.get(namespace, {}).get(key)
+    if value is None:
+        invocation.return_dbus_error("org.freedesktop.portal.Error.NotFound", "no such setting")
+    elif method == "Read":
+        invocation.return_value(GLib.Variant("(v)", (GLib.Variant("v", value),)))
+    else:
+        invocation.return_value(GLib.Variant("(v)", (value,)))
+def get(connection, sender, path, interface, name):
+    return GLib.Variant("u", 2)
+bus = Gio.bus_get_sync(Gio.BusType.SESSION)
+bus.register_object("/org/freedesktop/portal/desktop", Gio.DBusNodeInfo.new_for_xml(XML).interfaces[0], call, get, None)
+Gio.bus_own_name_on_connection(bus, "org.freedesktop.portal.Desktop", Gio.BusNameOwnerFlags.NONE, None, None)
+GLib.MainLoop().run()
+"""#
+
     @Test func theWindowFollowsTheDesktopsDarkStyle() throws {
-        try withKnownIssue("Debian 13 (libadwaita 1.7): the window did not turn dark with color-scheme prefer-dark in the test's session (not yet looked into)", isIntermittent: true) {
-            let session = try session()
-            /// The page's background, left of the lists (the window is at the screen's top left:
-            /// Xvfb has no window manager to place it).
-            func background() throws -> [UInt8] {
-                _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
-                return try session.pixel(x: 8, y: 400)
+        let session = try session()
+        /// The page's background, left of the lists (the window is at the screen's top left:
+        /// Xvfb has no window manager to place it).
+        func background() throws -> [UInt8] {
+            _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            return try session.pixel(x: 8, y: 400)
+        }
+        try withApp(session) { _, _, _ in
+            _ = try eventually("a light window") { try background().allSatisfy { $0 > 180 } ? true : nil }
+        }
+        _ = try eventually("the first window to go") { try session.windows(titled: "Reveille").isEmpty ? true : nil }
+        // The desktop's choice as libadwaita reads it: the settings portal (GNOME's Appearance
+        // sets it through GSettings, which xdg-desktop-portal-gnome serves). libadwaita 1.2 also
+        // read GSettings where no portal ran; later releases (1.7 on Debian 13) read only the
+        // portal (GSettings only with ADW_DISABLE_PORTAL), so the portal is what both are given.
+        try addSettingsPortal(session, colorScheme: 1)
+        try withApp(session) { _, _, _ in
+            _ = try eventually("a dark window") {
+                let colour = try background()
+                return colour.allSatisfy { $0 < 80 } ? colour : nil
             }
-            try withApp(session) { _, _, _ in
-                _ = try eventually("a light window") { try background().allSatisfy { $0 > 180 } ? true : nil }
-            }
-            _ = try eventually("the first window to go") { try session.windows(titled: "Reveille").isEmpty ? true : nil }
-            // The desktop's choice where no settings portal runs: GSettings, here its keyfile backend
-            // in the session's own configuration folder (GNOME's Appearance writes it through dconf).
-            let folder = session.directory + "/config/glib-2.0/settings"
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try "[org/gnome/desktop/interface]\ncolor-scheme='prefer-dark'\n".write(toFile: folder + "/keyfile", atomically: true, encoding: .utf8)
-            var environment = session.environment
-            environment["GSETTINGS_BACKEND"] = "keyfile"
-            try withApp(session, environment: environment) { _, _, _ in
-                _ = try eventually("a dark window") {
-                    let colour = try background()
-                    return colour.allSatisfy { $0 < 80 } ? colour : nil
-                }
-            }
-        } when: { DesktopRelease.version(of: "libgtk-4-1", isAtLeast: [4, 10]) }
+        }
     }
 
     @Test func emptyListsSayWhatGoesThereAddAlarmIsOnTheAlarmsPageAndMaximizedTheListsKeepAReadableWidth() throws {
@@ -495,14 +611,14 @@ struct AppWindowTests {
             let window = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
             _ = try eventually("the empty alarms' status page") { try labels(tree).contains("No Alarms") ? true : nil }
             #expect(try tree.names("push button").contains("Add Alarm"))
-            try tree.press("page tab", "History")
+            try openPage(tree, "History")
             _ = try eventually("the empty history's status page") {
                 try tree.nodes(inside: "panel", "History").contains { $0.role == "label" && $0.name == "Nothing Rang Yet" } ? true : nil
             }
             _ = try eventually("Add Alarm to leave the header on History") { try tree.names("push button").contains("Add Alarm") ? nil : true }
             _ = try openSettings(session, tree)
             #expect(try !tree.names("push button").contains("Add Alarm"), "nor on Settings")
-            try tree.press("page tab", "Alarms")
+            try openPage(tree, "Alarms")
             _ = try eventually("Add Alarm back on Alarms") { try tree.names("push button").contains("Add Alarm") ? true : nil }
 
             // Wide (a maximized window's width), the rows stay at a readable width, centred.
@@ -520,34 +636,135 @@ struct AppWindowTests {
         }
     }
 
-    @Test func thePrimaryMenuOpensKeyboardShortcutsAndAbout() throws {
-        try withKnownIssue("Debian 13 (GTK 4.18, libadwaita 1.7): F10 did not open the primary menu for AT-SPI (not yet looked into)", isIntermittent: true) {
-            let session = try session()
-            try withApp(session) { _, tree, _ in
-                let window = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
-                #expect(try tree.names("push button").contains("Main Menu"))
-                /// F10 opens the primary menu (GTK 4.8 gives the menu button itself no action to press).
-                func openMenu() throws {
-                    _ = try eventually("F10 to open the menu") {
-                        try session.type("F10", into: window)
-                        return try tree.names("menu item").contains("Keyboard Shortcuts") ? true : nil
-                    }
-                }
-                try openMenu()
-                try tree.press("menu item", "Keyboard Shortcuts")
-                let shortcuts = try eventually("the keyboard shortcuts, Add Alarm's among them") {
-                    try tree.nodes(inside: "frame", "Keyboard Shortcuts").contains { $0.role == "label" && $0.name == "Add an alarm" }
-                        ? try session.windows(titled: "Keyboard Shortcuts").first : nil
-                }
-                try session.type("Escape", into: shortcuts)
-                _ = try eventually("Escape to close them") { try session.windows(titled: "Keyboard Shortcuts").isEmpty ? true : nil }
-                try openMenu()
-                try tree.press("menu item", "About Reveille")
-                _ = try eventually("the About window, with Reveille's version") {
-                    try tree.nodes().contains { $0.role == "label" && $0.name == ReveilleVersion.current } ? true : nil
+    /// Resizes `window` with xdotool and waits until AT-SPI sees the frame `width` px wide (less
+    /// the 10 px GTK draws no window in on X11 without a window manager); gives the tree with
+    /// extents. A window narrower than its content allows stays wider: the wait times out.
+    func resize(_ session: TestSession, _ tree: AccessibleTree, _ window: String, width: Int, height: Int) throws -> [AccessibleTree.Node] {
+        let xdotool = try Subprocess.find("xdotool", package: "xdotool")
+        #expect(try Subprocess.run(xdotool, ["windowsize", window, String(width), String(height)], environment: session.environment).status == 0)
+        return try eventually("the window \(width) px wide") { () -> [AccessibleTree.Node]? in
+            let nodes = try tree.nodes(withExtents: true)
+            guard let frame = nodes.first(where: { $0.role == "frame" && $0.name == "Reveille" })?.area, frame.width <= width, frame.width >= width - 12 else { return nil }
+            return nodes
+        }
+    }
+
+    /// Saves a picture of `area` as NAME.png, in REVEILLE_TEST_PICTURES (a folder to look at them
+    /// in) when it is set, else in the session's folder (removed with it).
+    func picture(_ session: TestSession, _ area: TestSession.Window, _ name: String) throws {
+        let folder = ProcessInfo.processInfo.environment["REVEILLE_TEST_PICTURES"] ?? session.directory
+        try session.savePicture(of: area, to: folder + "/" + name + ".png")
+    }
+
+    /// Where the main window is, as AT-SPI says.
+    func frame(_ nodes: [AccessibleTree.Node], _ name: String = "Reveille") throws -> TestSession.Window {
+        try #require(nodes.first { $0.role == "frame" && $0.name == name }?.area)
+    }
+
+    @Test func at360PixelsTheSwitcherMovesToABarAndEveryRowsButtonsFit() throws {
+        let session = try session()
+        _ = try session.cliJSON(AlarmJSON.self, "add", "06:30", "--title", "Wake up for the early train", "--days", "weekdays")
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "30m", "--title", "Tea")
+        try withApp(session) { _, tree, _ in
+            let window = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            _ = try eventually("the rows") { try tree.names("push button").contains("Pause Tea") ? true : nil }
+            /// The page switchers' History tabs; those in the lower half of the window (the bar's).
+            func switchers(_ nodes: [AccessibleTree.Node]) -> [AccessibleTree.Node] { nodes.filter { $0.role == "page tab" && $0.name == "History" } }
+            func switchersBelow(_ nodes: [AccessibleTree.Node]) throws -> [AccessibleTree.Node] {
+                let window = try self.frame(nodes)
+                return switchers(nodes).filter { $0.area.map { $0.y > window.y + window.height / 2 } == true }
+            }
+            // GTK 4.18 tells AT-SPI each object's size but not where it is (x and y are 0):
+            // positions are checked where the toolkit gives them.
+            func placed(_ nodes: [AccessibleTree.Node]) -> Bool { nodes.contains { ($0.area?.y ?? 0) > 0 } }
+            let wide = try resize(session, tree, window, width: 700, height: 600)
+            if placed(wide) { #expect(try switchersBelow(wide).isEmpty, "wide, the switcher is in the header") }
+            let narrow = try resize(session, tree, window, width: 360, height: 600)
+            try picture(session, self.frame(narrow), "narrow")
+            // Narrow, a switcher is there (the header's hides, the bar's shows: where GTK gives
+            // positions, the bar's is checked to be at the bottom).
+            #expect(!switchers(narrow).isEmpty, "narrow, a page switcher: \(switchers(narrow)), wide \(switchers(wide))")
+            if placed(narrow) { #expect(try !switchersBelow(narrow).isEmpty, "narrow, the switcher bar at the bottom shows") }
+            let frame = try #require(narrow.first { $0.role == "frame" && $0.name == "Reveille" }?.area)
+            for list in ["Alarms", "Timers"] {
+                let start = try #require(narrow.firstIndex { $0.role == "list" && $0.name == list })
+                let controls = narrow[(start + 1)...].prefix { $0.depth > narrow[start].depth }.filter { ["push button", "check box"].contains($0.role) }
+                #expect(!controls.isEmpty, "\(list)'s controls")
+                for control in controls {
+                    let area = try #require(control.area, "\(control) on screen")
+                    #expect(area.x >= frame.x && area.x + area.width <= frame.x + frame.width && area.width > 0, "\(control) at \(area) within the window \(frame)")
                 }
             }
-        } when: { DesktopRelease.version(of: "libgtk-4-1", isAtLeast: [4, 10]) }
+        }
+    }
+
+    @Test func at2xTheDialogFitsTheScreenAndItsLastFieldScrollsIntoView() throws {
+        let session = try session()
+        var environment = session.environment
+        environment["GDK_SCALE"] = "2"
+        try withApp(session, environment: environment) { _, tree, _ in
+            let dialog = try openNewAlarmDialog(session, tree)
+            let xdotool = try Subprocess.find("xdotool", package: "xdotool")
+            let screen = try Subprocess.run(xdotool, ["getdisplaygeometry"], environment: session.environment).stdout
+                .split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            // Alt+R to the field before the last, then Tab, as a person at the keyboard goes, to
+            // the last field, Wake the computer (a switch: a check box to AT-SPI); the dialog
+            // scrolls it into view.
+            try session.type("alt+r", into: dialog)
+            let (wake, area) = try session.eventually(timeout: 120, "Tab to reach the last field, scrolled into view") { () -> (TestSession.Window, TestSession.Window)? in
+                let nodes = try tree.nodes(withExtents: true)
+                guard let wake = nodes.first(where: { $0.role == "check box" && $0.name == "Wake the computer" }),
+                      let area = nodes.first(where: { ["frame", "dialog"].contains($0.role) && $0.name == "New Alarm" })?.area else { return nil }
+                guard wake.focused else {
+                    try session.type("Tab", into: dialog)
+                    return nil
+                }
+                return wake.area.map { ($0, area) }
+            }
+            #expect(wake.y >= area.y && wake.y + wake.height <= area.y + area.height, "the switch \(wake) within the dialog \(area)")
+            try picture(session, TestSession.Window(id: area.id, x: 2 * area.x, y: 2 * area.y, width: 2 * area.width, height: 2 * area.height), "dialog-2x")
+            // AT-SPI says GTK's pixels, the screen's are twice as many.
+            #expect(2 * (area.x + area.width) <= screen[0] && 2 * (area.y + area.height) <= screen[1], "the dialog \(area) within the screen \(screen)")
+        }
+    }
+
+    @Test func thePrimaryMenuOpensKeyboardShortcutsAndAbout() throws {
+        let session = try session()
+        try withApp(session) { _, tree, _ in
+            let window = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            #expect(try tree.names("push button").contains("Main Menu"))
+            /// F10 opens the primary menu (GTK 4.8 gives the menu button itself no action to
+            /// press), then its item `index` is chosen: GTK 4.8 names the items, which are pressed
+            /// by name; GTK 4.18 names them nothing (seen on Debian 13: a screen reader hears
+            /// unnamed items, GTK's), and focuses the first: there the keys choose, as a person
+            /// at the keyboard does.
+            func choose(_ index: Int, _ name: String) throws {
+                let items = try eventually("F10 to open the menu") { () -> [AccessibleTree.Node]? in
+                    try session.type("F10", into: window)
+                    let items = try tree.nodes().filter { $0.role == "menu item" }
+                    return items.count == 2 && (items.allSatisfy { !$0.name.isEmpty } || items.first?.focused == true) ? items : nil
+                }
+                if items.allSatisfy({ !$0.name.isEmpty }) {
+                    #expect(items.map(\.name) == ["Keyboard Shortcuts", "About Reveille"])
+                    try tree.press("menu item", name)
+                } else {
+                    for key in Array(repeating: "Down", count: index) + ["Return"] { try session.type(key, into: window) }
+                }
+            }
+            try choose(0, "Keyboard Shortcuts")
+            // GTK 4.8 shows the shortcuts window to AT-SPI as a frame named Keyboard Shortcuts,
+            // GTK 4.18 as an unnamed panel (seen on Debian 13): found by its X window's title.
+            let shortcuts = try eventually("the keyboard shortcuts, Add Alarm's among them") {
+                try tree.nodes().contains { $0.role == "label" && $0.name == "Add an alarm" }
+                    ? try session.windows(titled: "Keyboard Shortcuts").first : nil
+            }
+            try session.type("Escape", into: shortcuts)
+            _ = try eventually("Escape to close them") { try session.windows(titled: "Keyboard Shortcuts").isEmpty ? true : nil }
+            try choose(1, "About Reveille")
+            _ = try eventually("the About window, with Reveille's version") {
+                try tree.nodes().contains { $0.role == "label" && $0.name == ReveilleVersion.current } ? true : nil
+            }
+        }
     }
 
     @Test func eachButtonIsNamedWithWhatItActsOnAndEachRowWithItsTitle() throws {
@@ -571,6 +788,44 @@ struct AppWindowTests {
                 try tree.names("push button").contains("Resume Pasta") ? true : nil
             }
             #expect(try session.cliJSON([Listed].self, "list").first { $0.title == "Pasta" }?.state == "paused")
+        }
+    }
+
+    /// The focused object of the app's windows, as a screen reader follows it.
+    func focused(_ tree: AccessibleTree) throws -> AccessibleTree.Node? { try tree.nodes().first(where: \.focused) }
+
+    @Test func theFocusStaysOnItsRowWhenTheListChanges() throws {
+        let session = try session()
+        _ = try session.cliJSON(AlarmJSON.self, "add", "06:30", "--title", "Wake up", "--days", "weekdays")
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "30m", "--title", "Tea")
+        try withApp(session) { _, tree, _ in
+            let window = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
+            _ = try eventually("the timer's row") { try tree.names("push button").contains("Pause Tea") ? true : nil }
+            // Tab to the timer's Pause button, as a person at the keyboard goes there (from the
+            // timer's length, Alt+L, the field above the timers).
+            try session.type("alt+l", into: window)
+            _ = try session.eventually(timeout: 60, "Tab to reach Pause Tea") {
+                if try focused(tree)?.name == "Pause Tea" { return true }
+                try session.type("Tab", into: window)
+                return nil
+            }
+            // A timer added from a terminal, shown before Tea (it ends sooner), and an alarm.
+            _ = try session.cliJSON(AlarmJSON.self, "timer", "5m", "--title", "Eggs")
+            _ = try session.cliJSON(AlarmJSON.self, "add", "05:00", "--title", "Early")
+            _ = try eventually("the new timer and alarm in the window") {
+                let shown = try labels(tree)
+                return shown.contains("Eggs") && shown.contains("Early") ? true : nil
+            }
+            let after = try focused(tree)
+            #expect(after?.role == "push button" && after?.name == "Pause Tea", "the focus stays on Tea's Pause: \(String(describing: after))")
+            // Pause (Space): the row changes, and the focus stays at its place, now Resume.
+            try session.type("space", into: window)
+            _ = try eventually("Tea paused") { try session.cliJSON([Listed].self, "list").first { $0.title == "Tea" && $0.state == "paused" } }
+            let paused = try eventually("Tea's row to offer Resume, focused") { () -> AccessibleTree.Node? in
+                guard try tree.names("push button").contains("Resume Tea") else { return nil }
+                return try focused(tree)
+            }
+            #expect(paused.role == "push button" && paused.name == "Resume Tea", "the focus stays in Tea's row: \(paused)")
         }
     }
 
@@ -639,7 +894,7 @@ struct AppWindowTests {
             }
             _ = try eventually("the banner to go") { try labels(tree).contains("Timer done") ? nil : true }
             // The History page says what rang and how it ended.
-            try tree.press("page tab", "History")
+            try openPage(tree, "History")
             let history = try eventually("the stopped timer in the history") {
                 let shown = try tree.nodes(inside: "panel", "History").filter { $0.role == "label" }.map(\.name)
                 return shown.contains("Bread") ? shown : nil
@@ -661,7 +916,7 @@ struct AppWindowTests {
             #expect(shown.contains { $0.role == "label" && $0.name.hasPrefix("Werktags · Klingelt in ") }, "\(shown)")
             #expect(shown.contains { $0.role == "push button" && $0.name == "5 Min." }, "\(shown)")
             // The Settings page, its controls named in German, the ring-on choices the code's words.
-            try tree.press("page tab", "Einstellungen")
+            try openPage(tree, "Einstellungen")
             let settings = try eventually("the agent's settings on the page") {
                 let page = try tree.nodes(inside: "panel", "Einstellungen")
                 return page.contains { $0.role == "check box" && $0.name == "Symbol in der Leiste" && $0.sensitive } ? page : nil
@@ -713,6 +968,8 @@ struct AppWindowTests {
         var alertWindow: String
         var ringOn: String
         var pauseMediaPlayers: Bool
+        var repeatUnanswered: String?
+        var upcomingNotice: String?
     }
 
     /// A second sound output besides the session's default (`testsink`), as a person reads it.
@@ -728,7 +985,7 @@ struct AppWindowTests {
     func openSettings(_ session: TestSession, _ tree: AccessibleTree) throws -> [AccessibleTree.Node] {
         _ = try session.eventually(timeout: 10, "the window on screen") { try session.windows(titled: "Reveille").first }
         return try eventually("the Settings page shown with the agent's settings") {
-            try tree.press("page tab", "Settings")
+            try openPage(tree, "Settings")
             let shown = try tree.nodes().contains { $0.role == "page tab" && $0.name == "Settings" && $0.checked }
             let page = try tree.nodes(inside: "panel", "Settings")
             return shown && page.contains { $0.role == "check box" && $0.name == "Panel item" && $0.sensitive } ? page : nil
@@ -752,12 +1009,19 @@ struct AppWindowTests {
     @Test func theSettingsPageShowsWhatSettingsJSONHolds() throws {
         let session = try session(settings: """
             {"alertWindow": "never", "panelItem": false, "ringOn": "othersink", "wakeFromSuspend": true,
-             "wakeLead": 90, "pauseMediaPlayers": false, "unmuteMutedSink": false}
+             "wakeLead": 90, "pauseMediaPlayers": false, "unmuteMutedSink": false,
+             "repeatUnanswered": "3x10m", "upcomingNotice": "off", "upcomingLead": 3600,
+             "sound": "chime", "snooze": 900, "ringLimit": 300}
             """)
         try addHeadphones(session)
         try withApp(session) { _, tree, _ in
             let page = try openSettings(session, tree)
-            #expect(try page.filter { $0.role == "push button" && $0.checked }.map(\.name) == ["Never"])
+            #expect(try page.filter { $0.role == "push button" && $0.checked }.map(\.name) == ["Never", "3 × 10 min", "Off", "1 hour", "15 min", "5 min"])
+            let sounds = try eventually("the agent's sounds in the new alarms' list") { () -> [AccessibleTree.Node]? in
+                let rows = try tree.nodes(inside: "list", "New alarms' sound").filter { $0.role == "list item" }
+                return rows.count > 5 ? rows : nil
+            }
+            #expect(sounds.first?.name == "Reveille’s alarm" && sounds.filter(\.selected).map(\.name) == ["Chime"], "\(sounds)")
             #expect(try control(page, "check box", "Panel item").checked == false)
             #expect(try control(page, "check box", "Wake from suspend").checked == true)
             #expect(try control(page, "check box", "Pause media players").checked == false)
@@ -806,7 +1070,15 @@ struct AppWindowTests {
             _ = try eventually("the page to show the answer") {
                 let page = try tree.nodes(inside: "panel", "Settings")
                 let panelItem = try control(page, "check box", "Panel item")
-                return page.filter { $0.role == "push button" && $0.checked }.map(\.name) == ["Always"] && !panelItem.checked ? true : nil
+                return page.filter { $0.role == "push button" && $0.checked }.map(\.name) == ["Always", "Once", "Wake-up", "30 min", "9 min", "10 min"]
+                    && !panelItem.checked ? true : nil
+            }
+            // The choices of issue 52: unanswered alarms ring again, the notice for all alarms.
+            try tree.press("push button", "3 × 5 min")
+            try tree.press("push button", "All")
+            _ = try eventually("the repeat and the notice in the agent") {
+                let settings = try session.cliJSON(Settings.self, "settings")
+                return settings.repeatUnanswered == "3x5m" && settings.upcomingNotice == "all" ? true : nil
             }
             try choose("Headphones", in: "Ring on", mnemonic: "alt+r", session, tree, window: try #require(try session.windows(titled: "Reveille").first))
             _ = try eventually("ringOn the headphones' output in the agent") { try session.cliJSON(Settings.self, "settings").ringOn == "othersink" ? true : nil }
@@ -817,6 +1089,58 @@ struct AppWindowTests {
             for key in ["ctrl+a", "2", "m", "Return"] { try session.type(key, into: window) }
             _ = try eventually("a wake lead of 2 min in the agent") { try session.cliJSON(Settings.self, "settings").wakeLead == 120 ? true : nil }
         }
+    }
+
+    /// Issue 50, fault 10: the defaults for new alarms chosen on the Settings page (snooze, ring
+    /// length, sound) are what the dialog shows for a new alarm and what the alarm gets when
+    /// saved as shown; an alarm set before keeps what it had.
+    @Test func theDefaultsChosenOnTheSettingsPageAreWhatANewAlarmGets() throws {
+        let session = try session()
+        let before = try session.cliJSON(AlarmJSON.self, "add", "6:00", "--title", "Before")
+        try withApp(session) { _, tree, _ in
+            _ = try openSettings(session, tree)
+            // "15 min" and "30 min" are also timer presets and the upcoming notice's lead.
+            try press("15 min", after: "New alarms' snooze", tree)
+            try press("30 min", after: "New alarms ring for", tree)
+            _ = try eventually("the agent's sounds in the new alarms' list") {
+                try tree.nodes(inside: "list", "New alarms' sound").contains { $0.role == "list item" && $0.name == "Chime" } ? true : nil
+            }
+            try choose("Chime", in: "New alarms' sound", mnemonic: "alt+d", session, tree, window: try #require(try session.windows(titled: "Reveille").first))
+            _ = try eventually("the new alarms' defaults in the agent") {
+                let shown = try JSONSerialization.jsonObject(with: Data(session.cli("settings", "--json").stdout.utf8)) as? [String: Any]
+                return shown?["snooze"] as? Double == 900 && shown?["ringLimit"] as? Double == 1800
+                    && shown?["sound"] as? String == "chime" ? true : nil
+            }
+            try openPage(tree, "Alarms")
+            try addAlarm(session, tree, hour: "8", minute: "15", title: "Gym")
+            let fields = try eventually("the dialog's fields") { () -> [AccessibleTree.Node]? in
+                let nodes = try tree.nodes()
+                return nodes.contains { $0.role == "text" && $0.name == "Snooze" } ? nodes : nil
+            }
+            #expect(try control(fields, "text", "Snooze").text == "15m" && control(fields, "text", "Ring for").text == "30m")
+            _ = try eventually("the dialog's sound list to show Chime chosen") {
+                try tree.nodes(inside: "list", "Sound").contains { $0.role == "list item" && $0.name == "Chime" && $0.selected } ? true : nil
+            }
+            try tree.press("push button", "Save")
+            let made = try eventually("the alarm saved as shown") { () -> [String: Any]? in
+                let list = try JSONSerialization.jsonObject(with: Data(session.cli("list", "--json").stdout.utf8)) as? [[String: Any]]
+                return list?.first { ($0["title"] as? String) == "Gym" }
+            }
+            let shown = try session.cli("show", try #require(made["id"] as? String)).stdout
+            #expect(shown.contains("snooze:    15m") && shown.contains("sound:     chime") && shown.contains("rings for: 30m"), "\(shown)")
+        }
+        let kept = try session.cli("show", before.id).stdout
+        #expect(kept.contains("snooze:    9m") && kept.contains("rings for: 10m") && !kept.contains("chime"), "the alarm set before keeps its own: \(kept)")
+    }
+
+    /// Presses the first button `name` after the label `heading` (in the tree's order, as a screen
+    /// reader goes), where other buttons elsewhere share its name. GTK 4.18 leaves the box around
+    /// the buttons out of the tree, so the heading before them is what places them.
+    func press(_ name: String, after heading: String, _ tree: AccessibleTree) throws {
+        let all = try tree.nodes()
+        let start = try #require(all.firstIndex { $0.role == "label" && $0.name == heading }, "no label \(heading)")
+        let target = try #require(all[start...].firstIndex { $0.role == "push button" && $0.name == name }, "no \(name) after \(heading)")
+        try tree.press("push button", name, index: all[..<target].filter { $0.role == "push button" && $0.name == name }.count)
     }
 
     @Test func theSettingsPageWorksFromTheKeyboard() throws {
@@ -868,7 +1192,6 @@ struct AppWindowTests {
     }
 
     @Test func tabAndArrowsThroughRingOnOnlyMoveTheFocusEnterSpaceOrAClickChoose() throws {
-        try withKnownIssue("Debian 13 (GTK 4.18): a click on a Ring on row was not seen to choose it (not yet looked into)", isIntermittent: true) {
             let session = try session()
             try addHeadphones(session)
             try withApp(session) { _, tree, _ in
@@ -901,12 +1224,16 @@ struct AppWindowTests {
                     try rows(tree, "Ring on").filter(\.selected).map(\.name) == ["Every output"] ? true : nil
                 }
                 // A click on a row chooses it.
-                // GTK 4.8 tells AT-SPI where a row's label is, not the row.
-                let first = try #require(try tree.nodes(withExtents: true).first { $0.role == "label" && $0.name == "The default output" && $0.area != nil })
-                try session.click(first)
-                _ = try eventually("a click to choose the default output") { try settings().ringOn == "default" ? true : nil }
+                // GTK 4.8 tells AT-SPI where a row's label is, not the row. GTK 4.18 (Debian 13)
+                // tells each object's size but x = y = 0 for all (seen in the whole tree): the
+                // click would land on the header bar, so there the click is a known issue of
+                // the test's way of finding the row, not of the app (the keys above choose).
+                try withKnownIssue("GTK 4.18 gives AT-SPI no positions (x = y = 0): the test cannot find where to click") {
+                    let first = try #require(try tree.nodes(withExtents: true).first { $0.role == "label" && $0.name == "The default output" && ($0.area?.y ?? 0) > 0 })
+                    try session.click(first)
+                    _ = try eventually("a click to choose the default output") { try settings().ringOn == "default" ? true : nil }
+                } when: { DesktopRelease.version(of: "libgtk-4-1", isAtLeast: [4, 10]) }
             }
-        } when: { DesktopRelease.version(of: "libgtk-4-1", isAtLeast: [4, 10]) }
     }
 
     @Test func tabAndArrowsThroughTheSoundListOnlyMoveTheFocusSpaceChooses() throws {
@@ -920,11 +1247,11 @@ struct AppWindowTests {
                 let dialog = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
                 let names = try eventually("the agent's sounds, bell chosen") {
                     let shown = try rows(tree, "Sound")
-                    return shown.count > 2 && shown.filter(\.selected).map(\.name) == ["bell"] ? shown.map(\.name) : nil
+                    return shown.count > 2 && shown.filter(\.selected).map(\.name) == ["Bell"] ? shown.map(\.name) : nil
                 }
                 _ = try eventually("Alt+O to reach the chosen sound") {
                     try session.type("alt+o", into: dialog)
-                    return try rows(tree, "Sound").first(where: \.focused)?.name == "bell" ? true : nil
+                    return try rows(tree, "Sound").first(where: \.focused)?.name == "Bell" ? true : nil
                 }
                 for key in keys { try session.type(key, into: dialog) }
                 return names
@@ -936,10 +1263,13 @@ struct AppWindowTests {
             #expect(kept.sound == "bell", "moving the focus chose no sound: \(kept)")
             // Space on a row chooses it.
             let names = try walkSounds(["Down", "space"])
-            let next = names[try #require(names.firstIndex(of: "bell")) + 1]
+            let next = names[try #require(names.firstIndex(of: "Bell")) + 1]
             _ = try eventually("Space to choose \(next)") { try rows(tree, "Sound").filter(\.selected).map(\.name) == [next] ? true : nil }
             try tree.press("push button", "Save")
-            _ = try eventually("the chosen sound in the agent") { try session.cliJSON([Listed].self, "list").first { $0.sound == next } }
+            // Shown by its readable name (Complete), sent by the agent's (complete).
+            _ = try eventually("the chosen sound in the agent") {
+                try session.cliJSON([Listed].self, "list").first { $0.sound.map { $0 != "bell" && $0.lowercased() == next.lowercased() } == true }
+            }
         }
     }
 

@@ -80,7 +80,7 @@ struct CLITests {
         #expect(on.enabled && on.fireDate != nil)
         let timer = try session.cliJSON(FullJSON.self, "timer", "1h")
         let refused = try session.cli("skip", timer.id)
-        #expect(refused.status == 1 && refused.stderr.contains("only a repeating alarm can skip a day"), "\(refused.stderr)")
+        #expect(refused.status == 1 && refused.stderr.contains("only an alarm waiting for its time can skip it"), "\(refused.stderr)")
     }
 
     @Test func optionsMeanOneThingAndExitStatusesFollowSysexits() throws {

@@ -118,11 +118,21 @@ struct CalDAVSyncTests {
         try server.start()
         _ = try eventually(timeout: Self.patience, "the offline alarm on B") { try b.state(offline.id) }
 
-        // A restarted agent finds the password in the Secret Service again, and syncs.
+        // A restarted agent finds the password in the Secret Service again, and syncs, though
+        // its sync state was damaged meanwhile: `sync status` says when it was kept aside.
         try a.session.killAgent(signal: SIGTERM)
+        try "{\"collection\": 7".write(toFile: a.session.stateDirectory + "/sync.json", atomically: true, encoding: .utf8)
         try a.session.startAgent(["--test-clock-offset-file", offsetFile], environment: ["REVEILLE_SYNC_INTERVAL": "\(Self.interval)"])
         let again = try b.session.cliJSON(Listed.self, "add", "5:00", "--title", "After the restart")
         _ = try eventually(timeout: Self.patience, "B's new alarm on the restarted A") { try a.state(again.id) }
+        let afterDamage = try a.session.cli("sync", "status").stdout
+        #expect(afterDamage.contains("the sync state was damaged: it was kept aside as sync.json.unreadable-"), "\(afterDamage)")
+        // Removed on B: A takes it, and says so in `sync status` (counted over the last day).
+        #expect(try b.session.cli("cancel", offline.id).status == 0)
+        _ = try eventually(timeout: Self.patience, "the removal on A") { try a.state(offline.id) == nil ? true : nil }
+        let afterRemoval = try a.session.cli("sync", "status").stdout
+        #expect(afterRemoval.contains("In the last 24 hours, 1 alarm was removed here because it was deleted on the server or on another computer."),
+                "\(afterRemoval)")
 
         // Removed: the account and the password are forgotten; the alarms stay.
         let removed = try b.session.cli("sync", "remove")

@@ -158,19 +158,24 @@ struct GateTests {
     /// own `reveille stop` is answered. (Before: 50 such connections left an alarm silent 25 s
     /// after due, the identity look-ups timing out one after another on the loop.) The
     /// notification itself travels through the flooded bus daemon, which delivers it when it can.
-    @Test(.serialized, arguments: ["stop", "getall"])
+    /// The EventGroup flood of 64 KiB calls fills the agent's queue in the bus daemon, which
+    /// then drops the signals it owes the agent: the user's new connection was never heard
+    /// appearing, and its `reveille stop` was refused as a reused process id (found by `make bench`).
+    @Test(.serialized, arguments: ["stop", "getall", "eventgroup"])
     func aFloodOfNewConnectionsNeitherDelaysTheAlarmNorTheUsersStop(kind: String) throws {
         let session = try TestSession()
         try session.startStatusNotifierWatcher()
         try session.startAgent()
         let other = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Other")
         let title = "Flooded \(kind)"
-        let due = Date().timeIntervalSince1970 + 4
-        _ = try session.cliJSON(AlarmJSON.self, "timer", "4s", "--title", title)
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "4s", "--title", title)
+        // When the agent says it rings (a moment after the call, on a loaded machine).
+        let due = try #require(timer.fireDate.flatMap { ISO8601Local.parse($0, defaultTimeZone: UTCTimeZone()) }).timeIntervalSince1970
         let output = session.directory + "/flood.json"
         let flood = try Subprocess.start("/usr/bin/python3", [Self.script, "flood", kind, "200", "10"], environment: session.environment,
                                          stdout: output, stderr: session.directory + "/flood.log")
-        // Heard through PulseAudio, which the flood does not touch.
+        // Heard through PulseAudio, which the flood does not touch: a stream that plays, not the
+        // corked one opened ahead of the alarm (counted, it made a stalled agent look on time).
         _ = try eventually(timeout: 60, "the alarm due during the flood to sound") { try session.playsSound() ? true : nil }
         let heard = Date().timeIntervalSince1970 - due
         // Beside it, a round trip to the bus daemon alone, for comparison: the flood's messages go
@@ -179,7 +184,7 @@ struct GateTests {
         let timing = "import subprocess, sys, time\nstart = time.monotonic()\nsubprocess.run(['gdbus', 'call', '--session', '--dest', 'org.freedesktop.DBus', '--object-path', '/org/freedesktop/DBus', '--method', 'org.freedesktop.DBus.GetId'], capture_output=True)\nprint(time.monotonic() - start)\n"
         let ping = try Subprocess.start("/usr/bin/python3", ["-c", timing], environment: session.environment, stdout: roundTrip)
         let asked = Date()
-        let stop = try session.cli("stop", other.id)
+        let stop = try Subprocess.run(session.binaries + "/reveille", ["stop", other.id], environment: session.environment, timeout: 60)
         let answeredIn = Date().timeIntervalSince(asked)
         _ = ping.wait(timeout: 60)
         let busRoundTrip = try #require(Double(String(contentsOfFile: roundTrip, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
@@ -188,12 +193,14 @@ struct GateTests {
         struct Sent: Decodable { var sent: [Int] }
         let sent = try JSONDecoder().decode(Sent.self, from: Data(contentsOf: URL(fileURLWithPath: output))).sent
         print("\(kind) flood from 200 new connections: \(sent.reduce(0, +)) calls; sound heard \(String(format: "%.2f", heard)) s after due (polled), the alert delivered \(String(format: "%.2f", alert.time - due)) s after; the user's stop answered in \(String(format: "%.2f", answeredIn)) s; a round trip to the bus daemon alone took \(String(format: "%.2f", busRoundTrip)) s")
-        #expect(sent.count == 200 && sent.reduce(0, +) > 1000, "the flood was sent: \(sent.reduce(0, +)) calls")
+        #expect(sent.count == 200 && sent.reduce(0, +) > (kind == "eventgroup" ? 100 : 1000), "the flood was sent: \(sent.reduce(0, +)) calls")
         #expect(heard < 2, "the alarm sounded \(heard) s after it was due")
         #expect(stop.status == 0, "the user's stop during the flood: \(stop.stderr) \(stop.stdout)")
         // How long it takes is `make bench`'s and the closing note's: under this flood it ranges
         // from a bare round trip to the flooded bus daemon (7-8 s) to 12 s on a loaded machine.
-        #expect(answeredIn < 20, "the user's stop took \(answeredIn) s (a bus round trip \(busRoundTrip) s)")
+        // Under EventGroup's 64 KiB calls the daemon delivers the stop after what it queued
+        // before it (12-18 s in `make bench`).
+        #expect(answeredIn < (kind == "eventgroup" ? 45 : 20), "the user's stop took \(answeredIn) s (a bus round trip \(busRoundTrip) s)")
     }
 
     /// 300 PlaySound calls of 60 s from 50 connections in a moment filled PulseAudio's 256

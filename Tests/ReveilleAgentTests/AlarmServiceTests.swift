@@ -192,6 +192,26 @@ final class AlarmServiceTests {
 
     /// Each method the table keeps for the user's own tools refuses an app before it does
     /// anything, saying what only the user may do; the user's tools are not refused so.
+    /// Issue 50: the person's defaults for new alarms are given by Schedule to the person's own
+    /// alarms that leave them out, as the settings are at that moment; an app's are as it asked.
+    @Test func scheduleGivesThePersonsNewAlarmsTheirDefaultsAndAnAppsNone() throws {
+        #expect(bus.send(.setSettings(changes: #"{"ringLimit": 1800, "sound": "chime"}"#), from: user).strings != nil)
+        let users = try schedule(try timer("Tea", seconds: 300), from: user)
+        #expect(users.ring.ringLimit == 1800 && users.sound == .named("chime"), "\(users.ring) \(users.sound)")
+        let own = try schedule(try timer("Eggs", seconds: 300, ringLimit: 60), from: user)
+        #expect(own.ring.ringLimit == 60, "its own limit wins")
+        try allowedApp("org.example.Cook", on: cook)
+        let apps = try schedule(try timer("Pasta", seconds: 600), from: cook)
+        #expect(apps.ring.ringLimit == nil && apps.sound == .default, "an app's alarm is as the app asked")
+        #expect(bus.send(.setSettings(changes: #"{"ringLimit": 600, "sound": "default"}"#), from: user).strings != nil)
+        // A default sound that is not installed is refused, as `--sound` is, and nothing is written.
+        let unknown = bus.send(.setSettings(changes: #"{"sound": "chmie"}"#), from: user)
+        #expect(unknown.strings == nil && "\(String(describing: unknown.answer))".contains("sound: "), "\(String(describing: unknown.answer))")
+        #expect(try AgentSettings().changed(by: #require(bus.send(.settings, from: user).strings?.first)).sound == nil)
+        let kept = try decoded(bus.send(.get(id: users.id.uuidString), from: user))
+        #expect(kept.ring.ringLimit == 1800 && kept.sound == .named("chime"), "an alarm already set keeps what it was given")
+    }
+
     @Test func everyMethodForTheUsersToolsOnlyRefusesAnAppSayingWhat() throws {
         let tea = try schedule(try timer("Tea", seconds: 300), from: user)
         try allowedApp("org.example.Cook", on: cook)

@@ -63,11 +63,21 @@ struct AgentBoundaryTests {
     @Test func aProcessThatStartedAfterItsConnectionAppearedIsNotItsOwner() {
         var times = ConnectionTimes()
         times.watchedSince = 1000
+        times.own = ":1.3"
         times.changed(":1.5", appeared: true, at: 1500)
-        #expect(times.connected(":1.5") == 1500)
-        #expect(times.connected(":1.4") == 1000, "connections not seen appearing predate the watch")
+        #expect(times.connected(":1.5", arrived: 1600) == 1500)
+        #expect(times.connected(":1.2", arrived: 1600) == 1000, "connections named before the agent's predate the watch")
+        // Named after the agent's and not heard appearing (the bus daemon dropped the signal to
+        // the agent's full queue): it was there when its call arrived, no sooner is known. It had
+        // been taken for one older than the agent, and the user's new `reveille` refused.
+        #expect(times.connected(":1.4", arrived: 1600) == 1600)
+        #expect(times.connected(":1.12", arrived: 1700) == 1700, "names compare by number: :1.12 came after :1.3")
         times.changed(":1.5", appeared: false, at: 0)
-        #expect(times.connected(":1.5") == 1000)
+        #expect(times.connected(":1.5", arrived: 1800) == 1800)
+        #expect(ConnectionTimes.isNamed(":2.0", after: ":1.99") && !ConnectionTimes.isNamed(":1.9", after: ":1.10"))
+        #expect(!ConnectionTimes.isNamed("org.example", after: ":1.1") && !ConnectionTimes.isNamed(":1.x", after: ":1.1"))
+        times.own = ""
+        #expect(times.connected(":1.4", arrived: 1600) == 1000, "the agent's own name unknown: as before")
         let started = ProcessStart.of(pid: getpid())
         #expect(started != nil && started! <= ProcessStart.now())
         #expect(ProcessStart.ticks(seconds: 5, nanoseconds: 999_999_999, hertz: 100) == 599, "a start in tick 600 is after 5.999999999 s")

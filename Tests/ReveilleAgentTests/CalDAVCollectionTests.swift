@@ -138,7 +138,9 @@ struct CalDAVCollectionTests {
         }
         let (slow, seconds) = await changes("slow")
         #expect(slow.map(\.token) == .failure(HTTPFailure(description: "no whole answer within 3 s")))
-        #expect(seconds < 5, "\(seconds) s")
+        // Bounded: the drip would go on for minutes. The margin over the 3 s is for a loaded
+        // machine (5.2 s once in CI's bare root); it is no speed target.
+        #expect(seconds < 10, "\(seconds) s")
     }
 
     @Test("a certificate that fails (self-signed) is an error the round reports; nothing is sent in clear")

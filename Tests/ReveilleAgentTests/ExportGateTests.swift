@@ -52,7 +52,7 @@ struct ExportGateTests {
     /// past all, a sender holding nothing still sends one small message (the user's stop among
     /// floods that keep messages waiting), and what is freed is given back.
     @Test func receivedMessagesAreBoundedBySenderAndInAllWithRoomForOneSmallCallOfEach() {
-        let budget = IncomingBudget(limits: .init(perSender: 1000, inAll: 2000, smallMessage: 100))
+        let budget = IncomingBudget(limits: .init(perSender: 1000, inAll: 2000, smallMessage: 100, smallReserve: 1000))
         #expect(budget.take(600, from: ":1.1"))
         #expect(!budget.take(500, from: ":1.1"), "past its own 1000")
         #expect(budget.take(400, from: ":1.1"))
@@ -66,6 +66,23 @@ struct ExportGateTests {
         budget.give(400, from: ":1.1")
         #expect(budget.held(by: ":1.1") == 0 && budget.held() == 1000)
         #expect(budget.take(1000, from: ":1.1"), "room again once freed")
+    }
+
+    /// As the agent counts them: past all, the user's `reveille stop ID` (a body naming a whole
+    /// id) is still a small message; and the room beyond all is bounded however many senders
+    /// each keep one small message waiting (a connection each: the bus takes tens of thousands).
+    @Test func theDefaultBudgetLetsTheUsersStopInPastAllAndBoundsTheRoomBeyondAll() {
+        let budget = IncomingBudget()
+        let inAll = IncomingBudget.defaultLimits.inAll
+        var sender = 0
+        while budget.take(256 << 10, from: ":1.\(sender)") { sender += 1 }
+        #expect(budget.held() > inAll - (256 << 10))
+        // Stop("0f8c7e2a-…"): a string of 36 bytes and its NUL after a 4-byte length.
+        let stop = IncomingBudget.messageOverhead + 41
+        #expect(budget.take(stop, from: ":1.user"), "the user's stop past all")
+        // Introspect calls: no body at all.
+        for crowd in 0..<10_000 { _ = budget.take(IncomingBudget.messageOverhead, from: ":1.crowd\(crowd)") }
+        #expect(budget.held() <= inAll + (4 << 20), "beyond all: \(budget.held() - inAll) bytes")
     }
 
     @Test func repliesAClientDoesNotReadAreBoundedAndAnAnsweredPingFreesThem() {

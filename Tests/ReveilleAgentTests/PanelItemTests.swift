@@ -50,6 +50,21 @@ struct PanelItemPolicyTests {
         #expect(view([]) == nil)
     }
 
+    /// Resting between unanswered rings (issue 52): the alert's title, which ring comes at
+    /// what time, and Stop alone (Cancel would delete the alarm).
+    @Test func aRestBetweenUnansweredRingsSaysWhichRingComes() throws {
+        var record = try ringing("Nap")
+        record.request.ring.repeatUnanswered = UnansweredRepeat(rings: 3, rest: 300)
+        let limit = try #require(record.dueDate)
+        guard case .ringsAgain(let resting) = record.advanced(to: limit, lateWindow: 600, timeZone: utc) else {
+            throw Failure("it did not rest")
+        }
+        let entry = try #require(view([resting], at: limit)?.entries.first)
+        #expect(entry.title == "Nap" && !entry.ringing)
+        #expect(entry.line == "Unanswered · rings again at \(NotificationContent.clock(limit + 300, utc)) (2 of 3)", "\(entry.line)")
+        #expect(entry.buttons.map(\.label) == ["Stop"], "\(entry.buttons)")
+    }
+
     @Test func ringingComesFirstThenTheSoonestCountdownThenPaused() throws {
         let late = try timer("Late", seconds: 900), soon = try timer("Soon", seconds: 300)
         let held = try paused(timer("Held", seconds: 120)), bell = try ringing("Bell")

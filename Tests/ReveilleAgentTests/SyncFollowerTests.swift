@@ -262,6 +262,8 @@ final class SyncFollowerTests {
         await again.sync()
         again.stop()
         #expect(again.state.lastProblem == nil && again.state.token != nil)
+        // The round that worked does not hide it: when, and as what, stays in the state (`sync status` says it).
+        #expect(again.state.keptAside == a.clock.now && again.state.keptAsideAs?.hasPrefix("sync.json.unreadable-") == true, "\(again.state)")
         #expect((try? SyncFollower.account(in: a.folder, logger: .init(label: "sync")).get())??.user == server.user, "written anew")
         // The account has a file of its own now (issue 49): the state damaged again loses no account.
         #expect(FileManager.default.fileExists(atPath: a.folder.appending(SyncFollower.accountFileName).string), "kept apart")

@@ -43,6 +43,30 @@ struct AlarmFormTests {
         return try form.request(changing: nil, from: initial, now: now, timeZone: utc)
     }
 
+    /// Issue 50: a new alarm's fields show the person's defaults (the agent's settings), and the
+    /// alarm says what they showed, changed or not: what the person saw is what it gets.
+    @Test func aNewAlarmShowsThePersonsDefaultsAndSaysWhatItShowed() throws {
+        let defaults = NewAlarmDefaults(sound: "chime", snooze: 300, ringLimit: 1800)
+        let initial = AlarmForm(today: today, defaults: defaults)
+        #expect(initial.sound == "chime" && initial.snooze == "5m" && initial.ringLimit == "30m")
+        let unchanged = try initial.request(changing: nil, from: initial, now: now, timeZone: utc)
+        #expect(unchanged.sound == .named("chime") && unchanged.countdownDuration?.postAlert == 300 && unchanged.ring.ringLimit == 1800)
+        var changed = initial
+        (changed.sound, changed.snooze, changed.ringLimit, changed.fadeIn) = (nil, "9m", "10m", "12m")
+        #expect(throws: FieldRefusal.self, "a fade longer than the ring length shown") {
+            _ = try changed.request(changing: nil, from: initial, now: now, timeZone: utc)
+        }
+        changed.fadeIn = ""
+        let said = try changed.request(changing: nil, from: initial, now: now, timeZone: utc)
+        #expect(said.sound == .named("alarm"), "Reveille's own sound chosen, by name")
+        #expect(said.countdownDuration?.postAlert == 540 && said.ring.ringLimit == 600, "10m said: the default would be 30m")
+        #expect(NewAlarmDefaults(sound: "bell", snooze: 60, ringLimit: 60).filling(said, appID: "reveille") == said, "what was said stays")
+        // A fade of 20m within the 30m shown is taken, though the built-in limit is 10m.
+        var longFade = initial
+        longFade.fadeIn = "20m"
+        #expect(try longFade.request(changing: nil, from: initial, now: now, timeZone: utc).ring.fadeIn == 1200)
+    }
+
     @Test func anUnchangedFormGivesTheRequestItWasMadeOf() throws {
         #expect(try edit(odd) { _ in } == odd)
         var fixed = odd
@@ -77,7 +101,7 @@ struct AlarmFormTests {
 
     @Test func aNewAlarmIsTheCLIsWithTheFieldsGiven() throws {
         #expect(try new { _ in } == AlarmDialog.request(title: "Alarm", schedule: .relative(.init(time: .init(hour: 7, minute: 0), repeats: .never)),
-                                                        preAlert: nil, snooze: 540))
+                                                        preAlert: nil, snooze: 540), "the built-in defaults, as shown")
         let monthly = try new { $0.repeats = .monthly; $0.monthDay = 31; $0.sound = "bell"; $0.snooze = "5m" }
         #expect(monthly.schedule == .relative(.init(time: .init(hour: 7, minute: 0), repeats: .monthly(day: 31))))
         #expect(monthly.sound == .named("bell") && monthly.countdownDuration?.postAlert == 300)
@@ -114,6 +138,25 @@ struct AlarmFormTests {
                 default: form.volume = Int(text)!
                 }
             }
+        }
+    }
+
+    /// Ring again (issue 52): typed as the CLI's `--repeat-unanswered`, emptied back to the
+    /// setting's default, refused naming the field.
+    @Test func ringAgainIsTypedAsTheCLITakesItAndEmptyMeansTheSetting() throws {
+        let three = try new { $0.ringAgain = "3x5m" }
+        #expect(three.ring.repeatUnanswered == UnansweredRepeat(rings: 3, rest: 300))
+        var own = odd
+        own.ring.repeatUnanswered = UnansweredRepeat(rings: 2, rest: 60)
+        #expect(AlarmForm(record(own), today: today, timeZone: utc).ringAgain == "2x1m")
+        #expect(try edit(own) { $0.ringAgain = " " }.ring.repeatUnanswered == nil, "emptied: the setting's")
+        #expect(try edit(own) { $0.ringAgain = "off" }.ring.repeatUnanswered == .once)
+        #expect(try edit(own) { $0.title = "Other" }.ring.repeatUnanswered == own.ring.repeatUnanswered, "untouched, kept")
+        do {
+            _ = try new { $0.ringAgain = "12x5m" }
+            Issue.record("12 rings were taken")
+        } catch {
+            #expect(error.field == "Ring again" && error.description.contains("2 to 10 rings"), "\(error.description)")
         }
     }
 

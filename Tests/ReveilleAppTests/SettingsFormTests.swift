@@ -84,4 +84,13 @@ struct SettingsFormTests {
             == "Wake lead: settings: wakeLead is 7200; accepted: seconds, 0 to 3600")
         #expect(SettingsForm.refusal(.agentUnavailable("gone"), of: SettingsChange(keys: ["newKey"], json: "{}")) == "gone")
     }
+
+    /// The new alarms' sound list: Reveille's own first, the agent's others in its order, and a
+    /// file's path set with `reveille settings` shown last so that the list shows what is chosen.
+    @Test func newAlarmsSoundRows() {
+        #expect(SettingsForm.soundRows(["alarm", "chime", "bell"], chosen: nil) == [nil, "chime", "bell"])
+        #expect(SettingsForm.soundRows(["alarm", "chime"], chosen: "chime") == [nil, "chime"])
+        #expect(SettingsForm.soundRows(["alarm", "chime"], chosen: "/home/me/cock.ogg") == [nil, "chime", "/home/me/cock.ogg"])
+        #expect(SettingsForm.soundRows([], chosen: "alarm") == [nil], "Reveille's own by name is the first row")
+    }
 }

@@ -65,7 +65,6 @@ struct CLITripTests {
         (["add", "7:30", "--pre-alert", "367d"], "--pre-alert: '367d' is longer than 366d; accepted: up to 366d"),
         (["add", "7:30", "--ring-limit", "4s"], "--ring-limit: '4s' is shorter than 5s; accepted: 5s to 24h"),
         (["add", "7:30", "--ring-limit", "25h"], "--ring-limit: '25h' is longer than 24h; accepted: 5s to 24h"),
-        (["add", "7:30", "--fade", "11m"], "--fade 11m is longer than the alarm rings (--ring-limit 10m); the fade must end within it"),
         (["add", "7:30", "--fade", "1m", "--ring-limit", "30s"], "--fade 1m is longer than the alarm rings (--ring-limit 30s)"),
         (["add", "7:30", "--snooze", "0.5s"], "--snooze: '0.5s' is shorter than 1s; accepted: 1s to 24h"),
         (["add", "7:30", "--snooze", "25h"], "--snooze: '25h' is longer than 24h; accepted: 1s to 24h"),
@@ -79,6 +78,16 @@ struct CLITripTests {
         for field in ["preAlert", "postAlert", "ringLimit", "fadeIn", "countdownDuration"] {
             #expect(!said.contains(field), "\(arguments) names the field \(field): \(said)")
         }
+    }
+
+    /// A new alarm's fade longer than the built-in 10m, without --ring-limit: the agent gives it a
+    /// ring limit as long as the fade (or the ringLimit setting, if longer) rather than refusing it.
+    @Test func aNewAlarmsLongFadeWithoutARingLimitRingsAsLongAsTheFade() throws {
+        let request = NewAlarmDefaults().filling(try request(["add", "7:30", "--fade", "11m"]), appID: "reveille")
+        #expect(request.ring.ringLimit == 660 && request.ring.fadeIn == 660)
+        _ = try AlarmRecord(id: UUID(), request: request, appID: "reveille", now: now, timeZone: UTCTimeZone())
+        #expect(parsing.message(["edit", "get up", "--fade", "11m"]).hasPrefix("--fade 11m is longer than the alarm rings (--ring-limit 10m)"),
+                "a change is checked against the alarm's own limit")
     }
 
     /// The CLI's bounds are the agent's: a length on a bound passes the agent's rules, one just past it does not.
@@ -177,14 +186,15 @@ struct CLITripTests {
     /// N13: with the agent in Tokyo and the terminal in UTC, `add 7:00` answered "rings 22:00" without a word.
     @Test func aTimeOfDayRungOnAnotherZonesClockIsSaid() throws {
         let tokyo = FixedZone(identifier: "Asia/Tokyo", seconds: 9 * 3600)
-        let request = try request(["add", "7:00", "--days", "weekdays"])
+        // As the agent makes it: the snooze length the CLI leaves out is the person's default.
+        let request = NewAlarmDefaults().filling(try request(["add", "7:00", "--days", "weekdays"]), appID: "reveille")
         let agents = try AlarmRecord(id: UUID(), request: request, appID: "reveille", now: now, timeZone: tokyo)
         #expect(AgentZone.warning(for: agents, in: UTCTimeZone())
                 == "The agent keeps another time zone than this terminal (UTC): it rings this alarm at 07:00 on its clock, which is 22:00 here.")
         #expect(AgentZone.warning(for: agents, in: tokyo) == nil, "the same zone: nothing to say")
         let same = try AlarmRecord(id: UUID(), request: request, appID: "reveille", now: now, timeZone: UTCTimeZone())
         #expect(AgentZone.warning(for: same, in: UTCTimeZone()) == nil)
-        let once = try AlarmRecord(id: UUID(), request: try self.request(["add", "tomorrow", "7:00"]), appID: "reveille", now: now, timeZone: tokyo)
+        let once = try AlarmRecord(id: UUID(), request: NewAlarmDefaults().filling(try self.request(["add", "tomorrow", "7:00"]), appID: "reveille"), appID: "reveille", now: now, timeZone: tokyo)
         #expect(AgentZone.warning(for: once, in: UTCTimeZone()) == nil, "an instant read here rings at that instant")
     }
 

@@ -37,7 +37,7 @@ struct RulesWordingTests {
             (.dueWhileDisabled(alarm, due: "2027-06-01T07:30:00"), .invalidState(
                 #"alarm 3f2a9c1e "Wake up" was due 2027-06-01T07:30:00 while it was disabled; give it a new time (reveille edit) or cancel it"#)),
             (.cannotSkip(timer), .invalidState(
-                #"timer 3f2a9c1e "Wake up" does not repeat or is not waiting for its time; only a repeating alarm can skip a day (cancel a one-time alarm instead)"#)),
+                #"timer 3f2a9c1e "Wake up" is not waiting for its time; only an alarm waiting for its time can skip it (a timer, a ringing or a snoozed alarm cannot: stop it instead)"#)),
             (.nothingSkipped(alarm), .invalidState(#"alarm 3f2a9c1e "Wake up" has no skipped occurrence ahead; `reveille skip` skips one"#)),
             (.noIDGiven, .notFound("no alarm id given; `reveille list` shows them")),
             (.noIDMatches(prefix: "zz"), .notFound("no alarm has an id starting with 'zz'; `reveille list` shows them")),

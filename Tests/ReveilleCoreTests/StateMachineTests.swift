@@ -226,6 +226,16 @@ struct StateMachineTests {
         var leap = skipped
         leap.phase = .scheduled(fireDate: instant("2031-01-01T12:30:00Z"))
         #expect(try AlarmRecord(restoring: leap, appID: "test", now: now, timeZone: utc).fireDate == daily.fireDate)
+        // A snooze brought back remembering an occurrence ahead of now as come due (2099) would,
+        // switched off and on, pass over every day until then: what came due is at or before now, or forgotten.
+        let daySnoozed = try #require(try alerting(daily).applying(.countdown, now: at, timeZone: utc))
+        var remembering = daySnoozed
+        remembering.lastOccurrence = instant("2099-01-01T12:30:00Z")
+        let kept = try AlarmRecord(restoring: remembering, appID: "test", now: at.addingTimeInterval(10), timeZone: utc)
+        #expect(kept.state == .countdown && (kept.lastOccurrence ?? at) <= at.addingTimeInterval(10), "\(kept)")
+        // Switched off and on again during the snooze, it rings tomorrow.
+        let off = try kept.disabling(now: at.addingTimeInterval(20), timeZone: utc)
+        #expect(try off.enabling(now: at.addingTimeInterval(20), timeZone: utc).fireDate == instant("2027-06-02T12:30:00Z"))
         // Validated as a new alarm: a one-time date that passed cannot come back.
         let passed = try record(.fixed(now.addingTimeInterval(60)))
         #expect(throws: AlarmRuleError.self) { try AlarmRecord(restoring: passed, appID: "test", now: now.addingTimeInterval(120), timeZone: utc) }

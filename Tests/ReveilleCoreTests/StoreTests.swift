@@ -51,6 +51,18 @@ struct StoreTests {
         let read = store.clockMemory.load()
         #expect(read.lastSeen == seen)
         #expect(read.passedOver == [once.id: .init(before: once, after: nil)], "an entry replaced by another alarm is dropped")
+        // The same id is not enough (found by reveille-fuzz-clock): what a set forward left is
+        // one alarm, its owner and configuration unchanged, waiting or counting down, on; a set
+        // back would otherwise bring back another alarm in its place, or one ringing or off.
+        var retitled = once, theirs = once, ringing = once, off = once
+        retitled.presentation.alert.title = "Not once"
+        theirs.appID = "org.example.Other"
+        ringing.phase = .alerting(since: seen)
+        off.disabled = true
+        for (before, after) in [(retitled, once), (theirs, once), (ringing, nil), (off, nil)] as [(AlarmRecord, AlarmRecord?)] {
+            try store.clockMemory.save(.init(lastSeen: seen, passedOver: [once.id: .init(before: before, after: after)]))
+            #expect(store.clockMemory.load().passedOver.isEmpty, "remembered: \(before) replaced by \(String(describing: after))")
+        }
         try Data("{\"format\": \"reveille-clock\", \"version\": 1, \"passedOver\": 7".utf8).write(to: URL(fileURLWithPath: store.clockMemory.file.string))
         #expect(store.clockMemory.load() == .init())
         #expect(files().contains { $0.hasPrefix("clock.json.unreadable") }, "kept aside: \(files())")

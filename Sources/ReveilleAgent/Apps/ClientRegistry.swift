@@ -18,6 +18,8 @@ final class ClientRegistry {
         var declaredID: String?
         /// The process that connected, as the bus told it when the connection was looked up.
         var processID: Int32?
+        /// When its first call arrived (`ProcessStart`'s ticks): the connection was there then.
+        var firstCall: UInt64?
     }
 
     private let bus: BusConnection
@@ -27,7 +29,12 @@ final class ClientRegistry {
     /// user's stop was refused). Made only then, and closed once look-ups stop: an idle agent
     /// keeps one connection's heap.
     private var asking: BusConnection?
-    private let makeAsking: (@GLibActor () -> BusConnection?)?
+    /// Makes the asking connection without waiting on the loop: its `Hello` queues in the
+    /// flooded bus daemon like any message, and the look-ups go on the agent's own connection
+    /// until it is there.
+    private let makeAsking: (@GLibActor (_ made: @escaping @GLibActor (BusConnection?) -> Void) -> Void)?
+    /// Whether the asking connection is being made.
+    private var makingAsking = false
     /// A look-up slower than this makes the asking connection.
     static let slowLookUp = 0.5
     /// Seconds without a look-up after which the asking connection is closed again.
@@ -51,7 +58,7 @@ final class ClientRegistry {
     /// When each connection appeared on the bus, and the instant before which the rest did.
     private var connectionTimes = ConnectionTimes()
 
-    init(bus: BusConnection, asking: (@GLibActor () -> BusConnection?)? = nil, log: ClientLog) {
+    init(bus: BusConnection, asking: (@GLibActor (_ made: @escaping @GLibActor (BusConnection?) -> Void) -> Void)? = nil, log: ClientLog) {
         self.bus = bus
         makeAsking = asking
         self.log = log
@@ -66,6 +73,7 @@ final class ClientRegistry {
         _ = try? bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
                               interface: "org.freedesktop.DBus", method: "GetId", autoStart: false)
         connectionTimes.watchedSince = ProcessStart.now()
+        connectionTimes.own = bus.uniqueName
     }
 
     /// What the registry asked of the bus goes with it.
@@ -98,6 +106,8 @@ final class ClientRegistry {
             log.notice("calls from \(sender) refused: \(error.reason)")
             answer(.failure(BusError(name: AgentInterface.errorPrefix + error.code, message: error.reason)))
         }
+        // The call that asks was there now: its connection too.
+        let arrived = ProcessStart.now()
         credentials(of: sender) { [weak self] first in
             guard let self else { return }
             let pid: Int32, flatpakID: String?
@@ -110,11 +120,12 @@ final class ClientRegistry {
             }
             // The process read is the caller's: one that got a freed id started after the
             // connection did, which `sandbox(of:)` refuses.
-            do throws(AlarmError) { flatpakID = try self.sandbox(of: pid, sender: sender) } catch { return refuse(error) }
+            do throws(AlarmError) { flatpakID = try self.sandbox(of: pid, sender: sender, arrived: arrived) } catch { return refuse(error) }
             if self.clients[sender] == nil {
                 let identity = flatpakID.map { ClientIdentity(appID: $0, sandboxed: true, source: "flatpak") } ?? .user
                 var client = Client(identity: identity)
                 client.processID = pid
+                client.firstCall = arrived
                 self.remember(sender, client)
             }
             answer(.success(standing(self.clients[sender]?.identity ?? .user)))
@@ -144,7 +155,7 @@ final class ClientRegistry {
         guard let pid = clients[sender]?.processID else {
             throw .notAuthorized("cannot tell who is calling: \(sender) was not looked up; the call is refused")
         }
-        try checkStillTheProcessThatConnected(pid, sender: sender)
+        try checkStillTheProcessThatConnected(pid, sender: sender, arrived: clients[sender]?.firstCall ?? ProcessStart.now())
         let identity: ClientIdentity
         if known.sandboxed {
             identity = known
@@ -216,18 +227,18 @@ final class ClientRegistry {
 
     /// The process `pid` that called as `sender` started before `sender` connected: one that
     /// started after is another process that was given the same id once the first one exited.
-    private func checkStillTheProcessThatConnected(_ pid: Int32, sender: String) throws(AlarmError) {
+    private func checkStillTheProcessThatConnected(_ pid: Int32, sender: String, arrived: UInt64) throws(AlarmError) {
         guard let started = ProcessStart.of(pid: pid) else {
             throw .notAuthorized("cannot tell who is calling: process \(pid) of \(sender) is gone; the call is refused")
         }
-        guard started <= connectionTimes.connected(sender) else {
+        guard started <= connectionTimes.connected(sender, arrived: arrived) else {
             throw .notAuthorized("cannot tell who is calling: process \(pid) started after \(sender) connected, so it is not the process that connected (its id was reused); the call is refused")
         }
     }
 
     /// The sandbox's app id of the caller's process (`nil`: not sandboxed).
-    private func sandbox(of pid: Int32, sender: String) throws(AlarmError) -> String? {
-        try checkStillTheProcessThatConnected(pid, sender: sender)
+    private func sandbox(of pid: Int32, sender: String, arrived: UInt64) throws(AlarmError) -> String? {
+        try checkStillTheProcessThatConnected(pid, sender: sender, arrived: arrived)
         switch FlatpakInfo.of(pid: pid) {
         case .absent: return nil
         case .app(let id):
@@ -249,9 +260,18 @@ final class ClientRegistry {
         let started = SystemClock.bootTime, onOwn = asking != nil
         (asking ?? bus).call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                  method: "GetConnectionCredentials", arguments: [.string(sender)], timeoutMilliseconds: 10_000, autoStart: false) { [weak self] reply in
-            if !onOwn, let self, self.asking == nil, SystemClock.bootTime - started > Self.slowLookUp {
-                self.asking = self.makeAsking?()
-                self.closeAskingWhenIdle()
+            if !onOwn, let self, self.asking == nil, !self.makingAsking, let makeAsking = self.makeAsking,
+               SystemClock.bootTime - started > Self.slowLookUp {
+                self.makingAsking = true
+                makeAsking { [weak self] made in
+                    guard let self else { return }
+                    self.makingAsking = false
+                    guard let made else {
+                        return self.log.notice("could not connect to the bus for look-ups of their own; they stay on the agent's connection")
+                    }
+                    self.asking = made
+                    self.closeAskingWhenIdle()
+                }
             }
             let values: [String: Variant]
             switch reply {

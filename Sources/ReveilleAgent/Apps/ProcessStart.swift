@@ -39,13 +39,36 @@ struct ConnectionTimes {
     private var appeared: [String: UInt64] = [:]
     /// From when connections are heard of as they appear.
     var watchedSince: UInt64 = 0
+    /// The agent's own connection (`:1.N`): the bus names connections in the order they connect,
+    /// so one named after it connected after the agent did, and so after nothing of `watchedSince`.
+    var own = ""
 
     mutating func changed(_ name: String, appeared isNew: Bool, at time: UInt64) {
         appeared[name] = isNew ? time : nil
     }
 
-    /// The latest instant at which `name` can have connected.
-    func connected(_ name: String) -> UInt64 {
-        appeared[name] ?? (watchedSince == 0 ? .max : watchedSince)
+    /// The latest instant at which `name` can have connected, which a call from it arriving at
+    /// `arrived` shows it had. A connection not heard of that the bus named after the agent's came
+    /// while the agent watched, and its appearance was not heard: the bus daemon drops signals
+    /// to a connection whose queue is full (200 connections flooding the agent), so it is bound
+    /// by its call, not taken for one older than the agent (which refused the user's `reveille
+    /// stop`, its new process "started after it connected").
+    func connected(_ name: String, arrived: UInt64) -> UInt64 {
+        if let heard = appeared[name] { return heard }
+        guard watchedSince != 0 else { return arrived }
+        return Self.isNamed(name, after: own) ? arrived : watchedSince
+    }
+
+    /// Whether the bus named `name` after `earlier` (`:1.12` after `:1.9`): its unique names are
+    /// `:MAJOR.MINOR`, the minor counting up; `false` when either is not such a name.
+    static func isNamed(_ name: String, after earlier: String) -> Bool {
+        func parts(_ text: String) -> (UInt64, UInt64)? {
+            guard text.hasPrefix(":"), let dot = text.firstIndex(of: "."),
+                  let major = UInt64(text[text.index(after: text.startIndex)..<dot]),
+                  let minor = UInt64(text[text.index(after: dot)...]) else { return nil }
+            return (major, minor)
+        }
+        guard let name = parts(name), let earlier = parts(earlier) else { return false }
+        return name > earlier
     }
 }

@@ -19,10 +19,17 @@ final class WallClockTimer: WallClockAlarm {
     /// to report clock changes, and it never fires in practice (2100-01-01).
     private static let farFuture: Double = 4_102_444_800
 
-    init(onFire: @escaping @GLibActor () -> Void, onClockChange: @escaping @GLibActor () -> Void) throws {
+    /// How an instant is armed: given the seconds and the descriptor's own arming, which it
+    /// calls (a test's fails first, to see a failure handled on the firing path).
+    typealias Arming = (_ seconds: Double, _ arm: (Double) throws(Errno) -> Void) throws(Errno) -> Void
+    private let arming: Arming
+
+    init(onFire: @escaping @GLibActor () -> Void, onClockChange: @escaping @GLibActor () -> Void,
+         arming: @escaping Arming = { seconds, arm throws(Errno) in try arm(seconds) }) throws {
         timer = try WallClockTimerDescriptor()
         self.onFire = onFire
         self.onClockChange = onClockChange
+        self.arming = arming
         source = MainLoopSources.onReadable(timer.descriptor.rawValue) { [weak self] in self?.readExpiry() }
     }
 
@@ -43,7 +50,7 @@ final class WallClockTimer: WallClockAlarm {
         // 0 would disarm it: an instant at or before the epoch fires at once all the same.
         let seconds = date.map { max(1, $0.timeIntervalSince1970) } ?? Self.farFuture
         do {
-            try timer.arm(atEpochSeconds: seconds)
+            try arming(seconds) { seconds throws(Errno) in try timer.arm(atEpochSeconds: seconds) }
             failures = 0
         } catch where error == .canceled {
             // The clock changed between our reading of it and this call: recompute.

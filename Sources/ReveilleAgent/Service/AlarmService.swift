@@ -261,11 +261,13 @@ final class AlarmService: AlarmFollower {
             return [try Self.json(alarms[try alarms.resolve(id, owner: owner)])]
         case .schedule(let id, let configuration):
             try requireAuthorization(identity, sender: sender)
-            let request = try checked(configuration, for: identity)
+            // A new alarm of the person's made without a sound, snooze or ring length gets their
+            // defaults, as the settings are now. Not an alarm the sync brings (it is as made elsewhere).
+            let request = applied.newAlarmDefaults.filling(try checked(configuration, for: identity), appID: identity.appID)
             return [try Self.json(try events.call(.schedule(id: id, request: request, appID: identity.appID)))]
         case .update(let id, let configuration):
             try requireAuthorization(identity, sender: sender)
-            let request = try checked(configuration, for: identity)
+            let request = applied.newAlarmDefaults.fillingSnooze(try checked(configuration, for: identity), appID: identity.appID)
             return [try Self.json(try events.call(.update(id: .prefix(id), request: request), owner: owner))]
         case .wakeStatus:
             var status = wakeStatus
@@ -334,6 +336,12 @@ final class AlarmService: AlarmFollower {
         case .setSettings(let changes):
             // Before the alarms are loaded nothing could apply it: the answer would be untrue.
             guard events.isRunning else { throw AgentRuntime.notStarted }
+            // A default sound is one that rings, as `--sound` is: refused before anything is written.
+            if let sound = (try? AgentSettings().changed(by: changes))?.sound {
+                do { try checkSound(.named(sound), for: identity) } catch {
+                    throw AlarmError.invalidConfiguration("sound: \(error.reason)")
+                }
+            }
             let changed = try settings.change(by: changes)
             if changed != applied { clientLog.notice("\(identity.appID) changed the settings: \(NotificationContent.displayable(changes, limit: 200))") }
             // Written first, then applied: a restart now reads what the parts apply.

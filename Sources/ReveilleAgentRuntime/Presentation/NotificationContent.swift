@@ -17,7 +17,7 @@ package struct NotificationContent: Equatable {
     /// Progress 0–100 of a countdown, for the `value` hint.
     package var progress: Int?
 
-    package enum Kind: Equatable { case alert, countdown, paused, notice, authorizationPrompt }
+    package enum Kind: Equatable { case alert, countdown, paused, notice, authorizationPrompt, upcoming }
 
     /// The protocol's urgency levels (the `urgency` hint).
     package enum Urgency: UInt8 { case low = 0, normal = 1, critical = 2 }
@@ -31,7 +31,7 @@ package struct NotificationContent: Equatable {
             switch key {
             case .alarm(let role): role
             case .longerSnooze: .secondary
-            case .dismiss, .allow, .deny: nil
+            case .dismiss, .allow, .deny, .skipUpcoming: nil
             }
         }
         /// How long it snoozes, for the alert's longer snooze; `nil`: the alarm's own length.
@@ -46,6 +46,8 @@ package struct NotificationContent: Equatable {
         /// A notice's one button ("default": clicking the notice itself does the same).
         case dismiss
         case allow, deny
+        /// The upcoming-alarm notice's button: skip the occurrence it tells of.
+        case skipUpcoming
 
         package var actionKey: String {
             switch self {
@@ -54,6 +56,7 @@ package struct NotificationContent: Equatable {
             case .dismiss: "default"
             case .allow: "allow"
             case .deny: "deny"
+            case .skipUpcoming: "skip"
             }
         }
     }
@@ -99,11 +102,16 @@ package struct NotificationContent: Equatable {
             }
             progress = nil
         case .countdown:
-            guard let countdown = presentation.countdown, let fireDate = record.fireDate else { return nil }
+            // Resting between unanswered rings, it is the alert that comes back: shown by its title,
+            // whether or not the alarm has a countdown presentation.
+            guard let title = record.unanswered == nil ? presentation.countdown?.title : presentation.alert.title,
+                  let fireDate = record.fireDate else { return nil }
             kind = .countdown
-            summary = Self.displayable(countdown.title.defaultValue)
+            summary = Self.displayable(title.defaultValue)
             let left = max(0, fireDate.timeIntervalSince(now))
-            lines = [L("Rings at %@ · %@ left", Self.clock(fireDate, timeZone), Self.timeLeft(left))]
+            lines = [record.unanswered.map {
+                L("Unanswered · rings again at %@ (%@ of %@)", Self.clock(fireDate, timeZone), String($0.nextRing), String($0.rings))
+            } ?? L("Rings at %@ · %@ left", Self.clock(fireDate, timeZone), Self.timeLeft(left))]
             urgency = .normal
             buttons = Self.buttons(record)
             help = [L("To pause: reveille pause %@", String(short))]
@@ -121,6 +129,13 @@ package struct NotificationContent: Equatable {
             progress = length > 0 ? Int(((length - (record.pausedTimeRemaining ?? 0)) / length * 100).rounded()).clamped(to: 0...100) : nil
         }
         body = (lines + (buttonsAnswer ? [] : help)).joined(separator: "\n")
+    }
+
+    /// The quiet notice ahead of an alarm's time (`UpcomingNoticePolicy`): no sound, low
+    /// urgency, one button that skips the occurrence.
+    package init(upcoming summary: String, body: String, skipLabel: String) {
+        self.init(kind: .upcoming, summary: summary, body: body, buttons: [Button(label: skipLabel, key: .skipUpcoming)])
+        urgency = .low
     }
 
     private init(kind: Kind, summary: String, body: String, buttons: [Button]) {
@@ -171,7 +186,7 @@ package struct NotificationContent: Equatable {
     /// the server must not; otherwise the server may play the theme's alarm sound.
     package func request(soundingItself: Bool = true) -> NotificationRequest {
         var hints: [String: Variant] = ["urgency": .byte(urgency.rawValue), "desktop-entry": .string(Self.desktopEntry)]
-        if kind != .notice { hints["resident"] = .bool(true) }
+        if kind != .notice && kind != .upcoming { hints["resident"] = .bool(true) }
         if let progress { hints["value"] = .int32(Int32(progress)) }
         switch kind {
         case .alert:
@@ -179,6 +194,9 @@ package struct NotificationContent: Equatable {
             if soundingItself { hints["suppress-sound"] = .bool(true) } else { hints["sound-name"] = .string(Self.themeSound) }
         case .countdown, .paused:
             hints["category"] = .string("x-reveille.countdown")
+            hints["suppress-sound"] = .bool(true)
+        case .upcoming:
+            hints["category"] = .string("x-reveille.upcoming")
             hints["suppress-sound"] = .bool(true)
         case .notice, .authorizationPrompt:
             break

@@ -171,6 +171,7 @@ package final class AgentRuntime {
         case .sessionUnlocked:
             tell(.sessionUnlocked)
         case .settingsChanged(let settings):
+            engine.defaultRepeat = settings.repeatUnanswered
             ringer?.apply(settings)
             tell(.settingsChanged(settings))
         case .authorizationChanged(let appID, let state):

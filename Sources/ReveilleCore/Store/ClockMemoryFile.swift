@@ -30,8 +30,27 @@ package struct ClockMemoryFile: Sendable {
         guard let contents = document.load(whatIsLost: "a start with the clock ahead is not told from a machine that was off") else {
             return AlarmEngine.ClockMemory()
         }
-        // Judged for sense: each entry names one alarm, as it was and what replaced it (the same alarm).
-        let entries = contents.passedOver.prefix(Self.maximumEntries).filter { passed in passed.after.map { $0.id == passed.before.id } ?? true }
+        return Self.judged(contents)
+    }
+
+    /// What `load` makes of a file's bytes; `nil` when it is not a file this build reads (which
+    /// `load` keeps aside).
+    package static func memory(decoding data: Data) -> AlarmEngine.ClockMemory? {
+        (try? VersionedFile<Contents>.decode(data)).map(judged)
+    }
+
+    /// Judged for sense: what a set forward leaves is an alarm it made late (waiting or counting
+    /// down, on) and what replaced it, the same alarm (id, owner, configuration: only where it
+    /// stands changes), or nothing (it ended). A set back puts `before` in `after`'s place.
+    private static func makesSense(_ passed: AlarmEngine.PassedOver) -> Bool {
+        let before = passed.before
+        guard before.state == .scheduled || before.state == .countdown, !before.disabled else { return false }
+        guard let after = passed.after else { return true }
+        return after.id == before.id && after.appID == before.appID && after.request == before.request
+    }
+
+    private static func judged(_ contents: Contents) -> AlarmEngine.ClockMemory {
+        let entries = contents.passedOver.prefix(Self.maximumEntries).filter(makesSense)
         let passedOver = Dictionary(entries.map { ($0.before.id, $0) }, uniquingKeysWith: { _, last in last })
         return AlarmEngine.ClockMemory(lastSeen: contents.lastSeen, passedOver: passedOver)
     }

@@ -37,7 +37,7 @@ extension AlarmError {
             self = .invalidState(L("%@ was due %@ while it was disabled; give it a new time (reveille edit) or cancel it",
                                    AlarmRecord.describe(alarm), due))
         case .cannotSkip(let alarm):
-            self = .invalidState(L("%@ does not repeat or is not waiting for its time; only a repeating alarm can skip a day (cancel a one-time alarm instead)",
+            self = .invalidState(L("%@ is not waiting for its time; only an alarm waiting for its time can skip it (a timer, a ringing or a snoozed alarm cannot: stop it instead)",
                                    AlarmRecord.describe(alarm)))
         case .nothingSkipped(let alarm):
             self = .invalidState(L("%@ has no skipped occurrence ahead; `reveille skip` skips one", AlarmRecord.describe(alarm)))

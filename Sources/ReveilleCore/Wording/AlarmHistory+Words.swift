@@ -10,6 +10,8 @@ extension AlarmHistory.Entry {
         case .changed: L("changed")
         case .missedLate: L("missed: not rung in time")
         case .missedUnanswered: L("missed: rang unanswered")
+        case .unansweredRingsAgain: L("unanswered: rang again later")
+        case .skipped: L("skipped")
         }
         guard let by, by != ClientIdentity.userAppID else { return words }
         return L("%@ by %@", words, by)

@@ -55,6 +55,16 @@ package enum FieldInput {
         return VolumeScale.linear(slider: fraction)
     }
 
+    /// How an alarm rings again unanswered, as typed (`3x5m`, `off`; `InputParser.unansweredRepeat`),
+    /// refused naming `field` and what is accepted.
+    package static func unansweredRepeat(_ text: String, field: String) throws(FieldRefusal) -> UnansweredRepeat {
+        guard let plan = InputParser.unansweredRepeat(text) else {
+            throw FieldRefusal(L("%@: '%@' is not understood; accepted: off, or the rings in all and the rest between them, e.g. 3x5m (2 to 10 rings, 5s to 1h apart)",
+                                 field, text), field: field)
+        }
+        return plan
+    }
+
     /// Refuses a fade-in longer than the alarm rings (`ring.ringLimit`, else the default), naming
     /// both fields with what was typed (or the stored value, as it is typed).
     package static func checkFade(_ ring: RingOptions, fade: (field: String, text: String?),
@@ -104,16 +114,6 @@ package struct DurationRange: Sendable {
         }
     }
 
-    /// A length as it is typed: `366d`, `24h`, `90m`, `5s` (the forms are English in every
-    /// language), read back by `InputParser.duration` as the same number of seconds.
-    package static func typed(_ seconds: TimeInterval) -> String {
-        // A stored value out of any range still shows (Int() of it would trap).
-        guard seconds.isFinite, abs(seconds) < 1e15 else { return "\(seconds)s" }
-        let whole = Int(seconds)
-        guard Double(whole) == seconds else { return "\(seconds)s" }
-        if whole >= 2 * 86_400, whole % 86_400 == 0 { return "\(whole / 86_400)d" }
-        if whole >= 3600, whole % 3600 == 0 { return "\(whole / 3600)h" }
-        if whole >= 60, whole % 60 == 0 { return "\(whole / 60)m" }
-        return "\(whole)s"
-    }
+    /// A length as it is typed: `366d`, `24h`, `90m`, `5s` (`InputParser.typed`).
+    package static func typed(_ seconds: TimeInterval) -> String { InputParser.typed(seconds) }
 }

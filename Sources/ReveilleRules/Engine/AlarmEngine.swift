@@ -19,12 +19,17 @@ package struct AlarmEngine: Sendable {
         /// (they are the user's alarms too: the sync keeps to this many, so a collection of
         /// 10,000 events never leaves the user's tools without room).
         package var limitForSynced = 2_000
+        /// How an alarm without its own `repeatUnanswered` rings again, at the start
+        /// (`AlarmEngine.defaultRepeat` follows the setting after).
+        package var defaultRepeat: UnansweredRepeat?
 
-        package init(lateWindow: TimeInterval = 600, limitPerApp: Int = 100, limitForUser: Int = 10_000, limitForSynced: Int = 2_000) {
+        package init(lateWindow: TimeInterval = 600, limitPerApp: Int = 100, limitForUser: Int = 10_000, limitForSynced: Int = 2_000,
+                     defaultRepeat: UnansweredRepeat? = nil) {
             self.lateWindow = lateWindow
             self.limitPerApp = limitPerApp
             self.limitForUser = limitForUser
             self.limitForSynced = limitForSynced
+            self.defaultRepeat = defaultRepeat
         }
     }
 
@@ -103,12 +108,16 @@ package struct AlarmEngine: Sendable {
     }
 
     package let settings: Settings
+    /// How an alarm without its own `repeatUnanswered` rings again unanswered: the agent's
+    /// `repeatUnanswered` setting, as it is when the ring limit comes (`nil`: once).
+    package var defaultRepeat: UnansweredRepeat?
     package private(set) var alarms: [UUID: AlarmRecord] = [:]
     /// What sets of the clock forward made late, for a set back to bring back (`clockSet`).
     package private(set) var passedOverByClockSet: [UUID: PassedOver] = [:]
 
     package init(settings: Settings = .init()) {
         self.settings = settings
+        defaultRepeat = settings.defaultRepeat
     }
 
     /// All alarms: alerting first, then by the instant they next act.
@@ -216,9 +225,18 @@ package struct AlarmEngine: Sendable {
                 enabled ? try old.enabling(now: now, timeZone: timeZone) : try old.disabling(now: now, timeZone: timeZone)
             }
         case .skip(let prefix):
-            return try change(prefix, owner: owner, verb: "skipped") { old throws(AlarmRuleError) in
+            let id = try resolve(prefix, owner: owner), old = alarms[id]!
+            let skipped = old.fireDate.map { AlarmHistory.Entry(skipped: old, due: $0, at: now, by: owner ?? ClientIdentity.userAppID) }
+            // A one-time alarm waiting for its time is done once its one occurrence is skipped.
+            if !old.isRepeating, old.schedule != nil, old.state == .scheduled, !old.disabled, let skipped {
+                return Proposal(changes: [AlarmChange(id: id, record: nil)], result: nil, silencesRingingAlarm: false,
+                                summary: "skipped \(id), a one-time alarm: ended", ended: skipped)
+            }
+            var proposal = try change(prefix, owner: owner, verb: "skipped") { old throws(AlarmRuleError) in
                 try old.skippingNextOccurrence(now: now, timeZone: timeZone)
             }
+            proposal.ended = skipped
+            return proposal
         case .unskip(let prefix):
             return try change(prefix, owner: owner, verb: "unskipped") { old throws(AlarmRuleError) in
                 try old.unskipping(now: now)
@@ -304,9 +322,15 @@ package struct AlarmEngine: Sendable {
         var effects: [Effect] = []
         var changes: [AlarmChange] = []
         for (id, record) in alarms {
-            switch record.advanced(to: now, lateWindow: settings.lateWindow, timeZone: timeZone) {
+            switch record.advanced(to: now, lateWindow: settings.lateWindow, timeZone: timeZone, defaultRepeat: defaultRepeat) {
             case .unchanged:
                 continue
+            case .ringsAgain(let resting):
+                changes.append(AlarmChange(id: id, record: resting))
+                let chain = resting.unanswered.map { "\($0.rang) of \($0.rings)" } ?? "-"
+                effects.append(.log(.info, "\(record.title.debugDescription) \(id) rang unanswered (\(chain)); rings again at "
+                                    + ISO8601Local.string(from: resting.fireDate ?? now, in: timeZone)))
+                effects.append(.ended(AlarmHistory.Entry(ringing: record, endedAt: now, outcome: .unansweredRingsAgain, by: nil)))
             case .updated(let moved):
                 changes.append(AlarmChange(id: id, record: moved))
                 if moved.state == .alerting { effects.append(.log(.info, "alerting \(record.title.debugDescription) \(id)")) }

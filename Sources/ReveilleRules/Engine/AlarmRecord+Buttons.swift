@@ -8,6 +8,8 @@ extension AlarmRecord {
         switch state {
         case .scheduled: []
         case .alerting: [.stop] + (presentation.alert.secondaryButton == nil ? [] : [.secondary])
+        // Resting between unanswered rings: Stop ends the chain (Cancel would delete the alarm).
+        case .countdown where unanswered != nil: [.stop]
         case .countdown: presentation.countdown.map { ($0.pauseButton == nil ? [] : [.pause]) + [.cancel] } ?? []
         case .paused: presentation.paused == nil ? [] : [.resume, .cancel]
         }

@@ -21,6 +21,10 @@ package struct AlarmHistory: Sendable, Equatable {
         case missedLate
         /// Rang to its ring limit and nobody answered.
         case missedUnanswered
+        /// Rang to its ring limit unanswered, and rings again after a rest (`repeatUnanswered`).
+        case unansweredRingsAgain
+        /// Skipped before it rang (`reveille skip`, the upcoming-alarm notice's Skip): it never rang.
+        case skipped
 
         /// Whether the occurrence was missed rather than answered.
         package var isMissed: Bool { self == .missedLate || self == .missedUnanswered }
@@ -66,6 +70,12 @@ package struct AlarmHistory: Sendable, Equatable {
             let due = record.lastOccurrence.flatMap { $0 <= since ? $0 : nil } ?? since
             self.init(alarmID: record.id, title: record.title, appID: record.appID, due: due, rang: since,
                       seconds: max(0, now.timeIntervalSince(since)), ended: now, outcome: outcome, by: by)
+        }
+
+        /// The occurrence of `record` due at `due`, skipped at `now` by `by` before it rang.
+        package init(skipped record: AlarmRecord, due: Date, at now: Date, by: String) {
+            self.init(alarmID: record.id, title: record.title, appID: record.appID, due: due, rang: nil,
+                      seconds: 0, ended: now, outcome: .skipped, by: by)
         }
 
         /// The occurrence of `record` due at `due` that never rang.

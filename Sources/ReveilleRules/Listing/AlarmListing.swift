@@ -15,6 +15,8 @@ package struct AlarmListing: Decodable, Sendable, Identifiable {
     package var lastOccurrence: Date?
     package var sound: AlertConfiguration.AlertSound
     package var ring: RingOptions
+    /// Rang unanswered and rings again: where the chain stands.
+    package var unanswered: UnansweredRings?
     /// The alert's second button, what it does, and its intent.
     package var secondaryButton: String?
     package var secondaryButtonBehavior: AlarmPresentation.Alert.SecondaryButtonBehavior?
@@ -34,13 +36,14 @@ package struct AlarmListing: Decodable, Sendable, Identifiable {
         lastOccurrence = record.lastOccurrence
         sound = record.sound
         ring = record.ring
+        unanswered = record.unanswered
         secondaryButton = record.presentation.alert.secondaryButton?.text.defaultValue
         secondaryButtonBehavior = record.presentation.alert.secondaryButtonBehavior
         secondaryIntent = record.secondaryIntent
     }
 
     private enum CodingKeys: String, CodingKey {
-        case alarm, appID, presentation, fireDate, pausedTimeRemaining, alertingSince, disabled, lastOccurrence, sound, ring, secondaryIntent
+        case alarm, appID, presentation, fireDate, pausedTimeRemaining, alertingSince, disabled, lastOccurrence, sound, ring, secondaryIntent, unanswered
     }
     private enum PresentationKeys: String, CodingKey { case alert }
     private enum AlertKeys: String, CodingKey { case title, secondaryButton, secondaryButtonBehavior }
@@ -64,5 +67,6 @@ package struct AlarmListing: Decodable, Sendable, Identifiable {
         sound = try container.decodeIfPresent(AlertConfiguration.AlertSound.self, forKey: .sound) ?? .default
         ring = try container.decodeIfPresent(RingOptions.self, forKey: .ring) ?? RingOptions()
         secondaryIntent = try container.decodeIfPresent(AlarmIntent.self, forKey: .secondaryIntent)
+        unanswered = try container.decodeIfPresent(UnansweredRings.self, forKey: .unanswered)
     }
 }

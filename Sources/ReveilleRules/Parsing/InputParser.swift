@@ -48,6 +48,40 @@ package enum InputParser {
         }
     }
 
+    /// A length as it is typed: `366d`, `24h`, `90m`, `5s` (the forms are English in every
+    /// language), read back by `duration` as the same number of seconds.
+    package static func typed(_ seconds: TimeInterval) -> String {
+        // A stored value out of any range still shows (Int() of it would trap).
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return "\(seconds)s" }
+        let whole = Int(seconds)
+        guard Double(whole) == seconds else { return "\(seconds)s" }
+        if whole >= 2 * 86_400, whole % 86_400 == 0 { return "\(whole / 86_400)d" }
+        if whole >= 3600, whole % 3600 == 0 { return "\(whole / 3600)h" }
+        if whole >= 60, whole % 60 == 0 { return "\(whole / 60)m" }
+        return "\(whole)s"
+    }
+
+    /// How an alarm rings again unanswered, as typed (`--repeat-unanswered`, the setting):
+    /// `off` (or `once`, `1`), `3` (three rings in all, the default rest apart), `3x5m` (three
+    /// rings, 5 minutes' rest between). `nil` when it is none of these or out of range.
+    package static func unansweredRepeat(_ text: String) -> UnansweredRepeat? {
+        let trimmed = text.trimmed().lowercased()
+        if ["off", "once", "no", "none", "1"].contains(trimmed) { return .once }
+        let parts = trimmed.split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let ringsText = parts.first, ringsText.count <= 3, ringsText.utf8.allSatisfy({ (48...57).contains($0) }),
+              let rings = Int(ringsText) else { return nil }
+        var plan = UnansweredRepeat(rings: rings)
+        if parts.count == 2 {
+            guard let rest = try? duration(String(parts[1])) else { return nil }
+            plan.rest = rest
+        }
+        return (try? plan.validate()) == nil ? nil : plan
+    }
+
+    /// What `--repeat-unanswered` and the setting accept, in words (English, as the settings'
+    /// `accepted` texts are).
+    package static let unansweredRepeatForms = "\"off\", or the rings in all and the rest between them, e.g. \"3x5m\" (2 to 10 rings, 5s to 1h apart)"
+
     /// A length of time: `90s`, `10m`, `1h30m`, `1h30` (the last number in the next smaller
     /// unit), `1.5h`, `2d`, `1:30:00`, `5:00`.
     package static func duration(_ text: String) throws -> TimeInterval {
@@ -462,4 +496,10 @@ extension InputParser {
         }
         return previous[b.count]
     }
+}
+
+extension UnansweredRepeat {
+    /// As it is typed: `off`, or `3x5m` (three rings, 5 minutes apart); read back by
+    /// `InputParser.unansweredRepeat`.
+    package var text: String { repeats ? "\(rings)x\(InputParser.typed(rest))" : "off" }
 }

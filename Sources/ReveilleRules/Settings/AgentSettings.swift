@@ -19,10 +19,50 @@ package struct AgentSettings: Equatable, Sendable {
     package var ringOn = RingOn.defaultOutput
     /// Pause the other media players that play while an alarm rings, and play them again after.
     package var pauseMediaPlayers = true
+    /// The sound of the person's new alarms made without one: a sound's name (or a sound
+    /// file's absolute path); `nil`, Reveille's own alarm sound.
+    package var sound: String?
+    /// How long Snooze waits on the person's new alarms made without a length of their own, in seconds.
+    package var snooze: Double = 540
+    /// How long the person's new alarms made without a limit of their own ring unanswered, in seconds.
+    package var ringLimit: Double = RingOptions.defaultRingLimit
+    /// How alarms without their own choice ring again when nobody answers (`RingOptions.repeatUnanswered`).
+    package var repeatUnanswered = UnansweredRepeat.once
+    /// Which alarms show a quiet notice ahead of their time, with Skip.
+    package var upcomingNotice = UpcomingNotice.wakeUp
+    /// How long ahead the upcoming-alarm notice shows, in seconds (`upcomingLeadRange`).
+    package var upcomingLead: Double = 1800
 
     package init() {}
 
     package static let wakeLeadRange: ClosedRange<Double> = 0...3600
+    package static let snoozeRange: ClosedRange<Double> = WireLimits.minimumSnooze...WireLimits.maximumSnooze
+    package static let ringLimitRange: ClosedRange<Double> = WireLimits.shortestRingLimit...WireLimits.longestRingLimit
+
+    /// What these settings give the person's new alarms that do not say.
+    package var newAlarmDefaults: NewAlarmDefaults {
+        NewAlarmDefaults(sound: sound, snooze: snooze, ringLimit: ringLimit)
+    }
+
+    /// `text` as the `sound` setting: `default` (Reveille's own, `nil`), a sound's name, or an
+    /// absolute path; `.none` for what cannot be one (empty, too long, control or format
+    /// characters, a relative path).
+    package static func soundSetting(_ text: String) -> String?? {
+        if text == "default" { return .some(nil) }
+        guard !text.isEmpty, text.utf8.count <= WireLimits.soundNameBytes, !text.hasSuffix("/"),
+              !text.contains("/") || text.hasPrefix("/"),
+              !text.unicodeScalars.contains(where: { [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) })
+        else { return .none }
+        return .some(text)
+    }
+    package static let upcomingLeadRange: ClosedRange<Double> = 60...43_200
+
+    /// Which alarms show a notice ahead of their time (Android's "upcoming alarm"), so a person
+    /// already up can skip the ring: none, wake-up alarms (those that wake the computer, the
+    /// default for every alarm), or every alarm. Never timers.
+    package enum UpcomingNotice: String, CaseIterable, Sendable {
+        case off, wakeUp, all
+    }
 
     /// The longest settings text read (a file, or a change sent over the bus): the whole set
     /// written out is a few hundred bytes.
@@ -119,29 +159,48 @@ extension AgentSettings {
     package static let keys: [Key] = [
         boolean("unmuteMutedSink", \.unmuteMutedSink),
         boolean("wakeFromSuspend", \.wakeFromSuspend),
-        Key(name: "wakeLead", accepted: "seconds, 0 to 3600",
-            read: { value, settings in
-                guard case .number(let text) = value, let seconds = Double(text), seconds.isFinite, wakeLeadRange.contains(seconds) else { return false }
-                settings.wakeLead = seconds
-                return true
-            },
-            value: { .number(number($0.wakeLead)) },
-            // Seconds, or a length as the CLI reads one (2m, 90s).
-            typed: { text in
-                // Written as a number reads (nan, 0x10 and +5 are no JSON): out of range, it is refused as one.
-                if let seconds = Double(text) { return seconds.isFinite ? .number(number(seconds)) : .string(text) }
-                return (try? InputParser.duration(text)).map { .number(number($0)) } ?? .string(text)
-            }),
+        seconds("wakeLead", wakeLeadRange, \.wakeLead),
         boolean("panelItem", \.panelItem),
         word("alertWindow", accepted: AlertWindowSetting.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "), \.alertWindow,
              read: AlertWindowSetting.init(rawValue:), text: \.rawValue),
         word("ringOn", accepted: "\"default\", \"all\", or an output's name as `reveille sounds --outputs` lists it", \.ringOn,
              read: RingOn.init(text:), text: \.text),
         boolean("pauseMediaPlayers", \.pauseMediaPlayers),
+        Key(name: "sound", accepted: "\"default\" (Reveille's alarm), a sound's name as `reveille sounds` lists it, or a sound file's absolute path",
+            read: { value, settings in
+                guard case .string(let text) = value, let sound = soundSetting(text) else { return false }
+                settings.sound = sound
+                return true
+            },
+            value: { .string($0.sound ?? "default") },
+            typed: { .string($0) }),
+        seconds("snooze", snoozeRange, \.snooze),
+        seconds("ringLimit", ringLimitRange, \.ringLimit),
+        word("repeatUnanswered", accepted: InputParser.unansweredRepeatForms, \.repeatUnanswered,
+             read: InputParser.unansweredRepeat, text: \.text),
+        word("upcomingNotice", accepted: UpcomingNotice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "), \.upcomingNotice,
+             read: UpcomingNotice.init(rawValue:), text: \.rawValue),
+        seconds("upcomingLead", upcomingLeadRange, \.upcomingLead),
     ]
 
     /// The setting named `name`.
     package static func key(_ name: String) -> Key? { keys.first { $0.name == name } }
+
+    /// A length in seconds within `range`; typed as seconds or as the CLI reads a length (2m, 90s).
+    private static func seconds(_ name: String, _ range: ClosedRange<Double>, _ path: WritableKeyPath<AgentSettings, Double> & Sendable) -> Key {
+        Key(name: name, accepted: "seconds, \(number(range.lowerBound)) to \(number(range.upperBound))",
+            read: { value, settings in
+                guard case .number(let text) = value, let seconds = Double(text), seconds.isFinite, range.contains(seconds) else { return false }
+                settings[keyPath: path] = seconds
+                return true
+            },
+            value: { .number(number($0[keyPath: path])) },
+            typed: { text in
+                // Written as a number reads (nan, 0x10 and +5 are no JSON): out of range, it is refused as one.
+                if let seconds = Double(text) { return seconds.isFinite ? .number(number(seconds)) : .string(text) }
+                return (try? InputParser.duration(text)).map { .number(number($0)) } ?? .string(text)
+            })
+    }
 
     private static func boolean(_ name: String, _ path: WritableKeyPath<AgentSettings, Bool> & Sendable) -> Key {
         Key(name: name, accepted: "true or false",

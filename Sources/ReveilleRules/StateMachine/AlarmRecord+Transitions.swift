@@ -32,6 +32,9 @@ package enum AlarmAdvance: Hashable, Sendable {
     /// than the late window allows, or it rang unanswered to its ring limit.
     /// `next` is the following occurrence, if any.
     case missed(missedDate: Date, reason: MissReason, next: AlarmRecord?)
+    /// It rang to its ring limit unanswered and rests before it rings again
+    /// (`RingOptions.repeatUnanswered`): `resting` counts down to the next ring.
+    case ringsAgain(resting: AlarmRecord)
 }
 
 
@@ -72,7 +75,10 @@ extension AlarmRecord {
         if stillCounting {
             do { try old.request.validate(now: now, timeZone: timeZone) } catch { throw .alarmKit(error) }
             self.init(id: old.id, request: old.request, appID: appID, phase: old.phase)
-            lastOccurrence = old.lastOccurrence
+            // What came due (the occurrence a snooze rang for) is behind now: one ahead would
+            // pass over every occurrence until it once the alarm waits again (switched off and on).
+            lastOccurrence = old.lastOccurrence.flatMap { $0 <= now ? $0 : nil }
+            unanswered = old.unanswered.flatMap { $0.isSound && $0.since <= now ? $0 : nil }
             return
         }
         try self.init(id: old.id, request: old.request, appID: appID, now: now, timeZone: timeZone)
@@ -104,11 +110,22 @@ extension AlarmRecord {
     }
 
     /// Moves the alarm along its schedule to `now`: into its pre-alert countdown or its alert.
-    /// An alert due more than `lateWindow` ago is reported as missed instead.
-    package func advanced(to now: Date, lateWindow: TimeInterval, timeZone: any TimeZoneRules) -> AlarmAdvance {
+    /// An alert due more than `lateWindow` ago is reported as missed instead. An alert at its
+    /// ring limit rests and rings again while `repeatUnanswered` (its own, else
+    /// `defaultRepeat`, the agent's setting) has rings left; then it is missed.
+    package func advanced(to now: Date, lateWindow: TimeInterval, timeZone: any TimeZoneRules,
+                          defaultRepeat: UnansweredRepeat? = nil) -> AlarmAdvance {
         guard let due = dueDate, due <= now else { return .unchanged }
         if state == .alerting {
-            return .missed(missedDate: alertingSince ?? due, reason: .unanswered,
+            let rang = (unanswered?.rang ?? 0) + 1
+            if let plan = ring.repeatUnanswered ?? defaultRepeat, rang < min(plan.rings, UnansweredRepeat.ringsRange.upperBound) {
+                var resting = self
+                // From the ring limit, not from now: a late wake-up does not stretch the rest.
+                resting.phase = .countdown(until: due.addingTimeInterval(plan.rest), length: plan.rest, previouslyElapsed: nil)
+                resting.unanswered = UnansweredRings(rang: rang, rings: plan.rings, since: unanswered?.since ?? alertingSince ?? due)
+                return .ringsAgain(resting: resting)
+            }
+            return .missed(missedDate: unanswered?.since ?? alertingSince ?? due, reason: .unanswered,
                            next: nextOccurrence(after: now, timeZone: timeZone))
         }
         guard let fireDate else { return .unchanged }
@@ -147,6 +164,8 @@ extension AlarmRecord {
         case .countdown:
             guard let postAlert = snoozeLength ?? countdownDuration?.postAlertOrPreAlert else { throw .noSnoozeLength(id) }
             next.enterCountdown(until: now.addingTimeInterval(postAlert), length: postAlert)
+            // A snooze is an answer: the unanswered rings start again from none.
+            next.unanswered = nil
         case .pause:
             guard case .countdown(let until, let length, _) = phase else { return self }
             next.phase = .paused(remaining: max(0, until.timeIntervalSince(now)), length: length)

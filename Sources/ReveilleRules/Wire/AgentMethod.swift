@@ -336,7 +336,8 @@ extension AgentMethod {
                     },
                     encode: { if case .update(let id, let text) = $0 { [.string(id), .string(text), .dictionary(count: 0)] } else { nil } }),
         AgentMethod("Skip", in: [.id], out: [.alarm], comment: """
-                        Skips the next occurrence of a repeating alarm. Returns the AlarmRecord.
+                        Skips the next occurrence of an alarm: a repeating one rings the time after, a
+                        one-time one ends. Returns the AlarmRecord, or null when it ended.
                         """,
                     decode: { .skip(id: try $0.string()) },
                     encode: { if case .skip(let id) = $0 { [.string(id)] } else { nil } }),
@@ -402,7 +403,8 @@ extension AgentMethod {
         AgentMethod("History", out: [.init("entries", "s")], comment: """
                         The occurrences that ended, newest first, as a JSON array of {alarm, title, app,
                         due, rang, seconds, ended, outcome, by}: outcome is stopped, snoozed,
-                        cancelled, changed, missedLate or missedUnanswered. An app sees its own
+                        cancelled, changed, missedLate, missedUnanswered, unansweredRingsAgain
+                        (rang unanswered, rings again after a rest) or skipped (before it rang). An app sees its own
                         alarms' entries; the reply holds the newest that fit in 4 MiB.
                         """,
                     decode: { _ in .history }, encode: { $0 == .history ? [] : nil }),

@@ -26,7 +26,7 @@ struct Add: AsyncParsableCommand {
     func run() async throws {
         let request = try request(now: Date(), timeZone: GLibTimeZone.local)
         let record = try await AgentConnection.perform { client throws(AlarmError) in
-            try client.schedule(id: UUID(), request: request)
+            try AgentConnection.schedule(request, with: client)
         }
         try output.show(record, .scheduled)
     }

@@ -94,16 +94,16 @@ struct Edit: AsyncParsableCommand {
     }
 }
 
-/// `reveille skip`: the next occurrence of a repeating alarm does not ring.
+/// `reveille skip`: the next occurrence does not ring; a one-time alarm is then done.
 struct Skip: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "skip", abstract: L("Skip the next occurrence of a repeating alarm."))
+    static let configuration = CommandConfiguration(commandName: "skip", abstract: L("Skip the next occurrence of an alarm: a repeating one rings the time after, a one-time one is done."))
     @OptionGroup var target: AlarmTarget
 
     func run() async throws {
         let before = try await target.resolve()
         let after = try await AgentConnection.perform { client throws(AlarmError) in try client.skip(before.id.uuidString) }
         let skipped = AlarmSummary(before).fireDate.map(AlarmSummary.dateAndTime) ?? "-"
-        try target.output.show(after, .skipped(skipped))
+        try target.output.report(before: before, after: after, .skipped(skipped))
     }
 }
 

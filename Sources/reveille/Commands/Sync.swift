@@ -74,23 +74,41 @@ struct SyncAdd: AsyncParsableCommand {
 struct SyncStatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: L("Show whether sync works, and what failed last."))
 
-    @Flag(help: ArgumentHelp(L("Print the status as JSON: configured, url, user, rounds, lastRound, problem, alarms, interval.")))
+    @Flag(help: ArgumentHelp(L("Print the status as JSON: configured, url, user, rounds, lastRound, problem, alarms, interval, removalsInLastDay, stateKeptAside, stateKeptAsideAs.")))
     var json = false
 
     func run() async throws {
         let status = try await AgentConnection.perform { client throws(AlarmError) in try SyncAdd.decode(try client.call(.syncStatus)) }
         if json { return try Output.json(status) }
-        guard status.configured, let url = status.url, let user = status.user else {
-            Output.line(L("Sync is off: nothing is sent anywhere. `reveille sync add URL --user NAME` turns it on."))
-            if let problem = status.problem { Output.line(L("Last problem: %@", problem)) }
-            return
+        for line in Self.lines(status, timeZone: GLibTimeZone.local) { Output.line(line) }
+    }
+
+    /// What `reveille sync status` says of `status`, a line each, times in `timeZone`.
+    static func lines(_ status: SyncStatus, timeZone: any TimeZoneRules) -> [String] {
+        let when = { (date: Date) in AlarmSummary.dateAndTime(ISO8601Local.string(from: date, in: timeZone)) }
+        var lines: [String] = []
+        if status.configured, let url = status.url, let user = status.user {
+            lines.append(L("Syncing with %@ as %@, every %@ seconds.", url, user, String(Int(status.interval))))
+            lines.append(Ln("%@ alarm travels.", "%@ alarms travel.", status.alarms, String(status.alarms)))
+            if let last = status.lastRound { lines.append(L("Last round: %@", when(last))) }
+        } else {
+            lines.append(L("Sync is off: nothing is sent anywhere. `reveille sync add URL --user NAME` turns it on."))
         }
-        Output.line(L("Syncing with %@ as %@, every %@ seconds.", url, user, String(Int(status.interval))))
-        Output.line(Ln("%@ alarm travels.", "%@ alarms travel.", status.alarms, String(status.alarms)))
-        if let last = status.lastRound {
-            Output.line(L("Last round: %@", AlarmSummary.dateAndTime(ISO8601Local.string(from: last, in: GLibTimeZone.local))))
+        if let removed = status.removalsInLastDay, removed > 0 {
+            lines.append(Ln("In the last 24 hours, %@ alarm was removed here because it was deleted on the server or on another computer.",
+                            "In the last 24 hours, %@ alarms were removed here because they were deleted on the server or on another computer.",
+                            removed, String(removed)))
         }
-        Output.line(status.problem.map { L("Last problem: %@", $0) } ?? L("The last round worked."))
+        if let aside = status.stateKeptAside {
+            lines.append(L("On %@ the sync state was damaged: it was kept aside as %@ and sync started again from what the server lists. Your alarms were kept.",
+                           when(aside), status.stateKeptAsideAs ?? "sync.json"))
+        }
+        if status.configured, status.url != nil, status.user != nil {
+            lines.append(status.problem.map { L("Last problem: %@", $0) } ?? L("The last round worked."))
+        } else if let problem = status.problem {
+            lines.append(L("Last problem: %@", problem))
+        }
+        return lines
     }
 }
 

@@ -22,7 +22,7 @@ struct Timer: AsyncParsableCommand {
     func run() async throws {
         let request = try request()
         let record = try await AgentConnection.perform { client throws(AlarmError) in
-            try client.schedule(id: UUID(), request: request)
+            try AgentConnection.schedule(request, with: client)
         }
         try output.show(record, .started)
     }

@@ -10,9 +10,23 @@ import SystemPackage
 enum AgentConnection {
     static let appID = "reveille"
 
+    /// The one client of this run: a command that asks twice (which alarm, then stop it) asks on
+    /// one bus connection. Each new connection waits for the bus daemon to let it in (under a
+    /// flood of other clients' calls, seconds) and for the agent to look it up.
+    static let client = AgentClient(appID: appID)
+
+    /// Schedules the person's new alarm. A snooze length left out is the agent's `snooze`
+    /// setting, read first and said: an agent older than that setting (one still running after an
+    /// upgrade) refuses a snooze button without a length, and reads its settings as 9 minutes.
+    static func schedule(_ request: AlarmRequest, with client: AgentClient) throws(AlarmError) -> AlarmRecord {
+        guard NewAlarmDefaults.lacksSnoozeLength(request, appID: appID) else { return try client.schedule(id: UUID(), request: request) }
+        // The agent's own rule, with the snooze length it holds.
+        let defaults = ((try? client.settings()) ?? AgentSettings()).newAlarmDefaults
+        return try client.schedule(id: UUID(), request: defaults.fillingSnooze(request, appID: appID))
+    }
+
     /// `performBlocking` on a thread of its own (`AgentClient.run`), for async commands.
     static func perform<Result: Sendable>(_ request: @escaping @Sendable (AgentClient) throws(AlarmError) -> Result) async throws -> Result {
-        let client = AgentClient(appID: appID)
         do {
             return try await client.run(request)
         } catch .agentUnavailable(let reason) {
@@ -24,7 +38,6 @@ enum AgentConnection {
     /// Runs a request on this thread: no GLib loop thread and no task hop, which a command
     /// that asks once and prints (`reveille list`) does not need.
     static func performBlocking<Result>(_ request: (AgentClient) throws(AlarmError) -> Result) throws -> Result {
-        let client = AgentClient(appID: appID)
         do {
             return try request(client)
         } catch .agentUnavailable(let reason) {

@@ -37,6 +37,17 @@ struct AlarmSummary: Encodable, Equatable {
     var fade: Double?
     /// Seconds it rings unanswered before it is reported missed.
     var ringLimit: Double
+    /// How it rings again unanswered, as `--repeat-unanswered` writes it (`3x5m`, `off`);
+    /// absent when it follows the agent's `repeatUnanswered` setting.
+    var repeatUnanswered: String?
+    /// It rang unanswered and rests: the ring that comes next, of how many.
+    var ringsAgain: RingsAgain?
+
+    /// The ring that comes next after unanswered ones, and how many there are in all.
+    struct RingsAgain: Codable, Hashable {
+        var ring: Int
+        var of: Int
+    }
     /// Whether it wakes the computer from suspend: its own option, and where the agent's
     /// `WakeStatus` was asked (`show`, `list`), whether the computer can be woken at all.
     var wakes: Bool
@@ -50,7 +61,7 @@ struct AlarmSummary: Encodable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case id, title, state, kind, fireDate, timeRemaining, time, repeats, recurrence, snooze, preAlert, app, enabled, secondary,
-             sound, volume, fade, ringLimit, wakes, wakeReason, skipped
+             sound, volume, fade, ringLimit, repeatUnanswered, ringsAgain, wakes, wakeReason, skipped
     }
 
     init(_ listing: AlarmListing, now: Date = Date(), timeZone: any TimeZoneRules = GLibTimeZone.local) {
@@ -93,6 +104,8 @@ struct AlarmSummary: Encodable, Equatable {
         volume = listing.ring.volume.map { (VolumeScale.slider(linear: $0) * 10_000).rounded() / 10_000 }
         fade = listing.ring.fadeIn
         ringLimit = listing.ring.ringLimit ?? RingOptions.defaultRingLimit
+        repeatUnanswered = listing.ring.repeatUnanswered?.text
+        ringsAgain = alarm.state == .countdown ? listing.unanswered.map { RingsAgain(ring: $0.nextRing, of: $0.rings) } : nil
         wakes = listing.ring.wakesMachine != false
         skipped = AlarmRecord.skippedOccurrence(state: alarm.state, lastOccurrence: listing.lastOccurrence, now: now)
             .map { ISO8601Local.millisecondString(from: $0, in: timeZone) }
@@ -178,6 +191,9 @@ struct AlarmSummary: Encodable, Equatable {
         default:
             guard let fireDate, let shownDate else { return "-" }
             let next = "\(Self.dateAndTime(fireDate)) (\(Self.relative(shownDate.timeIntervalSince(now))))"
+            if let ringsAgain {
+                return L("unanswered; rings again %@, %@ of %@", next, String(ringsAgain.ring), String(ringsAgain.of))
+            }
             return skipped.map { L("%@, skipping %@", next, Self.dateAndTime($0)) } ?? next
         }
     }
@@ -281,6 +297,11 @@ struct AlarmSummary: Encodable, Equatable {
         let fadeText = fade.map { L(", rising over %@", Self.length($0)) } ?? ""
         lines.append((L("sound"), sound + volumeText + fadeText))
         lines.append((L("rings for"), L("%@ unanswered", Self.length(ringLimit))))
+        if let repeatUnanswered, let plan = InputParser.unansweredRepeat(repeatUnanswered) {
+            lines.append((L("unanswered"), plan.repeats
+                ? Ln("rings again, %@ time in all, %@ apart", "rings again, %@ times in all, %@ apart", plan.rings, String(plan.rings), Self.length(plan.rest))
+                : L("rings once")))
+        }
         lines.append((L("wakes"), wakes ? L("the computer from suspend") : wakeReason.map { L("no; %@", $0) } ?? L("no (--no-wake)")))
         if !enabled { lines.append((L("enabled"), L("no (reveille enable %@)", shortID))) }
         if let skipped { lines.append((L("skipped"), L("%@ (reveille unskip %@)", Self.dateAndTime(skipped), shortID))) }

@@ -60,7 +60,7 @@ struct AlertOptions: ParsableArguments {
     var title: String?
 
     // `.unconditional`: a value that starts with '-' (`--fade -5s`) is the option's, refused by its own rule.
-    @Option(parsing: .unconditional, help: ArgumentHelp(L("How long Snooze waits before ringing again (%@). Default: 9m.", InputParser.acceptedDurations)))
+    @Option(parsing: .unconditional, help: ArgumentHelp(L("How long Snooze waits before ringing again (%@). Default: the snooze setting (9m unless changed).", InputParser.acceptedDurations)))
     var snooze: String?
 
     @Option(help: ArgumentHelp(
@@ -68,7 +68,7 @@ struct AlertOptions: ParsableArguments {
         discussion: L("open:org.gnome.Calendar opens that app with the alarm's id. run:'/usr/bin/notify-send \"Tea ready\"' runs the command without a shell: spaces separate arguments, 'single' or \"double\" quotes group them, a backslash keeps the next character; the program needs an absolute path. Both get REVEILLE_ALARM_ID and REVEILLE_ACTION in their environment. As in AlarmKit, the alarm rings on after an open: or run: button; Stop ends it (or the command can: reveille stop \"$REVEILLE_ALARM_ID\").")))
     var secondary: String?
 
-    @Option(help: ArgumentHelp(L("A sound name (see `reveille sounds`) or a path to a sound file. Default: Reveille's alarm.")),
+    @Option(help: ArgumentHelp(L("A sound name (see `reveille sounds`) or a path to a sound file. Default: the sound setting (Reveille's alarm unless changed).")),
             completion: .custom { _, _, prefix in AlarmCompletion.sounds(prefix) })
     var sound: String?
 
@@ -78,8 +78,11 @@ struct AlertOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp(L("Rise from silence to full volume over this long (%@).", InputParser.acceptedDurations)))
     var fade: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(L("Stop ringing unanswered after this long and report the alarm missed. Default: 10m.")))
+    @Option(parsing: .unconditional, help: ArgumentHelp(L("Stop ringing unanswered after this long and report the alarm missed. Default: the ringLimit setting (10m unless changed).")))
     var ringLimit: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(L("Unanswered, rest and ring again: the rings in all and the rest between them, e.g. 3x5m (2 to 10 rings, 5s to 1h apart), or off. Default: the repeatUnanswered setting (off unless set).")))
+    var repeatUnanswered: String?
 
     @Flag(help: ArgumentHelp(L("Do not wake the computer from suspend for this alarm (see `reveille status`).")))
     var noWake = false
@@ -88,9 +91,10 @@ struct AlertOptions: ParsableArguments {
     func request(schedule: Alarm.Schedule?, preAlert: TimeInterval?, defaultTitle: String,
                  repeatAfter: TimeInterval? = nil) throws -> AlarmRequest {
         try refuseContradictions(repeating: repeatAfter != nil)
-        let postAlert = try repeatAfter ?? Parse.duration(snooze ?? "9m", option: "--snooze", within: .snooze)
+        // Without --snooze, the length is the agent's snooze setting, given when the alarm is made.
+        let postAlert = try repeatAfter ?? snooze.map { try Parse.duration($0, option: "--snooze", within: .snooze) }
         let (button, behavior, intent) = try Parse.secondary(repeatAfter == nil ? secondary ?? "snooze" : "repeat")
-        let ring = try ringOptions(RingOptions(wakesMachine: noWake ? false : nil))
+        let ring = try ringOptions(RingOptions(wakesMachine: noWake ? false : nil), new: true)
         return AlarmRequest(schedule: schedule, countdownDuration: .init(preAlert: preAlert, postAlert: postAlert),
                             presentation: .reveille(title: title ?? defaultTitle, secondaryButton: button, behavior: behavior),
                             sound: Parse.sound(sound), ring: ring, secondaryIntent: intent)
@@ -113,13 +117,20 @@ struct AlertOptions: ParsableArguments {
 
     /// `ring` with the volume, fade and ring limit these options give, each within the agent's bounds
     /// and refused in the options' words (the agent names its fields: ringLimit, fadeIn).
-    func ringOptions(_ ring: RingOptions) throws -> RingOptions {
+    /// `new`: a new alarm, whose ring limit, unless given, the agent makes its default or the
+    /// fade's length, whichever is longer (the fade is not checked against the built-in 10m).
+    func ringOptions(_ ring: RingOptions, new: Bool = false) throws -> RingOptions {
         var ring = ring
         if let volume { ring.volume = try Parse.percentage(volume) }
         if let ringLimit { ring.ringLimit = try Parse.duration(ringLimit, option: "--ring-limit", within: .ringLimit) }
         if let fade { ring.fadeIn = try Parse.duration(fade, option: "--fade", within: .countdown) }
-        try Parse.usage { () throws(FieldRefusal) in
-            try FieldInput.checkFade(ring, fade: ("--fade", fade), ringLimit: ("--ring-limit", ringLimit))
+        if let repeatUnanswered {
+            ring.repeatUnanswered = try Parse.usage { () throws(FieldRefusal) in try FieldInput.unansweredRepeat(repeatUnanswered, field: "--repeat-unanswered") }
+        }
+        if !new || ringLimit != nil {
+            try Parse.usage { () throws(FieldRefusal) in
+                try FieldInput.checkFade(ring, fade: ("--fade", fade), ringLimit: ("--ring-limit", ringLimit))
+            }
         }
         return ring
     }

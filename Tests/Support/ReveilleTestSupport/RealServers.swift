@@ -95,6 +95,18 @@ extension TestSession {
         try xScreenshot(of: Window(id: "root", x: x, y: y, width: 1, height: 1)).pixel(x: 0, y: 0)
     }
 
+    /// Saves what `area` of the session's X screen shows now as a PNG at `path` (to look at).
+    public func savePicture(of area: Window, to path: String) throws {
+        let script = """
+            import sys, gi; gi.require_version('Gdk', '3.0'); from gi.repository import Gdk
+            x, y, width, height = map(int, sys.argv[1:5])
+            Gdk.pixbuf_get_from_window(Gdk.get_default_root_window(), x, y, width, height).savev(sys.argv[5], 'png', [], [])
+            """
+        let shot = try Subprocess.run("/usr/bin/python3", ["-c", script, "\(area.x)", "\(area.y)", "\(area.width)", "\(area.height)", path],
+                                      environment: environment)
+        guard shot.status == 0 else { throw Subprocess.Failure("the X screenshot failed: \(shot.stderr)") }
+    }
+
     func xScreenshot(of area: Window) throws -> PPM {
         let script = """
             import sys, gi; gi.require_version('Gdk', '3.0'); from gi.repository import Gdk
@@ -203,6 +215,16 @@ extension TestSession {
 
     /// Whether the session's sound server plays a stream now (the agent's, while an alarm rings).
     public func playsSound() throws -> Bool {
+        // Uncorked: the agent opens an alarm's stream corked 1.5 s before it is due, and such
+        // a stream is silent; a test asking whether the alarm sounds must not count it.
+        struct SinkInput: Decodable { var corked: Bool }
+        let listing = try pactl("--format=json", "list", "sink-inputs").stdout
+        return try JSONDecoder().decode([SinkInput].self, from: Data(listing.utf8)).contains { !$0.corked }
+    }
+
+    /// Whether the session's sound server has any stream now, playing or corked: an alarm's
+    /// sound has ended only when it has none.
+    public func hasSoundStream() throws -> Bool {
         try !pactl("list", "short", "sink-inputs").stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     }
 
