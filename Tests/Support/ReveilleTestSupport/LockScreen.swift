@@ -44,22 +44,49 @@ extension TestSession {
                   "QT_LOGGING_RULES": "qt.accessibility.atspi=true"]
         try AccessibleTree.prepare(self)
         let tree = AccessibleTree(self, application: "kscreenlocker_greet")
-        // Qt's bridge looks for the accessibility bus once, at start. In some sessions here it
-        // found none ("Error in contacting registry: … Not connected to D-Bus server" in its log;
-        // the bus's launcher, at-spi-bus-launcher, had ended) and never came on the tree. Such a
-        // greeter is started again. Not understood yet: giving Qt the bus's address
-        // (AT_SPI_BUS_ADDRESS), or a bus started without the launcher, did worse.
-        for attempt in 1...3 {
+        // Qt's bridge looks for the accessibility bus once, at start: the address the bus's
+        // launcher wrote on the X root window (AT_SPI_BUS), else its answer on the session bus.
+        // In some sessions here, under the whole suite's load, it found none ("Error in contacting
+        // registry: … Not connected to D-Bus server" in its log) and never came on the tree. Such
+        // a greeter is started again, after the accessibility bus is made sure of: its launcher
+        // asked (D-Bus starts it again if it ended) and the root window's address made its answer.
+        var seen: [String] = []
+        for attempt in 1...4 {
+            let bus = try ensureAccessibilityBus()
             let log = directory + "/greeter-\(attempt).log"
             adopt("kscreenlocker_greet", try Subprocess.start(greeter, ["--testing"], environment: environment.merging(qt) { $1 }, stderr: log))
+            let started = Date()
             let onTree = try eventually(timeout: 60, "the lock screen's Unlock button on its accessibility tree (\(log))") { () -> Bool? in
                 if try tree.nodes().contains(where: { $0.role == "push button" && $0.name == "Unlock" }) { return true }
                 return ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("Error in contacting registry") ? false : nil
             }
             if onTree { return tree }
             stop(named: "kscreenlocker_greet")
+            let said = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+                .filter { $0.contains("registry") || $0.contains("atspi") || $0.contains("D-Bus") }.suffix(4)
+            seen.append("start \(attempt) (bus \(bus)), gave up after \(String(format: "%.1f", Date().timeIntervalSince(started))) s: " + said.joined(separator: " | "))
         }
-        throw Subprocess.Failure("the lock screen never came on its accessibility tree in three starts (\(directory)/greeter-*.log)")
+        throw Subprocess.Failure("the lock screen never came on its accessibility tree in four starts:\n" + seen.joined(separator: "\n"))
+    }
+
+    /// Makes sure the session's accessibility bus runs and that the X root window names it, as
+    /// Qt reads it there first: asks the launcher for the bus's address (D-Bus activation starts a
+    /// launcher that ended) and writes that address on the root window when it says another.
+    /// Returns the address.
+    func ensureAccessibilityBus() throws -> String {
+        let asked = try gdbusCall(destination: "org.a11y.Bus", path: "/org/a11y/bus", method: "org.a11y.Bus.GetAddress", [])
+        guard asked.status == 0, let quote = asked.stdout.firstIndex(of: "'"),
+              let end = asked.stdout[asked.stdout.index(after: quote)...].firstIndex(of: "'") else {
+            throw Subprocess.Failure("the accessibility bus's launcher did not give its address: \(asked.stderr)")
+        }
+        let address = String(asked.stdout[asked.stdout.index(after: quote)..<end])
+        let xprop = try Subprocess.find("xprop", package: "x11-utils")
+        let named = try Subprocess.run(xprop, ["-root", "AT_SPI_BUS"], environment: environment)
+        if !named.stdout.contains("\"\(address)\"") {
+            let set = try Subprocess.run(xprop, ["-root", "-f", "AT_SPI_BUS", "8s", "-set", "AT_SPI_BUS", address], environment: environment)
+            guard set.status == 0 else { throw Subprocess.Failure("xprop could not name the accessibility bus on the root window: \(set.stderr)") }
+        }
+        return address
     }
 
     /// Moves the pointer a little (at the screen's top left, far from every control), as a
