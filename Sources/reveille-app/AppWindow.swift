@@ -22,6 +22,8 @@ final class AppWindow {
     /// the focus and the scroll stay where they were when another row comes, goes or changes.
     private var shownRows: [String: [ShownRow]] = [:]
     private var ringingID: UUID?
+    /// The alarms ringing at the last update: one that starts ringing is announced once.
+    private var announcedRinging: Set<UUID> = []
     private var dialog: AlarmDialog?
     /// The Settings page, on the window's stack.
     private let settings: SettingsPage
@@ -135,6 +137,7 @@ final class AppWindow {
         ui.widget("app_alarms_heading").isVisible = !theirs.isEmpty
         ui.widget("app_alarms").isVisible = !theirs.isEmpty
         showRinging(self.records.first { $0.state == .alerting })
+        announceNewlyRinging()
         tick()
         // What rang, was answered or missed changes with the list: read it again.
         showHistory()
@@ -326,6 +329,16 @@ final class AppWindow {
             // "Snooze Tea": the button's own word, then what it acts on.
             secondary.nameForScreenReaders(L("%@ %@", label, record.title))
         }
+    }
+
+    /// Has screen readers say each alarm that began ringing since the last update, by its
+    /// title (the ringing area above the lists shows the first; a notification says it too).
+    private func announceNewlyRinging() {
+        let ringing = records.filter { $0.state == .alerting }
+        for record in ringing where !announcedRinging.contains(record.id) {
+            window.announce(L("%@ is ringing", record.title))
+        }
+        announcedRinging = Set(ringing.map(\.id))
     }
 
     /// Redraws what changes with time, and arms the next redraw: every half second while a

@@ -175,6 +175,23 @@ struct Widget {
         gtk_accessible_reset_relation(OpaquePointer(pointer), GTK_ACCESSIBLE_RELATION_LABELLED_BY)
     }
 
+    /// Has screen readers say `text` now, as they say a notification, where GTK can
+    /// (`gtk_accessible_announce`, GTK 4.14 and later: AT-SPI's `object:announcement`).
+    /// Returns whether it was said: GTK 4.8 (Debian 12) has no way to, short of moving the
+    /// focus, which would take it from whatever the person is typing into.
+    @discardableResult
+    func announce(_ text: String) -> Bool {
+        guard let announce = Widget.gtkAnnounce else { return false }
+        announce(OpaquePointer(pointer), text, 2)  // GTK_ACCESSIBLE_ANNOUNCEMENT_PRIORITY_HIGH
+        return true
+    }
+
+    /// `gtk_accessible_announce`, looked up in the GTK the app runs with (the headers it is
+    /// built against may be older).
+    private static let gtkAnnounce: (@convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UInt32) -> Void)? = {
+        try? SharedLibrary("libgtk-4.so.1", neededBy: "the window is a GTK 4 application").function("gtk_accessible_announce")
+    }()
+
     /// Names the buttons of the toasts this overlay shows for screen readers: the labelled one
     /// by its label (GTK 4.8 would say "_Undo Undo"), the one with an icon only `dismiss`
     /// (libadwaita 1.2 gives it no name). The toast's widgets are libadwaita's own, found by type.

@@ -485,6 +485,40 @@ struct AppWindowTests {
         }
     }
 
+    /// A screen reader hears an alarm that starts ringing while the window is open, by its title,
+    /// and a toast (a refusal is said in one, as Undo is offered in one): AT-SPI's announcements,
+    /// which GTK sends from 4.14 (`gtk_accessible_announce`) and libadwaita for its toasts from
+    /// 1.6. Debian 12's GTK 4.8 and libadwaita 1.2 have no way to announce; there the alarm's
+    /// notification is what a screen reader says.
+    @Test func aScreenReaderHearsAnAlarmStartRingingAndAToast() throws {
+        let session = try session()
+        _ = try session.cliJSON(AlarmJSON.self, "add", "07:30", "--title", "Swim")
+        try withApp(session) { _, tree, _ in
+            _ = try eventually("the alarm in the window") { try labels(tree).contains("Swim") ? true : nil }
+            let announcements = try Announcements.start(session, application: "reveille-app")
+            let tea = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Tea")
+            _ = try session.eventually("Tea to ring") { try session.agentState(of: tea.id) == "alerting" ? true : nil }
+            _ = try eventually("Tea in the window's ringing area") { try labels(tree).contains("Tea") ? true : nil }
+            try withKnownIssue("GTK 4.8 (Debian 12) has no way to announce") {
+                _ = try eventually(timeout: 10, "the window to announce Tea") {
+                    announcements.heard().contains("Tea is ringing") ? true : nil
+                }
+            } when: { !DesktopRelease.version(of: "libgtk-4-1", isAtLeast: [4, 14]) }
+            #expect(announcements.heard().filter { $0 == "Tea is ringing" }.count <= 1, "said once: \(announcements.heard())")
+            _ = try session.cli("stop", tea.id)
+
+            try tree.press("push button", "Edit Swim")
+            _ = try eventually("the dialog") { try session.windows(titled: "Edit Alarm").first }
+            try tree.press("push button", "Delete Alarm")
+            _ = try eventually("the toast") { try tree.names("label").contains("Deleted “Swim”") ? true : nil }
+            try withKnownIssue("libadwaita 1.2 (Debian 12) does not announce its toasts") {
+                _ = try eventually(timeout: 10, "the toast announced") {
+                    announcements.heard().contains { $0.contains("Deleted “Swim”") } ? true : nil
+                }
+            } when: { !DesktopRelease.version(of: "libadwaita-1-0", isAtLeast: [1, 6]) }
+        }
+    }
+
     @Test func aSnoozedAlarmShowsItsSnoozeAndDeleteWithUndoAndItsSwitchWorkOnIt() throws {
         // Rung and snoozed: set three minutes ahead, the agent's clock moved to just before it
         // (as in anAlarmAddedInTheDialogRingsAtItsTime), then `reveille snooze`.

@@ -186,3 +186,60 @@ public struct AccessibleTree {
                 sys.exit("%s %r did not select %r" % (role, name, item))
         """#
 }
+
+/// What an application had screen readers say, as Orca hears it: AT-SPI's `object:announcement`
+/// events from the application (GTK 4.14 and later send them for `gtk_accessible_announce`,
+/// libadwaita 1.6 and later for each toast), heard from `start` on by a listener the session
+/// stops with itself.
+public struct Announcements {
+    let file: String
+
+    /// Starts listening for what `application` announces; returns once the listener is
+    /// registered with the accessibility bus's registry.
+    public static func start(_ session: TestSession, application: String) throws -> Announcements {
+        let file = session.directory + "/announcements-\(UUID().uuidString.prefix(8)).jsonl"
+        let child = try Subprocess.start("/usr/bin/python3", ["-c", script, application, file], environment: session.environment,
+                                         stderr: file + ".log")
+        session.adopt("announcement listener", child)
+        let listening = Announcements(file: file)
+        _ = try session.eventually(timeout: 20, "the announcement listener registered (\(file).log)") {
+            ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").contains("\"listening\"") ? true : nil
+        }
+        return listening
+    }
+
+    /// The texts announced so far, in order.
+    public func heard() -> [String] {
+        let lines = ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n")
+        return lines.compactMap { line in
+            guard let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String],
+                  event["type"] == "object:announcement" else { return nil }
+            return event["text"]
+        }
+    }
+
+    static let script = #"""
+        import json, sys, warnings, gi
+        warnings.simplefilter("ignore")
+        gi.require_version("Atspi", "2.0")
+        from gi.repository import Atspi
+
+        application, path = sys.argv[1], sys.argv[2]
+        out = open(path, "a", buffering=1)
+
+        def heard(event):
+            try:
+                app = event.source.get_application()
+                if app is None or app.get_name() != application:
+                    return
+            except Exception:
+                return
+            data = event.any_data
+            out.write(json.dumps({"type": event.type, "text": data if isinstance(data, str) else str(data)}) + "\n")
+
+        listener = Atspi.EventListener.new(heard)
+        listener.register("object:announcement")
+        out.write(json.dumps({"type": "listening"}) + "\n")
+        Atspi.event_main()
+        """#
+}
