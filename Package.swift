@@ -123,12 +123,15 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // The windows' GTK layer, the one place GTK's and libadwaita's C APIs are used: typed
+        // widget handles, signals as Swift closures, the application, libadwaita's style.
+        .target(name: "ReveilleGtk", dependencies: ["ReveilleCore", "ReveilleBus", "CGtk", "CAdwaita"]),
         // The alert window (GTK 4), its own process: the agent starts it while an alarm rings unseen.
-        .executableTarget(name: "reveille-alert", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleBus", "CGtk"]),
+        .executableTarget(name: "reveille-alert", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleBus", "ReveilleGtk"]),
         // The app (GTK 4): the person's window onto their alarms and timers, a client of the agent
         // as the CLI is. Its widgets are GtkBuilder files in Resources, compiled into it (AppResources.swift, scripts/app-resources).
         .executableTarget(name: "reveille-app", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleTimeZone", "ReveilleCalendar",
-                                                               "ReveilleBus", "CGtk", "CAdwaita", .product(name: "SystemPackage", package: "swift-system")],
+                                                               "ReveilleBus", "ReveilleGtk", .product(name: "SystemPackage", package: "swift-system")],
                           exclude: ["Resources"]),
         // A recording org.freedesktop.Notifications server for the end-to-end tests.
         .executableTarget(name: "reveille-test-notifyd", dependencies: ["ReveilleBus"],

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import ReveilleBus
 import ReveilleCore
+import ReveilleGtk
 import ReveilleKit
 
 /// reveille-alert: the window the agent opens while an alarm rings and its notification
@@ -90,7 +91,7 @@ final class AlertWindow {
     }
 }
 
-AlertView.preferCairoRenderer()
+Application.preferCairoRenderer()
 Localization.setUp()
 let request: AlertWindowArguments
 do {

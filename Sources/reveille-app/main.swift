@@ -1,3 +1,4 @@
+import ReveilleGtk
 import FoundationEssentials
 import Glibc
 import ReveilleBus

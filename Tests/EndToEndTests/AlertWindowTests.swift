@@ -86,6 +86,43 @@ struct AlertWindowTests {
         _ = try eventually("the window's process to be reaped") { reaped(process) ? true : nil }
     }
 
+    /// The window is drawn in libadwaita's style, light, or dark when the desktop prefers dark
+    /// (its settings portal, as the app reads it): the background beside its title, where its
+    /// margin is, and the Stop button drawn in libadwaita's red.
+    @Test func theWindowFollowsTheDesktopsDarkStyle() throws {
+        let session = try session(.none)
+        /// The window's background, in its margin (top left), and the colour at its Stop button's middle row.
+        func colours(_ title: String) throws -> (background: [UInt8], stop: [UInt8]) {
+            let window = try session.eventually(timeout: 60, "the alert window \(title) on screen") {
+                try session.windows(classname: "reveille-alert").first
+            }
+            let background = try session.pixel(x: window.x + 8, y: window.y + 8)
+            // Stop is the first of the buttons, centred: look along the row below the middle for red.
+            let picture = try session.xScreenshot(of: TestSession.Window(id: "alert", x: window.x, y: window.y, width: window.width, height: window.height))
+            var stop: [UInt8] = []
+            for y in stride(from: window.height / 2, to: window.height, by: 4) where stop.isEmpty {
+                for x in stride(from: 0, to: window.width, by: 4) {
+                    let colour = picture.pixel(x: x, y: y)
+                    if colour[0] > 150 && colour[1] < 90 && colour[2] < 90 { stop = colour; break }
+                }
+            }
+            return (background, stop)
+        }
+        for (scheme, title) in [(nil, "Tea"), (1, "Toast")] as [(Int?, String)] {
+            if let scheme { try session.addSettingsPortal(colorScheme: scheme) }
+            let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", title)
+            let seen = try eventually("the \(scheme == nil ? "light" : "dark") window with a red Stop") { () -> (background: [UInt8], stop: [UInt8])? in
+                let seen = try colours(title)
+                let dark = seen.background.allSatisfy { $0 < 80 }, light = seen.background.allSatisfy { $0 > 180 }
+                return !seen.stop.isEmpty && (scheme == nil ? light : dark) ? seen : nil
+            }
+            try session.saveScreenshot(to: session.directory + "/alert-\(scheme == nil ? "light" : "dark").png")
+            #expect(!seen.stop.isEmpty, "libadwaita's destructive Stop: \(seen)")
+            _ = try session.cli("stop", timer.id)
+            _ = try eventually("the window to close") { try session.windows(classname: "reveille-alert").isEmpty ? true : nil }
+        }
+    }
+
     @Test func theWindowsStopIsTheAlarmsStopButtonAndRunsItsStopIntent() throws {
         // As AlarmKit runs an alarm's stop intent when the person stops it from the system's
         // alert, the window presses the alarm's Stop button (PressButton), not `reveille stop`.

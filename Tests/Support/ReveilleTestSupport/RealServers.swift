@@ -107,7 +107,7 @@ extension TestSession {
         guard shot.status == 0 else { throw Subprocess.Failure("the X screenshot failed: \(shot.stderr)") }
     }
 
-    func xScreenshot(of area: Window) throws -> PPM {
+    public func xScreenshot(of area: Window) throws -> PPM {
         let script = """
             import sys, gi; gi.require_version('Gdk', '3.0'); from gi.repository import Gdk
             x, y, width, height = map(int, sys.argv[1:5])
@@ -272,8 +272,8 @@ extension TestSession {
 }
 
 /// A binary PPM (P6, 8 bits per channel), as grim writes it.
-struct PPM {
-    let width: Int, height: Int
+public struct PPM {
+    public let width: Int, height: Int
     private let pixels: [UInt8]
 
     init(_ data: Data) throws {
@@ -290,7 +290,7 @@ struct PPM {
         (self.width, self.height, pixels) = (width, height, Array(bytes[(index + 1)...]))
     }
 
-    func pixel(x: Int, y: Int) -> [UInt8] {
+    public func pixel(x: Int, y: Int) -> [UInt8] {
         let start = (y * width + x) * 3
         return Array(pixels[start..<start + 3])
     }

@@ -9,14 +9,19 @@ import ReveilleBus
 /// (org.freedesktop.appearance); libadwaita 1.2 also reads GSettings' org.gnome.desktop.interface
 /// where no portal runs, later releases (1.7 on Debian 13) only with ADW_DISABLE_PORTAL set.
 @GLibActor
-enum Adwaita {
+package enum Adwaita {
+    /// Loads libadwaita's style and has its style manager follow the desktop's dark and
+    /// high-contrast settings, for a window that is no AdwApplication's (the alert window);
+    /// call once GTK is open.
+    package static func styleFollowsDesktop() { adw_init() }
+
     /// A new AdwApplication with `id`, as the GtkApplication it is.
-    static func application(id: String) -> UnsafeMutablePointer<GtkApplication> {
+    package static func application(id: String) -> UnsafeMutablePointer<GtkApplication> {
         UnsafeMutableRawPointer(adw_application_new(id, GApplicationFlags(rawValue: 0))).assumingMemoryBound(to: GtkApplication.self)
     }
 
     /// Shows Reveille's About window over `parent`.
-    static func showAbout(over parent: Widget, version: String) {
+    package static func showAbout(over parent: Widget, version: String) {
         let window = adw_about_window_new()!
         let about = OpaquePointer(window)
         adw_about_window_set_application_name(about, "Reveille")
@@ -33,7 +38,7 @@ enum Adwaita {
     /// Shows `text` in `overlay` (an AdwToastOverlay) for `seconds`, at once (a newer toast goes
     /// before an older one), with a button `button` (`_Undo`) that runs `action` when given;
     /// `dismiss`: what a screen reader calls its close button.
-    static func toast(_ text: String, in overlay: Widget, seconds: UInt32, button: String?, dismiss: String,
+    package static func toast(_ text: String, in overlay: Widget, seconds: UInt32, button: String?, dismiss: String,
                       action: (@GLibActor () -> Void)?) {
         let toast = adw_toast_new(text)!
         adw_toast_set_timeout(toast, guint(seconds))
