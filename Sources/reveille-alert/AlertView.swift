@@ -127,5 +127,7 @@ final class AlertView {
         .alert-keys { font-size: 11pt; }
         .alert-status { font-size: 11pt; }
         button.alert-answer { font-size: 20pt; font-weight: bold; padding: 14px 36px; min-width: 160px; }
+        /* Filled, as libadwaita 1.2 draws it; from 1.6 a destructive button is only tinted. */
+        button.alert-answer.destructive-action { background-color: @destructive_bg_color; color: @destructive_fg_color; }
         """
 }

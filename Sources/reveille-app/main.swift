@@ -82,6 +82,8 @@ final class App {
         .ringing { padding: 18px; border-radius: 12px; background: alpha(@error_color, 0.12); }
         .ringing-title { font-size: 20pt; font-weight: bold; }
         button.ringing-answer { font-size: 14pt; font-weight: bold; padding: 8px 28px; }
+        /* Filled, as libadwaita 1.2 draws it; from 1.6 a destructive button is only tinted. */
+        button.ringing-answer.destructive-action { background-color: @destructive_bg_color; color: @destructive_fg_color; }
         .heading { font-weight: bold; font-size: 12pt; }
         stackswitcher button.text-button { min-width: 64px; }
         row.chosen { background-image: -gtk-icontheme("object-select-symbolic"); background-repeat: no-repeat;

@@ -260,7 +260,9 @@ struct AppWindowTests {
             let pressed = Date()
             try tree.press("push button", "Play")
             // Pressed while it plays (a screen reader says so); pressed again, it stops the preview.
-            #expect(try tree.nodes().contains { $0.role == "push button" && $0.name == "Play" && $0.checked }, "Play is pressed while it plays")
+            _ = try eventually("Play pressed while it plays") {
+                try tree.nodes().contains { $0.role == "push button" && $0.name == "Play" && $0.checked } ? true : nil
+            }
             let heard = try eventually("the preview to be heard") { recorder.firstAudible(after: pressed) }
             try tree.press("push button", "Play")
             let stopped = Date()
