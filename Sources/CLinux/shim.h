@@ -24,3 +24,9 @@ static inline int reveille_terminal_columns(int fd) {
 // glibc gives each thread that allocates its own malloc arena (reserved 64 MiB each, partly
 // touched and kept); the agent's few threads mostly sleep, so one arena serves them all.
 static inline void reveille_use_one_malloc_arena(void) { mallopt(M_ARENA_MAX, 1); }
+
+#include <sys/syscall.h>
+
+// pidfd_open(2) (Linux 5.3), which glibc 2.36 does not wrap: a descriptor that polls readable
+// once process `pid` has exited. -1 (errno set) where the kernel has none.
+static inline int reveille_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }

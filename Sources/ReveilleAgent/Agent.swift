@@ -30,6 +30,9 @@ package final class Agent {
         /// the clock had been set (the same path as timerfd's ECANCELED).
         package var testClockOffsetFile: String?
         package var environment = ProcessInfo.processInfo.environment
+        /// Where to say "READY=1" once the agent serves (`NOTIFY_SOCKET`, as systemd and the
+        /// CLI that started it give it), taken out of the environment its children get.
+        package var readinessSocket: String?
 
         package init() {}
     }
@@ -134,6 +137,7 @@ package final class Agent {
                     runner.start()
                     if let failure = runner.outcome { return self.logger.critical("\(failure.reason)") }
                     self.logger.info("reveille-agent \(ProcessInfo.processInfo.processIdentifier) owns \(AgentInterface.busName); time zone \(clock.timeZone.identifier)")
+                    self.sayReady()
                 }
             case .connectionClosed:
                 // Exit non-zero, so systemd's Restart=on-failure brings the agent back.
@@ -147,6 +151,17 @@ package final class Agent {
             }
         }
         return runner
+    }
+
+    /// Tells whoever started the agent that it serves (the sd_notify protocol): its name is
+    /// owned and its alarms loaded, so a call now is answered.
+    private func sayReady() {
+        guard let socket = options.readinessSocket else { return }
+        do {
+            try Readiness.notify("READY=1\nMAINPID=\(ProcessInfo.processInfo.processIdentifier)", to: LocalSocket.Address(socket))
+        } catch {
+            logger.notice("could not tell \(socket) that the agent is ready: \(error)")
+        }
     }
 
     /// Seconds between sync rounds: 30, or REVEILLE_SYNC_INTERVAL's (for tests), 1 to 3600.

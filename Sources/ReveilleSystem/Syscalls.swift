@@ -387,6 +387,25 @@ package enum LocalSocket {
     package enum Address: Hashable, Sendable {
         case path(String)
         case abstract(String)
+
+        /// As `NOTIFY_SOCKET` and D-Bus write one: a path, or `@name` for the abstract namespace.
+        package init(_ text: String) { self = text.hasPrefix("@") ? .abstract(String(text.dropFirst())) : .path(text) }
+
+        /// The `sockaddr_un` and its length; throws `ENAMETOOLONG` for an address it cannot hold.
+        func socketAddress() throws(Errno) -> (sockaddr_un, socklen_t) {
+            var socketAddress = sockaddr_un()
+            socketAddress.sun_family = sa_family_t(AF_UNIX)
+            let (bytes, offset): ([UInt8], Int) = switch self {
+            case .path(let path): (Array(path.utf8), 0)
+            case .abstract(let name): (Array(name.utf8), 1)
+            }
+            guard bytes.count + offset < MemoryLayout.size(ofValue: socketAddress.sun_path) else { throw .fileNameTooLong }
+            withUnsafeMutableBytes(of: &socketAddress.sun_path) { raw in
+                raw.copyBytes(from: [UInt8](repeating: 0, count: offset) + bytes)
+            }
+            // A path counts its terminating NUL; an abstract name is exactly its bytes after the NUL.
+            return (socketAddress, socklen_t(MemoryLayout<sa_family_t>.size + offset + bytes.count + (offset == 0 ? 1 : 0)))
+        }
     }
 
     /// The user id of the process serving `address` (`SO_PEERCRED` of a connection made and
@@ -395,18 +414,7 @@ package enum LocalSocket {
     package static func serverUserID(_ address: Address) throws(Errno) -> uid_t {
         let descriptor = try retryingInterrupts { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
         defer { _ = Glibc.close(descriptor) }
-        var socketAddress = sockaddr_un()
-        socketAddress.sun_family = sa_family_t(AF_UNIX)
-        let (bytes, offset): ([UInt8], Int) = switch address {
-        case .path(let path): (Array(path.utf8), 0)
-        case .abstract(let name): (Array(name.utf8), 1)
-        }
-        guard bytes.count + offset < MemoryLayout.size(ofValue: socketAddress.sun_path) else { throw .fileNameTooLong }
-        withUnsafeMutableBytes(of: &socketAddress.sun_path) { raw in
-            raw.copyBytes(from: [UInt8](repeating: 0, count: offset) + bytes)
-        }
-        // A path counts its terminating NUL; an abstract name is exactly its bytes after the NUL.
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + offset + bytes.count + (offset == 0 ? 1 : 0))
+        var (socketAddress, length) = try address.socketAddress()
         // Not retried on EINTR: an interrupted connect goes on by itself, and a second call
         // would fail (EALREADY); a local socket's connect answers at once anyway.
         let connected = withUnsafePointer(to: &socketAddress) {
@@ -426,5 +434,88 @@ package extension FileDescriptor {
     /// ignoring a failure: there is nothing to do about it and the number is gone either way.
     static func closeHandedOver(_ rawValue: Int32) {
         try? FileDescriptor(rawValue: rawValue).close()
+    }
+}
+
+/// A service manager's readiness protocol (systemd's `sd_notify`, which s6 and dinit speak too):
+/// a process started with `NOTIFY_SOCKET` in its environment sends `READY=1` to that datagram
+/// socket once it serves, so whoever started it waits for that, not polls.
+package enum Readiness {
+    /// Sends `state` (`READY=1`) as one datagram to the socket at `address`.
+    package static func notify(_ state: String, to address: LocalSocket.Address) throws(Errno) {
+        let descriptor = try retryingInterrupts { socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        defer { _ = Glibc.close(descriptor) }
+        var (socketAddress, length) = try address.socketAddress()
+        let bytes = Array(state.utf8)
+        _ = try retryingInterrupts {
+            withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL), $0, length) }
+            }
+        }
+    }
+
+    /// What a started process did while it was waited for.
+    package enum Outcome: Equatable, Sendable {
+        case ready, exited, timedOut
+    }
+
+    /// A datagram socket bound at `path` (mode 0600: only its user may write to it), where a
+    /// process started with `NOTIFY_SOCKET=path` says it is ready; removed when it is let go.
+    package final class Listener {
+        package let path: String
+        private let descriptor: Int32
+
+        package init(path: String) throws(Errno) {
+            let descriptor = try retryingInterrupts { socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+            unlink(path)
+            do throws(Errno) {
+                var (socketAddress, length) = try LocalSocket.Address.path(path).socketAddress()
+                let previous = umask(0o177)
+                defer { umask(previous) }
+                let bound = withUnsafePointer(to: &socketAddress) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
+                guard bound == 0 else { throw Errno(rawValue: errno) }
+            } catch {
+                _ = Glibc.close(descriptor)
+                throw error
+            }
+            self.descriptor = descriptor
+            self.path = path
+        }
+
+        deinit {
+            _ = Glibc.close(descriptor)
+            unlink(path)
+        }
+
+        /// Waits until the child `pid` says `READY=1` here, exits, or `seconds` pass: one wait on
+        /// both (the socket and a pidfd), no polling. Reaps the child if it exited.
+        package func waitForReady(of pid: pid_t, seconds: Double) throws(Errno) -> Outcome {
+            let processDescriptor = reveille_pidfd_open(pid)
+            guard processDescriptor >= 0 else { throw Errno(rawValue: errno) }
+            defer { _ = Glibc.close(processDescriptor) }
+            let deadline = SystemClock.bootTime + seconds
+            while true {
+                let left = deadline - SystemClock.bootTime
+                guard left > 0 else { return .timedOut }
+                var watched = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                               pollfd(fd: processDescriptor, events: Int16(POLLIN), revents: 0)]
+                let ready = Glibc.poll(&watched, 2, Int32(min(left * 1000, Double(Int32.max))))
+                if ready < 0 {
+                    guard errno == EINTR else { throw Errno(rawValue: errno) }
+                    continue
+                }
+                if watched[0].revents & Int16(POLLIN) != 0 {
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                    // One datagram, newline-separated assignments: READY=1 among them.
+                    if count > 0, String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n").contains("READY=1") { return .ready }
+                    continue
+                }
+                if watched[1].revents & Int16(POLLIN) != 0 {
+                    _ = try? ProcessSpawn.hasExited(pid)
+                    return .exited
+                }
+            }
+        }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import Glibc
 import Logging
 import ReveilleAgent
 import ReveilleCore
@@ -37,6 +38,10 @@ struct ReveilleAgentCommand: ParsableCommand {
     var testClockOffsetFile: String?
 
     func run() throws {
+        // Read and taken out before any thread starts (`unsetenv` is not safe beside a reader):
+        // the alert window and apps' intents the agent starts must not say they are ready for it.
+        let readinessSocket = ProcessInfo.processInfo.environment["NOTIFY_SOCKET"]
+        unsetenv("NOTIFY_SOCKET")
         IdleTrim.install()
         if printInterface {
             print(AgentInterface.introspectionXML, terminator: "")
@@ -45,6 +50,8 @@ struct ReveilleAgentCommand: ParsableCommand {
         var options = Agent.Options()
         options.replace = replace
         options.exitIfRunning = exitIfRunning
+        options.readinessSocket = readinessSocket
+        options.environment.removeValue(forKey: "NOTIFY_SOCKET")
         if let lateWindow {
             do {
                 options.lateWindow = try InputParser.duration(lateWindow)

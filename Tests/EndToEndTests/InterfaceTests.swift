@@ -76,6 +76,9 @@ struct InterfaceTests {
         defer { kill(pid, SIGTERM) }
         try session.waitForName(AgentInterface.busName, owned: true)
         #expect(kill(pid, 0) == 0)
+        // The agent said it was ready on the CLI's socket (sd_notify's READY=1), which went with the CLI.
+        let runtime = try FileManager.default.contentsOfDirectory(atPath: session.directory + "/runtime")
+        #expect(!runtime.contains { $0.hasPrefix("reveille-agent-starting-") }, "\(runtime)")
     }
 
     @Test func secondAgentRefusesUnlessReplacing() throws {

@@ -46,9 +46,11 @@ enum AgentConnection {
         }
     }
 
-    /// After a call found no agent (`reason`): spawns the agent in its own session (so Ctrl-C
-    /// here does not reach it), logging to the state folder, and waits up to 5 s for it to own
-    /// its bus name. Blocks; a CLI has nothing else to do meanwhile.
+    /// After a call found no agent (`reason`; D-Bus activation, which the client asks first,
+    /// found no activation file): spawns the agent in its own session (so Ctrl-C here does not
+    /// reach it), logging to the state folder, and waits up to 5 s for it to say it serves
+    /// (`READY=1` on a socket of this run's, the sd_notify protocol) or to exit: one wait, no
+    /// polling. Blocks; a CLI has nothing else to do meanwhile.
     private static func startAgent(_ client: AgentClient, because reason: String) throws {
         guard try !client.agentIsRunning() else { throw AlarmError.agentUnavailable(reason) }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
@@ -60,16 +62,28 @@ enum AgentConnection {
         try AtomicFile.makePrivateDirectory(stateDirectory)
         let log = stateDirectory.appending("agent.log").string
         rotate(log)
-        let pid = try spawnDetached(executable, log: log)
-        Output.note("reveille: " + L("no agent was running; started reveille-agent (pid %@), logging to %@", String(pid), log))
-        for _ in 0..<100 {
-            if try client.agentIsRunning() { return }
-            if (try? ProcessSpawn.hasExited(pid)) == true {
-                throw AlarmError.agentUnavailable(L("reveille-agent exited at once; see %@", log))
-            }
-            usleep(50_000)
+        // In the user's runtime folder, else the state folder, both private to the user (0700):
+        // nobody else can say it is ready. (The runtime folder's path is short: a socket's is at
+        // most 107 bytes.)
+        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? FilePath($0) : nil }
+        let readiness: Readiness.Listener
+        do {
+            readiness = try Readiness.Listener(path: (runtime ?? stateDirectory).appending("reveille-agent-starting-\(getpid()).socket").string)
+        } catch {
+            throw AlarmError.agentUnavailable(L("could not start %@: %@", executable, String(cString: strerror(error.rawValue))))
         }
-        throw AlarmError.agentUnavailable(L("reveille-agent (pid %@) did not take its bus name within 5 s; see %@", String(pid), log))
+        let pid = try spawnDetached(executable, log: log, readinessSocket: readiness.path)
+        Output.note("reveille: " + L("no agent was running; started reveille-agent (pid %@), logging to %@", String(pid), log))
+        switch try? readiness.waitForReady(of: pid, seconds: 5) {
+        case .ready: return
+        case .exited:
+            // An agent started another way meanwhile has the name, and this one gave way.
+            if try client.agentIsRunning() { return }
+            throw AlarmError.agentUnavailable(L("reveille-agent exited at once; see %@", log))
+        case .timedOut, nil:
+            if try client.agentIsRunning() { return }
+            throw AlarmError.agentUnavailable(L("reveille-agent (pid %@) did not take its bus name within 5 s; see %@", String(pid), log))
+        }
     }
 
     /// The log the CLI gives a started agent stays bounded: past 1 MiB it becomes agent.log.1
@@ -82,10 +96,11 @@ enum AgentConnection {
     }
 
     /// Starts `executable` in a session of its own: no shell, stdin from /dev/null, output to `log`.
-    private static func spawnDetached(_ executable: String, log: String) throws -> pid_t {
+    private static func spawnDetached(_ executable: String, log: String, readinessSocket: String) throws -> pid_t {
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = readinessSocket
         do {
-            return try ProcessSpawn.start([executable], environment: ProcessInfo.processInfo.environment,
-                                          output: .file(FilePath(log)), newSession: true)
+            return try ProcessSpawn.start([executable], environment: environment, output: .file(FilePath(log)), newSession: true)
         } catch {
             throw AlarmError.agentUnavailable(L("could not start %@: %@", executable, String(cString: strerror(error.rawValue))))
         }
