@@ -1,4 +1,5 @@
 import CAdwaita
+import Glibc
 // GTK's and GLib's names, some of which clang gives to CGtk (see Widgets.swift).
 import CGtk
 import ReveilleBus
@@ -14,6 +15,24 @@ package enum Adwaita {
     /// high-contrast settings, for a window that is no AdwApplication's (the alert window);
     /// call once GTK is open.
     package static func styleFollowsDesktop() { adw_init() }
+
+    /// Has libadwaita read no settings portal of its own (`ADW_DISABLE_PORTAL`; GSettings
+    /// still): it asks the portal with no time limit, and a portal that hangs, or a backend it
+    /// waits 25 s for, would hold the alert window back; the alert asks itself, with one.
+    /// Call before any thread starts (`setenv` is not safe beside a reader).
+    package nonisolated static func readsNoPortal() { setenv("ADW_DISABLE_PORTAL", "1", 1) }
+
+    /// Draws dark or light as the desktop's settings portal said (`colorScheme`: 1 prefer
+    /// dark, 2 prefer light, as org.freedesktop.appearance has it); with no answer or no
+    /// preference, as libadwaita read the desktop itself.
+    package static func followColorScheme(_ colorScheme: UInt32?) {
+        let scheme = switch colorScheme {
+        case 1: ADW_COLOR_SCHEME_FORCE_DARK
+        case 2: ADW_COLOR_SCHEME_FORCE_LIGHT
+        default: ADW_COLOR_SCHEME_DEFAULT
+        }
+        adw_style_manager_set_color_scheme(adw_style_manager_get_default(), scheme)
+    }
 
     /// A new AdwApplication with `id`, as the GtkApplication it is.
     package static func application(id: String) -> UnsafeMutablePointer<GtkApplication> {

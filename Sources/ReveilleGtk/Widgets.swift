@@ -427,11 +427,10 @@ package struct Widget {
         return button
     }
 
-    /// A new button whose label is `text` as it is (no mnemonic: words another program gave).
+    /// A new button whose label is `text` as it is (no mnemonic: words another program gave),
+    /// which GTK also gives screen readers as its name.
     package static func button(plain text: String) -> Widget {
-        let button = Widget(UnsafeMutableRawPointer(gtk_button_new_with_label(text)))
-        button.nameForScreenReaders(text.replacing("_", with: "__"))
-        return button
+        Widget(UnsafeMutableRawPointer(gtk_button_new_with_label(text)))
     }
 
     /// A new label showing `text`.

@@ -447,9 +447,12 @@ package enum Readiness {
         defer { _ = Glibc.close(descriptor) }
         var (socketAddress, length) = try address.socketAddress()
         let bytes = Array(state.utf8)
+        // Never waits: a listener whose queue is full is not worth stalling the sender for.
         _ = try retryingInterrupts {
             withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL), $0, length) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT), $0, length)
+                }
             }
         }
     }
@@ -470,10 +473,11 @@ package enum Readiness {
             unlink(path)
             do throws(Errno) {
                 var (socketAddress, length) = try LocalSocket.Address.path(path).socketAddress()
-                let previous = umask(0o177)
-                defer { umask(previous) }
                 let bound = withUnsafePointer(to: &socketAddress) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
                 guard bound == 0 else { throw Errno(rawValue: errno) }
+                // Not through the umask, which is the whole process's (threads beside this one
+                // create files too); the folder it is in is the user's alone (0700) meanwhile.
+                guard chmod(path, 0o600) == 0 else { throw Errno(rawValue: errno) }
             } catch {
                 _ = Glibc.close(descriptor)
                 throw error
@@ -488,22 +492,26 @@ package enum Readiness {
         }
 
         /// Waits until the child `pid` says `READY=1` here, exits, or `seconds` pass: one wait on
-        /// both (the socket and a pidfd), no polling. Reaps the child if it exited.
+        /// both (the socket and a pidfd), no polling. Reaps the child if it exited. Where the
+        /// kernel gives no pidfd (before Linux 5.3, or a seccomp filter refusing it) the child
+        /// is looked at every 0.1 s instead.
         package func waitForReady(of pid: pid_t, seconds: Double) throws(Errno) -> Outcome {
             let processDescriptor = reveille_pidfd_open(pid)
-            guard processDescriptor >= 0 else { throw Errno(rawValue: errno) }
-            defer { _ = Glibc.close(processDescriptor) }
+            defer { if processDescriptor >= 0 { _ = Glibc.close(processDescriptor) } }
             let deadline = SystemClock.bootTime + seconds
             while true {
                 let left = deadline - SystemClock.bootTime
                 guard left > 0 else { return .timedOut }
+                if processDescriptor < 0, (try? ProcessSpawn.hasExited(pid)) != false { return .exited }
                 var watched = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: processDescriptor, events: Int16(POLLIN), revents: 0)]
-                let ready = Glibc.poll(&watched, 2, Int32(min(left * 1000, Double(Int32.max))))
+                let wait = processDescriptor < 0 ? min(left, 0.1) : left
+                let ready = Glibc.poll(&watched, processDescriptor < 0 ? 1 : 2, Int32(min(wait * 1000, Double(Int32.max))))
                 if ready < 0 {
                     guard errno == EINTR else { throw Errno(rawValue: errno) }
                     continue
                 }
+                if watched[0].revents & Int16(POLLERR | POLLNVAL) != 0 { throw .ioError }
                 if watched[0].revents & Int16(POLLIN) != 0 {
                     var buffer = [UInt8](repeating: 0, count: 4096)
                     let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
@@ -511,7 +519,7 @@ package enum Readiness {
                     if count > 0, String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n").contains("READY=1") { return .ready }
                     continue
                 }
-                if watched[1].revents & Int16(POLLIN) != 0 {
+                if processDescriptor >= 0, watched[1].revents != 0 {
                     _ = try? ProcessSpawn.hasExited(pid)
                     return .exited
                 }

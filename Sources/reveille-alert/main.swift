@@ -36,6 +36,7 @@ final class AlertWindow {
             return AlertWindowExit.noAgent.rawValue
         }
         self.bus = bus
+        Adwaita.followColorScheme(Self.desktopColorScheme(bus))
         _ = bus.watchName(AgentInterface.busName) { [weak self] owner in
             if owner == nil { self?.finish(.done) }
         }
@@ -65,6 +66,15 @@ final class AlertWindow {
         return await withCheckedContinuation { done = $0 }
     }
 
+    /// The desktop's colour scheme as its settings portal says it (org.freedesktop.appearance's
+    /// `color-scheme`), asked with a bound of 1 s: started by D-Bus if need be, as libadwaita would.
+    private static func desktopColorScheme(_ bus: BusConnection) -> UInt32? {
+        try? bus.callSync(destination: "org.freedesktop.portal.Desktop", path: "/org/freedesktop/portal/desktop",
+                          interface: "org.freedesktop.portal.Settings", method: "Read",
+                          arguments: [.string("org.freedesktop.appearance"), .string("color-scheme")],
+                          timeoutMilliseconds: 1000, autoStart: true).first?.uint32
+    }
+
     private func answer(_ answer: AlertView.Answer) {
         // Pressed as on the notification: the app's intent runs, and it hears the press.
         let button: AlarmButtonRole = answer == .stop ? .stop : .secondary
@@ -92,6 +102,7 @@ final class AlertWindow {
 }
 
 Application.preferCairoRenderer()
+Adwaita.readsNoPortal()
 Localization.setUp()
 let request: AlertWindowArguments
 do {

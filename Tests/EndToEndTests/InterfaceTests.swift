@@ -76,9 +76,26 @@ struct InterfaceTests {
         defer { kill(pid, SIGTERM) }
         try session.waitForName(AgentInterface.busName, owned: true)
         #expect(kill(pid, 0) == 0)
-        // The agent said it was ready on the CLI's socket (sd_notify's READY=1), which went with the CLI.
+        // The CLI's readiness socket went with it.
         let runtime = try FileManager.default.contentsOfDirectory(atPath: session.directory + "/runtime")
         #expect(!runtime.contains { $0.hasPrefix("reveille-agent-starting-") }, "\(runtime)")
+    }
+
+    /// Started with `NOTIFY_SOCKET` (by systemd, or by the CLI, which waits on it instead of
+    /// asking the bus again and again), the agent says `READY=1` there once it owns its name,
+    /// and only then: a call made at once is answered.
+    @Test func theAgentSaysItIsReadyWhereNotifySocketNames() throws {
+        let session = try TestSession(audio: .none)
+        let socket = try Readiness.Listener(path: session.directory + "/ready.socket")
+        let agent = try Subprocess.start(session.binaries + "/reveille-agent", [],
+                                         environment: session.environment.merging(["NOTIFY_SOCKET": socket.path]) { $1 },
+                                         stderr: session.directory + "/agent-notify.log")
+        defer { agent.terminate() }
+        #expect(try socket.waitForReady(of: agent.pid, seconds: 30) == .ready, "\(session.directory)/agent-notify.log")
+        let owner = try session.gdbusCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                          method: "org.freedesktop.DBus.GetNameOwner", [AgentInterface.busName])
+        #expect(owner.status == 0, "the name is owned when it says so: \(owner.stderr)")
+        #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty)
     }
 
     @Test func secondAgentRefusesUnlessReplacing() throws {

@@ -66,15 +66,13 @@ enum AgentConnection {
         // nobody else can say it is ready. (The runtime folder's path is short: a socket's is at
         // most 107 bytes.)
         let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? FilePath($0) : nil }
-        let readiness: Readiness.Listener
-        do {
-            readiness = try Readiness.Listener(path: (runtime ?? stateDirectory).appending("reveille-agent-starting-\(getpid()).socket").string)
-        } catch {
-            throw AlarmError.agentUnavailable(L("could not start %@: %@", executable, String(cString: strerror(error.rawValue))))
-        }
-        let pid = try spawnDetached(executable, log: log, readinessSocket: readiness.path)
+        // A socket that cannot be made (a runtime folder not the user's, a path too long) leaves
+        // the old way: asking the bus every 50 ms whether the agent is there.
+        let readiness = try? Readiness.Listener(path: (runtime ?? stateDirectory).appending("reveille-agent-starting-\(getpid()).socket").string)
+        let pid = try spawnDetached(executable, log: log, readinessSocket: readiness?.path)
         Output.note("reveille: " + L("no agent was running; started reveille-agent (pid %@), logging to %@", String(pid), log))
-        switch try? readiness.waitForReady(of: pid, seconds: 5) {
+        let outcome: Readiness.Outcome? = if let readiness { try? readiness.waitForReady(of: pid, seconds: 5) } else { try waitByAsking(client, pid) }
+        switch outcome {
         case .ready: return
         case .exited:
             // An agent started another way meanwhile has the name, and this one gave way.
@@ -84,6 +82,16 @@ enum AgentConnection {
             if try client.agentIsRunning() { return }
             throw AlarmError.agentUnavailable(L("reveille-agent (pid %@) did not take its bus name within 5 s; see %@", String(pid), log))
         }
+    }
+
+    /// Asks the bus whether the agent owns its name every 50 ms for 5 s, or until the child exits.
+    private static func waitByAsking(_ client: AgentClient, _ pid: pid_t) throws -> Readiness.Outcome {
+        for _ in 0..<100 {
+            if try client.agentIsRunning() { return .ready }
+            if (try? ProcessSpawn.hasExited(pid)) == true { return .exited }
+            SystemClock.pause(seconds: 0.05)
+        }
+        return .timedOut
     }
 
     /// The log the CLI gives a started agent stays bounded: past 1 MiB it becomes agent.log.1
@@ -96,7 +104,7 @@ enum AgentConnection {
     }
 
     /// Starts `executable` in a session of its own: no shell, stdin from /dev/null, output to `log`.
-    private static func spawnDetached(_ executable: String, log: String, readinessSocket: String) throws -> pid_t {
+    private static func spawnDetached(_ executable: String, log: String, readinessSocket: String?) throws -> pid_t {
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = readinessSocket
         do {

@@ -10,6 +10,13 @@ extension TestSession {
         try Self.settingsPortalScript.write(toFile: script, atomically: true, encoding: .utf8)
         try "[D-BUS Service]\nName=org.freedesktop.portal.Desktop\nExec=/usr/bin/python3 \(script) \(colorScheme)\n"
             .write(toFile: serviceDirectory + "/org.freedesktop.portal.Desktop.service", atomically: true, encoding: .utf8)
+        // The bus reads a new service file when inotify tells it: waited for, so that the next
+        // window started finds the portal.
+        _ = try eventually(timeout: 10, "the bus to know the settings portal") {
+            try gdbusCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                          method: "org.freedesktop.DBus.ListActivatableNames", []).stdout
+                .contains("'org.freedesktop.portal.Desktop'") ? true : nil
+        }
     }
 
     static let settingsPortalScript = #"""
