@@ -205,7 +205,7 @@ let package = Package(
         // What the app's window says of an alarm, in process (the executable's module, @testable).
         .testTarget(name: "ReveilleAppTests", dependencies: ["reveille-app", "ReveilleTimeZone", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "EndToEndTests", dependencies: [
-            "ReveilleCore", "ReveilleTimeZone", "ReveilleTestSupport", "ReveilleTestTraits",
+            "ReveilleCore", "ReveilleBus", "ReveilleTimeZone", "ReveilleTestSupport", "ReveilleTestTraits",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
     ]

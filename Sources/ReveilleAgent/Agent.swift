@@ -118,7 +118,10 @@ package final class Agent {
 
         // Started in this order, stopped in the reverse: the bus flushed last, after the
         // notifications are closed and the sound is silenced.
-        let runner = DaemonRunner(parts: [.init("session bus", stop: { done in bus.flush(); done() })] + parts.daemonParts,
+        // Opened last, once everything it leads to serves; closed first.
+        let directLine = DaemonRunner.Part("direct line", start: { [weak self] in self?.openDirectLine(gate: gate, clients: clients, paths: paths) },
+                                           stop: { [weak self] done in self?.directLine = nil; done() })
+        let runner = DaemonRunner(parts: [.init("session bus", stop: { done in bus.flush(); done() })] + parts.daemonParts + [directLine],
                                   onLateStop: { [logger] part in logger.warning("\(part) did not stop in time; exiting without it") })
         self.runner = runner
 
@@ -151,6 +154,27 @@ package final class Agent {
             }
         }
         return runner
+    }
+
+    /// The user's tools' way in that a flood of the bus does not hold back.
+    private var directLine: DirectLine?
+
+    /// Listens on the direct line (`DirectLine`), in the user's runtime folder, named by this
+    /// agent's bus: each peer is looked up from its socket's process and let in through the
+    /// same gate as the bus's callers. Without a runtime folder there is none; the bus serves.
+    private func openDirectLine(gate: ExportGate, clients: ClientRegistry, paths: ReveillePaths) {
+        guard let runtime = paths.runtimeDirectory, let address = BusConnection.sessionAddress() else { return }
+        do {
+            directLine = try DirectLine(path: DirectLine.socketPath(runtimeDirectory: runtime, busAddress: address), opened: { peer in
+                clients.peerConnected(peer.name, processID: peer.processID)
+                gate.admit(peer: peer.connection, as: peer.name)
+            }, closed: { name in
+                gate.release(peer: name)
+                clients.peerLeft(name)
+            })
+        } catch {
+            logger.notice("no direct line for the user's tools (\(error.message)); they call over the bus")
+        }
     }
 
     /// Tells whoever started the agent that it serves (the sd_notify protocol): its name is

@@ -8,6 +8,9 @@ package final class BusConnection {
 
     private nonisolated init(connection: OpaquePointer) { self.connection = connection }
 
+    /// A peer-to-peer connection a `DirectLine` accepted (its reference is taken over).
+    nonisolated init(peer connection: OpaquePointer) { self.connection = connection }
+
     deinit { g_object_unref(UnsafeMutableRawPointer(connection)) }
 
     /// The session bus of `DBUS_SESSION_BUS_ADDRESS` (`g_bus_get_sync`), a new private
@@ -53,6 +56,53 @@ package final class BusConnection {
         return BusConnection(connection: connection)
     }
 
+    /// The session bus's address as GIO finds it (`DBUS_SESSION_BUS_ADDRESS`, else the user's
+    /// runtime folder's `bus`), the same in every process of the session.
+    package nonisolated static func sessionAddress() -> String? {
+        guard let address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, nil, nil) else { return nil }
+        defer { g_free(address) }
+        return String(cString: address)
+    }
+
+    /// A new peer-to-peer connection (no bus between) to the server at `address`, which proves
+    /// this process's user to it (D-Bus's EXTERNAL authentication).
+    nonisolated static func connect(peerAddress address: String) throws(BusError) -> BusConnection {
+        var error: UnsafeMutablePointer<GError>?
+        guard let connection = g_dbus_connection_new_for_address_sync(address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT,
+                                                                      nil, nil, &error) else {
+            throw BusError(consuming: error)
+        }
+        g_dbus_connection_set_exit_on_close(connection, 0)
+        return BusConnection(connection: connection)
+    }
+
+    /// Whether this connection has a bus between it and its peers (the other kind is a
+    /// `DirectLine`'s, where calls name no destination).
+    package nonisolated var isMessageBus: Bool {
+        g_dbus_connection_get_flags(connection).rawValue & G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue != 0
+    }
+
+    /// `handler` hears the connection close (its `closed` signal); returns the handler's id for `disconnect`.
+    func onClosed(_ handler: @escaping @GLibActor () -> Void) -> UInt {
+        typealias Closed = @convention(c) (OpaquePointer?, gboolean, UnsafeMutablePointer<GError>?, UnsafeMutableRawPointer?) -> Void
+        let closed: Closed = { _, _, _, userData in
+            let handler = CallbackBox<@GLibActor () -> Void>.from(userData)
+            GLibActor.assumeIsolated { handler() }
+        }
+        return UInt(g_signal_connect_data(UnsafeMutableRawPointer(connection), "closed", unsafeBitCast(closed, to: GCallback.self),
+                                          CallbackBox(handler).retainedPointer, { data, _ in releaseCallbackBox(data) },
+                                          GConnectFlags(rawValue: 0)))
+    }
+
+    /// Removes a handler `onClosed` added.
+    func disconnect(_ handler: UInt) { g_signal_handler_disconnect(UnsafeMutableRawPointer(connection), gulong(handler)) }
+
+    /// Closes the connection now (`g_dbus_connection_close`, not waiting).
+    func close() { g_dbus_connection_close(connection, nil, nil, nil) }
+
+    /// Starts reading a connection made with `DELAY_MESSAGE_PROCESSING`, once its objects are in place.
+    func startMessageProcessing() { g_dbus_connection_start_message_processing(connection) }
+
     /// A new private connection to the session bus, made without blocking
     /// (`g_dbus_connection_new_for_address`): `made` hears it, or why not, later, on the loop.
     /// For what the agent connects while it runs: the bus's authentication and `Hello` queue
@@ -97,7 +147,8 @@ package final class BusConnection {
     /// Calls a method (`g_dbus_connection_call`) without blocking: `reply` hears the reply's
     /// arguments or the error later, on the loop. A callback, not an `await`, for the agent's
     /// paths that must never wait on a peer nor start Swift's global executor.
-    package func call(destination: String, path: String, interface: String, method: String,
+    /// `destination` is `nil` on a peer-to-peer connection (a `DirectLine`'s), which has no names.
+    package func call(destination: String?, path: String, interface: String, method: String,
                      arguments: [Variant] = [], timeoutMilliseconds: Int32 = 25_000, autoStart: Bool,
                      reply: @escaping @GLibActor (Result<[Variant], BusError>) -> Void) {
         let box = CallbackBox((connection, reply))
@@ -169,7 +220,7 @@ package final class BusConnection {
     /// Calls a method and waits for the reply on this thread (`g_dbus_connection_call_sync`).
     /// Safe from any thread, the loop's included: GDBus waits for the reply on a context of
     /// its own, so a call made on the loop thread does not need the loop to run.
-    package nonisolated func callSync(destination: String, path: String, interface: String, method: String,
+    package nonisolated func callSync(destination: String?, path: String, interface: String, method: String,
                                      arguments: [Variant] = [], timeoutMilliseconds: Int32 = 1000,
                                      autoStart: Bool) throws(BusError) -> [Variant] {
         var error: UnsafeMutablePointer<GError>?
@@ -198,8 +249,11 @@ package final class BusConnection {
     /// `flushEvery` bytes have been queued the queue is flushed (`g_dbus_connection_flush_sync`;
     /// the bus daemon reads at once, whoever the recipients are), so what waits in this process
     /// stays within that many bytes however many recipients there are. Returns those it failed for.
+    /// On a peer-to-peer connection, `destinations` holds the peer's name once (a peer has no
+    /// name on the wire): the signal goes to the peer.
     package func emitSignal(to destinations: [String], path: String, interface: String, name: String,
                            arguments: [Variant], flushEvery: Int) -> [(destination: String, error: BusError)] {
+        let onBus = isMessageBus
         let parameters = g_variant_ref_sink(Variant.tuple(arguments).makeGVariant())
         defer { g_variant_unref(parameters) }
         let size = Int(g_variant_get_size(parameters))
@@ -207,7 +261,7 @@ package final class BusConnection {
         var failures: [(destination: String, error: BusError)] = []
         for destination in destinations {
             var error: UnsafeMutablePointer<GError>?
-            if g_dbus_connection_emit_signal(connection, destination, path, interface, name, parameters, &error) == 0 {
+            if g_dbus_connection_emit_signal(connection, onBus ? destination : nil, path, interface, name, parameters, &error) == 0 {
                 failures.append((destination, BusError(consuming: error)))
                 continue
             }
@@ -452,8 +506,11 @@ package final class BusConnection {
     ///   handed to `introspect` on the loop, to be admitted and answered like any other call.
     /// (`org.freedesktop.DBus.Peer` is left to GDBus: its answers are no larger than the calls.)
     /// Returns the filter's id (`removeFilter`).
-    func filterIncoming(budget: IncomingBudget, introspect: @escaping @GLibActor (MethodCall) -> Void) -> UInt32 {
-        let box = CallbackBox(IncomingFilter(budget: budget, introspect: introspect))
+    /// On a peer-to-peer connection, whose messages carry no sender, each call and signal is
+    /// given `peerName` as its sender first, so the gate and the handlers tell it apart as a
+    /// bus's caller.
+    func filterIncoming(budget: IncomingBudget, peerName: String? = nil, introspect: @escaping @GLibActor (MethodCall) -> Void) -> UInt32 {
+        let box = CallbackBox(IncomingFilter(budget: budget, peerName: peerName, introspect: introspect))
         return g_dbus_connection_add_filter(connection, filterIncomingMessage, box.retainedPointer, releaseCallbackBox)
     }
 
@@ -524,9 +581,19 @@ package protocol IncomingCall: AnyObject {
 private let filterIncomingMessage: GDBusMessageFilterFunction = { connection, received, incoming, userData in
     guard let connection, var message = received, incoming != 0 else { return received }
     let type = g_dbus_message_get_message_type(message)
-    guard type == G_DBUS_MESSAGE_TYPE_METHOD_CALL || type == G_DBUS_MESSAGE_TYPE_SIGNAL,
-          let name = g_dbus_message_get_sender(message), strcmp(name, "org.freedesktop.DBus") != 0 else { return message }
+    guard type == G_DBUS_MESSAGE_TYPE_METHOD_CALL || type == G_DBUS_MESSAGE_TYPE_SIGNAL else { return message }
     let filter = CallbackBox<IncomingFilter>.from(userData)
+    if let peerName = filter.peerName {
+        // A peer's message names no sender (whatever it wrote there is replaced): it is given the peer's name.
+        guard let named = g_dbus_message_copy(message, nil) else {
+            g_object_unref(UnsafeMutableRawPointer(message))
+            return nil
+        }
+        g_dbus_message_set_sender(named, peerName)
+        g_object_unref(UnsafeMutableRawPointer(message))
+        message = named
+    }
+    guard let name = g_dbus_message_get_sender(message), strcmp(name, "org.freedesktop.DBus") != 0 else { return message }
     let sender = String(cString: name)
     let body = g_dbus_message_get_body(message)
     let bytes = IncomingBudget.cost(bodyBytes: body.map { Int(g_variant_get_size($0)) } ?? 0)
@@ -596,6 +663,7 @@ private struct TakenCall: @unchecked Sendable {
 /// What the incoming filter keeps: read on GDBus's thread; `introspect` is called on the loop only.
 private struct IncomingFilter: @unchecked Sendable {
     let budget: IncomingBudget
+    let peerName: String?
     let introspect: @GLibActor (MethodCall) -> Void
 }
 

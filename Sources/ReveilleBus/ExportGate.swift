@@ -111,12 +111,7 @@ package final class ExportGate {
         // left waiting go (each `reveille` run is a new connection; kept, they would only grow).
         // What arrives is bounded before GDBus queues it; introspection comes through the gate
         // too (GDBus would answer it outside, unbounded).
-        filter = bus.filterIncoming(budget: self.incoming) { [weak self] call in
-            guard let self else { return call.fail(name: Self.gone.name, message: Self.gone.message) }
-            self.arrive(Waiting(call: call, audience: .everyone, answers: false) { [weak self] call in
-                call.reply([.string(self?.introspection(of: call.path) ?? Self.emptyNode)])
-            })
-        }
+        filter = bus.filterIncoming(budget: self.incoming) { [weak self] call in self?.introspect(call) ?? Self.refuseGone(call) }
         departures = bus.subscribe(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", name: "NameOwnerChanged",
                                    path: "/org/freedesktop/DBus") { [weak self] signal in
             let names = signal.arguments.map { $0.string ?? "" }
@@ -128,6 +123,71 @@ package final class ExportGate {
     isolated deinit {
         bus.unsubscribe(departures)
         bus.removeFilter(filter)
+        for peer in peers.values {
+            for registrations in peer.registrations.values { peer.connection.unregister(registrations) }
+            peer.connection.removeFilter(peer.filter)
+        }
+    }
+
+    /// An `Introspect` call the filter took: admitted like any other, answered from what is described.
+    private func introspect(_ call: MethodCall) {
+        arrive(Waiting(call: call, audience: .everyone, answers: false) { [weak self] call in
+            call.reply([.string(self?.introspection(of: call.path) ?? Self.emptyNode)])
+        })
+    }
+
+    private static func refuseGone(_ call: MethodCall) { call.fail(name: gone.name, message: gone.message) }
+
+    // MARK: A direct line's peers
+
+    /// The peers of a `DirectLine` let in through this gate, by name: their connection, its
+    /// filter, and what is exported on it (by the registrations on the bus it repeats).
+    private var peers: [String: (connection: BusConnection, filter: UInt32, registrations: [[UInt32]: [UInt32]])] = [:]
+    /// What is exported on the direct line too (`export(onDirectLine:)`), to repeat on each peer.
+    private var directExports: [(registrations: [UInt32], path: String, introspectionXML: String, maximumArgumentBytes: Int,
+                                 handler: @GLibActor (MethodCall) -> Void)] = []
+
+    /// Lets `peer`, a direct line's connection named `name`, in: what arrives from it is bounded
+    /// by the same budget as the bus's, its calls wait for its identity (`identify(name)`) and
+    /// its budget as a bus caller's do, and it sees what is exported on the direct line.
+    package func admit(peer connection: BusConnection, as name: String) {
+        connection.isGated = true
+        let filter = connection.filterIncoming(budget: incoming, peerName: name) { [weak self] call in self?.introspect(call) ?? Self.refuseGone(call) }
+        var registrations: [[UInt32]: [UInt32]] = [:]
+        for export in directExports {
+            registrations[export.registrations] = try? connection.registerObject(
+                path: export.path, introspectionXML: export.introspectionXML, maximumArgumentBytes: export.maximumArgumentBytes,
+                properties: nil, handler: export.handler)
+        }
+        peers[name] = (connection, filter, registrations)
+    }
+
+    /// The peer `name` is gone: what it left waiting is dropped and its budget forgotten.
+    package func release(peer name: String) {
+        guard let peer = peers.removeValue(forKey: name) else { return }
+        for registrations in peer.registrations.values { peer.connection.unregister(registrations) }
+        peer.connection.removeFilter(peer.filter)
+        forget(name)
+    }
+
+    /// Where `sender` is reached: its peer connection (where calls name no one), else the bus.
+    private func route(_ sender: String) -> (connection: BusConnection, destination: String?) {
+        if let peer = peers[sender] { return (peer.connection, nil) }
+        return (bus, sender)
+    }
+
+    /// Emits a signal of an exported object to each of `destinations`, on the bus or on a peer's
+    /// connection (`BusConnection.emitSignal(to:)`); returns those it failed for.
+    package func emitSignal(to destinations: [String], path: String, interface: String, name: String,
+                            arguments: [Variant], flushEvery: Int) -> [(destination: String, error: BusError)] {
+        var failures = bus.emitSignal(to: destinations.filter { peers[$0] == nil }, path: path, interface: interface, name: name,
+                                      arguments: arguments, flushEvery: flushEvery)
+        for destination in destinations {
+            guard let peer = peers[destination] else { continue }
+            failures += peer.connection.emitSignal(to: [destination], path: path, interface: interface, name: name,
+                                                   arguments: arguments, flushEvery: flushEvery)
+        }
+        return failures
     }
 
     /// The filter that bounds what arrives and brings `Introspect` calls to the gate.
@@ -224,23 +284,31 @@ package final class ExportGate {
                         answering: Set<String> = [],
                         properties: (@GLibActor (_ interface: String, _ name: String) -> Variant?)? = nil,
                         reader: (@GLibActor (_ sender: String) -> Void)? = nil,
+                        onDirectLine: Bool = false,
                         handler: @escaping @GLibActor (MethodCall) -> Void) throws(BusError) -> [UInt32] {
         // Property reads come as calls (no getter is registered), so they wait for the caller's
         // identity and budget as calls do.
         let readable = BusConnection.readableProperties(in: introspectionXML)
-        let registrations = try bus.registerObject(
-            path: path, introspectionXML: introspectionXML, maximumArgumentBytes: maximumArgumentBytes, properties: nil,
-            handler: { [weak self] call in
-                guard let self else { return call.fail(name: Self.gone.name, message: Self.gone.message) }
-                guard call.interface == Self.propertiesInterface else {
-                    return self.arrive(Waiting(call: call, audience: audience, answers: answering.contains(call.method), handler: handler))
-                }
-                self.arrive(Waiting(call: call, audience: audience, answers: false) { call in
-                    reader?(call.sender)
-                    Self.answerProperties(call, readable: readable, properties)
-                })
+        let admit: @GLibActor (MethodCall) -> Void = { [weak self] call in
+            guard let self else { return Self.refuseGone(call) }
+            guard call.interface == Self.propertiesInterface else {
+                return self.arrive(Waiting(call: call, audience: audience, answers: answering.contains(call.method), handler: handler))
+            }
+            self.arrive(Waiting(call: call, audience: audience, answers: false) { call in
+                reader?(call.sender)
+                Self.answerProperties(call, readable: readable, properties)
             })
+        }
+        let registrations = try bus.registerObject(path: path, introspectionXML: introspectionXML, maximumArgumentBytes: maximumArgumentBytes,
+                                                   properties: nil, handler: admit)
         described.append((registrations, path, introspectionXML))
+        if onDirectLine {
+            directExports.append((registrations, path, introspectionXML, maximumArgumentBytes, admit))
+            for (name, peer) in peers {
+                peers[name]?.registrations[registrations] = try? peer.connection.registerObject(
+                    path: path, introspectionXML: introspectionXML, maximumArgumentBytes: maximumArgumentBytes, properties: nil, handler: admit)
+            }
+        }
         return registrations
     }
 
@@ -272,6 +340,12 @@ package final class ExportGate {
     package func unexport(_ registrations: [UInt32]) {
         bus.unregister(registrations)
         described.removeAll { $0.registrations == registrations }
+        directExports.removeAll { $0.registrations == registrations }
+        for (name, peer) in peers {
+            guard let repeated = peer.registrations[registrations] else { continue }
+            peer.connection.unregister(repeated)
+            peers[name]?.registrations[registrations] = nil
+        }
     }
 
     // MARK: Admission
@@ -553,7 +627,8 @@ package final class ExportGate {
         let ping = budget.replied(bytes: bytes + Self.replyOverhead)
         budgets[sender] = budget
         guard ping else { return }
-        bus.call(destination: sender, path: "/", interface: "org.freedesktop.DBus.Peer", method: "Ping",
+        let (connection, destination) = route(sender)
+        connection.call(destination: destination, path: "/", interface: "org.freedesktop.DBus.Peer", method: "Ping",
                  timeoutMilliseconds: 30_000, autoStart: false) { [weak self] result in
             guard let self else { return }
             switch result {

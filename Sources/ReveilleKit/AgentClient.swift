@@ -61,6 +61,10 @@ package final class AgentClient: Sendable {
     private let busAddress: String?
     private struct State {
         var bus: BusConnection?
+        /// The agent's direct line (the user's client only), once connected; `directTried`
+        /// once it was looked for: a line that is not there, or closed, is not looked for again.
+        var direct: BusConnection?
+        var directTried = false
         /// The unique name of the agent this app introduced itself to.
         var introducedTo: String?
     }
@@ -359,14 +363,18 @@ package final class AgentClient: Sendable {
     /// A call that may wait for the user (a prompt) has no timeout.
     private func outcome(_ call: AgentCall) throws(AlarmError) -> Result<[Variant], BusError> {
         let (method, arguments) = Self.wire(call)
-        let bus = try bus()
         // A refusal that asks to call again (the agent's or the bus's budget, a look-up of who
         // calls that a flooded bus did not answer in time) ran nothing: asked again, 0.1 s
         // doubling to 2 s, for up to `busyRetrySeconds`.
         let retryUntil = SystemClock.bootTime + Self.busyRetrySeconds
         var pause = 0.1, departures = 0
         while departures < 3 {
-            var destination = AgentInterface.busName
+            // The user's calls go by the agent's direct line where it has one: no flood of
+            // the bus holds them back. An app's go by the bus, to the agent it said Hello to.
+            let direct = isUser ? directLine() : nil
+            let bus: BusConnection
+            if let direct { bus = direct } else { bus = try self.bus() }
+            var destination: String? = direct == nil ? AgentInterface.busName : nil
             if !isUser {
                 if let known = state.withLock({ $0.introducedTo }) {
                     destination = known
@@ -381,6 +389,10 @@ package final class AgentClient: Sendable {
                 return .success(try bus.callSync(destination: destination, path: AgentInterface.objectPath, interface: AgentInterface.interface,
                                                  method: method, arguments: arguments,
                                                  timeoutMilliseconds: call.waitsForUser ? Int32.max : 25_000, autoStart: true))
+            } catch where direct != nil && error.name.hasPrefix("org.gtk.") {
+                // Not the agent's answer but the line's failure (the agent ended): by the bus.
+                state.withLock { $0.direct = nil }
+                departures += 1
             } catch where error.isServiceMissing && !isUser {
                 // It left: the next agent hears this app's Hello first.
                 state.withLock { if $0.introducedTo == destination { $0.introducedTo = nil } }
@@ -428,6 +440,19 @@ package final class AgentClient: Sendable {
     private static func busDaemon(_ bus: BusConnection, _ method: String, timeoutMilliseconds: Int32 = 25_000) throws(BusError) -> [Variant] {
         try bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                          method: method, arguments: [.string(AgentInterface.busName)], timeoutMilliseconds: timeoutMilliseconds, autoStart: false)
+    }
+
+    /// The agent's direct line (`DirectLine`) on this client's bus, connected on first use;
+    /// `nil` where it has none (no runtime folder, no agent listening).
+    private func directLine() -> BusConnection? {
+        state.withLock { state in
+            if state.directTried { return state.direct }
+            state.directTried = true
+            guard let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"),
+                  let address = busAddress ?? BusConnection.sessionAddress() else { return nil }
+            state.direct = DirectLine.connect(runtimeDirectory: runtime, busAddress: address)
+            return state.direct
+        }
     }
 
     /// The bus connection, opened on first use.

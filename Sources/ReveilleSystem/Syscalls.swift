@@ -51,6 +51,9 @@ package struct FileStatus: Equatable, Sendable {
     /// The last change of the contents (`st_mtim`), to the nanosecond.
     package var modifiedSeconds: Int
     package var modifiedNanoseconds: Int
+    /// The owner's user id, and the permission bits (`st_mode & 0o7777`).
+    package var owner: uid_t
+    package var permissions: UInt32
 
     init(_ status: stat) {
         switch status.st_mode & S_IFMT {
@@ -62,6 +65,8 @@ package struct FileStatus: Equatable, Sendable {
         identity = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
         modifiedSeconds = Int(status.st_mtim.tv_sec)
         modifiedNanoseconds = Int(status.st_mtim.tv_nsec)
+        owner = status.st_uid
+        permissions = UInt32(status.st_mode) & 0o7777
     }
 }
 

@@ -161,6 +161,7 @@ struct GateTests {
     /// The EventGroup flood of 64 KiB calls fills the agent's queue in the bus daemon, which
     /// then drops the signals it owes the agent: the user's new connection was never heard
     /// appearing, and its `reveille stop` was refused as a reused process id (found by `make bench`).
+    /// The user's stop goes by the agent's direct line, where no flood of the bus holds it back.
     @Test(.serialized, arguments: ["stop", "getall", "eventgroup"])
     func aFloodOfNewConnectionsNeitherDelaysTheAlarmNorTheUsersStop(kind: String) throws {
         let session = try TestSession()
@@ -196,11 +197,11 @@ struct GateTests {
         #expect(sent.count == 200 && sent.reduce(0, +) > (kind == "eventgroup" ? 100 : 1000), "the flood was sent: \(sent.reduce(0, +)) calls")
         #expect(heard < 2, "the alarm sounded \(heard) s after it was due")
         #expect(stop.status == 0, "the user's stop during the flood: \(stop.stderr) \(stop.stdout)")
-        // How long it takes is `make bench`'s and the closing note's: under this flood it ranges
-        // from a bare round trip to the flooded bus daemon (7-8 s) to 12 s on a loaded machine.
-        // Under EventGroup's 64 KiB calls the daemon delivers the stop after what it queued
-        // before it (12-18 s in `make bench`).
-        #expect(answeredIn < (kind == "eventgroup" ? 45 : 20), "the user's stop took \(answeredIn) s (a bus round trip \(busRoundTrip) s)")
+        // By the bus, it waited as long as any new connection waits for the flooded daemon to let
+        // it in (6-8 s, 11-18 s under EventGroup's 64 KiB calls); by the agent's direct line it
+        // waits for nobody's turn but its own (0.03-0.05 s). The figures are `make bench`'s;
+        // this bound only tells the two ways apart on a loaded machine.
+        #expect(answeredIn < 2, "the user's stop took \(answeredIn) s (a bus round trip \(busRoundTrip) s)")
     }
 
     /// 300 PlaySound calls of 60 s from 50 connections in a moment filled PulseAudio's 256

@@ -108,7 +108,12 @@ final class ClientRegistry {
         }
         // The call that asks was there now: its connection too.
         let arrived = ProcessStart.now()
-        credentials(of: sender) { [weak self] first in
+        let found: (@escaping @GLibActor (Result<Int32, AlarmError>) -> Void) -> Void = if let peer = directPeers[sender] {
+            { $0(.success(peer.processID)) }  // the kernel's word, from the direct line's socket
+        } else {
+            { self.credentials(of: sender, $0) }
+        }
+        found { [weak self] first in
             guard let self else { return }
             let pid: Int32, flatpakID: String?
             switch first {
@@ -213,9 +218,26 @@ final class ClientRegistry {
         clients.filter(\.value.subscribed).map { ($0.key, $0.value.identity) }
     }
 
+    /// Peers of the agent's direct line, by name: the process the kernel gave for the socket,
+    /// and when the peer was let in (its process started before).
+    private var directPeers: [String: (processID: Int32, connected: UInt64)] = [:]
+
+    /// A peer of the direct line was let in as `name`, its socket's process `processID`: it is
+    /// looked up as a bus caller is, from that process.
+    func peerConnected(_ name: String, processID: Int32) {
+        directPeers[name] = (processID, ProcessStart.now())
+    }
+
+    /// The direct line's peer `name` is gone.
+    func peerLeft(_ name: String) {
+        directPeers[name] = nil
+        clients[name] = nil
+    }
+
     private func remember(_ sender: String, _ client: Client) {
         clients[sender] = client
-        guard watches[sender] == nil else { return }
+        // A direct line's peer has no bus name to watch: `peerLeft` says when it is gone.
+        guard watches[sender] == nil, directPeers[sender] == nil else { return }
         // Forget a client when its connection closes.
         watches[sender] = bus.watchName(sender) { [weak self] owner in
             guard owner == nil, let self else { return }
@@ -231,7 +253,7 @@ final class ClientRegistry {
         guard let started = ProcessStart.of(pid: pid) else {
             throw .notAuthorized("cannot tell who is calling: process \(pid) of \(sender) is gone; the call is refused")
         }
-        guard started <= connectionTimes.connected(sender, arrived: arrived) else {
+        guard started <= directPeers[sender]?.connected ?? connectionTimes.connected(sender, arrived: arrived) else {
             throw .notAuthorized("cannot tell who is calling: process \(pid) started after \(sender) connected, so it is not the process that connected (its id was reused); the call is refused")
         }
     }

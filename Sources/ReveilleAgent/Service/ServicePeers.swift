@@ -17,12 +17,12 @@ extension ExportGate: ServiceBus {
     func exportAgent(_ handler: @escaping @GLibActor (any IncomingCall) -> Void) throws(BusError) {
         _ = try export(path: AgentInterface.objectPath, introspectionXML: AgentInterface.introspectionXML, audience: .everyone,
                        maximumArgumentBytes: WireLimits.callBytes,
-                       answering: AgentMethod.answeringAlarms) { call in handler(call) }
+                       answering: AgentMethod.answeringAlarms, onDirectLine: true) { call in handler(call) }
     }
 
     func emit(_ signal: String, to names: [String], _ arguments: [Variant]) -> [(destination: String, error: BusError)] {
-        bus.emitSignal(to: names, path: AgentInterface.objectPath, interface: AgentInterface.interface,
-                   name: signal, arguments: arguments, flushEvery: WireLimits.queuedSignalBytes)
+        emitSignal(to: names, path: AgentInterface.objectPath, interface: AgentInterface.interface,
+               name: signal, arguments: arguments, flushEvery: WireLimits.queuedSignalBytes)
     }
 }
 

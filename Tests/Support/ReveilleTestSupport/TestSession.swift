@@ -62,6 +62,8 @@ public final class TestSession {
 
     /// The notification server's record of events, one JSON object per line.
     public var notificationLog: String { directory + "/notifications.jsonl" }
+    /// The session bus daemon's process (to freeze it: SIGSTOP).
+    public var busDaemonPID: pid_t? { peers.first { $0.name == "dbus-daemon" }?.child.pid }
     public var agentLog: String { directory + "/agent.log" }
     public var stateDirectory: String { directory + "/state/reveille" }
     /// Where the bus looks for D-Bus service files.

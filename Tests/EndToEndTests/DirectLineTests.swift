@@ -1,0 +1,107 @@
+import Foundation
+import Glibc
+import Testing
+import ReveilleBus
+import ReveilleCore
+import ReveilleTestSupport
+import ReveilleTestTraits
+import SystemPackage
+
+/// The agent's direct line (issue 49: the user's `reveille stop` under a bus flood): the user's
+/// tools reach the agent on a socket of its own, so a bus daemon busy with others' floods, or
+/// not answering at all, does not hold them back; behind the same gate (a sandboxed app on it is
+/// the sandboxed app still), and bounded (sockets that never speak and a crowd of peers do not
+/// keep the user's next call out).
+@Suite("The agent's direct line end to end", .waitsOnItsOwnThread)
+struct DirectLineTests {
+    /// The socket of the session's agent, where the CLI looks for it.
+    func socket(_ session: TestSession) throws -> String {
+        let address = try #require(session.environment["DBUS_SESSION_BUS_ADDRESS"])
+        return DirectLine.socketPath(runtimeDirectory: FilePath(session.directory + "/runtime"), busAddress: address).string
+    }
+
+    /// Runs the CLI with the session's bus daemon stopped (SIGSTOP): any call over the bus would
+    /// wait for it, so an answer came by the direct line. The daemon goes on however the run ends.
+    func withBusFrozen<T>(_ session: TestSession, _ body: () throws -> T) throws -> T {
+        let daemon = try #require(session.busDaemonPID, "the session's dbus-daemon")
+        kill(daemon, SIGSTOP)
+        defer { kill(daemon, SIGCONT) }
+        return try body()
+    }
+
+    @Test func theUsersToolsAnswerWhileTheBusDaemonIsFrozenAndTheSocketIsTheUsersAlone() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Tea")
+        let path = try socket(session)
+        var status = stat()
+        #expect(lstat(path, &status) == 0, "the agent listens at \(path)")
+        #expect(status.st_mode & S_IFMT == S_IFSOCK && status.st_mode & 0o777 == 0o600 && status.st_uid == getuid(),
+                "the socket is the user's alone: mode \(String(status.st_mode & 0o777, radix: 8))")
+        let (listed, stopped) = try withBusFrozen(session) {
+            (try Subprocess.run(session.binaries + "/reveille", ["list"], environment: session.environment, timeout: 10),
+             try Subprocess.run(session.binaries + "/reveille", ["cancel", timer.id], environment: session.environment, timeout: 10))
+        }
+        #expect(listed.status == 0 && listed.stdout.contains("Tea"), "reveille list with the bus frozen: \(listed.stderr)")
+        #expect(stopped.status == 0, "reveille cancel with the bus frozen: \(stopped.stderr)")
+        #expect(try session.cli("list").stdout.contains("Tea") == false, "the cancel took effect")
+        // The agent that stops takes its socket with it; the next run goes by the bus and starts one.
+        try session.killAgent(signal: SIGTERM)
+        #expect(access(path, F_OK) != 0, "the socket is gone with the agent")
+    }
+
+    /// A sandboxed app that reaches the socket (Flatpak's `--filesystem=xdg-run/...`) is looked
+    /// up from its process as on the bus: it sees none of the user's alarms and stops none.
+    @Test func aSandboxedAppOnTheDirectLineIsStillTheSandboxedApp() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Private")
+        let script = """
+            import sys
+            from gi.repository import Gio, GLib
+            line = Gio.DBusConnection.new_for_address_sync('unix:path=' + sys.argv[1], Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT, None, None)
+            def call(method, args):
+                try:
+                    return 'ok: ' + str(line.call_sync(None, '\(AgentInterface.objectPath)', '\(AgentInterface.interface)', method, args, None, 0, 5000, None).unpack())
+                except GLib.Error as error:
+                    return 'error: ' + error.message
+            print(call('ListPage', GLib.Variant('(su)', ('', 0))))
+            print(call('Cancel', GLib.Variant('(s)', (sys.argv[2],))))
+            """
+        let result = try session.runSandboxed("org.example.Peeker", ["/usr/bin/python3", "-c", script, try socket(session), timer.id])
+        #expect(result.status == 0, "the sandboxed peer ran: \(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2 && lines[0].hasPrefix("ok: ") && !lines[0].contains("Private"), "its list: \(lines)")
+        #expect(lines.count == 2 && lines[1].hasPrefix("error: "), "its Cancel of the user's timer: \(lines)")
+        #expect(try session.agentState(of: timer.id) == "countdown", "the user's timer is untouched")
+    }
+
+    /// 10 sockets that never authenticate and 40 peers that stay connected: the oldest make
+    /// room, and the user's `reveille list` is answered by the direct line (the bus frozen).
+    @Test func silentSocketsAndACrowdOfPeersDoNotKeepTheUserOut() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Crowded")
+        let ready = session.directory + "/crowd-ready"
+        let script = """
+            import socket, sys, time
+            from gi.repository import Gio
+            silent = []
+            for _ in range(10):
+                s = socket.socket(socket.AF_UNIX)
+                s.connect(sys.argv[1])
+                silent.append(s)
+            crowd = [Gio.DBusConnection.new_for_address_sync('unix:path=' + sys.argv[1], Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT, None, None) for _ in range(40)]
+            open(sys.argv[2], 'w').write('ready')
+            time.sleep(30)
+            """
+        let crowd = try Subprocess.start("/usr/bin/python3", ["-c", script, try socket(session), ready], environment: session.environment,
+                                         stderr: session.directory + "/crowd.log")
+        defer { crowd.terminate() }
+        _ = try eventually(timeout: 30, "the crowd to connect") { FileManager.default.fileExists(atPath: ready) ? true : nil }
+        let listed = try withBusFrozen(session) {
+            try Subprocess.run(session.binaries + "/reveille", ["list"], environment: session.environment, timeout: 10)
+        }
+        #expect(listed.status == 0 && listed.stdout.contains("Crowded"), "reveille list beside the crowd, the bus frozen: \(listed.stderr)")
+    }
+}
