@@ -370,8 +370,9 @@ package final class AgentClient: Sendable {
         var pause = 0.1, departures = 0
         while departures < 3 {
             // The user's calls go by the agent's direct line where it has one: no flood of
-            // the bus holds them back. An app's go by the bus, to the agent it said Hello to.
-            let direct = isUser ? directLine() : nil
+            // the bus holds them back. An app's go by the bus, to the agent it said Hello to, and
+            // so does a subscription: the signals come where it was made, and are heard on the bus.
+            let direct = isUser && !call.subscribes ? directLine() : nil
             let bus: BusConnection
             if let direct { bus = direct } else { bus = try self.bus() }
             var destination: String? = direct == nil ? AgentInterface.busName : nil

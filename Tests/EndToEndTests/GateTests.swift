@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 import ReveilleTestTraits
+import ReveilleBus
 import ReveilleCore
 import ReveilleTestSupport
+import SystemPackage
 
 /// The one gate of every object the agent exports (issue 43: N1, N2): every door on a live
 /// agent, listed by introspection, refuses a caller it cannot identify, the panel's doors refuse
@@ -162,7 +164,7 @@ struct GateTests {
     /// then drops the signals it owes the agent: the user's new connection was never heard
     /// appearing, and its `reveille stop` was refused as a reused process id (found by `make bench`).
     /// The user's stop goes by the agent's direct line, where no flood of the bus holds it back.
-    @Test(.serialized, arguments: ["stop", "getall", "eventgroup"])
+    @Test(.serialized, arguments: ["stop", "getall", "eventgroup", "direct-stop"])
     func aFloodOfNewConnectionsNeitherDelaysTheAlarmNorTheUsersStop(kind: String) throws {
         let session = try TestSession()
         try session.startStatusNotifierWatcher()
@@ -173,7 +175,11 @@ struct GateTests {
         // When the agent says it rings (a moment after the call, on a loaded machine).
         let due = try #require(timer.fireDate.flatMap { ISO8601Local.parse($0, defaultTimeZone: UTCTimeZone()) }).timeIntervalSince1970
         let output = session.directory + "/flood.json"
-        let flood = try Subprocess.start("/usr/bin/python3", [Self.script, "flood", kind, "200", "10"], environment: session.environment,
+        // "direct-stop": the flood on the agent's direct line itself, the user's stop beside it there.
+        let directLine = DirectLine.socketPath(runtimeDirectory: FilePath(session.directory + "/runtime"),
+                                               busAddress: try #require(session.environment["DBUS_SESSION_BUS_ADDRESS"])).string
+        let flood = try Subprocess.start("/usr/bin/python3", [Self.script, "flood", kind, "200", "10"],
+                                         environment: session.environment.merging(["REVEILLE_DIRECT_LINE": directLine]) { $1 },
                                          stdout: output, stderr: session.directory + "/flood.log")
         // Heard through PulseAudio, which the flood does not touch: a stream that plays, not the
         // corked one opened ahead of the alarm (counted, it made a stalled agent look on time).

@@ -86,6 +86,9 @@ extension AgentCall {
     /// Whether the call may wait for the user's answer (a prompt), so a client gives it no timeout.
     package var waitsForUser: Bool { method.waitsForUser }
 
+    /// The caller hears signals from now on, on the connection it called on.
+    package var subscribes: Bool { self == .subscribe || self == .subscribeUpdates }
+
     /// Reads `method`'s arguments as its entry in `AgentMethod.table` declares them; throws
     /// naming the argument and what is accepted (in data: Core words it, `decode`). Never
     /// traps, whatever the input (fuzzed: `make fuzz`).

@@ -14,7 +14,10 @@
                                         stay until SECONDS pass): "menu" is dbusmenu GetGroupProperties
                                         with 15,000 ids (under 64 KiB), "list" is ListPage("", 10000),
                                         "introspect" the agent's Introspect, "eventgroup" dbusmenu
-                                        EventGroup with 2,000 clicks, "stop", "playsound", "getall"
+                                        EventGroup with 2,000 clicks, "stop", "playsound", "getall";
+                                        "direct-stop" is "stop" on the agent's direct line
+                                        (REVEILLE_DIRECT_LINE), each connection the agent closes
+                                        connecting again at once
                                         {"sent": [CALLS PER CONNECTION]}
 
 Uses Debian's python3-dbus and python3-gi (Gio serializes the raw connections' messages) on
@@ -137,17 +140,20 @@ def knock(listed):
 class RawConnection:
     """A connection that authenticates, says Hello, and then only writes: it never reads a reply."""
 
-    def __init__(self):
+    def __init__(self, direct=None):
+        """On the bus, or, given `direct`, on the agent's direct line at that path (peer to peer: no Hello)."""
         path = dict(part.split("=", 1) for part in ADDRESS.split(":", 1)[1].split(","))
+        self.direct = direct
         self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        self.socket.connect(path["path"] if "path" in path else "\0" + path["abstract"])
+        self.socket.connect(direct or (path["path"] if "path" in path else "\0" + path["abstract"]))
         self.socket.sendall(b"\0AUTH EXTERNAL " + str(os.getuid()).encode().hex().encode() + b"\r\n")
         if not self.socket.recv(4096).startswith(b"OK"):
-            raise SystemExit("the bus did not accept the raw connection")
+            raise ConnectionError("the raw connection was not accepted")
         self.socket.sendall(b"BEGIN\r\n")
         self.serial = 0
-        self.send("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "Hello", None)
+        if not direct:
+            self.send("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "Hello", None)
         self.socket.setblocking(False)
         self.pending = b""
 
@@ -176,7 +182,16 @@ class RawConnection:
 
 
 def flood(kind, connections, seconds, calls):
-    raw = [RawConnection() for _ in range(connections)]
+    # "direct-stop": the Stop flood on the agent's direct line (REVEILLE_DIRECT_LINE names its
+    # socket); a connection the agent closes to make room connects again at once.
+    direct = os.environ["REVEILLE_DIRECT_LINE"] if kind.startswith("direct-") else None
+    kind = kind.removeprefix("direct-")
+    raw = []
+    for _ in range(connections):
+        try:
+            raw.append(RawConnection(direct))
+        except OSError:
+            raw.append(None)
     if kind == "menu":
         body = GLib.Variant("(aias)", ([0] * 15000, []))
         call = (NAME, "/MenuBar", "com.canonical.dbusmenu", "GetGroupProperties", body)
@@ -203,10 +218,19 @@ def flood(kind, connections, seconds, calls):
             time.sleep(0.05)
             continue
         for index, connection in enumerate(raw):
-            if sent[index] < calls and connection.offer(connection.message(*call), min(deadline, time.monotonic() + 0.01)):
-                sent[index] += 1
+            try:
+                if connection is None:
+                    raw[index] = connection = RawConnection(direct)
+                target = (None,) + call[1:] if direct else call
+                if sent[index] < calls and connection.offer(connection.message(*target), min(deadline, time.monotonic() + 0.01)):
+                    sent[index] += 1
+            except OSError:
+                if connection is not None:
+                    connection.socket.close()
+                raw[index] = None
     for connection in raw:
-        connection.socket.close()
+        if connection is not None:
+            connection.socket.close()
     return {"sent": sent}
 
 
