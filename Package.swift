@@ -153,7 +153,8 @@ let package = Package(
         // An app on ReveilleKit, driven by the end-to-end tests.
         .executableTarget(name: "reveille-test-app", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleBus"],
                           path: "Tests/Support/reveille-test-app"),
-        .executableTarget(name: "reveille-bench", dependencies: ["ReveilleTestSupport", "ReveilleCore", "ReveilleBus"],
+        .executableTarget(name: "reveille-bench", dependencies: ["ReveilleTestSupport", "ReveilleCore", "ReveilleBus",
+                                                                .product(name: "SystemPackage", package: "swift-system")],
                           path: "Benchmarks/reveille-bench"),
         // The bench's floor: a bare timerfd + libnotify program in C, measured in the same run.
         .executableTarget(name: "reveille-bench-bare", dependencies: ["CNotify"], path: "Benchmarks/reveille-bench-bare"),

@@ -50,6 +50,22 @@ struct DirectLineTests {
         #expect(access(path, F_OK) != 0, "the socket is gone with the agent")
     }
 
+    /// docs/dbus.md's two lines that find the socket and call on it, run as written (by sh), with
+    /// the bus frozen: the page's way to the line is the agent's.
+    @Test func theDBusPagesWayToTheDirectLineIsTheAgents() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        _ = try session.cliJSON(AlarmJSON.self, "timer", "1h", "--title", "Documented")
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let page = try String(contentsOfFile: repository + "/docs/dbus.md", encoding: .utf8)
+        let lines = page.split(separator: "\n").filter { $0.hasPrefix("LINE=") || $0.hasPrefix("dbus-send --peer") }
+        try #require(lines.count == 2, "docs/dbus.md shows the direct line in two lines: \(lines)")
+        let result = try withBusFrozen(session) {
+            try Subprocess.run("/bin/sh", ["-c", lines.joined(separator: "\n")], environment: session.environment, timeout: 10)
+        }
+        #expect(result.status == 0 && result.stdout.contains("Documented"), "the page's lines: \(result.stderr)")
+    }
+
     /// A sandboxed app that reaches the socket (Flatpak's `--filesystem=xdg-run/...`) is looked
     /// up from its process as on the bus: it sees none of the user's alarms and stops none.
     @Test func aSandboxedAppOnTheDirectLineIsStillTheSandboxedApp() throws {
