@@ -285,11 +285,11 @@ package final class BusConnection {
     /// Subscribes to signals (`g_dbus_connection_signal_subscribe`); `nil` matches anything.
     /// Returns the id for `unsubscribe`.
     @discardableResult
-    package func subscribe(sender: String?, interface: String?, name: String?, path: String?,
+    package func subscribe(sender: String?, interface: String?, name: String?, path: String?, firstArgument: String? = nil,
                           handler: @escaping @GLibActor (Signal) -> Void) -> UInt32 {
         let box = CallbackBox(handler)
         return g_dbus_connection_signal_subscribe(
-            connection, sender, interface, name, path, nil, G_DBUS_SIGNAL_FLAGS_NONE,
+            connection, sender, interface, name, path, firstArgument, G_DBUS_SIGNAL_FLAGS_NONE,
             { _, sender, path, _, name, parameters, userData in
                 let handler = CallbackBox<@GLibActor (Signal) -> Void>.from(userData)
                 var arguments: [Variant] = []
@@ -447,32 +447,84 @@ package final class BusConnection {
         case connectionClosed
     }
 
-    /// Requests a well-known name (`g_bus_own_name_on_connection`); `replace` takes it from
-    /// an owner that allows replacement, and `allowReplacement` lets another take it so.
-    /// `onEvent` hears when it is acquired or lost. Returns the id for `unownName`.
+    /// Requests a well-known name (`RequestName`, with `NameAcquired` and `NameLost` followed);
+    /// `replace` takes it from an owner that allows replacement, and `allowReplacement` lets
+    /// another take it so. `onEvent` hears each change: acquired; lost (another had it first, or
+    /// took it); the connection closed. As GDBus's `g_bus_own_name`, except that nothing waits:
+    /// GDBus gives a name up with a blocking `ReleaseName`, which held the agent's loop for as
+    /// long as a flooded bus daemon took to answer (6 s under 50 connections' PlaySound flood,
+    /// with the user's stop waiting behind it). Returns the id for `unownName`.
     @discardableResult
     package func ownName(_ name: String, replace: Bool, allowReplacement: Bool = true,
                          onEvent: @escaping @GLibActor (NameEvent) -> Void) -> UInt32 {
-        var flags = allowReplacement ? G_BUS_NAME_OWNER_FLAGS_ALLOW_REPLACEMENT.rawValue : G_BUS_NAME_OWNER_FLAGS_NONE.rawValue
-        if replace { flags |= G_BUS_NAME_OWNER_FLAGS_REPLACE.rawValue }
-        let box = CallbackBox(onEvent)
-        return g_bus_own_name_on_connection(
-            connection, name, GBusNameOwnerFlags(rawValue: flags),
-            { _, _, userData in
-                let onEvent = CallbackBox<@GLibActor (NameEvent) -> Void>.from(userData)
-                GLibActor.assumeIsolated { onEvent(.acquired) }
-            },
-            { connection, _, userData in
-                let onEvent = CallbackBox<@GLibActor (NameEvent) -> Void>.from(userData)
-                // GDBus passes no connection, or a closed one, when the bus itself went away.
-                let closed = connection == nil || g_dbus_connection_is_closed(connection) != 0
-                GLibActor.assumeIsolated { onEvent(closed ? .connectionClosed : .lost) }
-            },
-            box.retainedPointer, releaseCallbackBox)
+        nameRequests += 1
+        let id = nameRequests
+        let request = NameRequest(name: name, onEvent: onEvent)
+        ownedNames[id] = request
+        // Followed before asking, so an answer that comes first is not missed: the daemon sends
+        // NameAcquired before its reply, NameLost whenever another takes the name.
+        request.signals = subscribe(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", name: nil,
+                                    path: "/org/freedesktop/DBus", firstArgument: name) { [weak request] signal in
+            switch signal.name {
+            case "NameAcquired": request?.change(owned: true)
+            case "NameLost": request?.change(owned: false)
+            default: break
+            }
+        }
+        request.closed = onClosed { [weak request] in request?.connectionClosed() }
+        // DBUS_NAME_FLAG_ALLOW_REPLACEMENT 1, REPLACE_EXISTING 2; queued (as GDBus asks) when taken.
+        let flags = UInt32(allowReplacement ? 1 : 0) | UInt32(replace ? 2 : 0)
+        call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+             method: "RequestName", arguments: [.string(name), .uint32(flags)], autoStart: false) { [weak request] reply in
+            guard let request else { return }
+            // 1: the primary owner; 2: queued; 3: another owns it, no queue; 4: already the owner.
+            switch reply {
+            case .success(let values) where values.first?.uint32 == 1 || values.first?.uint32 == 4: request.change(owned: true)
+            case .success: request.change(owned: false)
+            case .failure: if g_dbus_connection_is_closed(self.connection) != 0 { request.connectionClosed() } else { request.change(owned: false) }
+            }
+        }
+        return id
     }
 
-    /// Gives up a name `ownName` asked for (`g_bus_unown_name`); its `onEvent` hears nothing more.
-    package func unownName(_ id: UInt32) { g_bus_unown_name(id) }
+    /// Gives up a name `ownName` asked for, without waiting for the bus's answer (`ReleaseName`
+    /// is sent in order, before anything asked after it); its `onEvent` hears nothing more.
+    package func unownName(_ id: UInt32) {
+        guard let request = ownedNames.removeValue(forKey: id) else { return }
+        request.onEvent = nil
+        unsubscribe(request.signals)
+        disconnect(request.closed)
+        send(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+             method: "ReleaseName", arguments: [.string(request.name)])
+    }
+
+    /// The names asked for, by `ownName`'s id.
+    private var ownedNames: [UInt32: NameRequest] = [:]
+    private var nameRequests: UInt32 = 0
+
+    /// One name asked for: its events told once per change.
+    private final class NameRequest {
+        let name: String
+        var onEvent: (@GLibActor (NameEvent) -> Void)?
+        var signals: UInt32 = 0
+        var closed: UInt = 0
+        private var owned: Bool?
+        init(name: String, onEvent: @escaping @GLibActor (NameEvent) -> Void) {
+            self.name = name
+            self.onEvent = onEvent
+        }
+        @GLibActor func change(owned now: Bool) {
+            // A first answer of "lost" is told (another had it first); after that, changes only.
+            guard owned != now else { return }
+            owned = now
+            onEvent?(now ? .acquired : .lost)
+        }
+        @GLibActor func connectionClosed() {
+            guard let onEvent else { return }
+            self.onEvent = nil
+            onEvent(.connectionClosed)
+        }
+    }
 
     /// Watches who owns a name (`g_bus_watch_name_on_connection`): `onChange` gets the owner's
     /// unique name when it appears and `nil` when it vanishes. Returns the id for `unwatchName`.
