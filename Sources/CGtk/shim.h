@@ -130,3 +130,25 @@ static inline int reveille_lockscreen_overlay(GdkDisplay *display, GdkSurface *s
     return -1;
 #endif
 }
+
+#ifdef GDK_WINDOWING_WAYLAND
+static void reveille_overlay_on_first_layout(GdkSurface *surface, int width, int height, gpointer data) {
+    (void)width; (void)height; (void)data;
+    g_signal_handlers_disconnect_by_func(surface, (gpointer)reveille_overlay_on_first_layout, NULL);
+    reveille_lockscreen_overlay(gdk_surface_get_display(surface), surface);
+}
+#endif
+
+// On Wayland, asks that `window` may show over the lock screen where the compositor offers
+// kde_lockscreen_overlay_v1 (KWin): at its surface's first layout, which comes after GTK gave it
+// the toplevel role and before it draws the first buffer, the one moment KWin takes the request.
+// Call once realized, before it is shown. Elsewhere it does nothing.
+static inline void reveille_alert_over_lock_screen(GtkWidget *window) {
+#ifdef GDK_WINDOWING_WAYLAND
+    GdkSurface *surface = gtk_native_get_surface(GTK_NATIVE(window));
+    if (surface == NULL || !GDK_IS_WAYLAND_SURFACE(surface)) return;
+    g_signal_connect(surface, "layout", G_CALLBACK(reveille_overlay_on_first_layout), NULL);
+#else
+    (void)window;
+#endif
+}

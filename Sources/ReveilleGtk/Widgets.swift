@@ -514,9 +514,12 @@ package struct Widget {
     /// opens keeps typing there. `present` would ask for the focus (`_NET_ACTIVE_WINDOW`, or
     /// `XSetInputFocus` without a window manager), which mutter grants to a request without a
     /// user's timestamp.
-    package func showWithoutFocus() {
+    /// `overLockScreen`: and asks that it may show over the lock screen where the compositor lets
+    /// a window do so (KWin on Wayland, `kde_lockscreen_overlay_v1`; see `Application.lockScreenOverlay`).
+    package func showWithoutFocus(overLockScreen: Bool = false) {
         gtk_widget_realize(gtk)
         reveille_alert_no_focus_on_map(gtk)
+        if overLockScreen { reveille_alert_over_lock_screen(gtk) }
         gtk_widget_set_visible(gtk, 1)
     }
 
@@ -664,6 +667,15 @@ package final class Application {
     package static func openDisplay(programName: String) -> Bool {
         g_set_prgname(programName)
         return gtk_init_check() != 0
+    }
+
+    /// What the display offers for showing over the lock screen (one round trip to the compositor).
+    package static var lockScreenOverlay: LockScreenOverlay {
+        switch reveille_lockscreen_overlay(gdk_display_get_default(), nil) {
+        case 0: .offered
+        case 1: .notOffered
+        default: .notWayland
+        }
     }
 
     package init(id: String) {

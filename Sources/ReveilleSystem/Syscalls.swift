@@ -358,6 +358,31 @@ package enum ProcessSpawn {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK) | flags)
     }
 
+    /// Waits up to `seconds` for the child `pid` to exit (one wait on a pidfd; without one, a
+    /// look every 0.05 s) and reaps it: its exit status (128 + the signal that ended it), or
+    /// `nil` when it did not end in time, and was then killed and reaped.
+    package static func exitStatus(of pid: pid_t, within seconds: Double) -> Int32? {
+        let processDescriptor = reveille_pidfd_open(pid)
+        defer { if processDescriptor >= 0 { _ = Glibc.close(processDescriptor) } }
+        let deadline = SystemClock.bootTime + seconds
+        var status: Int32 = 0
+        while true {
+            // Not a child of this process (or an error): nothing to tell.
+            guard let reaped = try? retryingInterrupts({ waitpid(pid, &status, WNOHANG) }) else { return nil }
+            if reaped == pid { break }
+            let left = deadline - SystemClock.bootTime
+            guard left > 0 else {
+                kill(pid, SIGKILL)
+                _ = try? retryingInterrupts { waitpid(pid, &status, 0) }
+                return nil
+            }
+            var watched = [pollfd(fd: processDescriptor, events: Int16(POLLIN), revents: 0)]
+            if processDescriptor >= 0 { _ = Glibc.poll(&watched, 1, Int32(left * 1000)) } else { SystemClock.pause(seconds: min(left, 0.05)) }
+        }
+        // The status word: the exit code in bits 8-15 when bits 0-6 (the signal) are 0.
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + status & 0x7f
+    }
+
     /// `waitpid(2)` without waiting (`WNOHANG`): whether the child `pid` has exited, reaped
     /// now if so; throws when it is not a child of this process (`ECHILD`).
     package static func hasExited(_ pid: pid_t) throws(Errno) -> Bool {

@@ -96,7 +96,8 @@ final class AlertView {
     /// Shows the window without taking the focus where the desktop allows: a person typing
     /// elsewhere as it opens keeps typing there. A click answers it at once; its keys answer it
     /// once the person moves to it.
-    func present() { window.showWithoutFocus() }
+    /// Over the lock screen too, where the compositor lets it (KWin on Wayland).
+    func present() { window.showWithoutFocus(overLockScreen: true) }
 
     /// A line under the buttons: why an answer did not reach the agent.
     func showStatus(_ text: String) {

@@ -104,6 +104,17 @@ final class AlertWindow {
 Application.preferCairoRenderer()
 Adwaita.readsNoPortal()
 Localization.setUp()
+// `reveille-alert --lock-screen-overlay`: says by its exit status whether its window would show
+// over this session's lock screen (`LockScreenOverlay`), for `reveille status`.
+if CommandLine.arguments.dropFirst() == ["--lock-screen-overlay"] {
+    DaemonRunner.runThenExit {
+        guard AlertView.openDisplay() else {
+            AlertWindow.complain(L("cannot open a display: neither DISPLAY nor WAYLAND_DISPLAY is set"))
+            return AlertWindowExit.noDisplay.rawValue
+        }
+        return Application.lockScreenOverlay.rawValue
+    }
+}
 let request: AlertWindowArguments
 do {
     request = try AlertWindowArguments(parsing: Array(CommandLine.arguments.dropFirst()))

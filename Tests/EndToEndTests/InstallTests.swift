@@ -50,6 +50,7 @@ struct InstallTests {
         #expect(install.stdout.contains(capabilities >> 35 & 1 == 1 ? "This session may arm the kernel's alarm timer (CAP_WAKE_ALARM)"
                                                                     : "only where the session may arm the kernel's alarm timer"), "\(install.stdout)")
         for entry in ["share/applications/io.github.reveille.Reveille.desktop",
+                      "share/applications/io.github.reveille.Reveille.Alert.desktop",
                       "etc/xdg/autostart/io.github.reveille.Reveille.Agent.desktop"] {
             let validate = try Subprocess.run(try Subprocess.find("desktop-file-validate", package: "desktop-file-utils"),
                                               [prefix + "/" + entry], environment: session.environment)

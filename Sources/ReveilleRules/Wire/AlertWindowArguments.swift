@@ -70,3 +70,15 @@ package enum AlertWindowExit: Int32, Sendable {
         status == noDisplay.rawValue || status == noAgent.rawValue
     }
 }
+
+/// Whether the alert window may show over the session's lock screen, as `reveille-alert
+/// --lock-screen-overlay` finds its display and says it by its exit status (`reveille status`).
+package enum LockScreenOverlay: Int32, Sendable {
+    /// The compositor offers the program `kde_lockscreen_overlay_v1` (KWin: an installed
+    /// desktop file names it with `X-KDE-Wayland-Interfaces`).
+    case offered = 0
+    /// A Wayland compositor that does not offer it to the program.
+    case notOffered = 10
+    /// Not a Wayland display (on X11 no window shows over a locker).
+    case notWayland = 11
+}

@@ -36,6 +36,31 @@ struct Status: AsyncParsableCommand {
         case nil: break
         }
         if let answering = status.answering { Output.lines(Self.lines(answering)) }
+        if let overLockScreen = Self.lockScreenOverlayLine() { Output.line(overLockScreen) }
+    }
+
+    /// Whether the alarm's window shows over this session's lock screen, as `reveille-alert
+    /// --lock-screen-overlay` finds the compositor (within 5 s). Left out off Wayland: over an
+    /// X11 locker no window shows, and the lines above say what answers there.
+    static func lockScreenOverlayLine() -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["WAYLAND_DISPLAY"] != nil else { return nil }
+        let alert = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("reveille-alert").path
+        guard let pid = try? ProcessSpawn.start([alert, "--lock-screen-overlay"], environment: environment),
+              let status = ProcessSpawn.exitStatus(of: pid, within: 5) else {
+            return L("Over the lock screen: could not be told (%@ --lock-screen-overlay did not answer)", alert)
+        }
+        switch LockScreenOverlay(rawValue: status) {
+        case .offered?:
+            return L("Over the lock screen: the alarm's window shows there, with Stop and Snooze (the compositor lets reveille-alert: kde_lockscreen_overlay_v1)")
+        case .notOffered?:
+            return L("Over the lock screen: the alarm's window does not show there; this compositor does not let reveille-alert (KWin does for a program that an installed desktop file names, as io.github.reveille.Reveille.Alert.desktop does once Reveille is installed)")
+        case .notWayland?:
+            return nil
+        case nil:
+            return L("Over the lock screen: could not be told (%@ --lock-screen-overlay did not answer)", alert)
+        }
     }
 
     /// The alarm that rings first, by time: a running timer or a waiting alarm, switched on. Not
