@@ -50,6 +50,30 @@ struct DirectLineTests {
         #expect(access(path, F_OK) != 0, "the socket is gone with the agent")
     }
 
+    /// Stopping a ringing alarm gives the media player's name up. GDBus's `g_bus_unown_name` asks
+    /// the bus daemon `ReleaseName` and waits for its answer, on the agent's loop: under a
+    /// PlaySound flood that held the user's stop 6 s (`make bench`), and with the daemon frozen
+    /// 25 s. Names are given up without waiting now: with the daemon frozen, the stop and the
+    /// next list answer by the direct line at once.
+    @Test func theAgentNeverWaitsForTheBusDaemonWhenItGivesANameUp() throws {
+        let session = try TestSession()
+        try session.startAgent()
+        let timer = try session.cliJSON(AlarmJSON.self, "timer", "1s", "--title", "Ringing")
+        _ = try session.eventually(timeout: 20, "the timer to ring") { try session.agentState(of: timer.id) == "alerting" ? true : nil }
+        try session.waitForName("org.mpris.MediaPlayer2.reveille", owned: true)
+        let (stopped, listed, seconds) = try withBusFrozen(session) {
+            let started = Date()
+            let stopped = try Subprocess.run(session.binaries + "/reveille", ["stop", timer.id], environment: session.environment, timeout: 30)
+            let listed = try Subprocess.run(session.binaries + "/reveille", ["list"], environment: session.environment, timeout: 30)
+            return (stopped, listed, Date().timeIntervalSince(started))
+        }
+        #expect(stopped.status == 0, "reveille stop with the bus frozen: \(stopped.stderr)")
+        #expect(listed.status == 0, "reveille list after it: \(listed.stderr)")
+        // Generous for a loaded machine; a loop waiting on the frozen daemon takes 25 s.
+        #expect(seconds < 10, "the stop and the list took \(seconds) s with the bus frozen")
+        try session.waitForName("org.mpris.MediaPlayer2.reveille", owned: false)
+    }
+
     /// docs/dbus.md's two lines that find the socket and call on it, run as written (by sh), with
     /// the bus frozen: the page's way to the line is the agent's.
     @Test func theDBusPagesWayToTheDirectLineIsTheAgents() throws {
