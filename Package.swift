@@ -50,7 +50,7 @@ let package = Package(
         // Every raw system call, in one file as swift-system keeps them: typed, EINTR retried, `Errno` thrown.
         .target(name: "ReveilleSystem", dependencies: ["CLinux", .product(name: "SystemPackage", package: "swift-system")]),
         // Beside the rules: the store, locks, paths, threads, gettext (and the rules' errors in words).
-        .target(name: "ReveilleCore", dependencies: [
+        .target(name: "ReveilleCore", dependencies: ["ReveilleModel",
             "ReveilleRules", "ReveilleSystem", "CGettext",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
@@ -59,45 +59,45 @@ let package = Package(
         .target(name: "ReveilleTimeZone", dependencies: ["ReveilleRules", "ReveilleSystem", "CGLib", .product(name: "SystemPackage", package: "swift-system")]),
         // Alarms as iCalendar and back (libical behind ICalParser): export, import and sync's mapping;
         // and CalDAV's multistatus answers (GLib's GMarkup), read as the server sends them.
-        .target(name: "ReveilleCalendar", dependencies: ["ReveilleModel", "ReveilleCore", "ReveilleSystem", "CICal", "CGLib"]),
+        .target(name: "ReveilleCalendar", dependencies: ["ReveilleRules", "ReveilleModel", "ReveilleCore", "ReveilleSystem", "CICal", "CGLib"]),
         // The GLib main loop as a Swift global actor, and GDBus behind a typed wrapper.
         .target(name: "ReveilleBus", dependencies: ["CGLib", "ReveilleSystem", .product(name: "SystemPackage", package: "swift-system")]),
         // The agent's runtime (NIOCore's place): AgentRuntime, its events, the follower protocols and the pure
         // machines (presentation, sound, alert window, wake-up). No C module, no Glibc; the bus only for @GLibActor.
-        .target(name: "ReveilleAgentRuntime", dependencies: ["ReveilleCore", "ReveilleBus", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ReveilleAgentRuntime", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleCore", "ReveilleBus", .product(name: "Logging", package: "swift-log")]),
         // The agent's adapters, one per outside world, each on the runtime (NIOPosix's place):
         // notifications (libnotify on its own thread, the queue, Do Not Disturb and reach watches);
-        .target(name: "ReveilleNotifications", dependencies: ["ReveilleAgentRuntime", "ReveilleBus", "CNotify",
+        .target(name: "ReveilleNotifications", dependencies: ["CGLib", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleAgentRuntime", "ReveilleBus", "CNotify",
                                                              .product(name: "Logging", package: "swift-log")]),
         // sound (libpulse, libsndfile, the sound library and theme, the sink guard);
-        .target(name: "ReveilleSound", dependencies: ["ReveilleAgentRuntime", "ReveilleCore", "ReveilleBus", "CPulse", "CSndfile",
+        .target(name: "ReveilleSound", dependencies: ["CGLib", "ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleAgentRuntime", "ReveilleCore", "ReveilleBus", "CPulse", "CSndfile",
                                                      .product(name: "Logging", package: "swift-log"),
                                                      .product(name: "SystemPackage", package: "swift-system")]),
         // sync (libsoup, libsecret, CalDAV, the sync follower);
-        .target(name: "ReveilleSync", dependencies: ["ReveilleAgentRuntime", "ReveilleCalendar", "ReveilleTimeZone", "ReveilleBus",
+        .target(name: "ReveilleSync", dependencies: ["CGLib", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleAgentRuntime", "ReveilleCalendar", "ReveilleTimeZone", "ReveilleBus",
                                                     "ReveilleSystem", "CSoup", "CSecret",
                                                     .product(name: "Logging", package: "swift-log"),
                                                     .product(name: "SystemPackage", package: "swift-system")]),
         // the panel item (StatusNotifierItem and its dbusmenu);
-        .target(name: "ReveillePanel", dependencies: ["ReveilleAgentRuntime", "ReveilleBus", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ReveillePanel", dependencies: ["ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleAgentRuntime", "ReveilleBus", .product(name: "Logging", package: "swift-log")]),
         // the alert window's launcher (reveille-alert, one process per ringing alarm);
-        .target(name: "ReveilleAlertWindow", dependencies: ["ReveilleAgentRuntime", "ReveilleSystem", "ReveilleBus",
+        .target(name: "ReveilleAlertWindow", dependencies: ["CGLib", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleAgentRuntime", "ReveilleSystem", "ReveilleBus",
                                                            .product(name: "Logging", package: "swift-log")]),
         // the wake-up from suspend (logind, the wake helper, the kernel's alarm timer);
-        .target(name: "ReveilleWakeUp", dependencies: ["ReveilleAgentRuntime", "ReveilleBus", .product(name: "Logging", package: "swift-log"),
+        .target(name: "ReveilleWakeUp", dependencies: ["ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleAgentRuntime", "ReveilleBus", .product(name: "Logging", package: "swift-log"),
                                                       .product(name: "SystemPackage", package: "swift-system")]),
         // the media player (MPRIS, other players paused) and the session's lock.
-        .target(name: "ReveilleMedia", dependencies: ["ReveilleAgentRuntime", "ReveilleBus", "ReveilleSystem",
+        .target(name: "ReveilleMedia", dependencies: ["ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleAgentRuntime", "ReveilleBus", "ReveilleSystem",
                                                      .product(name: "Logging", package: "swift-log")]),
         // The composition root: Agent.assemble, start-up and shutdown, the D-Bus service, its clients and gate.
-        .target(name: "ReveilleAgent", dependencies: [
+        .target(name: "ReveilleAgent", dependencies: ["CGLib", "ReveilleModel", "ReveilleRules", "ReveilleSystem", 
             "ReveilleAgentRuntime", "ReveilleNotifications", "ReveilleSound", "ReveilleSync", "ReveillePanel", "ReveilleAlertWindow",
             "ReveilleWakeUp", "ReveilleMedia", "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "ReveilleCalendar", "CLinux",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The privileged wake helper's logic: argument rules, the RTC, its system-bus service.
-        .target(name: "ReveilleWake", dependencies: [
+        .target(name: "ReveilleWake", dependencies: ["ReveilleRules", 
             "ReveilleCore", "ReveilleBus",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
@@ -107,17 +107,17 @@ let package = Package(
         // Not Core: an app links no store, gettext or logging.
         .target(name: "ReveilleKit", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleTimeZone", "ReveilleBus"]),
 
-        .executableTarget(name: "reveille", dependencies: [
+        .executableTarget(name: "reveille", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleSystem", 
             "ReveilleKit", "ReveilleCore", "ReveilleCalendar", "ReveilleTimeZone", "ReveilleBus", "CLinux",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        .executableTarget(name: "reveille-agent", dependencies: [
+        .executableTarget(name: "reveille-agent", dependencies: ["ReveilleCore", "ReveilleModel", "ReveilleRules", 
             "ReveilleAgent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .executableTarget(name: "reveille-wake-helper", dependencies: [
+        .executableTarget(name: "reveille-wake-helper", dependencies: ["ReveilleCore", "ReveilleModel", 
             "ReveilleWake",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -125,12 +125,12 @@ let package = Package(
         ]),
         // The windows' GTK layer, the one place GTK's and libadwaita's C APIs are used: typed
         // widget handles, signals as Swift closures, the application, libadwaita's style.
-        .target(name: "ReveilleGtk", dependencies: ["ReveilleCore", "ReveilleBus", "CGtk", "CAdwaita"]),
+        .target(name: "ReveilleGtk", dependencies: ["ReveilleRules", "ReveilleSystem", "ReveilleCore", "ReveilleBus", "CGtk", "CAdwaita"]),
         // The alert window (GTK 4), its own process: the agent starts it while an alarm rings unseen.
-        .executableTarget(name: "reveille-alert", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleBus", "ReveilleGtk"]),
+        .executableTarget(name: "reveille-alert", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleKit", "ReveilleCore", "ReveilleBus", "ReveilleGtk"]),
         // The app (GTK 4): the person's window onto their alarms and timers, a client of the agent
         // as the CLI is. Its widgets are GtkBuilder files in Resources, compiled into it (AppResources.swift, scripts/app-resources).
-        .executableTarget(name: "reveille-app", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleTimeZone", "ReveilleCalendar",
+        .executableTarget(name: "reveille-app", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleKit", "ReveilleCore", "ReveilleTimeZone", "ReveilleCalendar",
                                                                "ReveilleBus", "ReveilleGtk", .product(name: "SystemPackage", package: "swift-system")],
                           exclude: ["Resources"]),
         // A recording org.freedesktop.Notifications server for the end-to-end tests.
@@ -140,7 +140,7 @@ let package = Package(
         // Swift Testing traits the tests that wait for processes share (a thread of their own each).
         .target(name: "ReveilleTestTraits", path: "Tests/Support/ReveilleTestTraits"),
         // The private session (bus, notification server, PulseAudio) for end-to-end tests and the benchmark.
-        .target(name: "ReveilleTestSupport", dependencies: ["ReveilleCore", "ReveilleSystem", "CLinux"],
+        .target(name: "ReveilleTestSupport", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleCore", "ReveilleSystem", "CLinux"],
                 path: "Tests/Support/ReveilleTestSupport"),
         // The README's walk-through: a cooking timer after AlarmKit's sample.
         .executableTarget(name: "reveille-example-cooking", dependencies: ["ReveilleKit"],
@@ -151,35 +151,35 @@ let package = Package(
         .executableTarget(name: "reveille-example-alarmkit", dependencies: ["ReveilleKit"],
                           path: "Examples/AlarmKitPort", swiftSettings: [.defaultIsolation(MainActor.self)]),
         // An app on ReveilleKit, driven by the end-to-end tests.
-        .executableTarget(name: "reveille-test-app", dependencies: ["ReveilleKit", "ReveilleCore", "ReveilleBus"],
+        .executableTarget(name: "reveille-test-app", dependencies: ["ReveilleRules", "ReveilleSystem", "ReveilleKit", "ReveilleCore", "ReveilleBus"],
                           path: "Tests/Support/reveille-test-app"),
-        .executableTarget(name: "reveille-bench", dependencies: ["ReveilleTestSupport", "ReveilleCore", "ReveilleBus",
+        .executableTarget(name: "reveille-bench", dependencies: ["ReveilleRules", "ReveilleSystem", "ReveilleTestSupport", "ReveilleCore", "ReveilleBus",
                                                                 .product(name: "SystemPackage", package: "swift-system")],
                           path: "Benchmarks/reveille-bench"),
         // The bench's floor: a bare timerfd + libnotify program in C, measured in the same run.
         .executableTarget(name: "reveille-bench-bare", dependencies: ["CNotify"], path: "Benchmarks/reveille-bench-bare"),
         // `make run` without a desktop session: the alarm on a private demo desktop, shown and measured.
-        .executableTarget(name: "reveille-demo", dependencies: ["ReveilleTestSupport", "ReveilleCore"],
+        .executableTarget(name: "reveille-demo", dependencies: ["ReveilleRules", "ReveilleTestSupport", "ReveilleCore"],
                           path: "Tests/Support/reveille-demo"),
 
         // libFuzzer targets (`make fuzz`): built with -sanitize=fuzzer -DFUZZING they are fuzzers;
         // an ordinary build replays a corpus through the same function.
         .target(name: "ReveilleFuzzSupport", path: "Fuzz/Support"),
-        .executableTarget(name: "reveille-fuzz-request", dependencies: ["ReveilleCore", "ReveilleFuzzSupport"],
+        .executableTarget(name: "reveille-fuzz-request", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleCore", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-request"),
-        .executableTarget(name: "reveille-fuzz-store", dependencies: ["ReveilleCore", "ReveilleFuzzSupport"],
+        .executableTarget(name: "reveille-fuzz-store", dependencies: ["ReveilleRules", "ReveilleCore", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-store"),
-        .executableTarget(name: "reveille-fuzz-time", dependencies: ["ReveilleCore", "ReveilleTimeZone", "ReveilleFuzzSupport"],
+        .executableTarget(name: "reveille-fuzz-time", dependencies: ["ReveilleRules", "ReveilleCore", "ReveilleTimeZone", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-time"),
-        .executableTarget(name: "reveille-fuzz-ical", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleFuzzSupport"],
+        .executableTarget(name: "reveille-fuzz-ical", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleCalendar", "ReveilleCore", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-ical"),
         .executableTarget(name: "reveille-fuzz-multistatus", dependencies: ["ReveilleCalendar", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-multistatus"),
         .executableTarget(name: "reveille-fuzz-dbusmenu", dependencies: ["ReveillePanel", "ReveilleBus", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-dbusmenu"),
-        .executableTarget(name: "reveille-fuzz-sync", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleFuzzSupport"],
+        .executableTarget(name: "reveille-fuzz-sync", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleCalendar", "ReveilleCore", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-sync"),
-        .executableTarget(name: "reveille-fuzz-settings", dependencies: ["ReveilleCore", "ReveilleFuzzSupport"],
+        .executableTarget(name: "reveille-fuzz-settings", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleCore", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-settings"),
         .executableTarget(name: "reveille-fuzz-flatpak-info", dependencies: ["ReveilleBus", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-flatpak-info"),
@@ -190,24 +190,30 @@ let package = Package(
         .executableTarget(name: "reveille-fuzz-clock", dependencies: ["ReveilleCore", "ReveilleRules", "ReveilleModel", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-clock"),
 
-        .testTarget(name: "ReveilleCoreTests", dependencies: [
+        .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleModel",
             "ReveilleRules", "ReveilleSystem", "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleTimeZone"]),
-        .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleAgentRuntime", "ReveilleNotifications", "ReveilleSound",
+        .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleCalendar", "ReveilleCore", "ReveilleTimeZone"]),
+        .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleBus", "ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleAgent", "ReveilleAgentRuntime", "ReveilleNotifications", "ReveilleSound",
                                                                "ReveilleSync", "ReveillePanel", "ReveilleAlertWindow", "ReveilleWakeUp",
                                                                "ReveilleMedia", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone",
                                                                "ReveilleCalendar", "ReveilleTestSupport", "ReveilleTestTraits",
                                                                "ReveilleKit"]), // the client's encoding of a call, fed to the service
         // The CLI's parsing and option rules, in process (the executable's module, @testable).
-        .testTarget(name: "ReveilleCLITests", dependencies: [
+        .testTarget(name: "ReveilleCLITests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleModel", "ReveilleRules", 
             "reveille", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // What the app's window says of an alarm, in process (the executable's module, @testable).
-        .testTarget(name: "ReveilleAppTests", dependencies: ["reveille-app", "ReveilleTimeZone", .product(name: "SystemPackage", package: "swift-system")]),
-        .testTarget(name: "EndToEndTests", dependencies: [
+        .testTarget(name: "ReveilleAppTests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleKit", "ReveilleModel", "ReveilleRules", "reveille-app", "ReveilleTimeZone", .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "EndToEndTests", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleSystem", 
             "ReveilleCore", "ReveilleBus", "ReveilleTimeZone", "ReveilleTestSupport", "ReveilleTestTraits",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
     ]
 )
+
+// Every module a file uses is imported by that file (SE-0444): a member reached through another
+// import no longer compiles, so the imports say what each file depends on.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -24,6 +24,8 @@ import ReveilleBus
 import ReveilleCore
 import ReveilleTestSupport
 import SystemPackage
+import ReveilleRules
+import ReveilleSystem
 
 let environment = ProcessInfo.processInfo.environment
 let count = Int(environment["REVEILLE_BENCH_ALARMS"] ?? "") ?? 100

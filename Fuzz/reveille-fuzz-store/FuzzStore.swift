@@ -1,6 +1,7 @@
 import FoundationEssentials
 import ReveilleCore
 import ReveilleFuzzSupport
+import ReveilleRules
 
 /// The store's bytes as the agent loads them (`AlarmStore.decode`, the code `load` runs on the
 /// files), then what the agent does first with each alarm (advance it to now, reschedule it,

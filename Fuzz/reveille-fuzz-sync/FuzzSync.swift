@@ -3,6 +3,7 @@ import ReveilleCalendar
 import ReveilleCore
 import ReveilleFuzzSupport
 import ReveilleModel
+import ReveilleRules
 
 /// A CalDAV server's answers over many rounds, as the sync's pure policy takes them
 /// (`SyncPlan`: the listing judged, the events believed within the skew window, the plan, the

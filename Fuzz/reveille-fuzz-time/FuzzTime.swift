@@ -2,6 +2,7 @@ import FoundationEssentials
 import ReveilleCore
 import ReveilleFuzzSupport
 import ReveilleTimeZone
+import ReveilleRules
 
 /// What a person types for a time (`InputParser`: a time of day, a length, weekdays, a
 /// schedule, an instant, a `run:` command line, ISO 8601): parsed or refused with an

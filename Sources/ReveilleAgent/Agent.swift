@@ -13,6 +13,9 @@ import ReveilleSound
 import ReveilleSync
 import ReveilleWakeUp
 import SystemPackage
+import ReveilleModel
+import ReveilleRules
+import ReveilleSystem
 
 /// reveille-agent: start-up and shutdown in one place.
 @GLibActor

@@ -11,6 +11,7 @@ import ReveilleSound
 import ReveilleSync
 import ReveilleWakeUp
 import SystemPackage
+import ReveilleRules
 
 /// What the agent's parts talk to outside the process: the session's peers in the agent
 /// (`Agent.start`), recording ones on virtual time in the in-process tests.

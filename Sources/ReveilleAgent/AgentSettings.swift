@@ -1,6 +1,7 @@
 import Logging
 import ReveilleCore
 import SystemPackage
+import ReveilleRules
 
 extension AgentSettings {
     /// The settings in `settings.json` of `directory`; a file that cannot be read leaves the

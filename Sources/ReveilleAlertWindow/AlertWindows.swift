@@ -5,6 +5,9 @@ import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
+import ReveilleSystem
 
 /// Opens `reveille-alert`, one process per ringing alarm, as `AlertWindowPolicy` decides, and
 /// ends it (SIGTERM, then reaped) when the alarm stops ringing or a notification can answer

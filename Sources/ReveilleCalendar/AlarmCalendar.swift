@@ -1,6 +1,7 @@
 import FoundationEssentials
 import ReveilleCore
 import ReveilleModel
+import ReveilleRules
 
 /// An alarm read from a calendar: what to schedule, and where it came from.
 package struct CalendarAlarm: Hashable, Sendable {

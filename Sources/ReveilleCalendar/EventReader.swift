@@ -1,6 +1,7 @@
 import FoundationEssentials
 import ReveilleCore
 import ReveilleModel
+import ReveilleRules
 
 /// Reads one VEVENT or VTODO as alarms: each VALARM's TRIGGER resolved against DTSTART (or
 /// DTEND, DUE), its REPEAT and DURATION as further rings, an RRULE as weekdays, Reveille's

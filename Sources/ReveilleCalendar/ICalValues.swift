@@ -1,6 +1,7 @@
 import FoundationEssentials
 import ReveilleCore
 import ReveilleModel
+import ReveilleRules
 
 /// A DATE or DATE-TIME value (RFC 5545 3.3.4/3.3.5) as written: in UTC, in a named zone, on
 /// the wall clock wherever it is read (floating), or a whole day.

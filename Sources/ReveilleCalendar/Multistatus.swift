@@ -1,6 +1,7 @@
 import CGLib
 import FoundationEssentials
 import ReveilleCore
+import ReveilleRules
 
 /// Why a request got no answer or its answer was refused: the network, TLS, the time bound,
 /// the size bound, or an answer that could not be read, in words.

@@ -5,6 +5,8 @@ import CGtk
 import Glibc
 import ReveilleBus
 import ReveilleCore
+import ReveilleRules
+import ReveilleSystem
 
 /// The one file where GTK's C API is used: widgets made from GtkBuilder files, read and
 /// changed through small typed handles, their signals delivered as Swift closures on the loop.

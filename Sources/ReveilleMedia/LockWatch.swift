@@ -6,6 +6,8 @@ import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
 import ReveilleSystem
+import ReveilleRules
+import ReveilleModel
 
 /// Follows whether the session is locked (`SessionLock`'s rules) through the lockers on the
 /// session bus, and when the person unlocks it, has whatever rings shown afresh: a locked

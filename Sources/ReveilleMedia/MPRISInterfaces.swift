@@ -1,4 +1,5 @@
 import ReveilleCore
+import ReveilleRules
 
 /// The MPRIS D-Bus Interface Specification 2.2, as the agent's player implements it: the
 /// root interface and the player interface, every property the specification requires.

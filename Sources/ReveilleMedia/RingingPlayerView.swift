@@ -1,6 +1,8 @@
 import FoundationEssentials
 import ReveilleAgentRuntime
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// What the agent's media player (MPRIS) shows while alarms ring, and what its buttons do:
 /// the rules, with no bus in sight.

@@ -3,6 +3,8 @@ import Logging
 import ReveilleBus
 import ReveilleAgentRuntime
 import ReveilleCore
+import ReveilleRules
+import ReveilleModel
 
 /// Follows the notification server and its Do Not Disturb state, and tells the runtime each
 /// change of `NotificationReach` (logged at info).

@@ -1,4 +1,6 @@
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// The D-Bus names of the panel protocols: KDE's StatusNotifierItem (read by KDE, xfce,
 /// Cinnamon, MATE, waybar, swaybar and GNOME's AppIndicator extension) and Canonical's

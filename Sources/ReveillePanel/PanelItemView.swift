@@ -2,6 +2,8 @@ import FoundationEssentials
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// What the panel item (a StatusNotifierItem) shows while alarms run: the alarm that matters
 /// most (ringing first, then the countdown that ends soonest, then the paused one with least

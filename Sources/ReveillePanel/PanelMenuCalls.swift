@@ -1,6 +1,8 @@
 import FoundationEssentials
 import ReveilleBus
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// `com.canonical.dbusmenu`'s methods answered from a `PanelMenu`, as pure code: what arrives
 /// is bounded by the menu, not by the call. However many ids a call names, the answer names

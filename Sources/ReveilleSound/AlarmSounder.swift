@@ -3,6 +3,8 @@ import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// Rings every alerting alarm: one looping stream each, from the moment it alerts until it
 /// leaves `alerting`. Never lets audio trouble reach the agent: without PulseAudio it logs

@@ -6,6 +6,9 @@ import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
 import SystemPackage
+import ReveilleModel
+import ReveilleRules
+import ReveilleSystem
 
 /// Sync as the agent holds it: nothing is sent anywhere until `add`; then one `SyncFollower`
 /// for the account, its password in the Secret Service, found again there when the agent

@@ -1,4 +1,5 @@
 import ReveilleCore
+import ReveilleRules
 
 /// The rule for what a caller may ask of the helper: only an instant in the future, at most
 /// `WakeHelperInterface.maximumLead` seconds ahead. Nothing else reaches the RTC.

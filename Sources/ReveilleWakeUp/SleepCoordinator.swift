@@ -5,6 +5,9 @@ import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
 import SystemPackage
+import ReveilleModel
+import ReveilleRules
+import ReveilleSystem
 
 /// Wakes the machine from suspend for the next alarm, in one of two ways:
 ///

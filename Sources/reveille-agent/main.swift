@@ -4,6 +4,8 @@ import Glibc
 import Logging
 import ReveilleAgent
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 @main
 struct ReveilleAgentCommand: ParsableCommand {

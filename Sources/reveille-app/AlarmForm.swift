@@ -2,6 +2,9 @@ import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
+import ReveilleCalendar
+import ReveilleModel
+import ReveilleRules
 
 /// What the alarm dialog's fields hold, as the person sees and types them, and the request
 /// they make: read with the CLI's rules (`InputParser`, `FieldInput`), a refusal naming the

@@ -2,6 +2,7 @@ import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
+import ReveilleRules
 
 /// What the window says of an alarm or a timer: pure functions of the record and the time,
 /// in the user's language and clock (`LC_TIME`: 19:30 or 7:30 PM).

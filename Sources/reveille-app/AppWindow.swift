@@ -3,6 +3,9 @@ import FoundationEssentials
 import ReveilleBus
 import ReveilleCore
 import ReveilleKit
+import ReveilleModel
+import ReveilleRules
+import SystemPackage
 
 /// The main window: the agent's alarms as they change (its update subscription), split into
 /// what rings now, the person's alarms, apps' alarms (read-only) and timers; every change the

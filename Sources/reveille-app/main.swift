@@ -4,6 +4,7 @@ import Glibc
 import ReveilleBus
 import ReveilleCore
 import SystemPackage
+import ReveilleModel
 
 /// The UI files' text, read once at start from the GResource bundle compiled into the binary
 /// (`AppResources.swift`, made by scripts/app-resources from `Resources/*.ui`).

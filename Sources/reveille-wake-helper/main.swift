@@ -3,6 +3,7 @@ import Logging
 import ReveilleCore
 import ReveilleWake
 import SystemPackage
+import ReveilleModel
 
 @main
 struct WakeHelperCommand: ParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import ReveilleCore
 import ReveilleKit
+import ReveilleRules
 
 @main
 struct Reveille: AsyncParsableCommand {

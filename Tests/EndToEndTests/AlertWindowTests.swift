@@ -4,6 +4,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
 
 /// The alert window (reveille-alert) under Xvfb: opened by the agent while an alarm rings and
 /// its notification cannot be seen or answered, answered with the keyboard through the

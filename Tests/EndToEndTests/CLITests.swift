@@ -3,6 +3,8 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleModel
+import ReveilleRules
 
 /// The commands a person reaches for, end to end: what each says it did, the new commands,
 /// and one exit-status convention.

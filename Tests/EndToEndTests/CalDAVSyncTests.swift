@@ -3,6 +3,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
 
 /// Two machines: two agents in two private sessions with separate state folders, each with
 /// its own Secret Service (gnome-keyring), syncing through a real Radicale on loopback.

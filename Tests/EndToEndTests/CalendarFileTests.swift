@@ -3,6 +3,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
 
 /// `reveille export` and `reveille import` end to end: two sessions with separate state
 /// folders, the file between them, and calendars other programs wrote.

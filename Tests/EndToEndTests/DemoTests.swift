@@ -3,6 +3,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
 
 /// `make run`, the README's first command: with no desktop session it shows the alarm on a
 /// private demo desktop and stops everything again; in a session it says how to stop the

@@ -6,6 +6,7 @@ import ReveilleCore
 import ReveilleTestSupport
 import ReveilleTestTraits
 import SystemPackage
+import ReveilleRules
 
 /// The agent's direct line (issue 49: the user's `reveille stop` under a bus flood): the user's
 /// tools reach the agent on a socket of its own, so a bus daemon busy with others' floods, or

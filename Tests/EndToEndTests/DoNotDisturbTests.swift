@@ -3,6 +3,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
 
 /// Each real server's Do Not Disturb, switched as a person switches it: the reach the agent
 /// computes (its log), and what becomes of the alert: answered with a click on the server's

@@ -3,6 +3,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleTestSupport
 import ReveilleCore
+import ReveilleRules
 
 extension ConsoleTranscript: CustomTestStringConvertible {}
 

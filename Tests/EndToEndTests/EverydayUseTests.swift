@@ -3,6 +3,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleModel
 
 /// Issue 27, "Everyday use", end to end: watch on a pseudo-terminal, edit and skip through the
 /// agent, the installed completion and the package's copyright.

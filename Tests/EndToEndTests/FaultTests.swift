@@ -5,6 +5,8 @@ import ReveilleCore
 import ReveilleTestSupport
 import ReveilleTimeZone
 import SystemPackage
+import ReveilleModel
+import ReveilleRules
 
 /// Faults under load. `REVEILLE_LONG_TESTS=1` runs the long variants (1,000 mutations,
 /// 10,000 fuzz cases); the default counts keep `make test` short.

@@ -5,6 +5,7 @@ import ReveilleBus
 import ReveilleCore
 import ReveilleTestSupport
 import SystemPackage
+import ReveilleRules
 
 /// The one gate of every object the agent exports (issue 43: N1, N2): every door on a live
 /// agent, listed by introspection, refuses a caller it cannot identify, the panel's doors refuse

@@ -3,6 +3,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
 
 @Suite("History end to end", .waitsOnItsOwnThread)
 struct HistoryEndToEndTests {

@@ -3,6 +3,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
 
 /// What a hostile or careless app can do over D-Bus, driven by `hostile-client.py` (Debian's
 /// python3-dbus): every limit holds and says which limit it is.

@@ -4,6 +4,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
 
 /// Who a caller is when the process id the bus recorded for its connection names another
 /// process: a sandboxed process connects, hands the connection to a child and exits, and its

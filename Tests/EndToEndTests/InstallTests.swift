@@ -3,6 +3,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
 
 @Suite("Install and D-Bus activation", .waitsOnItsOwnThread)
 struct InstallTests {

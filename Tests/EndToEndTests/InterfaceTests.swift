@@ -3,6 +3,8 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
+import ReveilleSystem
 
 @Suite("D-Bus interface and CLI end to end", .waitsOnItsOwnThread)
 struct InterfaceTests {

@@ -4,6 +4,8 @@ import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTimeZone
 import ReveilleTestSupport
+import ReveilleModel
+import ReveilleRules
 
 /// /etc/localtime as a regular file, a copy of a zone's data (container images, some
 /// installers): the agent reads its zone and follows it when it is rewritten or replaced.

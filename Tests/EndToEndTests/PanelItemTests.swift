@@ -3,6 +3,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
 
 /// The panel item (StatusNotifierItem + dbusmenu) against a recording StatusNotifierWatcher on
 /// the private bus, which reads the item and its menu as a panel does and clicks as a person would.

@@ -5,6 +5,8 @@ import ReveilleCore
 import ReveilleTimeZone
 import ReveilleTestSupport
 import SystemPackage
+import ReveilleModel
+import ReveilleRules
 
 @Suite("Persistence and time end to end", .waitsOnItsOwnThread)
 struct PersistenceTests {

@@ -5,6 +5,8 @@ import ReveilleCore
 import ReveilleTimeZone
 import ReveilleTestSupport
 import SystemPackage
+import ReveilleModel
+import ReveilleRules
 
 /// A state folder the agent cannot write: it starts all the same, rings what it has, answers
 /// Stop, and says once (log, notice, each refused change's error) that changes cannot be saved.

@@ -3,6 +3,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
 
 /// The alert path against real notification servers, started by D-Bus activation on a
 /// private bus and display as Debian starts them: what the recording server cannot show.

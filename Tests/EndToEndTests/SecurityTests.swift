@@ -3,6 +3,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
 
 /// What a hostile or careless client or file must not achieve.
 @Suite("Security end to end", .waitsOnItsOwnThread)

@@ -3,6 +3,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
 
 /// Sound against a real PulseAudio with a null sink, heard through its monitor.
 @Suite("Sound end to end", .waitsOnItsOwnThread)

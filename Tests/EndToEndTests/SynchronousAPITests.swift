@@ -3,6 +3,7 @@ import Testing
 import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
 
 /// AlarmKit's synchronous calls (`alarms`, `authorizationState`, cancel, stop, countdown,
 /// pause, resume), made by reveille-test-app from the main thread, a plain thread and the

@@ -6,6 +6,9 @@ import ReveilleBus
 import ReveilleCore
 import ReveilleTimeZone
 import SystemPackage
+import Logging
+import ReveilleModel
+import ReveilleRules
 
 /// The runtime in process: one queue of events, followers that only read, no re-entry; its
 /// store in a folder of the test's own, its clock virtual.

@@ -8,6 +8,8 @@ import ReveilleCore
 import ReveilleKit
 @testable import ReveilleSound
 import SystemPackage
+import ReveilleModel
+import ReveilleRules
 
 /// The D-Bus service with the real runtime, sounder and authorizer, in process, on virtual
 /// time: calls from named clients go in through the wire's decoder, and every reply, error and

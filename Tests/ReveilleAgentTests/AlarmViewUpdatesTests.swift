@@ -4,6 +4,8 @@ import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleCore
 import ReveilleTimeZone
+import ReveilleModel
+import ReveilleRules
 
 /// What each subscriber's view learns from a change, in process: only what changed, only
 /// what it may see, and an app learns nothing of other apps' changes.

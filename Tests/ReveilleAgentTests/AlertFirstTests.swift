@@ -8,6 +8,8 @@ import ReveilleCore
 @testable import ReveilleNotifications
 @testable import ReveilleSound
 import SystemPackage
+import ReveilleModel
+import ReveilleRules
 
 /// The firing path sends the alert first: at the instant the sound plays and the Notify is
 /// sent, and the other followers and the save wait until the notification server answered it

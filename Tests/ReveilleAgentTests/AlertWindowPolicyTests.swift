@@ -5,6 +5,10 @@ import Testing
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
 @testable import ReveilleAlertWindow
+import Foundation
+import ReveilleModel
+import ReveilleRules
+import ReveilleSystem
 
 /// When alert windows open and close: events in, effects out.
 @Suite("Alert window policy")

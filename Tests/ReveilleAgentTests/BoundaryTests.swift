@@ -4,6 +4,8 @@ import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// The agent's budgets and who-is-calling rules, in process.
 @Suite("Agent boundary")

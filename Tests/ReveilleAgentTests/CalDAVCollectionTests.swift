@@ -9,6 +9,7 @@ import ReveilleCore
 import ReveilleModel
 @testable import ReveilleSync
 import ReveilleTestSupport
+import ReveilleRules
 
 /// The CalDAV client against a real server (Radicale on loopback) and against a hostile one.
 @Suite("CalDAV client", .serialized, .waitsOnItsOwnThread)

@@ -6,6 +6,8 @@ import ReveilleTestSupport
 @testable import ReveilleAgentRuntime
 import ReveilleBus
 @testable import ReveillePanel
+import ReveilleModel
+import ReveilleRules
 
 /// What one client may cost at the gate (`ClientBudget`), and the panel menu's answers bounded
 /// by the menu whatever a call names (issue 43, N1).

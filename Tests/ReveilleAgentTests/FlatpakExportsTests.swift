@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
+import ReveilleModel
 
 /// Which exported `Exec` lines the agent runs for a Flatpak app opening itself.
 @Suite("Flatpak exports")

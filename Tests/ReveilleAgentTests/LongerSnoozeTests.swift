@@ -4,6 +4,8 @@ import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleCore
 import ReveilleTimeZone
+import ReveilleModel
+import ReveilleRules
 
 /// Issue 27: an alert offers a longer snooze as a third button where the server draws buttons a
 /// click answers, and only for an alarm whose second button snoozes.

@@ -4,6 +4,7 @@ import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleCore
 import ReveilleTimeZone
+import ReveilleModel
 
 /// Issue 27: the Missed notice says how long the alarm really rang (a 5 s ring limit once read
 /// "for 1 minute").

@@ -7,6 +7,10 @@ import ReveilleBus
 import ReveilleCore
 @testable import ReveillePanel
 import ReveilleTestSupport
+import ReveilleModel
+import SystemPackage
+import Logging
+import ReveilleRules
 
 /// The panel item keeps its countdown's text current with a timer of the agent's clock: on
 /// virtual time in tests, and only while a countdown shows.

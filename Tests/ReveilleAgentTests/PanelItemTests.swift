@@ -6,6 +6,8 @@ import ReveilleBus
 import ReveilleCore
 @testable import ReveillePanel
 import ReveilleTimeZone
+import ReveilleModel
+import ReveilleRules
 
 /// The panel item's rules, in process: which alarm it shows, in the notification's words, the
 /// menu each state offers, when its text changes, and menu ids that a stale click cannot misuse.

@@ -4,6 +4,8 @@ import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleCore
 import ReveilleTimeZone
+import ReveilleModel
+import ReveilleRules
 
 /// The notifications' rules in process: the machine gets the alarms' changes and the
 /// server's answers, and the tests read what it asks the server and the timers to do.

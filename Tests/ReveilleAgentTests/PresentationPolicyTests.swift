@@ -6,6 +6,9 @@ import ReveilleCore
 @testable import ReveilleNotifications
 @testable import ReveilleSound
 import ReveilleTimeZone
+import ReveilleBus
+import ReveilleModel
+import ReveilleRules
 
 /// The presenter's rules, in process: what a notification says and offers, when a countdown's
 /// text changes, and what a close while ringing leads to.

@@ -5,6 +5,7 @@ import Testing
 import ReveilleBus
 import ReveilleCore
 @testable import ReveilleKit
+import ReveilleRules
 
 /// The agent's bus in process: calls are encoded as the client library encodes them
 /// (`AgentClient.wire`), serialized and read back as the registration reads a peer's

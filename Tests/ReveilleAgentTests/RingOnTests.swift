@@ -5,6 +5,8 @@ import Testing
 import ReveilleBus
 import ReveilleCore
 @testable import ReveilleSound
+import ReveilleModel
+import ReveilleRules
 
 /// Where alarms ring (`ringOn`), as read from the settings and as chosen among the sinks there are.
 @Suite("Ring on")

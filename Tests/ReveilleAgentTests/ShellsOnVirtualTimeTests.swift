@@ -6,6 +6,8 @@ import ReveilleBus
 import ReveilleCore
 @testable import ReveilleSound
 import SystemPackage
+import ReveilleModel
+import ReveilleRules
 
 /// The agent as it is assembled, with its real presenter and sounder, in process, on virtual time: a recording
 /// notification server and a recording sound server stand in for the peers, and an hour

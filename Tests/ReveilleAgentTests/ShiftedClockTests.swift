@@ -4,6 +4,7 @@ import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+import ReveilleRules
 
 /// The tests' shifted clock, a decorator of another clock (here the virtual one): it reads
 /// the base clock plus its file's seconds, arms the base's timers that much earlier, and reads

@@ -4,6 +4,8 @@ import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleCore
 @testable import ReveilleSound
+import Logging
+import ReveilleModel
 
 /// The sounder's rules on virtual time: streams follow the alarms, the next alarm's stream is
 /// prepared ahead, an ended stream comes back after growing pauses, a lost sound server is

@@ -4,6 +4,7 @@ import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleBus
 @testable import ReveilleSound
+import ReveilleModel
 
 /// The Sound Theme spec's rules, one test each, on theme folders made for the test.
 @Suite("Sound theme lookup")

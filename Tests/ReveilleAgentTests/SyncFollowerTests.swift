@@ -10,6 +10,8 @@ import ReveilleModel
 import ReveilleTestSupport
 import ReveilleTimeZone
 import SystemPackage
+import ReveilleRules
+import Logging
 
 /// Two "machines" in process: each a runtime with its own store and virtual clock and a sync
 /// follower, syncing through one real Radicale collection.

@@ -4,6 +4,8 @@ import Testing
 import ReveilleCore
 @testable import ReveilleRules
 import ReveilleTimeZone
+import ReveilleModel
+import ReveilleBus
 
 /// The upcoming-alarm notice's rules (issue 52), in process: which alarms show one and when,
 /// what it says, that a closed one stays closed for its occurrence, and what Skip does.

@@ -8,6 +8,7 @@ import ReveilleCore
 @testable import ReveilleSound
 import ReveilleTimeZone
 import SystemPackage
+import ReveilleRules
 
 /// A new folder of the test's own, private to the user, for a store.
 func privateFolder(_ prefix: String) throws -> FilePath {

@@ -6,6 +6,8 @@ import ReveilleCore
 import ReveilleTimeZone
 import ReveilleWake
 import SystemPackage
+import ReveilleModel
+import ReveilleRules
 
 /// When the machine wakes for alarms, and what the wake helper accepts, in process.
 @Suite("Wake rules")

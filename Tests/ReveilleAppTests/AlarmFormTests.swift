@@ -5,6 +5,9 @@ import ReveilleKit
 import ReveilleTimeZone
 import SystemPackage
 @testable import reveille_app
+import ReveilleCalendar
+import ReveilleModel
+import ReveilleRules
 
 /// The dialog's fields and the request they make: read with the CLI's rules, refused naming
 /// the field, and only what the person changed is changed (C locale, UTC).

@@ -3,6 +3,8 @@ import Testing
 import ReveilleCore
 import ReveilleKit
 @testable import reveille_app
+import ReveilleModel
+import ReveilleRules
 
 /// What the settings page shows as the agent's answers come, in the orders a loaded machine
 /// brings them (C locale).

@@ -3,6 +3,8 @@ import Foundation
 import Testing
 @testable import reveille
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// What the CLI makes of its arguments, in process: each command's parse, and the option rules
 /// that build an alarm request. No agent, no bus: milliseconds.

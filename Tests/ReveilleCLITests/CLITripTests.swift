@@ -3,6 +3,8 @@ import Foundation
 import Testing
 @testable import reveille
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// Issue 40, "where a person trips": what the CLI made of unquoted times, negative lengths,
 /// options that contradict each other, and a date given to a repeating alarm, in process.

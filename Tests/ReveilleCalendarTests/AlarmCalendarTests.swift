@@ -4,6 +4,7 @@ import Testing
 import ReveilleCore
 import ReveilleModel
 import ReveilleTimeZone
+import ReveilleRules
 
 private func zone(_ name: String) -> GLibTimeZone { GLibTimeZone(identifier: name)! }
 private func zones(_ name: String) -> (any TimeZoneRules)? { GLibTimeZone(identifier: name) }

@@ -1,6 +1,7 @@
 import Testing
 @testable import ReveilleCalendar
 import ReveilleModel
+import FoundationEssentials
 
 /// Reveille's monthly, yearly and every-few-days repeats as the RRULEs other calendars read:
 /// a day some months lack is the last of the days up to it, as Reveille rings it.

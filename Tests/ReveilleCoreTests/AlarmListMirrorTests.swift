@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReveilleCore
 @testable import ReveilleRules
+import ReveilleModel
 
 /// A client's copy of the alarms, kept from the list and the updates that follow it.
 @Suite("Alarm list mirror")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReveilleCore
 @testable import ReveilleRules
+import ReveilleModel
 
 /// Issue 27: monthly and yearly repeats and "every N days" (Reveille extensions), tested as
 /// weekly is: across month ends, leap years and both daylight-saving transitions.

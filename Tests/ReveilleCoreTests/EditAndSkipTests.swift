@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReveilleCore
 @testable import ReveilleRules
+import ReveilleModel
 
 /// Issue 27: an edit changes only what it names, and a skip can be undone.
 extension AlarmEngineTests {

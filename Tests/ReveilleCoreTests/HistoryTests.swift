@@ -4,6 +4,7 @@ import Testing
 @testable import ReveilleCore
 @testable import ReveilleRules
 import SystemPackage
+import ReveilleModel
 
 /// The history in process: what the engine reports as an occurrence ends, the bounds, and
 /// how a file's lines are read.

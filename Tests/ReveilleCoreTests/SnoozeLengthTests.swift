@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReveilleCore
 @testable import ReveilleRules
+import ReveilleModel
 
 /// Issue 27: a snooze for a length chosen at the moment (`reveille snooze ID 20m`, the alert's
 /// longer snooze, `Snooze` on the bus), bounded wherever it enters.

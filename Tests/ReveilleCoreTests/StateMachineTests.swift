@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReveilleCore
 @testable import ReveilleRules
+import ReveilleModel
 
 @Suite("State machine")
 struct StateMachineTests {

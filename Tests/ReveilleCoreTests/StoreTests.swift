@@ -4,6 +4,7 @@ import SystemPackage
 import Testing
 @testable import ReveilleCore
 @testable import ReveilleRules
+import ReveilleModel
 
 @Suite("Store")
 struct StoreTests {

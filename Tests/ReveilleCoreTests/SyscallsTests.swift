@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ReveilleCore
 import SystemPackage
+import ReveilleSystem
 
 /// The typed system calls: kinds and sizes read right, failures thrown as `Errno`, no `errno`
 /// read by a caller.

@@ -2,6 +2,7 @@ import Foundation
 @testable import ReveilleCore
 @testable import ReveilleRules
 import ReveilleTimeZone
+import ReveilleModel
 
 /// A zone of the system's tz database, as the agent and the CLI read it.
 func zone(_ identifier: String) -> GLibTimeZone { GLibTimeZone(identifier: identifier)! }

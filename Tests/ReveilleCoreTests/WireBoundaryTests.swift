@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReveilleCore
 @testable import ReveilleRules
+import ReveilleModel
 
 /// The agent's boundary in process: every method's arguments decode within `WireLimits`,
 /// and no value, however large, traps while it is refused.

@@ -4,6 +4,9 @@ import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
+import ReveilleSystem
 
 /// Who each connection on the bus is. A Flatpak sandbox's app id always wins; an
 /// unconfined client that says Hello is that app (its systemd app unit's id wins over the

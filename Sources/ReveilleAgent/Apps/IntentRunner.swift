@@ -4,6 +4,7 @@ import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
 import ReveilleSound
+import ReveilleModel
 
 /// Carries out a button's intent without the app: opens an app, or runs a command.
 @GLibActor

@@ -1,6 +1,7 @@
 import ReveilleCore
 import FoundationEssentials
 import Glibc
+import ReveilleSystem
 
 /// When processes started, in the kernel's clock ticks since boot (`CLOCK_BOOTTIME`, as
 /// `/proc/PID/stat` gives them): a process id names one process only between its start and

@@ -2,6 +2,8 @@ import FoundationEssentials
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+import ReveilleRules
+import ReveilleSystem
 
 /// The machine's clocks: the wall clock, the zone `LocalTimeZone` follows, the GLib loop's
 /// timeouts and a `timerfd`. Nothing of the tests' shifted clock: that is `ShiftedClock`,

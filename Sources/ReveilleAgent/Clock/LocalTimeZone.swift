@@ -2,6 +2,7 @@ import FoundationEssentials
 import ReveilleBus
 import ReveilleCore
 import ReveilleTimeZone
+import ReveilleRules
 
 /// The time zone relative alarms follow: `TZ` when set, else the zone `/etc/localtime` holds,
 /// a link into the tz database or a regular file (`GLibTimeZone.local(environment:localtime:)`,

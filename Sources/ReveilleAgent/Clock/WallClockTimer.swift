@@ -4,6 +4,8 @@ import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
 import SystemPackage
+import ReveilleModel
+import ReveilleSystem
 
 /// One wall-clock timer on `timerfd` (CLOCK_REALTIME, absolute, TFD_TIMER_CANCEL_ON_SET),
 /// watched by the GLib loop. It wakes exactly at the armed instant and also when the wall

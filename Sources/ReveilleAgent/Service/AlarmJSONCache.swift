@@ -2,6 +2,8 @@ import FoundationEssentials
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// Each alarm's JSON, kept until the alarm changes: listing 10,000 alarms is then a
 /// concatenation rather than 10,000 encodings. One alarm per line (`JSONLines`), each as

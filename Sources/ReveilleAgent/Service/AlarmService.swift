@@ -7,6 +7,8 @@ import ReveilleCore
 import ReveilleSound
 import ReveilleSync
 import ReveilleWakeUp
+import ReveilleModel
+import ReveilleRules
 
 /// The agent's D-Bus interface (`AgentInterface`): decodes calls, hands changes to the
 /// runtime as events, answers reads from the alarms it follows, and answers with JSON or a named

@@ -1,5 +1,7 @@
 import FoundationEssentials
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// What each view of the alarms learns from a change: the user's tools see every alarm, an
 /// app only its own (and nothing of other apps' changes, not even that they happened).

@@ -1,4 +1,6 @@
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// The calls that wait for the user's decision on an app, bounded by count and by bytes of
 /// their arguments, per connection, per app and in all (`WireLimits`): an app nobody has

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import ReveilleCore
+import ReveilleRules
 
 /// Which ringing alarms have an alert window: pure, events in, effects out. A window is wanted
 /// for each ringing alarm while the setting asks for one (`auto`: the notification's reach is

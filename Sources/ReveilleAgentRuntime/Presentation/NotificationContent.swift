@@ -1,6 +1,8 @@
 import FoundationEssentials
 import ReveilleBus
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// Every notification the agent shows, rendered in one place: an alarm's alert, live
 /// countdown (AlarmKit's `AlarmPresentation.Countdown`) or paused countdown; the notice of a

@@ -1,6 +1,8 @@
 import FoundationEssentials
 import Logging
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// The rules of the alarms' notifications as a value: events in (an alarm changed, the server
 /// answered or closed a notification, a button was pressed, the server came or went, a timer

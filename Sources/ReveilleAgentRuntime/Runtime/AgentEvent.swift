@@ -1,6 +1,8 @@
 import FoundationEssentials
 import ReveilleBus
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// Everything that can move the alarms, as the one kind of input `AgentRuntime.receive` takes.
 package enum AgentEvent {

@@ -2,6 +2,9 @@ import FoundationEssentials
 import Logging
 import ReveilleBus
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
+import SystemPackage
 
 /// Owns the alarms: the engine, the store and the wall-clock timer; the only thing that moves
 /// them. Every input is an `AgentEvent` on one queue (`receive`); each is handed to the engine,

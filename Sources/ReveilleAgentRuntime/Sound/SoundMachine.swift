@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Logging
 import ReveilleCore
+import ReveilleModel
 
 /// The sounder's rules, pure: which alarm has a stream, when the next alarm's stream is
 /// opened corked ahead of its instant, when a stream that ended is started again (with growing

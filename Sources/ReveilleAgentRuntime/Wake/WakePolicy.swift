@@ -1,5 +1,7 @@
 import FoundationEssentials
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// When the machine must wake from suspend for the alarms: pure, so it is tested in process.
 package struct WakePolicy: Sendable {

@@ -1,4 +1,5 @@
 import Glibc
+import ReveilleRules
 
 /// Whether times are shown with a 12-hour clock (7:30 PM) or a 24-hour one (19:30), as the
 /// user's `LC_TIME` says (its `T_FMT`); ISO 8601 output (`--json`, `next`) is never affected.

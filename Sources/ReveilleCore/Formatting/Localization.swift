@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Synchronization
 import SystemPackage
+import ReveilleSystem
 
 /// Where the running binary's data is: found from the binary itself, never from the current
 /// folder. `argv[0]` is only `reveille` when the shell found it through PATH, so the kernel's

@@ -1,4 +1,5 @@
 import Logging
+import ReveilleRules
 
 extension Logger {
     /// Logs one of the engine's lines (`AlarmEngine.Effect.log`) at its level.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleRules
 
 /// A history's lines: what one holds, which are read back, and what a client is shown.
 extension AlarmHistory {

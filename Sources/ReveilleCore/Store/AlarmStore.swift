@@ -4,6 +4,9 @@ import Glibc
 #endif
 import Logging
 import SystemPackage
+import ReveilleModel
+import ReveilleRules
+import ReveilleSystem
 
 /// The alarms on disk: a snapshot, `alarms.json` (atomic, 0600, one alarm per line), and a
 /// journal, `alarms.journal`, of the changes made since, one JSON line each. A change costs one

@@ -2,6 +2,7 @@ import FoundationEssentials
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
+import ReveilleSystem
 #endif
 
 /// Replaces a file's content so that a crash at any point leaves either the old or the

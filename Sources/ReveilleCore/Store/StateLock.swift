@@ -2,6 +2,7 @@ import FoundationEssentials
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
+import ReveilleSystem
 #endif
 
 /// An exclusive hold on the state folder, so that only one agent reads and writes the alarms

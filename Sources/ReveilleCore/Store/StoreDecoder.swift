@@ -1,6 +1,9 @@
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
+import ReveilleModel
+import ReveilleRules
+import ReveilleSystem
 #endif
 
 /// A part of the store that could not be read: one line (the alarm it held is lost, the

@@ -1,3 +1,5 @@
+import ReveilleModel
+import ReveilleRules
 /// Reading a call from what the bus delivered: in Core, beside the rules, because a refusal
 /// is worded in the user's language (`AlarmError.worded`).
 extension AgentCall {

@@ -1,3 +1,5 @@
+import ReveilleRules
+import ReveilleModel
 /// A history entry in the user's words, for the CLI's `history` and the app's History page.
 extension AlarmHistory.Entry {
     /// How the occurrence ended, with the app that ended it when it was not the user:

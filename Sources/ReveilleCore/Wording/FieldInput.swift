@@ -1,5 +1,7 @@
 import FoundationEssentials
 import Glibc
+import ReveilleModel
+import ReveilleRules
 
 /// A value typed into a named field (a CLI option, a dialog's field) that is refused: the
 /// field's name, what was typed and what is accepted, in the user's words.

@@ -1,4 +1,6 @@
 import FoundationEssentials
+import ReveilleModel
+import ReveilleRules
 
 extension InputError: CustomStringConvertible {
     /// The refusal in the user's words: the text, what it was read as, what is accepted.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 /// One alarm's new value, or its end (`record == nil`): what the store journals and what
 /// the agent's parts are told after each change.

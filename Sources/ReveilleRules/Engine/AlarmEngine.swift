@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 /// The agent's alarms and every rule that moves them, as a value: events in, effects out.
 ///

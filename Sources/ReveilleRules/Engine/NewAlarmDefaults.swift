@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 /// What the person chose for the alarms they make without saying (the agent's `sound`, `snooze`
 /// and `ringLimit` settings). Applied once, when a client asks for such an alarm (the agent's

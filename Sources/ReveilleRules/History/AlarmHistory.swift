@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 /// What became of each occurrence that ended: it rang and was answered (how, by whom), rang
 /// unanswered to its ring limit, or was never rung (due while nothing could ring it). Oldest

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 /// The order in which alarms are listed: alerting first, then counting down, scheduled and
 /// paused, each by the instant it next acts, then by id. The agent's `List` and a client

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 /// What a list of alarms shows of each: read from the same JSON as `AlarmRecord`, but
 /// skipping the countdown and paused presentations, the metadata and the stop intent, which a

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 /// Reads the times, dates, durations and weekday lists people type.
 package enum InputParser {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 /// A calendar day without a time zone, with integer day arithmetic
 /// (Howard Hinnant's days-from-civil algorithms, proleptic Gregorian).

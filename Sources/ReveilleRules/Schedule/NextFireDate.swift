@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 extension Alarm.Schedule {
     /// The first instant strictly after `instant` at which this schedule alerts, or `nil`

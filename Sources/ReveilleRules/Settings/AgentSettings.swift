@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 /// The person's settings for the agent: what `settings.json` in the config folder holds, and
 /// what the agent's `Settings` and `SetSettings` methods carry. Every key is optional in the

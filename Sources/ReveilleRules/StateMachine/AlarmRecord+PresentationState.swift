@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 extension AlarmRecord {
     /// The presentation state, or `nil` while merely scheduled (nothing is shown).

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 /// The operations a person or an app can apply to an alarm.
 package enum AlarmAction: String, Codable, Sendable, CaseIterable {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 extension AlarmRequest {
     /// The latest fixed instant, still the year 9999 in every zone: 9999-12-31T23:59:59 at UTC+14.

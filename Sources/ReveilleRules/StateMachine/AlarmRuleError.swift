@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 /// Why a change to an alarm was refused, with what the refusal names. The rules say no in
 /// data; Core words it for the person or app that asked (`AlarmError(_:)`).

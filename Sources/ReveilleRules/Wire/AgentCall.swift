@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 /// One method call of the agent's interface, decoded once from what the bus delivered and
 /// bounded by `WireLimits` before anything allocates in proportion to it. A configuration

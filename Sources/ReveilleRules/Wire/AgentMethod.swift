@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 /// One method of the agent's interface (`AgentInterface`), whole: its name and arguments with
 /// their bounds, its reply, how it is read into an `AgentCall` and written back, and what the

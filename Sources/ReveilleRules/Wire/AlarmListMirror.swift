@@ -1,4 +1,5 @@
 import FoundationEssentials
+import ReveilleModel
 
 /// A client's copy of the alarms it may see, kept current from the agent: the list
 /// `Subscribe` returns, then each `AlarmsUpdated`. Updates that arrive before the list (the

@@ -3,6 +3,7 @@ import FoundationEssentials
 import ReveilleTimeZone
 import ReveilleCore
 import ReveilleKit
+import ReveilleRules
 
 /// `reveille add`: an alarm at a time of day (repeating on --days) or at a date.
 struct Add: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import ReveilleCore
 import ReveilleKit
+import ReveilleRules
 
 /// A command that applies one `AlarmAction` to one alarm and says which alarm it acted on.
 protocol AlarmActionCommand: AsyncParsableCommand {

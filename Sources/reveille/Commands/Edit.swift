@@ -3,6 +3,7 @@ import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
+import ReveilleRules
 
 /// `reveille edit`: change an alarm's time, days, title, sound... keeping its id.
 struct Edit: AsyncParsableCommand {

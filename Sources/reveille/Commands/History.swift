@@ -3,6 +3,7 @@ import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
+import ReveilleRules
 
 /// `reveille history`: what rang, for how long, how it was answered, and what was missed.
 struct History: AsyncParsableCommand {

@@ -6,6 +6,7 @@ import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
 import SystemPackage
+import ReveilleRules
 
 /// `reveille import`: the reminders of an iCalendar file as alarms, shown before they are added.
 struct Import: AsyncParsableCommand {

@@ -2,6 +2,8 @@ import ArgumentParser
 import FoundationEssentials
 import ReveilleTimeZone
 import ReveilleCore
+import ReveilleRules
+import ReveilleModel
 
 /// `reveille next`: check a schedule before trusting it, like `systemd-analyze calendar`.
 struct Next: ParsableCommand {

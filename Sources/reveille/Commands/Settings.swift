@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
+import ReveilleRules
 
 /// `reveille settings`: the agent's settings, shown, or changed through the agent.
 struct Settings: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
+import ReveilleRules
 
 /// `reveille sounds`: every sound name the agent can ring.
 struct Sounds: AsyncParsableCommand {

@@ -3,6 +3,8 @@ import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
+import ReveilleRules
+import ReveilleSystem
 
 /// `reveille status`: the next alarm, and whether it will wake the machine from suspend.
 struct Status: AsyncParsableCommand {

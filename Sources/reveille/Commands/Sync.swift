@@ -6,6 +6,8 @@ import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
 import SystemPackage
+import ReveilleRules
+import ReveilleSystem
 
 /// `reveille sync`: your alarms on every computer, through your calendar server (CalDAV).
 struct Sync: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
+import ReveilleRules
 
 /// `reveille timer`: a countdown that rings when it reaches zero.
 struct Timer: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import FoundationEssentials
 import ReveilleTimeZone
 import ReveilleCore
 import ReveilleKit
+import ReveilleRules
 
 /// `reveille watch`: a live view in a terminal; a line (or JSON object) per change otherwise.
 struct Watch: AsyncParsableCommand {

@@ -4,6 +4,8 @@ import ReveilleBus
 import ReveilleCore
 import ReveilleKit
 import SystemPackage
+import ReveilleSystem
+import ReveilleRules
 
 /// The CLI's way to the agent: runs a request, and when no agent is running starts
 /// `reveille-agent` from beside this binary, says so, and tries once more.

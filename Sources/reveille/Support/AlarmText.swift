@@ -3,6 +3,7 @@ import SystemPackage
 import ReveilleTimeZone
 import ReveilleCore
 import ReveilleKit
+import ReveilleRules
 
 /// How the CLI shows an alarm: one table row, a detail block, or a JSON object.
 struct AlarmSummary: Encodable, Equatable {

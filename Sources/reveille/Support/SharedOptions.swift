@@ -5,6 +5,7 @@ import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
+import ReveilleRules
 
 /// `--json`, for every command that prints alarms.
 struct OutputOptions: ParsableArguments {

@@ -1,5 +1,7 @@
 import Foundation
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 
 /// A private desktop session for one test: a dbus-daemon, a notification server and a sound
 /// server, all on addresses inside a temporary folder, all stopped by PID when the session

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleRules
 
 // reveille-demo: what `make run` shows where there is no desktop session. A private desktop
 // (dbus-daemon, Xvfb, dunst started by D-Bus activation, PulseAudio with a null sink), the

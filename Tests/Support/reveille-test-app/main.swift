@@ -15,6 +15,8 @@ import ReveilleBus
 import ReveilleCore
 import ReveilleKit
 import Synchronization
+import ReveilleRules
+import ReveilleSystem
 
 /// What the tests attach to alarms, to prove metadata round-trips.
 struct Recipe: AlarmMetadata {

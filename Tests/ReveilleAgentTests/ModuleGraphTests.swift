@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// What each module may use is what Package.swift declares, as SwiftPM reads the manifest
+/// (`swift package dump-package`), and each file imports what it uses (the compiler checks that:
+/// every target builds with `MemberImportVisibility`). No module of the project re-exports
+/// another, so a module's imports are its dependencies, not what a re-export brought along.
+@Suite("The module graph")
+struct ModuleGraphTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    struct Target { var name: String; var folder: URL; var dependencies: Set<String> }
+
+    /// The package's targets as SwiftPM reads Package.swift, each with the modules it declares.
+    static func targets() throws -> [Target] {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("reveille-manifest-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // A scratch folder of its own: the build's is locked while its tests run.
+        process.arguments = ["swift", "package", "--package-path", repository.path, "--scratch-path", scratch.path, "dump-package"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "swift package dump-package failed (is swift on PATH?)")
+        struct Manifest: Decodable {
+            struct Target: Decodable {
+                var name: String; var type: String; var path: String?
+                var dependencies: [[String: [String?]]]
+            }
+            var targets: [Target]
+        }
+        return try JSONDecoder().decode(Manifest.self, from: data).targets.map { target in
+            let folder = target.path ?? (target.type == "test" ? "Tests/" : "Sources/") + target.name
+            // byName: [name, condition]; target: [name, condition]; product: [name, package, ...].
+            let names = target.dependencies.compactMap { $0.values.first?.first ?? nil }
+            return Target(name: target.name, folder: repository.appendingPathComponent(folder), dependencies: Set(names))
+        }
+    }
+
+    /// The modules the Swift files under `folder` import, each with the first file that does.
+    static func imports(in folder: URL) throws -> [String: String] {
+        var found: [String: String] = [:]
+        let paths = (try? FileManager.default.subpathsOfDirectory(atPath: folder.path)) ?? []
+        for path in paths.sorted() where path.hasSuffix(".swift") {
+            let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+            for match in text.matches(of: /(?m)^(?:@\w+\s+)?(?:(?:public|package|internal)\s+)?import\s+(\w+)/) where found[String(match.1)] == nil {
+                found[String(match.1)] = path
+            }
+        }
+        return found
+    }
+
+    @Test func everyModuleOfThePackageThatAFileImportsIsDeclared() throws {
+        let targets = try Self.targets()
+        #expect(targets.count > 30, "the manifest's targets are read")
+        let own = Set(targets.map(\.name))
+        for target in targets {
+            for (module, file) in try Self.imports(in: target.folder) where own.contains(module) && module != target.name {
+                #expect(target.dependencies.contains(module),
+                        "\(target.name)/\(file) imports \(module), which Package.swift does not name among \(target.name)'s dependencies")
+            }
+        }
+    }
+
+    /// ReveilleKit alone re-exports a module of its own: the model, the public types of its API
+    /// (AlarmKit's `Alarm`, `AlarmAttributes` ...), which an app uses with it.
+    @Test func noModuleReExportsAnotherOfTheProject() throws {
+        let targets = try Self.targets()
+        let own = Set(targets.map(\.name))
+        for target in targets {
+            let folder = target.folder
+            let paths = (try? FileManager.default.subpathsOfDirectory(atPath: folder.path)) ?? []
+            for path in paths where path.hasSuffix(".swift") {
+                let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+                for match in text.matches(of: /(?m)^@_exported\s+(?:(?:public|package)\s+)?import\s+(\w+)/) where own.contains(String(match.1)) {
+                    #expect(target.name == "ReveilleKit" && match.1 == "ReveilleModel", "\(target.name)/\(path) re-exports \(match.1)")
+                }
+            }
+        }
+    }
+}
