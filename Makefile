@@ -20,7 +20,7 @@ TEST_PACKAGES := $(DEB_PACKAGES) tmux locales bubblewrap python3-dbus python3-db
 	xdotool x11-utils wmctrl gnome-shell gjs xfconf dconf-service dconf-gsettings-backend \
 	pipewire pipewire-bin pipewire-pulse wireplumber \
 	xfce4-notifyd mate-notification-daemon lxqt-notificationd notification-daemon \
-	kded5 plasma-workspace plasma-desktop-data kwin-x11 \
+	kded5 plasma-workspace plasma-desktop-data kwin-x11 kwin-wayland layer-shell-qt qtwayland5 \
 	sway grim wayvnc mako-notifier sway-notification-center systemd jq \
 	radicale gnome-keyring libsecret-tools openssl at-spi2-core gir1.2-atspi-2.0 playerctl gnome-settings-daemon
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -82,7 +82,7 @@ test: deps-test build release locale
 ## test-desktops: only the suites that meet a real desktop: GNOME Shell, KDE Plasma (notifications,
 ## Do Not Disturb, the panel item, the lock screen's greeter), the alert window, the media player, the
 ## app window, PipeWire; what a new release of the desktops is tried with first
-DESKTOP_SUITES := GnomeShellTests|DoNotDisturbTests|PanelItemTests|MediaPlayerTests|LockScreenTests|AlertWindowTests|AlertWindowClickTests|AppWindowTests|PipeWireSoundTests|DunstTests|XfceNotifydTests
+DESKTOP_SUITES := GnomeShellTests|DoNotDisturbTests|PanelItemTests|MediaPlayerTests|LockScreenTests|WaylandLockScreenTests|AlertWindowTests|AlertWindowClickTests|AppWindowTests|PipeWireSoundTests|DunstTests|XfceNotifydTests
 test-desktops: deps-test build release locale
 	REVEILLE_BUILD_DIR=$$($(SWIFT) build $(RELEASE) --show-bin-path) \
 		SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=16 $(SWIFT) test --skip-build --filter '$(DESKTOP_SUITES)'
