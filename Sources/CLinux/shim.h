@@ -30,3 +30,10 @@ static inline void reveille_use_one_malloc_arena(void) { mallopt(M_ARENA_MAX, 1)
 // pidfd_open(2) (Linux 5.3), which glibc 2.36 does not wrap: a descriptor that polls readable
 // once process `pid` has exited. -1 (errno set) where the kernel has none.
 static inline int reveille_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+#include <fcntl.h>
+// O_PATH (Linux 2.6.39) is defined only under _GNU_SOURCE, which Swift's Glibc module does not set.
+#ifndef O_PATH
+#define O_PATH 010000000
+#endif
+static const int reveille_o_path = O_PATH;

@@ -64,22 +64,10 @@ package final class BusConnection {
         return String(cString: address)
     }
 
-    /// A new peer-to-peer connection (no bus between) to the server at `address`, which proves
-    /// this process's user to it (D-Bus's EXTERNAL authentication).
-    nonisolated static func connect(peerAddress address: String) throws(BusError) -> BusConnection {
-        var error: UnsafeMutablePointer<GError>?
-        guard let connection = g_dbus_connection_new_for_address_sync(address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT,
-                                                                      nil, nil, &error) else {
-            throw BusError(consuming: error)
-        }
+    /// A peer-to-peer connection a client made (`DirectLine.connect`; its reference is taken over).
+    nonisolated init(peerConnection connection: OpaquePointer) {
         g_dbus_connection_set_exit_on_close(connection, 0)
-        return BusConnection(connection: connection)
-    }
-
-    /// Whether this connection has a bus between it and its peers (the other kind is a
-    /// `DirectLine`'s, where calls name no destination).
-    package nonisolated var isMessageBus: Bool {
-        g_dbus_connection_get_flags(connection).rawValue & G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue != 0
+        self.connection = connection
     }
 
     /// `handler` hears the connection close (its `closed` signal); returns the handler's id for `disconnect`.
@@ -249,11 +237,8 @@ package final class BusConnection {
     /// `flushEvery` bytes have been queued the queue is flushed (`g_dbus_connection_flush_sync`;
     /// the bus daemon reads at once, whoever the recipients are), so what waits in this process
     /// stays within that many bytes however many recipients there are. Returns those it failed for.
-    /// On a peer-to-peer connection, `destinations` holds the peer's name once (a peer has no
-    /// name on the wire): the signal goes to the peer.
     package func emitSignal(to destinations: [String], path: String, interface: String, name: String,
                            arguments: [Variant], flushEvery: Int) -> [(destination: String, error: BusError)] {
-        let onBus = isMessageBus
         let parameters = g_variant_ref_sink(Variant.tuple(arguments).makeGVariant())
         defer { g_variant_unref(parameters) }
         let size = Int(g_variant_get_size(parameters))
@@ -261,7 +246,7 @@ package final class BusConnection {
         var failures: [(destination: String, error: BusError)] = []
         for destination in destinations {
             var error: UnsafeMutablePointer<GError>?
-            if g_dbus_connection_emit_signal(connection, onBus ? destination : nil, path, interface, name, parameters, &error) == 0 {
+            if g_dbus_connection_emit_signal(connection, destination, path, interface, name, parameters, &error) == 0 {
                 failures.append((destination, BusError(consuming: error)))
                 continue
             }

@@ -25,8 +25,10 @@ package final class DirectLine {
     }
 
     package static let maximumPeers = 32
+    /// A socket's path: `sockaddr_un`'s 108 bytes, less the terminating NUL.
+    package nonisolated static let maximumPathBytes = 107
     package static let maximumAuthenticating = 4
-    package static let authenticationSeconds: UInt32 = 2
+    package nonisolated static let authenticationSeconds: UInt32 = 2
     /// The prefix of every peer's name: `:reveille.N`, which no bus daemon gives (`:1.N`).
     package nonisolated static let namePrefix = ":reveille."
 
@@ -68,6 +70,11 @@ package final class DirectLine {
         self.path = path
         self.opened = opened
         self.closed = closed
+        // GLib would cut a longer path short and bind there, silently.
+        guard path.string.utf8.count <= Self.maximumPathBytes else {
+            throw BusError(name: "org.freedesktop.DBus.Error.InvalidArgs",
+                           message: "\(path) is \(path.string.utf8.count) bytes; a socket's path holds at most \(Self.maximumPathBytes)")
+        }
         let folder = path.removingLastComponent()
         guard let status = try? folder.status(followingLinks: false), status.kind == .directory,
               status.owner == CurrentProcess.userID, status.permissions & 0o077 == 0 else {
@@ -119,7 +126,12 @@ package final class DirectLine {
         let credentials = g_socket_get_credentials(g_socket_connection_get_socket(UnsafeMutablePointer(socketConnection)), nil)
         defer { if let credentials { g_object_unref(UnsafeMutableRawPointer(credentials)) } }
         let processID = credentials.map { g_credentials_get_unix_pid($0, nil) } ?? -1
-        guard let credentials, g_credentials_get_unix_user(credentials, nil) == CurrentProcess.userID, processID > 0 else {
+        // The user's own tools only: a sandboxed app (one that reaches the socket with Flatpak's
+        // access to the runtime folder), or a process whose sandbox cannot be told, calls by the
+        // bus, whose daemon bounds what it sends (here, GDBus would read 32 messages of 128 MiB,
+        // 4 GB, before any filter saw one).
+        guard let credentials, g_credentials_get_unix_user(credentials, nil) == CurrentProcess.userID, processID > 0,
+              FlatpakInfo.of(pid: processID) == .absent else {
             g_io_stream_close(stream, nil, nil)
             return
         }
@@ -186,11 +198,53 @@ package final class DirectLine {
         connect(socketPath(runtimeDirectory: FilePath(runtimeDirectory), busAddress: busAddress))
     }
 
-    /// A connection to the direct line at `path`, or `nil` where there is none.
+    /// A connection to the direct line at `path`, or `nil` where there is none: no socket of the
+    /// user's there, nobody listening, a server that is not the user's unconfined process (a
+    /// sandboxed app that reached the runtime folder could bind its own there), or one that does
+    /// not authenticate within `authenticationSeconds` (an agent stopped, a socket that never
+    /// answers). The caller then goes by the bus.
     package nonisolated static func connect(_ path: FilePath) -> BusConnection? {
-        guard let status = try? path.status(followingLinks: false), status.owner == CurrentProcess.userID else { return nil }
-        guard let escaped = g_dbus_address_escape_value(path.string) else { return nil }
-        defer { g_free(escaped) }
-        return try? BusConnection.connect(peerAddress: "unix:path=" + String(cString: escaped))
+        guard path.string.utf8.count <= maximumPathBytes, let status = try? path.status(followingLinks: false),
+              status.owner == CurrentProcess.userID else { return nil }
+        let address = g_unix_socket_address_new(path.string)
+        defer { g_object_unref(UnsafeMutableRawPointer(address)) }
+        let client = g_socket_client_new()
+        defer { g_object_unref(UnsafeMutableRawPointer(client)) }
+        guard let socketConnection = g_socket_client_connect(client, OpaquePointer(address), nil, nil) else { return nil }
+        defer { g_object_unref(UnsafeMutableRawPointer(socketConnection)) }
+        let credentials = g_socket_get_credentials(g_socket_connection_get_socket(socketConnection), nil)
+        defer { if let credentials { g_object_unref(UnsafeMutableRawPointer(credentials)) } }
+        let server = credentials.map { g_credentials_get_unix_pid($0, nil) } ?? -1
+        guard let credentials, g_credentials_get_unix_user(credentials, nil) == CurrentProcess.userID, server > 0,
+              FlatpakInfo.of(pid: server) == .absent else { return nil }
+        // Authenticated on a context of this call's own, with a deadline: GDBus's blocking
+        // authentication has none.
+        let context = g_main_context_new()
+        g_main_context_push_thread_default(context)
+        defer {
+            g_main_context_pop_thread_default(context)
+            g_main_context_unref(context)
+        }
+        final class Outcome { var connection: OpaquePointer?; var done = false }
+        let outcome = Outcome()
+        let cancellable = g_cancellable_new()
+        defer { g_object_unref(UnsafeMutableRawPointer(cancellable)) }
+        g_dbus_connection_new(UnsafeMutableRawPointer(socketConnection).assumingMemoryBound(to: GIOStream.self), nil,
+                              G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, nil, cancellable, { _, result, userData in
+            let outcome = CallbackBox<Outcome>.take(userData)
+            outcome.connection = g_dbus_connection_new_finish(result, nil)
+            outcome.done = true
+        }, CallbackBox(outcome).retainedPointer)
+        let deadline = g_timeout_source_new_seconds(authenticationSeconds)!
+        g_source_set_callback(deadline, { data in
+            g_cancellable_cancel(data?.assumingMemoryBound(to: GCancellable.self))
+            return gboolean(G_SOURCE_REMOVE)
+        }, UnsafeMutableRawPointer(cancellable), nil)
+        g_source_attach(deadline, context)
+        while !outcome.done { g_main_context_iteration(context, 1) }
+        g_source_destroy(deadline)
+        g_source_unref(deadline)
+        guard let connection = outcome.connection else { return nil }
+        return BusConnection(peerConnection: connection)
     }
 }

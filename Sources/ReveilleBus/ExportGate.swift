@@ -132,7 +132,12 @@ package final class ExportGate {
     /// An `Introspect` call the filter took: admitted like any other, answered from what is described.
     private func introspect(_ call: MethodCall) {
         arrive(Waiting(call: call, audience: .everyone, answers: false) { [weak self] call in
-            call.reply([.string(self?.introspection(of: call.path) ?? Self.emptyNode)])
+            guard let self else { return call.reply([.string(Self.emptyNode)]) }
+            // A direct line's peer is told of what is exported there only.
+            let onDirectLine = self.peers[call.sender] != nil
+            call.reply([.string(self.introspection(of: call.path) { exported in
+                !onDirectLine || self.directExports.contains { $0.registrations == exported }
+            })])
         })
     }
 
@@ -176,20 +181,6 @@ package final class ExportGate {
         return (bus, sender)
     }
 
-    /// Emits a signal of an exported object to each of `destinations`, on the bus or on a peer's
-    /// connection (`BusConnection.emitSignal(to:)`); returns those it failed for.
-    package func emitSignal(to destinations: [String], path: String, interface: String, name: String,
-                            arguments: [Variant], flushEvery: Int) -> [(destination: String, error: BusError)] {
-        var failures = bus.emitSignal(to: destinations.filter { peers[$0] == nil }, path: path, interface: interface, name: name,
-                                      arguments: arguments, flushEvery: flushEvery)
-        for destination in destinations {
-            guard let peer = peers[destination] else { continue }
-            failures += peer.connection.emitSignal(to: [destination], path: path, interface: interface, name: name,
-                                                   arguments: arguments, flushEvery: flushEvery)
-        }
-        return failures
-    }
-
     /// The filter that bounds what arrives and brings `Introspect` calls to the gate.
     private var filter: UInt32 = 0
     /// What the messages received and not yet freed hold, by sender and in all.
@@ -201,7 +192,8 @@ package final class ExportGate {
 
     /// `Introspect`'s answer for `path`: its interfaces (and the standard ones), and the nodes
     /// below it that lead to an exported object; an empty node elsewhere, as GDBus answers.
-    private func introspection(of path: String) -> String {
+    private func introspection(of path: String, including: (_ registrations: [UInt32]) -> Bool = { _ in true }) -> String {
+        let described = self.described.filter { including($0.registrations) }
         let here = described.filter { $0.path == path }.map { BusConnection.interfaceDescriptions(in: $0.introspectionXML) }.joined()
         let prefix = path == "/" ? "/" : path + "/"
         let children = Set(described.compactMap { entry -> String? in

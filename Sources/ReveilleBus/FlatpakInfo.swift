@@ -16,20 +16,40 @@ package enum FlatpakInfo: Equatable, Sendable {
     /// A marker larger than this is not read (Flatpak writes a few hundred bytes).
     package static let maximumBytes = 64 << 10
 
-    /// The marker of process `pid`, through `/proc/PID/root`.
+    /// The marker of process `pid`, in its root folder (`/proc/PID/root`), which is opened first:
+    /// a process whose root cannot be opened (exiting, or a zombie, which a sandboxed app can keep
+    /// connected by not reaping the child that connected) is `unreadable`, never "not
+    /// sandboxed" (its marker would then be missing only because its root is gone).
     package static func of(pid: Int32) -> FlatpakInfo {
-        read(path: "/proc/\(pid)/root/.flatpak-info")
+        let root: FileDescriptor
+        do {
+            root = try FileDescriptor.openFolder(FilePath("/proc/\(pid)/root"))
+        } catch {
+            return .unreadable("the root folder of process \(pid) cannot be opened (it is exiting, or gone): \(error)")
+        }
+        defer { try? root.close() }
+        return read(name: ".flatpak-info", in: root, shownAs: "/proc/\(pid)/root/.flatpak-info")
     }
 
-    /// Reads the marker at `path`: opened without following a last symlink and without
+    /// Reads the marker at `path` (for tests and fuzzing: a marker outside a process's root).
+    package static func read(path: String) -> FlatpakInfo {
+        let file = FilePath(path)
+        guard let name = file.lastComponent?.string, let folder = try? FileDescriptor.openFolder(file.removingLastComponent()) else {
+            return .unreadable("\(path)'s folder cannot be opened")
+        }
+        defer { try? folder.close() }
+        return read(name: name, in: folder, shownAs: path)
+    }
+
+    /// Reads the marker `name` in `folder`: opened without following a last symlink and without
     /// blocking (a FIFO cannot hold the agent), checked to be a regular file within
     /// `maximumBytes`, read whole.
-    package static func read(path: String) -> FlatpakInfo {
+    private static func read(name: String, in folder: FileDescriptor, shownAs path: String) -> FlatpakInfo {
         let descriptor: FileDescriptor
         do {
-            descriptor = try FileDescriptor.open(FilePath(path), .readOnly, options: [.noFollow, .nonBlocking, .closeOnExec])
+            descriptor = try folder.openBeneath(name)
         } catch {
-            return (error as? Errno) == .noSuchFileOrDirectory ? .absent : .unreadable("\(path) cannot be opened: \(error)")
+            return error == .noSuchFileOrDirectory ? .absent : .unreadable("\(path) cannot be opened: \(error)")
         }
         defer { try? descriptor.close() }
         guard let status = try? descriptor.status(), status.kind == .regular else {

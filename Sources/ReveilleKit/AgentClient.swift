@@ -61,10 +61,11 @@ package final class AgentClient: Sendable {
     private let busAddress: String?
     private struct State {
         var bus: BusConnection?
-        /// The agent's direct line (the user's client only), once connected; `directTried`
-        /// once it was looked for: a line that is not there, or closed, is not looked for again.
+        /// The agent's direct line (the user's client only), once connected; where it was not
+        /// there (or failed), it is looked for again from `directNextTry` on (boot-clock
+        /// seconds), so a long-lived client (the window) goes back to it.
         var direct: BusConnection?
-        var directTried = false
+        var directNextTry = -Double.infinity
         /// The unique name of the agent this app introduced itself to.
         var introducedTo: String?
     }
@@ -447,14 +448,18 @@ package final class AgentClient: Sendable {
     /// `nil` where it has none (no runtime folder, no agent listening).
     private func directLine() -> BusConnection? {
         state.withLock { state in
-            if state.directTried { return state.direct }
-            state.directTried = true
+            if let direct = state.direct { return direct }
+            guard SystemClock.bootTime >= state.directNextTry else { return nil }
+            state.directNextTry = SystemClock.bootTime + Self.directLineRetrySeconds
             guard let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"),
                   let address = busAddress ?? BusConnection.sessionAddress() else { return nil }
             state.direct = DirectLine.connect(runtimeDirectory: runtime, busAddress: address)
             return state.direct
         }
     }
+
+    /// How long a client goes by the bus after the direct line was not there or failed.
+    static let directLineRetrySeconds = 5.0
 
     /// The bus connection, opened on first use.
     func bus() throws(AlarmError) -> BusConnection {

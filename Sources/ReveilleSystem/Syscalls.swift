@@ -129,6 +129,18 @@ package extension FileDescriptor.OpenOptions {
 }
 
 package extension FileDescriptor {
+    /// `open(2)` of a folder as a handle only (`O_PATH | O_DIRECTORY`), its links followed: what
+    /// `openBeneath` opens in. `/proc/PID/root` of a process that is exiting (or a zombie) no
+    /// longer opens (`ENOENT`).
+    static func openFolder(_ path: FilePath) throws(Errno) -> FileDescriptor {
+        FileDescriptor(rawValue: try retryingInterrupts { Glibc.open(path.string, reveille_o_path | O_DIRECTORY | O_CLOEXEC) })
+    }
+
+    /// `openat(2)` of `name` in this folder, read-only, without following a last link nor blocking.
+    func openBeneath(_ name: String) throws(Errno) -> FileDescriptor {
+        FileDescriptor(rawValue: try retryingInterrupts { openat(rawValue, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) })
+    }
+
     /// `fstat(2)`.
     func status() throws(Errno) -> FileStatus {
         try fileStatus(rawValue)

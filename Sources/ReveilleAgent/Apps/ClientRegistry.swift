@@ -196,6 +196,11 @@ final class ClientRegistry {
 
     /// The caller wants `AlarmsUpdated` (its own view) from now on.
     func subscribe(_ sender: String, as identity: ClientIdentity) throws(AlarmError) {
+        // Signals queue toward a direct line's peer with nothing between (no bus daemon to bound
+        // them): a subscriber there that never read grew the agent without end.
+        guard directPeers[sender] == nil else {
+            throw .invalidState("signals are sent on the session bus only; subscribe there, not on the agent's direct line")
+        }
         if clients[sender]?.subscribed != true {
             let current = subscribers
             guard current.count < Self.maximumSubscribers else {

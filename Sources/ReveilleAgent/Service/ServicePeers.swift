@@ -23,8 +23,8 @@ extension ExportGate: ServiceBus {
     }
 
     func emit(_ signal: String, to names: [String], _ arguments: [Variant]) -> [(destination: String, error: BusError)] {
-        emitSignal(to: names, path: AgentInterface.objectPath, interface: AgentInterface.interface,
-               name: signal, arguments: arguments, flushEvery: WireLimits.queuedSignalBytes)
+        bus.emitSignal(to: names, path: AgentInterface.objectPath, interface: AgentInterface.interface,
+                   name: signal, arguments: arguments, flushEvery: WireLimits.queuedSignalBytes)
     }
 }
 
