@@ -284,7 +284,12 @@ package final class ExportGate {
         let admit: @GLibActor (MethodCall) -> Void = { [weak self] call in
             guard let self else { return Self.refuseGone(call) }
             guard call.interface == Self.propertiesInterface else {
-                return self.arrive(Waiting(call: call, audience: audience, answers: answering.contains(call.method), handler: handler))
+                // The direct line is the user's own tools' alone (no sandbox, at most 32): their calls
+                // have the priority answering calls have, and a flood of reads on the bus (any
+                // unconfined process is the user there) does not hold back the look-up that
+                // comes before a `reveille stop` (2.5 s behind GetAll's under the whole suite).
+                let answers = answering.contains(call.method) || self.peers[call.sender] != nil
+                return self.arrive(Waiting(call: call, audience: audience, answers: answers, handler: handler))
             }
             self.arrive(Waiting(call: call, audience: audience, answers: false) { call in
                 reader?(call.sender)

@@ -206,9 +206,10 @@ struct GateTests {
         #expect(stop.status == 0, "the user's stop during the flood: \(stop.stderr) \(stop.stdout)")
         // By the bus, it waited as long as any new connection waits for the flooded daemon to let
         // it in (6-8 s, 11-18 s under EventGroup's 64 KiB calls); by the agent's direct line it
-        // waits for nobody's turn but its own (0.03-0.05 s). The figures are `make bench`'s;
-        // this bound only tells the two ways apart on a loaded machine.
-        #expect(answeredIn < 2, "the user's stop took \(answeredIn) s (a bus round trip \(busRoundTrip) s)")
+        // waits for nobody's turn but its own (0.03-0.05 s alone, up to 2.5 s beside the whole
+        // suite on two cores). The figures are `make bench`'s; this bound only tells the two ways
+        // apart on a loaded machine.
+        #expect(answeredIn < 5, "the user's stop took \(answeredIn) s (a bus round trip \(busRoundTrip) s)")
     }
 
     /// 300 PlaySound calls of 60 s from 50 connections in a moment filled PulseAudio's 256

@@ -90,10 +90,11 @@ extension TestSession {
             // Debian's kwin_wayland carries a file capability (cap_sys_resource in Debian 12,
             // cap_sys_nice in 13: its limits and its priority), and the kernel refuses to run it
             // where the bounding set lacks that one (a container, as this machine is). A copy
-            // carries none and runs the same, without the priority.
+            // carries none and runs the same, without the priority. Copied by cp, whose descriptor
+            // open for writing no process forked by this one's other threads can inherit (the
+            // kernel then refuses to run the copy: "Text file busy", seen under the whole suite).
             let copy = directory + "/kwin_wayland"
-            guard FileManager.default.createFile(atPath: copy, contents: try Data(contentsOf: URL(fileURLWithPath: kwin)),
-                                                 attributes: [.posixPermissions: 0o755]) else { throw failure }
+            guard try Subprocess.run("/bin/cp", [kwin, copy], environment: environment).status == 0 else { throw failure }
             child = try Subprocess.start(copy, arguments, environment: kdeEnvironment, stderr: kwinLog)
         }
         let path = directory + "/runtime/" + socket
