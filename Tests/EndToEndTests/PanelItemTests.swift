@@ -131,7 +131,8 @@ struct PanelItemTests {
         }
         try session.startStatusNotifierWatcher()
         _ = try snapshot(session, "the item again") { $0.status == "NeedsAttention" }
-        try session.cli("stop", timer.id)
+        let stop = try session.cli("stop", timer.id)
+        #expect(stop.status == 0, "reveille stop: \(stop.stderr)")
         _ = try eventually("the item to go away once nothing runs") { try seen(session).last { $0.event == "unregistered" } }
     }
 
