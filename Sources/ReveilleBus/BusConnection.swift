@@ -8,7 +8,8 @@ package final class BusConnection {
 
     private nonisolated init(connection: OpaquePointer) { self.connection = connection }
 
-    /// A peer-to-peer connection a `DirectLine` accepted (its reference is taken over).
+    /// A peer-to-peer connection of a `DirectLine`, accepted or made (its reference is taken
+    /// over). GDBus leaves such a connection's exit-on-close off: a closed one ends nothing.
     nonisolated init(peer connection: OpaquePointer) { self.connection = connection }
 
     deinit { g_object_unref(UnsafeMutableRawPointer(connection)) }
@@ -62,12 +63,6 @@ package final class BusConnection {
         guard let address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, nil, nil) else { return nil }
         defer { g_free(address) }
         return String(cString: address)
-    }
-
-    /// A peer-to-peer connection a client made (`DirectLine.connect`; its reference is taken over).
-    nonisolated init(peerConnection connection: OpaquePointer) {
-        g_dbus_connection_set_exit_on_close(connection, 0)
-        self.connection = connection
     }
 
     /// `handler` hears the connection close (its `closed` signal); returns the handler's id for `disconnect`.

@@ -245,6 +245,6 @@ package final class DirectLine {
         g_source_destroy(deadline)
         g_source_unref(deadline)
         guard let connection = outcome.connection else { return nil }
-        return BusConnection(peerConnection: connection)
+        return BusConnection(peer: connection)
     }
 }
