@@ -64,8 +64,12 @@ public struct AccessibleTree {
 
     /// The objects inside the first one with `role` and `name` (a window, a page of a stack).
     public func nodes(inside role: String, _ name: String) throws -> [Node] {
-        let all = try nodes()
-        guard let start = all.firstIndex(where: { $0.role == role && $0.name == name }) else { return [] }
+        Self.nodes(of: try nodes(), inside: role, name) ?? []
+    }
+
+    /// The objects of `all` (one reading) inside the first one with `role` and `name`; nil when there is none.
+    public static func nodes(of all: [Node], inside role: String, _ name: String) -> [Node]? {
+        guard let start = all.firstIndex(where: { $0.role == role && $0.name == name }) else { return nil }
         return Array(all[(start + 1)...].prefix { $0.depth > all[start].depth })
     }
 
