@@ -49,9 +49,14 @@ let package = Package(
         .target(name: "ReveilleRules", dependencies: ["ReveilleModel"]),
         // Every raw system call, in one file as swift-system keeps them: typed, EINTR retried, `Errno` thrown.
         .target(name: "ReveilleSystem", dependencies: ["CLinux", .product(name: "SystemPackage", package: "swift-system")]),
-        // Beside the rules: the store, locks, paths, threads, gettext (and the rules' errors in words).
+        // The rules' refusals and every message in the person's words, through a catalog the
+        // program installs (gettext's, from Core); no C module.
+        .target(name: "ReveilleWords", dependencies: ["ReveilleModel", "ReveilleRules"]),
+        // The GLib main loop's thread as a Swift global actor (the runtime's executor); GLib alone.
+        .target(name: "ReveilleLoop", dependencies: ["CGLib"]),
+        // Beside the rules: the store, locks, paths, threads, gettext's catalog.
         .target(name: "ReveilleCore", dependencies: ["ReveilleModel",
-            "ReveilleRules", "ReveilleSystem", "CGettext",
+            "ReveilleRules", "ReveilleWords", "ReveilleSystem", "CGettext",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
@@ -61,43 +66,44 @@ let package = Package(
         // and CalDAV's multistatus answers (GLib's GMarkup), read as the server sends them.
         .target(name: "ReveilleCalendar", dependencies: ["ReveilleRules", "ReveilleModel", "ReveilleCore", "ReveilleSystem", "CICal", "CGLib"]),
         // The GLib main loop as a Swift global actor, and GDBus behind a typed wrapper.
-        .target(name: "ReveilleBus", dependencies: ["CGLib", "ReveilleSystem", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "ReveilleBus", dependencies: ["CGLib", "ReveilleLoop", "ReveilleSystem", .product(name: "SystemPackage", package: "swift-system")]),
         // The agent's runtime (NIOCore's place): AgentRuntime, its events, the follower protocols and the pure
-        // machines (presentation, sound, alert window, wake-up). No C module, no Glibc; the bus only for @GLibActor.
-        .target(name: "ReveilleAgentRuntime", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleCore", "ReveilleBus", .product(name: "Logging", package: "swift-log")]),
+        // machines (presentation, sound, alert window, wake-up). No C module but GLib's loop (its executor), no system
+        // call: its store, history and catalog come through protocols the composition root fills.
+        .target(name: "ReveilleAgentRuntime", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleWords", "ReveilleLoop", .product(name: "Logging", package: "swift-log")]),
         // The agent's adapters, one per outside world, each on the runtime (NIOPosix's place):
         // notifications (libnotify on its own thread, the queue, Do Not Disturb and reach watches);
-        .target(name: "ReveilleNotifications", dependencies: ["CGLib", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleAgentRuntime", "ReveilleBus", "CNotify",
+        .target(name: "ReveilleNotifications", dependencies: ["ReveilleLoop", "CGLib", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleAgentRuntime", "ReveilleBus", "CNotify",
                                                              .product(name: "Logging", package: "swift-log")]),
         // sound (libpulse, libsndfile, the sound library and theme, the sink guard);
-        .target(name: "ReveilleSound", dependencies: ["CGLib", "ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleAgentRuntime", "ReveilleCore", "ReveilleBus", "CPulse", "CSndfile",
+        .target(name: "ReveilleSound", dependencies: ["ReveilleWords", "ReveilleLoop", "CGLib", "ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleAgentRuntime", "ReveilleCore", "ReveilleBus", "CPulse", "CSndfile",
                                                      .product(name: "Logging", package: "swift-log"),
                                                      .product(name: "SystemPackage", package: "swift-system")]),
         // sync (libsoup, libsecret, CalDAV, the sync follower);
-        .target(name: "ReveilleSync", dependencies: ["CGLib", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleAgentRuntime", "ReveilleCalendar", "ReveilleTimeZone", "ReveilleBus",
+        .target(name: "ReveilleSync", dependencies: ["ReveilleLoop", "ReveilleWords", "CGLib", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleAgentRuntime", "ReveilleCalendar", "ReveilleTimeZone", "ReveilleBus",
                                                     "ReveilleSystem", "CSoup", "CSecret",
                                                     .product(name: "Logging", package: "swift-log"),
                                                     .product(name: "SystemPackage", package: "swift-system")]),
         // the panel item (StatusNotifierItem and its dbusmenu);
-        .target(name: "ReveillePanel", dependencies: ["ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleAgentRuntime", "ReveilleBus", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ReveillePanel", dependencies: ["ReveilleLoop", "ReveilleWords", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleAgentRuntime", "ReveilleBus", .product(name: "Logging", package: "swift-log")]),
         // the alert window's launcher (reveille-alert, one process per ringing alarm);
-        .target(name: "ReveilleAlertWindow", dependencies: ["CGLib", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleAgentRuntime", "ReveilleSystem", "ReveilleBus",
+        .target(name: "ReveilleAlertWindow", dependencies: ["ReveilleWords", "ReveilleLoop", "CGLib", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleAgentRuntime", "ReveilleSystem", "ReveilleBus",
                                                            .product(name: "Logging", package: "swift-log")]),
         // the wake-up from suspend (logind, the wake helper, the kernel's alarm timer);
-        .target(name: "ReveilleWakeUp", dependencies: ["ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleAgentRuntime", "ReveilleBus", .product(name: "Logging", package: "swift-log"),
+        .target(name: "ReveilleWakeUp", dependencies: ["ReveilleWords", "ReveilleLoop", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleAgentRuntime", "ReveilleBus", .product(name: "Logging", package: "swift-log"),
                                                       .product(name: "SystemPackage", package: "swift-system")]),
         // the media player (MPRIS, other players paused) and the session's lock.
-        .target(name: "ReveilleMedia", dependencies: ["ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleAgentRuntime", "ReveilleBus", "ReveilleSystem",
+        .target(name: "ReveilleMedia", dependencies: ["ReveilleWords", "ReveilleLoop", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleAgentRuntime", "ReveilleBus", "ReveilleSystem",
                                                      .product(name: "Logging", package: "swift-log")]),
         // The composition root: Agent.assemble, start-up and shutdown, the D-Bus service, its clients and gate.
-        .target(name: "ReveilleAgent", dependencies: ["CGLib", "ReveilleModel", "ReveilleRules", "ReveilleSystem", 
+        .target(name: "ReveilleAgent", dependencies: ["ReveilleLoop", "CGLib", "ReveilleModel", "ReveilleRules", "ReveilleSystem", 
             "ReveilleAgentRuntime", "ReveilleNotifications", "ReveilleSound", "ReveilleSync", "ReveillePanel", "ReveilleAlertWindow",
             "ReveilleWakeUp", "ReveilleMedia", "ReveilleCore", "ReveilleTimeZone", "ReveilleBus", "ReveilleCalendar", "CLinux",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // The privileged wake helper's logic: argument rules, the RTC, its system-bus service.
-        .target(name: "ReveilleWake", dependencies: ["ReveilleRules", 
+        .target(name: "ReveilleWake", dependencies: ["ReveilleLoop", "ReveilleRules", 
             "ReveilleCore", "ReveilleBus",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
@@ -105,14 +111,14 @@ let package = Package(
         // AlarmKit's client API, speaking D-Bus to the agent.
         // Its public API is the model and the manager; the rest is `package`, for the CLI.
         // Not Core: an app links no store, gettext or logging.
-        .target(name: "ReveilleKit", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleTimeZone", "ReveilleBus"]),
+        .target(name: "ReveilleKit", dependencies: ["ReveilleLoop", "ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleTimeZone", "ReveilleBus"]),
 
-        .executableTarget(name: "reveille", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleSystem", 
+        .executableTarget(name: "reveille", dependencies: ["ReveilleLoop", "ReveilleWords", "ReveilleModel", "ReveilleRules", "ReveilleSystem", 
             "ReveilleKit", "ReveilleCore", "ReveilleCalendar", "ReveilleTimeZone", "ReveilleBus", "CLinux",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        .executableTarget(name: "reveille-agent", dependencies: ["ReveilleCore", "ReveilleModel", "ReveilleRules", 
+        .executableTarget(name: "reveille-agent", dependencies: ["ReveilleSystem", "ReveilleWords", "ReveilleCore", "ReveilleModel", "ReveilleRules", 
             "ReveilleAgent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -125,16 +131,16 @@ let package = Package(
         ]),
         // The windows' GTK layer, the one place GTK's and libadwaita's C APIs are used: typed
         // widget handles, signals as Swift closures, the application, libadwaita's style.
-        .target(name: "ReveilleGtk", dependencies: ["ReveilleRules", "ReveilleSystem", "ReveilleCore", "ReveilleBus", "CGtk", "CAdwaita"]),
+        .target(name: "ReveilleGtk", dependencies: ["ReveilleWords", "ReveilleLoop", "ReveilleRules", "ReveilleSystem", "ReveilleCore", "ReveilleBus", "CGtk", "CAdwaita"]),
         // The alert window (GTK 4), its own process: the agent starts it while an alarm rings unseen.
-        .executableTarget(name: "reveille-alert", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleKit", "ReveilleCore", "ReveilleBus", "ReveilleGtk"]),
+        .executableTarget(name: "reveille-alert", dependencies: ["ReveilleWords", "ReveilleLoop", "ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleKit", "ReveilleCore", "ReveilleBus", "ReveilleGtk"]),
         // The app (GTK 4): the person's window onto their alarms and timers, a client of the agent
         // as the CLI is. Its widgets are GtkBuilder files in Resources, compiled into it (AppResources.swift, scripts/app-resources).
-        .executableTarget(name: "reveille-app", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleKit", "ReveilleCore", "ReveilleTimeZone", "ReveilleCalendar",
+        .executableTarget(name: "reveille-app", dependencies: ["ReveilleSystem", "ReveilleLoop", "ReveilleWords", "ReveilleModel", "ReveilleRules", "ReveilleKit", "ReveilleCore", "ReveilleTimeZone", "ReveilleCalendar",
                                                                "ReveilleBus", "ReveilleGtk", .product(name: "SystemPackage", package: "swift-system")],
                           exclude: ["Resources"]),
         // A recording org.freedesktop.Notifications server for the end-to-end tests.
-        .executableTarget(name: "reveille-test-notifyd", dependencies: ["ReveilleBus"],
+        .executableTarget(name: "reveille-test-notifyd", dependencies: ["ReveilleLoop", "ReveilleBus"],
                           path: "Tests/Support/reveille-test-notifyd"),
 
         // Swift Testing traits the tests that wait for processes share (a thread of their own each).
@@ -151,9 +157,9 @@ let package = Package(
         .executableTarget(name: "reveille-example-alarmkit", dependencies: ["ReveilleKit"],
                           path: "Examples/AlarmKitPort", swiftSettings: [.defaultIsolation(MainActor.self)]),
         // An app on ReveilleKit, driven by the end-to-end tests.
-        .executableTarget(name: "reveille-test-app", dependencies: ["ReveilleRules", "ReveilleSystem", "ReveilleKit", "ReveilleCore", "ReveilleBus"],
+        .executableTarget(name: "reveille-test-app", dependencies: ["ReveilleLoop", "ReveilleWords", "ReveilleRules", "ReveilleSystem", "ReveilleKit", "ReveilleCore", "ReveilleBus"],
                           path: "Tests/Support/reveille-test-app"),
-        .executableTarget(name: "reveille-bench", dependencies: ["ReveilleRules", "ReveilleSystem", "ReveilleTestSupport", "ReveilleCore", "ReveilleBus",
+        .executableTarget(name: "reveille-bench", dependencies: ["ReveilleLoop", "ReveilleRules", "ReveilleSystem", "ReveilleTestSupport", "ReveilleCore", "ReveilleBus",
                                                                 .product(name: "SystemPackage", package: "swift-system")],
                           path: "Benchmarks/reveille-bench"),
         // The bench's floor: a bare timerfd + libnotify program in C, measured in the same run.
@@ -190,11 +196,11 @@ let package = Package(
         .executableTarget(name: "reveille-fuzz-clock", dependencies: ["ReveilleCore", "ReveilleRules", "ReveilleModel", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-clock"),
 
-        .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleModel",
+        .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleWords", "ReveilleModel",
             "ReveilleRules", "ReveilleSystem", "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleCalendar", "ReveilleCore", "ReveilleTimeZone"]),
-        .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleBus", "ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleAgent", "ReveilleAgentRuntime", "ReveilleNotifications", "ReveilleSound",
+        .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleLoop", "ReveilleBus", "ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleAgent", "ReveilleAgentRuntime", "ReveilleNotifications", "ReveilleSound",
                                                                "ReveilleSync", "ReveillePanel", "ReveilleAlertWindow", "ReveilleWakeUp",
                                                                "ReveilleMedia", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone",
                                                                "ReveilleCalendar", "ReveilleTestSupport", "ReveilleTestTraits",

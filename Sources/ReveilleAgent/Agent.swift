@@ -16,6 +16,7 @@ import SystemPackage
 import ReveilleModel
 import ReveilleRules
 import ReveilleSystem
+import ReveilleLoop
 
 /// reveille-agent: start-up and shutdown in one place.
 @GLibActor

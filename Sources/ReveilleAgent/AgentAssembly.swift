@@ -12,6 +12,7 @@ import ReveilleSync
 import ReveilleWakeUp
 import SystemPackage
 import ReveilleRules
+import ReveilleLoop
 
 /// What the agent's parts talk to outside the process: the session's peers in the agent
 /// (`Agent.start`), recording ones on virtual time in the in-process tests.

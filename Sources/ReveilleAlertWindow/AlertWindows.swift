@@ -8,6 +8,8 @@ import ReveilleCore
 import ReveilleModel
 import ReveilleRules
 import ReveilleSystem
+import ReveilleWords
+import ReveilleLoop
 
 /// Opens `reveille-alert`, one process per ringing alarm, as `AlertWindowPolicy` decides, and
 /// ends it (SIGTERM, then reaped) when the alarm stops ringing or a notification can answer

@@ -1,4 +1,5 @@
 import CGLib
+import ReveilleLoop
 
 /// A connection to a D-Bus bus (GDBus's `GDBusConnection`), isolated to the GLib loop.
 @GLibActor

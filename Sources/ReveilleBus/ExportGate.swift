@@ -1,4 +1,5 @@
 import CGLib
+import ReveilleLoop
 
 /// The one door to a connection's exported objects. Every object is exported through it, and
 /// once a connection has a gate nothing is exported beside it (`BusConnection.register` refuses).

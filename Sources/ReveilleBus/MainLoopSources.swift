@@ -1,4 +1,5 @@
 import CGLib
+import ReveilleLoop
 
 /// Event sources on the GLib main loop: Unix signals, readable file descriptors, file changes.
 @GLibActor

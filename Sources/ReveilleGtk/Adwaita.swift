@@ -3,6 +3,8 @@ import Glibc
 // GTK's and GLib's names, some of which clang gives to CGtk (see Widgets.swift).
 import CGtk
 import ReveilleBus
+import ReveilleLoop
+import ReveilleSystem
 
 /// The one file where libadwaita's C API is used (1.2's, which Debian 12 has; Debian 13's 1.7
 /// keeps it): the application object, whose start loads the platform's style and has its
@@ -20,7 +22,7 @@ package enum Adwaita {
     /// still): it asks the portal with no time limit, and a portal that hangs, or a backend it
     /// waits 25 s for, would hold the alert window back; the alert asks itself, with one.
     /// Call before any thread starts (`setenv` is not safe beside a reader).
-    package nonisolated static func readsNoPortal() { setenv("ADW_DISABLE_PORTAL", "1", 1) }
+    package nonisolated static func readsNoPortal() { EnvironmentVariable.set("ADW_DISABLE_PORTAL", to: "1") }
 
     /// Draws dark or light as the desktop's settings portal said (`colorScheme`: 1 prefer
     /// dark, 2 prefer light, as org.freedesktop.appearance has it); with no answer or no

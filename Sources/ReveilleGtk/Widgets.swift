@@ -7,6 +7,8 @@ import ReveilleBus
 import ReveilleCore
 import ReveilleRules
 import ReveilleSystem
+import ReveilleWords
+import ReveilleLoop
 
 /// The one file where GTK's C API is used: widgets made from GtkBuilder files, read and
 /// changed through small typed handles, their signals delivered as Swift closures on the loop.
@@ -661,8 +663,8 @@ package final class Application {
     /// without a GPU Mesa's llvmpipe (as measured for reveille-alert: 200 ms to the first frame
     /// against 80 ms). Called before any thread starts: `setenv` is not safe beside a reader.
     package nonisolated static func preferCairoRenderer() {
-        guard getenv("GSK_RENDERER") == nil else { return }
-        for (key, value) in [("GSK_RENDERER", "cairo"), ("GDK_DEBUG", "gl-disable"), ("GDK_DISABLE", "gl")] { setenv(key, value, 0) }
+        guard EnvironmentVariable.value("GSK_RENDERER") == nil else { return }
+        for (key, value) in [("GSK_RENDERER", "cairo"), ("GDK_DEBUG", "gl-disable"), ("GDK_DISABLE", "gl")] { EnvironmentVariable.set(key, to: value, replacing: false) }
     }
 
     /// Opens GTK on the display in the environment; `false` when there is none to open.

@@ -8,6 +8,7 @@ import ReveilleCore
 import ReveilleSystem
 import ReveilleRules
 import ReveilleModel
+import ReveilleLoop
 
 /// Follows whether the session is locked (`SessionLock`'s rules) through the lockers on the
 /// session bus, and when the person unlocks it, has whatever rings shown afresh: a locked

@@ -1,5 +1,6 @@
 import Logging
 import ReveilleBus
+import ReveilleLoop
 
 /// Quiets the other media players while an alarm rings and plays them again after, as
 /// `OtherPlayers` decides: the shell that reads and presses them on the bus.

@@ -3,6 +3,7 @@ import ReveilleAgentRuntime
 import ReveilleCore
 import ReveilleModel
 import ReveilleRules
+import ReveilleWords
 
 /// What the agent's media player (MPRIS) shows while alarms ring, and what its buttons do:
 /// the rules, with no bus in sight.

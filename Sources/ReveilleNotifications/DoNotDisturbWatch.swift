@@ -3,6 +3,7 @@ import FoundationEssentials
 import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
+import ReveilleLoop
 
 /// Reads one notification server's Do Not Disturb state where that server keeps it
 /// (`DoNotDisturbSource`) and tells each change. A state it cannot read counts as off: the

@@ -92,7 +92,7 @@ package final class LibNotify: @unchecked Sendable {
                                   { data, _ in Unmanaged<Shown>.fromOpaque(data!).release() }, GConnectFlags(rawValue: 0))
         }
         let notification = Self.notification(entry)
-        for (key, value) in request.hints { notify_notification_set_hint(notification, key, value.makeGVariant()) }
+        for (key, value) in request.hints { notify_notification_set_hint(notification, key, Variant(value).makeGVariant()) }
         for action in request.actions {
             notify_notification_add_action(notification, action.key, action.label, { notification, key, data in
                 let entry = Unmanaged<Shown>.fromOpaque(data!).takeUnretainedValue()
@@ -162,5 +162,17 @@ package final class LibNotify: @unchecked Sendable {
         defer { g_value_unset(&value) }
         g_object_get_property(entry.notification.assumingMemoryBound(to: GObject.self), "id", &value)
         return UInt32(bitPattern: g_value_get_int(&value))
+    }
+}
+
+extension Variant {
+    /// A notification's hint as the D-Bus value it is sent as.
+    init(_ hint: NotificationHint) {
+        switch hint {
+        case .byte(let value): self = .byte(value)
+        case .bool(let value): self = .bool(value)
+        case .int32(let value): self = .int32(value)
+        case .string(let value): self = .string(value)
+        }
     }
 }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
+import ReveilleLoop
 
 /// The client of the desktop's notification server, `org.freedesktop.Notifications`, through
 /// libnotify on a thread of its own (`NotificationThread`): libnotify's calls block, and a

@@ -5,6 +5,7 @@ import ReveilleAgentRuntime
 import ReveilleCore
 import ReveilleRules
 import ReveilleModel
+import ReveilleLoop
 
 /// Follows the notification server and its Do Not Disturb state, and tells the runtime each
 /// change of `NotificationReach` (logged at info).

@@ -1,5 +1,6 @@
 import CGLib
 import ReveilleBus
+import ReveilleLoop
 
 /// A thread of its own running a GLib main loop on a private `GMainContext`, for libnotify:
 /// its calls block (a frozen server holds each for up to 25 s), so they run here and never on

@@ -5,6 +5,7 @@ import ReveilleBus
 import ReveilleCore
 import ReveilleRules
 import ReveilleModel
+import ReveilleLoop
 
 /// Reveille's live activity in the panel: a StatusNotifierItem with a `com.canonical.dbusmenu`
 /// menu, shown while an alarm rings, counts down or is paused, gone when none does.

@@ -4,6 +4,7 @@ import ReveilleBus
 import ReveilleCore
 import ReveilleModel
 import ReveilleRules
+import ReveilleWords
 
 /// What the panel item (a StatusNotifierItem) shows while alarms run: the alarm that matters
 /// most (ringing first, then the countdown that ends soonest, then the paused one with least

@@ -2,6 +2,7 @@ import CGLib
 import CPulse
 import FoundationEssentials
 import ReveilleBus
+import ReveilleLoop
 
 /// A PulseAudio client on the agent's GLib loop (`pa_glib_mainloop`), so its callbacks run
 /// on the loop thread. The only file that calls libpulse; no pulse pointer leaves it.

@@ -5,6 +5,7 @@ import SystemPackage
 import ReveilleModel
 import ReveilleRules
 import ReveilleSystem
+import ReveilleWords
 
 /// Finds sound files by name: the user's folders, Reveille's bundled sounds, then the
 /// freedesktop sound theme. A name can never reach outside those folders.

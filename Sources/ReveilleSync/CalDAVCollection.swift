@@ -1,6 +1,7 @@
 import FoundationEssentials
 import ReveilleBus
 import ReveilleCalendar
+import ReveilleLoop
 
 /// One CalDAV calendar collection (RFC 4791) through `HTTPClient`: made with a description
 /// saying what it is, its changes since a sync token (RFC 6578), its events fetched, written

@@ -4,6 +4,7 @@ import FoundationEssentials
 import ReveilleCalendar
 import ReveilleBus
 import ReveilleSystem
+import ReveilleLoop
 
 /// One HTTP request as the CalDAV client makes it.
 package struct HTTPRequest: Sendable {

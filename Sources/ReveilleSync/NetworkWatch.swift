@@ -1,5 +1,6 @@
 import CGLib
 import ReveilleBus
+import ReveilleLoop
 
 /// GIO's network monitor (netlink routes, or NetworkManager): calls `onChange` when the
 /// network comes back or changes, as after a resume, so sync need not wait for its interval.

@@ -8,6 +8,8 @@ import ReveilleTimeZone
 import SystemPackage
 import ReveilleModel
 import ReveilleRules
+import ReveilleWords
+import ReveilleLoop
 
 /// What the sync keeps in the state folder (`sync.json`, 0600): the collection, the sync
 /// token, and per alarm what both sides last agreed on (its settings as a digest: an href and

@@ -9,6 +9,8 @@ import SystemPackage
 import ReveilleModel
 import ReveilleRules
 import ReveilleSystem
+import ReveilleWords
+import ReveilleLoop
 
 /// Sync as the agent holds it: nothing is sent anywhere until `add`; then one `SyncFollower`
 /// for the account, its password in the Secret Service, found again there when the agent

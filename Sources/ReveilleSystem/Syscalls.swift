@@ -417,9 +417,39 @@ package enum CurrentProcess {
         _exit(status)
     }
 
+    /// This process's id (`getpid(2)`, which cannot fail).
+    package static var id: pid_t { getpid() }
+
+    /// Writes `text` to standard error whole (a message before any logger exists), EINTR retried;
+    /// a standard error that is gone or full loses it.
+    package static func writeToStandardError(_ text: String) {
+        _ = try? FileDescriptor.standardError.writeAll(text.utf8)
+    }
+
     /// `kill(2)` with SIGTERM: asks `pid` to end.
     package static func terminate(_ pid: pid_t) throws(Errno) {
         _ = try retryingInterrupts { kill(pid, SIGTERM) }
+    }
+}
+
+/// The process's environment, one variable at a time (`getenv(3)`, `setenv(3)`, `unsetenv(3)`):
+/// reading the whole of it as a dictionary cost a command about 0.3 ms before it could ask
+/// anything. A change is safe only before any other thread starts (glibc's environment has no
+/// lock against a reader), so only a program's first lines change it.
+package enum EnvironmentVariable {
+    /// The value of `name`, or `nil` when it is not set.
+    package static func value(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// Sets `name` to `value`; where it is set already, only when `replacing`.
+    package static func set(_ name: String, to value: String, replacing: Bool = true) {
+        setenv(name, value, replacing ? 1 : 0)
+    }
+
+    /// Takes `name` out of the environment.
+    package static func remove(_ name: String) {
+        unsetenv(name)
     }
 }
 

@@ -26,7 +26,7 @@ package final class GLibTimeZone: TimeZoneRules, @unchecked Sendable {
     /// `g_time_zone_new_local` is). Only the two variables it reads are fetched: the whole
     /// environment as a dictionary cost a command about 0.3 ms.
     package static let local = local(environment: ["TZ", "TZDIR"].reduce(into: [:]) { variables, name in
-        variables[name] = getenv(name).map { String(cString: $0) }
+        variables[name] = EnvironmentVariable.value(name)
     })
 
     /// The zone `TZ` names (a zone, a path or a POSIX rule, with or without a leading colon;

@@ -5,6 +5,7 @@ import ReveilleBus
 import ReveilleCore
 import SystemPackage
 import ReveilleRules
+import ReveilleLoop
 
 /// The wake helper on the system bus: sets or clears the RTC wake alarm for a caller that
 /// polkit authorizes, checks every argument, logs each change, and exits when idle (no call

@@ -4,6 +4,7 @@ import ReveilleCore
 import SystemPackage
 import ReveilleModel
 import ReveilleSystem
+import ReveilleLoop
 
 /// A kernel alarm timer: a `timerfd` on `CLOCK_REALTIME_ALARM` that, armed, wakes the machine
 /// from suspend at its instant. It needs `CAP_WAKE_ALARM`, which systemd 254 and later give

@@ -8,6 +8,8 @@ import SystemPackage
 import ReveilleModel
 import ReveilleRules
 import ReveilleSystem
+import ReveilleWords
+import ReveilleLoop
 
 /// Wakes the machine from suspend for the next alarm, in one of two ways:
 ///

@@ -6,6 +6,8 @@ import ReveilleAgent
 import ReveilleCore
 import ReveilleModel
 import ReveilleRules
+import ReveilleWords
+import ReveilleSystem
 
 @main
 struct ReveilleAgentCommand: ParsableCommand {
@@ -43,7 +45,7 @@ struct ReveilleAgentCommand: ParsableCommand {
         // Read and taken out before any thread starts (`unsetenv` is not safe beside a reader):
         // the alert window and apps' intents the agent starts must not say they are ready for it.
         let readinessSocket = ProcessInfo.processInfo.environment["NOTIFY_SOCKET"]
-        unsetenv("NOTIFY_SOCKET")
+        EnvironmentVariable.remove("NOTIFY_SOCKET")
         IdleTrim.install()
         if printInterface {
             print(AgentInterface.introspectionXML, terminator: "")

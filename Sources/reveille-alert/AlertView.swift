@@ -1,6 +1,7 @@
 import ReveilleBus
 import ReveilleCore
 import ReveilleGtk
+import ReveilleLoop
 
 /// The alert window's widgets, made through the windows' GTK layer (ReveilleGtk, as the app's
 /// are), in libadwaita's style, light or dark as the desktop prefers: a title, a line of detail,

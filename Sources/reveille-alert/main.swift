@@ -7,6 +7,8 @@ import ReveilleKit
 import ReveilleModel
 import ReveilleRules
 import ReveilleSystem
+import ReveilleWords
+import ReveilleLoop
 
 /// reveille-alert: the window the agent opens while an alarm rings and its notification
 /// cannot be seen or answered. It answers through the agent's D-Bus interface as the user's
@@ -27,7 +29,7 @@ final class AlertWindow {
     func run() async -> Int32 {
         guard AlertView.openDisplay() else {
             // Named, so that a display gone or refused is told apart from none given.
-            let named = ["WAYLAND_DISPLAY", "DISPLAY"].compactMap { (key: String) -> String? in getenv(key).map { "\(key)=\(String(cString: $0))" } }
+            let named = ["WAYLAND_DISPLAY", "DISPLAY"].compactMap { (key: String) -> String? in EnvironmentVariable.value(key).map { "\(key)=\($0)" } }
             Self.complain(named.isEmpty ? L("cannot open a display: neither DISPLAY nor WAYLAND_DISPLAY is set")
                                         : L("cannot open the display %@", named.joined(separator: ", ")))
             return AlertWindowExit.noDisplay.rawValue
@@ -99,8 +101,7 @@ final class AlertWindow {
     }
 
     nonisolated static func complain(_ message: String) {
-        let line = Array(("reveille-alert: " + message + "\n").utf8)
-        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        CurrentProcess.writeToStandardError("reveille-alert: " + message + "\n")
     }
 }
 

@@ -6,6 +6,8 @@ import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
 import ReveilleRules
+import ReveilleWords
+import ReveilleLoop
 
 /// The dialog that adds or edits an alarm: time, how it repeats (weekdays, monthly, yearly,
 /// every few days), title, sound with a preview, volume, fade-in, snooze length, how long it

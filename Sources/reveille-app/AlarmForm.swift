@@ -5,6 +5,7 @@ import ReveilleTimeZone
 import ReveilleCalendar
 import ReveilleModel
 import ReveilleRules
+import ReveilleWords
 
 /// What the alarm dialog's fields hold, as the person sees and types them, and the request
 /// they make: read with the CLI's rules (`InputParser`, `FieldInput`), a refusal naming the

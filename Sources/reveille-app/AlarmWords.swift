@@ -3,6 +3,7 @@ import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
 import ReveilleRules
+import ReveilleWords
 
 /// What the window says of an alarm or a timer: pure functions of the record and the time,
 /// in the user's language and clock (`LC_TIME`: 19:30 or 7:30 PM).

@@ -1,5 +1,6 @@
 import ReveilleCore
 import ReveilleKit
+import ReveilleWords
 
 /// What `reveille-app`'s command line asks for: the window, or only its help or its version,
 /// printed without a display (`reveille-app --help` had opened the window and waited).

@@ -6,6 +6,8 @@ import ReveilleKit
 import ReveilleModel
 import ReveilleRules
 import SystemPackage
+import ReveilleWords
+import ReveilleLoop
 
 /// The main window: the agent's alarms as they change (its update subscription), split into
 /// what rings now, the person's alarms, apps' alarms (read-only) and timers; every change the

@@ -3,6 +3,7 @@ import ReveilleCore
 import ReveilleKit
 import ReveilleModel
 import ReveilleRules
+import ReveilleWords
 
 /// The settings page's rules, apart from its widgets: the name the page gives each of the
 /// agent's settings, how a typed wake lead is read, the choices of where alarms ring, and the

@@ -4,6 +4,7 @@ import ReveilleBus
 import ReveilleCore
 import ReveilleKit
 import ReveilleRules
+import ReveilleLoop
 
 /// The Settings page: the agent's settings (`Settings`), each control showing the agent's value,
 /// and a change sent at once (`SetSettings`), off the loop; the page then shows the agent's

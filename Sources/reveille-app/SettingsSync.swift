@@ -1,6 +1,7 @@
 import ReveilleCore
 import ReveilleKit
 import ReveilleRules
+import ReveilleWords
 
 /// What the settings page shows as the agent's answers come, whatever their order: reads of the
 /// settings (when the page opens) and changes (one at a time, in the person's order). Pure, so

@@ -1,4 +1,5 @@
 import ReveilleCore
+import ReveilleWords
 
 /// The names the sound picker shows: Reveille's own sounds and the freedesktop sound theme's
 /// known names in the person's words (a table, translated); any other name made readable from

@@ -5,6 +5,9 @@ import ReveilleBus
 import ReveilleCore
 import SystemPackage
 import ReveilleModel
+import ReveilleWords
+import ReveilleLoop
+import ReveilleSystem
 
 /// The UI files' text, read once at start from the GResource bundle compiled into the binary
 /// (`AppResources.swift`, made by scripts/app-resources from `Resources/*.ui`).
@@ -73,8 +76,7 @@ final class App {
     }
 
     private func complain(_ message: String) {
-        let line = Array(("reveille-app: " + message + "\n").utf8)
-        _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        CurrentProcess.writeToStandardError("reveille-app: " + message + "\n")
     }
 
     static let css = """

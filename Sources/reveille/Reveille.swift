@@ -3,6 +3,7 @@ import Glibc
 import ReveilleCore
 import ReveilleKit
 import ReveilleRules
+import ReveilleWords
 
 @main
 struct Reveille: AsyncParsableCommand {

@@ -9,6 +9,7 @@ import SystemPackage
 import Logging
 import ReveilleModel
 import ReveilleRules
+import ReveilleLoop
 
 /// The runtime in process: one queue of events, followers that only read, no re-entry; its
 /// store in a folder of the test's own, its clock virtual.

@@ -10,6 +10,7 @@ import ReveilleCore
 import SystemPackage
 import ReveilleModel
 import ReveilleRules
+import ReveilleLoop
 
 /// The firing path sends the alert first: at the instant the sound plays and the Notify is
 /// sent, and the other followers and the save wait until the notification server answered it

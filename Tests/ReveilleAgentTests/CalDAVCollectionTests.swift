@@ -10,6 +10,7 @@ import ReveilleModel
 @testable import ReveilleSync
 import ReveilleTestSupport
 import ReveilleRules
+import ReveilleLoop
 
 /// The CalDAV client against a real server (Radicale on loopback) and against a hostile one.
 @Suite("CalDAV client", .serialized, .waitsOnItsOwnThread)

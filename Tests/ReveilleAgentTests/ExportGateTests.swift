@@ -8,6 +8,7 @@ import ReveilleBus
 @testable import ReveillePanel
 import ReveilleModel
 import ReveilleRules
+import ReveilleLoop
 
 /// What one client may cost at the gate (`ClientBudget`), and the panel menu's answers bounded
 /// by the menu whatever a call names (issue 43, N1).

@@ -10,7 +10,7 @@ struct ModuleGraphTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    struct Target { var name: String; var folder: URL; var dependencies: Set<String> }
+    struct Target { var name: String; var type: String; var folder: URL; var dependencies: Set<String> }
 
     /// The package's targets as SwiftPM reads Package.swift, each with the modules it declares.
     static func targets() throws -> [Target] {
@@ -37,7 +37,7 @@ struct ModuleGraphTests {
             let folder = target.path ?? (target.type == "test" ? "Tests/" : "Sources/") + target.name
             // byName: [name, condition]; target: [name, condition]; product: [name, package, ...].
             let names = target.dependencies.compactMap { $0.values.first?.first ?? nil }
-            return Target(name: target.name, folder: repository.appendingPathComponent(folder), dependencies: Set(names))
+            return Target(name: target.name, type: target.type, folder: repository.appendingPathComponent(folder), dependencies: Set(names))
         }
     }
 
@@ -81,5 +81,24 @@ struct ModuleGraphTests {
                 }
             }
         }
+    }
+
+    /// The agent's runtime, as NIOCore: its whole closure (what it depends on, and what those
+    /// depend on) holds no C module but GLib's, for the loop that is its executor, not the module
+    /// of raw system calls, and no package product but swift-log's: its store, history and
+    /// catalog come through protocols the composition root fills.
+    @Test func theRuntimesClosureHoldsNoCModuleButGLibsLoopAndNoSystemCall() throws {
+        let targets = Dictionary(uniqueKeysWithValues: try Self.targets().map { ($0.name, $0) })
+        var closure: Set<String> = [], next = ["ReveilleAgentRuntime"]
+        while let name = next.popLast() {
+            for dependency in targets[name]?.dependencies ?? [] where closure.insert(dependency).inserted { next.append(dependency) }
+        }
+        #expect(closure.contains("ReveilleLoop") && closure.contains("ReveilleRules"), "the closure is read: \(closure.sorted())")
+        let cModules = closure.filter { targets[$0]?.type == "system" }
+        #expect(cModules == ["CGLib"], "C modules in the runtime's closure: \(cModules.sorted())")
+        #expect(!closure.contains("ReveilleSystem") && !closure.contains("ReveilleCore") && !closure.contains("ReveilleBus"),
+                "the runtime reaches \(closure.intersection(["ReveilleSystem", "ReveilleCore", "ReveilleBus"]).sorted())")
+        let products = closure.filter { targets[$0] == nil }
+        #expect(products == ["Logging"], "package products in the runtime's closure: \(products.sorted())")
     }
 }

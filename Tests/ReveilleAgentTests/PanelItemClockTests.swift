@@ -11,6 +11,7 @@ import ReveilleModel
 import SystemPackage
 import Logging
 import ReveilleRules
+import ReveilleLoop
 
 /// The panel item keeps its countdown's text current with a timer of the agent's clock: on
 /// virtual time in tests, and only while a countdown shows.

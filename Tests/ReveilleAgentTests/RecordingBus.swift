@@ -6,6 +6,7 @@ import ReveilleBus
 import ReveilleCore
 @testable import ReveilleKit
 import ReveilleRules
+import ReveilleLoop
 
 /// The agent's bus in process: calls are encoded as the client library encodes them
 /// (`AgentClient.wire`), serialized and read back as the registration reads a peer's

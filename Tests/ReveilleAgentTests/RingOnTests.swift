@@ -7,6 +7,7 @@ import ReveilleCore
 @testable import ReveilleSound
 import ReveilleModel
 import ReveilleRules
+import ReveilleLoop
 
 /// Where alarms ring (`ringOn`), as read from the settings and as chosen among the sinks there are.
 @Suite("Ring on")

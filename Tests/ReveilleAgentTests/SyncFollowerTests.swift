@@ -12,6 +12,7 @@ import ReveilleTimeZone
 import SystemPackage
 import ReveilleRules
 import Logging
+import ReveilleLoop
 
 /// Two "machines" in process: each a runtime with its own store and virtual clock and a sync
 /// follower, syncing through one real Radicale collection.

@@ -12,6 +12,7 @@ import ReveilleCore
 import ReveilleTestSupport
 import ReveilleTimeZone
 import SystemPackage
+import ReveilleLoop
 
 /// What a part asked of GLib, GDBus or libpulse goes when the part goes: a connection or a
 /// callback left behind would call into freed memory or keep a peer's resources.

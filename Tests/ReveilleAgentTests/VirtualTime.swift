@@ -9,6 +9,7 @@ import ReveilleCore
 import ReveilleTimeZone
 import SystemPackage
 import ReveilleRules
+import ReveilleLoop
 
 /// A new folder of the test's own, private to the user, for a store.
 func privateFolder(_ prefix: String) throws -> FilePath {

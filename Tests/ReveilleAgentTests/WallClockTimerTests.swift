@@ -4,6 +4,7 @@ import ReveilleTestTraits
 @testable import ReveilleAgent
 import ReveilleBus
 import SystemPackage
+import ReveilleLoop
 
 /// No silent failure on the firing path (issue 51): a wall-clock timer that cannot be armed is
 /// said in the log and armed again until it holds, so the alarm still rings.

@@ -3,6 +3,7 @@ import Testing
 @testable import ReveilleCore
 @testable import ReveilleRules
 import ReveilleModel
+import ReveilleWords
 
 /// The rules refuse in data; Core words each refusal. The words are exactly what the rules
 /// said themselves before, so the po files' msgids and what clients match on stay valid.

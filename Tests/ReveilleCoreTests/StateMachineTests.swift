@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ReveilleCore
+@testable import ReveilleWords
 @testable import ReveilleRules
 import ReveilleModel
 

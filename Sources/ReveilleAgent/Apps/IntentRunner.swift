@@ -5,6 +5,7 @@ import ReveilleBus
 import ReveilleCore
 import ReveilleSound
 import ReveilleModel
+import ReveilleLoop
 
 /// Carries out a button's intent without the app: opens an app, or runs a command.
 @GLibActor

@@ -3,6 +3,7 @@ import ReveilleBus
 import ReveilleCore
 import ReveilleTimeZone
 import ReveilleRules
+import ReveilleLoop
 
 /// The time zone relative alarms follow: `TZ` when set, else the zone `/etc/localtime` holds,
 /// a link into the tz database or a regular file (`GLibTimeZone.local(environment:localtime:)`,

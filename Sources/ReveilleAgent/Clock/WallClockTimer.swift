@@ -6,6 +6,7 @@ import ReveilleCore
 import SystemPackage
 import ReveilleModel
 import ReveilleSystem
+import ReveilleLoop
 
 /// One wall-clock timer on `timerfd` (CLOCK_REALTIME, absolute, TFD_TIMER_CANCEL_ON_SET),
 /// watched by the GLib loop. It wakes exactly at the armed instant and also when the wall

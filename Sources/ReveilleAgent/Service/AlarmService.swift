@@ -9,6 +9,7 @@ import ReveilleSync
 import ReveilleWakeUp
 import ReveilleModel
 import ReveilleRules
+import ReveilleLoop
 
 /// The agent's D-Bus interface (`AgentInterface`): decodes calls, hands changes to the
 /// runtime as events, answers reads from the alarms it follows, and answers with JSON or a named

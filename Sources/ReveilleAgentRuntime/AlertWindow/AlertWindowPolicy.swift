@@ -1,5 +1,4 @@
 import FoundationEssentials
-import ReveilleCore
 import ReveilleRules
 
 /// Which ringing alarms have an alert window: pure, events in, effects out. A window is wanted

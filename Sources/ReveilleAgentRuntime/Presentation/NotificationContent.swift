@@ -1,8 +1,7 @@
 import FoundationEssentials
-import ReveilleBus
-import ReveilleCore
 import ReveilleModel
 import ReveilleRules
+import ReveilleWords
 
 /// Every notification the agent shows, rendered in one place: an alarm's alert, live
 /// countdown (AlarmKit's `AlarmPresentation.Countdown`) or paused countdown; the notice of a
@@ -187,7 +186,7 @@ package struct NotificationContent: Equatable {
     /// What the server is asked to show. `soundingItself`: Reveille plays the alarm's sound, so
     /// the server must not; otherwise the server may play the theme's alarm sound.
     package func request(soundingItself: Bool = true) -> NotificationRequest {
-        var hints: [String: Variant] = ["urgency": .byte(urgency.rawValue), "desktop-entry": .string(Self.desktopEntry)]
+        var hints: [String: NotificationHint] = ["urgency": .byte(urgency.rawValue), "desktop-entry": .string(Self.desktopEntry)]
         if kind != .notice && kind != .upcoming { hints["resident"] = .bool(true) }
         if let progress { hints["value"] = .int32(Int32(progress)) }
         switch kind {
@@ -277,7 +276,7 @@ package struct NotificationContent: Equatable {
 
     /// `14:32` in `timeZone`.
     /// 19:30 or 7:30 PM, as the agent's `LC_TIME` says.
-    package static let clockStyle = ClockStyle.fromEnvironment()
+    package static var clockStyle: ClockStyle { Localization.clockStyle }
 
     package static func clock(_ date: Date, _ timeZone: any TimeZoneRules) -> String {
         let local = ISO8601Local.string(from: date, in: timeZone)

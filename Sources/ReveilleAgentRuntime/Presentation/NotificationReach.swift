@@ -1,4 +1,3 @@
-import ReveilleCore
 
 /// How far a notification shown now reaches the person. Where it is not `.answerable` while
 /// an alarm rings, the alert window opens (settings: `alertWindow`).

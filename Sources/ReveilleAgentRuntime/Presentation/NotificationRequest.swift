@@ -1,5 +1,3 @@
-import ReveilleBus
-
 /// One notification as the protocol's `Notify` takes it, a plain value: what the presentation
 /// rules decide, and what the notification client sends. `body` is plain text.
 package struct NotificationRequest {
@@ -8,14 +6,23 @@ package struct NotificationRequest {
     package var icon: String
     /// Action keys and their labels, in the order shown.
     package var actions: [(key: String, label: String)]
-    package var hints: [String: Variant]
+    package var hints: [String: NotificationHint]
     /// `-1`: the server's default; `0`: never expires.
     package var timeout: Int32 = 0
 
-    package init(summary: String, body: String, icon: String, actions: [(key: String, label: String)], hints: [String: Variant],
+    package init(summary: String, body: String, icon: String, actions: [(key: String, label: String)], hints: [String: NotificationHint],
                  timeout: Int32 = 0) {
         (self.summary, self.body, self.icon, self.actions, self.hints, self.timeout) = (summary, body, icon, actions, hints, timeout)
     }
+}
+
+/// A hint of `Notify`, as the specification types it; the notification client makes each a
+/// GVariant (the runtime holds no GLib value).
+package enum NotificationHint: Equatable, Sendable {
+    case byte(UInt8)
+    case bool(Bool)
+    case int32(Int32)
+    case string(String)
 }
 
 /// What the notification server did, as the client's observers hear it: the server's own

@@ -1,4 +1,4 @@
-import ReveilleBus
+import ReveilleLoop
 
 /// What the presenter asks of the notification server: `NotificationClient` on the session bus,
 /// or a recording server in process for tests on virtual time.

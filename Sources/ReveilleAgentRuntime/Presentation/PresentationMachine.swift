@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Logging
-import ReveilleCore
 import ReveilleModel
 import ReveilleRules
 

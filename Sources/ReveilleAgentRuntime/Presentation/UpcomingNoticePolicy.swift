@@ -1,7 +1,7 @@
 import FoundationEssentials
-import ReveilleCore
 import ReveilleModel
 import ReveilleRules
+import ReveilleWords
 
 /// Which alarms show a quiet notice ahead of their time ("Wake up at 06:30", with Skip this
 /// time), as Android's clock does, so a person already up can skip the ring without opening

@@ -1,9 +1,8 @@
 import FoundationEssentials
 import Logging
-import ReveilleBus
-import ReveilleCore
 import ReveilleModel
 import ReveilleRules
+import ReveilleLoop
 
 /// Shows the upcoming-alarm notices `UpcomingNoticePolicy` decides on, and turns their Skip
 /// into `reveille skip`: the shell around the policy (the alarms and settings in; the

@@ -1,10 +1,9 @@
 import FoundationEssentials
 import Logging
-import ReveilleBus
-import ReveilleCore
 import ReveilleModel
 import ReveilleRules
-import SystemPackage
+import ReveilleWords
+import ReveilleLoop
 
 /// Owns the alarms: the engine, the store and the wall-clock timer; the only thing that moves
 /// them. Every input is an `AgentEvent` on one queue (`receive`); each is handed to the engine,
@@ -23,12 +22,12 @@ package final class AgentRuntime {
         get { book.engine }
         _modify { yield &book.engine }
     }
-    private let store: AlarmStore
+    private let store: any AlarmPersistence
     private let clock: any AgentClock
     private let logger: Logger
     private let intents: (any IntentPerformer)?
     /// Where each occurrence that ended is kept (`reveille history`).
-    private let history: HistoryFile?
+    private let history: (any HistoryRecording)?
     /// What the parts send, read here alone.
     private let events: AgentEvents
     private var timer: (any WallClockAlarm)?
@@ -49,7 +48,7 @@ package final class AgentRuntime {
     /// Every part is given here, before `start`, so that each hears every alarm: `ringer` is
     /// handed each change first, `alerter` next (and alone, on the firing path, until its alert
     /// has left), then `followers`. `events` is where the parts send theirs.
-    package init(store: AlarmStore, settings: Settings, logger: Logger, intents: (any IntentPerformer)? = nil, history: HistoryFile? = nil,
+    package init(store: any AlarmPersistence, settings: Settings, logger: Logger, intents: (any IntentPerformer)? = nil, history: (any HistoryRecording)? = nil,
          clock: any AgentClock, events: AgentEvents = AgentEvents(), ringer: (any AlarmRinger)? = nil,
          alerter: (any AlarmAlerter)? = nil, followers: [any AlarmFollower] = []) {
         book = AlarmBook(AlarmEngine(settings: settings))
@@ -81,12 +80,12 @@ package final class AgentRuntime {
         timer = try clock.wallClockTimer(onFire: { [events] in events.send(.timerFired) },
                                          onClockChange: { [events] in events.send(.clockSet) })
         var records = store.load()
-        logger.info("loaded \(records.count) alarm(s) from \(store.file)")
-        let damage = store.lastLoad
-        if !damage.damaged.isEmpty {
+        logger.info("loaded \(records.count) alarm(s) from \(store.location)")
+        let damage = store.damageOfLastLoad
+        if damage.damagedCount > 0 {
             tell(.notice(summary: L("Some stored alarms could not be read"),
                          body: L("The alarm store had damaged entries (%@); they were left out, and the other alarms are loaded. The damaged files are kept as %@.",
-                                 "\(damage.damaged.count)", damage.keptAside.map(\.string).joined(separator: ", "))))
+                                 "\(damage.damagedCount)", damage.keptAside.joined(separator: ", "))))
         }
         do { try store.checkWritable() } catch {
             logger.error("changes cannot be saved: could not write \(error); the \(records.count) alarm(s) loaded will ring, changes are refused")
@@ -97,7 +96,7 @@ package final class AgentRuntime {
         records = keepAside(engine.overLimit(records), of: records)
         isRunning = true
         clockOffset = wallMinusBoot()
-        let remembered = store.clockMemory.load()
+        let remembered = store.loadClockMemory()
         rememberedPassedOver = remembered.passedOver
         handle { run(engine.load(records, now: clock.now, timeZone: clock.timeZone, remembered: remembered)) }
     }
@@ -112,10 +111,10 @@ package final class AgentRuntime {
         guard isRunning, always || engine.passedOverByClockSet != rememberedPassedOver else { return }
         let memory = engine.clockMemory(now: clock.now)
         do {
-            try store.clockMemory.save(memory)
+            try store.saveClockMemory(memory)
             rememberedPassedOver = memory.passedOver
         } catch {
-            logger.error("could not keep what the clock passed over in \(store.clockMemory.file) (\(error)); a restart now forgets it")
+            logger.error("could not keep what the clock passed over in \(store.clockMemoryLocation) (\(error)); a restart now forgets it")
         }
     }
 
@@ -205,11 +204,10 @@ package final class AgentRuntime {
     /// beside the store as `alarms.over-limit-STAMP.json`, never dropped unseen; returns the rest.
     private func keepAside(_ over: [AlarmRecord], of records: [AlarmRecord]) -> [AlarmRecord] {
         guard !over.isEmpty else { return records }
-        let aside = store.file.removingLastComponent().appending("alarms.over-limit-\(ISO8601Local.compactStamp(clock.now)).json")
         let asideIDs = Set(over.map(\.id))
         let kept = records.filter { !asideIDs.contains($0.id) }
         do {
-            try AtomicFile.write(try AlarmStore.encode(over), to: aside)
+            let aside = try store.keepAside(over, stamp: ISO8601Local.compactStamp(clock.now))
             try store.save(kept)
             logger.error("\(over.count) alarm(s) beyond the limits (\(engine.settings.limitForUser) for the user, \(engine.settings.limitPerApp) per app) were kept aside in \(aside)")
             return kept
@@ -376,7 +374,7 @@ package final class AgentRuntime {
             self.retryPending = false
             do {
                 try self.store.save(Array(self.engine.alarms.values))
-                self.logger.info("the alarms are saved again in \(self.store.file)")
+                self.logger.info("the alarms are saved again in \(self.store.location)")
             } catch {
                 self.retryWrite()
             }

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Logging
-import ReveilleCore
 import ReveilleModel
 
 /// The sounder's rules, pure: which alarm has a stream, when the next alarm's stream is

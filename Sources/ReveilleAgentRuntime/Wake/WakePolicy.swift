@@ -1,5 +1,4 @@
 import FoundationEssentials
-import ReveilleCore
 import ReveilleModel
 import ReveilleRules
 

@@ -234,6 +234,14 @@ package final class AlarmStore {
         }
     }
 
+    /// Writes `alarms` beside the store as `alarms.over-limit-STAMP.json`, where no load reads
+    /// them: kept, never dropped unseen. Returns the file.
+    package func writeAside(_ alarms: [AlarmRecord], stamp: String) throws -> FilePath {
+        let aside = file.removingLastComponent().appending("alarms.over-limit-\(stamp).json")
+        try AtomicFile.write(try Self.encode(alarms), to: aside)
+        return aside
+    }
+
     /// A write that failed, naming the file.
     package struct WriteError: Error, CustomStringConvertible {
         package var file: FilePath

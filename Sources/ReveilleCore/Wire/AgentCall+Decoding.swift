@@ -1,5 +1,6 @@
 import ReveilleModel
 import ReveilleRules
+import ReveilleWords
 /// Reading a call from what the bus delivered: in Core, beside the rules, because a refusal
 /// is worded in the user's language (`AlarmError.worded`).
 extension AgentCall {

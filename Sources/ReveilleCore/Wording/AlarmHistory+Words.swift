@@ -1,5 +1,6 @@
 import ReveilleRules
 import ReveilleModel
+import ReveilleWords
 /// A history entry in the user's words, for the CLI's `history` and the app's History page.
 extension AlarmHistory.Entry {
     /// How the occurrence ended, with the app that ended it when it was not the user:

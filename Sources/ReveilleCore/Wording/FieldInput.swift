@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import ReveilleModel
 import ReveilleRules
+import ReveilleWords
 
 /// A value typed into a named field (a CLI option, a dialog's field) that is refused: the
 /// field's name, what was typed and what is accepted, in the user's words.

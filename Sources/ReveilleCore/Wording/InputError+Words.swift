@@ -1,6 +1,7 @@
 import FoundationEssentials
 import ReveilleModel
 import ReveilleRules
+import ReveilleWords
 
 extension InputError: CustomStringConvertible {
     /// The refusal in the user's words: the text, what it was read as, what is accepted.

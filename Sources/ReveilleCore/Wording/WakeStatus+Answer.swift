@@ -1,4 +1,5 @@
 import ReveilleRules
+import ReveilleWords
 extension WakeStatus {
     /// Whether an alarm wakes the machine from suspend, and why not: the one answer `status`,
     /// `show` and `list` give. `optedIn`: the alarm did not opt out (`--no-wake`).

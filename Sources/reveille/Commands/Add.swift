@@ -4,6 +4,7 @@ import ReveilleTimeZone
 import ReveilleCore
 import ReveilleKit
 import ReveilleRules
+import ReveilleWords
 
 /// `reveille add`: an alarm at a time of day (repeating on --days) or at a date.
 struct Add: AsyncParsableCommand {

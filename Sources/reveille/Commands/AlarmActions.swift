@@ -4,6 +4,7 @@ import Glibc
 import ReveilleCore
 import ReveilleKit
 import ReveilleRules
+import ReveilleWords
 
 /// A command that applies one `AlarmAction` to one alarm and says which alarm it acted on.
 protocol AlarmActionCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
+import ReveilleWords
 
 /// `reveille auth`: the user's decisions about which apps may schedule alarms.
 struct Auth: AsyncParsableCommand {

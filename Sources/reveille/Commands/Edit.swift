@@ -4,6 +4,7 @@ import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
 import ReveilleRules
+import ReveilleWords
 
 /// `reveille edit`: change an alarm's time, days, title, sound... keeping its id.
 struct Edit: AsyncParsableCommand {

@@ -5,6 +5,7 @@ import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
 import SystemPackage
+import ReveilleWords
 
 /// `reveille export`: the user's alarms as an iCalendar file, one VEVENT and VALARM each.
 struct Export: AsyncParsableCommand {

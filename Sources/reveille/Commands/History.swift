@@ -4,6 +4,7 @@ import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
 import ReveilleRules
+import ReveilleWords
 
 /// `reveille history`: what rang, for how long, how it was answered, and what was missed.
 struct History: AsyncParsableCommand {

@@ -7,6 +7,7 @@ import ReveilleKit
 import ReveilleTimeZone
 import SystemPackage
 import ReveilleRules
+import ReveilleWords
 
 /// `reveille import`: the reminders of an iCalendar file as alarms, shown before they are added.
 struct Import: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
+import ReveilleWords
 
 /// `reveille list`: every alarm the agent holds.
 struct List: ParsableCommand {

@@ -4,6 +4,7 @@ import ReveilleTimeZone
 import ReveilleCore
 import ReveilleRules
 import ReveilleModel
+import ReveilleWords
 
 /// `reveille next`: check a schedule before trusting it, like `systemd-analyze calendar`.
 struct Next: ParsableCommand {

@@ -3,6 +3,7 @@ import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
 import ReveilleRules
+import ReveilleWords
 
 /// `reveille settings`: the agent's settings, shown, or changed through the agent.
 struct Settings: AsyncParsableCommand {

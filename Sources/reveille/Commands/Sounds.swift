@@ -3,6 +3,7 @@ import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
 import ReveilleRules
+import ReveilleWords
 
 /// `reveille sounds`: every sound name the agent can ring.
 struct Sounds: AsyncParsableCommand {

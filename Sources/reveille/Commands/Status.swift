@@ -5,6 +5,7 @@ import ReveilleKit
 import ReveilleTimeZone
 import ReveilleRules
 import ReveilleSystem
+import ReveilleWords
 
 /// `reveille status`: the next alarm, and whether it will wake the machine from suspend.
 struct Status: AsyncParsableCommand {

@@ -8,6 +8,7 @@ import ReveilleTimeZone
 import SystemPackage
 import ReveilleRules
 import ReveilleSystem
+import ReveilleWords
 
 /// `reveille sync`: your alarms on every computer, through your calendar server (CalDAV).
 struct Sync: AsyncParsableCommand {

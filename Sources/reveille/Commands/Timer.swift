@@ -3,6 +3,7 @@ import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
 import ReveilleRules
+import ReveilleWords
 
 /// `reveille timer`: a countdown that rings when it reaches zero.
 struct Timer: AsyncParsableCommand {

@@ -4,6 +4,7 @@ import ReveilleTimeZone
 import ReveilleCore
 import ReveilleKit
 import ReveilleRules
+import ReveilleWords
 
 /// `reveille watch`: a live view in a terminal; a line (or JSON object) per change otherwise.
 struct Watch: AsyncParsableCommand {

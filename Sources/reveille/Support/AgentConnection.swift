@@ -6,6 +6,7 @@ import ReveilleKit
 import SystemPackage
 import ReveilleSystem
 import ReveilleRules
+import ReveilleWords
 
 /// The CLI's way to the agent: runs a request, and when no agent is running starts
 /// `reveille-agent` from beside this binary, says so, and tries once more.
@@ -70,7 +71,7 @@ enum AgentConnection {
         let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? FilePath($0) : nil }
         // A socket that cannot be made (a runtime folder not the user's, a path too long) leaves
         // the old way: asking the bus every 50 ms whether the agent is there.
-        let readiness = try? Readiness.Listener(path: (runtime ?? stateDirectory).appending("reveille-agent-starting-\(getpid()).socket").string)
+        let readiness = try? Readiness.Listener(path: (runtime ?? stateDirectory).appending("reveille-agent-starting-\(CurrentProcess.id).socket").string)
         let pid = try spawnDetached(executable, log: log, readinessSocket: readiness?.path)
         Output.note("reveille: " + L("no agent was running; started reveille-agent (pid %@), logging to %@", String(pid), log))
         let outcome: Readiness.Outcome? = if let readiness { try? readiness.waitForReady(of: pid, seconds: 5) } else { try waitByAsking(client, pid) }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import ReveilleCore
 import ReveilleModel
 import ReveilleRules
+import ReveilleWords
 
 /// Whether the agent keeps the time zone this terminal does (N13). The agent rings a time of day
 /// on its own wall clock; in another zone `add 7:00` rang at 16:00 here without a word. The

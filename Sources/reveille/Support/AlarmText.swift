@@ -4,6 +4,7 @@ import ReveilleTimeZone
 import ReveilleCore
 import ReveilleKit
 import ReveilleRules
+import ReveilleWords
 
 /// How the CLI shows an alarm: one table row, a detail block, or a JSON object.
 struct AlarmSummary: Encodable, Equatable {

@@ -6,6 +6,7 @@ import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
 import ReveilleRules
+import ReveilleWords
 
 /// `--json`, for every command that prints alarms.
 struct OutputOptions: ParsableArguments {

@@ -17,6 +17,8 @@ import ReveilleKit
 import Synchronization
 import ReveilleRules
 import ReveilleSystem
+import ReveilleWords
+import ReveilleLoop
 
 /// What the tests attach to alarms, to prove metadata round-trips.
 struct Recipe: AlarmMetadata {

@@ -11,6 +11,7 @@
 // notification (Close) the way a person or the server would.
 import Foundation
 import ReveilleBus
+import ReveilleLoop
 
 let introspection = """
 <node>

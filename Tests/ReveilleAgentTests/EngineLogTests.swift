@@ -1,10 +1,10 @@
 import Logging
 import Synchronization
 import Testing
-@testable import ReveilleCore
+import ReveilleAgentRuntime
 @testable import ReveilleRules
 
-/// The engine names a level without swift-log; Core logs its lines at the same level.
+/// The engine names a level without swift-log; the runtime logs its lines at the same level.
 @Suite("Engine log lines")
 struct EngineLogTests {
     /// What was logged, in order.
