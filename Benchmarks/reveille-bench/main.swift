@@ -26,6 +26,7 @@ import ReveilleTestSupport
 import SystemPackage
 import ReveilleRules
 import ReveilleSystem
+import ReveilleLoop
 
 let environment = ProcessInfo.processInfo.environment
 let count = Int(environment["REVEILLE_BENCH_ALARMS"] ?? "") ?? 100
