@@ -156,6 +156,50 @@ package final class BusConnection {
             box.retainedPointer)
     }
 
+    /// Calls a method (`g_dbus_connection_call`) for a client (ReveilleKit's `AgentClient`): made
+    /// on the client calls' thread, whose context hears the reply, so no thread waits for it and
+    /// any number can be awaited at once. Cancelling the awaiting task cancels the call (GDBus
+    /// then answers at once with `BusError.isCancellation`). `destination` is `nil` on a
+    /// peer-to-peer connection (a `DirectLine`'s), which has no names.
+    @ClientCallActor
+    package func callFromClient(destination: String?, path: String, interface: String, method: String,
+                                arguments: [Variant] = [], timeoutMilliseconds: Int32, autoStart: Bool) async throws(BusError) -> [Variant] {
+        let cancellable = Cancellable()
+        let result: Result<[Variant], BusError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let box = CallbackBox((connection, continuation))
+                g_dbus_connection_call(
+                    connection, destination, path, interface, method,
+                    Variant.tuple(arguments).makeGVariant(), nil,
+                    autoStart ? G_DBUS_CALL_FLAGS_NONE : G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                    timeoutMilliseconds, cancellable.pointer,
+                    { _, result, userData in
+                        let (connection, continuation) = CallbackBox<(OpaquePointer, CheckedContinuation<Result<[Variant], BusError>, Never>)>
+                            .take(userData)
+                        var error: UnsafeMutablePointer<GError>?
+                        if let value = g_dbus_connection_call_finish(connection, result, &error) {
+                            defer { g_variant_unref(value) }
+                            guard case .tuple(let values) = Variant(value) else { return continuation.resume(returning: .success([])) }
+                            continuation.resume(returning: .success(values))
+                        } else {
+                            continuation.resume(returning: .failure(BusError(consuming: error)))
+                        }
+                    },
+                    box.retainedPointer)
+            }
+        } onCancel: {
+            cancellable.cancel()
+        }
+        return try result.get()
+    }
+
+    /// A `GCancellable`, which may be cancelled from any thread.
+    private final class Cancellable: @unchecked Sendable {
+        let pointer = g_cancellable_new()
+        func cancel() { g_cancellable_cancel(pointer) }
+        deinit { g_object_unref(UnsafeMutableRawPointer(pointer)) }
+    }
+
     /// Calls a method whose reply carries file descriptors (`g_dbus_connection_call_with_unix_fd_list`),
     /// without blocking: `reply` hears the arguments (a `h` argument is an index into the
     /// descriptors) and the descriptors, which the caller then owns and must close.

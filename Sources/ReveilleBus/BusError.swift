@@ -18,6 +18,9 @@ package struct BusError: Error, Hashable, Sendable, CustomStringConvertible {
         name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
     }
 
+    /// Whether the call was cancelled here (its task was), not answered.
+    package var isCancellation: Bool { name == "org.gtk.GLib.g-io-error-quark.\(G_IO_ERROR_CANCELLED.rawValue)" }
+
     /// Takes and frees a `GError`, reading the remote D-Bus error name when there is one.
     package init(consuming error: UnsafeMutablePointer<GError>?) {
         guard let error else {

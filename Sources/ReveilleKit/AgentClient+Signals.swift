@@ -5,7 +5,7 @@ import ReveilleLoop
 
 /// The agent's signals as streams: the list kept up to date, the buttons pressed, this app's
 /// events and its decision. Each subscribes on the GLib loop, then makes its first calls
-/// through `run`, off the loop.
+/// asynchronously (their replies arrive on `ClientCallActor`'s thread, not the loop).
 extension AgentClient {
     /// The full list now, then again after every change, until the sequence is dropped.
     /// The agent sends only what changed (`AlarmsUpdated`); the list is kept here. When the
@@ -24,10 +24,7 @@ extension AgentClient {
                 // arrives as updates, which the mirror applies on the pages. A refusal (every
                 // subscriber slot taken) ends the stream with it: a reader never waits on nothing.
                 do {
-                    let list = try await self.run { client throws(AlarmError) in
-                        _ = try client.call(.subscribeUpdates)
-                        return try client.list()
-                    }
+                    let list = try await self.subscribedList()
                     continuation.yield(mirror.value.received(list: list))
                 } catch {
                     continuation.finish(throwing: error)
@@ -74,6 +71,13 @@ extension AgentClient {
         return stream
     }
 
+    /// Subscribes to the agent's signals, then reads the whole list.
+    @ClientCallActor
+    private func subscribedList() async throws(AlarmError) -> [AlarmRecord] {
+        _ = try await call(.subscribeUpdates)
+        return try await list()
+    }
+
     /// The list an `updates()` stream keeps, shared by its callbacks on the loop.
     private final class MirrorBox {
         var value = AlarmListMirror()
@@ -82,8 +86,8 @@ extension AgentClient {
     /// Presses of this app's alarms' buttons (the alarm's id and `stop`, `secondary`, `pause`,
     /// `resume` or `cancel`), so a running app can react.
     package func actions() -> AsyncStream<(alarmID: UUID, button: AlarmButtonRole)> {
-        signals(AgentSignal.actionInvoked.name, first: { client throws(AlarmError) in
-            _ = try client.call(.subscribeUpdates)
+        signals(AgentSignal.actionInvoked.name, first: { client async throws(AlarmError) in
+            _ = try await client.call(.subscribeUpdates)
             return nil
         }) { signal in
             guard let id = signal.arguments.first?.string.flatMap(UUID.init(uuidString:)),
@@ -94,8 +98,8 @@ extension AgentClient {
 
     /// This app's alarms beginning to alert, and occurrences missed, while the app runs.
     package func events() -> AsyncStream<AlarmEvent> {
-        signals(nil, first: { client throws(AlarmError) in
-            _ = try client.call(.subscribeUpdates)
+        signals(nil, first: { client async throws(AlarmError) in
+            _ = try await client.call(.subscribeUpdates)
             return nil
         }) { signal in
             let arguments = signal.arguments.map { $0.string ?? "" }
@@ -116,9 +120,9 @@ extension AgentClient {
     /// This app's decision now, then at every change.
     package func authorizationUpdates() -> AsyncStream<AuthorizationState> {
         let appID = self.appID
-        return signals(AgentSignal.authorizationChanged.name, first: { client throws(AlarmError) in
-            _ = try client.call(.subscribeUpdates)
-            return try client.authorizationState()
+        return signals(AgentSignal.authorizationChanged.name, first: { client async throws(AlarmError) in
+            _ = try await client.call(.subscribeUpdates)
+            return try await client.authorizationState()
         }) { signal in
             guard signal.arguments.first?.string == appID else { return nil }
             return signal.arguments.dropFirst().first?.string.flatMap(AuthorizationState.init(rawValue:))
@@ -127,8 +131,8 @@ extension AgentClient {
 
     /// The settings after each change anyone makes (`SettingsChanged`; the user's client only).
     package func settingsChanges() -> AsyncStream<AgentSettings> {
-        signals(AgentSignal.settingsChanged.name, first: { client throws(AlarmError) in
-            _ = try client.call(.subscribeUpdates)
+        signals(AgentSignal.settingsChanged.name, first: { client async throws(AlarmError) in
+            _ = try await client.call(.subscribeUpdates)
             return nil
         }) { signal in
             signal.arguments.first?.string.flatMap { try? AgentSettings().changed(by: $0, unknownKeys: .passOver) }
@@ -138,7 +142,7 @@ extension AgentClient {
     /// A stream of one signal's values (any of the agent's signals when `name` is `nil`):
     /// subscribe first (so nothing is missed), then the current value from `first` (if it has
     /// one), then each signal that `parse` accepts.
-    private func signals<Value: Sendable>(_ name: String?, first: @escaping @Sendable (AgentClient) throws(AlarmError) -> Value?,
+    private func signals<Value: Sendable>(_ name: String?, first: @escaping @Sendable @ClientCallActor (AgentClient) async throws(AlarmError) -> Value?,
                                                       parse: @escaping @Sendable (BusConnection.Signal) -> Value?) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream.makeStream(of: Value.self, bufferingPolicy: .bufferingNewest(16))
         Task { @GLibActor in
@@ -149,7 +153,7 @@ extension AgentClient {
             }
             continuation.onTermination = { _ in Task { @GLibActor in bus.unsubscribe(subscription) } }
             do {
-                if let current = try await self.run(first) { continuation.yield(current) }
+                if let current = try await first(self) { continuation.yield(current) }
             } catch {
                 // The agent is gone or refused: the stream simply has no first value.
             }

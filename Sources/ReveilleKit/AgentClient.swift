@@ -40,12 +40,25 @@ public enum AlarmEvent: Hashable, Sendable {
     case missed(Alarm.ID, dueDate: Date, reason: MissReason)
 }
 
+/// How `AgentClient.startAgentByActivation` went.
+package enum AgentActivation: Sendable, Equatable {
+    /// The bus started the agent from its activation file, and it owns its name now.
+    case started
+    /// An agent owned the name already.
+    case alreadyRunning
+    /// The bus has no activation file for the agent: nobody started it.
+    case noActivationFile
+}
+
 /// A connection to reveille-agent over the session bus, with the agent's full view of
 /// each alarm (`AlarmRecord`). `AlarmManager` builds AlarmKit's API on it; the CLI uses it directly.
 ///
-/// Every call blocks the calling thread until the agent answers, and is safe on any thread, the
-/// GLib loop's included: AlarmKit's synchronous API is this. The asynchronous API is `run`, which
-/// makes the same calls on a thread of its own; the update streams are in `AgentClient+Signals`.
+/// Every call is asynchronous first, isolated to `ClientCallActor`: made with GDBus's
+/// asynchronous call on the one thread of the process that hears client calls' replies, so any
+/// number may wait at once without a thread each, and cancelling the task cancels the call. Each
+/// has a blocking form of the same name (AlarmKit's synchronous API), a thin layer that waits for
+/// the asynchronous one (`blocking`), safe on any thread, the GLib loop's included. The update
+/// streams are in `AgentClient+Signals`.
 ///
 /// A client with an app id other than `ClientIdentity.userAppID` is an app: it introduces
 /// itself (Hello) before its first call, sees only its own alarms, and needs the user's
@@ -80,61 +93,63 @@ package final class AgentClient: Sendable {
 
     var isUser: Bool { appID == ClientIdentity.userAppID }
 
-    // MARK: The asynchronous API
-
-    /// Runs `request` (calls of this client) on a thread of its own and awaits its result: the
-    /// async form of every call, which never blocks the caller's executor or the GLib loop.
-    package func run<Value: Sendable>(_ request: @escaping @Sendable (AgentClient) throws(AlarmError) -> Value) async throws(AlarmError) -> Value {
-        let result: Result<Value, AlarmError> = await withCheckedContinuation { continuation in
-            PosixThread {
-                continuation.resume(returning: Result { () throws(AlarmError) in try request(self) })
-            }.detach()
-        }
-        return try result.get()
+    /// Runs `request`, several calls of this client, as one: for a caller that wants them
+    /// together without waiting on each hop back to its own executor.
+    @ClientCallActor
+    package func run<Value: Sendable>(_ request: @Sendable @ClientCallActor (AgentClient) async throws(AlarmError) -> Value)
+        async throws(AlarmError) -> Value {
+        try await request(self)
     }
 
     // MARK: Calls
 
     /// Asks the user (once; later calls return the decision) whether this app may schedule alarms.
-    package func requestAuthorization() throws(AlarmError) -> AuthorizationState {
-        try Self.state(try call(.requestAuthorization))
+    @ClientCallActor
+    package func requestAuthorization() async throws(AlarmError) -> AuthorizationState {
+        try Self.state(try await call(.requestAuthorization))
     }
 
     /// This app's current decision.
-    package func authorizationState() throws(AlarmError) -> AuthorizationState {
-        try Self.state(try call(.authorizationState))
+    @ClientCallActor
+    package func authorizationState() async throws(AlarmError) -> AuthorizationState {
+        try Self.state(try await call(.authorizationState))
     }
 
     /// Every app's decision (the user's client only).
-    package func authorizations() throws(AlarmError) -> [AppAuthorization] {
-        try Self.decode([AppAuthorization].self, from: try call(.authorizations))
+    @ClientCallActor
+    package func authorizations() async throws(AlarmError) -> [AppAuthorization] {
+        try Self.decode([AppAuthorization].self, from: try await call(.authorizations))
     }
 
     /// Sets an app's decision (the user's client only).
-    package func setAuthorization(_ state: AuthorizationState, for app: String) throws(AlarmError) {
-        _ = try call(.setAuthorization(appID: app, state: state))
+    @ClientCallActor
+    package func setAuthorization(_ state: AuthorizationState, for app: String) async throws(AlarmError) {
+        _ = try await call(.setAuthorization(appID: app, state: state))
     }
 
     /// All alarms the agent holds, in its display order.
-    package func list() throws(AlarmError) -> [AlarmRecord] {
-        try pages(AlarmRecord.self).sortedForDisplay()
+    @ClientCallActor
+    package func list() async throws(AlarmError) -> [AlarmRecord] {
+        try await pages(AlarmRecord.self).sortedForDisplay()
     }
 
     /// The same list, read only as far as a table of alarms needs (`AlarmListing`).
-    package func listings() throws(AlarmError) -> [AlarmListing] {
-        try pages(AlarmListing.self).sortedForDisplay()
+    @ClientCallActor
+    package func listings() async throws(AlarmError) -> [AlarmListing] {
+        try await pages(AlarmListing.self).sortedForDisplay()
     }
 
     /// `listings()` and, for the user's client, `wakeStatus()` (`nil` when it could not be had):
     /// one `ListPageAndWake` a page. From an agent older than that method, `ListPage`s and `WakeStatus`.
-    package func listingsAndWake() throws(AlarmError) -> (listings: [AlarmListing], wake: WakeStatus?) {
+    @ClientCallActor
+    package func listingsAndWake() async throws(AlarmError) -> (listings: [AlarmListing], wake: WakeStatus?) {
         var wake: WakeStatus?
-        guard let listings = try pages(AlarmListing.self, method: .listPageAndWake, read: { reply throws(AlarmError) in
+        guard let listings = try await pages(AlarmListing.self, method: .listPageAndWake, read: { reply throws(AlarmError) in
             let page = try Self.pageAndWake(reply)
             wake = wake ?? page.wake
             return (page.alarms, page.next)
         }) else {
-            return (try listings(), isUser ? try? wakeStatus() : nil)
+            return (try await listings(), isUser ? try? await wakeStatus() : nil)
         }
         return (listings.sortedForDisplay(), wake)
     }
@@ -169,100 +184,117 @@ package final class AgentClient: Sendable {
     }
 
     /// The alarm whose id starts with `idPrefix`.
-    package func alarm(_ idPrefix: String) throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try call(.get(id: idPrefix)))
+    @ClientCallActor
+    package func alarm(_ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try await call(.get(id: idPrefix)))
     }
 
     /// Schedules `request` under `id`; returns the alarm as the agent stored it.
-    package func schedule(id: UUID, request: AlarmRequest) throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try call(.schedule(id: id, configuration: try Self.encode(request))))
+    @ClientCallActor
+    package func schedule(id: UUID, request: AlarmRequest) async throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try await call(.schedule(id: id, configuration: try Self.encode(request))))
     }
 
     /// Gives the alarm whose id starts with `idPrefix` a new configuration, keeping its id.
-    package func update(_ idPrefix: String, request: AlarmRequest) throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try call(.update(id: idPrefix, configuration: try Self.encode(request))))
+    @ClientCallActor
+    package func update(_ idPrefix: String, request: AlarmRequest) async throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try await call(.update(id: idPrefix, configuration: try Self.encode(request))))
     }
 
     /// Undoes a skip: the occurrence it passed over rings after all.
-    package func unskip(_ idPrefix: String) throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try call(.unskip(id: idPrefix)))
+    @ClientCallActor
+    package func unskip(_ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try await call(.unskip(id: idPrefix)))
     }
 
     /// Schedules `record`, cancelled, again as it stood then (Undo): its id, a snooze still
     /// ahead, a skip, off if it was; the agent's rules decide what still holds.
-    package func restore(_ record: AlarmRecord) throws(AlarmError) -> AlarmRecord {
+    @ClientCallActor
+    package func restore(_ record: AlarmRecord) async throws(AlarmError) -> AlarmRecord {
         let text: String
         do { text = String(decoding: try JSONCoding.compactEncoder.encode(record), as: UTF8.self) } catch {
             throw .invalidConfiguration("the alarm cannot be encoded: \(error)")
         }
-        return try Self.decode(AlarmRecord.self, from: try call(.restore(record: text)))
+        return try Self.decode(AlarmRecord.self, from: try await call(.restore(record: text)))
     }
 
     /// Skips the next occurrence of a repeating alarm.
-    package func skip(_ idPrefix: String) throws(AlarmError) -> AlarmRecord? {
-        try Self.decode(AlarmRecord?.self, from: try call(.skip(id: idPrefix)))
+    @ClientCallActor
+    package func skip(_ idPrefix: String) async throws(AlarmError) -> AlarmRecord? {
+        try Self.decode(AlarmRecord?.self, from: try await call(.skip(id: idPrefix)))
     }
 
     /// Silences an alarm but keeps it (`enabled: false`), or turns it on again.
-    package func setEnabled(_ enabled: Bool, _ idPrefix: String) throws(AlarmError) -> AlarmRecord {
-        try Self.decode(AlarmRecord.self, from: try call(.setEnabled(enabled, id: idPrefix)))
+    @ClientCallActor
+    package func setEnabled(_ enabled: Bool, _ idPrefix: String) async throws(AlarmError) -> AlarmRecord {
+        try Self.decode(AlarmRecord.self, from: try await call(.setEnabled(enabled, id: idPrefix)))
     }
 
     /// Applies `action` to the alarm whose id starts with `idPrefix`; returns it afterwards,
     /// or `nil` when it has ended.
     @discardableResult
-    package func apply(_ action: AlarmAction, to idPrefix: String) throws(AlarmError) -> AlarmRecord? {
-        try Self.decode(AlarmRecord?.self, from: try call(.apply(action, id: idPrefix)))
+    @ClientCallActor
+    package func apply(_ action: AlarmAction, to idPrefix: String) async throws(AlarmError) -> AlarmRecord? {
+        try Self.decode(AlarmRecord?.self, from: try await call(.apply(action, id: idPrefix)))
     }
 
     /// Snoozes the ringing alarm `idPrefix` names for `seconds` instead of its own snooze
     /// length (a Reveille extension); returns it afterwards.
     @discardableResult
-    package func snooze(_ idPrefix: String, for seconds: TimeInterval) throws(AlarmError) -> AlarmRecord? {
-        try Self.decode(AlarmRecord?.self, from: try call(.snooze(id: idPrefix, seconds: seconds)))
+    @ClientCallActor
+    package func snooze(_ idPrefix: String, for seconds: TimeInterval) async throws(AlarmError) -> AlarmRecord? {
+        try Self.decode(AlarmRecord?.self, from: try await call(.snooze(id: idPrefix, seconds: seconds)))
     }
 
     /// Presses one of the ringing alarm's buttons as the person (the alert window): as on its
     /// notification, the app's intent runs and it hears the press. Returns the alarm after.
     @discardableResult
-    package func press(_ button: AlarmButtonRole, on id: UUID) throws(AlarmError) -> AlarmRecord? {
-        try Self.decode(AlarmRecord?.self, from: try call(.pressButton(id: id.uuidString, button: button)))
+    @ClientCallActor
+    package func press(_ button: AlarmButtonRole, on id: UUID) async throws(AlarmError) -> AlarmRecord? {
+        try Self.decode(AlarmRecord?.self, from: try await call(.pressButton(id: id.uuidString, button: button)))
     }
 
     /// The occurrences that ended (the caller's alarms' only, for an app), newest first.
-    package func history() throws(AlarmError) -> [AlarmHistory.Entry] {
-        try Self.decode([AlarmHistory.Entry].self, from: try call(.history))
+    @ClientCallActor
+    package func history() async throws(AlarmError) -> [AlarmHistory.Entry] {
+        try Self.decode([AlarmHistory.Entry].self, from: try await call(.history))
     }
 
     /// Whether the next alarm will wake the machine from suspend (the user's client only).
-    package func wakeStatus() throws(AlarmError) -> WakeStatus {
-        try Self.decode(WakeStatus.self, from: try call(.wakeStatus))
+    @ClientCallActor
+    package func wakeStatus() async throws(AlarmError) -> WakeStatus {
+        try Self.decode(WakeStatus.self, from: try await call(.wakeStatus))
     }
 
     /// Every sound the agent can resolve by name.
-    package func sounds() throws(AlarmError) -> [SoundEntry] {
-        try Self.decode([SoundEntry].self, from: try call(.listSounds))
+    @ClientCallActor
+    package func sounds() async throws(AlarmError) -> [SoundEntry] {
+        try Self.decode([SoundEntry].self, from: try await call(.listSounds))
     }
 
     /// The sound outputs alarms can ring on (the user's client only).
-    package func outputs() throws(AlarmError) -> [OutputEntry] {
-        try Self.decode([OutputEntry].self, from: try call(.listOutputs))
+    @ClientCallActor
+    package func outputs() async throws(AlarmError) -> [OutputEntry] {
+        try Self.decode([OutputEntry].self, from: try await call(.listOutputs))
     }
 
     /// Plays `sound` (a name, or a path for the user's CLI) for `seconds`; returns the file played.
-    package func playSound(_ sound: String, seconds: Double) throws(AlarmError) -> String {
-        try call(.playSound(name: sound, seconds: seconds))
+    @ClientCallActor
+    package func playSound(_ sound: String, seconds: Double) async throws(AlarmError) -> String {
+        try await call(.playSound(name: sound, seconds: seconds))
     }
 
     /// The agent's settings (the user's client only).
-    package func settings() throws(AlarmError) -> AgentSettings {
-        try Self.settings(from: try call(.settings))
+    @ClientCallActor
+    package func settings() async throws(AlarmError) -> AgentSettings {
+        try Self.settings(from: try await call(.settings))
     }
 
     /// Changes the settings `changes` names (a JSON object, `AgentSettings.changed(by:)`);
     /// returns every setting after (the user's client only).
-    package func setSettings(_ changes: String) throws(AlarmError) -> AgentSettings {
-        try Self.settings(from: try call(.setSettings(changes: changes)))
+    @ClientCallActor
+    package func setSettings(_ changes: String) async throws(AlarmError) -> AgentSettings {
+        try Self.settings(from: try await call(.setSettings(changes: changes)))
     }
 
     /// The agent's answer read as a file is: a key a newer agent has is passed over.
@@ -274,30 +306,35 @@ package final class AgentClient: Sendable {
 
     /// Plays `sound` for `seconds` at the ring volume `volume` (0.001 to 1, linear), stopping the preview
     /// that plays; returns the file played (the user's client only).
-    package func previewSound(_ sound: String, seconds: Double, volume: Double) throws(AlarmError) -> String {
-        try call(.previewSound(name: sound, seconds: seconds, volume: volume))
+    @ClientCallActor
+    package func previewSound(_ sound: String, seconds: Double, volume: Double) async throws(AlarmError) -> String {
+        try await call(.previewSound(name: sound, seconds: seconds, volume: volume))
     }
 
     /// Stops the sound a preview plays (the user's client only).
-    package func stopPreview() throws(AlarmError) {
-        _ = try call(.stopPreview)
+    @ClientCallActor
+    package func stopPreview() async throws(AlarmError) {
+        _ = try await call(.stopPreview)
     }
 
     /// `list()` if an agent runs now; never starts one (shell completion).
-    package func listIfRunning() throws(AlarmError) -> [AlarmRecord] {
-        try agentIsRunning() ? try list() : []
+    @ClientCallActor
+    package func listIfRunning() async throws(AlarmError) -> [AlarmRecord] {
+        try await agentIsRunning() ? try await list() : []
     }
 
     /// `sounds()` if an agent runs now; never starts one (shell completion).
-    package func soundsIfRunning() throws(AlarmError) -> [SoundEntry] {
-        try agentIsRunning() ? try sounds() : []
+    @ClientCallActor
+    package func soundsIfRunning() async throws(AlarmError) -> [SoundEntry] {
+        try await agentIsRunning() ? try await sounds() : []
     }
 
     /// Whether any process owns the agent's bus name (`org.freedesktop.DBus.NameHasOwner`).
-    package func agentIsRunning() throws(AlarmError) -> Bool {
+    @ClientCallActor
+    package func agentIsRunning() async throws(AlarmError) -> Bool {
         let bus = try bus()
         do {
-            return try Self.busDaemon(bus, "NameHasOwner", timeoutMilliseconds: 5000).first == .bool(true)
+            return try await Self.busDaemon(bus, "NameHasOwner", timeoutMilliseconds: 5000).first == .bool(true)
         } catch {
             throw .agentUnavailable("the session bus did not answer: \(error.message)")
         }
@@ -306,13 +343,15 @@ package final class AgentClient: Sendable {
     // MARK: The one call and the one paging loop
 
     /// Calls the agent and returns its answer (JSON text).
-    package func call(_ call: AgentCall) throws(AlarmError) -> String {
-        try reply(call).first?.string ?? "null"
+    @ClientCallActor
+    package func call(_ call: AgentCall) async throws(AlarmError) -> String {
+        try await reply(call).first?.string ?? "null"
     }
 
     /// `call`, with every argument of the reply.
-    package func reply(_ call: AgentCall) throws(AlarmError) -> [Variant] {
-        switch try outcome(call) {
+    @ClientCallActor
+    package func reply(_ call: AgentCall) async throws(AlarmError) -> [Variant] {
+        switch try await outcome(call) {
         case .success(let reply): return reply
         case .failure(let error): throw Self.alarmError(error)
         }
@@ -325,10 +364,11 @@ package final class AgentClient: Sendable {
     /// `WireLimits.pageBytes`, whatever the number of alarms); `read` takes a reply apart into
     /// the page's JSON and the next page's `after` ("" at the end). `nil` from an agent older
     /// than `method`.
+    @ClientCallActor
     private func pages<Element: Decodable & Sendable>(
         _ type: Element.Type, method: PageMethod,
         read: ([Variant]) throws(AlarmError) -> (alarms: String, next: String)
-    ) throws(AlarmError) -> [Element]? {
+    ) async throws(AlarmError) -> [Element]? {
         var elements: [Element] = []
         var after = ""
         repeat {
@@ -337,7 +377,7 @@ package final class AgentClient: Sendable {
             case .listPageAndWake: .listPageAndWake(after: after, limit: 0)
             }
             let reply: [Variant]
-            switch try outcome(call) {
+            switch try await outcome(call) {
             case .success(let answer): reply = answer
             case .failure(let error) where error.name == "org.freedesktop.DBus.Error.UnknownMethod" && after.isEmpty: return nil
             case .failure(let error): throw Self.alarmError(error)
@@ -350,8 +390,9 @@ package final class AgentClient: Sendable {
     }
 
     /// `pages` by `ListPage`, which every agent answers.
-    private func pages<Element: Decodable & Sendable>(_ type: Element.Type) throws(AlarmError) -> [Element] {
-        let pages = try pages(type, method: .listPage) { reply in
+    @ClientCallActor
+    private func pages<Element: Decodable & Sendable>(_ type: Element.Type) async throws(AlarmError) -> [Element] {
+        let pages = try await pages(type, method: .listPage) { reply in
             (reply.first?.string ?? "[]", reply.dropFirst().first?.string ?? "")
         }
         guard let pages else { throw .agentUnavailable("reveille-agent does not answer ListPage") }
@@ -361,8 +402,10 @@ package final class AgentClient: Sendable {
     /// The call's reply, or the bus's error; throws only when no agent could be reached. The one
     /// retry loop: an app whose agent left (or that has not met one yet) says Hello to the agent
     /// that owns the name now, starting one by D-Bus activation if none runs, and calls again.
-    /// A call that may wait for the user (a prompt) has no timeout.
-    private func outcome(_ call: AgentCall) throws(AlarmError) -> Result<[Variant], BusError> {
+    /// A call that may wait for the user (a prompt) has no timeout; one whose task is cancelled
+    /// ends at once with the cancellation, asked again nowhere.
+    @ClientCallActor
+    private func outcome(_ call: AgentCall) async throws(AlarmError) -> Result<[Variant], BusError> {
         let (method, arguments) = Self.wire(call)
         // A refusal that asks to call again (the agent's or the bus's budget, a look-up of who
         // calls that a flooded bus did not answer in time) ran nothing: asked again, 0.1 s
@@ -380,7 +423,7 @@ package final class AgentClient: Sendable {
             if !isUser {
                 if let known = state.withLock({ $0.introducedTo }) {
                     destination = known
-                } else if let agent = try introduce(on: bus) {
+                } else if let agent = try await introduce(on: bus) {
                     destination = agent
                 } else {
                     departures += 1
@@ -388,9 +431,11 @@ package final class AgentClient: Sendable {
                 }
             }
             do {
-                return .success(try bus.callSync(destination: destination, path: AgentInterface.objectPath, interface: AgentInterface.interface,
-                                                 method: method, arguments: arguments,
-                                                 timeoutMilliseconds: call.waitsForUser ? Int32.max : 25_000, autoStart: true))
+                return .success(try await bus.callFromClient(destination: destination, path: AgentInterface.objectPath,
+                                                             interface: AgentInterface.interface, method: method, arguments: arguments,
+                                                             timeoutMilliseconds: call.waitsForUser ? Int32.max : 25_000, autoStart: true))
+            } catch where error.isCancellation {
+                return .failure(error)
             } catch where direct != nil && error.name.hasPrefix("org.gtk.") {
                 // Not the agent's answer but the line's failure (the agent ended): by the bus.
                 state.withLock { $0.direct = nil }
@@ -400,7 +445,7 @@ package final class AgentClient: Sendable {
                 state.withLock { if $0.introducedTo == destination { $0.introducedTo = nil } }
                 departures += 1
             } catch where error.name == Self.busyName && SystemClock.bootTime + pause < retryUntil {
-                SystemClock.pause(seconds: pause)
+                await ClientCallActor.pause(seconds: pause)
                 pause = min(2, pause * 2)
             } catch {
                 return .failure(error)
@@ -411,24 +456,23 @@ package final class AgentClient: Sendable {
 
     /// Starts the agent if none runs (D-Bus activation), says Hello to it by its unique name,
     /// and returns that name; `nil` when that agent left before it heard the Hello.
-    private func introduce(on bus: BusConnection) throws(AlarmError) -> String? {
+    @ClientCallActor
+    private func introduce(on bus: BusConnection) async throws(AlarmError) -> String? {
         let agent: String
         do {
-            if let owner = try? Self.busDaemon(bus, "GetNameOwner").first?.string {
+            if let owner = try? await Self.busDaemon(bus, "GetNameOwner").first?.string {
                 agent = owner
             } else {
-                _ = try bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                     interface: "org.freedesktop.DBus", method: "StartServiceByName",
-                                     arguments: [.string(AgentInterface.busName), .uint32(0)], timeoutMilliseconds: 25_000, autoStart: false)
-                agent = try Self.busDaemon(bus, "GetNameOwner").first?.string ?? ""
+                _ = try await Self.startByActivation(on: bus)
+                agent = try await Self.busDaemon(bus, "GetNameOwner").first?.string ?? ""
             }
         } catch {
             throw Self.alarmError(error)
         }
         let (method, arguments) = Self.wire(.hello(appID: appID, usageDescription: usageDescription ?? ""))
         do {
-            _ = try bus.callSync(destination: agent, path: AgentInterface.objectPath, interface: AgentInterface.interface,
-                                 method: method, arguments: arguments, timeoutMilliseconds: 25_000, autoStart: false)
+            _ = try await bus.callFromClient(destination: agent, path: AgentInterface.objectPath, interface: AgentInterface.interface,
+                                             method: method, arguments: arguments, timeoutMilliseconds: 25_000, autoStart: false)
         } catch where error.isServiceMissing {
             return nil
         } catch {
@@ -439,9 +483,39 @@ package final class AgentClient: Sendable {
     }
 
     /// The bus daemon's `method` about the agent's bus name.
-    private static func busDaemon(_ bus: BusConnection, _ method: String, timeoutMilliseconds: Int32 = 25_000) throws(BusError) -> [Variant] {
-        try bus.callSync(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                         method: method, arguments: [.string(AgentInterface.busName)], timeoutMilliseconds: timeoutMilliseconds, autoStart: false)
+    @ClientCallActor
+    private static func busDaemon(_ bus: BusConnection, _ method: String, timeoutMilliseconds: Int32 = 25_000) async throws(BusError) -> [Variant] {
+        try await bus.callFromClient(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                                     method: method, arguments: [.string(AgentInterface.busName)], timeoutMilliseconds: timeoutMilliseconds,
+                                     autoStart: false)
+    }
+
+    /// Asks the bus to start the agent from its activation file (`StartServiceByName`): the
+    /// answer comes once the started agent owns its name (or at once when one already does), so
+    /// nothing is polled. `ServiceUnknown` where no activation file is installed.
+    @ClientCallActor
+    private static func startByActivation(on bus: BusConnection) async throws(BusError) -> AgentActivation {
+        // 1: DBUS_START_REPLY_SUCCESS, 2: DBUS_START_REPLY_ALREADY_RUNNING.
+        let reply = try await bus.callFromClient(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                                 interface: "org.freedesktop.DBus", method: "StartServiceByName",
+                                                 arguments: [.string(AgentInterface.busName), .uint32(0)], timeoutMilliseconds: 25_000,
+                                                 autoStart: false)
+        return reply.first == .uint32(1) ? .started : .alreadyRunning
+    }
+
+    /// The user's client (the CLI) starting the agent: by D-Bus activation, which answers once it
+    /// owns its name; `.noActivationFile` where the session's bus has none for it (Reveille not
+    /// installed where the bus looks, a build run from its folder): the caller starts it itself.
+    @ClientCallActor
+    package func startAgentByActivation() async throws(AlarmError) -> AgentActivation {
+        let bus = try bus()
+        do {
+            return try await Self.startByActivation(on: bus)
+        } catch where error.isServiceMissing {
+            return .noActivationFile
+        } catch {
+            throw Self.alarmError(error)
+        }
     }
 
     /// The agent's direct line (`DirectLine`) on this client's bus, connected on first use;
@@ -476,6 +550,177 @@ package final class AgentClient: Sendable {
                 throw .agentUnavailable("cannot connect to the session bus (\(error)); is DBUS_SESSION_BUS_ADDRESS set?")
             }
         }
+    }
+
+    // MARK: The blocking API
+
+    /// Runs `request` (asynchronous calls of this client) and blocks this thread until it is
+    /// done: the blocking API, on any thread (`ClientCallActor.blocking`).
+    package func blocking<Value: Sendable>(_ request: @escaping @Sendable @ClientCallActor (AgentClient) async throws(AlarmError) -> Value)
+        throws(AlarmError) -> Value {
+        try ClientCallActor.blocking { () async throws(AlarmError) -> Value in try await request(self) }
+    }
+
+    /// `requestAuthorization`, blocking.
+    package func requestAuthorization() throws(AlarmError) -> AuthorizationState {
+        try blocking { client async throws(AlarmError) in try await client.requestAuthorization() }
+    }
+
+    /// `authorizationState`, blocking.
+    package func authorizationState() throws(AlarmError) -> AuthorizationState {
+        try blocking { client async throws(AlarmError) in try await client.authorizationState() }
+    }
+
+    /// `authorizations`, blocking.
+    package func authorizations() throws(AlarmError) -> [AppAuthorization] {
+        try blocking { client async throws(AlarmError) in try await client.authorizations() }
+    }
+
+    /// `setAuthorization`, blocking.
+    package func setAuthorization(_ state: AuthorizationState, for app: String) throws(AlarmError) {
+        try blocking { client async throws(AlarmError) in try await client.setAuthorization(state, for: app) }
+    }
+
+    /// `list`, blocking.
+    package func list() throws(AlarmError) -> [AlarmRecord] {
+        try blocking { client async throws(AlarmError) in try await client.list() }
+    }
+
+    /// `listings`, blocking.
+    package func listings() throws(AlarmError) -> [AlarmListing] {
+        try blocking { client async throws(AlarmError) in try await client.listings() }
+    }
+
+    /// `listingsAndWake`, blocking.
+    package func listingsAndWake() throws(AlarmError) -> (listings: [AlarmListing], wake: WakeStatus?) {
+        try blocking { client async throws(AlarmError) in try await client.listingsAndWake() }
+    }
+
+    /// `alarm`, blocking.
+    package func alarm(_ idPrefix: String) throws(AlarmError) -> AlarmRecord {
+        try blocking { client async throws(AlarmError) in try await client.alarm(idPrefix) }
+    }
+
+    /// `schedule`, blocking.
+    package func schedule(id: UUID, request: AlarmRequest) throws(AlarmError) -> AlarmRecord {
+        try blocking { client async throws(AlarmError) in try await client.schedule(id: id, request: request) }
+    }
+
+    /// `update`, blocking.
+    package func update(_ idPrefix: String, request: AlarmRequest) throws(AlarmError) -> AlarmRecord {
+        try blocking { client async throws(AlarmError) in try await client.update(idPrefix, request: request) }
+    }
+
+    /// `unskip`, blocking.
+    package func unskip(_ idPrefix: String) throws(AlarmError) -> AlarmRecord {
+        try blocking { client async throws(AlarmError) in try await client.unskip(idPrefix) }
+    }
+
+    /// `restore`, blocking.
+    package func restore(_ record: AlarmRecord) throws(AlarmError) -> AlarmRecord {
+        try blocking { client async throws(AlarmError) in try await client.restore(record) }
+    }
+
+    /// `skip`, blocking.
+    package func skip(_ idPrefix: String) throws(AlarmError) -> AlarmRecord? {
+        try blocking { client async throws(AlarmError) in try await client.skip(idPrefix) }
+    }
+
+    /// `setEnabled`, blocking.
+    package func setEnabled(_ enabled: Bool, _ idPrefix: String) throws(AlarmError) -> AlarmRecord {
+        try blocking { client async throws(AlarmError) in try await client.setEnabled(enabled, idPrefix) }
+    }
+
+    /// `apply`, blocking.
+    @discardableResult
+    package func apply(_ action: AlarmAction, to idPrefix: String) throws(AlarmError) -> AlarmRecord? {
+        try blocking { client async throws(AlarmError) in try await client.apply(action, to: idPrefix) }
+    }
+
+    /// `snooze`, blocking.
+    @discardableResult
+    package func snooze(_ idPrefix: String, for seconds: TimeInterval) throws(AlarmError) -> AlarmRecord? {
+        try blocking { client async throws(AlarmError) in try await client.snooze(idPrefix, for: seconds) }
+    }
+
+    /// `press`, blocking.
+    @discardableResult
+    package func press(_ button: AlarmButtonRole, on id: UUID) throws(AlarmError) -> AlarmRecord? {
+        try blocking { client async throws(AlarmError) in try await client.press(button, on: id) }
+    }
+
+    /// `history`, blocking.
+    package func history() throws(AlarmError) -> [AlarmHistory.Entry] {
+        try blocking { client async throws(AlarmError) in try await client.history() }
+    }
+
+    /// `wakeStatus`, blocking.
+    package func wakeStatus() throws(AlarmError) -> WakeStatus {
+        try blocking { client async throws(AlarmError) in try await client.wakeStatus() }
+    }
+
+    /// `sounds`, blocking.
+    package func sounds() throws(AlarmError) -> [SoundEntry] {
+        try blocking { client async throws(AlarmError) in try await client.sounds() }
+    }
+
+    /// `outputs`, blocking.
+    package func outputs() throws(AlarmError) -> [OutputEntry] {
+        try blocking { client async throws(AlarmError) in try await client.outputs() }
+    }
+
+    /// `playSound`, blocking.
+    package func playSound(_ sound: String, seconds: Double) throws(AlarmError) -> String {
+        try blocking { client async throws(AlarmError) in try await client.playSound(sound, seconds: seconds) }
+    }
+
+    /// `settings`, blocking.
+    package func settings() throws(AlarmError) -> AgentSettings {
+        try blocking { client async throws(AlarmError) in try await client.settings() }
+    }
+
+    /// `setSettings`, blocking.
+    package func setSettings(_ changes: String) throws(AlarmError) -> AgentSettings {
+        try blocking { client async throws(AlarmError) in try await client.setSettings(changes) }
+    }
+
+    /// `previewSound`, blocking.
+    package func previewSound(_ sound: String, seconds: Double, volume: Double) throws(AlarmError) -> String {
+        try blocking { client async throws(AlarmError) in try await client.previewSound(sound, seconds: seconds, volume: volume) }
+    }
+
+    /// `stopPreview`, blocking.
+    package func stopPreview() throws(AlarmError) {
+        try blocking { client async throws(AlarmError) in try await client.stopPreview() }
+    }
+
+    /// `listIfRunning`, blocking.
+    package func listIfRunning() throws(AlarmError) -> [AlarmRecord] {
+        try blocking { client async throws(AlarmError) in try await client.listIfRunning() }
+    }
+
+    /// `soundsIfRunning`, blocking.
+    package func soundsIfRunning() throws(AlarmError) -> [SoundEntry] {
+        try blocking { client async throws(AlarmError) in try await client.soundsIfRunning() }
+    }
+
+    /// `agentIsRunning`, blocking.
+    package func agentIsRunning() throws(AlarmError) -> Bool {
+        try blocking { client async throws(AlarmError) in try await client.agentIsRunning() }
+    }
+
+    /// `call`, blocking.
+    package func call(_ call: AgentCall) throws(AlarmError) -> String {
+        try blocking { client async throws(AlarmError) in try await client.call(call) }
+    }
+
+    /// `reply`, blocking.
+    package func reply(_ call: AgentCall) throws(AlarmError) -> [Variant] {
+        try blocking { client async throws(AlarmError) in try await client.reply(call) }
+    }
+    /// `startAgentByActivation`, blocking.
+    package func startAgentByActivation() throws(AlarmError) -> AgentActivation {
+        try blocking { client async throws(AlarmError) in try await client.startAgentByActivation() }
     }
 
     // MARK: Encoding and decoding

@@ -9,9 +9,9 @@ import Synchronization
 /// The alarms belong to reveille-agent and ring while the app is not running.
 ///
 /// As in AlarmKit, `alarms`, `authorizationState` and the five operations are synchronous: each
-/// is a blocking D-Bus call, safe on any thread (the GLib loop's included), that starts the
-/// agent by D-Bus activation when none runs. Their `async` forms are under `async`
-/// (`try await manager.async.stop(id:)`). The app's id and usage description (AlarmKit's
+/// waits for the client's asynchronous D-Bus call (a thin layer over it), safe on any thread (the
+/// GLib loop's included), and starts the agent by D-Bus activation when none runs. Their `async`
+/// forms, which wait without blocking a thread, are under `async` (`try await manager.async.stop(id:)`). The app's id and usage description (AlarmKit's
 /// NSAlarmKitUsageDescription) are given to `configureShared` or the initializer, not an Info.plist.
 public final class AlarmManager: Sendable {
     public typealias AuthorizationState = ReveilleModel.AuthorizationState
@@ -76,7 +76,7 @@ public final class AlarmManager: Sendable {
     /// Asks the user once whether this app may schedule alarms; later calls return the decision.
     public func requestAuthorization() async throws -> AuthorizationState {
         try requireUsageDescription()
-        return try await client.run { client throws(AlarmError) in try client.requestAuthorization() }
+        return try await client.requestAuthorization()
     }
 
     /// This app's current decision; `.notDetermined` when the agent cannot be reached (asking
@@ -171,7 +171,7 @@ public final class AlarmManager: Sendable {
     public func schedule<Metadata>(id: Alarm.ID, configuration: AlarmConfiguration<Metadata>) async throws -> Alarm {
         try requireUsageDescription()
         let request = try configuration.request()
-        return try await client.run { client throws(AlarmError) in try client.schedule(id: id, request: request) }.alarm
+        return try await client.schedule(id: id, request: request).alarm
     }
 
     // MARK: The alarms (synchronous, as in AlarmKit)
@@ -239,19 +239,19 @@ public final class AlarmManager: Sendable {
         fileprivate let client: AgentClient
 
         public var alarms: [Alarm] {
-            get async throws { try await client.run { client throws(AlarmError) in try client.list() }.map(\.alarm) }
+            get async throws { try await client.list().map(\.alarm) }
         }
 
         public var authorizationState: AuthorizationState {
-            get async throws { try await client.run { client throws(AlarmError) in try client.authorizationState() } }
+            get async throws { try await client.authorizationState() }
         }
 
         public var presentationStates: [AlarmPresentationState] {
-            get async throws { try await client.run { client throws(AlarmError) in try client.list() }.compactMap { $0.presentationState(in: GLibTimeZone.local) } }
+            get async throws { try await client.list().compactMap { $0.presentationState(in: GLibTimeZone.local) } }
         }
 
         public func alarmMetadata<Metadata: AlarmMetadata>(_ type: Metadata.Type) async throws -> [(alarm: Alarm, metadata: Metadata?)] {
-            AlarmManager.metadata(of: try await client.run { client throws(AlarmError) in try client.list() }, as: type)
+            AlarmManager.metadata(of: try await client.list(), as: type)
         }
 
         public func cancel(id: Alarm.ID) async throws { try await apply(.cancel, id) }
@@ -261,11 +261,11 @@ public final class AlarmManager: Sendable {
         public func resume(id: Alarm.ID) async throws { try await apply(.resume, id) }
         /// `AlarmManager.snooze(id:for:)`, a Reveille extension.
         public func snooze(id: Alarm.ID, for duration: TimeInterval) async throws {
-            _ = try await client.run { client throws(AlarmError) in try client.snooze(id.uuidString, for: duration) }
+            _ = try await client.snooze(id.uuidString, for: duration)
         }
 
         private func apply(_ action: AlarmAction, _ id: Alarm.ID) async throws {
-            _ = try await client.run { client throws(AlarmError) in try client.apply(action, to: id.uuidString) }
+            _ = try await client.apply(action, to: id.uuidString)
         }
     }
 

@@ -1,16 +1,29 @@
 import CGLib
 import FoundationEssentials
 
-/// Runs Swift jobs on the thread that runs GLib's default main context, so that GLib,
-/// GDBus and libnotify calls and their callbacks all happen on the thread that owns them.
+/// Runs Swift jobs on the thread that runs a GLib main context (the default one, or a
+/// context of its own), so that GLib, GDBus and libnotify calls and their callbacks all happen
+/// on the thread that owns them.
 package final class GLibExecutor: SerialExecutor, @unchecked Sendable {
-    /// `GMainContext*` of the default context; the loop thread owns it.
-    private let context: OpaquePointer
+    /// `GMainContext*` that the loop thread owns: the default context, or one of its own.
+    package let context: OpaquePointer
 
+    /// Runs GLib's default context (whose sources GLib and every library attach by default).
     init() {
         context = g_main_context_default()
         // The loop runs for the life of the process, so the thread is never joined.
         g_thread_unref(g_thread_new("glib-main-loop", { context in
+            g_main_loop_run(g_main_loop_new(OpaquePointer(context), 0))
+            return nil
+        }, UnsafeMutableRawPointer(context)))
+    }
+
+    /// Runs a new context of its own, the thread's default there, so what is started on the
+    /// thread (a GDBus call) is answered on it rather than on the process's default context.
+    package init(threadName: String) {
+        context = g_main_context_new()
+        g_thread_unref(g_thread_new(threadName, { context in
+            g_main_context_push_thread_default(OpaquePointer(context))
             g_main_loop_run(g_main_loop_new(OpaquePointer(context), 0))
             return nil
         }, UnsafeMutableRawPointer(context)))
@@ -34,7 +47,7 @@ package final class GLibExecutor: SerialExecutor, @unchecked Sendable {
 
     /// Isolated exactly when running on the loop thread (`g_main_context_is_owner`).
     package func checkIsolated() {
-        precondition(g_main_context_is_owner(context) != 0, "not on the GLib main loop thread")
+        precondition(g_main_context_is_owner(context) != 0, "not on the thread of this executor's GLib main loop")
     }
 
     private final class JobBox {

@@ -85,7 +85,7 @@ final class AlertWindow {
         let button: AlarmButtonRole = answer == .stop ? .stop : .secondary
         Task { @GLibActor [weak self, client, id = request.alarmID] in
             do {
-                _ = try await client.run { client throws(AlarmError) in try client.press(button, on: id) }
+                _ = try await client.run { client async throws(AlarmError) in try await client.press(button, on: id) }
                 self?.finish(.done)
             } catch {
                 // The window stays: the alarm still rings, and another way may still answer it.

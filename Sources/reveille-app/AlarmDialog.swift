@@ -221,7 +221,7 @@ final class AlarmDialog {
     private func loadSounds() {
         Task { @GLibActor [weak self, client] in
             do {
-                let entries = try await client.run { client throws(AlarmError) in try client.sounds() }
+                let entries = try await client.run { client async throws(AlarmError) in try await client.sounds() }
                 guard let self, self.isOpen else { return }
                 self.showSounds(entries, keeping: self.selectedSound)
             } catch {
@@ -246,7 +246,7 @@ final class AlarmDialog {
             // After the calls before it: a stop sent just before must not stop this one.
             await before?.value
             do {
-                _ = try await client.run { client throws(AlarmError) in try client.previewSound(name, seconds: Self.previewSeconds, volume: volume) }
+                _ = try await client.run { client async throws(AlarmError) in try await client.previewSound(name, seconds: Self.previewSeconds, volume: volume) }
                 MainLoopSources.after(milliseconds: UInt32(Self.previewSeconds * 1000)) { [weak self] in
                     guard let self, self.previewPlaying == playing else { return }
                     self.previewEnded()
@@ -267,7 +267,7 @@ final class AlarmDialog {
         let before = previewCall
         previewCall = Task { @GLibActor [client] in
             await before?.value
-            _ = try? await client.run { client throws(AlarmError) in try client.stopPreview() }
+            _ = try? await client.run { client async throws(AlarmError) in try await client.stopPreview() }
         }
     }
 

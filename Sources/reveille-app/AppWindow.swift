@@ -151,7 +151,7 @@ final class AppWindow {
 
     private func showHistory() {
         Task { @GLibActor [weak self, client] in
-            guard let entries = try? await client.run({ client throws(AlarmError) in try client.history() }), let self else { return }
+            guard let entries = try? await client.run({ client async throws(AlarmError) in try await client.history() }), let self else { return }
             let shown = Array(entries.prefix(Self.historyShown))
             self.ui.widget("no_history").isVisible = shown.isEmpty
             self.fill("history", with: shown, id: { $0 }) { [files = self.files] entry throws(UIFile.Failure) in
@@ -246,16 +246,16 @@ final class AppWindow {
             skip.text = L("S_kip Next")
             skip.nameForScreenReaders(L("Skip the next ring of %@", record.title))
             skip.onClicked { [weak self] in
-                self?.send(failing: L("The next ring of “%@” could not be skipped", record.title)) { client throws(AlarmError) in
-                    _ = try client.skip(record.id.uuidString)
+                self?.send(failing: L("The next ring of “%@” could not be skipped", record.title)) { client async throws(AlarmError) in
+                    _ = try await client.skip(record.id.uuidString)
                 }
             }
         } else {
             skip.text = L("U_nskip")
             skip.nameForScreenReaders(L("Unskip %@", record.title))
             skip.onClicked { [weak self] in
-                self?.send(failing: L("The skipped ring of “%@” could not be brought back", record.title)) { client throws(AlarmError) in
-                    _ = try client.unskip(record.id.uuidString)
+                self?.send(failing: L("The skipped ring of “%@” could not be brought back", record.title)) { client async throws(AlarmError) in
+                    _ = try await client.unskip(record.id.uuidString)
                 }
             }
         }
@@ -381,12 +381,12 @@ final class AppWindow {
 
     // MARK: Changing
 
-    /// Runs `request` on the agent, off the loop (`AgentClient.run`: the client's calls block
-    /// until the agent answers, and the window must not freeze meanwhile); what it changed
+    /// Runs `request` on the agent, off the loop (the client's calls are awaited, their replies
+    /// arrive on the client's own thread, so the window never waits for the agent); what it changed
     /// arrives through the updates. A refusal is said for a while in the person's words,
     /// `failing` (the agent's own, which name ids and states, go to standard error), and what
     /// the person flipped shows the agent's state again.
-    private func send(failing: String, _ request: @escaping @Sendable (AgentClient) throws(AlarmError) -> Void,
+    private func send(failing: String, _ request: @escaping @Sendable @ClientCallActor (AgentClient) async throws(AlarmError) -> Void,
                       then done: (@GLibActor () -> Void)? = nil) {
         Task { @GLibActor [weak self, client] in
             do throws(AlarmError) {
@@ -405,12 +405,12 @@ final class AppWindow {
     /// Removes `record`, offering Undo: the agent schedules it again as it stood (`Restore`:
     /// its id, a snooze still ahead, a skip, off if it was).
     private func delete(_ record: AlarmRecord) {
-        send(failing: L("“%@” could not be deleted", record.title), { client throws(AlarmError) in
-            _ = try client.apply(.cancel, to: record.id.uuidString)
+        send(failing: L("“%@” could not be deleted", record.title), { client async throws(AlarmError) in
+            _ = try await client.apply(.cancel, to: record.id.uuidString)
         }) { [weak self] in
             self?.showToast(L("Deleted “%@”", record.title)) { [weak self] in
-                self?.send(failing: L("“%@” could not be brought back", record.title)) { client throws(AlarmError) in
-                    _ = try client.restore(record)
+                self?.send(failing: L("“%@” could not be brought back", record.title)) { client async throws(AlarmError) in
+                    _ = try await client.restore(record)
                 }
             }
         }
@@ -418,7 +418,7 @@ final class AppWindow {
 
     private func setEnabled(_ on: Bool, _ record: AlarmRecord) {
         let failing = on ? L("“%@” could not be turned on", record.title) : L("“%@” could not be turned off", record.title)
-        send(failing: failing) { client throws(AlarmError) in _ = try client.setEnabled(on, record.id.uuidString) }
+        send(failing: failing) { client async throws(AlarmError) in _ = try await client.setEnabled(on, record.id.uuidString) }
     }
 
     private func perform(_ action: AlarmAction, _ record: AlarmRecord) {
@@ -428,7 +428,7 @@ final class AppWindow {
         case .stop: L("“%@” could not be stopped", record.title)
         case .cancel, .countdown: L("“%@” could not be cancelled", record.title)
         }
-        send(failing: failing) { client throws(AlarmError) in _ = try client.apply(action, to: record.id.uuidString) }
+        send(failing: failing) { client async throws(AlarmError) in _ = try await client.apply(action, to: record.id.uuidString) }
     }
 
     /// Starts a timer of `seconds`, named as the name field says (then emptied), else by its length.
@@ -439,7 +439,7 @@ final class AppWindow {
         let title = name.isEmpty ? L("%@ timer", AlarmWords.preset(seconds: seconds)) : name
         let request = AlarmDialog.request(title: title, schedule: nil,
                                           preAlert: seconds, snooze: settings.newAlarmDefaults.snooze)
-        send(failing: L("The timer could not be started")) { client throws(AlarmError) in _ = try client.schedule(id: UUID(), request: request) }
+        send(failing: L("The timer could not be started")) { client async throws(AlarmError) in _ = try await client.schedule(id: UUID(), request: request) }
     }
 
     /// Starts a timer of the length typed beside the presets, read as `reveille timer` reads one.
@@ -481,7 +481,7 @@ final class AppWindow {
     private func answerRinging(_ button: AlarmButtonRole) {
         guard let id = ringingID else { return }
         let title = records.first { $0.id == id }?.title ?? ""
-        send(failing: L("“%@” could not be answered", title)) { client throws(AlarmError) in _ = try client.press(button, on: id) }
+        send(failing: L("“%@” could not be answered", title)) { client async throws(AlarmError) in _ = try await client.press(button, on: id) }
     }
 
     /// Opens the dialog for `record`, or for a new alarm.
@@ -489,9 +489,9 @@ final class AppWindow {
         do {
             let dialog = try AlarmDialog(files.alarmDialog, editing: record, defaults: settings.newAlarmDefaults, parent: window, client: client)
             dialog.onSave = { [client] request throws(AlarmError) in
-                _ = try await client.run { client throws(AlarmError) in
-                    if let record { try client.update(record.id.uuidString, request: request) }
-                    else { try client.schedule(id: UUID(), request: request) }
+                _ = try await client.run { client async throws(AlarmError) in
+                    if let record { try await client.update(record.id.uuidString, request: request) }
+                    else { try await client.schedule(id: UUID(), request: request) }
                 }
             }
             dialog.onDelete = { [weak self] in

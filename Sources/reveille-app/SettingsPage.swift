@@ -83,9 +83,9 @@ final class SettingsPage {
         Task { @GLibActor [weak self, client] in
             let answer: Result<(settings: AgentSettings, outputs: [OutputEntry], sounds: [SoundEntry]), AlarmError>
             do throws(AlarmError) {
-                answer = .success(try await client.run { client throws(AlarmError) in
+                answer = .success(try await client.run { client async throws(AlarmError) in
                     // Without a sound server's list, the default and every output are still offered.
-                    (try client.settings(), (try? client.outputs()) ?? [], (try? client.sounds()) ?? [])
+                    (try await client.settings(), (try? await client.outputs()) ?? [], (try? await client.sounds()) ?? [])
                 })
             } catch {
                 answer = .failure(error)
@@ -191,7 +191,7 @@ final class SettingsPage {
             await previous?.value
             let answer: Result<AgentSettings, AlarmError>
             do throws(AlarmError) {
-                answer = .success(try await client.run { client throws(AlarmError) in try client.setSettings(change.json) })
+                answer = .success(try await client.run { client async throws(AlarmError) in try await client.setSettings(change.json) })
             } catch {
                 answer = .failure(error)
             }

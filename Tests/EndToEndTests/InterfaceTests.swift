@@ -68,11 +68,13 @@ struct InterfaceTests {
         #expect(try session.cliJSON([AlarmJSON].self, "list").isEmpty, "nothing was stored by the failed commands")
     }
 
+    /// Where the session's bus has no activation file for the agent, the CLI starts it itself and says why.
     @Test func cliStartsTheAgentWhenNoneRunsAndSaysSo() throws {
         let session = try TestSession(audio: .none)
         let result = try session.cli("list")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("No alarms"))
+        #expect(result.stderr.contains("the session bus has no D-Bus activation file to start it"), "\(result.stderr)")
         let said = try #require(result.stderr.firstMatch(of: /started reveille-agent \(pid (\d+)\)/))
         let pid = Int32(said.1)!
         defer { kill(pid, SIGTERM) }
@@ -81,6 +83,25 @@ struct InterfaceTests {
         // The CLI's readiness socket went with it.
         let runtime = try FileManager.default.contentsOfDirectory(atPath: session.directory + "/runtime")
         #expect(!runtime.contains { $0.hasPrefix("reveille-agent-starting-") }, "\(runtime)")
+    }
+
+    /// With the agent's activation file where the bus looks (as `make install` puts it), the bus
+    /// starts the agent for the CLI's first call, which it then answers: the CLI starts nothing
+    /// and says nothing of it.
+    @Test func cliStartsTheAgentByDBusActivationWhereItsFileIsInstalled() throws {
+        let session = try TestSession(audio: .none)
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let template = try String(contentsOfFile: repository.path + "/desktop/io.github.reveille.Reveille.service", encoding: .utf8)
+        try template.replacingOccurrences(of: "@bindir@", with: session.binaries)
+            .write(toFile: session.serviceDirectory + "/io.github.reveille.Reveille.service", atomically: true, encoding: .utf8)
+        let result = try session.cli("list")
+        let owner = try session.gdbusCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                          method: "org.freedesktop.DBus.GetConnectionUnixProcessID", [AgentInterface.busName])
+        if let pid = owner.stdout.firstMatch(of: /uint32 (\d+)/).flatMap({ Int32($0.1) }) { kill(pid, SIGTERM) }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("No alarms"))
+        #expect(!result.stderr.contains("started reveille-agent"), "the bus started it, not the CLI: \(result.stderr)")
+        #expect(owner.status == 0, "the activated agent owns its name: \(owner.stderr)")
     }
 
     /// Started with `NOTIFY_SOCKET` (by systemd, or by the CLI, which waits on it instead of

@@ -69,4 +69,29 @@ struct SynchronousAPITests {
         let lists = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(lists == ["[\"\(mine)\"]", "[\"\(mine)\"]"], "the app sees its own alarm only, before and after: \(lists)")
     }
+
+    /// The client's asynchronous calls wait on its one thread: 64 calls held by a stopped
+    /// agent add no thread each (a thread per call, as the client once made, would be 64 more).
+    @Test func concurrentCallsWaitWithoutAThreadEach() throws {
+        let session = try TestSession(audio: .none)
+        try session.startAgent()
+        let agent = try #require(session.agent)
+        #expect(try session.cli("auth", "allow", "org.test.Many").status == 0)
+        let output = session.directory + "/many.out", go = session.directory + "/go"
+        let app = try Subprocess.start(session.binaries + "/reveille-test-app", ["org.test.Many", "-", "concurrent-calls", "64", go],
+                                       environment: session.environment, stdout: output, stderr: output + ".err")
+        defer { app.terminate() }
+        func said(_ word: String) -> Int? {
+            (try? String(contentsOfFile: output, encoding: .utf8))?.split(separator: "\n")
+                .first { $0.hasPrefix(word + " ") }.flatMap { Int($0.dropFirst(word.count + 1)) }
+        }
+        let idle = try eventually(timeout: 10, "the first call") { said("idle") }
+        kill(agent.pid, SIGSTOP)
+        FileManager.default.createFile(atPath: go, contents: Data())
+        let waiting = try eventually(timeout: 10, "the calls sent") { said("waiting") }
+        kill(agent.pid, SIGCONT)
+        #expect(app.wait(timeout: 30) == 0, "\((try? String(contentsOfFile: output + ".err", encoding: .utf8)) ?? "")")
+        #expect(said("answered") == 64)
+        #expect(waiting - idle <= 8, "\(idle) threads before, \(waiting) with 64 calls waiting")
+    }
 }

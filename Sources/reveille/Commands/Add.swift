@@ -27,8 +27,8 @@ struct Add: AsyncParsableCommand {
 
     func run() async throws {
         let request = try request(now: Date(), timeZone: GLibTimeZone.local)
-        let record = try await AgentConnection.perform { client throws(AlarmError) in
-            try AgentConnection.schedule(request, with: client)
+        let record = try await AgentConnection.perform { client async throws(AlarmError) in
+            try await AgentConnection.schedule(request, with: client)
         }
         try output.show(record, .scheduled)
     }

@@ -64,16 +64,16 @@ extension AlarmTarget {
     /// The alarm `id` names, or without one the alarm ringing now (`reveille stop`, `reveille snooze`).
     static func resolveOrRinging(_ id: String?) async throws -> AlarmRecord {
         if let id { return try await resolve(id) }
-        return try ringing(in: try await AgentConnection.perform { client throws(AlarmError) in try client.list() })
+        return try ringing(in: try await AgentConnection.perform { client async throws(AlarmError) in try await client.list() })
     }
 
     /// The alarm `text` names: its id or a unique prefix of it (the agent's answer), else its
     /// title, regardless of case (`reveille pause tea`), when only one alarm has it.
     static func named(_ text: String) async throws -> (record: AlarmRecord, byTitle: Bool) {
         do {
-            return (try await AgentConnection.perform { client throws(AlarmError) in try client.alarm(text) }, false)
+            return (try await AgentConnection.perform { client async throws(AlarmError) in try await client.alarm(text) }, false)
         } catch AlarmError.notFound {
-            let records = try await AgentConnection.perform { client throws(AlarmError) in try client.list() }
+            let records = try await AgentConnection.perform { client async throws(AlarmError) in try await client.list() }
             return (try titled(text, in: records), true)
         }
     }
@@ -110,8 +110,8 @@ extension OutputOptions {
 extension AlarmActionCommand {
     func run() async throws {
         let before = try await target.resolve()
-        let after = try await AgentConnection.perform { client throws(AlarmError) in
-            try client.apply(Self.action, to: before.id.uuidString)
+        let after = try await AgentConnection.perform { client async throws(AlarmError) in
+            try await client.apply(Self.action, to: before.id.uuidString)
         }
         try target.output.report(before: before, after: after, Self.done)
     }
@@ -142,7 +142,7 @@ struct Cancel: AsyncParsableCommand {
     func run() async throws {
         let records: [AlarmRecord]
         if all {
-            records = try await AgentConnection.perform { client throws(AlarmError) in try client.list() }
+            records = try await AgentConnection.perform { client async throws(AlarmError) in try await client.list() }
             guard !records.isEmpty else { return Output.line(L("There are no alarms to cancel.")) }
             if !yes {
                 guard Terminal.isInteractive else {
@@ -157,8 +157,8 @@ struct Cancel: AsyncParsableCommand {
             records = [try await AlarmTarget.resolve(id!, confirmingCancel: true, yes: yes)]
         }
         for record in records {
-            let after = try await AgentConnection.perform { client throws(AlarmError) in
-                try client.apply(.cancel, to: record.id.uuidString)
+            let after = try await AgentConnection.perform { client async throws(AlarmError) in
+                try await client.apply(.cancel, to: record.id.uuidString)
             }
             try output.report(before: record, after: after, .cancelled)
         }
@@ -180,8 +180,8 @@ struct Stop: AsyncParsableCommand {
 
     func run() async throws {
         let before = try await AlarmTarget.resolveOrRinging(id)
-        let after = try await AgentConnection.perform { client throws(AlarmError) in
-            try client.apply(.stop, to: before.id.uuidString)
+        let after = try await AgentConnection.perform { client async throws(AlarmError) in
+            try await client.apply(.stop, to: before.id.uuidString)
         }
         try output.report(before: before, after: after, .stopped)
     }
@@ -206,9 +206,9 @@ struct Snooze: AsyncParsableCommand {
 
     func run() async throws {
         let (before, length) = try await target()
-        let after = try await AgentConnection.perform { client throws(AlarmError) in
-            if let length { return try client.snooze(before.id.uuidString, for: length) }
-            return try client.apply(.countdown, to: before.id.uuidString)
+        let after = try await AgentConnection.perform { client async throws(AlarmError) in
+            if let length { return try await client.snooze(before.id.uuidString, for: length) }
+            return try await client.apply(.countdown, to: before.id.uuidString)
         }
         try output.report(before: before, after: after, .snoozed)
     }

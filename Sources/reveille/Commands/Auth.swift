@@ -20,7 +20,7 @@ struct AuthList: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let apps = try await AgentConnection.perform { client throws(AlarmError) in try client.authorizations() }
+        let apps = try await AgentConnection.perform { client async throws(AlarmError) in try await client.authorizations() }
         if json { return try Output.json(apps) }
         if apps.isEmpty { return Output.line(L("No app has asked to schedule alarms.")) }
         Output.lines(Table.lines(header: [L("APP"), L("STATE"), L("WHY")],
@@ -40,7 +40,7 @@ protocol AuthDecisionCommand: AsyncParsableCommand {
 extension AuthDecisionCommand {
     func run() async throws {
         let app = self.app
-        try await AgentConnection.perform { client throws(AlarmError) in try client.setAuthorization(Self.state, for: app) }
+        try await AgentConnection.perform { client async throws(AlarmError) in try await client.setAuthorization(Self.state, for: app) }
         Output.line(Self.state == .notDetermined ? L("%@ is now undecided: it will be asked again.", app)
                     : L("%@ is now %@.", app, Self.state.words))
     }

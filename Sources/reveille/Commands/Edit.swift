@@ -37,8 +37,8 @@ struct Edit: AsyncParsableCommand {
     func run() async throws {
         let old = try await AlarmTarget.resolve(id)
         let request = try request(changing: old, now: Date(), timeZone: GLibTimeZone.local)
-        let changed = try await AgentConnection.perform { client throws(AlarmError) in
-            try client.update(old.id.uuidString, request: request)
+        let changed = try await AgentConnection.perform { client async throws(AlarmError) in
+            try await client.update(old.id.uuidString, request: request)
         }
         try output.show(changed, .changed)
         if let note = Self.repeatChange(from: AlarmSummary(old), to: AlarmSummary(changed), id: id) {
@@ -103,7 +103,7 @@ struct Skip: AsyncParsableCommand {
 
     func run() async throws {
         let before = try await target.resolve()
-        let after = try await AgentConnection.perform { client throws(AlarmError) in try client.skip(before.id.uuidString) }
+        let after = try await AgentConnection.perform { client async throws(AlarmError) in try await client.skip(before.id.uuidString) }
         let skipped = AlarmSummary(before).fireDate.map(AlarmSummary.dateAndTime) ?? "-"
         try target.output.report(before: before, after: after, .skipped(skipped))
     }
@@ -116,7 +116,7 @@ struct Unskip: AsyncParsableCommand {
 
     func run() async throws {
         let before = try await target.resolve()
-        let after = try await AgentConnection.perform { client throws(AlarmError) in try client.unskip(before.id.uuidString) }
+        let after = try await AgentConnection.perform { client async throws(AlarmError) in try await client.unskip(before.id.uuidString) }
         try target.output.show(after, .unskipped)
     }
 }
@@ -140,8 +140,8 @@ struct Enable: AsyncParsableCommand {
 extension AlarmTarget {
     func setEnabled(_ enabled: Bool, _ done: Done) async throws {
         let before = try await resolve()
-        let after = try await AgentConnection.perform { client throws(AlarmError) in
-            try client.setEnabled(enabled, before.id.uuidString)
+        let after = try await AgentConnection.perform { client async throws(AlarmError) in
+            try await client.setEnabled(enabled, before.id.uuidString)
         }
         try output.show(after, done)
     }

@@ -18,7 +18,7 @@ struct Export: AsyncParsableCommand {
     var output: String?
 
     func run() async throws {
-        let records = try await AgentConnection.perform { client throws(AlarmError) in try client.list() }
+        let records = try await AgentConnection.perform { client async throws(AlarmError) in try await client.list() }
         let mine = records.filter { $0.appID == AgentConnection.appID }
         let (calendar, leftOut) = AlarmCalendar.calendar(mine, now: Date(), timeZone: GLibTimeZone.local)
         let text = calendar.text

@@ -32,7 +32,7 @@ struct History: AsyncParsableCommand {
             throw ValidationError(L("--since '%@' means %@, which has not come yet; give a past instant, such as 'today 0:00' or '%@ 07:00'",
                                     since, AlarmSummary.dateAndTime(ISO8601Local.string(from: start, in: timeZone)), String(yesterday)))
         }
-        let newestFirst = try await AgentConnection.perform { client throws(AlarmError) in try client.history() }
+        let newestFirst = try await AgentConnection.perform { client async throws(AlarmError) in try await client.history() }
         let entries = AlarmHistory.filter(newestFirst.reversed(), since: start, missedOnly: missed)
         if json { return try Output.json(entries) }
         guard !entries.isEmpty else {

@@ -35,7 +35,7 @@ struct Import: AsyncParsableCommand {
         }
         let reading = AlarmCalendar.alarms(in: document.components, now: now, timeZone: timeZone,
                                            zones: { GLibTimeZone(identifier: $0) }, defaultTitle: L("Alarm"))
-        let existing = try await AgentConnection.perform { client throws(AlarmError) in try client.list() }
+        let existing = try await AgentConnection.perform { client async throws(AlarmError) in try await client.list() }
         var unmapped = document.problems.map { L("a line could not be read: %@", $0) } + reading.unmapped
         var planned: [(alarm: CalendarAlarm, id: UUID, record: AlarmRecord, summary: AlarmSummary)] = []
         for alarm in reading.alarms {
@@ -67,9 +67,9 @@ struct Import: AsyncParsableCommand {
         var added = 0, failures: [String] = []
         for plan in planned {
             do {
-                _ = try await AgentConnection.perform { client throws(AlarmError) in
-                    let record = try client.schedule(id: plan.id, request: plan.alarm.request)
-                    if plan.alarm.disabled { _ = try client.setEnabled(false, record.id.uuidString) }
+                _ = try await AgentConnection.perform { client async throws(AlarmError) in
+                    let record = try await client.schedule(id: plan.id, request: plan.alarm.request)
+                    if plan.alarm.disabled { _ = try await client.setEnabled(false, record.id.uuidString) }
                     return record
                 }
                 added += 1

@@ -44,7 +44,7 @@ struct Show: AsyncParsableCommand {
         let record = try await AlarmTarget.named(id).record
         var summary = AlarmSummary(record)
         // The agent's one answer whether the computer can be woken, as `status` gives it.
-        if let wake = try? await AgentConnection.perform({ client throws(AlarmError) in try client.wakeStatus() }) {
+        if let wake = try? await AgentConnection.perform({ client async throws(AlarmError) in try await client.wakeStatus() }) {
             summary.apply(wake)
         }
         if output.json { try Output.json(summary) } else { Output.lines(summary.details) }

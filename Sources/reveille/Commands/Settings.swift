@@ -22,10 +22,10 @@ struct Settings: AsyncParsableCommand {
     func run() async throws {
         let settings: AgentSettings
         if changes.isEmpty {
-            settings = try await AgentConnection.perform { client throws(AlarmError) in try client.settings() }
+            settings = try await AgentConnection.perform { client async throws(AlarmError) in try await client.settings() }
         } else {
             let text = try AgentSettings.changes(typed: changes)
-            settings = try await AgentConnection.perform { client throws(AlarmError) in try client.setSettings(text) }
+            settings = try await AgentConnection.perform { client async throws(AlarmError) in try await client.setSettings(text) }
         }
         if json { return Output.line(settings.json) }
         Table.lines([[L("SETTING"), L("VALUE")]] + AgentSettings.keys.map { key in

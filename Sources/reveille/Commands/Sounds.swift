@@ -20,7 +20,7 @@ struct Sounds: AsyncParsableCommand {
 
     func run() async throws {
         if outputs { return try await listOutputs() }
-        let sounds = try await AgentConnection.perform { client throws(AlarmError) in try client.sounds() }
+        let sounds = try await AgentConnection.perform { client async throws(AlarmError) in try await client.sounds() }
         if json { return try Output.json(sounds) }
         let header = [L("NAME"), L("SOURCE"), L("FILE")]
         let alarms = sounds.filter(\.suitedForAlarms), others = sounds.filter { !$0.suitedForAlarms }
@@ -34,7 +34,7 @@ struct Sounds: AsyncParsableCommand {
     }
 
     private func listOutputs() async throws {
-        let outputs = try await AgentConnection.perform { client throws(AlarmError) in try client.outputs() }
+        let outputs = try await AgentConnection.perform { client async throws(AlarmError) in try await client.outputs() }
         if json { return try Output.json(outputs) }
         Table.lines([[L("NAME"), L("DESCRIPTION")]] + outputs.map { [$0.name, $0.description] }).forEach(Output.line)
     }
@@ -56,7 +56,7 @@ struct Play: AsyncParsableCommand {
         case .default: "default"
         case .named(let text): text
         }
-        let path = try await AgentConnection.perform { client throws(AlarmError) in try client.playSound(name, seconds: seconds) }
+        let path = try await AgentConnection.perform { client async throws(AlarmError) in try await client.playSound(name, seconds: seconds) }
         Output.line(L("Playing %@ for %@.", path, AlarmSummary.length(min(seconds, 60))))
     }
 }

@@ -18,8 +18,8 @@ struct Status: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let (status, alarms) = try await AgentConnection.perform { client throws(AlarmError) in
-            (try client.wakeStatus(), try client.listings())
+        let (status, alarms) = try await AgentConnection.perform { client async throws(AlarmError) in
+            (try await client.wakeStatus(), try await client.listings())
         }
         if json { return try Output.json(status) }
         let next = Self.nextAlarm(alarms)

@@ -33,13 +33,13 @@ struct SyncAdd: AsyncParsableCommand {
 
     func run() async throws {
         let password = try Self.readPassword(L("Password for %@: ", user))
-        let status = try await AgentConnection.perform { client throws(AlarmError) in
-            try Self.decode(try client.call(.syncAdd(url: url, user: user, password: password)))
+        let status = try await AgentConnection.perform { client async throws(AlarmError) in
+            try Self.decode(try await client.call(.syncAdd(url: url, user: user, password: password)))
         }
         Output.line(L("Syncing with %@ as %@.", status.url ?? url, user))
         // The first round says whether the server answers.
         for _ in 0..<100 {
-            let now = try await AgentConnection.perform { client throws(AlarmError) in try Self.decode(try client.call(.syncStatus)) }
+            let now = try await AgentConnection.perform { client async throws(AlarmError) in try Self.decode(try await client.call(.syncStatus)) }
             if now.rounds > 0 || now.problem != nil {
                 if let problem = now.problem {
                     Output.note(L("Not synced yet: %@. Reveille tries again every %@ seconds.", problem, String(Int(now.interval))))
@@ -81,7 +81,7 @@ struct SyncStatusCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let status = try await AgentConnection.perform { client throws(AlarmError) in try SyncAdd.decode(try client.call(.syncStatus)) }
+        let status = try await AgentConnection.perform { client async throws(AlarmError) in try SyncAdd.decode(try await client.call(.syncStatus)) }
         if json { return try Output.json(status) }
         for line in Self.lines(status, timeZone: GLibTimeZone.local) { Output.line(line) }
     }
@@ -121,7 +121,7 @@ struct SyncRemove: AsyncParsableCommand {
         discussion: L("The alarms here stay, and so does the collection on the server."))
 
     func run() async throws {
-        _ = try await AgentConnection.perform { client throws(AlarmError) in try client.call(.syncRemove) }
+        _ = try await AgentConnection.perform { client async throws(AlarmError) in try await client.call(.syncRemove) }
         Output.line(L("Sync is off; the alarms here stay."))
     }
 }

@@ -23,8 +23,8 @@ struct Timer: AsyncParsableCommand {
 
     func run() async throws {
         let request = try request()
-        let record = try await AgentConnection.perform { client throws(AlarmError) in
-            try AgentConnection.schedule(request, with: client)
+        let record = try await AgentConnection.perform { client async throws(AlarmError) in
+            try await AgentConnection.schedule(request, with: client)
         }
         try output.show(record, .started)
     }

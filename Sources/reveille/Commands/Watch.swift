@@ -23,7 +23,7 @@ struct Watch: AsyncParsableCommand {
 
     func run() async throws {
         // Fail fast (and start the agent) before waiting on the stream.
-        _ = try await AgentConnection.perform { client throws(AlarmError) in try client.list() }
+        _ = try await AgentConnection.perform { client async throws(AlarmError) in try await client.list() }
         let updates = AgentClient(appID: AgentConnection.appID).updates()
         if Terminal.isInteractive && !output.json {
             try await LiveView().run(updates)
@@ -156,8 +156,8 @@ private actor LiveView {
         let button = record.alarm.state == .alerting
             ? record.shownButtons.first { AlarmEngine.action(for: $0, of: record) == action } : nil
         do {
-            let after = try await AgentConnection.perform { client throws(AlarmError) in
-                if let button { try client.press(button, on: id) } else { try client.apply(action, to: id.uuidString) }
+            let after = try await AgentConnection.perform { client async throws(AlarmError) in
+                if let button { try await client.press(button, on: id) } else { try await client.apply(action, to: id.uuidString) }
             }
             let done: Done = switch action {
             case .stop: .stopped

@@ -21,25 +21,28 @@ enum AgentConnection {
     /// Schedules the person's new alarm. A snooze length left out is the agent's `snooze`
     /// setting, read first and said: an agent older than that setting (one still running after an
     /// upgrade) refuses a snooze button without a length, and reads its settings as 9 minutes.
-    static func schedule(_ request: AlarmRequest, with client: AgentClient) throws(AlarmError) -> AlarmRecord {
-        guard NewAlarmDefaults.lacksSnoozeLength(request, appID: appID) else { return try client.schedule(id: UUID(), request: request) }
+    @ClientCallActor
+    static func schedule(_ request: AlarmRequest, with client: AgentClient) async throws(AlarmError) -> AlarmRecord {
+        guard NewAlarmDefaults.lacksSnoozeLength(request, appID: appID) else { return try await client.schedule(id: UUID(), request: request) }
         // The agent's own rule, with the snooze length it holds.
-        let defaults = ((try? client.settings()) ?? AgentSettings()).newAlarmDefaults
-        return try client.schedule(id: UUID(), request: defaults.fillingSnooze(request, appID: appID))
+        let defaults = ((try? await client.settings()) ?? AgentSettings()).newAlarmDefaults
+        return try await client.schedule(id: UUID(), request: defaults.fillingSnooze(request, appID: appID))
     }
 
-    /// `performBlocking` on a thread of its own (`AgentClient.run`), for async commands.
-    static func perform<Result: Sendable>(_ request: @escaping @Sendable (AgentClient) throws(AlarmError) -> Result) async throws -> Result {
+    /// Runs a request of the client's asynchronous calls, for async commands: no thread of its
+    /// own, the replies arrive on the client's one thread (`ClientCallActor`).
+    static func perform<Result: Sendable>(_ request: @escaping @Sendable @ClientCallActor (AgentClient) async throws(AlarmError) -> Result)
+        async throws -> Result {
         do {
-            return try await client.run(request)
+            return try await request(client)
         } catch .agentUnavailable(let reason) {
             try startAgent(client, because: reason)
-            return try await client.run(request)
+            return try await request(client)
         }
     }
 
-    /// Runs a request on this thread: no GLib loop thread and no task hop, which a command
-    /// that asks once and prints (`reveille list`) does not need.
+    /// Runs a request of the client's blocking calls on this thread: no task pool and no hop,
+    /// which a command that asks once and prints (`reveille list`) does not need.
     static func performBlocking<Result>(_ request: (AgentClient) throws(AlarmError) -> Result) throws -> Result {
         do {
             return try request(client)
@@ -49,13 +52,25 @@ enum AgentConnection {
         }
     }
 
-    /// After a call found no agent (`reason`; D-Bus activation, which the client asks first,
-    /// found no activation file): spawns the agent in its own session (so Ctrl-C here does not
-    /// reach it), logging to the state folder, and waits up to 5 s for it to say it serves
-    /// (`READY=1` on a socket of this run's, the sd_notify protocol) or to exit: one wait, no
-    /// polling. Blocks; a CLI has nothing else to do meanwhile.
+    /// After a call found no agent (`reason`): asks the session bus to start it from its D-Bus
+    /// activation file (`StartServiceByName`, answered once the agent owns its name), as an
+    /// installed Reveille is started. Where the bus has no such file (a build run from its
+    /// folder, an install where the bus does not look), spawns the agent from beside this binary
+    /// in its own session (so Ctrl-C here does not reach it), logging to the state folder, says
+    /// so, and waits up to 5 s for it to say it serves (`READY=1` on a socket of this run's, the
+    /// sd_notify protocol) or to exit. Each is one wait, nothing is polled. Blocks; a CLI has
+    /// nothing else to do meanwhile.
     private static func startAgent(_ client: AgentClient, because reason: String) throws {
-        guard try !client.agentIsRunning() else { throw AlarmError.agentUnavailable(reason) }
+        switch try client.startAgentByActivation() {
+        case .started: return
+        // It ran, so the call failed for another reason: that is the answer.
+        case .alreadyRunning: throw AlarmError.agentUnavailable(reason)
+        case .noActivationFile: try spawnAgent(client)
+        }
+    }
+
+    /// `startAgent` where the bus cannot start the agent: this run starts it.
+    private static func spawnAgent(_ client: AgentClient) throws {
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("reveille-agent").path
         guard FileManager.default.isExecutableFile(atPath: executable) else {
@@ -69,12 +84,16 @@ enum AgentConnection {
         // nobody else can say it is ready. (The runtime folder's path is short: a socket's is at
         // most 107 bytes.)
         let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? FilePath($0) : nil }
-        // A socket that cannot be made (a runtime folder not the user's, a path too long) leaves
-        // the old way: asking the bus every 50 ms whether the agent is there.
-        let readiness = try? Readiness.Listener(path: (runtime ?? stateDirectory).appending("reveille-agent-starting-\(CurrentProcess.id).socket").string)
-        let pid = try spawnDetached(executable, log: log, readinessSocket: readiness?.path)
-        Output.note("reveille: " + L("no agent was running; started reveille-agent (pid %@), logging to %@", String(pid), log))
-        let outcome: Readiness.Outcome? = if let readiness { try? readiness.waitForReady(of: pid, seconds: 5) } else { try waitByAsking(client, pid) }
+        let readiness: Readiness.Listener
+        do {
+            readiness = try Readiness.Listener(path: (runtime ?? stateDirectory).appending("reveille-agent-starting-\(CurrentProcess.id).socket").string)
+        } catch {
+            // Without it nothing would tell when the agent serves: say how to start it instead of guessing.
+            throw AlarmError.agentUnavailable(L("no reveille-agent is running, the session bus has no D-Bus activation file to start it, and no socket could be made to wait for one started here (%@); install Reveille (make install) or start reveille-agent yourself", String(cString: strerror(error.rawValue))))
+        }
+        let pid = try spawnDetached(executable, log: log, readinessSocket: readiness.path)
+        Output.note("reveille: " + L("no agent was running; started reveille-agent (pid %@), logging to %@ (the session bus has no D-Bus activation file to start it)", String(pid), log))
+        let outcome: Readiness.Outcome? = try? readiness.waitForReady(of: pid, seconds: 5)
         switch outcome {
         case .ready: return
         case .exited:
@@ -85,16 +104,6 @@ enum AgentConnection {
             if try client.agentIsRunning() { return }
             throw AlarmError.agentUnavailable(L("reveille-agent (pid %@) did not take its bus name within 5 s; see %@", String(pid), log))
         }
-    }
-
-    /// Asks the bus whether the agent owns its name every 50 ms for 5 s, or until the child exits.
-    private static func waitByAsking(_ client: AgentClient, _ pid: pid_t) throws -> Readiness.Outcome {
-        for _ in 0..<100 {
-            if try client.agentIsRunning() { return .ready }
-            if (try? ProcessSpawn.hasExited(pid)) == true { return .exited }
-            SystemClock.pause(seconds: 0.05)
-        }
-        return .timedOut
     }
 
     /// The log the CLI gives a started agent stays bounded: past 1 MiB it becomes agent.log.1

@@ -8,7 +8,9 @@
 //             record-argv FILE ARG... (writes its arguments and REVEILLE_ALARM_ID/ACTION to FILE),
 //             sync-calls main|plain|loop (every synchronous call: on the main actor, a plain
 //             thread, or the GLib loop's thread),
-//             list-twice FILE (lists, waits for FILE to exist, lists again), snooze-for ID SECONDS
+//             list-twice FILE (lists, waits for FILE to exist, lists again), snooze-for ID SECONDS,
+//             concurrent-calls COUNT FILE (one call, then, once FILE exists, COUNT at once; the
+//             process's threads counted before and while they wait)
 // Prints results as JSON lines; an AlarmError as "error: CODE: REASON" on stderr, exit 3.
 import Foundation
 import ReveilleBus
@@ -136,6 +138,26 @@ do {
         fflush(nil)
         while !FileManager.default.fileExists(atPath: arguments[4]) { usleep(20_000) }
         try printJSON(try manager.alarms.map(\.id.uuidString))
+    case "concurrent-calls":
+        // The threads of this process (/proc/self/task) once the client has made its first call,
+        // and while COUNT calls wait for an agent the test holds stopped: each waits on the
+        // client's one thread, so there are no more than a few more (Swift's task pool's).
+        func threads() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1 }
+        let count = Int(argument) ?? 32
+        _ = try await manager.async.alarms
+        print("idle \(threads())")
+        fflush(nil)
+        while !FileManager.default.fileExists(atPath: arguments[4]) { usleep(20_000) }
+        let answered = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<count { group.addTask { try await manager.async.alarms.count } }
+            try await Task.sleep(for: .seconds(1))
+            print("waiting \(threads())")
+            fflush(nil)
+            var answered = 0
+            for try await _ in group { answered += 1 }
+            return answered
+        }
+        print("answered \(answered)")
     case "sync-calls":
         // Two timers scheduled the async way; then every synchronous call, on the thread asked for.
         let long = try await manager.schedule(id: UUID(), configuration: .timer(duration: 600, attributes: attributes(nil)))
