@@ -25,7 +25,11 @@ struct RingOnTests {
         struct Output: Decodable, Equatable { var name: String; var description: String }
         // Asked again while the agent's first PulseAudio answer is slow (CI's bare root runs 16
         // tests at once on 2 cores: one query timed out there); what is asserted is the answer.
-        let outputs = try eventually(timeout: 30, "the outputs listed") { try? session.cliJSON([Output].self, "sounds", "--outputs", "--json") }
+        // An agent whose sound server has not answered yet lists none: asked again until it has.
+        let outputs = try eventually(timeout: 30, "the outputs listed") { () -> [Output]? in
+            guard let listed = try? session.cliJSON([Output].self, "sounds", "--outputs", "--json"), !listed.isEmpty else { return nil }
+            return listed
+        }
         #expect(outputs.map(\.name).sorted() == ["othersink", "testsink"], "\(outputs)")
         #expect(outputs.contains(Output(name: "othersink", description: "Headphones")))
         let table = try session.cli("sounds", "--outputs")
