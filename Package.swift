@@ -145,6 +145,10 @@ let package = Package(
 
         // Swift Testing traits the tests that wait for processes share (a thread of their own each).
         .target(name: "ReveilleTestTraits", path: "Tests/Support/ReveilleTestTraits"),
+        // What tests of several modules share: the virtual clock, the recording notification and sound servers.
+        .target(name: "ReveilleAgentTesting", dependencies: ["ReveilleAgentRuntime", "ReveilleLoop", "ReveilleRules", "ReveilleSound", "ReveilleTimeZone",
+                                                            .product(name: "SystemPackage", package: "swift-system")],
+                path: "Tests/Support/ReveilleAgentTesting"),
         // The private session (bus, notification server, PulseAudio) for end-to-end tests and the benchmark.
         .target(name: "ReveilleTestSupport", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleCore", "ReveilleSystem", "CLinux"],
                 path: "Tests/Support/ReveilleTestSupport"),
@@ -203,7 +207,7 @@ let package = Package(
         .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleLoop", "ReveilleBus", "ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleAgent", "ReveilleAgentRuntime", "ReveilleNotifications", "ReveilleSound",
                                                                "ReveilleSync", "ReveillePanel", "ReveilleAlertWindow", "ReveilleWakeUp",
                                                                "ReveilleMedia", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone",
-                                                               "ReveilleCalendar", "ReveilleTestSupport", "ReveilleTestTraits",
+                                                               "ReveilleCalendar", "ReveilleTestSupport", "ReveilleTestTraits", "ReveilleAgentTesting",
                                                                "ReveilleKit"]), // the client's encoding of a call, fed to the service
         // The CLI's parsing and option rules, in process (the executable's module, @testable).
         .testTarget(name: "ReveilleCLITests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleModel", "ReveilleRules", 

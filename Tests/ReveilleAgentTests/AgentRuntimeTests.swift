@@ -10,6 +10,7 @@ import Logging
 import ReveilleModel
 import ReveilleRules
 import ReveilleLoop
+import ReveilleAgentTesting
 
 /// The runtime in process: one queue of events, followers that only read, no re-entry; its
 /// store in a folder of the test's own, its clock virtual.

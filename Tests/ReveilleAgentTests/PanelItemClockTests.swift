@@ -12,6 +12,7 @@ import SystemPackage
 import Logging
 import ReveilleRules
 import ReveilleLoop
+import ReveilleAgentTesting
 
 /// The panel item keeps its countdown's text current with a timer of the agent's clock: on
 /// virtual time in tests, and only while a countdown shows.

@@ -13,6 +13,7 @@ import SystemPackage
 import ReveilleRules
 import Logging
 import ReveilleLoop
+import ReveilleAgentTesting
 
 /// Two "machines" in process: each a runtime with its own store and virtual clock and a sync
 /// follower, syncing through one real Radicale collection.

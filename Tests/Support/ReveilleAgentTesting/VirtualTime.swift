@@ -1,18 +1,13 @@
 import Foundation
-import Logging
-@testable import ReveilleAgent
-@testable import ReveilleAgentRuntime
-import ReveilleBus
-import ReveilleCore
-@testable import ReveilleNotifications
-@testable import ReveilleSound
+import ReveilleAgentRuntime
+import ReveilleLoop
+import ReveilleRules
+import ReveilleSound
 import ReveilleTimeZone
 import SystemPackage
-import ReveilleRules
-import ReveilleLoop
 
 /// A new folder of the test's own, private to the user, for a store.
-func privateFolder(_ prefix: String) throws -> FilePath {
+package func privateFolder(_ prefix: String) throws -> FilePath {
     let folder = FilePath(FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID())").path)
     try FileManager.default.createDirectory(atPath: folder.string, withIntermediateDirectories: true,
                                             attributes: [.posixPermissions: 0o700])
@@ -22,35 +17,35 @@ func privateFolder(_ prefix: String) throws -> FilePath {
 /// The agent's clock on virtual time: nothing waits; `advance` runs each timer and the
 /// wall-clock timer at its instant, in order, moving the wall clock and the boot clock with it.
 @GLibActor
-final class VirtualClock: AgentClock {
+package final class VirtualClock: AgentClock {
     /// The wall clock. Set directly, it moves without any timer hearing it (`set(to:)` is the
     /// clock being set, which the wall-clock timers hear).
-    var now: Date
-    var timeZone: any TimeZoneRules
-    private(set) var bootTime: TimeInterval = 1_000
+    package var now: Date
+    package var timeZone: any TimeZoneRules
+    package private(set) var bootTime: TimeInterval = 1_000
     /// The loop's timers, by their instant on the boot clock.
     private var timers: [(timer: ClockTimer, due: TimeInterval, run: @GLibActor () -> Void)] = []
     private var lastID: UInt32 = 0
     private var wallTimers: [WallTimer] = []
 
-    init(now: Date = Date(timeIntervalSince1970: 1_800_000_000), timeZone: any TimeZoneRules = GLibTimeZone(identifier: "UTC")!) {
+    package init(now: Date = Date(timeIntervalSince1970: 1_800_000_000), timeZone: any TimeZoneRules = GLibTimeZone(identifier: "UTC")!) {
         self.now = now
         self.timeZone = timeZone
     }
 
     @discardableResult
-    func after(_ seconds: TimeInterval, _ handler: @escaping @GLibActor () -> Void) -> ClockTimer {
+    package func after(_ seconds: TimeInterval, _ handler: @escaping @GLibActor () -> Void) -> ClockTimer {
         lastID += 1
         let timer = ClockTimer(id: lastID)
         timers.append((timer, bootTime + max(0, seconds), handler))
         return timer
     }
 
-    func cancel(_ timer: ClockTimer) {
+    package func cancel(_ timer: ClockTimer) {
         timers.removeAll { $0.timer == timer }
     }
 
-    func wallClockTimer(onFire: @escaping @GLibActor () -> Void,
+    package func wallClockTimer(onFire: @escaping @GLibActor () -> Void,
                         onClockChange: @escaping @GLibActor () -> Void) throws -> any WallClockAlarm {
         let timer = WallTimer(onFire: onFire, onClockChange: onClockChange)
         wallTimers.append(timer)
@@ -58,10 +53,10 @@ final class VirtualClock: AgentClock {
     }
 
     /// How many of the loop's timers wait.
-    var pendingTimers: Int { timers.count }
+    package var pendingTimers: Int { timers.count }
 
     /// Lets `seconds` pass (0: runs what is due now, as the loop's next turn would).
-    func advance(by seconds: TimeInterval = 0) {
+    package func advance(by seconds: TimeInterval = 0) {
         let end = bootTime + seconds
         while let next = nextDue(until: end) {
             let step = max(0, next.due - bootTime)
@@ -74,13 +69,13 @@ final class VirtualClock: AgentClock {
     }
 
     /// Lets time pass until the wall clock reads `date` (never back).
-    func advance(to date: Date) {
+    package func advance(to date: Date) {
         advance(by: max(0, date.timeIntervalSince(now)))
     }
 
     /// Lets time pass until `condition` holds, at most `limit` seconds; returns the seconds passed.
     @discardableResult
-    func advance(until condition: () -> Bool, limit: TimeInterval = 86_400, step: TimeInterval = 0.25) -> TimeInterval? {
+    package func advance(until condition: () -> Bool, limit: TimeInterval = 86_400, step: TimeInterval = 0.25) -> TimeInterval? {
         var passed: TimeInterval = 0
         advance()
         while !condition() {
@@ -92,7 +87,7 @@ final class VirtualClock: AgentClock {
     }
 
     /// Sets the wall clock (as `date -s` or NTP would): the wall-clock timers hear it.
-    func set(to date: Date) {
+    package func set(to date: Date) {
         now = date
         for timer in wallTimers { timer.onClockChange() }
     }
@@ -139,33 +134,33 @@ final class VirtualClock: AgentClock {
 /// Notify after `latency`, and presses buttons or closes notifications on request. Until it
 /// starts, shows wait for it, as `NotificationClient` holds them until a server answers.
 @GLibActor
-final class RecordingNotifications: NotificationTransport {
-    enum Call: Equatable {
+package final class RecordingNotifications: NotificationTransport {
+    package enum Call: Equatable {
         /// A Notify: the id the server gave it, its summary, the id it replaced (0: none) and
         /// its action keys.
         case notify(UInt32, summary: String, replacing: UInt32, actions: [String])
         case close(UInt32)
     }
 
-    private(set) var calls: [Call] = []
+    package private(set) var calls: [Call] = []
     /// What each notification was last asked to show, by its id.
-    private(set) var requests: [UInt32: NotificationRequest] = [:]
+    package private(set) var requests: [UInt32: NotificationRequest] = [:]
     private var observers: [@GLibActor (NotificationEvent) -> Void] = []
     /// The notifications on screen, by id.
     private var live: Set<UInt32> = []
     private var lastID: UInt32 = 0
     private let clock: VirtualClock
     /// The server's answer takes this long.
-    var latency: TimeInterval = 0.01
+    package var latency: TimeInterval = 0.01
 
-    init(clock: VirtualClock) { self.clock = clock }
+    package init(clock: VirtualClock) { self.clock = clock }
 
     /// Shows waiting for a server.
     private var waiting: [(request: NotificationRequest, replacing: UInt32, shown: @GLibActor (UInt32?) -> Void)] = []
     private var running = false
 
     /// The server starts (or answers its first call), with actions; then shows what waited.
-    func start(name: String = "recording", capabilities: Set<String> = ["actions", "body", "persistence"]) {
+    package func start(name: String = "recording", capabilities: Set<String> = ["actions", "body", "persistence"]) {
         running = true
         for observer in observers { observer(.ready(NotificationServerProfile(name: name, version: "1", capabilities: capabilities))) }
         let shows = waiting
@@ -174,37 +169,37 @@ final class RecordingNotifications: NotificationTransport {
     }
 
     /// The server goes away, with every notification it showed.
-    func leave() {
+    package func leave() {
         running = false
         live = []
         for observer in observers { observer(.left) }
     }
 
     /// The notifications on screen now.
-    var onScreen: Set<UInt32> { live }
+    package var onScreen: Set<UInt32> { live }
 
     /// The last Notify's id for a summary.
-    func shown(_ summary: String) -> UInt32? {
+    package func shown(_ summary: String) -> UInt32? {
         calls.reversed().lazy.compactMap { if case .notify(let id, summary, _, _) = $0 { id } else { nil } }.first
     }
 
     /// The user clicks the button `key` of notification `id`.
-    func press(_ key: String, on id: UInt32) {
+    package func press(_ key: String, on id: UInt32) {
         guard live.contains(id) else { return }
         for observer in observers { observer(.action(id, key: key)) }
     }
 
     /// The user closes notification `id` (reason 2: dismissed).
-    func dismiss(_ id: UInt32) {
+    package func dismiss(_ id: UInt32) {
         guard live.remove(id) != nil else { return }
         for observer in observers { observer(.closed(id, reason: 2)) }
     }
 
-    func observe(_ observer: @escaping @GLibActor (NotificationEvent) -> Void) {
+    package func observe(_ observer: @escaping @GLibActor (NotificationEvent) -> Void) {
         observers.append(observer)
     }
 
-    func show(_ request: NotificationRequest, replacing id: UInt32, shown: @escaping @GLibActor (UInt32?) -> Void) {
+    package func show(_ request: NotificationRequest, replacing id: UInt32, shown: @escaping @GLibActor (UInt32?) -> Void) {
         guard running else { return waiting.append((request, id, shown)) }
         let given: UInt32
         if id != 0, live.contains(id) {
@@ -219,7 +214,7 @@ final class RecordingNotifications: NotificationTransport {
         clock.after(latency) { shown(given) }
     }
 
-    func close(_ id: UInt32) {
+    package func close(_ id: UInt32) {
         calls.append(.close(id))
         live.remove(id)
     }
@@ -228,40 +223,40 @@ final class RecordingNotifications: NotificationTransport {
 /// A sound server in process: records each stream opened, started and stopped, by the
 /// stream's name, with the virtual time.
 @GLibActor
-final class RecordingSound: SoundOutput {
-    enum Event: Equatable {
+package final class RecordingSound: SoundOutput {
+    package enum Event: Equatable {
         case open(String, corked: Bool)
         case uncork(String)
         case stop(String)
         case raiseSink, restoreSink
     }
 
-    private(set) var events: [(event: Event, at: Date)] = []
-    private(set) var playing: [Stream] = []
+    package private(set) var events: [(event: Event, at: Date)] = []
+    package private(set) var playing: [Stream] = []
     /// The volume each stream name was last opened at.
-    private(set) var volumes: [String: Double] = [:]
-    var onReadyChange: (@GLibActor (Bool) -> Void)?
-    private(set) var isReady = false
-    var lastError = ""
-    var streamsEnding: Int { 0 }
+    package private(set) var volumes: [String: Double] = [:]
+    package var onReadyChange: (@GLibActor (Bool) -> Void)?
+    package private(set) var isReady = false
+    package var lastError = ""
+    package var streamsEnding: Int { 0 }
     private let clock: VirtualClock
 
-    init(clock: VirtualClock) { self.clock = clock }
+    package init(clock: VirtualClock) { self.clock = clock }
 
     /// What was recorded, without the times.
-    var log: [Event] { events.map(\.event) }
+    package var log: [Event] { events.map(\.event) }
 
     /// What happened to the streams (the sink guard's calls left out: it is told again on each
     /// change, and acts only when there is something to do).
-    var streams: [Event] { log.filter { $0 != .raiseSink && $0 != .restoreSink } }
+    package var streams: [Event] { log.filter { $0 != .raiseSink && $0 != .restoreSink } }
 
     /// The sink guard's last call: `.raiseSink` while something rings, `.restoreSink` after.
-    var sink: Event? { log.last { $0 == .raiseSink || $0 == .restoreSink } }
+    package var sink: Event? { log.last { $0 == .raiseSink || $0 == .restoreSink } }
 
     /// Whether a stream plays aloud now (opened uncorked, or uncorked since).
-    var isAudible: Bool { playing.contains { $0.audible } }
+    package var isAudible: Bool { playing.contains { $0.audible } }
 
-    func connect() {
+    package func connect() {
         guard !isReady else { return }
         clock.after(0.01) { [weak self] in
             self?.isReady = true
@@ -270,7 +265,7 @@ final class RecordingSound: SoundOutput {
     }
 
     /// The sound server goes away: every stream fails.
-    func vanish() {
+    package func vanish() {
         isReady = false
         let streams = playing
         playing = []
@@ -278,7 +273,7 @@ final class RecordingSound: SoundOutput {
         for stream in streams { stream.onFailure?() }
     }
 
-    func play(_ sound: any SoundReader, volume: Double, fadeIn: TimeInterval, mediaName: String,
+    package func play(_ sound: any SoundReader, volume: Double, fadeIn: TimeInterval, mediaName: String,
               eventID: String, corked: Bool) -> (any RingingStream)? {
         guard isReady else { return nil }
         let stream = Stream(name: mediaName, audible: !corked, output: self)
@@ -289,21 +284,21 @@ final class RecordingSound: SoundOutput {
     }
 
     /// The settings the agent last applied.
-    private(set) var settings: AgentSettings?
-    func apply(_ settings: AgentSettings) { self.settings = settings }
+    package private(set) var settings: AgentSettings?
+    package func apply(_ settings: AgentSettings) { self.settings = settings }
 
-    func raiseSink() { record(.raiseSink) }
-    func restoreSink() { record(.restoreSink) }
+    package func raiseSink() { record(.raiseSink) }
+    package func restoreSink() { record(.restoreSink) }
 
     fileprivate func record(_ event: Event) { events.append((event, clock.now)) }
 
     fileprivate func ended(_ stream: Stream) { playing.removeAll { $0 === stream } }
 
     @GLibActor
-    final class Stream: RingingStream {
-        let name: String
-        fileprivate(set) var audible: Bool
-        var onFailure: (@GLibActor () -> Void)?
+    package final class Stream: RingingStream {
+        package let name: String
+        package fileprivate(set) var audible: Bool
+        package var onFailure: (@GLibActor () -> Void)?
         private weak var output: RecordingSound?
 
         fileprivate init(name: String, audible: Bool, output: RecordingSound) {
@@ -312,31 +307,14 @@ final class RecordingSound: SoundOutput {
             self.output = output
         }
 
-        func uncork() {
+        package func uncork() {
             audible = true
             output?.record(.uncork(name))
         }
 
-        func stop() {
+        package func stop() {
             output?.record(.stop(name))
             output?.ended(self)
         }
-    }
-}
-
-extension Agent {
-    /// The agent as `Agent.start` wires it (`assemble`), in process on virtual time: the
-    /// notification and sound servers are the recording ones given, the service's bus and
-    /// callers `bus` and `clients`; there is no session bus, so no panel item, media player, lock
-    /// or reach watch. The store, the settings and the history are in `folder`; nothing starts.
-    static func inProcess(folder: FilePath, clock: VirtualClock, notifications: any NotificationTransport,
-                          sound: any SoundOutput, bus: any ServiceBus = RecordingBus(),
-                          clients: any ClientDirectory = NamedClients(),
-                          engine: AgentRuntime.Settings = .init()) throws -> AgentParts {
-        let logger = Logger(label: "test")
-        let peers = AgentPeers(notifications: notifications, sound: sound, service: bus, clients: clients,
-                               clientLog: ClientLog(logger: logger), session: nil)
-        return try assemble(peers: peers, clock: clock,
-                            setup: AgentSetup(stateDirectory: folder, configDirectory: folder, engine: engine, logger: logger))
     }
 }
