@@ -1,5 +1,4 @@
 import Testing
-@testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
 @testable import ReveilleNotifications
 

@@ -1,5 +1,4 @@
 import Testing
-@testable import ReveilleCore
 @testable import ReveilleRules
 
 @Suite("Systemd app ids")

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import ReveilleCore
 import SystemPackage
 import ReveilleSystem
 

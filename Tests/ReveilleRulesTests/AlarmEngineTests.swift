@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import ReveilleCore
 @testable import ReveilleRules
 import ReveilleTimeZone
 import ReveilleModel

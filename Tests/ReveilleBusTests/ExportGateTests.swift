@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import ReveilleTestTraits
 import ReveilleTestSupport
-@testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
 import ReveilleBus
 @testable import ReveillePanel

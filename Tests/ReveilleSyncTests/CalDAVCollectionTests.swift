@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import ReveilleTestTraits
-@testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCalendar

@@ -2,7 +2,6 @@ import FoundationEssentials
 import Glibc
 import ReveilleCore
 import Testing
-@testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
 @testable import ReveilleAlertWindow
 import Foundation

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
 import ReveilleCore
 @testable import ReveilleSound
