@@ -7,19 +7,12 @@ import Testing
 struct ArchitecturePageTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Each target of Package.swift, with the targets it depends on (products of other packages left out).
+    /// Each target of Package.swift, with the targets it depends on (products of other packages
+    /// left out), as SwiftPM reads the manifest (`ModuleGraphTests.targets()`, from `swift package dump-package`).
     static func targets() throws -> [String: Set<String>] {
-        let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        let target = try Regex(#"\.(?:target|executableTarget|systemLibrary|testTarget)\(name: "([^"]+)"((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)"#)
-        var targets: [String: [String]] = [:]
-        for match in manifest.matches(of: target) {
-            let name = String(match.output[1].substring!)
-            let body = String(match.output[2].substring ?? "")
-            // Only the quoted names of the dependency list count; `.product(name:package:)` is left out below.
-            let dependencies = body.firstRange(of: "dependencies:").map { String(body[$0.upperBound...]) } ?? ""
-            targets[name] = dependencies.matches(of: try Regex(#""([^"]+)""#)).map { String($0.output[1].substring!) }
-        }
-        return targets.mapValues { Set($0.filter { targets[$0] != nil }) }
+        let targets = try ModuleGraphTests.targets()
+        let names = Set(targets.map(\.name))
+        return Dictionary(uniqueKeysWithValues: targets.map { ($0.name, $0.dependencies.intersection(names)) })
     }
 
     /// The module lines of the page: the first code block after "## Layout", a name and its line.
