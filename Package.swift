@@ -145,6 +145,10 @@ let package = Package(
 
         // Swift Testing traits the tests that wait for processes share (a thread of their own each).
         .target(name: "ReveilleTestTraits", path: "Tests/Support/ReveilleTestTraits"),
+        // What tests of several modules share: the virtual clock, the recording notification and sound servers.
+        .target(name: "ReveilleAgentTesting", dependencies: ["ReveilleAgentRuntime", "ReveilleLoop", "ReveilleRules", "ReveilleSound", "ReveilleTimeZone",
+                                                            .product(name: "SystemPackage", package: "swift-system")],
+                path: "Tests/Support/ReveilleAgentTesting"),
         // The private session (bus, notification server, PulseAudio) for end-to-end tests and the benchmark.
         .target(name: "ReveilleTestSupport", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleCore", "ReveilleSystem", "CLinux"],
                 path: "Tests/Support/ReveilleTestSupport"),
@@ -196,21 +200,26 @@ let package = Package(
         .executableTarget(name: "reveille-fuzz-clock", dependencies: ["ReveilleCore", "ReveilleRules", "ReveilleModel", "ReveilleFuzzSupport"],
                           path: "Fuzz/reveille-fuzz-clock"),
 
-        .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleWords", "ReveilleModel",
-            "ReveilleRules", "ReveilleSystem", "ReveilleCore", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"),
-        ]),
-        .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleCalendar", "ReveilleCore", "ReveilleTimeZone"]),
-        .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleLoop", "ReveilleBus", "ReveilleModel", "ReveilleRules", "ReveilleSystem", "ReveilleAgent", "ReveilleAgentRuntime", "ReveilleNotifications", "ReveilleSound",
-                                                               "ReveilleSync", "ReveillePanel", "ReveilleAlertWindow", "ReveilleWakeUp",
-                                                               "ReveilleMedia", "ReveilleWake", "ReveilleCore", "ReveilleTimeZone",
-                                                               "ReveilleCalendar", "ReveilleTestSupport", "ReveilleTestTraits",
-                                                               "ReveilleKit"]), // the client's encoding of a call, fed to the service
+        // One test target per module, named after it; ReveilleAgentTesting is what several share.
+        .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleTimeZone", "ReveilleWords", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleTimeZone"]),
+        // The composition root's tests (ReveilleKit: the client's encoding of a call, fed to the service).
+        .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleAgentRuntime", "ReveilleAgentTesting", "ReveilleBus", "ReveilleCalendar", "ReveilleCore", "ReveilleKit", "ReveilleLoop", "ReveilleModel", "ReveilleNotifications", "ReveillePanel", "ReveilleRules", "ReveilleSound", "ReveilleTestSupport", "ReveilleTestTraits", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system")]),
         // The CLI's parsing and option rules, in process (the executable's module, @testable).
         .testTarget(name: "ReveilleCLITests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleModel", "ReveilleRules", 
             "reveille", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // What the app's window says of an alarm, in process (the executable's module, @testable).
         .testTarget(name: "ReveilleAppTests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleKit", "ReveilleModel", "ReveilleRules", "reveille-app", "ReveilleTimeZone", .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "ReveilleRulesTests", dependencies: ["ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleTimeZone", "ReveilleWords", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "ReveilleSystemTests", dependencies: ["ReveilleSystem", .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "ReveilleAgentRuntimeTests", dependencies: ["ReveilleAgent", "ReveilleAgentRuntime", "ReveilleAgentTesting", "ReveilleAlertWindow", "ReveilleBus", "ReveilleCore", "ReveilleLoop", "ReveilleModel", "ReveilleNotifications", "ReveilleRules", "ReveilleSound", "ReveilleSystem", "ReveilleTimeZone", "ReveilleWake", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "ReveilleSoundTests", dependencies: ["ReveilleAgentRuntime", "ReveilleBus", "ReveilleCore", "ReveilleLoop", "ReveilleModel", "ReveilleRules", "ReveilleSound"]),
+        .testTarget(name: "ReveilleSyncTests", dependencies: ["ReveilleAgent", "ReveilleAgentRuntime", "ReveilleAgentTesting", "ReveilleBus", "ReveilleCalendar", "ReveilleCore", "ReveilleLoop", "ReveilleModel", "ReveilleRules", "ReveilleSync", "ReveilleTestSupport", "ReveilleTestTraits", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "ReveilleBusTests", dependencies: ["ReveilleAgentRuntime", "ReveilleBus", "ReveilleLoop", "ReveilleModel", "ReveillePanel", "ReveilleRules", "ReveilleTestSupport", "ReveilleTestTraits"]),
+        .testTarget(name: "ReveillePanelTests", dependencies: ["ReveilleAgent", "ReveilleAgentRuntime", "ReveilleAgentTesting", "ReveilleBus", "ReveilleCore", "ReveilleLoop", "ReveilleModel", "ReveillePanel", "ReveilleRules", "ReveilleTestSupport", "ReveilleTestTraits", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "ReveilleNotificationsTests", dependencies: ["ReveilleAgentRuntime", "ReveilleNotifications"]),
+        .testTarget(name: "ReveilleMediaTests", dependencies: ["ReveilleAgentRuntime", "ReveilleBus", "ReveilleCore", "ReveilleMedia", "ReveilleModel", "ReveilleRules", "ReveilleTimeZone"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleSystem", 
             "ReveilleCore", "ReveilleBus", "ReveilleTimeZone", "ReveilleTestSupport", "ReveilleTestTraits",
             .product(name: "SystemPackage", package: "swift-system"),

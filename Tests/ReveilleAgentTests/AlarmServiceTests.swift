@@ -11,6 +11,7 @@ import SystemPackage
 import ReveilleModel
 import ReveilleRules
 import ReveilleLoop
+import ReveilleAgentTesting
 
 /// The D-Bus service with the real runtime, sounder and authorizer, in process, on virtual
 /// time: calls from named clients go in through the wire's decoder, and every reply, error and

@@ -11,6 +11,7 @@ import SystemPackage
 import ReveilleModel
 import ReveilleRules
 import ReveilleLoop
+import ReveilleAgentTesting
 
 /// The firing path sends the alert first: at the instant the sound plays and the Notify is
 /// sent, and the other followers and the save wait until the notification server answered it

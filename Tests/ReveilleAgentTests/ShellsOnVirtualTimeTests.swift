@@ -9,6 +9,7 @@ import SystemPackage
 import ReveilleModel
 import ReveilleRules
 import ReveilleLoop
+import ReveilleAgentTesting
 
 /// The agent as it is assembled, with its real presenter and sounder, in process, on virtual time: a recording
 /// notification server and a recording sound server stand in for the peers, and an hour

@@ -6,6 +6,7 @@ import ReveilleBus
 import ReveilleCore
 import ReveilleRules
 import ReveilleLoop
+import ReveilleAgentTesting
 
 /// The tests' shifted clock, a decorator of another clock (here the virtual one): it reads
 /// the base clock plus its file's seconds, arms the base's timers that much earlier, and reads

@@ -13,6 +13,7 @@ import ReveilleTestSupport
 import ReveilleTimeZone
 import SystemPackage
 import ReveilleLoop
+import ReveilleAgentTesting
 
 /// What a part asked of GLib, GDBus or libpulse goes when the part goes: a connection or a
 /// callback left behind would call into freed memory or keep a peer's resources.

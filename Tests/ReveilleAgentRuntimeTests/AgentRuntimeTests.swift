@@ -1,0 +1,297 @@
+import Foundation
+import Testing
+@testable import ReveilleAgent
+@testable import ReveilleAgentRuntime
+import ReveilleBus
+import ReveilleCore
+import ReveilleTimeZone
+import SystemPackage
+import Logging
+import ReveilleModel
+import ReveilleRules
+import ReveilleLoop
+import ReveilleAgentTesting
+
+/// The runtime in process: one queue of events, followers that only read, no re-entry; its
+/// store in a folder of the test's own, its clock virtual.
+// Serialized: one test counts the process's timers, which only this suite makes.
+@Suite("Agent runtime", .serialized)
+@GLibActor
+final class AgentRuntimeTests {
+    /// Records what it follows and hears, and how deeply `follow` was nested.
+    @GLibActor
+    final class Recorder: AlarmFollower {
+        var changes: [[AlarmChange]] = []
+        var alarms = AlarmTable.empty
+        var notices: [AgentNotice] = []
+        var depth = 0
+        var deepest = 0
+        /// Runs inside `follow`, as a follower's own effects would.
+        var whileFollowing: ((AlarmTable) -> Void)?
+
+        func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
+            depth += 1
+            deepest = max(deepest, depth)
+            defer { depth -= 1 }
+            self.changes.append(changes)
+            self.alarms = alarms
+            whileFollowing?(alarms)
+        }
+
+        func hear(_ notice: AgentNotice, events: AgentEvents) { notices.append(notice) }
+
+        var pressed: [(UUID, AlarmButtonRole)] {
+            notices.compactMap { if case .buttonPressed(let record, let role) = $0 { (record.id, role) } else { nil } }
+        }
+    }
+
+    /// Rings every alerting alarm, as the sounder does with a sound server.
+    @GLibActor
+    final class Ringer: AlarmRinger {
+        func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID> {
+            Set(alarms.records.filter { $0.state == .alerting }.map(\.id))
+        }
+        func apply(_ settings: AgentSettings) {}
+    }
+
+    let clock = VirtualClock()
+    let recorder = Recorder()
+    var runtime: AgentRuntime
+    let folder: FilePath
+
+    init() throws {
+        folder = try privateFolder("reveille-runtime")
+        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock,
+                               followers: [recorder])
+    }
+
+    /// The runtime, the recorder following, with `ringer` ringing (given at construction, as every part is).
+    func ringing(with ringer: any AlarmRinger) {
+        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock,
+                               ringer: ringer, followers: [recorder])
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: folder.string)
+    }
+
+    /// A one-shot alarm at `seconds` from the virtual now, scheduled as the user.
+    func schedule(in seconds: TimeInterval, id: UUID = UUID()) throws -> AlarmRecord {
+        let request = AlarmRequest(schedule: .fixed(clock.now + seconds), countdownDuration: nil,
+                                   presentation: AlarmPresentation(alert: .init(title: "Test")), ring: RingOptions())
+        return try #require(try runtime.call(.schedule(id: id, request: request, appID: ClientIdentity.userAppID)))
+    }
+
+    /// The clock passes `seconds`, and the timer fires where it is due.
+    func pass(_ seconds: TimeInterval) {
+        clock.advance(by: seconds)
+    }
+
+    /// The window the end-to-end test once waited 4 s for, on virtual time: a paused timer's
+    /// instant passes without a ring, and after Resume it rings its time left, not sooner.
+    @Test func aPausedTimerDoesNotRingAtItsInstantAndRingsItsTimeLeftAfterResume() throws {
+        try runtime.start()
+        let request = AlarmRequest(schedule: nil, countdownDuration: .init(preAlert: 4, postAlert: nil),
+                                   presentation: AlarmPresentation(alert: .init(title: "Pasta")), ring: RingOptions())
+        let timer = try #require(try runtime.call(.schedule(id: UUID(), request: request, appID: ClientIdentity.userAppID)))
+        pass(1)
+        _ = try runtime.call(.apply(.pause, id: .id(timer.id)))
+        #expect(recorder.alarms[timer.id]?.state == .paused)
+        pass(3600)
+        #expect(recorder.alarms[timer.id]?.state == .paused, "a paused timer does not ring")
+        _ = try runtime.call(.apply(.resume, id: .id(timer.id)))
+        pass(2.9)
+        #expect(recorder.alarms[timer.id]?.state == .countdown, "3 s were left when it was paused")
+        pass(0.2)
+        #expect(recorder.alarms[timer.id]?.state == .alerting)
+    }
+
+    @Test func anEventRaisedWhileFollowersFollowWaitsItsTurnInsteadOfReEntering() throws {
+        try runtime.start()
+        let alarm = try schedule(in: 60)
+        // A follower that presses Stop the moment it sees the alarm ring, as a notification
+        // server answering at once would.
+        var sawStoppedInsideTheAlert = false
+        recorder.whileFollowing = { [runtime, recorder] alarms in
+            guard alarms[alarm.id]?.state == .alerting else { return }
+            recorder.whileFollowing = nil
+            runtime.receive(.buttonPressed(alarm.id, .stop))
+            // Still inside the alert's effects: the press has not been handled yet.
+            sawStoppedInsideTheAlert = alarms[alarm.id]?.state != .alerting || !recorder.pressed.isEmpty
+        }
+        let before = recorder.changes.count
+        pass(61)
+        #expect(recorder.deepest == 1, "follow was entered again while it ran")
+        #expect(!sawStoppedInsideTheAlert)
+        // The alert, then the press's change (the one-shot alarm ends), each followed once.
+        let states = recorder.changes[before...].map { $0.first { $0.id == alarm.id }?.record?.state }
+        #expect(states == [.alerting, nil])
+        #expect(recorder.pressed.map(\.0) == [alarm.id])
+    }
+
+    @Test func aButtonActsOnTheAlarmWithItsWholeIdNotOnAnotherWithTheSamePrefix() throws {
+        try runtime.start()
+        // Two ids that differ in their last character only.
+        let first = try schedule(in: 60, id: UUID(uuidString: "3F2A0000-0000-4000-8000-000000000001")!)
+        let second = try schedule(in: 60, id: UUID(uuidString: "3F2A0000-0000-4000-8000-000000000002")!)
+        pass(61)
+        runtime.receive(.buttonPressed(second.id, .stop))
+        let last = try #require(recorder.changes.last)
+        #expect(last.map(\.id) == [second.id])
+        #expect(last.first?.record == nil)
+        #expect(recorder.pressed.map(\.0) == [second.id])
+        // The other still rings; a press on an alarm that is gone changes nothing.
+        let count = recorder.changes.count
+        runtime.receive(.buttonPressed(second.id, .stop))
+        runtime.receive(.buttonPressed(UUID(), .stop))
+        #expect(recorder.changes.count == count)
+        runtime.receive(.buttonPressed(first.id, .stop))
+        #expect(recorder.changes.last?.map(\.id) == [first.id])
+    }
+
+    @Test func whatTheRingerRingsIsInTheAlarmsOfTheSameChangeAndFollowsTheSoundServer() throws {
+        ringing(with: Ringer())
+        try runtime.start()
+        let alarm = try schedule(in: 60)
+        #expect(recorder.alarms.sounding.isEmpty)
+        pass(61)
+        // No follower order: the alert's own table says Reveille rings it.
+        #expect(recorder.changes.last?.first?.record?.state == .alerting)
+        #expect(recorder.alarms.sounding == [alarm.id])
+        // The sound server went away: the followers hear it with no change.
+        runtime.receive(.soundChanged([]))
+        #expect(recorder.changes.last?.isEmpty == true)
+        #expect(recorder.alarms.sounding.isEmpty)
+        #expect(recorder.alarms[alarm.id]?.state == .alerting)
+    }
+
+    /// Rings every alerting alarm; when one stops ringing, keeps a copy of the store's folder
+    /// as a crash at that moment would leave it.
+    @GLibActor
+    final class CrashingRinger: AlarmRinger {
+        let folder: FilePath, crashed: FilePath
+        var ringing: Set<UUID> = []
+        var copied = false
+
+        init(folder: FilePath, crashed: FilePath) { self.folder = folder; self.crashed = crashed }
+
+        func apply(_ settings: AgentSettings) {}
+        func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID> {
+            let now = Set(alarms.records.filter { $0.state == .alerting }.map(\.id))
+            if !ringing.subtracting(now).isEmpty, !copied {
+                copied = true
+                try? FileManager.default.removeItem(atPath: crashed.string)
+                try? FileManager.default.copyItem(atPath: folder.string, toPath: crashed.string)
+            }
+            ringing = now
+            return now
+        }
+    }
+
+    /// Stop silences first and writes after, as a firing rings first: the sound does not wait
+    /// for the disk, and an agent that dies in between rings the alarm again when it starts.
+    @Test func stopSilencesBeforeItIsWrittenAndACrashBetweenRingsAgainAtStart() throws {
+        let crashed = FilePath(folder.string + "-crashed")
+        defer { try? FileManager.default.removeItem(atPath: crashed.string) }
+        let ringer = CrashingRinger(folder: folder, crashed: crashed)
+        ringing(with: ringer)
+        try runtime.start()
+        let alarm = try schedule(in: 60)
+        pass(61)
+        #expect(ringer.ringing == [alarm.id])
+        _ = try runtime.call(.apply(.stop, id: .id(alarm.id)))
+        #expect(ringer.ringing.isEmpty && ringer.copied, "the sound stopped")
+
+        // The agent died the moment the sound stopped: its successor rings the alarm again.
+        let successor = Recorder()
+        let afterCrash = AgentRuntime(store: AlarmStore(directory: crashed), settings: .init(), logger: .init(label: "test"), clock: clock,
+                                      followers: [successor])
+        try afterCrash.start()
+        #expect(successor.alarms[alarm.id]?.state == .alerting, "not yet written when the sound stopped: it rings again")
+
+        // The Stop was answered once written: an agent starting from the store now does not ring it.
+        let answered = Recorder()
+        let afterAnswer = AgentRuntime(store: AlarmStore(directory: FilePath(folder.string)), settings: .init(), logger: .init(label: "test"), clock: clock,
+                                       followers: [answered])
+        try afterAnswer.start()
+        #expect(answered.alarms[alarm.id] == nil, "a one-shot alarm stopped is gone from the store")
+    }
+
+    @Test func aRuntimeThatGoesLeavesNoTimerToFireForIt() throws {
+        func timers() -> Int {
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return fds.count { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == "anon_inode:[timerfd]" }
+        }
+        let before = timers()
+        do {
+            let zone = LocalTimeZone(localtimePath: "/etc/localtime", environment: ["TZ": "UTC"])
+            let other = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"),
+                                     clock: LiveClock(zone: zone))
+            try other.start()
+            #expect(timers() == before + 1)
+        }
+        // Its timer's source went with it: none is left to fire into a runtime that is gone.
+        #expect(timers() == before)
+    }
+
+    @Test func aChangeBeforeStartOrFromInsideAFollowerIsRefusedNotQueuedUnanswered() throws {
+        #expect(throws: AgentRuntime.notStarted) { try schedule(in: 60) }
+        try runtime.start()
+        var refusal: AlarmError?
+        recorder.whileFollowing = { [runtime, recorder] alarms in
+            recorder.whileFollowing = nil
+            do throws(AlarmError) { _ = try runtime.call(.apply(.cancel, id: .id(alarms.records.first!.id))) } catch { refusal = error }
+        }
+        let alarm = try schedule(in: 60)
+        #expect(refusal?.code == AlarmError.agentUnavailable("").code)
+        // The refused cancel was not performed later either.
+        #expect(recorder.changes.last?.first?.record?.id == alarm.id)
+        #expect(recorder.changes.last?.first?.record?.state == .scheduled)
+    }
+}
+
+/// The daemon runner shared by the agent and the wake helper.
+@Suite("Daemon runner")
+@GLibActor
+struct DaemonRunnerTests {
+    struct Refused: Error {}
+
+    @Test func partsStartInOrderAndStopInReverse() async {
+        var log: [String] = []
+        let runner = DaemonRunner(parts: ["a", "b", "c"].map { name in
+            .init(name, start: { log.append("start \(name)") }, stop: { done in log.append("stop \(name)"); done() })
+        })
+        runner.start()
+        runner.stop(status: 0, reason: "test")
+        let outcome = await runner.run()
+        #expect(log == ["start a", "start b", "start c", "stop c", "stop b", "stop a"])
+        #expect(outcome.status == 0)
+    }
+
+    @Test func aPartThatCannotStartStopsThoseBeforeItOnly() async {
+        var log: [String] = []
+        let runner = DaemonRunner(parts: [
+            .init("a", start: { log.append("start a") }, stop: { done in log.append("stop a"); done() }),
+            .init("b", start: { throw Refused() }, stop: { done in log.append("stop b"); done() }),
+            .init("c", start: { log.append("start c") }),
+        ])
+        runner.start()
+        let outcome = await runner.run()
+        #expect(log == ["start a", "stop a"])
+        #expect(outcome.status == 1)
+        #expect(outcome.reason.contains("cannot start b"))
+    }
+
+    @Test func aPartThatDoesNotStopInTimeIsLeftBehindAtTheDeadline() async {
+        var log: [String] = []
+        let runner = DaemonRunner(parts: [
+            .init("a", stop: { done in log.append("stop a"); done() }),
+            .init("stuck", stop: { _ in log.append("stop stuck") }),
+        ], stopDeadlineMilliseconds: 50, onLateStop: { log.append("late \($0)") })
+        runner.start()
+        runner.stop(status: 3, reason: "test")
+        let outcome = await runner.run()
+        #expect(log == ["stop stuck", "late stuck", "stop a"])
+        #expect(outcome.status == 3)
+    }
+}
