@@ -101,4 +101,33 @@ struct ModuleGraphTests {
         let products = closure.filter { targets[$0] == nil }
         #expect(products == ["Logging"], "package products in the runtime's closure: \(products.sorted())")
     }
+
+    /// The same, as the compiler saw it: the modules each of the runtime's files was compiled
+    /// against (its dependency file, `.d`, in the debug build), whatever reached it. The only C
+    /// module map of the project among them is GLib's; no module of system calls, store or bus,
+    /// and neither Foundation whole nor Dispatch. (Glibc is among them: FoundationEssentials and
+    /// Synchronization are built on it.)
+    @Test func theCompilerSawNoCModuleButGLibInTheRuntime() throws {
+        let folder = SystemCallPlacementTests.buildFolder.appendingPathComponent("ReveilleAgentRuntime.build")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".d") }
+        try #require(files.count > 10, "the runtime's dependency files in \(folder.path): is the debug build there?")
+        var seen: Set<String> = []
+        for file in files {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            for path in text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\\" }) where path.hasPrefix("/") {
+                seen.insert(String(path))
+            }
+        }
+        let sources = Self.repository.appendingPathComponent("Sources").path + "/"
+        let moduleMaps = seen.filter { $0.hasSuffix("/module.modulemap") && $0.hasPrefix(sources) }
+            .map { String($0.dropFirst(sources.count).prefix { $0 != "/" }) }
+        #expect(moduleMaps == ["CGLib"], "the project's C modules the runtime was compiled against: \(moduleMaps.sorted())")
+        let swiftModules = Set(seen.compactMap { path -> String? in
+            guard let range = path.range(of: #"[^/]+(?=\.swiftmodule)"#, options: .regularExpression) else { return nil }
+            return String(path[range])
+        })
+        #expect(swiftModules.isSuperset(of: ["ReveilleLoop", "ReveilleRules", "ReveilleWords", "FoundationEssentials"]), "read: \(swiftModules.sorted())")
+        let forbidden = swiftModules.intersection(["ReveilleSystem", "ReveilleCore", "ReveilleBus", "SystemPackage", "Foundation", "Dispatch"])
+        #expect(forbidden.isEmpty, "the runtime was compiled against \(forbidden.sorted())")
+    }
 }
