@@ -146,7 +146,7 @@ let package = Package(
         // Swift Testing traits the tests that wait for processes share (a thread of their own each).
         .target(name: "ReveilleTestTraits", path: "Tests/Support/ReveilleTestTraits"),
         // What tests of several modules share: the virtual clock, the recording notification and sound servers.
-        .target(name: "ReveilleAgentTesting", dependencies: ["ReveilleAgentRuntime", "ReveilleLoop", "ReveilleRules", "ReveilleSound", "ReveilleTimeZone",
+        .target(name: "ReveilleAgentTesting", dependencies: ["ReveilleAgentRuntime", "ReveilleLoop", "ReveilleModel", "ReveilleRules", "ReveilleSound", "ReveilleTimeZone",
                                                             .product(name: "SystemPackage", package: "swift-system")],
                 path: "Tests/Support/ReveilleAgentTesting"),
         // The private session (bus, notification server, PulseAudio) for end-to-end tests and the benchmark.
@@ -201,7 +201,9 @@ let package = Package(
                           path: "Fuzz/reveille-fuzz-clock"),
 
         // One test target per module, named after it; ReveilleAgentTesting is what several share.
-        .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleTimeZone", "ReveilleWords", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "ReveilleCoreTests", dependencies: ["ReveilleAgentTesting", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleTimeZone", "ReveilleWords", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "ReveilleWordsTests", dependencies: ["ReveilleWords"]),
+        .testTarget(name: "ReveilleTimeZoneTests", dependencies: ["ReveilleAgentTesting", "ReveilleCore", "ReveilleTimeZone"]),
         .testTarget(name: "ReveilleCalendarTests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleTimeZone"]),
         // The composition root's tests (ReveilleKit: the client's encoding of a call, fed to the service).
         .testTarget(name: "ReveilleAgentTests", dependencies: ["ReveilleAgent", "ReveilleAgentRuntime", "ReveilleAgentTesting", "ReveilleBus", "ReveilleCalendar", "ReveilleCore", "ReveilleKit", "ReveilleLoop", "ReveilleModel", "ReveilleNotifications", "ReveillePanel", "ReveilleRules", "ReveilleSound", "ReveilleTestSupport", "ReveilleTestTraits", "ReveilleTimeZone", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system")]),
@@ -211,7 +213,7 @@ let package = Package(
         ]),
         // What the app's window says of an alarm, in process (the executable's module, @testable).
         .testTarget(name: "ReveilleAppTests", dependencies: ["ReveilleCalendar", "ReveilleCore", "ReveilleKit", "ReveilleModel", "ReveilleRules", "reveille-app", "ReveilleTimeZone", .product(name: "SystemPackage", package: "swift-system")]),
-        .testTarget(name: "ReveilleRulesTests", dependencies: ["ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleTimeZone", "ReveilleWords", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system")]),
+        .testTarget(name: "ReveilleRulesTests", dependencies: ["ReveilleAgentTesting", "ReveilleCore", "ReveilleModel", "ReveilleRules", "ReveilleTimeZone", "ReveilleWords", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "ReveilleSystemTests", dependencies: ["ReveilleSystem", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "ReveilleAgentRuntimeTests", dependencies: ["ReveilleAgent", "ReveilleAgentRuntime", "ReveilleAgentTesting", "ReveilleAlertWindow", "ReveilleBus", "ReveilleCore", "ReveilleLoop", "ReveilleModel", "ReveilleNotifications", "ReveilleRules", "ReveilleSound", "ReveilleSystem", "ReveilleTimeZone", "ReveilleWake", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "ReveilleSoundTests", dependencies: ["ReveilleAgentRuntime", "ReveilleBus", "ReveilleCore", "ReveilleLoop", "ReveilleModel", "ReveilleRules", "ReveilleSound"]),

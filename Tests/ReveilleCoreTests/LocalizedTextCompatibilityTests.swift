@@ -3,6 +3,7 @@ import Testing
 @testable import ReveilleCore
 @testable import ReveilleRules
 import ReveilleModel
+import ReveilleAgentTesting
 
 /// Titles and button texts are `LocalizedStringResource`s (as in AlarmKit) but travel and are
 /// stored as the plain strings they always were: what older agents, clients and stores wrote

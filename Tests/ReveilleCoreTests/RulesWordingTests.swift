@@ -4,6 +4,7 @@ import Testing
 @testable import ReveilleRules
 import ReveilleModel
 import ReveilleWords
+import ReveilleAgentTesting
 
 /// The rules refuse in data; Core words each refusal. The words are exactly what the rules
 /// said themselves before, so the po files' msgids and what clients match on stay valid.

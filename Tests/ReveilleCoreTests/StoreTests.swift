@@ -5,6 +5,7 @@ import Testing
 @testable import ReveilleCore
 @testable import ReveilleRules
 import ReveilleModel
+import ReveilleAgentTesting
 
 @Suite("Store")
 struct StoreTests {

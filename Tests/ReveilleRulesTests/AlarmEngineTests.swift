@@ -4,6 +4,7 @@ import Testing
 import ReveilleTimeZone
 import ReveilleModel
 import ReveilleWords
+import ReveilleAgentTesting
 
 /// The agent's policy in process, on virtual time: the engine gets events and the instant,
 /// and the tests read the effects it asks for. No bus, no disk, no sound server.

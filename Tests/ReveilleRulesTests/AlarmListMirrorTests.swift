@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReveilleRules
 import ReveilleModel
+import ReveilleAgentTesting
 
 /// A client's copy of the alarms, kept from the list and the updates that follow it.
 @Suite("Alarm list mirror")

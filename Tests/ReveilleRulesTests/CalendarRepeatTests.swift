@@ -3,6 +3,7 @@ import Testing
 @testable import ReveilleCore
 @testable import ReveilleRules
 import ReveilleModel
+import ReveilleAgentTesting
 
 /// Issue 27: monthly and yearly repeats and "every N days" (Reveille extensions), tested as
 /// weekly is: across month ends, leap years and both daylight-saving transitions.

@@ -3,6 +3,7 @@ import Testing
 @testable import ReveilleRules
 import ReveilleModel
 import ReveilleWords
+import ReveilleAgentTesting
 
 /// Issue 27: an edit changes only what it names, and a skip can be undone.
 extension AlarmEngineTests {

@@ -5,6 +5,7 @@ import Testing
 @testable import ReveilleRules
 import SystemPackage
 import ReveilleModel
+import ReveilleAgentTesting
 
 /// The history in process: what the engine reports as an occurrence ends, the bounds, and
 /// how a file's lines are read.

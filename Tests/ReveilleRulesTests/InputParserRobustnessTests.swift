@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ReveilleAgentTesting
 @testable import ReveilleCore
 @testable import ReveilleRules
 

@@ -3,6 +3,7 @@ import Testing
 @testable import ReveilleCore
 @testable import ReveilleRules
 import ReveilleModel
+import ReveilleAgentTesting
 
 @Suite("Input parsing")
 struct InputParserTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReveilleRules
 import ReveilleModel
+import ReveilleAgentTesting
 
 /// The person's defaults for new alarms (issue 50): the `sound`, `snooze` and `ringLimit`
 /// settings are given, when a client asks for an alarm, to the person's own alarms that leave

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReveilleRules
 import ReveilleModel
+import ReveilleAgentTesting
 
 @Suite("Schedule math")
 struct ScheduleMathTests {

@@ -4,6 +4,7 @@ import Testing
 @testable import ReveilleRules
 import ReveilleModel
 import ReveilleWords
+import ReveilleAgentTesting
 
 /// Issue 27: a snooze for a length chosen at the moment (`reveille snooze ID 20m`, the alert's
 /// longer snooze, `Snooze` on the bus), bounded wherever it enters.

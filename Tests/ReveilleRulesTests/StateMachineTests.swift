@@ -3,6 +3,7 @@ import Testing
 @testable import ReveilleWords
 @testable import ReveilleRules
 import ReveilleModel
+import ReveilleAgentTesting
 
 @Suite("State machine")
 struct StateMachineTests {

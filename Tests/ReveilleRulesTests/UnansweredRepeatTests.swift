@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ReveilleRules
 import ReveilleModel
+import ReveilleAgentTesting
 
 /// Ring, rest, ring again, then stop (issue 52): an occurrence nobody answers rings its
 /// `repeatUnanswered` times in all, a rest apart, then is missed; a restart in the middle goes

@@ -3,6 +3,7 @@ import Testing
 @testable import ReveilleCore
 @testable import ReveilleRules
 import ReveilleModel
+import ReveilleAgentTesting
 
 /// The agent's boundary in process: every method's arguments decode within `WireLimits`,
 /// and no value, however large, traps while it is refused.

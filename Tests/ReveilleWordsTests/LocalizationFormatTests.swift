@@ -1,6 +1,5 @@
 import Testing
 import ReveilleWords
-@testable import ReveilleCore
 
 /// How a message's placeholders are filled: in order, reordered by a translation, `%%`, and a
 /// stray `%` kept, with text around them in any script.
