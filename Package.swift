@@ -60,7 +60,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        // The system's time zones, read by GLib, as Core's TimeZoneRules.
+        // The system's time zones, read by GLib, as the rules' TimeZoneRules.
         .target(name: "ReveilleTimeZone", dependencies: ["ReveilleRules", "ReveilleSystem", "CGLib", .product(name: "SystemPackage", package: "swift-system")]),
         // Alarms as iCalendar and back (libical behind ICalParser): export, import and sync's mapping;
         // and CalDAV's multistatus answers (GLib's GMarkup), read as the server sends them.
@@ -69,7 +69,7 @@ let package = Package(
         .target(name: "ReveilleBus", dependencies: ["CGLib", "ReveilleLoop", "ReveilleSystem", .product(name: "SystemPackage", package: "swift-system")]),
         // The agent's runtime (NIOCore's place): AgentRuntime, its events, the follower protocols and the pure
         // machines (presentation, sound, alert window, wake-up). No C module but GLib's loop (its executor), no system
-        // call: its store, history and catalog come through protocols the composition root fills.
+        // call: its store and history come through protocols the composition root fills, its words through ReveilleWords' catalog.
         .target(name: "ReveilleAgentRuntime", dependencies: ["ReveilleModel", "ReveilleRules", "ReveilleWords", "ReveilleLoop", .product(name: "Logging", package: "swift-log")]),
         // The agent's adapters, one per outside world, each on the runtime (NIOPosix's place):
         // notifications (libnotify on its own thread, the queue, Do Not Disturb and reach watches);

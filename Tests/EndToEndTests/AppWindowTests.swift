@@ -899,7 +899,8 @@ struct AppWindowTests {
                 let shown = try tree.nodes(inside: "panel", "History").filter { $0.role == "label" }.map(\.name)
                 return shown.contains("Bread") ? shown : nil
             }
-            #expect(history.contains { $0.hasPrefix("Due ") && $0.contains(" · rang 0:0") && $0.hasSuffix(" · stopped") }, "\(history)")
+            // How long it rang is the test's own pace (15 s once, under CI's load): its form is what is checked.
+            #expect(history.contains { $0.hasPrefix("Due ") && $0.contains(#/ · rang \d+:\d\d · /#) && $0.hasSuffix(" · stopped") }, "\(history)")
         }
     }
 

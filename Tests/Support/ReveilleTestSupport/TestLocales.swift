@@ -22,7 +22,9 @@ public enum TestLocales {
         let building = folder + "/.building-\(getpid())-" + locale
         try? FileManager.default.removeItem(atPath: building)
         let made = try Subprocess.run(try Subprocess.find("localedef", package: "libc-bin"),
-                                      ["-i", String(locale.prefix(while: { $0 != "." })), "-f", "UTF-8", building], environment: [:])
+                                      ["-i", String(locale.prefix(while: { $0 != "." })), "-f", "UTF-8", building], environment: [:],
+                                      // A second of CPU alone; under CI's whole run, two locales at once took over 20 s.
+                                      timeout: 120)
         guard made.status == 0 else {
             try? FileManager.default.removeItem(atPath: building)
             throw Subprocess.Failure("localedef could not build \(locale) (it needs the Debian package locales): \(made.stderr)")
