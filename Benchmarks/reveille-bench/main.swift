@@ -22,11 +22,11 @@
 import Foundation
 import ReveilleBus
 import ReveilleCore
-import ReveilleTestSupport
-import SystemPackage
+import ReveilleLoop
 import ReveilleRules
 import ReveilleSystem
-import ReveilleLoop
+import ReveilleTestSupport
+import SystemPackage
 
 let environment = ProcessInfo.processInfo.environment
 let count = Int(environment["REVEILLE_BENCH_ALARMS"] ?? "") ?? 100

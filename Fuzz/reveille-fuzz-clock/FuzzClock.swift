@@ -1,8 +1,8 @@
 import FoundationEssentials
 import ReveilleCore
+import ReveilleFuzzSupport
 import ReveilleModel
 import ReveilleRules
-import ReveilleFuzzSupport
 
 /// `clock.json` as the agent reads it at start (`ClockMemoryFile`: what the clock passed over,
 /// the last time seen), then what the engine does with it: a start (`load`, with the alarms

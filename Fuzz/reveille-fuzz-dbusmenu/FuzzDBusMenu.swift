@@ -1,7 +1,7 @@
 import FoundationEssentials
-import ReveillePanel
 import ReveilleBus
 import ReveilleFuzzSupport
+import ReveillePanel
 
 /// The panel menu's calls as a panel host (or anyone on the bus) can send them
 /// (`com.canonical.dbusmenu`, answered by `PanelMenu.answer`): a first byte choosing the

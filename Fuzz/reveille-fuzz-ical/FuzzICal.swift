@@ -2,8 +2,8 @@ import FoundationEssentials
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleFuzzSupport
-import ReveilleRules
 import ReveilleModel
+import ReveilleRules
 
 /// iCalendar text as `reveille import` and sync read it: the bounds, libical's parser (through
 /// ICalParser), the mapping to alarms; then the tree written back must parse again. A hostile

@@ -1,8 +1,8 @@
 import FoundationEssentials
 import ReveilleCore
-import ReveilleRules
 import ReveilleFuzzSupport
 import ReveilleModel
+import ReveilleRules
 
 /// A method call as the agent decodes it (`AgentCall.decode`, then a configuration's
 /// `AlarmRequest.decode` and `validate`): whatever arrives is accepted or refused with a

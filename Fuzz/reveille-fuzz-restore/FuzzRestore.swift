@@ -1,7 +1,7 @@
 import FoundationEssentials
+import ReveilleFuzzSupport
 import ReveilleModel
 import ReveilleRules
-import ReveilleFuzzSupport
 
 /// `Restore`'s judging of the record a caller sends back (`AlarmRecord(restoring:)`, after the
 /// service decodes it as Get answers it): whatever arrives is refused or comes back as an

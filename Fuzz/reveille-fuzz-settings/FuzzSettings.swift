@@ -1,8 +1,8 @@
 import FoundationEssentials
 import ReveilleCore
 import ReveilleFuzzSupport
-import ReveilleRules
 import ReveilleModel
+import ReveilleRules
 
 /// The settings as a file, a `SetSettings` change and `reveille settings key=value` words give
 /// them: read or refused with `invalidConfiguration`, never a trap; whatever is accepted reads

@@ -1,8 +1,8 @@
 import FoundationEssentials
 import ReveilleCore
 import ReveilleFuzzSupport
-import ReveilleTimeZone
 import ReveilleRules
+import ReveilleTimeZone
 
 /// What a person types for a time (`InputParser`: a time of day, a length, weekdays, a
 /// schedule, an instant, a `run:` command line, ISO 8601): parsed or refused with an

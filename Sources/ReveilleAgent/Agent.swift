@@ -6,17 +6,17 @@ import ReveilleAgentRuntime
 import ReveilleAlertWindow
 import ReveilleBus
 import ReveilleCore
+import ReveilleLoop
 import ReveilleMedia
+import ReveilleModel
 import ReveilleNotifications
 import ReveillePanel
+import ReveilleRules
 import ReveilleSound
 import ReveilleSync
+import ReveilleSystem
 import ReveilleWakeUp
 import SystemPackage
-import ReveilleModel
-import ReveilleRules
-import ReveilleSystem
-import ReveilleLoop
 
 /// reveille-agent: start-up and shutdown in one place.
 @GLibActor

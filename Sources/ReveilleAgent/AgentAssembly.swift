@@ -4,15 +4,15 @@ import ReveilleAgentRuntime
 import ReveilleAlertWindow
 import ReveilleBus
 import ReveilleCore
+import ReveilleLoop
 import ReveilleMedia
 import ReveilleNotifications
 import ReveillePanel
+import ReveilleRules
 import ReveilleSound
 import ReveilleSync
 import ReveilleWakeUp
 import SystemPackage
-import ReveilleRules
-import ReveilleLoop
 
 /// What the agent's parts talk to outside the process: the session's peers in the agent
 /// (`Agent.start`), recording ones on virtual time in the in-process tests.

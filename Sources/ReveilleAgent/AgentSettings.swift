@@ -1,7 +1,7 @@
 import Logging
 import ReveilleCore
-import SystemPackage
 import ReveilleRules
+import SystemPackage
 
 extension AgentSettings {
     /// The settings in `settings.json` of `directory`; a file that cannot be read leaves the

@@ -5,11 +5,11 @@ import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
 import ReveilleSystem
 import ReveilleWords
-import ReveilleLoop
 
 /// Opens `reveille-alert`, one process per ringing alarm, as `AlertWindowPolicy` decides, and
 /// ends it (SIGTERM, then reaped) when the alarm stops ringing or a notification can answer

@@ -1,7 +1,7 @@
 import CGLib
 import Dispatch
-import Synchronization
 import ReveilleLoop
+import Synchronization
 
 /// The global actor of a client's calls to a service (ReveilleKit's `AgentClient`): its jobs run
 /// on one thread of the process, started on first use, that iterates a `GMainContext` of its own.

@@ -1,6 +1,6 @@
 import Dispatch
-import ReveilleSystem
 import ReveilleLoop
+import ReveilleSystem
 
 /// A daemon's life on the GLib loop, written once for the agent and the wake helper: its
 /// parts start in order, run until one of them (or a signal) asks to stop, then stop in

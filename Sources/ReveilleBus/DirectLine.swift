@@ -1,7 +1,7 @@
 import CGLib
+import ReveilleLoop
 import ReveilleSystem
 import SystemPackage
-import ReveilleLoop
 
 /// The agent's direct line: D-Bus spoken peer to peer on a socket in the user's runtime folder,
 /// beside the bus, for the user's own tools. A flood of other clients' calls keeps the bus daemon

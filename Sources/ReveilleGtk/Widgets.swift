@@ -5,10 +5,10 @@ import CGtk
 import Glibc
 import ReveilleBus
 import ReveilleCore
+import ReveilleLoop
 import ReveilleRules
 import ReveilleSystem
 import ReveilleWords
-import ReveilleLoop
 
 /// The one file where GTK's C API is used: widgets made from GtkBuilder files, read and
 /// changed through small typed handles, their signals delivered as Swift closures on the loop.

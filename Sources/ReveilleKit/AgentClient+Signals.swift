@@ -1,7 +1,7 @@
 import FoundationEssentials
 internal import ReveilleBus
-package import ReveilleRules
 import ReveilleLoop
+package import ReveilleRules
 
 /// The agent's signals as streams: the list kept up to date, the buttons pressed, this app's
 /// events and its decision. Each subscribes on the GLib loop, then makes its first calls

@@ -1,6 +1,6 @@
 @_exported import FoundationEssentials
-public import ReveilleModel
 internal import ReveilleBus
+public import ReveilleModel
 internal import ReveilleRules
 internal import ReveilleTimeZone
 import Synchronization

@@ -5,10 +5,10 @@ import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
-import ReveilleSystem
-import ReveilleRules
-import ReveilleModel
 import ReveilleLoop
+import ReveilleModel
+import ReveilleRules
+import ReveilleSystem
 
 /// Follows whether the session is locked (`SessionLock`'s rules) through the lockers on the
 /// session bus, and when the person unlocks it, has whatever rings shown afresh: a locked

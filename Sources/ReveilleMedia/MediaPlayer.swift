@@ -3,9 +3,9 @@ import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
-import ReveilleRules
-import ReveilleModel
 import ReveilleLoop
+import ReveilleModel
+import ReveilleRules
 
 /// The ringing alarm as a media player (MPRIS): what reaches a locked session, a media key, a
 /// headset button and a phone (KDE Connect). While any alarm rings, `org.mpris.MediaPlayer2.reveille`

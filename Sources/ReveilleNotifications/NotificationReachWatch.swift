@@ -1,11 +1,11 @@
 import FoundationEssentials
 import Logging
-import ReveilleBus
 import ReveilleAgentRuntime
+import ReveilleBus
 import ReveilleCore
-import ReveilleRules
-import ReveilleModel
 import ReveilleLoop
+import ReveilleModel
+import ReveilleRules
 
 /// Follows the notification server and its Do Not Disturb state, and tells the runtime each
 /// change of `NotificationReach` (logged at info).

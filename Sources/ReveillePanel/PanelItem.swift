@@ -3,9 +3,9 @@ import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
-import ReveilleRules
-import ReveilleModel
 import ReveilleLoop
+import ReveilleModel
+import ReveilleRules
 
 /// Reveille's live activity in the panel: a StatusNotifierItem with a `com.canonical.dbusmenu`
 /// menu, shown while an alarm rings, counts down or is paused, gone when none does.

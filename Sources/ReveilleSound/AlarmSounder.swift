@@ -3,10 +3,10 @@ import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
 import ReveilleWords
-import ReveilleLoop
 
 /// Rings every alerting alarm: one looping stream each, from the moment it alerts until it
 /// leaves `alerting`. Never lets audio trouble reach the agent: without PulseAudio it logs

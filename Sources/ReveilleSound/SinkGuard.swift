@@ -2,8 +2,8 @@ import FoundationEssentials
 import Logging
 import ReveilleBus
 import ReveilleCore
-import SystemPackage
 import ReveilleLoop
+import SystemPackage
 
 /// Makes a muted or nearly silent sink audible while an alarm rings on it, as AlarmKit breaks
 /// through silent mode, and puts back exactly what it changed when ringing stops: every sink

@@ -1,8 +1,8 @@
 import CSndfile
 import FoundationEssentials
 import ReveilleCore
-import SystemPackage
 import ReveilleSystem
+import SystemPackage
 
 /// Sound files through libsndfile, the only file that calls it: it reads WAV, FLAC, Ogg
 /// Vorbis/Opus and the rest it knows. Short sounds are decoded once into memory; long ones

@@ -1,11 +1,11 @@
 import FoundationEssentials
 import ReveilleAgentRuntime
 import ReveilleCore
-import SystemPackage
 import ReveilleModel
 import ReveilleRules
 import ReveilleSystem
 import ReveilleWords
+import SystemPackage
 
 /// Finds sound files by name: the user's folders, Reveille's bundled sounds, then the
 /// freedesktop sound theme. A name can never reach outside those folders.

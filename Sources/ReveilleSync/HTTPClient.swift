@@ -1,10 +1,10 @@
 import CGLib
 import CSoup
 import FoundationEssentials
-import ReveilleCalendar
 import ReveilleBus
-import ReveilleSystem
+import ReveilleCalendar
 import ReveilleLoop
+import ReveilleSystem
 
 /// One HTTP request as the CalDAV client makes it.
 package struct HTTPRequest: Sendable {

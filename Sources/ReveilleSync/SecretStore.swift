@@ -1,8 +1,8 @@
 import CGLib
 import CSecret
 import ReveilleBus
-import ReveilleSystem
 import ReveilleLoop
+import ReveilleSystem
 
 /// The CalDAV password in the Secret Service (GNOME Keyring, KWallet, KeePassXC), through
 /// libsecret's asynchronous calls on the agent's loop: never in a file of Reveille's, and a

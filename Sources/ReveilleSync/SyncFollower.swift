@@ -4,12 +4,12 @@ import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
-import ReveilleTimeZone
-import SystemPackage
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
+import ReveilleTimeZone
 import ReveilleWords
-import ReveilleLoop
+import SystemPackage
 
 /// What the sync keeps in the state folder (`sync.json`, 0600): the collection, the sync
 /// token, and per alarm what both sides last agreed on (its settings as a digest: an href and

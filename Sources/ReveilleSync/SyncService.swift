@@ -5,12 +5,12 @@ import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
-import SystemPackage
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
 import ReveilleSystem
 import ReveilleWords
-import ReveilleLoop
+import SystemPackage
 
 /// Sync as the agent holds it: nothing is sent anywhere until `add`; then one `SyncFollower`
 /// for the account, its password in the Secret Service, found again there when the agent

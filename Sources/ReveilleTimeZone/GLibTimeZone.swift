@@ -1,6 +1,6 @@
 import CGLib
-import Glibc
 import FoundationEssentials
+import Glibc
 import ReveilleRules
 import ReveilleSystem
 

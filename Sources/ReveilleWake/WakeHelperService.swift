@@ -3,9 +3,9 @@ import Glibc
 import Logging
 import ReveilleBus
 import ReveilleCore
-import SystemPackage
-import ReveilleRules
 import ReveilleLoop
+import ReveilleRules
+import SystemPackage
 
 /// The wake helper on the system bus: sets or clears the RTC wake alarm for a caller that
 /// polkit authorizes, checks every argument, logs each change, and exits when idle (no call

@@ -1,10 +1,10 @@
 import FoundationEssentials
 import ReveilleBus
 import ReveilleCore
-import SystemPackage
+import ReveilleLoop
 import ReveilleModel
 import ReveilleSystem
-import ReveilleLoop
+import SystemPackage
 
 /// A kernel alarm timer: a `timerfd` on `CLOCK_REALTIME_ALARM` that, armed, wakes the machine
 /// from suspend at its instant. It needs `CAP_WAKE_ALARM`, which systemd 254 and later give

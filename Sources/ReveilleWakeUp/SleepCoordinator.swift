@@ -4,12 +4,12 @@ import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
-import SystemPackage
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
 import ReveilleSystem
 import ReveilleWords
-import ReveilleLoop
+import SystemPackage
 
 /// Wakes the machine from suspend for the next alarm, in one of two ways:
 ///

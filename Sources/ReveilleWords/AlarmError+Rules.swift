@@ -1,6 +1,6 @@
+import FoundationEssentials
 import ReveilleModel
 import ReveilleRules
-import FoundationEssentials
 extension AlarmError {
     /// A refusal of the rules in the user's words, as the case clients tell apart
     /// (`code` on D-Bus): the one place the rules' errors become sentences.

@@ -6,8 +6,8 @@ import ReveilleAgent
 import ReveilleCore
 import ReveilleModel
 import ReveilleRules
-import ReveilleWords
 import ReveilleSystem
+import ReveilleWords
 
 @main
 struct ReveilleAgentCommand: ParsableCommand {

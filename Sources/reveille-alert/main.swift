@@ -4,11 +4,11 @@ import ReveilleBus
 import ReveilleCore
 import ReveilleGtk
 import ReveilleKit
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
 import ReveilleSystem
 import ReveilleWords
-import ReveilleLoop
 
 /// reveille-alert: the window the agent opens while an alarm rings and its notification
 /// cannot be seen or answered. It answers through the agent's D-Bus interface as the user's

@@ -1,13 +1,13 @@
-import ReveilleGtk
 import FoundationEssentials
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
+import ReveilleGtk
 import ReveilleKit
-import ReveilleTimeZone
-import ReveilleRules
-import ReveilleWords
 import ReveilleLoop
+import ReveilleRules
+import ReveilleTimeZone
+import ReveilleWords
 
 /// The dialog that adds or edits an alarm: time, how it repeats (weekdays, monthly, yearly,
 /// every few days), title, sound with a preview, volume, fade-in, snooze length, how long it

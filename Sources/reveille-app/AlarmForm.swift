@@ -1,10 +1,10 @@
 import FoundationEssentials
+import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
-import ReveilleTimeZone
-import ReveilleCalendar
 import ReveilleModel
 import ReveilleRules
+import ReveilleTimeZone
 import ReveilleWords
 
 /// What the alarm dialog's fields hold, as the person sees and types them, and the request

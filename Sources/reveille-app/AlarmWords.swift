@@ -1,8 +1,8 @@
 import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
-import ReveilleTimeZone
 import ReveilleRules
+import ReveilleTimeZone
 import ReveilleWords
 
 /// What the window says of an alarm or a timer: pure functions of the record and the time,

@@ -1,13 +1,13 @@
-import ReveilleGtk
 import FoundationEssentials
 import ReveilleBus
 import ReveilleCore
+import ReveilleGtk
 import ReveilleKit
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
-import SystemPackage
 import ReveilleWords
-import ReveilleLoop
+import SystemPackage
 
 /// The main window: the agent's alarms as they change (its update subscription), split into
 /// what rings now, the person's alarms, apps' alarms (read-only) and timers; every change the

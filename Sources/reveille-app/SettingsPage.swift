@@ -1,10 +1,10 @@
-import ReveilleGtk
 import FoundationEssentials
 import ReveilleBus
 import ReveilleCore
+import ReveilleGtk
 import ReveilleKit
-import ReveilleRules
 import ReveilleLoop
+import ReveilleRules
 
 /// The Settings page: the agent's settings (`Settings`), each control showing the agent's value,
 /// and a change sent at once (`SetSettings`), off the loop; the page then shows the agent's

@@ -1,13 +1,13 @@
-import ReveilleGtk
 import FoundationEssentials
 import Glibc
 import ReveilleBus
 import ReveilleCore
-import SystemPackage
-import ReveilleModel
-import ReveilleWords
+import ReveilleGtk
 import ReveilleLoop
+import ReveilleModel
 import ReveilleSystem
+import ReveilleWords
+import SystemPackage
 
 /// The UI files' text, read once at start from the GResource bundle compiled into the binary
 /// (`AppResources.swift`, made by scripts/app-resources from `Resources/*.ui`).

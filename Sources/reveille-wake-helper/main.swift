@@ -1,9 +1,9 @@
 import ArgumentParser
 import Logging
 import ReveilleCore
+import ReveilleModel
 import ReveilleWake
 import SystemPackage
-import ReveilleModel
 
 @main
 struct WakeHelperCommand: ParsableCommand {

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// The vertical slice against real peers: a private bus, the recording notification
 /// server, PulseAudio, and the real agent and CLI binaries.

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// Where no notification can be seen (no server at all, dunst paused), the alert window is what
 /// the person sees, and a click on its Stop, with the pointer as a person clicks, silences the

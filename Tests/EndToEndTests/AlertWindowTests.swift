@@ -1,10 +1,10 @@
 import Foundation
 import Glibc
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// The alert window (reveille-alert) under Xvfb: opened by the agent while an alarm rings and
 /// its notification cannot be seen or answered, answered with the keyboard through the

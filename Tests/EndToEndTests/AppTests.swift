@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// Apps on ReveilleKit (the reveille-test-app process): authorization, isolation, limits, metadata.
 @Suite("Apps end to end", .waitsOnItsOwnThread)

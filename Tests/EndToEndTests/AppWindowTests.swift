@@ -1,11 +1,11 @@
 import Foundation
 import Glibc
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleModel
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// The app (reveille-app) under Xvfb, read and driven through AT-SPI as a screen reader does:
 /// it opens at once, follows the agent's alarms as they change anywhere, counts timers down,

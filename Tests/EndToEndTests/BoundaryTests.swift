@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// The agent's boundary under attack (issue "Silent by construction"): no request can make
 /// it hold memory in proportion to what a client sends, and the user's own tools work with

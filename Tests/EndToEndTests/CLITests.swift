@@ -1,10 +1,10 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleModel
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// The commands a person reaches for, end to end: what each says it did, the new commands,
 /// and one exit-status convention.

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// Two machines: two agents in two private sessions with separate state folders, each with
 /// its own Secret Service (gnome-keyring), syncing through a real Radicale on loopback.

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// `reveille export` and `reveille import` end to end: two sessions with separate state
 /// folders, the file between them, and calendars other programs wrote.

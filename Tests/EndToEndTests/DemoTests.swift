@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// `make run`, the README's first command: with no desktop session it shows the alarm on a
 /// private demo desktop and stops everything again; in a session it says how to stop the

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// What a packager and a desktop expect of the agent's logs.
 @Suite("Logs end to end", .waitsOnItsOwnThread)

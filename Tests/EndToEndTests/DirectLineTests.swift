@@ -1,12 +1,12 @@
 import Foundation
 import Glibc
-import Testing
 import ReveilleBus
 import ReveilleCore
+import ReveilleRules
 import ReveilleTestSupport
 import ReveilleTestTraits
 import SystemPackage
-import ReveilleRules
+import Testing
 
 /// The agent's direct line (issue 49: the user's `reveille stop` under a bus flood): the user's
 /// tools reach the agent on a socket of its own, so a bus daemon busy with others' floods, or

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// Each real server's Do Not Disturb, switched as a person switches it: the reach the agent
 /// computes (its log), and what becomes of the alert: answered with a click on the server's

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
-import ReveilleTestSupport
 import ReveilleCore
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 extension ConsoleTranscript: CustomTestStringConvertible {}
 

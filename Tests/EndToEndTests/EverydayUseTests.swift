@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleModel
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// Issue 27, "Everyday use", end to end: watch on a pseudo-terminal, edit and skip through the
 /// agent, the installed completion and the package's copyright.

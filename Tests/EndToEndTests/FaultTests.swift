@@ -1,12 +1,12 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
-import ReveilleTimeZone
-import SystemPackage
 import ReveilleModel
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import ReveilleTimeZone
+import SystemPackage
+import Testing
 
 /// Faults under load. `REVEILLE_LONG_TESTS=1` runs the long variants (1,000 mutations,
 /// 10,000 fuzz cases); the default counts keep `make test` short.

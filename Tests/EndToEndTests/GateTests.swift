@@ -1,11 +1,11 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleBus
 import ReveilleCore
-import ReveilleTestSupport
-import SystemPackage
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import SystemPackage
+import Testing
 
 /// The one gate of every object the agent exports (issue 43: N1, N2): every door on a live
 /// agent, listed by introspection, refuses a caller it cannot identify, the panel's doors refuse

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// What a hostile or careless app can do over D-Bus, driven by `hostile-client.py` (Debian's
 /// python3-dbus): every limit holds and says which limit it is.

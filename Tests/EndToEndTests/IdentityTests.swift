@@ -1,10 +1,10 @@
 import Foundation
 import Glibc
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// Who a caller is when the process id the bus recorded for its connection names another
 /// process: a sandboxed process connects, hands the connection to a child and exits, and its

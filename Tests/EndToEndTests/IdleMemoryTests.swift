@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// What the idle agent keeps of the memory it used to start and to answer: the store read at
 /// start and a page of the list are freed, and their pages go back to the kernel.

@@ -1,10 +1,10 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
 import ReveilleSystem
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 @Suite("D-Bus interface and CLI end to end", .waitsOnItsOwnThread)
 struct InterfaceTests {

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// AlarmKit's countdown and paused presentations as live notifications, against the recording server.
 @Suite("Live presentation end to end", .waitsOnItsOwnThread)

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// Libraries only some commands need are opened when first needed, so the common paths
 /// (`reveille list`, the idle agent) neither load them at start nor keep their pages.

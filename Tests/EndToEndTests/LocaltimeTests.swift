@@ -1,11 +1,11 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTimeZone
-import ReveilleTestSupport
 import ReveilleModel
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import ReveilleTimeZone
+import Testing
 
 /// /etc/localtime as a regular file, a copy of a zone's data (container images, some
 /// installers): the agent reads its zone and follows it when it is rewritten or replaced.

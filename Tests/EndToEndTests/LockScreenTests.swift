@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// A ringing alarm on a real lock screen: KDE Plasma's greeter (`kscreenlocker_greet --testing`)
 /// under Xvfb shows Reveille's media player as it shows music, and its buttons, clicked with the

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// The ringing alarm as a media player (MPRIS), against real peers: playerctl (as the media keys,
 /// a sway binding and a phone use it), a recording player playing music, a stand-in screen locker.

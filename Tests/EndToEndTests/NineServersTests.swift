@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// What each real server did wrong with Reveille's alerts (issue 31), against the server itself:
 /// started by D-Bus activation on a private bus, under Xvfb or a headless sway.

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// The Makefile's package lists: `make run`, `make install` and `make deb` install what building
 /// and running need, never a test peer (a person ringing a demo timer on their own desktop must

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// The panel item (StatusNotifierItem + dbusmenu) against a recording StatusNotifierWatcher on
 /// the private bus, which reads the item and its menu as a panel does and clicks as a person would.

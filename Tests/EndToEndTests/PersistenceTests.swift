@@ -1,12 +1,12 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTimeZone
-import ReveilleTestSupport
-import SystemPackage
 import ReveilleModel
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import ReveilleTimeZone
+import SystemPackage
+import Testing
 
 @Suite("Persistence and time end to end", .waitsOnItsOwnThread)
 struct PersistenceTests {

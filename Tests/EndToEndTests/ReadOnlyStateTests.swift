@@ -1,12 +1,12 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTimeZone
-import ReveilleTestSupport
-import SystemPackage
 import ReveilleModel
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import ReveilleTimeZone
+import SystemPackage
+import Testing
 
 /// A state folder the agent cannot write: it starts all the same, rings what it has, answers
 /// Stop, and says once (log, notice, each refused change's error) that changes cannot be saved.

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// The alert path against real notification servers, started by D-Bus activation on a
 /// private bus and display as Debian starts them: what the recording server cannot show.

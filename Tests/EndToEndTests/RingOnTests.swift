@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// Issue 41 item 4: where an alarm rings (`ringOn`), against a real PulseAudio with two null
 /// sinks, each heard through its monitor. `testsink` is the default.

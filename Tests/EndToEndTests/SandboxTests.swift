@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// What a sandboxed (Flatpak) app may reach outside its sandbox: a real sandbox made by
 /// bubblewrap, as Flatpak makes it, with the `/.flatpak-info` that names the app.

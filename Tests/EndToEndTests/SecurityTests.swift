@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// What a hostile or careless client or file must not achieve.
 @Suite("Security end to end", .waitsOnItsOwnThread)

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// Sound against a real PulseAudio with a null sink, heard through its monitor.
 @Suite("Sound end to end", .waitsOnItsOwnThread)

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// AlarmKit's synchronous calls (`alarms`, `authorizationState`, cancel, stop, countdown,
 /// pause, resume), made by reveille-test-app from the main thread, a plain thread and the

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// Ring, rest, ring again, then stop (issue 52), through the real agent, CLI and notification
 /// server: a timer nobody answers rings three times, an agent restart in a rest included, and

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// The upcoming-alarm notice (issue 52) through the real agent, CLI and notification server:
 /// shown ahead of an alarm, quiet, with Skip this time; Skip means no ring and a history entry

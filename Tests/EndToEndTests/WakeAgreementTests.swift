@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// Issue 27: `show` once said an alarm would wake the computer while `status` said it could
 /// not. Both now read the agent's one `WakeStatus`. The agent runs without `CAP_WAKE_ALARM`

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// Waking from suspend, without a real suspend: a private system bus with logind and polkit
 /// from python3-dbusmock, and the real wake helper writing to a stand-in RTC folder.

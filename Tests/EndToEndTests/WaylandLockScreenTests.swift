@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 import ReveilleCore
 import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// The alert window over KDE Plasma's Wayland lock screen: KWin (kwin_wayland, headless in
 /// Xvfb) locked as a person locks it, the agent on its Wayland display alone, an alarm that rings

@@ -1,16 +1,16 @@
 import Foundation
-import Testing
+import Logging
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
+import ReveilleAgentTesting
 import ReveilleBus
 import ReveilleCore
-import ReveilleTimeZone
-import SystemPackage
-import Logging
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
-import ReveilleLoop
-import ReveilleAgentTesting
+import ReveilleTimeZone
+import SystemPackage
+import Testing
 
 /// The runtime in process: one queue of events, followers that only read, no re-entry; its
 /// store in a folder of the test's own, its clock virtual.

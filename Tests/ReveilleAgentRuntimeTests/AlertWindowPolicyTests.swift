@@ -1,13 +1,13 @@
+import Foundation
 import FoundationEssentials
 import Glibc
-import ReveilleCore
-import Testing
 @testable import ReveilleAgentRuntime
 @testable import ReveilleAlertWindow
-import Foundation
+import ReveilleCore
 import ReveilleModel
 import ReveilleRules
 import ReveilleSystem
+import Testing
 
 /// When alert windows open and close: events in, effects out.
 @Suite("Alert window policy")

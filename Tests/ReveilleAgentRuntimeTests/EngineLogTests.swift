@@ -1,8 +1,8 @@
 import Logging
-import Synchronization
-import Testing
 import ReveilleAgentRuntime
 @testable import ReveilleRules
+import Synchronization
+import Testing
 
 /// The engine names a level without swift-log; the runtime logs its lines at the same level.
 @Suite("Engine log lines")

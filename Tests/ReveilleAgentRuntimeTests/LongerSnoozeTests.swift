@@ -1,10 +1,10 @@
 import Foundation
-import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleCore
-import ReveilleTimeZone
 import ReveilleModel
 import ReveilleRules
+import ReveilleTimeZone
+import Testing
 
 /// Issue 27: an alert offers a longer snooze as a third button where the server draws buttons a
 /// click answers, and only for an alarm whose second button snoozes.

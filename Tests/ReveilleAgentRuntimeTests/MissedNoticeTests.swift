@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleCore
-import ReveilleTimeZone
 import ReveilleModel
+import ReveilleTimeZone
+import Testing
 
 /// Issue 27: the Missed notice says how long the alarm really rang (a 5 s ring limit once read
 /// "for 1 minute").

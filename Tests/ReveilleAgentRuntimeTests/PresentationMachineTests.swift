@@ -1,10 +1,10 @@
 import Foundation
-import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleCore
-import ReveilleTimeZone
 import ReveilleModel
 import ReveilleRules
+import ReveilleTimeZone
+import Testing
 
 /// The notifications' rules in process: the machine gets the alarms' changes and the
 /// server's answers, and the tests read what it asks the server and the timers to do.

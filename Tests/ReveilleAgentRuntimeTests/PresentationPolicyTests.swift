@@ -1,13 +1,13 @@
 import Foundation
-import Testing
 @testable import ReveilleAgentRuntime
+import ReveilleBus
 import ReveilleCore
+import ReveilleModel
 @testable import ReveilleNotifications
+import ReveilleRules
 @testable import ReveilleSound
 import ReveilleTimeZone
-import ReveilleBus
-import ReveilleModel
-import ReveilleRules
+import Testing
 
 /// The presenter's rules, in process: what a notification says and offers, when a countdown's
 /// text changes, and what a close while ringing leads to.

@@ -1,10 +1,10 @@
 import Foundation
-import Testing
+import Logging
 @testable import ReveilleAgentRuntime
 import ReveilleCore
-@testable import ReveilleSound
-import Logging
 import ReveilleModel
+@testable import ReveilleSound
+import Testing
 
 /// The sounder's rules on virtual time: streams follow the alarms, the next alarm's stream is
 /// prepared ahead, an ended stream comes back after growing pauses, a lost sound server is

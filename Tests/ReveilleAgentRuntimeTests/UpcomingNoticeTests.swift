@@ -1,11 +1,11 @@
 import Foundation
-import Testing
 @testable import ReveilleAgentRuntime
+import ReveilleBus
 import ReveilleCore
+import ReveilleModel
 @testable import ReveilleRules
 import ReveilleTimeZone
-import ReveilleModel
-import ReveilleBus
+import Testing
 
 /// The upcoming-alarm notice's rules (issue 52), in process: which alarms show one and when,
 /// what it says, that a closed one stays closed for its occurrence, and what Skip does.

@@ -1,12 +1,12 @@
 import Foundation
-import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleCore
+import ReveilleModel
+import ReveilleRules
 import ReveilleTimeZone
 import ReveilleWake
 import SystemPackage
-import ReveilleModel
-import ReveilleRules
+import Testing
 
 /// When the machine wakes for alarms, and what the wake helper accepts, in process.
 @Suite("Wake rules")

@@ -1,7 +1,7 @@
 import FoundationEssentials
+import Logging
 @testable import ReveilleAgent
 import Testing
-import Logging
 
 /// One log line per entry, whatever a client put in the message.
 @Suite("The agent's log lines")

@@ -1,17 +1,17 @@
 import Foundation
-import Testing
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
+import ReveilleAgentTesting
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
-@testable import ReveilleSound
-import SystemPackage
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
-import ReveilleLoop
-import ReveilleAgentTesting
+@testable import ReveilleSound
+import SystemPackage
+import Testing
 
 /// The D-Bus service with the real runtime, sounder and authorizer, in process, on virtual
 /// time: calls from named clients go in through the wire's decoder, and every reply, error and

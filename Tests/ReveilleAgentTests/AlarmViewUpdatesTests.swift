@@ -1,11 +1,11 @@
 import Foundation
-import Testing
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
 import ReveilleCore
-import ReveilleTimeZone
 import ReveilleModel
 import ReveilleRules
+import ReveilleTimeZone
+import Testing
 
 /// What each subscriber's view learns from a change, in process: only what changed, only
 /// what it may see, and an app learns nothing of other apps' changes.

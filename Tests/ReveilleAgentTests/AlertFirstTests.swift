@@ -1,17 +1,17 @@
 import Foundation
 import Logging
-import Testing
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
+import ReveilleAgentTesting
 import ReveilleBus
 import ReveilleCore
+import ReveilleLoop
+import ReveilleModel
 @testable import ReveilleNotifications
+import ReveilleRules
 @testable import ReveilleSound
 import SystemPackage
-import ReveilleModel
-import ReveilleRules
-import ReveilleLoop
-import ReveilleAgentTesting
+import Testing
 
 /// The firing path sends the alert first: at the instant the sound plays and the Notify is
 /// sent, and the other followers and the save wait until the notification server answered it

@@ -1,11 +1,11 @@
 import Foundation
-import Testing
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
 import ReveilleModel
 import ReveilleRules
+import Testing
 
 /// The agent's budgets and who-is-calling rules, in process.
 @Suite("Agent boundary")

@@ -1,7 +1,7 @@
 import FoundationEssentials
-import Testing
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
+import Testing
 
 /// How many lines clients' calls write to the log: a bucket, refilled with time, that counts what it holds back.
 @Suite("Client log budget")

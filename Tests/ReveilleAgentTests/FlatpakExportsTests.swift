@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
 import ReveilleModel
+import Testing
 
 /// Which exported `Exec` lines the agent runs for a Flatpak app opening itself.
 @Suite("Flatpak exports")

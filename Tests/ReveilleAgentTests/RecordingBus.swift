@@ -1,12 +1,12 @@
 import Foundation
-import Testing
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
 @testable import ReveilleKit
-import ReveilleRules
 import ReveilleLoop
+import ReveilleRules
+import Testing
 
 /// The agent's bus in process: calls are encoded as the client library encodes them
 /// (`AgentClient.wire`), serialized and read back as the registration reads a peer's

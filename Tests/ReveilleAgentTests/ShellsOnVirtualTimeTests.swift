@@ -1,15 +1,15 @@
 import Foundation
-import Testing
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
+import ReveilleAgentTesting
 import ReveilleBus
 import ReveilleCore
-@testable import ReveilleSound
-import SystemPackage
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
-import ReveilleLoop
-import ReveilleAgentTesting
+@testable import ReveilleSound
+import SystemPackage
+import Testing
 
 /// The agent as it is assembled, with its real presenter and sounder, in process, on virtual time: a recording
 /// notification server and a recording sound server stand in for the peers, and an hour

@@ -1,12 +1,12 @@
 import Foundation
-import Testing
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
+import ReveilleAgentTesting
 import ReveilleBus
 import ReveilleCore
-import ReveilleRules
 import ReveilleLoop
-import ReveilleAgentTesting
+import ReveilleRules
+import Testing
 
 /// The tests' shifted clock, a decorator of another clock (here the virtual one): it reads
 /// the base clock plus its file's seconds, arms the base's timers that much earlier, and reads

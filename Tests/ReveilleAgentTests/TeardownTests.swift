@@ -1,19 +1,19 @@
 import Foundation
 import Logging
-import Testing
-import ReveilleTestTraits
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
+import ReveilleAgentTesting
 import ReveilleBus
 import ReveilleCore
+import ReveilleLoop
 @testable import ReveilleNotifications
 @testable import ReveillePanel
 @testable import ReveilleSound
 import ReveilleTestSupport
+import ReveilleTestTraits
 import ReveilleTimeZone
 import SystemPackage
-import ReveilleLoop
-import ReveilleAgentTesting
+import Testing
 
 /// What a part asked of GLib, GDBus or libpulse goes when the part goes: a connection or a
 /// callback left behind would call into freed memory or keep a peer's resources.

@@ -1,10 +1,10 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 @testable import ReveilleAgent
 import ReveilleBus
-import SystemPackage
 import ReveilleLoop
+import ReveilleTestTraits
+import SystemPackage
+import Testing
 
 /// No silent failure on the firing path (issue 51): a wall-clock timer that cannot be armed is
 /// said in the log and armed again until it holds, so the alarm still rings.

@@ -1,13 +1,13 @@
 import FoundationEssentials
-import Testing
-import ReveilleCore
-import ReveilleKit
-import ReveilleTimeZone
-import SystemPackage
 @testable import reveille_app
 import ReveilleCalendar
+import ReveilleCore
+import ReveilleKit
 import ReveilleModel
 import ReveilleRules
+import ReveilleTimeZone
+import SystemPackage
+import Testing
 
 /// The dialog's fields and the request they make: read with the CLI's rules, refused naming
 /// the field, and only what the person changed is changed (C locale, UTC).

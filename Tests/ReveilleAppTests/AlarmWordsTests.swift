@@ -1,8 +1,8 @@
 import FoundationEssentials
-import Testing
+@testable import reveille_app
 import ReveilleKit
 import ReveilleTimeZone
-@testable import reveille_app
+import Testing
 
 /// What a row of the app's window says: how an alarm repeats, when it rings in words, a
 /// countdown as a clock shows it, and how far a timer has run (C locale, 24-hour clock).

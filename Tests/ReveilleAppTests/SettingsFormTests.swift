@@ -1,10 +1,10 @@
 import FoundationEssentials
-import Testing
+@testable import reveille_app
 import ReveilleCore
 import ReveilleKit
-@testable import reveille_app
 import ReveilleModel
 import ReveilleRules
+import Testing
 
 /// The settings page's rules (C locale): every setting has its field, a typed wake lead is read
 /// and bounded as the agent bounds it, where alarms ring is offered by the outputs' descriptions,

@@ -1,10 +1,10 @@
 import FoundationEssentials
-import Testing
+@testable import reveille_app
 import ReveilleCore
 import ReveilleKit
-@testable import reveille_app
 import ReveilleModel
 import ReveilleRules
+import Testing
 
 /// What the settings page shows as the agent's answers come, in the orders a loaded machine
 /// brings them (C locale).

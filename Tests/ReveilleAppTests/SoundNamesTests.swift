@@ -1,5 +1,5 @@
-import Testing
 @testable import reveille_app
+import Testing
 
 /// The sound picker's names: Reveille's own and the freedesktop theme's known sounds from a
 /// table, any other name made readable from its file name (C locale).

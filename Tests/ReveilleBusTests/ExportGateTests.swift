@@ -1,13 +1,13 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
-import ReveilleTestSupport
 @testable import ReveilleAgentRuntime
 import ReveilleBus
-@testable import ReveillePanel
-import ReveilleModel
-import ReveilleRules
 import ReveilleLoop
+import ReveilleModel
+@testable import ReveillePanel
+import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import Testing
 
 /// What one client may cost at the gate (`ClientBudget`), and the panel menu's answers bounded
 /// by the menu whatever a call names (issue 43, N1).

@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
-import Testing
 @testable import reveille
 import ReveilleCore
 import ReveilleModel
 import ReveilleRules
+import Testing
 
 /// What the CLI makes of its arguments, in process: each command's parse, and the option rules
 /// that build an alarm request. No agent, no bus: milliseconds.

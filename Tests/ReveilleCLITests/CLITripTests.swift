@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
-import Testing
 @testable import reveille
 import ReveilleCore
 import ReveilleModel
 import ReveilleRules
+import Testing
 
 /// Issue 40, "where a person trips": what the CLI made of unquoted times, negative lengths,
 /// options that contradict each other, and a date given to a repeating alarm, in process.

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 @testable import reveille
 import ReveilleCore
 import ReveilleModel
 import ReveilleRules
+import Testing
 
 /// Issue 27, "Everyday use": what the CLI makes of titles and how it words an ended alarm, in process.
 @Suite("Everyday use")

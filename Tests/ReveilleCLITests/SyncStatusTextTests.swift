@@ -1,8 +1,8 @@
 import Foundation
-import Testing
+@testable import reveille
 import ReveilleCalendar
 import ReveilleRules
-@testable import reveille
+import Testing
 
 /// What `reveille sync status` says, from the agent's status: the account and the last round,
 /// and what happened that a person would otherwise not know (issue 49): the alarms removed

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 @testable import reveille
+import Testing
 
 /// What the CLI prints of text from outside: every character a terminal acts on or hides is
 /// shown as an escape; letters, emoji and scripts pass as they are.

@@ -1,10 +1,10 @@
 import Foundation
-import Testing
 @testable import ReveilleCalendar
 import ReveilleCore
 import ReveilleModel
-import ReveilleTimeZone
 import ReveilleRules
+import ReveilleTimeZone
+import Testing
 
 private func zone(_ name: String) -> GLibTimeZone { GLibTimeZone(identifier: name)! }
 private func zones(_ name: String) -> (any TimeZoneRules)? { GLibTimeZone(identifier: name) }

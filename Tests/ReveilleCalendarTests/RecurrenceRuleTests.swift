@@ -1,7 +1,7 @@
-import Testing
+import FoundationEssentials
 @testable import ReveilleCalendar
 import ReveilleModel
-import FoundationEssentials
+import Testing
 
 /// Reveille's monthly, yearly and every-few-days repeats as the RRULEs other calendars read:
 /// a day some months lack is the last of the days up to it, as Reveille rings it.

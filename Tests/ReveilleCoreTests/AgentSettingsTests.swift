@@ -1,10 +1,10 @@
 import Foundation
 import Glibc
-import SystemPackage
-import Testing
 import ReveilleCore
 import ReveilleModel
 import ReveilleRules
+import SystemPackage
+import Testing
 
 /// The settings as the file, the bus's `SetSettings` and `reveille settings key=value` give them: one rule each.
 @Suite("Agent settings")

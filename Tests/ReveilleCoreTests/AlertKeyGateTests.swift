@@ -1,5 +1,5 @@
-import Testing
 import ReveilleCore
+import Testing
 
 /// Which key presses the alert window answers (issue 49): none before it is active and
 /// settled, and a key held from before counts only once released and pressed again.

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-@testable import ReveilleCore
-@testable import ReveilleRules
-import ReveilleModel
 import ReveilleAgentTesting
+@testable import ReveilleCore
+import ReveilleModel
+@testable import ReveilleRules
+import Testing
 
 /// Titles and button texts are `LocalizedStringResource`s (as in AlarmKit) but travel and are
 /// stored as the plain strings they always were: what older agents, clients and stores wrote

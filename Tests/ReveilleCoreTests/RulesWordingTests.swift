@@ -1,10 +1,10 @@
 import Foundation
-import Testing
-@testable import ReveilleCore
-@testable import ReveilleRules
-import ReveilleModel
-import ReveilleWords
 import ReveilleAgentTesting
+@testable import ReveilleCore
+import ReveilleModel
+@testable import ReveilleRules
+import ReveilleWords
+import Testing
 
 /// The rules refuse in data; Core words each refusal. The words are exactly what the rules
 /// said themselves before, so the po files' msgids and what clients match on stay valid.

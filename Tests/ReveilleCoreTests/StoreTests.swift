@@ -1,11 +1,11 @@
 import Foundation
 import Logging
+import ReveilleAgentTesting
+@testable import ReveilleCore
+import ReveilleModel
+@testable import ReveilleRules
 import SystemPackage
 import Testing
-@testable import ReveilleCore
-@testable import ReveilleRules
-import ReveilleModel
-import ReveilleAgentTesting
 
 @Suite("Store")
 struct StoreTests {

@@ -1,12 +1,12 @@
 import Foundation
-import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
 @testable import ReveilleMedia
-import ReveilleTimeZone
 import ReveilleModel
 import ReveilleRules
+import ReveilleTimeZone
+import Testing
 
 /// The media player's rules, in process: which button a media key presses, what the player
 /// shows, which other players are quieted and how, and what the screen lockers' signals mean.

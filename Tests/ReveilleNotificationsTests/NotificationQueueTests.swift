@@ -1,6 +1,6 @@
-import Testing
 @testable import ReveilleAgentRuntime
 @testable import ReveilleNotifications
+import Testing
 
 /// What waits for the notification thread: bounded, the latest update of a notification wins.
 @Suite("Notification queue")

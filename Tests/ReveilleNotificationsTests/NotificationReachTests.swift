@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 @testable import ReveilleAgentRuntime
 @testable import ReveilleNotifications
+import Testing
 
 /// Whether a server's notification is seen and answerable, from what it says of itself and
 /// whether its Do Not Disturb is on.

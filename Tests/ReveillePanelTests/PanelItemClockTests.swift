@@ -1,18 +1,18 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
+import Logging
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
+import ReveilleAgentTesting
 import ReveilleBus
 import ReveilleCore
-@testable import ReveillePanel
-import ReveilleTestSupport
-import ReveilleModel
-import SystemPackage
-import Logging
-import ReveilleRules
 import ReveilleLoop
-import ReveilleAgentTesting
+import ReveilleModel
+@testable import ReveillePanel
+import ReveilleRules
+import ReveilleTestSupport
+import ReveilleTestTraits
+import SystemPackage
+import Testing
 
 /// The panel item keeps its countdown's text current with a timer of the agent's clock: on
 /// virtual time in tests, and only while a countdown shows.

@@ -1,12 +1,12 @@
 import Foundation
-import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
-@testable import ReveillePanel
-import ReveilleTimeZone
 import ReveilleModel
+@testable import ReveillePanel
 import ReveilleRules
+import ReveilleTimeZone
+import Testing
 
 /// The panel item's rules, in process: which alarm it shows, in the notification's words, the
 /// menu each state offers, when its text changes, and menu ids that a stale click cannot misuse.

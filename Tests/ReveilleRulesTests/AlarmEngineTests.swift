@@ -1,10 +1,10 @@
 import Foundation
-import Testing
+import ReveilleAgentTesting
+import ReveilleModel
 @testable import ReveilleRules
 import ReveilleTimeZone
-import ReveilleModel
 import ReveilleWords
-import ReveilleAgentTesting
+import Testing
 
 /// The agent's policy in process, on virtual time: the engine gets events and the instant,
 /// and the tests read the effects it asks for. No bus, no disk, no sound server.

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-@testable import ReveilleRules
-import ReveilleModel
 import ReveilleAgentTesting
+import ReveilleModel
+@testable import ReveilleRules
+import Testing
 
 /// A client's copy of the alarms, kept from the list and the updates that follow it.
 @Suite("Alarm list mirror")

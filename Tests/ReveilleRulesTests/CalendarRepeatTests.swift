@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-@testable import ReveilleCore
-@testable import ReveilleRules
-import ReveilleModel
 import ReveilleAgentTesting
+@testable import ReveilleCore
+import ReveilleModel
+@testable import ReveilleRules
+import Testing
 
 /// Issue 27: monthly and yearly repeats and "every N days" (Reveille extensions), tested as
 /// weekly is: across month ends, leap years and both daylight-saving transitions.

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-@testable import ReveilleRules
-import ReveilleModel
-import ReveilleWords
 import ReveilleAgentTesting
+import ReveilleModel
+@testable import ReveilleRules
+import ReveilleWords
+import Testing
 
 /// Issue 27: an edit changes only what it names, and a skip can be undone.
 extension AlarmEngineTests {

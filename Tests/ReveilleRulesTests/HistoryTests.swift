@@ -1,11 +1,11 @@
 import Foundation
 import Logging
-import Testing
+import ReveilleAgentTesting
 @testable import ReveilleCore
+import ReveilleModel
 @testable import ReveilleRules
 import SystemPackage
-import ReveilleModel
-import ReveilleAgentTesting
+import Testing
 
 /// The history in process: what the engine reports as an occurrence ends, the bounds, and
 /// how a file's lines are read.

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import ReveilleAgentTesting
 @testable import ReveilleCore
 @testable import ReveilleRules
+import Testing
 
 /// The parser's entry points (what the CLI and the fuzz target call) answer any text with a
 /// value or an `InputError`: no trap on digits of other scripts, huge numbers, empty or long text.

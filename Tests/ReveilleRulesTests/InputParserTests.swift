@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-@testable import ReveilleCore
-@testable import ReveilleRules
-import ReveilleModel
 import ReveilleAgentTesting
+@testable import ReveilleCore
+import ReveilleModel
+@testable import ReveilleRules
+import Testing
 
 @Suite("Input parsing")
 struct InputParserTests {

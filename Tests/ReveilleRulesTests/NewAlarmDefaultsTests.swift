@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-@testable import ReveilleRules
-import ReveilleModel
 import ReveilleAgentTesting
+import ReveilleModel
+@testable import ReveilleRules
+import Testing
 
 /// The person's defaults for new alarms (issue 50): the `sound`, `snooze` and `ringLimit`
 /// settings are given, when a client asks for an alarm, to the person's own alarms that leave

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-@testable import ReveilleRules
-import ReveilleModel
 import ReveilleAgentTesting
+import ReveilleModel
+@testable import ReveilleRules
+import Testing
 
 @Suite("Schedule math")
 struct ScheduleMathTests {

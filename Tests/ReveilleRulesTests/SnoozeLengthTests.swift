@@ -1,10 +1,10 @@
 import Foundation
-import Testing
-@testable import ReveilleCore
-@testable import ReveilleRules
-import ReveilleModel
-import ReveilleWords
 import ReveilleAgentTesting
+@testable import ReveilleCore
+import ReveilleModel
+@testable import ReveilleRules
+import ReveilleWords
+import Testing
 
 /// Issue 27: a snooze for a length chosen at the moment (`reveille snooze ID 20m`, the alert's
 /// longer snooze, `Snooze` on the bus), bounded wherever it enters.

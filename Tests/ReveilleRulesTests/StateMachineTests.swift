@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-@testable import ReveilleWords
-@testable import ReveilleRules
-import ReveilleModel
 import ReveilleAgentTesting
+import ReveilleModel
+@testable import ReveilleRules
+@testable import ReveilleWords
+import Testing
 
 @Suite("State machine")
 struct StateMachineTests {

@@ -1,5 +1,5 @@
-import Testing
 @testable import ReveilleRules
+import Testing
 
 @Suite("Systemd app ids")
 struct SystemdAppIDTests {

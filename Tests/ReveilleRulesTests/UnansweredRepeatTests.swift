@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-@testable import ReveilleRules
-import ReveilleModel
 import ReveilleAgentTesting
+import ReveilleModel
+@testable import ReveilleRules
+import Testing
 
 /// Ring, rest, ring again, then stop (issue 52): an occurrence nobody answers rings its
 /// `repeatUnanswered` times in all, a rest apart, then is missed; a restart in the middle goes

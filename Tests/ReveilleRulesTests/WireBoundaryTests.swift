@@ -1,9 +1,9 @@
 import Foundation
-import Testing
-@testable import ReveilleCore
-@testable import ReveilleRules
-import ReveilleModel
 import ReveilleAgentTesting
+@testable import ReveilleCore
+import ReveilleModel
+@testable import ReveilleRules
+import Testing
 
 /// The agent's boundary in process: every method's arguments decode within `WireLimits`,
 /// and no value, however large, traps while it is refused.

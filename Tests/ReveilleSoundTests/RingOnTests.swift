@@ -1,12 +1,12 @@
 import Foundation
-import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
-@testable import ReveilleSound
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
-import ReveilleLoop
+@testable import ReveilleSound
+import Testing
 
 /// Where alarms ring (`ringOn`), as read from the settings and as chosen among the sinks there are.
 @Suite("Ring on")

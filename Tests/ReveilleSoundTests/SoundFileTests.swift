@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 @testable import ReveilleAgentRuntime
 @testable import ReveilleSound
+import Testing
 
 /// Sound files read as they play, and changed under the reader.
 @Suite("Sound files")

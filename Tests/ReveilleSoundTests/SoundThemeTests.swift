@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleBus
-@testable import ReveilleSound
 import ReveilleModel
+@testable import ReveilleSound
+import Testing
 
 /// The Sound Theme spec's rules, one test each, on theme folders made for the test.
 @Suite("Sound theme lookup")

@@ -1,15 +1,15 @@
 import Foundation
-import Testing
-import ReveilleTestTraits
 @testable import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
+import ReveilleLoop
 import ReveilleModel
+import ReveilleRules
 @testable import ReveilleSync
 import ReveilleTestSupport
-import ReveilleRules
-import ReveilleLoop
+import ReveilleTestTraits
+import Testing
 
 /// The CalDAV client against a real server (Radicale on loopback) and against a hostile one.
 @Suite("CalDAV client", .serialized, .waitsOnItsOwnThread)

@@ -1,19 +1,19 @@
 import Foundation
-import Testing
+import Logging
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
+import ReveilleAgentTesting
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
+import ReveilleLoop
 import ReveilleModel
+import ReveilleRules
 @testable import ReveilleSync
 import ReveilleTestSupport
 import ReveilleTimeZone
 import SystemPackage
-import ReveilleRules
-import Logging
-import ReveilleLoop
-import ReveilleAgentTesting
+import Testing
 
 /// Two "machines" in process: each a runtime with its own store and virtual clock and a sync
 /// follower, syncing through one real Radicale collection.

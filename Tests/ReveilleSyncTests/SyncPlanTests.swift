@@ -1,10 +1,10 @@
 import Foundation
-import Testing
 @testable import ReveilleAgentRuntime
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleModel
 @testable import ReveilleSync
+import Testing
 
 /// The sync's policy on every combination of a change here, a change there, and neither.
 @Suite("Sync plan")

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
-import SystemPackage
 import ReveilleSystem
+import SystemPackage
+import Testing
 
 /// The typed system calls: kinds and sizes read right, failures thrown as `Errno`, no `errno`
 /// read by a caller.

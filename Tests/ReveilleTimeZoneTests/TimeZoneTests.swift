@@ -1,8 +1,8 @@
 import Foundation
+import ReveilleAgentTesting
 import ReveilleCore
 import ReveilleTimeZone
 import Testing
-import ReveilleAgentTesting
 
 /// The product reads zones with GLib (`GLibTimeZone`); these tests hold it to ICU's
 /// answers (Foundation's `TimeZone`, which the tests may link) and to known transitions.

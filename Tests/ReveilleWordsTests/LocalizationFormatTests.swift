@@ -1,5 +1,5 @@
-import Testing
 import ReveilleWords
+import Testing
 
 /// How a message's placeholders are filled: in order, reordered by a translation, `%%`, and a
 /// stray `%` kept, with text around them in any script.

@@ -3,8 +3,8 @@ import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
-import ReveilleModel
 import ReveilleLoop
+import ReveilleModel
 
 /// The user's decision per app: asks once with a notification (Allow / Don't Allow), keeps
 /// the answer in the config folder, and tells those waiting for it.

@@ -4,10 +4,10 @@ import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
 import ReveilleSystem
-import ReveilleLoop
 
 /// Who each connection on the bus is. A Flatpak sandbox's app id always wins; an
 /// unconfined client that says Hello is that app (its systemd app unit's id wins over the

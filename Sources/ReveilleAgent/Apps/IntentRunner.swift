@@ -3,9 +3,9 @@ import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
-import ReveilleSound
-import ReveilleModel
 import ReveilleLoop
+import ReveilleModel
+import ReveilleSound
 
 /// Carries out a button's intent without the app: opens an app, or runs a command.
 @GLibActor

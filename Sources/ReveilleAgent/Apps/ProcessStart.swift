@@ -1,6 +1,6 @@
-import ReveilleCore
 import FoundationEssentials
 import Glibc
+import ReveilleCore
 import ReveilleSystem
 
 /// When processes started, in the kernel's clock ticks since boot (`CLOCK_BOOTTIME`, as

@@ -2,9 +2,9 @@ import FoundationEssentials
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+import ReveilleLoop
 import ReveilleRules
 import ReveilleSystem
-import ReveilleLoop
 
 /// The machine's clocks: the wall clock, the zone `LocalTimeZone` follows, the GLib loop's
 /// timeouts and a `timerfd`. Nothing of the tests' shifted clock: that is `ShiftedClock`,

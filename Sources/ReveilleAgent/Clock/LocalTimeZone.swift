@@ -1,9 +1,9 @@
 import FoundationEssentials
 import ReveilleBus
 import ReveilleCore
-import ReveilleTimeZone
-import ReveilleRules
 import ReveilleLoop
+import ReveilleRules
+import ReveilleTimeZone
 
 /// The time zone relative alarms follow: `TZ` when set, else the zone `/etc/localtime` holds,
 /// a link into the tz database or a regular file (`GLibTimeZone.local(environment:localtime:)`,

@@ -3,8 +3,8 @@ import Glibc
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
-import ReveilleRules
 import ReveilleLoop
+import ReveilleRules
 
 /// The tests' clock: another clock (`LiveClock`) shifted by the seconds a file holds, re-read
 /// on `signal` (SIGUSR1) and whenever the wall clock is set, as if the clock had been set.

@@ -3,10 +3,10 @@ import Logging
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
-import SystemPackage
+import ReveilleLoop
 import ReveilleModel
 import ReveilleSystem
-import ReveilleLoop
+import SystemPackage
 
 /// One wall-clock timer on `timerfd` (CLOCK_REALTIME, absolute, TFD_TIMER_CANCEL_ON_SET),
 /// watched by the GLib loop. It wakes exactly at the armed instant and also when the wall

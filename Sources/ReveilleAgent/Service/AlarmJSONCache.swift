@@ -2,9 +2,9 @@ import FoundationEssentials
 import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCore
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
-import ReveilleLoop
 
 /// Each alarm's JSON, kept until the alarm changes: listing 10,000 alarms is then a
 /// concatenation rather than 10,000 encodings. One alarm per line (`JSONLines`), each as

@@ -4,12 +4,12 @@ import ReveilleAgentRuntime
 import ReveilleBus
 import ReveilleCalendar
 import ReveilleCore
+import ReveilleLoop
+import ReveilleModel
+import ReveilleRules
 import ReveilleSound
 import ReveilleSync
 import ReveilleWakeUp
-import ReveilleModel
-import ReveilleRules
-import ReveilleLoop
 
 /// The agent's D-Bus interface (`AgentInterface`): decodes calls, hands changes to the
 /// runtime as events, answers reads from the alarms it follows, and answers with JSON or a named

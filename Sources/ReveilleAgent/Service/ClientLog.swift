@@ -1,8 +1,8 @@
 import FoundationEssentials
 import Logging
 import ReveilleBus
-import ReveilleSystem
 import ReveilleLoop
+import ReveilleSystem
 
 /// How many lines clients' calls write to the log: a refusal, an app that declared another
 /// id, a sound that is not installed. Each is a line, and a client that calls again and again

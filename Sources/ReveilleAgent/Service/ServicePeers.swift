@@ -1,8 +1,8 @@
 import ReveilleBus
 import ReveilleCore
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
-import ReveilleLoop
 
 /// What the service asks of its bus: the agent's object exported, every call to it handed to
 /// `handler`, and signals sent to named subscribers. The session bus in the agent

@@ -1,8 +1,8 @@
 import FoundationEssentials
 import Logging
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
-import ReveilleLoop
 
 /// Shows each alarm that has something to show as one notification: the countdown and the
 /// paused notice updated in place, every alert as a fresh notification (a server may keep a

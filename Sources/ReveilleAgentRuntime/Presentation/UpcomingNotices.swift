@@ -1,8 +1,8 @@
 import FoundationEssentials
 import Logging
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
-import ReveilleLoop
 
 /// Shows the upcoming-alarm notices `UpcomingNoticePolicy` decides on, and turns their Skip
 /// into `reveille skip`: the shell around the policy (the alarms and settings in; the

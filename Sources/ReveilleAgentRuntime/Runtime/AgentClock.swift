@@ -1,6 +1,6 @@
 import FoundationEssentials
-import ReveilleRules
 import ReveilleLoop
+import ReveilleRules
 
 /// What the agent's parts read of time and wait on: the wall clock, the local time zone,
 /// one-shot timers on the loop and the wall-clock timer. One value handed to each part in place

@@ -1,8 +1,8 @@
 import FoundationEssentials
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
 import ReveilleWords
-import ReveilleLoop
 
 /// Everything that can move the alarms, as the one kind of input `AgentRuntime.receive` takes.
 package enum AgentEvent {

@@ -1,9 +1,9 @@
 import FoundationEssentials
 import Logging
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
 import ReveilleWords
-import ReveilleLoop
 
 /// Owns the alarms: the engine, the store and the wall-clock timer; the only thing that moves
 /// them. Every input is an `AgentEvent` on one queue (`receive`); each is handed to the engine,

@@ -1,6 +1,6 @@
+import ReveilleLoop
 import ReveilleModel
 import ReveilleRules
-import ReveilleLoop
 
 /// Where the runtime keeps the alarms: loaded once at start, each change written before it is
 /// answered. The composition root gives ReveilleCore's `AlarmStore` (a snapshot and a journal in

@@ -1,10 +1,10 @@
 import CGettext
 import FoundationEssentials
 import Glibc
+import ReveilleSystem
+import ReveilleWords
 import Synchronization
 import SystemPackage
-import ReveilleWords
-import ReveilleSystem
 
 /// Where the running binary's data is: found from the binary itself, never from the current
 /// folder. `argv[0]` is only `reveille` when the shell found it through PATH, so the kernel's

@@ -3,10 +3,10 @@ import FoundationEssentials
 import Glibc
 #endif
 import Logging
-import SystemPackage
 import ReveilleModel
 import ReveilleRules
 import ReveilleSystem
+import SystemPackage
 
 /// The alarms on disk: a snapshot, `alarms.json` (atomic, 0600, one alarm per line), and a
 /// journal, `alarms.journal`, of the changes made since, one JSON line each. A change costs one

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Logging
-import SystemPackage
 import ReveilleModel
+import SystemPackage
 
 /// The user's decisions per app, in `$XDG_CONFIG_HOME/reveille/authorizations.json`
 /// (`VersionedFile`'s rules: atomic, 0600, an unreadable file kept aside).

@@ -1,8 +1,8 @@
 import FoundationEssentials
 import Logging
+import ReveilleModel
 import ReveilleRules
 import SystemPackage
-import ReveilleModel
 
 /// What the engine knows of the wall clock that a restart must not lose (`AlarmEngine.ClockMemory`),
 /// in `clock.json` beside the alarms (`VersionedFile`'s rules: bounded read, atomic, 0600, an

@@ -3,9 +3,9 @@ import FoundationEssentials
 import Glibc
 #endif
 import Logging
-import SystemPackage
 import ReveilleRules
 import ReveilleSystem
+import SystemPackage
 
 /// `history.jsonl` in the state folder: the agent's `AlarmHistory`, one JSON line per ended
 /// occurrence, mode 0600. An entry is one appended line and one `fdatasync`; past a bound the

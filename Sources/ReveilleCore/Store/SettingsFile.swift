@@ -1,7 +1,7 @@
 import FoundationEssentials
-import SystemPackage
 import ReveilleModel
 import ReveilleRules
+import SystemPackage
 
 /// The person's settings file, `$XDG_CONFIG_HOME/reveille/settings.json`: a file a person may
 /// also edit by hand, so it is read again before each change and written whole (atomic, 0600,

@@ -1,8 +1,8 @@
 import FoundationEssentials
 import Logging
-import SystemPackage
 import ReveilleRules
 import ReveilleSystem
+import SystemPackage
 
 /// A JSON document on disk with a format name and version, such as the alarm store.
 package protocol VersionedDocument: Codable {

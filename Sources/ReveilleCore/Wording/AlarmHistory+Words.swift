@@ -1,5 +1,5 @@
-import ReveilleRules
 import ReveilleModel
+import ReveilleRules
 import ReveilleWords
 /// A history entry in the user's words, for the CLI's `history` and the app's History page.
 extension AlarmHistory.Entry {

@@ -1,9 +1,9 @@
 import ArgumentParser
 import FoundationEssentials
-import ReveilleTimeZone
 import ReveilleCore
 import ReveilleKit
 import ReveilleRules
+import ReveilleTimeZone
 import ReveilleWords
 
 /// `reveille add`: an alarm at a time of day (repeating on --days) or at a date.

@@ -2,8 +2,8 @@ import ArgumentParser
 import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
-import ReveilleTimeZone
 import ReveilleRules
+import ReveilleTimeZone
 import ReveilleWords
 
 /// `reveille edit`: change an alarm's time, days, title, sound... keeping its id.

@@ -4,8 +4,8 @@ import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
 import ReveilleTimeZone
-import SystemPackage
 import ReveilleWords
+import SystemPackage
 
 /// `reveille export`: the user's alarms as an iCalendar file, one VEVENT and VALARM each.
 struct Export: AsyncParsableCommand {

@@ -2,8 +2,8 @@ import ArgumentParser
 import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
-import ReveilleTimeZone
 import ReveilleRules
+import ReveilleTimeZone
 import ReveilleWords
 
 /// `reveille history`: what rang, for how long, how it was answered, and what was missed.

@@ -4,10 +4,10 @@ import Glibc
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
-import ReveilleTimeZone
-import SystemPackage
 import ReveilleRules
+import ReveilleTimeZone
 import ReveilleWords
+import SystemPackage
 
 /// `reveille import`: the reminders of an iCalendar file as alarms, shown before they are added.
 struct Import: AsyncParsableCommand {

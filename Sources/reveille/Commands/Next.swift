@@ -1,9 +1,9 @@
 import ArgumentParser
 import FoundationEssentials
-import ReveilleTimeZone
 import ReveilleCore
-import ReveilleRules
 import ReveilleModel
+import ReveilleRules
+import ReveilleTimeZone
 import ReveilleWords
 
 /// `reveille next`: check a schedule before trusting it, like `systemd-analyze calendar`.

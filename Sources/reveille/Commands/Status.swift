@@ -2,9 +2,9 @@ import ArgumentParser
 import FoundationEssentials
 import ReveilleCore
 import ReveilleKit
-import ReveilleTimeZone
 import ReveilleRules
 import ReveilleSystem
+import ReveilleTimeZone
 import ReveilleWords
 
 /// `reveille status`: the next alarm, and whether it will wake the machine from suspend.

@@ -4,11 +4,11 @@ import Glibc
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
-import ReveilleTimeZone
-import SystemPackage
 import ReveilleRules
 import ReveilleSystem
+import ReveilleTimeZone
 import ReveilleWords
+import SystemPackage
 
 /// `reveille sync`: your alarms on every computer, through your calendar server (CalDAV).
 struct Sync: AsyncParsableCommand {

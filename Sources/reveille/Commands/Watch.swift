@@ -1,9 +1,9 @@
 import ArgumentParser
 import FoundationEssentials
-import ReveilleTimeZone
 import ReveilleCore
 import ReveilleKit
 import ReveilleRules
+import ReveilleTimeZone
 import ReveilleWords
 
 /// `reveille watch`: a live view in a terminal; a line (or JSON object) per change otherwise.

@@ -3,10 +3,10 @@ import Glibc
 import ReveilleBus
 import ReveilleCore
 import ReveilleKit
-import SystemPackage
-import ReveilleSystem
 import ReveilleRules
+import ReveilleSystem
 import ReveilleWords
+import SystemPackage
 
 /// The CLI's way to the agent: runs a request, and when no agent is running starts
 /// `reveille-agent` from beside this binary, says so, and tries once more.

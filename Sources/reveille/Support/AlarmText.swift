@@ -1,10 +1,10 @@
 import FoundationEssentials
-import SystemPackage
-import ReveilleTimeZone
 import ReveilleCore
 import ReveilleKit
 import ReveilleRules
+import ReveilleTimeZone
 import ReveilleWords
+import SystemPackage
 
 /// How the CLI shows an alarm: one table row, a detail block, or a JSON object.
 struct AlarmSummary: Encodable, Equatable {

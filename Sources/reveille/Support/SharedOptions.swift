@@ -4,8 +4,8 @@ import Glibc
 import ReveilleCalendar
 import ReveilleCore
 import ReveilleKit
-import ReveilleTimeZone
 import ReveilleRules
+import ReveilleTimeZone
 import ReveilleWords
 
 /// `--json`, for every command that prints alarms.

@@ -2,11 +2,11 @@ import FoundationEssentials
 import Glibc
 import ReveilleBus
 import ReveilleCore
+import ReveilleLoop
+import ReveilleRules
+import ReveilleSystem
 import Synchronization
 import SystemPackage
-import ReveilleSystem
-import ReveilleRules
-import ReveilleLoop
 
 /// The terminal for `reveille watch`: raw key input and whole-screen redraws, restored on exit.
 /// The live view and the signal handlers (on the GLib loop) both restore it: what it keeps

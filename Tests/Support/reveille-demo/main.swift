@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import Glibc
 import ReveilleCore
-import ReveilleTestSupport
 import ReveilleRules
+import ReveilleTestSupport
 
 // reveille-demo: what `make run` shows where there is no desktop session. A private desktop
 // (dbus-daemon, Xvfb, dunst started by D-Bus activation, PulseAudio with a null sink), the

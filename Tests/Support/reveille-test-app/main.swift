@@ -16,11 +16,11 @@ import Foundation
 import ReveilleBus
 import ReveilleCore
 import ReveilleKit
-import Synchronization
+import ReveilleLoop
 import ReveilleRules
 import ReveilleSystem
 import ReveilleWords
-import ReveilleLoop
+import Synchronization
 
 /// What the tests attach to alarms, to prove metadata round-trips.
 struct Recipe: AlarmMetadata {
