@@ -319,7 +319,10 @@ package final class LoopingStream {
             let index = pa_stream_get_index(stream)
             GLibActor.assumeIsolated {
                 if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED { player.failed() }
-                if state == PA_STREAM_READY { player.onPlaying?(index) }
+                if state == PA_STREAM_READY {
+                    if player.uncorkWhenMade { player.uncork() }
+                    player.onPlaying?(index)
+                }
             }
         }, me)
         // A small target latency: the first sample comes fast and Stop is silent fast.
@@ -336,9 +339,21 @@ package final class LoopingStream {
         }
     }
 
-    /// Starts a stream opened corked (`pa_stream_cork`).
+    /// Asked to start before the server had made the stream: started once it is made.
+    private var uncorkWhenMade = false
+
+    /// Starts a stream opened corked (`pa_stream_cork`). PulseAudio refuses to uncork a stream
+    /// it has not made yet (`PA_ERR_BADSTATE`): asked then, the stream stays corked, and an alarm
+    /// due while the server was slow to make its stream (opened 1.5 s ahead, on a loaded
+    /// machine) rang silent for a minute. Asked before it is made, it starts when it is.
     package func uncork() {
-        guard let stream, let operation = pa_stream_cork(stream, 0, nil, nil) else { return }
+        guard let stream else { return }
+        guard pa_stream_get_state(stream) == PA_STREAM_READY else {
+            uncorkWhenMade = true
+            return
+        }
+        uncorkWhenMade = false
+        guard let operation = pa_stream_cork(stream, 0, nil, nil) else { return }
         pa_operation_unref(operation)
     }
 
