@@ -146,7 +146,7 @@ let package = Package(
         // Swift Testing traits the tests that wait for processes share (a thread of their own each).
         .target(name: "ReveilleTestTraits", path: "Tests/Support/ReveilleTestTraits"),
         // What tests of several modules share: the virtual clock, the recording notification and sound servers.
-        .target(name: "ReveilleAgentTesting", dependencies: ["ReveilleAgentRuntime", "ReveilleLoop", "ReveilleModel", "ReveilleRules", "ReveilleSound", "ReveilleTimeZone",
+        .target(name: "ReveilleAgentTesting", dependencies: ["CGLib", "ReveilleAgentRuntime", "ReveilleLoop", "ReveilleModel", "ReveilleRules", "ReveilleSound", "ReveilleTimeZone",
                                                             .product(name: "SystemPackage", package: "swift-system")],
                 path: "Tests/Support/ReveilleAgentTesting"),
         // The private session (bus, notification server, PulseAudio) for end-to-end tests and the benchmark.

@@ -87,10 +87,11 @@ package final class Agent {
             throw AgentError("cannot connect to the session bus (\(error.message)); is DBUS_SESSION_BUS_ADDRESS set?")
         }
         let paths = ReveillePaths(environment: options.environment)
-        let events = AgentEvents()
+        // The zone's watch says its changes here; the runtime reads it as it reads the parts'.
+        let zoneChanges = AgentOutbox()
         let zone = LocalTimeZone(localtimePath: options.localtimePath, environment: options.environment) { [logger] zone in
             logger.info("time zone changed to \(zone.identifier)")
-            events.send(.timeZoneChanged)
+            zoneChanges.send(.timeZoneChanged)
         }
         // Every part reads the time, the zone and its timers from this one clock.
         let live = LiveClock(zone: zone)
@@ -118,7 +119,7 @@ package final class Agent {
         let setup = AgentSetup(stateDirectory: paths.stateDirectory, configDirectory: paths.configDirectory, settings: settings,
                                engine: .init(lateWindow: options.lateWindow, defaultRepeat: settings.repeatUnanswered), environment: options.environment,
                                syncInterval: syncInterval, logger: logger)
-        let parts = try Self.assemble(peers: peers, clock: clock, setup: setup, events: events)
+        let parts = try Self.assemble(peers: peers, clock: clock, setup: setup, sources: [zoneChanges])
 
         // Started in this order, stopped in the reverse: the bus flushed last, after the
         // notifications are closed and the sound is silenced.

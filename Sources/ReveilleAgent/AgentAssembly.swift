@@ -58,7 +58,6 @@ struct AgentSetup {
 /// stop, and what the in-process tests drive on virtual time.
 @GLibActor
 struct AgentParts {
-    let events: AgentEvents
     let runtime: AgentRuntime
     let presenter: AlarmPresenter
     let sounder: AlarmSounder
@@ -119,18 +118,19 @@ struct AgentParts {
 
 extension Agent {
     /// Builds every part of the agent and wires them, in production and in the in-process tests
-    /// alike: each is given what it needs at construction (`events` where it has something to
-    /// say), and the runtime is given them all. Nothing starts: see `AgentParts.daemonParts`.
+    /// alike: each is given what it needs at construction, and the runtime is given them all and
+    /// reads the outbox of each that has something to say, with `sources` (outside the parts:
+    /// the time zone's watch). Nothing starts: see `AgentParts.daemonParts`.
     static func assemble(peers: AgentPeers, clock: any AgentClock, setup: AgentSetup,
-                         events: AgentEvents = AgentEvents()) throws(BusError) -> AgentParts {
+                         sources: [AgentOutbox] = []) throws(BusError) -> AgentParts {
         let (logger, settings) = (setup.logger, setup.settings)
         let sounder = AlarmSounder(library: SoundLibrary(environment: setup.environment), output: peers.sound,
-                                   logger: logger, events: events, clock: clock)
-        let presenter = AlarmPresenter(server: peers.notifications, logger: logger, clock: clock, events: events)
+                                   logger: logger, clock: clock)
+        let presenter = AlarmPresenter(server: peers.notifications, logger: logger, clock: clock)
         let authorizer = Authorizer(store: AuthorizationStore(directory: setup.configDirectory, logger: logger),
-                                    server: peers.notifications, logger: logger, clock: clock, events: events)
+                                    server: peers.notifications, logger: logger, clock: clock)
         let sleep = SleepCoordinator(policy: WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead),
-                                     stateDirectory: setup.stateDirectory, logger: logger, events: events, clock: clock)
+                                     stateDirectory: setup.stateDirectory, logger: logger, clock: clock)
         let history = HistoryFile(directory: setup.stateDirectory, logger: logger)
         let windows = AlertWindows(setting: settings.alertWindow, environment: setup.environment, logger: logger, clock: clock)
         // The parts that watch the session bus or export on it beside the interface.
@@ -138,29 +138,29 @@ extension Agent {
         var sync: SyncService?
         var answering: (@GLibActor () -> SessionAnswering)?
         if let session = peers.session {
-            let watch = LockWatch(bus: session.bus, events: events, logger: logger)
+            let watch = LockWatch(bus: session.bus, logger: logger)
             lock = watch
-            reach = NotificationReachWatch(server: session.notifications, bus: session.bus, logger: logger, events: events)
-            panel = try PanelItem(gate: session.gate, events: events, shown: settings.panelItem, logger: logger, clock: clock)
-            let mpris = try MediaPlayer(gate: session.gate, events: events, pauseOtherPlayers: settings.pauseMediaPlayers,
+            reach = NotificationReachWatch(server: session.notifications, bus: session.bus, logger: logger)
+            panel = try PanelItem(gate: session.gate, shown: settings.panelItem, logger: logger, clock: clock)
+            let mpris = try MediaPlayer(gate: session.gate, pauseOtherPlayers: settings.pauseMediaPlayers,
                                         logger: logger, clock: clock)
             player = mpris
             answering = { watch.answering(alertWindow: windows.opensWindows, playerNameHeldBy: mpris.nameHeldBy) }
             intents = IntentRunner(bus: session.bus, logger: logger)
             // Nothing is sent anywhere until `reveille sync add`.
-            sync = SyncService(events: events, stateDirectory: setup.stateDirectory, interval: setup.syncInterval,
+            sync = SyncService(stateDirectory: setup.stateDirectory, interval: setup.syncInterval,
                                logger: logger, clock: clock)
         }
-        let service = try AlarmService(bus: peers.service, clients: peers.clients, events: events, sounder: sounder,
+        let service = try AlarmService(bus: peers.service, clients: peers.clients, sounds: sounder.library,
                                        authorizer: authorizer, settings: SettingsFile(directory: setup.configDirectory), applied: settings, logger: logger, clientLog: peers.clientLog,
                                        sleep: sleep, history: history, sync: sync, answering: answering)
-        let upcoming = UpcomingNotices(settings: settings, server: peers.notifications, clock: clock, events: events, logger: logger)
+        let upcoming = UpcomingNotices(settings: settings, server: peers.notifications, clock: clock, logger: logger)
         let followers: [(any AlarmFollower)?] = [service, sleep, windows, reach, sync, player, lock, panel, upcoming]
         let runtime = AgentRuntime(store: AlarmStore(directory: setup.stateDirectory, logger: logger), settings: setup.engine,
                                    logger: logger, intents: intents,
-                                   history: history, clock: clock, events: events, ringer: sounder, alerter: presenter,
+                                   history: history, clock: clock, sources: [authorizer.outbox] + sources, ringer: sounder, alerter: presenter,
                                    followers: followers.compactMap(\.self))
-        return AgentParts(events: events, runtime: runtime, presenter: presenter, sounder: sounder, authorizer: authorizer,
+        return AgentParts(runtime: runtime, presenter: presenter, sounder: sounder, authorizer: authorizer,
                           service: service, sleep: sleep, windows: windows, sync: sync, history: history, panel: panel,
                           player: player, notifications: peers.session?.notifications)
     }

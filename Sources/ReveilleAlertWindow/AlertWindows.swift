@@ -43,7 +43,7 @@ package final class AlertWindows: AlarmFollower {
         URL(fileURLWithPath: Installation.executable).deletingLastPathComponent().appendingPathComponent("reveille-alert").path
     }
 
-    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
+    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         self.alarms = alarms
         var ringing = policy.ringing
         for change in changes {
@@ -53,7 +53,7 @@ package final class AlertWindows: AlarmFollower {
         perform(policy.alarmsRinging(ringing))
     }
 
-    package func hear(_ notice: AgentNotice, events: AgentEvents) {
+    package func hear(_ notice: AgentNotice) {
         switch notice {
         case .notificationReach(let reach): perform(policy.reachChanged(reach))
         case .sessionUnlocked: openAfresh()

@@ -20,9 +20,10 @@ import ReveilleSystem
 ///
 /// It also tells how a ringing alarm can be answered here (`answering`), for `reveille status`.
 @GLibActor
-package final class LockWatch: AlarmFollower {
+package final class LockWatch: AlarmFollower, AgentEventSource {
     private let bus: BusConnection
-    private let events: AgentEvents
+    /// What this part has to say, read by the runtime alone.
+    package let outbox = AgentOutbox()
     private let logger: Logger
     private var lock = SessionLock()
     private var watches: [UInt32] = []
@@ -36,9 +37,8 @@ package final class LockWatch: AlarmFollower {
     private var reach: NotificationReach?
     private var ringing: Set<UUID> = []
 
-    package init(bus: BusConnection, events: AgentEvents, logger: Logger) {
+    package init(bus: BusConnection, logger: Logger) {
         self.bus = bus
-        self.events = events
         self.logger = logger
         for name in SessionLock.lockerNames {
             subscriptions.append(bus.subscribe(sender: name, interface: name, name: "ActiveChanged", path: nil) { [weak self] signal in
@@ -57,13 +57,13 @@ package final class LockWatch: AlarmFollower {
         for id in systemWatches { system?.unwatchName(id) }
     }
 
-    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
+    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         for change in changes {
             if change.record?.state == .alerting { ringing.insert(change.id) } else { ringing.remove(change.id) }
         }
     }
 
-    package func hear(_ notice: AgentNotice, events: AgentEvents) {
+    package func hear(_ notice: AgentNotice) {
         if case .notificationReach(let reach) = notice { self.reach = reach }
     }
 
@@ -187,7 +187,7 @@ package final class LockWatch: AlarmFollower {
             }
             if again {
                 lastShownAfresh = now
-                events.send(.sessionUnlocked)
+                outbox.send(.sessionUnlocked)
             }
         case .none?, nil:
             break

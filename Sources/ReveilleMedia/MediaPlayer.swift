@@ -26,10 +26,11 @@ import ReveilleRules
 /// media keys come to the alarm (gsd-media-keys gives them to a new player unless the current
 /// one is Playing); they play again once nothing rings.
 @GLibActor
-package final class MediaPlayer: AlarmFollower {
+package final class MediaPlayer: AlarmFollower, AgentEventSource {
     private let gate: ExportGate
     private let bus: BusConnection
-    private let events: AgentEvents
+    /// What this part has to say, read by the runtime alone.
+    package let outbox = AgentOutbox()
     /// The other players, quieted while an alarm rings when `pausesOthers` (the
     /// `pauseMediaPlayers` setting); played again after, whatever the setting is by then.
     private let music: MusicPause
@@ -48,10 +49,9 @@ package final class MediaPlayer: AlarmFollower {
 
     /// Exports the player through `gate` for the user's own tools. `pauseOtherPlayers`: quiet
     /// the other players while an alarm rings (the setting).
-    package init(gate: ExportGate, events: AgentEvents, pauseOtherPlayers: Bool, logger: Logger, clock: any AgentClock) throws(BusError) {
+    package init(gate: ExportGate, pauseOtherPlayers: Bool, logger: Logger, clock: any AgentClock) throws(BusError) {
         self.gate = gate
         bus = gate.bus
-        self.events = events
         music = MusicPause(bus: gate.bus, logger: logger)
         pausesOthers = pauseOtherPlayers
         self.logger = logger
@@ -100,14 +100,14 @@ package final class MediaPlayer: AlarmFollower {
         }
     }
 
-    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
+    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         self.alarms = alarms
         if ringing.follow(changes, keeping: { $0.state == .alerting }) { update() }
     }
 
     /// The `pauseMediaPlayers` setting changed: from the next ring on (players paused for the
     /// one ringing now still play again after it).
-    package func hear(_ notice: AgentNotice, events: AgentEvents) {
+    package func hear(_ notice: AgentNotice) {
         if case .settingsChanged(let settings) = notice { pausesOthers = settings.pauseMediaPlayers }
     }
 
@@ -202,7 +202,7 @@ package final class MediaPlayer: AlarmFollower {
             return call.reply()
         }
         logger.info("media key \(call.method) from \(call.sender): \(role.rawValue) on \(view.alarm)")
-        events.send(.buttonPressed(view.alarm, role, answer: { result in
+        outbox.send(.buttonPressed(view.alarm, role, answer: { result in
             switch result {
             case .success: call.reply()
             case .failure(let error): call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)

@@ -10,8 +10,9 @@ import ReveilleRules
 /// Follows the notification server and its Do Not Disturb state, and tells the runtime each
 /// change of `NotificationReach` (logged at info).
 @GLibActor
-package final class NotificationReachWatch: AlarmFollower {
-    private let events: AgentEvents
+package final class NotificationReachWatch: AlarmFollower, AgentEventSource {
+    /// What this part has to say, read by the runtime alone.
+    package let outbox = AgentOutbox()
     private let bus: BusConnection
     private let logger: Logger
     private var profile: NotificationServerProfile?
@@ -22,8 +23,7 @@ package final class NotificationReachWatch: AlarmFollower {
     private var alerting: Set<UUID> = []
     private var reach: NotificationReach?
 
-    package init(server: NotificationClient, bus: BusConnection, logger: Logger, events: AgentEvents) {
-        self.events = events
+    package init(server: NotificationClient, bus: BusConnection, logger: Logger) {
         self.bus = bus
         self.logger = logger
         server.observe { [weak self] event in
@@ -40,7 +40,7 @@ package final class NotificationReachWatch: AlarmFollower {
     /// Whether an alarm rings: a Do Not Disturb state no signal announces is read only then.
     /// Followed from the changes alone: a look at every alarm would cost each change a sort of
     /// all of them (16 ms per Schedule with 10,000 alarms).
-    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
+    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         for change in changes {
             if change.record?.state == .alerting { alerting.insert(change.id) } else { alerting.remove(change.id) }
         }
@@ -73,6 +73,6 @@ package final class NotificationReachWatch: AlarmFollower {
         guard new != reach else { return }
         reach = new
         logger.info("notifications reach the user: \(new)")
-        events.send(.notificationReach(new))
+        outbox.send(.notificationReach(new))
     }
 }

@@ -17,10 +17,11 @@ import ReveilleRules
 /// no watcher on the bus nothing is registered and nothing fails. A menu click is an event for
 /// the runtime, the same as the notification's button.
 @GLibActor
-package final class PanelItem: AlarmFollower {
+package final class PanelItem: AlarmFollower, AgentEventSource {
     private let gate: ExportGate
     private let bus: BusConnection
-    private let events: AgentEvents
+    /// What this part has to say, read by the runtime alone.
+    package let outbox = AgentOutbox()
     private let logger: Logger
     /// The time and zone the countdowns are shown in, and the refresh timer.
     private let clock: any AgentClock
@@ -46,10 +47,9 @@ package final class PanelItem: AlarmFollower {
     /// desktop's panel host is one (an unconfined process that is no app), and what the objects
     /// show (titles, countdowns) and do (Stop, Snooze) is the user's.
     /// `shown`: the `panelItem` setting; while it is off nothing is exported or registered.
-    package init(gate: ExportGate, events: AgentEvents, shown: Bool = true, logger: Logger, clock: any AgentClock) throws(BusError) {
+    package init(gate: ExportGate, shown: Bool = true, logger: Logger, clock: any AgentClock) throws(BusError) {
         self.gate = gate
         bus = gate.bus
-        self.events = events
         self.logger = logger
         self.clock = clock
         if shown { try export() }
@@ -86,7 +86,7 @@ package final class PanelItem: AlarmFollower {
     }
 
     /// The `panelItem` setting changed: the item comes (showing what runs now) or goes.
-    package func hear(_ notice: AgentNotice, events: AgentEvents) {
+    package func hear(_ notice: AgentNotice) {
         guard case .settingsChanged(let settings) = notice, settings.panelItem != isExported else { return }
         if settings.panelItem {
             do { try export() } catch {
@@ -106,7 +106,7 @@ package final class PanelItem: AlarmFollower {
         }
     }
 
-    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
+    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         self.alarms = alarms
         // A change to alarms that neither run nor ran leaves the item as it is.
         if running.follow(changes, keeping: PanelItemView.runs), isExported { update() }
@@ -277,6 +277,6 @@ package final class PanelItem: AlarmFollower {
         guard let record = alarms[alarm], PanelItemView.offers(role, on: record, now: clock.now, timeZone: clock.timeZone) else {
             return logger.debug("panel item: \(role.rawValue) on \(alarm) no longer applies; ignored")
         }
-        events.send(.buttonPressed(alarm, role))
+        outbox.send(.buttonPressed(alarm, role))
     }
 }

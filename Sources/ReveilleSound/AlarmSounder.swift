@@ -12,7 +12,7 @@ import ReveilleWords
 /// leaves `alerting`. Never lets audio trouble reach the agent: without PulseAudio it logs
 /// one line, lets the notification carry a sound hint, and reconnects while anything rings.
 @GLibActor
-package final class AlarmSounder: AlarmRinger {
+package final class AlarmSounder: AlarmRinger, AgentEventSource {
     package let library: SoundLibrary
     private let output: any SoundOutput
     private let logger: Logger
@@ -23,8 +23,8 @@ package final class AlarmSounder: AlarmRinger {
     private var streams: [UUID: any RingingStream] = [:]
     /// The alarms, read-only: what a stream is opened for.
     private var alarms = AlarmTable.empty
-    /// Hears which alarms ring when that changes outside a change of the alarms.
-    private let events: AgentEvents
+    /// Where it tells which alarms ring when that changes outside a change of the alarms.
+    package let outbox = AgentOutbox()
     private let sounds = SoundCache()
     /// The previews that play, oldest first, each with the client that asked for it.
     private var previews: [(id: UUID, owner: String, stream: any RingingStream)] = []
@@ -39,10 +39,9 @@ package final class AlarmSounder: AlarmRinger {
     /// Inside `ring`: what rings is the answer, not a separate report to the runtime.
     private var answeringRuntime = false
 
-    package init(library: SoundLibrary, output: any SoundOutput, logger: Logger, events: AgentEvents, clock: any AgentClock) {
+    package init(library: SoundLibrary, output: any SoundOutput, logger: Logger, clock: any AgentClock) {
         self.library = library
         self.output = output
-        self.events = events
         self.logger = logger
         self.clock = clock
         output.onReadyChange = { [weak self] ready in self?.feed(.server(ready: ready)) }
@@ -123,9 +122,25 @@ package final class AlarmSounder: AlarmRinger {
         case .restoreSink:
             output.restoreSink()
         case .sounding(let sounding):
-            if !answeringRuntime { events.send(.soundChanged(sounding)) }
+            if !answeringRuntime { outbox.send(.soundChanged(sounding)) }
         case .log(let level, let message):
             logger.log(level: level, "\(message)\(level >= .error && !output.lastError.isEmpty ? " (\(output.lastError))" : "")")
+        }
+    }
+
+    /// A client's request of the sound, as the runtime hands it on.
+    package func answer(_ request: SoundRequest) throws(AlarmError) -> [String] {
+        switch request {
+        case .outputs:
+            let outputs = try outputs()
+            do { return [String(decoding: try JSONCoding.compactEncoder.encode(outputs), as: UTF8.self)] } catch {
+                throw .invalidState("the outputs could not be encoded: \(error)")
+            }
+        case .preview(let sound, let seconds, let volume, let alone, let owner):
+            return [try preview(sound, seconds: seconds, volume: volume, alone: alone, owner: owner)]
+        case .stopPreviews:
+            stopPreviews()
+            return []
         }
     }
 

@@ -92,7 +92,9 @@ extension AlarmCalendar.Reminder: Codable {
 @GLibActor
 package final class SyncFollower: AlarmFollower {
     private let collection: CalDAVCollection
-    private let events: AgentEvents
+    /// Where it sends its changes and notices: the outbox of the service that made it (a
+    /// follower begun after the start is read through it).
+    private let outbox: AgentOutbox
     private let file: FilePath
     private let logger: Logger
     /// The time, the zone and the timer of the rounds.
@@ -107,8 +109,6 @@ package final class SyncFollower: AlarmFollower {
     private var answering: [UUID: AlarmRecord] = [:]
     /// Those of `answering` that just ended here, until the runtime says how (`ended`).
     private var justEnded: [UUID: AlarmRecord] = [:]
-    /// Set while a change from the server is applied: its change is not one made here.
-    private var applying = false
     private var syncing = false
     /// A round was asked for while one ran.
     private var asked = false
@@ -180,10 +180,10 @@ package final class SyncFollower: AlarmFollower {
     /// How many alarms the sync may make from the collection's events.
     private let adoptionLimit: Int
 
-    package init(collection: CalDAVCollection, user: String, events: AgentEvents, stateDirectory: FilePath, interval: TimeInterval = 30,
+    package init(collection: CalDAVCollection, user: String, outbox: AgentOutbox, stateDirectory: FilePath, interval: TimeInterval = 30,
          logger: Logger, clock: any AgentClock, adoptionLimit: Int = AlarmEngine.Settings().limitForSynced) {
         self.collection = collection
-        self.events = events
+        self.outbox = outbox
         self.interval = interval
         self.logger = logger
         self.clock = clock
@@ -205,8 +205,10 @@ package final class SyncFollower: AlarmFollower {
 
     // MARK: Following
 
-    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
+    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         table = alarms
+        // A change from the server, applied: not one made here.
+        let applying = alarms.changeCame(from: outbox)
         let now = clock.now
         var answered = false
         justEnded = [:]
@@ -402,7 +404,7 @@ package final class SyncFollower: AlarmFollower {
         if !removedTitles.isEmpty {
             // Each removal another machine made is said, not only a crowd of them.
             logger.notice("sync: removed on another machine, so here too: \(removedTitles.joined(separator: ", "))")
-            events.send(.notice(summary: L("Alarms removed on another machine"),
+            outbox.send(.notice(summary: L("Alarms removed on another machine"),
                                 body: L("Removed here too: %@", removedTitles.map { String($0.prefix(80)) }.joined(separator: ", "))))
         }
         // What was listed and needed no step is agreed as it is there now.
@@ -427,7 +429,7 @@ package final class SyncFollower: AlarmFollower {
             state.heldRemovals = held
             let problem = "the server's listing would remove \(held.count) of the \(state.alarms.count) synced alarms; they are kept until the next round confirms it"
             logger.warning("sync with \(collection.url): \(problem)")
-            events.send(.notice(summary: L("Synced alarms would be removed"),
+            outbox.send(.notice(summary: L("Synced alarms would be removed"),
                                     body: L("The server no longer lists %@ of your synced alarms. They are kept here until the next round confirms it.", String(held.count))))
             return .failure(HTTPFailure(description: problem))
         }
@@ -485,32 +487,32 @@ package final class SyncFollower: AlarmFollower {
             case .failure(.failed(let text)): logger.warning("sync: could not write the Stop of \(id): \(text)")
             }
         case .createLocal(let id, let request, let disabled):
-            guard apply(.schedule(id: id, request: request, appID: ClientIdentity.userAppID)) else { return }
+            guard await apply(.schedule(id: id, request: request, appID: ClientIdentity.userAppID)) else { return }
             state.adopted.insert(id)
-            if disabled { apply(.setEnabled(false, id: .id(id))) }
+            if disabled { await apply(.setEnabled(false, id: .id(id))) }
             agree(id, remote[id])
         case .takeLater(let id, let href):
             state.revisit[id] = href
         case .updateLocal(let id, let request, let disabled):
-            apply(.update(id: .id(id), request: request))
-            if table[id]?.disabled != disabled { apply(.setEnabled(!disabled, id: .id(id))) }
+            await apply(.update(id: .id(id), request: request))
+            if table[id]?.disabled != disabled { await apply(.setEnabled(!disabled, id: .id(id))) }
             agree(id, remote[id])
         case .cancelLocal(let id):
-            apply(.apply(.cancel, id: .id(id)))
+            await apply(.apply(.cancel, id: .id(id)))
             state.alarms.removeValue(forKey: id)
             state.adopted.remove(id)
             state.cancelLater.remove(id)
         case .cancelLater(let id):
             state.cancelLater.insert(id)
         case .stopLocal(let id, let acknowledged):
-            apply(.apply(.stop, id: .id(id)))
+            await apply(.apply(.stop, id: .id(id)))
             agree(id, remote[id])
             // A one-time alarm ends: its event keeps the acknowledgement a while, for the others.
             if table[id] == nil { state.ended[id] = EndedAlarm(acknowledged: acknowledged, event: nil) }
         case .snoozeLocal(let id, let until):
             // Until the instant the other machine snoozed to, not for this alarm's own length
             // from now: every machine rings the snoozed occurrence at the same moment, once.
-            apply(.snooze(id: .id(id), length: min(until.timeIntervalSince(clock.now), WireLimits.maximumSnooze)))
+            await apply(.snooze(id: .id(id), length: min(until.timeIntervalSince(clock.now), WireLimits.maximumSnooze)))
             agree(id, remote[id])
         case .deleteRemote(let id, let href, let etag):
             switch await collection.delete(href, ifMatch: etag) {
@@ -523,18 +525,20 @@ package final class SyncFollower: AlarmFollower {
             }
         case .conflictSettled(let id, let keptHere):
             let title = table[id]?.title ?? id.uuidString.lowercased()
-            events.send(.notice(summary: L("An alarm was changed on two machines"),
+            outbox.send(.notice(summary: L("An alarm was changed on two machines"),
                                     body: keptHere ? L("“%@”: the change made here was later, and is kept on every machine.", title)
                                                    : L("“%@”: the change made on another machine was later, and is kept here.", title)))
         }
     }
 
-    /// Applies a change from the server as the user's own; refusals are logged, never thrown.
+    /// Applies a change from the server as the user's own, once the runtime has made it (its
+    /// change is followed as the sync's own); refusals are logged, never thrown.
     @discardableResult
-    private func apply(_ command: AlarmEngine.Command) -> Bool {
-        applying = true
-        defer { applying = false }
-        do { try events.call(command, owner: ClientIdentity.userAppID) } catch {
+    private func apply(_ command: AlarmEngine.Command) async -> Bool {
+        let result = await withCheckedContinuation { (answered: CheckedContinuation<Result<AlarmRecord?, AlarmError>, Never>) in
+            outbox.send(.call(command, owner: ClientIdentity.userAppID) { answered.resume(returning: $0) })
+        }
+        if case .failure(let error) = result {
             logger.warning("sync: a change from \(collection.url) was refused: \(error.reason)")
             return false
         }

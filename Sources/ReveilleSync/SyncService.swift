@@ -16,8 +16,9 @@ import SystemPackage
 /// for the account, its password in the Secret Service, found again there when the agent
 /// starts. Follows the alarms always, so a follower begun later hears every alarm at once.
 @GLibActor
-package final class SyncService: AlarmFollower {
-    private let events: AgentEvents
+package final class SyncService: AlarmFollower, AgentEventSource {
+    /// What this part has to say, read by the runtime alone.
+    package let outbox = AgentOutbox()
     private let stateDirectory: FilePath
     private let logger: Logger
     private let interval: TimeInterval
@@ -27,18 +28,17 @@ package final class SyncService: AlarmFollower {
     /// A problem before any round (the Secret Service, the collection).
     private var setupProblem: String?
 
-    package init(events: AgentEvents, stateDirectory: FilePath, interval: TimeInterval, logger: Logger,
+    package init(stateDirectory: FilePath, interval: TimeInterval, logger: Logger,
          clock: any AgentClock) {
-        self.events = events
         self.clock = clock
         self.stateDirectory = stateDirectory
         self.interval = interval
         self.logger = logger
     }
 
-    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
+    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         table = alarms
-        follower?.follow(changes, in: alarms, events: events)
+        follower?.follow(changes, in: alarms)
     }
 
     package func ended(_ entry: AlarmHistory.Entry) {
@@ -61,7 +61,7 @@ package final class SyncService: AlarmFollower {
         case .failure(let failure):
             // Said in the status and once on the desktop: sync never stops unseen.
             setupProblem = "neither \(SyncFollower.accountFileName) nor \(SyncFollower.fileName) could be read (\(failure)); they were kept aside; run `reveille sync add` again to resume it"
-            events.send(.notice(summary: L("Sync is off"),
+            outbox.send(.notice(summary: L("Sync is off"),
                                     body: L("Its state (sync.json) was damaged and has been kept aside. Your alarms are kept; run “reveille sync add” again to resume syncing.")))
             return
         }
@@ -130,11 +130,11 @@ package final class SyncService: AlarmFollower {
 
     private func begin(url: String, user: String, password: String, create: Bool = false) {
         let collection = CalDAVCollection(url: url, user: user, password: password, http: HTTPClient())
-        let follower = SyncFollower(collection: collection, user: user, events: events, stateDirectory: stateDirectory,
+        let follower = SyncFollower(collection: collection, user: user, outbox: outbox, stateDirectory: stateDirectory,
                                     interval: interval, logger: logger, clock: clock)
         self.follower = follower
         // Hears every alarm now, as a follower added before the start does.
-        follower.follow(table.records.map { AlarmChange(id: $0.id, record: $0) }, in: table, events: events)
+        follower.follow(table.records.map { AlarmChange(id: $0.id, record: $0) }, in: table)
         guard create else { return follower.start() }
         Task { @GLibActor [weak self] in
             let made = await collection.create(displayName: L("Reveille alarms"),

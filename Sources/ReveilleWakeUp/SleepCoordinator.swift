@@ -22,7 +22,7 @@ import SystemPackage
 ///   re-evaluated. The wake-up it set is recorded in the state folder, and cleared when the
 ///   agent starts again.
 @GLibActor
-package final class SleepCoordinator: AlarmFollower {
+package final class SleepCoordinator: AlarmFollower, AgentEventSource {
     /// Whether the next alarm can wake the machine, and why not.
     package enum Readiness: Equatable {
         case ready
@@ -43,8 +43,8 @@ package final class SleepCoordinator: AlarmFollower {
     /// from the changes: a change costs no look at every alarm (copying 10,000 records out of
     /// the table cost each Schedule about 1 ms, release build).
     private var wakingDue: [UUID: Date] = [:]
-    /// Hears a resume (as the clock set) and what the user should know.
-    private let events: AgentEvents
+    /// Where it tells a resume (as the clock set) and what the user should know.
+    package let outbox = AgentOutbox()
 
     private var bus: BusConnection?
     /// The subscription to logind's PrepareForSleep, removed when the coordinator goes.
@@ -69,12 +69,11 @@ package final class SleepCoordinator: AlarmFollower {
     /// logind waits at most `InhibitDelayMaxSec` (5 s by default) for a delay inhibitor.
     package static let helperTimeoutMilliseconds: Int32 = 4000
 
-    package init(policy: WakePolicy, stateDirectory: FilePath, logger: Logger, events: AgentEvents, clock: any AgentClock) {
+    package init(policy: WakePolicy, stateDirectory: FilePath, logger: Logger, clock: any AgentClock) {
         self.policy = policy
         self.clock = clock
         memoryFile = stateDirectory.appending("wake-up.json")
         self.logger = logger
-        self.events = events
     }
 
     isolated deinit {
@@ -134,7 +133,7 @@ package final class SleepCoordinator: AlarmFollower {
         }
     }
 
-    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
+    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         table = alarms
         for change in changes {
             if let record = change.record, policy.wakes(record), let due = record.fireDate {
@@ -148,7 +147,7 @@ package final class SleepCoordinator: AlarmFollower {
 
     /// The `wakeFromSuspend` or `wakeLead` setting changed: the alarms that wake the machine
     /// are counted again, and the wake-up is started, moved or let go.
-    package func hear(_ notice: AgentNotice, events: AgentEvents) {
+    package func hear(_ notice: AgentNotice) {
         guard case .settingsChanged(let settings) = notice else { return }
         let policy = WakePolicy(enabled: settings.wakeFromSuspend, lead: settings.wakeLead)
         guard policy.enabled != self.policy.enabled || policy.lead != self.policy.lead else { return }
@@ -197,7 +196,7 @@ package final class SleepCoordinator: AlarmFollower {
             sleeping = false
             logger.info("resumed from suspend; re-evaluating the alarms")
             alarmsChanged()
-            events.send(.clockSet)
+            outbox.send(.clockSet)
         }
     }
 
@@ -290,7 +289,7 @@ package final class SleepCoordinator: AlarmFollower {
         logger.warning("the machine was not set to wake for the next alarm: \(reason)")
         // Once per reason: every suspend would otherwise say it again. The next suspend tries again.
         guard told.insert(reason).inserted else { return }
-        events.send(.notice(summary: L("Alarms cannot wake this computer"),
+        outbox.send(.notice(summary: L("Alarms cannot wake this computer"),
                                  body: L("Reveille could not set the wake-up time before the computer slept: %@. An alarm due while it sleeps rings when it wakes, or is reported missed.", reason)))
     }
 

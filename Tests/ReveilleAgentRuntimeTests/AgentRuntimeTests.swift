@@ -29,7 +29,7 @@ final class AgentRuntimeTests {
         /// Runs inside `follow`, as a follower's own effects would.
         var whileFollowing: ((AlarmTable) -> Void)?
 
-        func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
+        func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
             depth += 1
             deepest = max(deepest, depth)
             defer { depth -= 1 }
@@ -38,7 +38,7 @@ final class AgentRuntimeTests {
             whileFollowing?(alarms)
         }
 
-        func hear(_ notice: AgentNotice, events: AgentEvents) { notices.append(notice) }
+        func hear(_ notice: AgentNotice) { notices.append(notice) }
 
         var pressed: [(UUID, AlarmButtonRole)] {
             notices.compactMap { if case .buttonPressed(let record, let role) = $0 { (record.id, role) } else { nil } }
@@ -48,27 +48,38 @@ final class AgentRuntimeTests {
     /// Rings every alerting alarm, as the sounder does with a sound server.
     @GLibActor
     final class Ringer: AlarmRinger {
+        /// The clients' requests of the sound it was handed, by kind.
+        var requests: [String] = []
         func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID> {
             Set(alarms.records.filter { $0.state == .alerting }.map(\.id))
         }
         func apply(_ settings: AgentSettings) {}
+        func answer(_ request: SoundRequest) throws(AlarmError) -> [String] {
+            switch request {
+            case .outputs: requests.append("outputs"); return ["[]"]
+            case .preview(_, let seconds, _, _, let owner): requests.append("preview \(seconds) for \(owner)"); return ["/chime.oga"]
+            case .stopPreviews: requests.append("stop"); throw .invalidState("nothing plays")
+            }
+        }
     }
 
     let clock = VirtualClock()
     let recorder = Recorder()
+    /// The tests' client: its changes and presses go in as the service's do.
+    let client = RuntimeClient()
     var runtime: AgentRuntime
     let folder: FilePath
 
     init() throws {
         folder = try privateFolder("reveille-runtime")
         runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock,
-                               followers: [recorder])
+                               sources: [client.outbox], followers: [recorder])
     }
 
     /// The runtime, the recorder following, with `ringer` ringing (given at construction, as every part is).
     func ringing(with ringer: any AlarmRinger) {
         runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock,
-                               ringer: ringer, followers: [recorder])
+                               sources: [client.outbox], ringer: ringer, followers: [recorder])
     }
 
     deinit {
@@ -76,10 +87,10 @@ final class AgentRuntimeTests {
     }
 
     /// A one-shot alarm at `seconds` from the virtual now, scheduled as the user.
-    func schedule(in seconds: TimeInterval, id: UUID = UUID()) throws -> AlarmRecord {
+    func schedule(in seconds: TimeInterval, id: UUID = UUID()) async throws -> AlarmRecord {
         let request = AlarmRequest(schedule: .fixed(clock.now + seconds), countdownDuration: nil,
                                    presentation: AlarmPresentation(alert: .init(title: "Test")), ring: RingOptions())
-        return try #require(try runtime.call(.schedule(id: id, request: request, appID: ClientIdentity.userAppID)))
+        return try #require(try await client.call(.schedule(id: id, request: request, appID: ClientIdentity.userAppID)))
     }
 
     /// The clock passes `seconds`, and the timer fires where it is due.
@@ -89,38 +100,40 @@ final class AgentRuntimeTests {
 
     /// The window the end-to-end test once waited 4 s for, on virtual time: a paused timer's
     /// instant passes without a ring, and after Resume it rings its time left, not sooner.
-    @Test func aPausedTimerDoesNotRingAtItsInstantAndRingsItsTimeLeftAfterResume() throws {
+    @Test func aPausedTimerDoesNotRingAtItsInstantAndRingsItsTimeLeftAfterResume() async throws {
         try runtime.start()
         let request = AlarmRequest(schedule: nil, countdownDuration: .init(preAlert: 4, postAlert: nil),
                                    presentation: AlarmPresentation(alert: .init(title: "Pasta")), ring: RingOptions())
-        let timer = try #require(try runtime.call(.schedule(id: UUID(), request: request, appID: ClientIdentity.userAppID)))
+        let timer = try #require(try await client.call(.schedule(id: UUID(), request: request, appID: ClientIdentity.userAppID)))
         pass(1)
-        _ = try runtime.call(.apply(.pause, id: .id(timer.id)))
+        _ = try await client.call(.apply(.pause, id: .id(timer.id)))
         #expect(recorder.alarms[timer.id]?.state == .paused)
         pass(3600)
         #expect(recorder.alarms[timer.id]?.state == .paused, "a paused timer does not ring")
-        _ = try runtime.call(.apply(.resume, id: .id(timer.id)))
+        _ = try await client.call(.apply(.resume, id: .id(timer.id)))
         pass(2.9)
         #expect(recorder.alarms[timer.id]?.state == .countdown, "3 s were left when it was paused")
         pass(0.2)
         #expect(recorder.alarms[timer.id]?.state == .alerting)
     }
 
-    @Test func anEventRaisedWhileFollowersFollowWaitsItsTurnInsteadOfReEntering() throws {
+    @Test func anEventRaisedWhileFollowersFollowWaitsItsTurnInsteadOfReEntering() async throws {
         try runtime.start()
-        let alarm = try schedule(in: 60)
+        let alarm = try await schedule(in: 60)
         // A follower that presses Stop the moment it sees the alarm ring, as a notification
-        // server answering at once would.
+        // server answering at once would: into its outbox, read after the alert's effects.
         var sawStoppedInsideTheAlert = false
-        recorder.whileFollowing = { [runtime, recorder] alarms in
+        recorder.whileFollowing = { [client, recorder] alarms in
             guard alarms[alarm.id]?.state == .alerting else { return }
             recorder.whileFollowing = nil
-            runtime.receive(.buttonPressed(alarm.id, .stop))
+            client.outbox.send(.buttonPressed(alarm.id, .stop))
             // Still inside the alert's effects: the press has not been handled yet.
             sawStoppedInsideTheAlert = alarms[alarm.id]?.state != .alerting || !recorder.pressed.isEmpty
         }
         let before = recorder.changes.count
         pass(61)
+        #expect(recorder.pressed.isEmpty, "a part's event waits for the loop's next turn")
+        await runtime.quiet()
         #expect(recorder.deepest == 1, "follow was entered again while it ran")
         #expect(!sawStoppedInsideTheAlert)
         // The alert, then the press's change (the one-shot alarm ends), each followed once.
@@ -129,40 +142,60 @@ final class AgentRuntimeTests {
         #expect(recorder.pressed.map(\.0) == [alarm.id])
     }
 
-    @Test func aButtonActsOnTheAlarmWithItsWholeIdNotOnAnotherWithTheSamePrefix() throws {
+    @Test func aButtonActsOnTheAlarmWithItsWholeIdNotOnAnotherWithTheSamePrefix() async throws {
         try runtime.start()
         // Two ids that differ in their last character only.
-        let first = try schedule(in: 60, id: UUID(uuidString: "3F2A0000-0000-4000-8000-000000000001")!)
-        let second = try schedule(in: 60, id: UUID(uuidString: "3F2A0000-0000-4000-8000-000000000002")!)
+        let first = try await schedule(in: 60, id: UUID(uuidString: "3F2A0000-0000-4000-8000-000000000001")!)
+        let second = try await schedule(in: 60, id: UUID(uuidString: "3F2A0000-0000-4000-8000-000000000002")!)
         pass(61)
-        runtime.receive(.buttonPressed(second.id, .stop))
+        await client.send(.buttonPressed(second.id, .stop), to: runtime)
         let last = try #require(recorder.changes.last)
         #expect(last.map(\.id) == [second.id])
         #expect(last.first?.record == nil)
         #expect(recorder.pressed.map(\.0) == [second.id])
         // The other still rings; a press on an alarm that is gone changes nothing.
         let count = recorder.changes.count
-        runtime.receive(.buttonPressed(second.id, .stop))
-        runtime.receive(.buttonPressed(UUID(), .stop))
+        await client.send(.buttonPressed(second.id, .stop), to: runtime)
+        await client.send(.buttonPressed(UUID(), .stop), to: runtime)
         #expect(recorder.changes.count == count)
-        runtime.receive(.buttonPressed(first.id, .stop))
+        await client.send(.buttonPressed(first.id, .stop), to: runtime)
         #expect(recorder.changes.last?.map(\.id) == [first.id])
     }
 
-    @Test func whatTheRingerRingsIsInTheAlarmsOfTheSameChangeAndFollowsTheSoundServer() throws {
+    @Test func whatTheRingerRingsIsInTheAlarmsOfTheSameChangeAndFollowsTheSoundServer() async throws {
         ringing(with: Ringer())
         try runtime.start()
-        let alarm = try schedule(in: 60)
+        let alarm = try await schedule(in: 60)
         #expect(recorder.alarms.sounding.isEmpty)
         pass(61)
         // No follower order: the alert's own table says Reveille rings it.
         #expect(recorder.changes.last?.first?.record?.state == .alerting)
         #expect(recorder.alarms.sounding == [alarm.id])
         // The sound server went away: the followers hear it with no change.
-        runtime.receive(.soundChanged([]))
+        await client.send(.soundChanged([]), to: runtime)
         #expect(recorder.changes.last?.isEmpty == true)
         #expect(recorder.alarms.sounding.isEmpty)
         #expect(recorder.alarms[alarm.id]?.state == .alerting)
+    }
+
+    /// A client's request of the sound goes to the ringer through the runtime, in its turn,
+    /// and its answer or refusal comes back; before the start it is refused, never left unanswered.
+    @Test func aClientsRequestOfTheSoundIsTheRingersAnsweredThroughTheRuntime() async throws {
+        let ringer = Ringer()
+        ringing(with: ringer)
+        var early: Result<[String], AlarmError>?
+        client.outbox.send(.sound(.outputs) { early = $0 })
+        try runtime.start()
+        await runtime.quiet()
+        #expect((try? early?.get()) == ["[]"], "read once the alarms are loaded")
+        func ask(_ request: SoundRequest) async -> Result<[String], AlarmError> {
+            await withCheckedContinuation { answered in client.outbox.send(.sound(request) { answered.resume(returning: $0) }) }
+        }
+        #expect(try await ask(.preview(.default, seconds: 2, volume: 1, alone: false, owner: ":1.7")).get() == ["/chime.oga"])
+        await #expect(throws: AlarmError.invalidState("nothing plays")) { try await ask(.stopPreviews).get() }
+        #expect(ringer.requests == ["outputs", "preview 2.0 for :1.7", "stop"])
+        runtime.settle()
+        await #expect(throws: AgentRuntime.notStarted) { try await ask(.outputs).get() }
     }
 
     /// Rings every alerting alarm; when one stops ringing, keeps a copy of the store's folder
@@ -176,6 +209,7 @@ final class AgentRuntimeTests {
         init(folder: FilePath, crashed: FilePath) { self.folder = folder; self.crashed = crashed }
 
         func apply(_ settings: AgentSettings) {}
+        func answer(_ request: SoundRequest) throws(AlarmError) -> [String] { [] }
         func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID> {
             let now = Set(alarms.records.filter { $0.state == .alerting }.map(\.id))
             if !ringing.subtracting(now).isEmpty, !copied {
@@ -190,16 +224,16 @@ final class AgentRuntimeTests {
 
     /// Stop silences first and writes after, as a firing rings first: the sound does not wait
     /// for the disk, and an agent that dies in between rings the alarm again when it starts.
-    @Test func stopSilencesBeforeItIsWrittenAndACrashBetweenRingsAgainAtStart() throws {
+    @Test func stopSilencesBeforeItIsWrittenAndACrashBetweenRingsAgainAtStart() async throws {
         let crashed = FilePath(folder.string + "-crashed")
         defer { try? FileManager.default.removeItem(atPath: crashed.string) }
         let ringer = CrashingRinger(folder: folder, crashed: crashed)
         ringing(with: ringer)
         try runtime.start()
-        let alarm = try schedule(in: 60)
+        let alarm = try await schedule(in: 60)
         pass(61)
         #expect(ringer.ringing == [alarm.id])
-        _ = try runtime.call(.apply(.stop, id: .id(alarm.id)))
+        _ = try await client.call(.apply(.stop, id: .id(alarm.id)))
         #expect(ringer.ringing.isEmpty && ringer.copied, "the sound stopped")
 
         // The agent died the moment the sound stopped: its successor rings the alarm again.
@@ -217,7 +251,7 @@ final class AgentRuntimeTests {
         #expect(answered.alarms[alarm.id] == nil, "a one-shot alarm stopped is gone from the store")
     }
 
-    @Test func aRuntimeThatGoesLeavesNoTimerToFireForIt() throws {
+    @Test func aRuntimeThatGoesLeavesNoTimerToFireForIt() async throws {
         func timers() -> Int {
             let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
             return fds.count { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == "anon_inode:[timerfd]" }
@@ -234,19 +268,39 @@ final class AgentRuntimeTests {
         #expect(timers() == before)
     }
 
-    @Test func aChangeBeforeStartOrFromInsideAFollowerIsRefusedNotQueuedUnanswered() throws {
-        #expect(throws: AgentRuntime.notStarted) { try schedule(in: 60) }
+    @Test func aChangeBeforeStartOrFromInsideAFollowerWaitsItsTurnAndIsAnswered() async throws {
+        let request = AlarmRequest(schedule: .fixed(clock.now + 60), countdownDuration: nil,
+                                   presentation: AlarmPresentation(alert: .init(title: "Early")), ring: RingOptions())
+        var early: Result<AlarmRecord?, AlarmError>?
+        client.outbox.send(.call(.schedule(id: UUID(), request: request, appID: ClientIdentity.userAppID), owner: nil) { early = $0 })
+        await GLibLoop.idle()
+        #expect(early == nil, "nothing is read before the alarms are loaded")
         try runtime.start()
-        var refusal: AlarmError?
-        recorder.whileFollowing = { [runtime, recorder] alarms in
+        await runtime.quiet()
+        #expect((try? early?.get())??.title == "Early", "answered once they are")
+
+        // A change sent from inside a follower is handled after the change being followed.
+        var cancelled: Result<AlarmRecord?, AlarmError>?
+        recorder.whileFollowing = { [client, recorder] alarms in
+            guard let added = alarms.records.first(where: { $0.title == "Test" }) else { return }
             recorder.whileFollowing = nil
-            do throws(AlarmError) { _ = try runtime.call(.apply(.cancel, id: .id(alarms.records.first!.id))) } catch { refusal = error }
+            client.outbox.send(.call(.apply(.cancel, id: .id(added.id)), owner: nil) { cancelled = $0 })
         }
-        let alarm = try schedule(in: 60)
-        #expect(refusal?.code == AlarmError.agentUnavailable("").code)
-        // The refused cancel was not performed later either.
+        let alarm = try await schedule(in: 60)
         #expect(recorder.changes.last?.first?.record?.id == alarm.id)
-        #expect(recorder.changes.last?.first?.record?.state == .scheduled)
+        await runtime.quiet()
+        #expect(recorder.deepest == 1, "follow was entered again while it ran")
+        #expect(cancelled.map { (try? $0.get()) == .some(nil) } == true, "the cancel was answered: the alarm ended")
+        #expect(recorder.changes.last?.map(\.id) == [alarm.id])
+        #expect(recorder.changes.last?.first?.record == nil)
+    }
+
+    /// A runtime stopping (`settle`) moves nothing more, and answers what is still sent: no
+    /// caller waits for ever.
+    @Test func aChangeAfterTheRuntimeSettledIsRefusedNotLeftUnanswered() async throws {
+        try runtime.start()
+        runtime.settle()
+        await #expect(throws: AgentRuntime.notStarted) { try await schedule(in: 60) }
     }
 }
 

@@ -27,16 +27,16 @@ final class AlertFirstTests {
     let notifications: HeldNotifications
     let sound: RecordingSound
     let runtime: AgentRuntime
+    let client = RuntimeClient()
 
     init() throws {
         folder = try privateFolder("reveille-alert-first")
         (notifications, sound) = (HeldNotifications(clock: clock), RecordingSound(clock: clock))
         let logger = Logger(label: "test")
-        let events = AgentEvents()
         // The runtime keeps its followers and its ringer.
-        let sounder = AlarmSounder(library: SoundLibrary(), output: sound, logger: logger, events: events, clock: clock)
-        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: logger, clock: clock, events: events,
-                               ringer: sounder, alerter: AlarmPresenter(server: notifications, logger: logger, clock: clock, events: events),
+        let sounder = AlarmSounder(library: SoundLibrary(), output: sound, logger: logger, clock: clock)
+        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: logger, clock: clock, sources: [client.outbox],
+                               ringer: sounder, alerter: AlarmPresenter(server: notifications, logger: logger, clock: clock),
                                followers: [follower])
         sounder.start()
         try runtime.start()
@@ -49,10 +49,10 @@ final class AlertFirstTests {
     }
 
     /// A one-off alarm `seconds` from now.
-    func alarm(_ title: String, in seconds: TimeInterval) throws -> AlarmRecord {
+    func alarm(_ title: String, in seconds: TimeInterval) async throws -> AlarmRecord {
         let request = AlarmRequest(schedule: .fixed(clock.now.addingTimeInterval(seconds)), countdownDuration: nil,
                                    presentation: AlarmPresentation(alert: .init(title: title, secondaryButton: nil)))
-        return try #require(try runtime.call(.schedule(id: UUID(), request: request, appID: ClientIdentity.userAppID)))
+        return try #require(try await client.call(.schedule(id: UUID(), request: request, appID: ClientIdentity.userAppID)))
     }
 
     /// The alarm's state as the store on disk has it.
@@ -60,8 +60,8 @@ final class AlertFirstTests {
         AlarmStore(directory: folder).load().first { $0.id == id }?.state
     }
 
-    @Test func theOtherFollowersAndTheSaveWaitUntilTheAlertIsAnswered() throws {
-        let wake = try alarm("Wake", in: 60)
+    @Test func theOtherFollowersAndTheSaveWaitUntilTheAlertIsAnswered() async throws {
+        let wake = try await alarm("Wake", in: 60)
         clock.advance(by: 59)
         notifications.holdsAnswers = true
         clock.advance(by: 1)
@@ -75,8 +75,8 @@ final class AlertFirstTests {
         #expect(stored(wake.id) == .alerting)
     }
 
-    @Test func aServerThatDoesNotAnswerHoldsTheRestAtMostItsHeadStart() throws {
-        let wake = try alarm("Wake", in: 60)
+    @Test func aServerThatDoesNotAnswerHoldsTheRestAtMostItsHeadStart() async throws {
+        let wake = try await alarm("Wake", in: 60)
         notifications.holdsAnswers = true
         clock.advance(by: 60)
         #expect(notifications.sent == ["Wake"] && stored(wake.id) == .scheduled)
@@ -86,8 +86,8 @@ final class AlertFirstTests {
         #expect(!notifications.answered, "nothing was answered: the bound ran the rest")
     }
 
-    @Test func anAgentStoppingWhileTheAlertIsUnderWaySavesTheFiringFirst() throws {
-        let wake = try alarm("Wake", in: 60)
+    @Test func anAgentStoppingWhileTheAlertIsUnderWaySavesTheFiringFirst() async throws {
+        let wake = try await alarm("Wake", in: 60)
         notifications.holdsAnswers = true
         clock.advance(by: 60)
         #expect(stored(wake.id) == .scheduled, "the save waits for the alert to leave")
@@ -96,14 +96,14 @@ final class AlertFirstTests {
         #expect(follower.heard(wake.id) == [.scheduled, .alerting])
     }
 
-    @Test func aClientsChangeWhileTheAlertIsUnderWayComesAfterTheFiringIsDone() throws {
-        let wake = try alarm("Wake", in: 60)
+    @Test func aClientsChangeWhileTheAlertIsUnderWayComesAfterTheFiringIsDone() async throws {
+        let wake = try await alarm("Wake", in: 60)
         notifications.holdsAnswers = true
         clock.advance(by: 60)
         #expect(stored(wake.id) == .scheduled)
         // Stop, before the server answered: the firing is followed and written first, then the
         // Stop, so the store does not bring back the alert the Stop ended.
-        _ = try runtime.call(.apply(.stop, id: .id(wake.id)))
+        _ = try await client.call(.apply(.stop, id: .id(wake.id)))
         #expect(follower.heard(wake.id) == [.scheduled, .alerting, nil])
         #expect(stored(wake.id) == nil, "the Stop, written after the firing, ended the alarm")
         #expect(!sound.isAudible)
@@ -118,7 +118,7 @@ final class AlertFirstTests {
 final class ChangeLog: AlarmFollower {
     private var states: [UUID: [Alarm.State?]] = [:]
 
-    func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         for change in changes { states[change.id, default: []].append(change.record?.state) }
     }
 

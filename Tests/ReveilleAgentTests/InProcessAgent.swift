@@ -14,11 +14,11 @@ extension Agent {
     static func inProcess(folder: FilePath, clock: VirtualClock, notifications: any NotificationTransport,
                           sound: any SoundOutput, bus: any ServiceBus = RecordingBus(),
                           clients: any ClientDirectory = NamedClients(),
-                          engine: AgentRuntime.Settings = .init()) throws -> AgentParts {
+                          engine: AgentRuntime.Settings = .init(), sources: [AgentOutbox] = []) throws -> AgentParts {
         let logger = Logger(label: "test")
         let peers = AgentPeers(notifications: notifications, sound: sound, service: bus, clients: clients,
                                clientLog: ClientLog(logger: logger), session: nil)
         return try assemble(peers: peers, clock: clock,
-                            setup: AgentSetup(stateDirectory: folder, configDirectory: folder, engine: engine, logger: logger))
+                            setup: AgentSetup(stateDirectory: folder, configDirectory: folder, engine: engine, logger: logger), sources: sources)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import ReveilleAgent
 @testable import ReveilleAgentRuntime
+import ReveilleAgentTesting
 import ReveilleBus
 import ReveilleCore
 @testable import ReveilleKit
@@ -21,6 +22,8 @@ final class RecordingBus: ServiceBus {
     }
 
     private var handler: (@GLibActor (any IncomingCall) -> Void)?
+    /// The runtime the service sends changes to: a call returns once it is quiet.
+    weak var runtime: AgentRuntime?
     private(set) var signals: [Signal] = []
 
     func exportAgent(_ handler: @escaping @GLibActor (any IncomingCall) -> Void) throws(BusError) {
@@ -34,16 +37,19 @@ final class RecordingBus: ServiceBus {
 
     /// `sender` calls the agent as ReveilleKit and the CLI do.
     @discardableResult
-    func send(_ call: AgentCall, from sender: String) -> SentCall {
+    func send(_ call: AgentCall, from sender: String) async -> SentCall {
         let (method, arguments) = AgentClient.wire(call)
-        return send(method, CallArguments(delivering: arguments, limit: WireLimits.callBytes), from: sender)
+        return await send(method, CallArguments(delivering: arguments, limit: WireLimits.callBytes), from: sender)
     }
 
-    /// `sender` calls `method` with what a peer's message would carry.
+    /// `sender` calls `method` with what a peer's message would carry; returns once the loop
+    /// has done all the call led to (a change is answered in a later turn, by the runtime): the
+    /// call is answered then, or waits for something else (the user's decision).
     @discardableResult
-    func send(_ method: String, _ arguments: CallArguments, from sender: String) -> SentCall {
+    func send(_ method: String, _ arguments: CallArguments, from sender: String) async -> SentCall {
         let call = SentCall(sender: sender, method: method, arguments: arguments)
         handler?(call)
+        await runtime?.quiet()
         return call
     }
 

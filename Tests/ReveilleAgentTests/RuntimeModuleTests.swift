@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The agent's runtime stays the module that makes no system call (NIOCore beside NIOPosix):
-/// it stays small enough to read, and no adapter holds the runtime (each sends `AgentEvents`).
+/// it stays small enough to read. That no part holds it is `EventsOneWayTests`' (what each part stores, walked).
 /// Its closure (no C module but GLib's loop, no system call) is read from the manifest by `ModuleGraphTests`.
 @Suite("The runtime module")
 struct RuntimeModuleTests {
@@ -16,28 +16,11 @@ struct RuntimeModuleTests {
         return try paths.sorted().map { ($0, try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8)) }
     }
 
-    static let adapters = ["ReveilleNotifications", "ReveilleSound", "ReveilleSync", "ReveillePanel", "ReveilleAlertWindow",
-                           "ReveilleWakeUp", "ReveilleMedia"]
-
     /// What it may import is what its closure holds: `ModuleGraphTests.theRuntimesClosureHoldsNoCModuleButGLibsLoopAndNoSystemCall`.
     @Test func itStaysUnderFourThousandLines() throws {
         let files = try Self.files(of: "ReveilleAgentRuntime")
         #expect(files.count > 10, "the runtime's files are read")
         let lines = files.reduce(0) { $0 + $1.text.split(separator: "\n", omittingEmptySubsequences: false).count }
         #expect(lines <= 4_000, "\(lines) lines")
-    }
-
-    @Test func noAdapterHoldsTheRuntime() throws {
-        for adapter in Self.adapters {
-            let files = try Self.files(of: adapter)
-            #expect(!files.isEmpty, "\(adapter)'s files are read")
-            for file in files {
-                let mentions = file.text.split(separator: "\n").filter { line in
-                    !line.trimmingCharacters(in: .whitespaces).hasPrefix("//")
-                        && line.replacing("ReveilleAgentRuntime", with: "").contains("AgentRuntime")
-                }
-                #expect(mentions.isEmpty, "\(adapter)/\(file.path) names the runtime: \(mentions)")
-            }
-        }
     }
 }

@@ -21,6 +21,8 @@ final class ShellsOnVirtualTimeTests {
     let notifications: RecordingNotifications
     let sound: RecordingSound
     let runtime: AgentRuntime
+    /// The user's tools and the watches, as the service and the parts send to the runtime.
+    let client = RuntimeClient()
     let presenter: AlarmPresenter
     let sounder: AlarmSounder
     let folder: FilePath
@@ -30,7 +32,7 @@ final class ShellsOnVirtualTimeTests {
         folder = try privateFolder("reveille-shells")
         notifications = RecordingNotifications(clock: clock)
         sound = RecordingSound(clock: clock)
-        let agent = try Agent.inProcess(folder: folder, clock: clock, notifications: notifications, sound: sound)
+        let agent = try Agent.inProcess(folder: folder, clock: clock, notifications: notifications, sound: sound, sources: [client.outbox])
         (runtime, presenter, sounder) = (agent.runtime, agent.presenter, agent.sounder)
         sounder.start()
         try agent.startAlarms()
@@ -47,22 +49,22 @@ final class ShellsOnVirtualTimeTests {
     }
 
     /// A timer of `seconds` whose second button snoozes for `snooze` seconds, as `reveille timer` sets it.
-    func timer(_ title: String, seconds: TimeInterval, snooze: TimeInterval = 300, ringLimit: TimeInterval? = nil) throws -> AlarmRecord {
+    func timer(_ title: String, seconds: TimeInterval, snooze: TimeInterval = 300, ringLimit: TimeInterval? = nil) async throws -> AlarmRecord {
         let request = AlarmRequest(
             schedule: nil, countdownDuration: .init(preAlert: seconds, postAlert: snooze),
             presentation: AlarmPresentation(alert: .init(title: title, secondaryButton: .snoozeButton, secondaryButtonBehavior: .countdown),
                                             countdown: .init(title: title, pauseButton: .pauseButton), paused: .init(title: title)),
             ring: RingOptions(ringLimit: ringLimit))
-        return try #require(try runtime.call(.schedule(id: UUID(), request: request, appID: ClientIdentity.userAppID)))
+        return try #require(try await client.call(.schedule(id: UUID(), request: request, appID: ClientIdentity.userAppID)))
     }
 
     /// The Notify and CloseNotification calls since `start`.
     func calls(since start: Int) -> [RecordingNotifications.Call] { Array(notifications.calls[start...]) }
 
-    @Test func aFiveMinuteTimerRingsSnoozesTwentyMinutesRingsAgainAndStops() throws {
+    @Test func aFiveMinuteTimerRingsSnoozesTwentyMinutesRingsAgainAndStops() async throws {
         let started = Date()
         let scheduled = clock.now
-        let tea = try timer("Tea", seconds: 300, snooze: 1200)
+        let tea = try await timer("Tea", seconds: 300, snooze: 1200)
         clock.advance(by: 0.1)
         let countdown = try #require(notifications.shown("Tea"))
         #expect(calls(since: 0) == [.notify(countdown, summary: "Tea", replacing: 0, actions: ["pause", "cancel"])])
@@ -85,6 +87,7 @@ final class ShellsOnVirtualTimeTests {
         mark = notifications.calls.count
         let snoozed = clock.now
         notifications.press("secondary", on: alert)
+        await runtime.quiet() // the press is the presenter's event, read in a later turn
         clock.advance(by: 0.1)
         #expect(!sound.isAudible && sound.streams.last == .stop("Alarm: Tea") && sound.sink == .restoreSink)
         let snoozing = try #require(notifications.shown("Tea"))
@@ -101,6 +104,7 @@ final class ShellsOnVirtualTimeTests {
         // Stop: silence, the alert closed, the timer gone.
         mark = notifications.calls.count
         notifications.press("stop", on: again)
+        await runtime.quiet()
         clock.advance(by: 0.1)
         #expect(!sound.isAudible && sound.streams.last == .stop("Alarm: Tea") && sound.sink == .restoreSink)
         #expect(calls(since: mark) == [.close(again)])
@@ -117,8 +121,8 @@ final class ShellsOnVirtualTimeTests {
 
     /// Was an end-to-end test with a 1 s timer: a person dismisses the alert without answering,
     /// and it comes back at once (0.25 s), fresh; Stop then withdraws it.
-    @Test func aDismissedAlertComesBackAtOnceAndStopWithdrawsIt() throws {
-        let eggs = try timer("Eggs", seconds: 1)
+    @Test func aDismissedAlertComesBackAtOnceAndStopWithdrawsIt() async throws {
+        let eggs = try await timer("Eggs", seconds: 1)
         clock.advance(by: 1.1)
         let alert = try #require(notifications.shown("Eggs"))
         #expect(sound.isAudible)
@@ -130,16 +134,16 @@ final class ShellsOnVirtualTimeTests {
         let back = try #require(notifications.shown("Eggs"))
         #expect(calls(since: mark) == [.notify(back, summary: "Eggs", replacing: 0, actions: ["stop", "secondary"])] && back != alert)
         #expect(sound.isAudible, "a dismissal does not stop the alarm")
-        _ = try runtime.call(.apply(.stop, id: .id(eggs.id)))
+        _ = try await client.call(.apply(.stop, id: .id(eggs.id)))
         clock.advance(by: 0.1)
         #expect(calls(since: mark).last == .close(back) && notifications.onScreen.isEmpty && !sound.isAudible)
     }
 
     /// Was an end-to-end test: an alarm due while no notification server runs rings, and its
     /// alert is shown as soon as a server appears.
-    @Test func anAlarmDueWithoutAServerIsShownWhenOneAppears() throws {
+    @Test func anAlarmDueWithoutAServerIsShownWhenOneAppears() async throws {
         let late = try ShellsOnVirtualTimeTests(serverRuns: false)
-        _ = try late.timer("Late server", seconds: 1)
+        _ = try await late.timer("Late server", seconds: 1)
         late.clock.advance(by: 2)
         #expect(late.sound.isAudible && late.notifications.calls.isEmpty, "it rings with nothing to show it")
         late.notifications.start()
@@ -151,8 +155,8 @@ final class ShellsOnVirtualTimeTests {
 
     /// A server that goes away takes the alert with it: the alert is asked for again (which
     /// starts an activatable server), and a server that comes back gets it at once.
-    @Test func aServerThatLeavesAndComesBackGetsTheAlertAgain() throws {
-        _ = try timer("Restart", seconds: 1)
+    @Test func aServerThatLeavesAndComesBackGetsTheAlertAgain() async throws {
+        _ = try await timer("Restart", seconds: 1)
         clock.advance(by: 1.1)
         let first = try #require(notifications.shown("Restart"))
         notifications.leave()
@@ -166,17 +170,17 @@ final class ShellsOnVirtualTimeTests {
     /// buttons still answered; only then is the loss of reach heard (unseen), and the new server
     /// has no buttons (seen only). The alert it shows says how to stop the alarm from a terminal.
     /// (Found end to end, under load: LivePresentationTests' restarted server.)
-    @Test func anAlertWordedBeforeTheReachWasLostSaysHowToStopItOnAServerWithoutButtons() throws {
-        runtime.receive(.notificationReach(.answerable))
-        let timer = try timer("Restart", seconds: 1)
+    @Test func anAlertWordedBeforeTheReachWasLostSaysHowToStopItOnAServerWithoutButtons() async throws {
+        await client.send(.notificationReach(.answerable), to: runtime)
+        let timer = try await timer("Restart", seconds: 1)
         clock.advance(by: 1.1)
         let first = try #require(notifications.shown("Restart"))
         #expect(notifications.requests[first]?.body.contains("reveille stop") == false, "its buttons answer")
         notifications.leave()
         clock.advance(by: 0.3)
-        runtime.receive(.notificationReach(.unseen))
+        await client.send(.notificationReach(.unseen), to: runtime)
         notifications.start(capabilities: ["body"])
-        runtime.receive(.notificationReach(.seenOnly))
+        await client.send(.notificationReach(.seenOnly), to: runtime)
         clock.advance(by: 0.1)
         let again = try #require(notifications.shown("Restart"))
         #expect(again != first)
@@ -186,8 +190,8 @@ final class ShellsOnVirtualTimeTests {
 
     /// Was an end-to-end test with a 5 s ring limit: unanswered, the alarm stops ringing at its
     /// limit, its alert goes, and the Missed notice says for how long it rang.
-    @Test func anUnansweredAlarmStopsAtItsRingLimitAndTheMissedNoticeSaysHowLong() throws {
-        let nobody = try timer("Nobody", seconds: 1, ringLimit: 5)
+    @Test func anUnansweredAlarmStopsAtItsRingLimitAndTheMissedNoticeSaysHowLong() async throws {
+        let nobody = try await timer("Nobody", seconds: 1, ringLimit: 5)
         clock.advance(by: 1.1)
         let alert = try #require(notifications.shown("Nobody"))
         clock.advance(by: 4.8)
@@ -203,8 +207,8 @@ final class ShellsOnVirtualTimeTests {
     /// Was the policy half of an end-to-end test: the sound server goes away mid-ring; the
     /// alert stays up, the sound server is asked again a second later, and the alarm rings on
     /// from its own stream as soon as it is back. (Killing the real PulseAudio stays end to end.)
-    @Test func aSoundServerLostMidRingIsAskedAgainAndTheAlarmRingsOnWhenItIsBack() throws {
-        _ = try timer("Loud", seconds: 1)
+    @Test func aSoundServerLostMidRingIsAskedAgainAndTheAlarmRingsOnWhenItIsBack() async throws {
+        _ = try await timer("Loud", seconds: 1)
         clock.advance(by: 1.1)
         let alert = try #require(notifications.shown("Loud"))
         #expect(notifications.requests[alert]?.hints["suppress-sound"] == .bool(true), "Reveille rings it itself")

@@ -30,7 +30,7 @@ struct TeardownTests {
         func makePanel(bus: BusConnection, folder: String) throws {
             let utc = GLibTimeZone(identifier: "UTC")!
             let clock = VirtualClock(now: Date(timeIntervalSince1970: 1_800_000_000), timeZone: utc)
-            panel = try PanelItem(gate: ExportGate(bus: bus) { _, answer in answer(.success(.user)) }, events: AgentEvents(), logger: .init(label: "test"), clock: clock)
+            panel = try PanelItem(gate: ExportGate(bus: bus) { _, answer in answer(.success(.user)) }, logger: .init(label: "test"), clock: clock)
         }
     }
 

@@ -25,21 +25,21 @@ struct PanelItemClockTests {
         defer { try? FileManager.default.removeItem(atPath: folder.string) }
         try await Task { @GLibActor in
             let clock = VirtualClock()
-            let events = AgentEvents()
-            let panel = try PanelItem(gate: ExportGate(bus: bus) { _, answer in answer(.success(.user)) }, events: events, logger: .init(label: "test"), clock: clock)
+            let panel = try PanelItem(gate: ExportGate(bus: bus) { _, answer in answer(.success(.user)) }, logger: .init(label: "test"), clock: clock)
+            let client = RuntimeClient()
             let runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock,
-                                       events: events, followers: [panel])
+                                       sources: [client.outbox], followers: [panel])
             try runtime.start()
             clock.advance()
             let idle = clock.pendingTimers
             let request = AlarmRequest(schedule: nil, countdownDuration: .init(preAlert: 300, postAlert: nil),
                                        presentation: AlarmPresentation(alert: .init(title: "Tea"), countdown: .init(title: "Tea"),
                                                                        paused: .init(title: "Tea")))
-            let tea = try #require(try runtime.call(.schedule(id: UUID(), request: request, appID: ClientIdentity.userAppID)))
+            let tea = try #require(try await client.call(.schedule(id: UUID(), request: request, appID: ClientIdentity.userAppID)))
             #expect(clock.pendingTimers == idle + 1, "the countdown's next change of text is a timer of the clock")
             clock.advance(by: 125)
             #expect(clock.pendingTimers == idle + 1, "armed again at each change, one at a time")
-            try runtime.call(.apply(.pause, id: .id(tea.id)))
+            try await client.call(.apply(.pause, id: .id(tea.id)))
             #expect(clock.pendingTimers == idle, "a paused countdown's text does not change: no timer")
             withExtendedLifetime(panel) {}
         }.value

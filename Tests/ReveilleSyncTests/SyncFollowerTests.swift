@@ -24,7 +24,9 @@ final class SyncFollowerTests {
     final class Machine {
         let clock = VirtualClock(now: Date(timeIntervalSince1970: 1_900_000_000))
         let runtime: AgentRuntime
-        let events = AgentEvents()
+        /// The sync's outbox, as its service has it, and the user's tools'.
+        let outbox = AgentOutbox()
+        let client = RuntimeClient()
         let sync: SyncFollower
         let folder: FilePath
 
@@ -33,13 +35,12 @@ final class SyncFollowerTests {
             self.folder = try folder ?? privateFolder("reveille-sync")
             if let now { clock.now = now }
             let clock = clock
-            let events = events
             let collection = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password,
                                               http: HTTPClient(deadline: 20))
-            sync = SyncFollower(collection: collection, user: server.user, events: events, stateDirectory: self.folder,
+            sync = SyncFollower(collection: collection, user: server.user, outbox: outbox, stateDirectory: self.folder,
                                 interval: 3600, logger: .init(label: "sync"), clock: clock, adoptionLimit: settings.limitForSynced)
             runtime = AgentRuntime(store: AlarmStore(directory: self.folder), settings: settings, logger: .init(label: "test"), clock: clock,
-                                   events: events, followers: [sync])
+                                   sources: [outbox, client.outbox], followers: [sync])
             try runtime.start()
         }
 
@@ -70,7 +71,7 @@ final class SyncFollowerTests {
         for machine in machines { machine.pass(to: due) }
         #expect(machines.allSatisfy { $0.record(id)?.state == .alerting })
         answering.clock.advance(to: due.addingTimeInterval(10))
-        try answering.runtime.call(.apply(action, id: .id(id)))
+        try await answering.client.call(.apply(action, id: .id(id)))
         await answering.sync.sync()
         await answering.sync.sync()
         for machine in machines where machine !== answering {
@@ -93,7 +94,7 @@ final class SyncFollowerTests {
 
         // Added on A, there on B with the same id and settings.
         let id = UUID()
-        let added = try #require(try a.runtime.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)))
+        let added = try #require(try await a.client.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)))
         await a.sync.sync()
         await b.sync.sync()
         #expect(b.record(id)?.request == added.request)
@@ -123,7 +124,7 @@ final class SyncFollowerTests {
         try await ring(id, at: third, on: [a, b], answer: .countdown, on: b)
         #expect(a.record(id)?.state == .countdown)
         a.clock.now = third.addingTimeInterval(60)
-        try a.runtime.call(.apply(.stop, id: .id(id)))
+        try await a.client.call(.apply(.stop, id: .id(id)))
         await a.sync.sync()
         b.clock.now = third.addingTimeInterval(65)
         await b.sync.sync()
@@ -136,9 +137,9 @@ final class SyncFollowerTests {
         early.ring = RingOptions(volume: 0.5)
         late.ring = RingOptions(volume: 0.25)
         a.clock.now = next.addingTimeInterval(100)
-        try a.runtime.call(.update(id: .id(id), request: early))
+        try await a.client.call(.update(id: .id(id), request: early))
         b.clock.now = next.addingTimeInterval(200)
-        try b.runtime.call(.update(id: .id(id), request: late))
+        try await b.client.call(.update(id: .id(id), request: late))
         await a.sync.sync()
         await b.sync.sync()
         await a.sync.sync()
@@ -148,7 +149,7 @@ final class SyncFollowerTests {
         // Offline: the server is down; a change on A is kept, reported, and arrives when it is back.
         server.stop()
         let offline = UUID()
-        try a.runtime.call(.schedule(id: offline, request: Self.weekly("Made offline"), appID: ClientIdentity.userAppID))
+        try await a.client.call(.schedule(id: offline, request: Self.weekly("Made offline"), appID: ClientIdentity.userAppID))
         await a.sync.sync()
         #expect(a.sync.state.lastProblem != nil, "the failure is reported")
         #expect(a.record(offline) != nil, "nothing local is lost")
@@ -161,7 +162,7 @@ final class SyncFollowerTests {
         // An app's alarm stays on its machine; a hostile event (10,000 VALARMs) is left alone
         // and the other alarms still travel.
         let appAlarm = UUID()
-        try a.runtime.call(.schedule(id: appAlarm, request: Self.weekly("App's"), appID: "org.example.App"))
+        try await a.client.call(.schedule(id: appAlarm, request: Self.weekly("App's"), appID: "org.example.App"))
         let valarm = "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:x\r\nTRIGGER:PT0S\r\nEND:VALARM\r\n"
         let hostile = UUID()
         let text = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//EN\r\nBEGIN:VEVENT\r\nUID:\(hostile.uuidString)\r\nDTSTAMP:20300101T000000Z\r\n"
@@ -169,7 +170,7 @@ final class SyncFollowerTests {
         let direct = CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password, http: HTTPClient())
         _ = try await direct.put(CalDAVCollection.name(for: hostile), text: text, ifMatch: nil).get()
         let afterHostile = UUID()
-        try a.runtime.call(.schedule(id: afterHostile, request: Self.weekly("After"), appID: ClientIdentity.userAppID))
+        try await a.client.call(.schedule(id: afterHostile, request: Self.weekly("After"), appID: ClientIdentity.userAppID))
         await a.sync.sync()
         await b.sync.sync()
         #expect(b.record(appAlarm) == nil, "an app's alarm stays local")
@@ -177,7 +178,7 @@ final class SyncFollowerTests {
         #expect(b.record(afterHostile) != nil && b.sync.state.lastProblem == nil)
 
         // Cancelled on B, gone on A.
-        try b.runtime.call(.apply(.cancel, id: .id(offline)))
+        try await b.client.call(.apply(.cancel, id: .id(offline)))
         await b.sync.sync()
         await a.sync.sync()
         #expect(a.record(offline) == nil)
@@ -214,7 +215,7 @@ final class SyncFollowerTests {
         let b = try Machine(server)
         defer { b.sync.stop() }
         let id = UUID()
-        let added = try #require(try a!.runtime.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)))
+        let added = try #require(try await a!.client.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)))
         await a!.sync.sync()
         await b.sync.sync()
         let due = try #require(added.fireDate)
@@ -222,7 +223,7 @@ final class SyncFollowerTests {
         b.pass(to: due)
         #expect(b.record(id)?.state == .alerting)
         a!.clock.now = due.addingTimeInterval(10)
-        try a!.runtime.call(.apply(.stop, id: .id(id)))
+        try await a!.client.call(.apply(.stop, id: .id(id)))
         // A ends now: no round ran after the Stop.
         let folder = a!.folder
         a!.keepsFolder = true
@@ -244,7 +245,7 @@ final class SyncFollowerTests {
         try await Self.collection(server)
         let a = try Machine(server)
         defer { a.sync.stop() }
-        try a.runtime.call(.schedule(id: UUID(), request: Self.weekly("Up"), appID: ClientIdentity.userAppID))
+        try await a.client.call(.schedule(id: UUID(), request: Self.weekly("Up"), appID: ClientIdentity.userAppID))
         await a.sync.sync()
         let file = a.folder.appending(SyncFollower.fileName).string
         var bytes = try #require(FileManager.default.contents(atPath: file))
@@ -260,7 +261,7 @@ final class SyncFollowerTests {
         try bytes.write(to: URL(fileURLWithPath: file))
         let again = SyncFollower(collection: CalDAVCollection(url: server.collection("reveille"), user: server.user, password: server.password,
                                                               http: HTTPClient()),
-                                 user: server.user, events: a.events, stateDirectory: a.folder, interval: 3600, logger: .init(label: "sync"),
+                                 user: server.user, outbox: a.outbox, stateDirectory: a.folder, interval: 3600, logger: .init(label: "sync"),
                                  clock: a.clock)
         #expect(again.state.lastProblem?.hasPrefix("sync.json could not be read (") == true)
         await again.sync()
@@ -299,10 +300,10 @@ final class SyncFollowerTests {
         let loaded = AlarmStore(directory: here.folder).load()
         #expect(loaded.count == 6, "as many as the sync may take")
         for _ in 0..<3 {
-            #expect(throws: Never.self) { try here.runtime.call(.schedule(id: UUID(), request: Self.weekly("Mine"), appID: ClientIdentity.userAppID)) }
+            await #expect(throws: Never.self) { try await here.client.call(.schedule(id: UUID(), request: Self.weekly("Mine"), appID: ClientIdentity.userAppID)) }
         }
-        #expect(throws: AlarmError.maximumLimitReached) {
-            try here.runtime.call(.schedule(id: UUID(), request: Self.weekly("One too many"), appID: ClientIdentity.userAppID))
+        await #expect(throws: AlarmError.maximumLimitReached) {
+            try await here.client.call(.schedule(id: UUID(), request: Self.weekly("One too many"), appID: ClientIdentity.userAppID))
         }
     }
 
@@ -313,7 +314,7 @@ final class SyncFollowerTests {
         let a = try Machine(server)
         defer { a.sync.stop() }
         let ids = [UUID(), UUID()]
-        for id in ids { try a.runtime.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)) }
+        for id in ids { try await a.client.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)) }
         await a.sync.sync()
         #expect(a.sync.state.alarms.count == 2)
         // Both events removed on the server (another machine, or a server that lost them).
@@ -334,7 +335,7 @@ final class SyncFollowerTests {
         let b = try Machine(server)
         defer { b.sync.stop() }
         let id = UUID()
-        let added = try #require(try b.runtime.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)))
+        let added = try #require(try await b.client.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)))
         await b.sync.sync()
         let due = try #require(added.fireDate)
         b.pass(to: due)
@@ -360,21 +361,21 @@ final class SyncFollowerTests {
         let a = try Machine(server), b = try Machine(server)
         defer { a.sync.stop(); b.sync.stop() }
         let id = UUID()
-        let added = try #require(try a.runtime.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)))
+        let added = try #require(try await a.client.call(.schedule(id: id, request: Self.weekly("Up"), appID: ClientIdentity.userAppID)))
         await a.sync.sync()
         await b.sync.sync()
         let due = try #require(added.fireDate)
         b.pass(to: due)
         #expect(b.record(id)?.state == .alerting)
         // Renamed on A (which does not ring: its clock is behind).
-        try a.runtime.call(.update(id: .id(id), request: Self.weekly("Renamed")))
+        try await a.client.call(.update(id: .id(id), request: Self.weekly("Renamed")))
         await a.sync.sync()
         b.clock.now = due.addingTimeInterval(5)
         await b.sync.sync()
         #expect(b.record(id)?.state == .alerting, "the rename did not end the ringing")
         #expect(b.record(id)?.title == "Up")
         b.clock.now = due.addingTimeInterval(10)
-        try b.runtime.call(.apply(.stop, id: .id(id)))
+        try await b.client.call(.apply(.stop, id: .id(id)))
         await b.sync.sync()
         await b.sync.sync()
         #expect(b.record(id)?.title == "Renamed" && b.record(id)?.state == .scheduled, "the rename taken once the ringing was answered")
@@ -396,7 +397,7 @@ final class SyncFollowerTests {
         let id = UUID()
         let once = AlarmRequest(schedule: .relative(.init(time: .init(hour: 7, minute: 0), repeats: .never)), countdownDuration: nil,
                                 presentation: .userAlarm(title: "Once", secondaryButton: nil, behavior: nil))
-        let added = try #require(try a.runtime.call(.schedule(id: id, request: once, appID: ClientIdentity.userAppID)))
+        let added = try #require(try await a.client.call(.schedule(id: id, request: once, appID: ClientIdentity.userAppID)))
         await a.sync.sync()
         await b.sync.sync()
         #expect(b.record(id) != nil)

@@ -9,7 +9,7 @@ import ReveilleModel
 /// The user's decision per app: asks once with a notification (Allow / Don't Allow), keeps
 /// the answer in the config folder, and tells those waiting for it.
 @GLibActor
-final class Authorizer {
+final class Authorizer: AgentEventSource {
     private let store: AuthorizationStore
     private let logger: Logger
     private var decisions: [String: AppAuthorization]
@@ -25,12 +25,11 @@ final class Authorizer {
     /// When a decision is made.
     private let clock: any AgentClock
     private var waiting: [String: [@GLibActor (AuthorizationState) -> Void]] = [:]
-    /// Where every change of an app's state is told.
-    private let events: AgentEvents
+    /// Where every change of an app's state is told, read by the runtime.
+    package let outbox = AgentOutbox()
 
-    init(store: AuthorizationStore, server: any NotificationTransport, logger: Logger, clock: any AgentClock, events: AgentEvents) {
+    init(store: AuthorizationStore, server: any NotificationTransport, logger: Logger, clock: any AgentClock) {
         self.store = store
-        self.events = events
         self.server = server
         self.clock = clock
         self.logger = logger
@@ -99,7 +98,7 @@ final class Authorizer {
         logger.info("\(appID) is now \(state.rawValue)")
         if let id = prompts.removeValue(forKey: appID)?.id { server.close(id) }
         finish(appID, with: state)
-        events.send(.authorizationChanged(appID: appID, state))
+        outbox.send(.authorizationChanged(appID: appID, state))
     }
 
     /// How many apps may be asking the user at once.

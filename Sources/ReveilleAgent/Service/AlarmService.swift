@@ -15,11 +15,12 @@ import ReveilleWakeUp
 /// runtime as events, answers reads from the alarms it follows, and answers with JSON or a named
 /// error. A bad call never harms the agent.
 @GLibActor
-final class AlarmService: AlarmFollower {
+final class AlarmService: AlarmFollower, AgentEventSource {
     private let bus: any ServiceBus
-    /// Where changes go: the runtime's events, not the runtime itself.
-    private let events: AgentEvents
-    private let sounder: AlarmSounder
+    /// Where changes go, each with how to answer it: read by the runtime alone.
+    package let outbox = AgentOutbox()
+    /// The sounds there are, by name (what rings is the runtime's, through its ringer).
+    private let sounds: SoundLibrary
     private let registry: any ClientDirectory
     private let authorizer: Authorizer
     private let logger: Logger
@@ -50,19 +51,18 @@ final class AlarmService: AlarmFollower {
 
     /// `sleep`, `history`, `sync` and `answering` answer what they are about; without one (in
     /// tests), the call says the agent is starting or has none.
-    init(bus: any ServiceBus, clients: any ClientDirectory, events: AgentEvents, sounder: AlarmSounder,
+    init(bus: any ServiceBus, clients: any ClientDirectory, sounds: SoundLibrary,
          authorizer: Authorizer, settings: SettingsFile, applied: AgentSettings = AgentSettings(), logger: Logger, clientLog: ClientLog, sleep: SleepCoordinator? = nil,
          history: HistoryFile? = nil, sync: SyncService? = nil,
          answering: (@GLibActor () -> SessionAnswering)? = nil) throws(BusError) {
         self.bus = bus
         self.settings = settings
         self.applied = applied
-        self.events = events
         self.sleep = sleep
         self.history = history
         self.sync = sync
         self.answering = answering
-        self.sounder = sounder
+        self.sounds = sounds
         self.authorizer = authorizer
         self.logger = logger
         self.clientLog = clientLog
@@ -73,7 +73,7 @@ final class AlarmService: AlarmFollower {
     /// Emits `AlarmsUpdated` to each subscriber whose view the change touched, with just what
     /// changed in it: each view's update is encoded once, whatever the number of subscribers,
     /// and sent in as many signals of at most `WireLimits.pageBytes` as it needs.
-    func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         table = alarms
         json.forget(changes)
         let subscribers = registry.subscribers.map { (name: $0.name, view: AlarmViewUpdates.View($0.identity)) }
@@ -103,7 +103,7 @@ final class AlarmService: AlarmFollower {
         }
     }
 
-    func hear(_ notice: AgentNotice, events: AgentEvents) {
+    func hear(_ notice: AgentNotice) {
         switch notice {
         case .missed(let record, let due, let reason): alarmMissed(record, due: due, reason: reason)
         case .buttonPressed(let record, let role): actionInvoked(on: record, button: role.rawValue)
@@ -211,7 +211,7 @@ final class AlarmService: AlarmFollower {
     /// an app's unknown name rings the default sound, as in AlarmKit. A path is never an app's.
     private func checkSound(_ sound: AlertConfiguration.AlertSound, for identity: ClientIdentity) throws(AlarmError) {
         do {
-            _ = try sounder.library.resolve(sound, allowPaths: identity.isUser)
+            _ = try sounds.resolve(sound, allowPaths: identity.isUser)
         } catch {
             guard !identity.isUser, case .named(let name) = sound, !name.contains("/") else { throw error }
             clientLog.notice("\(identity.appID) asked for sound '\(NotificationContent.displayable(name, limit: 100))', which is not installed; its alarm rings the default sound")
@@ -220,68 +220,106 @@ final class AlarmService: AlarmFollower {
 
     private func respond(_ call: any IncomingCall, _ request: AgentCall, from identity: ClientIdentity) {
         do {
-            if case .listPageAndWake(let after, let limit) = request {
-                // The page as ListPage answers it; the wake answer typed, not text.
-                let page = try answer(.listPage(after: after, limit: limit), from: identity, sender: call.sender)
-                return call.reply(page.map(Variant.string) + [.vardict(identity.isUser ? Self.fields(wakeStatus) : [:])])
+            switch try answer(request, from: identity, sender: call.sender) {
+            case .now(let answer):
+                guard answer.allSatisfy({ $0.utf8.count <= WireLimits.pageBytes }) else {
+                    throw AlarmError.invalidState("the answer would be more than \(WireLimits.pageBytes >> 20) MiB; read the alarms with ListPage, or Get one")
+                }
+                call.reply(answer.map(Variant.string))
+            case .typed(let values):
+                call.reply(values)
+            case .change(let command, let owner):
+                outbox.send(.call(command, owner: owner) { [clientLog] in Self.reply(call, with: $0, from: identity, log: clientLog) })
+            case .press(let role, let id):
+                outbox.send(.buttonPressed(id, role, answer: { [clientLog] in Self.reply(call, with: $0, from: identity, log: clientLog) }))
+            case .sound(let request):
+                outbox.send(.sound(request) { [clientLog] result in
+                    switch result {
+                    case .success(let strings): call.reply(strings.map(Variant.string))
+                    case .failure(let error): Self.fail(call, error, from: identity, log: clientLog)
+                    }
+                })
             }
-            let answer = try answer(request, from: identity, sender: call.sender)
-            guard answer.allSatisfy({ $0.utf8.count <= WireLimits.pageBytes }) else {
-                throw AlarmError.invalidState("the answer would be more than \(WireLimits.pageBytes >> 20) MiB; read the alarms with ListPage, or Get one")
-            }
-            call.reply(answer.map(Variant.string))
-        } catch let error as AlarmError {
-            clientLog.notice("\(call.method) from \(call.sender) (\(identity.appID)) refused: \(error.reason)")
-            call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
         } catch {
+            Self.fail(call, error, from: identity, log: clientLog)
+        }
+    }
+
+    /// Answers a change with the alarm after it, once the runtime has made it (and written it).
+    private static func reply(_ call: any IncomingCall, with result: Result<AlarmRecord?, AlarmError>, from identity: ClientIdentity, log: ClientLog) {
+        do { call.reply([.string(try json(try result.get()))]) } catch { fail(call, error, from: identity, log: log) }
+    }
+
+    private static func fail(_ call: any IncomingCall, _ error: any Error, from identity: ClientIdentity, log: ClientLog) {
+        if let error = error as? AlarmError {
+            log.notice("\(call.method) from \(call.sender) (\(identity.appID)) refused: \(error.reason)")
+            call.fail(name: AgentInterface.errorPrefix + error.code, message: error.reason)
+        } else {
             call.fail(name: AgentInterface.errorPrefix + "Failed", message: "\(error)")
         }
     }
 
-    /// One answer per call, as the reply's strings (the calls are `AgentMethod.table`'s).
-    private func answer(_ request: AgentCall, from identity: ClientIdentity, sender: String) throws -> [String] {
+    /// How a call is answered: now, or once the runtime has made the change it asks for.
+    private enum Answer {
+        /// The reply's strings.
+        case now([String])
+        /// The reply's values, typed.
+        case typed([Variant])
+        /// A change of the alarms, for the runtime: answered with the alarm after it.
+        case change(AlarmEngine.Command, owner: String? = nil)
+        /// A button pressed as the person: answered with the alarm after it.
+        case press(AlarmButtonRole, UUID)
+        /// A request of the sound, for the runtime's ringer: answered with its strings.
+        case sound(SoundRequest)
+    }
+
+    /// One answer per call (the calls are `AgentMethod.table`'s).
+    private func answer(_ request: AgentCall, from identity: ClientIdentity, sender: String) throws -> Answer {
         if let what = request.method.userOnly { try requireUser(identity, to: what) }
         let owner = identity.isUser ? nil : identity.appID
         switch request {
         case .hello(let appID, let usageDescription):
-            return [try Self.json(try registry.hello(sender, declaredID: appID, usageDescription: usageDescription))]
+            return .now([try Self.json(try registry.hello(sender, declaredID: appID, usageDescription: usageDescription))])
         case .subscribe:
             try registry.subscribe(sender, as: identity)
-            return [try json.array(visible(to: identity))]
+            return .now([try json.array(visible(to: identity))])
         case .subscribeUpdates:
             try registry.subscribe(sender, as: identity)
-            return []
+            return .now([])
         case .list:
-            return [try json.array(visible(to: identity))]
-        case .listPageAndWake:  // answered in `respond`: its reply is partly typed
-            return []
+            return .now([try json.array(visible(to: identity))])
+        case .listPageAndWake(let after, let limit):
+            // The page as ListPage answers it; the wake answer typed, not text.
+            let alarms = table ?? .empty
+            let page = try json.page(of: alarms, owner: owner, after: after, limit: limit, maximumBytes: WireLimits.pageBytes)
+            return .typed([.string(page.json), .string(page.next), .vardict(identity.isUser ? Self.fields(wakeStatus) : [:])])
         case .listPage(let after, let limit):
             let alarms = table ?? .empty
             let page = try json.page(of: alarms, owner: owner, after: after, limit: limit, maximumBytes: WireLimits.pageBytes)
-            return [page.json, page.next]
+            return .now([page.json, page.next])
         case .get(let id):
             let alarms = table ?? .empty
-            return [try Self.json(alarms[try alarms.resolve(id, owner: owner)])]
+            return .now([try Self.json(alarms[try alarms.resolve(id, owner: owner)])])
         case .schedule(let id, let configuration):
             try requireAuthorization(identity, sender: sender)
             // A new alarm of the person's made without a sound, snooze or ring length gets their
             // defaults, as the settings are now. Not an alarm the sync brings (it is as made elsewhere).
             let request = applied.newAlarmDefaults.filling(try checked(configuration, for: identity), appID: identity.appID)
-            return [try Self.json(try events.call(.schedule(id: id, request: request, appID: identity.appID)))]
+            return .change(.schedule(id: id, request: request, appID: identity.appID))
         case .update(let id, let configuration):
             try requireAuthorization(identity, sender: sender)
             let request = applied.newAlarmDefaults.fillingSnooze(try checked(configuration, for: identity), appID: identity.appID)
-            return [try Self.json(try events.call(.update(id: .prefix(id), request: request), owner: owner))]
+            return .change(.update(id: .prefix(id), request: request), owner: owner)
         case .wakeStatus:
             var status = wakeStatus
             status.answering = answering?()
-            return [try Self.json(status)]
+            return .now([try Self.json(status)])
         case .skip(let id):
-            return [try Self.json(try events.call(.skip(id: .prefix(id)), owner: owner))]
+            return .change(.skip(id: .prefix(id)), owner: owner)
         case .unskip(let id):
-            return [try Self.json(try events.call(.unskip(id: .prefix(id)), owner: owner))]
+            return .change(.unskip(id: .prefix(id)), owner: owner)
         case .setEnabled(let enabled, let id):
-            return [try Self.json(try events.call(.setEnabled(enabled, id: .prefix(id)), owner: owner))]
+            return .change(.setEnabled(enabled, id: .prefix(id)), owner: owner)
         case .restore(let text):
             try requireAuthorization(identity, sender: sender)
             let old: AlarmRecord
@@ -290,55 +328,54 @@ final class AlarmService: AlarmFollower {
             }
             // Its configuration, checked as Schedule checks one (intents, sound).
             _ = try checked(try Self.json(old.request), for: identity)
-            return [try Self.json(try events.call(.restore(old, appID: identity.appID)))]
+            return .change(.restore(old, appID: identity.appID))
         case .requestAuthorization, .authorizationState:  // RequestAuthorization waits for the user in `handle`
-            return [authorizer.state(of: identity).rawValue]
+            return .now([authorizer.state(of: identity).rawValue])
         case .authorizations:
-            return [try Self.json(authorizer.all)]
+            return .now([try Self.json(authorizer.all)])
         case .setAuthorization(let appID, let state):
             try ClientRegistry.validate(appID: appID)
             try authorizer.set(appID, state)
-            return [state.rawValue]
+            return .now([state.rawValue])
         case .listSounds:
             // Where the files are is the user's business: apps get names only.
-            let entries = sounder.library.entries()
-            return [try Self.json(identity.isUser ? entries : entries.map { .init(name: $0.name, path: "", source: $0.source) })]
+            let entries = sounds.entries()
+            return .now([try Self.json(identity.isUser ? entries : entries.map { .init(name: $0.name, path: "", source: $0.source) })])
         case .listOutputs:
-            return [try Self.json(try sounder.outputs())]
+            return .sound(.outputs)
         case .playSound(let name, let seconds):
-            return [try sounder.preview(Self.sound(name), seconds: seconds, owner: sender)]
+            return .sound(.preview(Self.sound(name), seconds: seconds, volume: 1, alone: false, owner: sender))
         case .previewSound(let name, let seconds, let volume):
-            return [try sounder.preview(Self.sound(name), seconds: seconds, volume: volume, alone: true, owner: sender)]
+            return .sound(.preview(Self.sound(name), seconds: seconds, volume: volume, alone: true, owner: sender))
         case .stopPreview:
-            sounder.stopPreviews()
-            return []
+            return .sound(.stopPreviews)
         case .apply(let action, let id):
-            return [try Self.json(try events.call(.apply(action, id: .prefix(id)), owner: owner))]
+            return .change(.apply(action, id: .prefix(id)), owner: owner)
         case .snooze(let id, let seconds):
-            return [try Self.json(try events.call(.snooze(id: .prefix(id), length: seconds), owner: owner))]
+            return .change(.snooze(id: .prefix(id), length: seconds), owner: owner)
         case .pressButton(let id, let button):
             let alarms = table ?? .empty
-            return [try Self.json(try events.press(button, on: try alarms.resolve(id, owner: nil)))]
+            return .press(button, try alarms.resolve(id, owner: nil))
         case .history:
-            return [try (history?.history ?? AlarmHistory()).json(for: owner, maximumBytes: WireLimits.pageBytes)]
+            return .now([try (history?.history ?? AlarmHistory()).json(for: owner, maximumBytes: WireLimits.pageBytes)])
         case .syncAdd(let url, let user, let password):
             guard let sync else { throw AlarmError.agentUnavailable("reveille-agent is starting; try again in a moment") }
             try sync.add(url: url, user: user, password: password)
-            return [try Self.json(sync.status)]
+            return .now([try Self.json(sync.status)])
         case .syncStatus:
-            return [try Self.json(sync?.status ?? SyncStatus(configured: false))]
+            return .now([try Self.json(sync?.status ?? SyncStatus(configured: false))])
         case .syncRemove:
             guard let sync else { throw AlarmError.agentUnavailable("reveille-agent is starting; try again in a moment") }
             try sync.remove()
-            return []
+            return .now([])
         case .settings:
             // What the file says now: a person may have edited it since; that edit applies now.
             let current = try settings.read()
             apply(current)
-            return [current.json]
+            return .now([current.json])
         case .setSettings(let changes):
             // Before the alarms are loaded nothing could apply it: the answer would be untrue.
-            guard events.isRunning else { throw AgentRuntime.notStarted }
+            guard table != nil else { throw AgentRuntime.notStarted }
             // A default sound is one that rings, as `--sound` is: refused before anything is written.
             if let sound = (try? AgentSettings().changed(by: changes))?.sound {
                 do { try checkSound(.named(sound), for: identity) } catch {
@@ -349,16 +386,16 @@ final class AlarmService: AlarmFollower {
             if changed != applied { clientLog.notice("\(identity.appID) changed the settings: \(NotificationContent.displayable(changes, limit: 200))") }
             // Written first, then applied: a restart now reads what the parts apply.
             apply(changed)
-            return [changed.json]
+            return .now([changed.json])
         }
     }
 
     /// Has every part apply `settings` (and the user's tools hear them) if they differ from
     /// what applies now and the alarms are loaded.
     private func apply(_ settings: AgentSettings) {
-        guard settings != applied, events.isRunning else { return }
+        guard settings != applied, table != nil else { return }
         applied = settings
-        events.send(.settingsChanged(settings))
+        outbox.send(.settingsChanged(settings))
     }
 
     /// A sound as a preview names it: "" or "default" for the default.

@@ -14,7 +14,7 @@ import ReveilleRules
 /// server and the main loop's timers. It reads the alarms from the table the runtime
 /// hands it; a button pressed is an event for the runtime, sent once its effects are done.
 @GLibActor
-package final class AlarmPresenter: AlarmAlerter {
+package final class AlarmPresenter: AlarmAlerter, AgentEventSource {
     private var machine = PresentationMachine()
     /// The timers for each alarm's pending re-show and countdown refresh.
     private var reshowTimers: [UUID: ClockTimer] = [:]
@@ -34,8 +34,8 @@ package final class AlarmPresenter: AlarmAlerter {
     /// The notices on screen (one Dismiss button each), by the server's id, with the alarm a
     /// missed notice tells of.
     private var notices: [UInt32: UUID?] = [:]
-    /// Where button presses go.
-    private let events: AgentEvents
+    /// Where button presses go, read by the runtime alone.
+    package let outbox = AgentOutbox()
     /// Button presses of the effects being run, sent once they are done (never from inside them).
     private var pressed: [AgentEvent] = []
     private var running = 0
@@ -48,16 +48,15 @@ package final class AlarmPresenter: AlarmAlerter {
         for timer in refreshTimers.values { clock.cancel(timer) }
     }
 
-    package init(server: any NotificationTransport, logger: Logger, clock: any AgentClock, events: AgentEvents) {
+    package init(server: any NotificationTransport, logger: Logger, clock: any AgentClock) {
         self.server = server
         self.clock = clock
         self.logger = logger
-        self.events = events
         server.observe { [weak self] event in self?.heard(event) }
     }
 
     /// Makes the notifications follow the alarms' changes.
-    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
+    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         self.alarms = alarms
         for change in changes {
             if let record = change.record { run(present(record)) } else { run(machine.withdraw(change.id)) }
@@ -68,7 +67,7 @@ package final class AlarmPresenter: AlarmAlerter {
         server.whenCaughtUp(body)
     }
 
-    package func hear(_ notice: AgentNotice, events: AgentEvents) {
+    package func hear(_ notice: AgentNotice) {
         switch notice {
         case .missed(let record, let due, let reason): show(.missed(record, due: due, reason: reason, timeZone: clock.timeZone), of: record.id)
         case .missedWithdrawn(let alarm):
@@ -226,6 +225,6 @@ package final class AlarmPresenter: AlarmAlerter {
     private func sendPresses() {
         let pressed = self.pressed
         self.pressed = []
-        for event in pressed { events.send(event) }
+        for event in pressed { outbox.send(event) }
     }
 }

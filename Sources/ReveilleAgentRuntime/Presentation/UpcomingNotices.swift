@@ -8,11 +8,12 @@ import ReveilleRules
 /// into `reveille skip`: the shell around the policy (the alarms and settings in; the
 /// notification server, one timer and the runtime out).
 @GLibActor
-package final class UpcomingNotices: AlarmFollower {
+package final class UpcomingNotices: AlarmFollower, AgentEventSource {
     private var policy: UpcomingNoticePolicy
     private let server: any NotificationTransport
     private let clock: any AgentClock
-    private let events: AgentEvents
+    /// What this part has to say, read by the runtime alone.
+    package let outbox = AgentOutbox()
     private let logger: Logger
     private var alarms = AlarmTable.empty
     /// Each alarm's notice on screen, by the id the server gave it, and back.
@@ -24,18 +25,18 @@ package final class UpcomingNotices: AlarmFollower {
         if let timer { clock.cancel(timer) }
     }
 
-    package init(settings: AgentSettings, server: any NotificationTransport, clock: any AgentClock, events: AgentEvents, logger: Logger) {
+    package init(settings: AgentSettings, server: any NotificationTransport, clock: any AgentClock, logger: Logger) {
         policy = UpcomingNoticePolicy(which: settings.upcomingNotice, lead: settings.upcomingLead)
-        (self.server, self.clock, self.events, self.logger) = (server, clock, events, logger)
+        (self.server, self.clock, self.logger) = (server, clock, logger)
         server.observe { [weak self] event in self?.heard(event) }
     }
 
-    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents) {
+    package func follow(_ changes: [AlarmChange], in alarms: AlarmTable) {
         self.alarms = alarms
         reconcile()
     }
 
-    package func hear(_ notice: AgentNotice, events: AgentEvents) {
+    package func hear(_ notice: AgentNotice) {
         guard case .settingsChanged(let settings) = notice else { return }
         (policy.which, policy.lead) = (settings.upcomingNotice, settings.upcomingLead)
         reconcile()
@@ -82,7 +83,7 @@ package final class UpcomingNotices: AlarmFollower {
             guard let id = alarmOf[shownID], key == NotificationContent.Key.skipUpcoming.actionKey else { return }
             // As `reveille skip`, the person's own: a repeating alarm skips this ring, a
             // one-time one is done. Its change withdraws the notice.
-            events.send(.call(.skip(id: .id(id)), owner: nil) { [logger] result in
+            outbox.send(.call(.skip(id: .id(id)), owner: nil) { [logger] result in
                 if case .failure(let error) = result { logger.notice("upcoming notice: skipping \(id) was refused: \(error)") }
             })
         case .closed(let shownID, let reason):

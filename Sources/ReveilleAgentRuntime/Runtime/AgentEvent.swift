@@ -35,6 +35,22 @@ package enum AgentEvent {
     case authorizationChanged(appID: String, AuthorizationState)
     /// The person changed the settings (`SetSettings`): the parts they steer apply them now.
     case settingsChanged(AgentSettings)
+    /// A client's request of the sound (a preview, the outputs), for the ringer; `answer` hears
+    /// the reply's strings or the refusal.
+    case sound(SoundRequest, answer: @GLibActor (Result<[String], AlarmError>) -> Void)
+}
+
+/// What a client asks of the sound beside the alarms, answered by the ringer through the
+/// runtime (which knows whether one rings).
+package enum SoundRequest {
+    /// The outputs alarms can ring on, as one JSON array (`reveille sounds --outputs`).
+    case outputs
+    /// `sound` played for `seconds` at the stream volume `volume` (`reveille play`, a dialog
+    /// choosing a sound), for the client `owner`; `alone`: the other previews stop first.
+    /// Answered with the file played.
+    case preview(AlertConfiguration.AlertSound, seconds: TimeInterval, volume: Double, alone: Bool, owner: String)
+    /// Every preview that plays stops.
+    case stopPreviews
 }
 
 /// What the followers hear besides the alarms' changes.
@@ -84,68 +100,70 @@ package struct AlarmTable {
     /// Every alarm: alerting first, then by the instant they next act.
     package var list: [AlarmRecord] { engine.list }
 
+    /// Whether the change being followed now is the answer to an event `outbox` sent (a part
+    /// telling its own changes from the others'); false outside `follow`, and for the clock's.
+    package func changeCame(from outbox: AgentOutbox) -> Bool {
+        book.origin == ObjectIdentifier(outbox)
+    }
+
     /// The one alarm whose id starts with `prefix`, among `owner`'s when given.
     package func resolve(_ prefix: String, owner: String?) throws(AlarmError) -> UUID {
         try AlarmError.worded { () throws(AlarmRuleError) in try engine.resolve(prefix, owner: owner) }
     }
 }
 
-/// Where a part sends what it has to say: into the runtime's one queue, where it waits its turn.
-/// A value, not the runtime: a part holding it can neither read the alarms nor run effects.
-/// Made before the parts (each adapter with I/O of its own keeps one from its construction) and
-/// given to the runtime, which alone reads from it; what is sent before the runtime is made, or
-/// after it went, is dropped, as an event with nothing to move.
+/// What one part has to say, in the order it said it: the part makes it and owns it, and the
+/// runtime alone reads it (as an `AsyncStream`, from `AgentRuntime.start` on). It leads into its
+/// own buffer only: a part holding it can neither reach the runtime nor read the alarms nor run
+/// effects, and nothing in it is set after it is made. What is sent before the runtime reads it
+/// waits; what is sent after the runtime stopped is dropped, as an event with nothing to move.
 @GLibActor
-package struct AgentEvents {
-    /// The runtime that reads the events, set once by the runtime's construction.
-    @GLibActor
-    package final class Inbox {
-        package weak var runtime: AgentRuntime?
-        package nonisolated init() {}
+package final class AgentOutbox {
+    /// Read by the runtime alone, once.
+    package nonisolated let events: AsyncStream<AgentEvent>
+    private nonisolated let continuation: AsyncStream<AgentEvent>.Continuation
+
+    package nonisolated init() {
+        (events, continuation) = AsyncStream.makeStream(of: AgentEvent.self, bufferingPolicy: .unbounded)
     }
 
-    package let inbox: Inbox
+    /// Events sent and not yet handled: bounded by what sends them (each client's calls by the
+    /// gate's budgets, a notification's presses by its buttons), told by the runtime as it reads.
+    package internal(set) var unread = 0
 
-    package nonisolated init() { inbox = Inbox() }
-
-    /// Whether the runtime has loaded the alarms: before, and after it went, an event changes nothing.
-    package var isRunning: Bool { inbox.runtime?.isRunning ?? false }
-
-    /// Queues `event` (handled at once when nothing else is being handled).
+    /// Queues `event` for the runtime, which handles it in a later turn of the loop.
     package func send(_ event: AgentEvent) {
-        inbox.runtime?.receive(event)
+        unread += 1
+        continuation.yield(event)
     }
 
-    /// A client's change, answered at once (`AgentRuntime.call`).
-    @discardableResult
-    package func call(_ command: AlarmEngine.Command, owner: String? = nil) throws(AlarmError) -> AlarmRecord? {
-        guard let runtime = inbox.runtime else { throw AgentRuntime.notStarted }
-        return try runtime.call(command, owner: owner)
-    }
-
-    /// A button a client pressed as the person, answered at once (`AgentRuntime.press`).
-    @discardableResult
-    package func press(_ role: AlarmButtonRole, on id: UUID) throws(AlarmError) -> AlarmRecord? {
-        guard let runtime = inbox.runtime else { throw AgentRuntime.notStarted }
-        return try runtime.press(role, on: id)
+    deinit {
+        continuation.finish()
     }
 }
 
+/// A part with something of its own to say (a signal it watched, a button pressed on what it
+/// shows, a timer of its own): the runtime reads its outbox.
+@GLibActor
+package protocol AgentEventSource: AnyObject {
+    var outbox: AgentOutbox { get }
+}
+
 /// A part that shows, sounds, tells or acts on the alarms: it is handed each change with the
-/// alarms as they now are and where to send what it has to say, and never asks the runtime for
-/// state. What it has to say back is an `AgentEvent`, which waits its turn.
+/// alarms as they now are, and never asks the runtime for state. What it has to say back is an
+/// `AgentEvent` in its own outbox (`AgentEventSource`), which waits its turn.
 @GLibActor
 package protocol AlarmFollower: AnyObject {
     /// The alarms that changed or ended (all of them once, at start), and all alarms after it.
-    func follow(_ changes: [AlarmChange], in alarms: AlarmTable, events: AgentEvents)
+    func follow(_ changes: [AlarmChange], in alarms: AlarmTable)
     /// Something happened that is not a change of an alarm.
-    func hear(_ notice: AgentNotice, events: AgentEvents)
+    func hear(_ notice: AgentNotice)
     /// An occurrence ended, as the history keeps it: after the change that ended it.
     func ended(_ entry: AlarmHistory.Entry)
 }
 
 extension AlarmFollower {
-    package func hear(_ notice: AgentNotice, events: AgentEvents) {}
+    package func hear(_ notice: AgentNotice) {}
     package func ended(_ entry: AlarmHistory.Entry) {}
 }
 
@@ -168,6 +186,8 @@ package protocol AlarmRinger: AnyObject {
     func ring(_ changes: [AlarmChange], in alarms: AlarmTable) -> Set<UUID>
     /// The settings changed (where alarms ring, whether a muted output is raised).
     func apply(_ settings: AgentSettings)
+    /// A client's request of the sound: the reply's strings.
+    func answer(_ request: SoundRequest) throws(AlarmError) -> [String]
 }
 
 /// Runs the intent of a button pressed on an alarm (`AlarmEngine.Effect.runIntent`): the app's

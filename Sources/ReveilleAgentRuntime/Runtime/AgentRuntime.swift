@@ -6,7 +6,8 @@ import ReveilleRules
 import ReveilleWords
 
 /// Owns the alarms: the engine, the store and the wall-clock timer; the only thing that moves
-/// them. Every input is an `AgentEvent` on one queue (`receive`); each is handed to the engine,
+/// them. Every input is an `AgentEvent`, from its own timer or read from a part's outbox, on one
+/// queue; each is handed to the engine,
 /// whose effects are performed in one switch (`run`), and every change reaches the followers
 /// with the alarms, read-only (`AlarmTable`). An event raised while effects run waits its
 /// turn: nothing re-enters. A client's change is on disk before it is answered; the firing path rings and
@@ -28,8 +29,8 @@ package final class AgentRuntime {
     private let intents: (any IntentPerformer)?
     /// Where each occurrence that ended is kept (`reveille history`).
     private let history: (any HistoryRecording)?
-    /// What the parts send, read here alone.
-    private let events: AgentEvents
+    /// What the parts send, read here alone, from `start` on.
+    private let sources: [AgentOutbox]
     private var timer: (any WallClockAlarm)?
     /// Who hears every change and notice, in no particular order: none reads another's state.
     private let followers: [any AlarmFollower]
@@ -41,15 +42,16 @@ package final class AgentRuntime {
     /// alert to leave; run before any later event, so each event still sees the one before done.
     private var afterAlert: (changes: [AlarmChange], effects: [AlarmEngine.Effect])?
     private var afterAlertBound: ClockTimer?
-    /// Events waiting for the one being handled.
-    private var queue: [AgentEvent] = []
+    /// Events waiting for the one being handled, with the outbox each came from.
+    private var queue: [(event: AgentEvent, origin: ObjectIdentifier?)] = []
     private var handling = false
 
     /// Every part is given here, before `start`, so that each hears every alarm: `ringer` is
     /// handed each change first, `alerter` next (and alone, on the firing path, until its alert
-    /// has left), then `followers`. `events` is where the parts send theirs.
+    /// has left), then `followers`. The outboxes read are those of the parts that are an
+    /// `AgentEventSource`, and `sources` (parts that follow nothing).
     package init(store: any AlarmPersistence, settings: Settings, logger: Logger, intents: (any IntentPerformer)? = nil, history: (any HistoryRecording)? = nil,
-         clock: any AgentClock, events: AgentEvents = AgentEvents(), ringer: (any AlarmRinger)? = nil,
+         clock: any AgentClock, sources: [AgentOutbox] = [], ringer: (any AlarmRinger)? = nil,
          alerter: (any AlarmAlerter)? = nil, followers: [any AlarmFollower] = []) {
         book = AlarmBook(AlarmEngine(settings: settings))
         self.store = store
@@ -57,12 +59,18 @@ package final class AgentRuntime {
         self.intents = intents
         self.history = history
         self.clock = clock
-        self.events = events
         self.ringer = ringer
         self.alerter = alerter
         self.followers = (alerter.map { [$0] } ?? []) + followers
-        events.inbox.runtime = self
+        let parts: [AnyObject?] = [ringer, alerter] + followers
+        var outboxes = parts.compactMap { ($0 as? any AgentEventSource)?.outbox } + sources
+        var seen = Set<ObjectIdentifier>()
+        outboxes.removeAll { !seen.insert(ObjectIdentifier($0)).inserted }
+        self.sources = outboxes
     }
+
+    /// Whether a part's outbox holds an event not yet handled.
+    package var hasUnreadEvents: Bool { sources.contains { $0.unread > 0 } }
 
     /// The longest the rest of a firing waits for its alert to leave: a frozen notification
     /// server delays the save and the other followers this long, never more.
@@ -75,10 +83,10 @@ package final class AgentRuntime {
     package private(set) var isRunning = false
 
     /// Loads the store, catches up with what happened while the agent was not running,
-    /// and arms the timer.
+    /// arms the timer, and reads the parts' outboxes.
     package func start() throws {
-        timer = try clock.wallClockTimer(onFire: { [events] in events.send(.timerFired) },
-                                         onClockChange: { [events] in events.send(.clockSet) })
+        timer = try clock.wallClockTimer(onFire: { [weak self] in self?.receive(.timerFired) },
+                                         onClockChange: { [weak self] in self?.receive(.clockSet) })
         var records = store.load()
         logger.info("loaded \(records.count) alarm(s) from \(store.location)")
         let damage = store.damageOfLastLoad
@@ -99,6 +107,16 @@ package final class AgentRuntime {
         let remembered = store.loadClockMemory()
         rememberedPassedOver = remembered.passedOver
         handle { run(engine.load(records, now: clock.now, timeZone: clock.timeZone, remembered: remembered)) }
+        for outbox in sources {
+            let origin = ObjectIdentifier(outbox)
+            Task { [weak self, weak outbox, events = outbox.events] in
+                for await event in events {
+                    guard let self else { return }
+                    self.receive(event, from: origin)
+                    outbox?.unread -= 1
+                }
+            }
+        }
     }
 
     /// What `clock.json` holds of what the clock passed over, as last written.
@@ -120,10 +138,10 @@ package final class AgentRuntime {
 
     // MARK: Events
 
-    /// The one way in: handles `event` now, or after the event being handled when one is.
-    /// Before `start`, a client's change is refused and other events change nothing.
-    package func receive(_ event: AgentEvent) {
-        queue.append(event)
+    /// The one way in: handles `event` now, or after the event being handled when one is;
+    /// `origin` is the outbox it came from (`AlarmTable.changeCame(from:)`).
+    private func receive(_ event: AgentEvent, from origin: ObjectIdentifier? = nil) {
+        queue.append((event, origin))
         handle {}
     }
 
@@ -136,13 +154,21 @@ package final class AgentRuntime {
         body()
         while !queue.isEmpty {
             finishAfterAlert()
-            dispatch(queue.removeFirst())
+            let (event, origin) = queue.removeFirst()
+            book.origin = origin
+            dispatch(event)
+            book.origin = nil
         }
     }
 
     private func dispatch(_ event: AgentEvent) {
         guard isRunning else {
-            if case .call(_, _, let answer) = event { answer(.failure(Self.notStarted)) }
+            // Answered, so that no caller waits for ever: before the start, or once stopping.
+            switch event {
+            case .call(_, _, let answer), .buttonPressed(_, _, _, let answer?): answer(.failure(Self.notStarted))
+            case .sound(_, let answer): answer(.failure(Self.notStarted))
+            default: break
+            }
             return
         }
         switch event {
@@ -180,24 +206,10 @@ package final class AgentRuntime {
             tell(.authorizationChanged(appID: appID, state))
         case .alertSent:
             break // `handle` ran the rest of the firing before this
+        case .sound(let request, let answer):
+            guard let ringer else { return answer(.failure(.agentUnavailable("this reveille-agent plays no sound"))) }
+            answer(Result { () throws(AlarmError) in try ringer.answer(request) })
         }
-    }
-
-    /// A client's change as an event, answered at once. Clients call from the loop, never
-    /// while an event is handled; a call that did would be refused, not queued unanswered.
-    @discardableResult
-    package func call(_ command: AlarmEngine.Command, owner: String? = nil) throws(AlarmError) -> AlarmRecord? {
-        guard !handling else { throw .agentUnavailable("reveille-agent is busy with another change; try again") }
-        let outcome = Outcome()
-        receive(.call(command, owner: owner) { outcome.result = $0 })
-        // Not handling, `receive` ran it to the end: the answer is there.
-        guard let result = outcome.result else { throw .agentUnavailable("reveille-agent did not answer the change") }
-        return try result.get()
-    }
-
-    @GLibActor
-    private final class Outcome {
-        package var result: Result<AlarmRecord?, AlarmError>?
     }
 
     /// Writes the alarms over the limits (a store written by hand, or by an older Reveille)
@@ -265,16 +277,6 @@ package final class AgentRuntime {
         return .success(after)
     }
 
-    /// A button a client pressed as the person (`PressButton`), answered at once, as `call` is.
-    @discardableResult
-    package func press(_ role: AlarmButtonRole, on id: UUID) throws(AlarmError) -> AlarmRecord? {
-        guard !handling else { throw .agentUnavailable("reveille-agent is busy with another change; try again") }
-        let outcome = Outcome()
-        receive(.buttonPressed(id, role, answer: { outcome.result = $0 }))
-        guard let result = outcome.result else { throw .agentUnavailable("reveille-agent did not answer the press") }
-        return try result.get()
-    }
-
     // MARK: Effects
 
     /// Performs the engine's effects, in order. `alertFirst` (the firing path): at the publish,
@@ -295,10 +297,10 @@ package final class AgentRuntime {
                     publish(changes)
                     continue
                 }
-                alerter.follow(changes, in: AlarmTable(book), events: events)
+                alerter.follow(changes, in: AlarmTable(book))
                 afterAlert = (changes, Array(effects[(index + 1)...]))
-                afterAlertBound = clock.after(Self.alertHeadStart) { [events] in events.send(.alertSent) }
-                alerter.whenSent { [events] in events.send(.alertSent) }
+                afterAlertBound = clock.after(Self.alertHeadStart) { [weak self] in self?.receive(.alertSent) }
+                alerter.whenSent { [weak self] in self?.receive(.alertSent) }
                 return
             case .save(let changes):
                 do { try write(changes) } catch {
@@ -325,14 +327,17 @@ package final class AgentRuntime {
     /// Hands `changes` and the alarms as they are now to every follower (but one that followed already).
     private func publish(_ changes: [AlarmChange], skipping done: (any AlarmFollower)? = nil) {
         let alarms = AlarmTable(book)
-        for follower in followers where follower !== done { follower.follow(changes, in: alarms, events: events) }
+        for follower in followers where follower !== done { follower.follow(changes, in: alarms) }
     }
 
-    /// Runs now what a firing left waiting for its alert (its signals and its save): the agent
-    /// is stopping, and a firing's save must not be lost to the 0.1 s it may wait.
+    /// Runs now what a firing left waiting for its alert (its signals and its save), and moves
+    /// nothing after: the agent is stopping, and a firing's save must not be lost to the 0.1 s it
+    /// may wait. A change asked after is refused as before the start; the outboxes are read
+    /// until their parts go, so no caller waits for an answer that never comes.
     package func settle() {
         finishAfterAlert()
         rememberClock(always: true)
+        isRunning = false
     }
 
     /// Runs the rest of a firing now, if it waits for its alert.
@@ -346,7 +351,7 @@ package final class AgentRuntime {
     }
 
     private func tell(_ notice: AgentNotice) {
-        for follower in followers { follower.hear(notice, events: events) }
+        for follower in followers { follower.hear(notice) }
     }
 
     /// Writes `changes` (made already, or about to be): the store appends them to its journal,
@@ -414,6 +419,8 @@ package final class AlarmBook {
     package fileprivate(set) var engine: AlarmEngine
     /// The alarms the ringer rings itself, as it last said.
     package fileprivate(set) var sounding: Set<UUID> = []
+    /// The outbox whose event is being handled, if one is.
+    package fileprivate(set) var origin: ObjectIdentifier?
 
     package nonisolated init(_ engine: AlarmEngine) {
         self.engine = engine
