@@ -195,7 +195,7 @@ final class AgentRuntimeTests {
         await #expect(throws: AlarmError.invalidState("nothing plays")) { try await ask(.stopPreviews).get() }
         #expect(ringer.requests == ["outputs", "preview 2.0 for :1.7", "stop"])
         runtime.settle()
-        await #expect(throws: AgentRuntime.notStarted) { try await ask(.outputs).get() }
+        await #expect(throws: AgentRuntime.stopping) { try await ask(.outputs).get() }
     }
 
     /// Rings every alerting alarm; when one stops ringing, keeps a copy of the store's folder
@@ -286,13 +286,14 @@ final class AgentRuntimeTests {
             recorder.whileFollowing = nil
             client.outbox.send(.call(.apply(.cancel, id: .id(added.id)), owner: nil) { cancelled = $0 })
         }
+        let before = recorder.changes.count
         let alarm = try await schedule(in: 60)
-        #expect(recorder.changes.last?.first?.record?.id == alarm.id)
         await runtime.quiet()
         #expect(recorder.deepest == 1, "follow was entered again while it ran")
         #expect(cancelled.map { (try? $0.get()) == .some(nil) } == true, "the cancel was answered: the alarm ended")
-        #expect(recorder.changes.last?.map(\.id) == [alarm.id])
-        #expect(recorder.changes.last?.first?.record == nil)
+        // Its schedule followed, then the cancel: each change once, in turn.
+        #expect(recorder.changes[before...].map { $0.map(\.id) } == [[alarm.id], [alarm.id]])
+        #expect(recorder.changes[before...].map { $0.first?.record?.state } == [.scheduled, nil])
     }
 
     /// A runtime stopping (`settle`) moves nothing more, and answers what is still sent: no
@@ -300,7 +301,7 @@ final class AgentRuntimeTests {
     @Test func aChangeAfterTheRuntimeSettledIsRefusedNotLeftUnanswered() async throws {
         try runtime.start()
         runtime.settle()
-        await #expect(throws: AgentRuntime.notStarted) { try await schedule(in: 60) }
+        await #expect(throws: AgentRuntime.stopping) { try await schedule(in: 60) }
     }
 }
 

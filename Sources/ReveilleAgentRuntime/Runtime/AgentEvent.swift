@@ -5,7 +5,7 @@ import ReveilleRules
 import ReveilleWords
 
 /// Everything that can move the alarms, as the one kind of input `AgentRuntime.receive` takes.
-package enum AgentEvent {
+package enum AgentEvent: Sendable {
     /// The wall-clock timer reached the earliest due instant.
     case timerFired
     /// The wall clock was set, or the machine resumed.
@@ -42,7 +42,7 @@ package enum AgentEvent {
 
 /// What a client asks of the sound beside the alarms, answered by the ringer through the
 /// runtime (which knows whether one rings).
-package enum SoundRequest {
+package enum SoundRequest: Sendable {
     /// The outputs alarms can ring on, as one JSON array (`reveille sounds --outputs`).
     case outputs
     /// `sound` played for `seconds` at the stream volume `volume` (`reveille play`, a dialog

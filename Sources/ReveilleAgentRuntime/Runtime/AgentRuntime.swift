@@ -79,12 +79,28 @@ package final class AgentRuntime {
     /// The answer to a change before `start()`: an agent it replaced may still be exiting.
     package static let notStarted = AlarmError.agentUnavailable("reveille-agent is starting; try again in a moment")
 
-    /// Whether `start()` loaded the alarms: before, nothing may change them.
+    /// The answer to a change after `settle`: the agent is stopping.
+    package static let stopping = AlarmError.agentUnavailable("reveille-agent is stopping; try again once it has started again")
+
+    /// Whether `start()` loaded the alarms: before, and after `settle`, nothing may change them.
     package private(set) var isRunning = false
+    private var settled = false
 
     /// Loads the store, catches up with what happened while the agent was not running,
     /// arms the timer, and reads the parts' outboxes.
     package func start() throws {
+        // Made first, below what the load allocates and frees, so the freed heap can be given back.
+        // The readers first run once `start` returned: nothing is read before the alarms are loaded.
+        for outbox in sources {
+            let reader = OutboxReader(runtime: self, outbox: outbox)
+            // On the loop as its task executor: a new event resumes the reader on the loop, not
+            // on Swift's global executor first (whose threads the agent would otherwise start,
+            // 125 KiB more idle heap, and a round trip through one). High: its jobs run before
+            // the loop's other sources (`GLibExecutor.enqueue`).
+            Task(executorPreference: GLibActor.taskExecutor, priority: .high) { [events = outbox.events] in
+                await reader.read(events)
+            }
+        }
         timer = try clock.wallClockTimer(onFire: { [weak self] in self?.receive(.timerFired) },
                                          onClockChange: { [weak self] in self?.receive(.clockSet) })
         var records = store.load()
@@ -107,16 +123,6 @@ package final class AgentRuntime {
         let remembered = store.loadClockMemory()
         rememberedPassedOver = remembered.passedOver
         handle { run(engine.load(records, now: clock.now, timeZone: clock.timeZone, remembered: remembered)) }
-        for outbox in sources {
-            let origin = ObjectIdentifier(outbox)
-            Task { [weak self, weak outbox, events = outbox.events] in
-                for await event in events {
-                    guard let self else { return }
-                    self.receive(event, from: origin)
-                    outbox?.unread -= 1
-                }
-            }
-        }
     }
 
     /// What `clock.json` holds of what the clock passed over, as last written.
@@ -140,7 +146,7 @@ package final class AgentRuntime {
 
     /// The one way in: handles `event` now, or after the event being handled when one is;
     /// `origin` is the outbox it came from (`AlarmTable.changeCame(from:)`).
-    private func receive(_ event: AgentEvent, from origin: ObjectIdentifier? = nil) {
+    fileprivate func receive(_ event: AgentEvent, from origin: ObjectIdentifier? = nil) {
         queue.append((event, origin))
         handle {}
     }
@@ -164,9 +170,10 @@ package final class AgentRuntime {
     private func dispatch(_ event: AgentEvent) {
         guard isRunning else {
             // Answered, so that no caller waits for ever: before the start, or once stopping.
+            let refusal = settled ? Self.stopping : Self.notStarted
             switch event {
-            case .call(_, _, let answer), .buttonPressed(_, _, _, let answer?): answer(.failure(Self.notStarted))
-            case .sound(_, let answer): answer(.failure(Self.notStarted))
+            case .call(_, _, let answer), .buttonPressed(_, _, _, let answer?): answer(.failure(refusal))
+            case .sound(_, let answer): answer(.failure(refusal))
             default: break
             }
             return
@@ -338,6 +345,7 @@ package final class AgentRuntime {
         finishAfterAlert()
         rememberClock(always: true)
         isRunning = false
+        settled = true
     }
 
     /// Runs the rest of a firing now, if it waits for its alert.
@@ -409,6 +417,29 @@ package final class AgentRuntime {
 private extension AlarmEngine.Effect {
     var isLog: Bool {
         if case .log = self { true } else { false }
+    }
+}
+
+/// Reads one part's outbox into the runtime, from the start until the part goes (its outbox
+/// ends the stream); it holds neither, so the runtime goes when the agent lets it go.
+@GLibActor
+private final class OutboxReader {
+    private weak var runtime: AgentRuntime?
+    private weak var outbox: AgentOutbox?
+    private let origin: ObjectIdentifier
+
+    init(runtime: AgentRuntime, outbox: AgentOutbox) {
+        self.runtime = runtime
+        self.outbox = outbox
+        origin = ObjectIdentifier(outbox)
+    }
+
+    func read(_ events: AsyncStream<AgentEvent>) async {
+        for await event in events {
+            guard let runtime else { return }
+            runtime.receive(event, from: origin)
+            outbox?.unread -= 1
+        }
     }
 }
 

@@ -40,23 +40,35 @@ package final class RuntimeClient {
 }
 
 extension AgentRuntime {
-    /// Returns once every event the parts sent is handled, and the loop has run what they led
-    /// to (a part's event is read in a later turn, after a hop through Swift's own executor).
-    /// Before the start (and after `settle`) nothing is read: it returns after one turn.
+    /// Returns once every event the parts sent is handled, and what the handling led to (a
+    /// part's event is read in a later turn, after a hop through Swift's own executor). Before
+    /// the start (and after `settle`) nothing is read: it returns after one turn.
     package func quiet() async {
-        repeat { await GLibLoop.idle() } while isRunning && hasUnreadEvents
+        repeat { await GLibLoop.turn() } while isRunning && hasUnreadEvents
     }
 }
 
 /// The GLib loop the agent's parts run on, as the tests wait for it.
 package enum GLibLoop {
+    /// Returns after what the loop had ready to run at the agent's priority has run (other
+    /// tests' work on the same loop too, but never waiting for all of it to end).
+    @GLibActor
+    package static func turn() async {
+        await after(priority: G_PRIORITY_DEFAULT)
+    }
+
     /// Returns once the default context has nothing more urgent to run than an idle source of
     /// low priority: every job queued on the loop (an event read, a task resumed) has run.
     @GLibActor
     package static func idle() async {
+        await after(priority: G_PRIORITY_LOW)
+    }
+
+    @GLibActor
+    private static func after(priority: Int32) async {
         await withCheckedContinuation { (idle: CheckedContinuation<Void, Never>) in
             let source = g_idle_source_new()
-            g_source_set_priority(source, G_PRIORITY_LOW)
+            g_source_set_priority(source, priority)
             g_source_set_callback(source, { data in
                 CallbackBox<CheckedContinuation<Void, Never>>.take(data).resume()
                 return gboolean(G_SOURCE_REMOVE)
