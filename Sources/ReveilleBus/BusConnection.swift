@@ -651,6 +651,9 @@ package protocol IncomingCall: AnyObject {
     var isOversized: Bool { get }
     func reply(_ values: [Variant])
     func fail(name: String, message: String)
+    /// Counts `seconds` of the loop's time, spent on the call after its handler returned (a
+    /// change the runtime made in a later turn), on the caller's budget, as if spent while called.
+    func charge(seconds: Double)
 }
 
 /// `BusConnection.filterIncoming`'s filter, on GDBus's worker thread: it only reads the
@@ -809,6 +812,12 @@ package final class MethodCall: IncomingCall {
 
     /// Hears the size of the answer as it is queued (the gate counts what waits toward the caller).
     var onAnswer: (@GLibActor (_ bytes: Int) -> Void)?
+    /// Hears the loop time the call's deferred work took (`charge`).
+    var onDeferredWork: (@GLibActor (_ seconds: Double) -> Void)?
+
+    package func charge(seconds: Double) {
+        onDeferredWork?(seconds)
+    }
 
     /// `g_dbus_method_invocation_return_value`.
     package func reply(_ values: [Variant] = []) {

@@ -547,13 +547,27 @@ package final class ExportGate {
 
     private func serve(_ next: Waiting) {
         let call = next.call
+        let sharing = sharesBudget(next)
         call.onAnswer = { [weak self, sender = call.sender] bytes in self?.replied(bytes, to: sender) }
-        let outcome = admitted(call.sender, to: next.audience, sharing: sharesBudget(next)) { () -> Result<Void, BusError> in
+        call.onDeferredWork = { [weak self, sender = call.sender] seconds in self?.charge(sender, seconds: seconds, sharing: sharing) }
+        let outcome = admitted(call.sender, to: next.audience, sharing: sharing) { () -> Result<Void, BusError> in
             next.handler(call)
             return .success(())
         }
         guard case .failure(let error) = outcome else { return }
         refuse(call, error)
+    }
+
+    /// Charges `sender` for loop time its call took after its handler returned (the runtime
+    /// made its change in a later turn), as `admitted` charges the handler's own: a client's
+    /// changes cost it their share of the loop, whenever they are made.
+    private func charge(_ sender: String, seconds: Double, sharing: Bool) {
+        let now = Self.now
+        if var budget = budgets[sender] {
+            budget.charge(seconds: seconds, now: now)
+            budgets[sender] = budget
+        }
+        if sharing { everyone.charge(seconds: seconds, now: now) } else { answering.charge(seconds: seconds, now: now) }
     }
 
     /// Answers `call` with `error`, counted as a reply the caller has to read; to a caller that

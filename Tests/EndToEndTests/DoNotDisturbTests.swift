@@ -14,7 +14,7 @@ import Testing
 struct DoNotDisturbTests {
     /// Waits until the agent has logged `reach` as the notifications' reach.
     func reach(_ session: TestSession, _ reach: String, _ why: String) throws {
-        _ = try eventually(timeout: 10, "the reach to be \(reach): \(why)") { session.loggedReach == reach ? true : nil }
+        _ = try eventually(timeout: 30, "the reach to be \(reach): \(why)") { session.loggedReach == reach ? true : nil }
     }
 
     @Test func mateDropsTheAlertUnseenAndItIsShownWhenDoNotDisturbEnds() throws {

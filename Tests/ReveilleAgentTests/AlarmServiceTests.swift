@@ -303,6 +303,9 @@ final class AlarmServiceTests {
         let call = await bus.send(.schedule(id: UUID(), configuration: try timer("Tea", seconds: 300)), from: user)
         let id = try decoded(call).id
         #expect(AlarmStore(directory: folder).load().map(\.id) == [id], "on disk when answered")
+        // Made by the runtime in a later turn, its work (the write among it) is charged to the caller.
+        #expect(call.charged > 0, "the change's loop time is counted on the caller's budget")
+        #expect(await bus.send(.list, from: user).charged == 0, "a read is answered while called: nothing later to charge")
 
         // A folder that cannot hold the store: the change is refused, nothing is told, nothing kept.
         let signals = bus.signals.count

@@ -108,6 +108,10 @@ final class SentCall: IncomingCall {
 
     func reply(_ values: [Variant]) { answered(.reply(values)) }
 
+    /// The loop time charged for work done after the handler returned.
+    private(set) var charged: Double = 0
+    func charge(seconds: Double) { charged += seconds }
+
     func fail(name: String, message: String) {
         #expect(name.hasPrefix(AgentInterface.errorPrefix), "a named error of the agent's: \(name)")
         answered(.error(String(name.dropFirst(AgentInterface.errorPrefix.count)), message: message))

@@ -229,11 +229,21 @@ final class AlarmService: AlarmFollower, AgentEventSource {
             case .typed(let values):
                 call.reply(values)
             case .change(let command, let owner):
-                outbox.send(.call(command, owner: owner) { [clientLog] in Self.reply(call, with: $0, from: identity, log: clientLog) })
+                let sent = ContinuousClock.now
+                outbox.send(.call(command, owner: owner) { [weak self, clientLog] result in
+                    self?.charge(call, sentAt: sent)
+                    Self.reply(call, with: result, from: identity, log: clientLog)
+                })
             case .press(let role, let id):
-                outbox.send(.buttonPressed(id, role, answer: { [clientLog] in Self.reply(call, with: $0, from: identity, log: clientLog) }))
+                let sent = ContinuousClock.now
+                outbox.send(.buttonPressed(id, role, answer: { [weak self, clientLog] result in
+                    self?.charge(call, sentAt: sent)
+                    Self.reply(call, with: result, from: identity, log: clientLog)
+                }))
             case .sound(let request):
-                outbox.send(.sound(request) { [clientLog] result in
+                let sent = ContinuousClock.now
+                outbox.send(.sound(request) { [weak self, clientLog] result in
+                    self?.charge(call, sentAt: sent)
                     switch result {
                     case .success(let strings): call.reply(strings.map(Variant.string))
                     case .failure(let error): Self.fail(call, error, from: identity, log: clientLog)
@@ -243,6 +253,20 @@ final class AlarmService: AlarmFollower, AgentEventSource {
         } catch {
             Self.fail(call, error, from: identity, log: clientLog)
         }
+    }
+
+    /// When the runtime last answered one of this service's events.
+    private var lastAnswered = ContinuousClock.now
+
+    /// Charges the caller for the loop time the runtime spent on its call: since it was sent,
+    /// or since the runtime answered the service's event before it (the runtime reads the
+    /// outbox in order, one event after another), whichever is later. The gate counts it on the
+    /// caller's budget, as the time it took while called: a flood of changes costs its sender.
+    private func charge(_ call: any IncomingCall, sentAt sent: ContinuousClock.Instant) {
+        let now = ContinuousClock.now
+        let spent = now - max(sent, lastAnswered)
+        lastAnswered = now
+        call.charge(seconds: Double(spent.components.seconds) + Double(spent.components.attoseconds) * 1e-18)
     }
 
     /// Answers a change with the alarm after it, once the runtime has made it (and written it).
