@@ -568,6 +568,8 @@ package final class ExportGate {
             budgets[sender] = budget
         }
         if sharing { everyone.charge(seconds: seconds, now: now) } else { answering.charge(seconds: seconds, now: now) }
+        // Counted in its line too, so it takes its turn after those that used less.
+        if served[sharing]?[sender] != nil { served[sharing]?[sender]? += seconds }
     }
 
     /// Answers `call` with `error`, counted as a reply the caller has to read; to a caller that
@@ -635,7 +637,9 @@ package final class ExportGate {
 
     /// A reply of `bytes` was queued toward `sender`: past the budget's step, a Ping follows it.
     private func replied(_ bytes: Int, to sender: String) {
-        var budget = budgets[sender] ?? ClientBudget(limits: limits, now: Self.now)
+        // A reply given after the client left (a change the runtime answered in a later turn):
+        // nothing waits toward it, and no budget is made again for a name that is gone.
+        guard var budget = budgets[sender] ?? (callers[sender] != nil ? ClientBudget(limits: limits, now: Self.now) : nil) else { return }
         let ping = budget.replied(bytes: bytes + Self.replyOverhead)
         budgets[sender] = budget
         guard ping else { return }

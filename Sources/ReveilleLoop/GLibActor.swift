@@ -4,7 +4,7 @@ import FoundationEssentials
 /// Runs Swift jobs on the thread that runs a GLib main context (the default one, or a
 /// context of its own), so that GLib, GDBus and libnotify calls and their callbacks all happen
 /// on the thread that owns them.
-package final class GLibExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
+package final class GLibExecutor: SerialExecutor, @unchecked Sendable {
     /// `GMainContext*` that the loop thread owns: the default context, or one of its own.
     package let context: OpaquePointer
 
@@ -30,15 +30,11 @@ package final class GLibExecutor: SerialExecutor, TaskExecutor, @unchecked Senda
     }
 
     /// Attaches an idle source that runs the job. (`g_main_context_invoke` would run it
-    /// inline when called on the owner thread, breaking the executor's ordering.) A job of a
-    /// task of high priority (the runtime reading the parts' events) runs before the loop's
-    /// other sources: a flood of bus messages, each dispatched by GDBus at the default
-    /// priority, does not hold back the user's Stop once it was let in.
+    /// inline when called on the owner thread, breaking the executor's ordering.)
     package func enqueue(_ job: consuming ExecutorJob) {
-        let priority = job.priority.rawValue >= TaskPriority.high.rawValue ? G_PRIORITY_HIGH : G_PRIORITY_DEFAULT
         let box = JobBox(job: UnownedJob(job), executor: asUnownedSerialExecutor())
         let source = g_idle_source_new()
-        g_source_set_priority(source, priority)
+        g_source_set_priority(source, G_PRIORITY_DEFAULT)
         g_source_set_callback(source, { data in
             Unmanaged<JobBox>.fromOpaque(data!).takeUnretainedValue().run()
             return gboolean(G_SOURCE_REMOVE)
@@ -65,16 +61,44 @@ package final class GLibExecutor: SerialExecutor, TaskExecutor, @unchecked Senda
     }
 }
 
+/// Runs a task's nonisolated jobs on the thread of a GLib main context, each from an idle source
+/// of `priority` (`GLibActor.urgentTaskExecutor`).
+final class GLibTaskExecutor: TaskExecutor, @unchecked Sendable {
+    private let context: OpaquePointer
+    private let priority: Int32
+
+    init(context: OpaquePointer, priority: Int32) {
+        self.context = context
+        self.priority = priority
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let box = CallbackBox((job: UnownedJob(job), executor: asUnownedTaskExecutor()))
+        let source = g_idle_source_new()
+        g_source_set_priority(source, priority)
+        g_source_set_callback(source, { data in
+            let (job, executor) = CallbackBox<(job: UnownedJob, executor: UnownedTaskExecutor)>.take(data)
+            job.runSynchronously(on: executor)
+            return gboolean(G_SOURCE_REMOVE)
+        }, box.retainedPointer, nil)
+        g_source_attach(source, context)
+        g_source_unref(source)
+    }
+}
+
 /// The global actor of everything that touches GLib: its jobs run on the GLib main loop.
 @globalActor package actor GLibActor {
     package static let shared = GLibActor()
     static let executor = GLibExecutor()
 
-    /// The loop as a task's executor preference: a task made with it resumes on the loop after
-    /// it waited (a continuation resumed, a stream's next element), instead of on Swift's global
-    /// executor first, which would bring that executor's threads into the process and cost a
-    /// round trip through one of them.
-    package static var taskExecutor: any TaskExecutor { executor }
+    /// The loop as a task's executor preference, its jobs ahead of the loop's other sources
+    /// (`G_PRIORITY_HIGH`): a task made with it resumes on the loop after it waited (a stream's
+    /// next element), instead of on Swift's global executor first, which would bring that
+    /// executor's threads into the process and cost a round trip through one; and a flood of bus
+    /// messages, each dispatched by GDBus at the default priority, does not hold it back. Only
+    /// nonisolated code of such a task runs there (isolated code hops to the actor's executor);
+    /// the task's priority, which a task made inside inherits, is left alone.
+    package static let urgentTaskExecutor: any TaskExecutor = GLibTaskExecutor(context: executor.context, priority: G_PRIORITY_HIGH)
 
     package nonisolated var unownedExecutor: UnownedSerialExecutor {
         Self.executor.asUnownedSerialExecutor()

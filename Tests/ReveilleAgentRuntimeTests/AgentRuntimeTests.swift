@@ -296,6 +296,15 @@ final class AgentRuntimeTests {
         #expect(recorder.changes[before...].map { $0.first?.record?.state } == [.scheduled, nil])
     }
 
+    /// An event read after the runtime went (its parts outlive it at the agent's end) is
+    /// refused, not dropped: its caller hears why.
+    @Test func aChangeSentAfterTheRuntimeWentIsRefusedNotLeftUnanswered() async throws {
+        try runtime.start()
+        // The started runtime goes; its reader stays, reading the client's outbox.
+        runtime = AgentRuntime(store: AlarmStore(directory: folder), settings: .init(), logger: .init(label: "test"), clock: clock)
+        await #expect(throws: AgentRuntime.stopping) { try await schedule(in: 60) }
+    }
+
     /// A runtime stopping (`settle`) moves nothing more, and answers what is still sent: no
     /// caller waits for ever.
     @Test func aChangeAfterTheRuntimeSettledIsRefusedNotLeftUnanswered() async throws {

@@ -229,25 +229,29 @@ final class AlarmService: AlarmFollower, AgentEventSource {
             case .typed(let values):
                 call.reply(values)
             case .change(let command, let owner):
-                let sent = ContinuousClock.now
                 outbox.send(.call(command, owner: owner) { [weak self, clientLog] result in
-                    self?.charge(call, sentAt: sent)
                     Self.reply(call, with: result, from: identity, log: clientLog)
+                    self?.charge(call)
                 })
             case .press(let role, let id):
-                let sent = ContinuousClock.now
                 outbox.send(.buttonPressed(id, role, answer: { [weak self, clientLog] result in
-                    self?.charge(call, sentAt: sent)
                     Self.reply(call, with: result, from: identity, log: clientLog)
+                    self?.charge(call)
                 }))
             case .sound(let request):
-                let sent = ContinuousClock.now
                 outbox.send(.sound(request) { [weak self, clientLog] result in
-                    self?.charge(call, sentAt: sent)
                     switch result {
                     case .success(let strings): call.reply(strings.map(Variant.string))
                     case .failure(let error): Self.fail(call, error, from: identity, log: clientLog)
                     }
+                    self?.charge(call)
+                })
+            case .settings(let settings):
+                // Answered once every part applies them (and the user's tools heard them).
+                applied = settings
+                outbox.send(.settingsChanged(settings) { [weak self] in
+                    call.reply([.string(settings.json)])
+                    self?.charge(call)
                 })
             }
         } catch {
@@ -255,18 +259,12 @@ final class AlarmService: AlarmFollower, AgentEventSource {
         }
     }
 
-    /// When the runtime last answered one of this service's events.
-    private var lastAnswered = ContinuousClock.now
-
-    /// Charges the caller for the loop time the runtime spent on its call: since it was sent,
-    /// or since the runtime answered the service's event before it (the runtime reads the
-    /// outbox in order, one event after another), whichever is later. The gate counts it on the
-    /// caller's budget, as the time it took while called: a flood of changes costs its sender.
-    private func charge(_ call: any IncomingCall, sentAt sent: ContinuousClock.Instant) {
-        let now = ContinuousClock.now
-        let spent = now - max(sent, lastAnswered)
-        lastAnswered = now
-        call.charge(seconds: Double(spent.components.seconds) + Double(spent.components.attoseconds) * 1e-18)
+    /// Charges the caller for the loop time the runtime spent on its call, as the runtime measured
+    /// it (from when it began handling the event to its reply, sent): the gate counts it on the
+    /// caller's budget as time taken while called, so a flood of changes costs its sender.
+    private func charge(_ call: any IncomingCall) {
+        let spent = (table ?? .empty).timeOnThisEvent.components
+        call.charge(seconds: Double(spent.seconds) + Double(spent.attoseconds) * 1e-18)
     }
 
     /// Answers a change with the alarm after it, once the runtime has made it (and written it).
@@ -295,6 +293,8 @@ final class AlarmService: AlarmFollower, AgentEventSource {
         case press(AlarmButtonRole, UUID)
         /// A request of the sound, for the runtime's ringer: answered with its strings.
         case sound(SoundRequest)
+        /// New settings, written: answered with them once the parts apply them.
+        case settings(AgentSettings)
     }
 
     /// One answer per call (the calls are `AgentMethod.table`'s).
@@ -407,10 +407,10 @@ final class AlarmService: AlarmFollower, AgentEventSource {
                 }
             }
             let changed = try settings.change(by: changes)
-            if changed != applied { clientLog.notice("\(identity.appID) changed the settings: \(NotificationContent.displayable(changes, limit: 200))") }
+            guard changed != applied else { return .now([changed.json]) }
+            clientLog.notice("\(identity.appID) changed the settings: \(NotificationContent.displayable(changes, limit: 200))")
             // Written first, then applied: a restart now reads what the parts apply.
-            apply(changed)
-            return .now([changed.json])
+            return .settings(changed)
         }
     }
 

@@ -33,8 +33,9 @@ package enum AgentEvent: Sendable {
     case sessionUnlocked
     /// The user decided whether an app may set alarms (its prompt, or `reveille auth`).
     case authorizationChanged(appID: String, AuthorizationState)
-    /// The person changed the settings (`SetSettings`): the parts they steer apply them now.
-    case settingsChanged(AgentSettings)
+    /// The person changed the settings (`SetSettings`): the parts they steer apply them now;
+    /// `applied`, when the change is answered, hears that they did.
+    case settingsChanged(AgentSettings, applied: (@GLibActor () -> Void)? = nil)
     /// A client's request of the sound (a preview, the outputs), for the ringer; `answer` hears
     /// the reply's strings or the refusal.
     case sound(SoundRequest, answer: @GLibActor (Result<[String], AlarmError>) -> Void)
@@ -104,6 +105,12 @@ package struct AlarmTable {
     /// telling its own changes from the others'); false outside `follow`, and for the clock's.
     package func changeCame(from outbox: AgentOutbox) -> Bool {
         book.origin == ObjectIdentifier(outbox)
+    }
+
+    /// The loop time the runtime has spent on the event it handles now (what a client's change
+    /// costs, charged to its caller when answered); zero outside an event.
+    package var timeOnThisEvent: Duration {
+        book.handlingSince.map { SuspendingClock.now - $0 } ?? .zero
     }
 
     /// The one alarm whose id starts with `prefix`, among `owner`'s when given.

@@ -93,11 +93,9 @@ package final class AgentRuntime {
         // The readers first run once `start` returned: nothing is read before the alarms are loaded.
         for outbox in sources {
             let reader = OutboxReader(runtime: self, outbox: outbox)
-            // On the loop as its task executor: a new event resumes the reader on the loop, not
-            // on Swift's global executor first (whose threads the agent would otherwise start,
-            // 125 KiB more idle heap, and a round trip through one). High: its jobs run before
-            // the loop's other sources (`GLibExecutor.enqueue`).
-            Task(executorPreference: GLibActor.taskExecutor, priority: .high) { [events = outbox.events] in
+            // Its waiting and reading run on the loop, ahead of the loop's other sources, never
+            // through Swift's global executor (`GLibActor.urgentTaskExecutor`).
+            Task(executorPreference: GLibActor.urgentTaskExecutor) { [events = outbox.events] in
                 await reader.read(events)
             }
         }
@@ -162,21 +160,28 @@ package final class AgentRuntime {
             finishAfterAlert()
             let (event, origin) = queue.removeFirst()
             book.origin = origin
+            book.handlingSince = .now
             dispatch(event)
             book.origin = nil
+            book.handlingSince = nil
+        }
+    }
+
+    /// Answers `event` with `refusal` when it waits for an answer (a client's change, a press,
+    /// a request of the sound): so that no caller waits for ever.
+    fileprivate static func refuse(_ event: AgentEvent, _ refusal: AlarmError) {
+        switch event {
+        case .call(_, _, let answer), .buttonPressed(_, _, _, let answer?): answer(.failure(refusal))
+        case .sound(_, let answer): answer(.failure(refusal))
+        case .settingsChanged(_, let applied?): applied()  // written already; nothing runs to apply it
+        default: break
         }
     }
 
     private func dispatch(_ event: AgentEvent) {
         guard isRunning else {
             // Answered, so that no caller waits for ever: before the start, or once stopping.
-            let refusal = settled ? Self.stopping : Self.notStarted
-            switch event {
-            case .call(_, _, let answer), .buttonPressed(_, _, _, let answer?): answer(.failure(refusal))
-            case .sound(_, let answer): answer(.failure(refusal))
-            default: break
-            }
-            return
+            return Self.refuse(event, settled ? Self.stopping : Self.notStarted)
         }
         switch event {
         case .timerFired:
@@ -205,10 +210,11 @@ package final class AgentRuntime {
             tell(.notificationReach(reach))
         case .sessionUnlocked:
             tell(.sessionUnlocked)
-        case .settingsChanged(let settings):
+        case .settingsChanged(let settings, let applied):
             engine.defaultRepeat = settings.repeatUnanswered
             ringer?.apply(settings)
             tell(.settingsChanged(settings))
+            applied?()
         case .authorizationChanged(let appID, let state):
             tell(.authorizationChanged(appID: appID, state))
         case .alertSent:
@@ -421,7 +427,8 @@ private extension AlarmEngine.Effect {
 }
 
 /// Reads one part's outbox into the runtime, from the start until the part goes (its outbox
-/// ends the stream); it holds neither, so the runtime goes when the agent lets it go.
+/// ends the stream); it holds neither, so the runtime goes when the agent lets it go, and an
+/// event read after that is refused, never left unanswered.
 @GLibActor
 private final class OutboxReader {
     private weak var runtime: AgentRuntime?
@@ -434,12 +441,17 @@ private final class OutboxReader {
         origin = ObjectIdentifier(outbox)
     }
 
-    func read(_ events: AsyncStream<AgentEvent>) async {
+    /// Waits on its task's executor (the loop's thread, `urgentTaskExecutor`), and hands each
+    /// event to the runtime there: the loop's thread is the actor's.
+    nonisolated func read(_ events: AsyncStream<AgentEvent>) async {
         for await event in events {
-            guard let runtime else { return }
-            runtime.receive(event, from: origin)
-            outbox?.unread -= 1
+            GLibActor.assumeIsolated { self.hand(event) }
         }
+    }
+
+    private func hand(_ event: AgentEvent) {
+        if let runtime { runtime.receive(event, from: origin) } else { AgentRuntime.refuse(event, AgentRuntime.stopping) }
+        outbox?.unread -= 1
     }
 }
 
@@ -452,6 +464,8 @@ package final class AlarmBook {
     package fileprivate(set) var sounding: Set<UUID> = []
     /// The outbox whose event is being handled, if one is.
     package fileprivate(set) var origin: ObjectIdentifier?
+    /// When the runtime began handling the event it handles now, if it handles one.
+    package fileprivate(set) var handlingSince: SuspendingClock.Instant?
 
     package nonisolated init(_ engine: AlarmEngine) {
         self.engine = engine

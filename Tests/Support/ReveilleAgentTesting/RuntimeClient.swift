@@ -41,8 +41,8 @@ package final class RuntimeClient {
 
 extension AgentRuntime {
     /// Returns once every event the parts sent is handled, and what the handling led to (a
-    /// part's event is read in a later turn, after a hop through Swift's own executor). Before
-    /// the start (and after `settle`) nothing is read: it returns after one turn.
+    /// part's event is read in a later turn of the loop). Before the start (and after `settle`)
+    /// nothing is read: it returns after one turn.
     package func quiet() async {
         repeat { await GLibLoop.turn() } while isRunning && hasUnreadEvents
     }
